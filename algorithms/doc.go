@@ -1,0 +1,18 @@
+// Package algorithms is the contract between lease algorithms and the runner.
+//
+// Every algorithm is a deterministic state machine in the style of etcd's
+// raft: it owns no goroutines, sockets, files, clocks or global randomness.
+// The runner hands it one Input at a time together with the node's local
+// clock reading, and the node appends what it wants done to an Output:
+// messages to send, timers to set or cancel, records to make durable before
+// those messages may leave (classicpaxos only), and events that tell the
+// runner what the node now believes ("I hold R until local time X").
+//
+// Because nothing here reads the wall clock or draws its own random numbers,
+// the same code runs unchanged in the discrete-event simulator (where every
+// run is reproducible from its seed) and over real UDP.
+//
+// This package holds no algorithm logic: ids, ballots, the one message type
+// shared by all algorithms, inputs, outputs, parameters and the registry by
+// name.
+package algorithms

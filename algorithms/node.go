@@ -1,0 +1,287 @@
+package algorithms
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"time"
+)
+
+// Node is what every algorithm is, to the runner.
+type Node interface {
+	// Step handles one input at the node's local time now and appends what
+	// it wants done to out. It does no I/O, reads no clock, starts no
+	// goroutine and keeps no reference to out after it returns.
+	Step(now Local, in Input, out *Output)
+}
+
+// InputKind says what happened to a node.
+type InputKind uint8
+
+const (
+	Start   InputKind = iota // the node (re)started; Config.Restarts says how often before
+	Recv                     // Msg arrived
+	Fire                     // the timer Timer fired (it was not replaced or cancelled since)
+	Acquire                  // a client asks this node to acquire the lease on Resource
+	Extend                   // a client asks the holder to extend its lease on Resource
+	Giveup                   // a client asks this node to release its lease on Resource
+)
+
+var inputNames = [...]string{"start", "recv", "fire", "acquire", "extend", "release"}
+
+func (k InputKind) String() string {
+	if int(k) < len(inputNames) {
+		return inputNames[k]
+	}
+	return fmt.Sprintf("input(%d)", uint8(k))
+}
+
+// Input is one thing that happened to a node.
+type Input struct {
+	Kind     InputKind
+	Msg      Message    // Recv
+	Timer    TimerKey   // Fire
+	Resource ResourceID // Acquire, Extend, Giveup
+}
+
+// TimerKey names a timer of a node. Setting a timer replaces any pending
+// timer with the same key, so a stale timer can never fire: the runner's
+// timer heap stays one entry per live key. Kind is algorithm-defined.
+type TimerKey struct {
+	Resource ResourceID
+	Kind     uint8
+}
+
+// Timer asks the runner to fire Key when the node's local clock reaches At,
+// or, with Cancel, to forget Key.
+type Timer struct {
+	Key    TimerKey
+	At     Local
+	Cancel bool
+}
+
+// EventKind says what a node now believes or did; the runner's meters and
+// the lease-invariant checker are built on events.
+type EventKind uint8
+
+const (
+	// Acquired: the node holds the lease on Resource until its local clock
+	// reads Until. Emitted again, with a later Until, on extension.
+	Acquired EventKind = iota
+	// Lost: the node no longer believes it holds Resource (released, or it
+	// learned its lease is gone). Expiry at Until needs no event.
+	Lost
+	// Failed: an acquisition of Resource was abandoned after MaxRounds.
+	Failed
+	// Timeout: a phase got no majority within ResponseTimeout.
+	Timeout
+	// Preempted: a round on Resource was lost to the higher ballot Ballot
+	// (a step of a dynamic deadlock).
+	Preempted
+	// Round: the node started a round (sent prepare / request) with Ballot.
+	Round
+	// Granted: this acceptor now holds a grant (naive) or an accepted
+	// proposal (Paxos family) for Owner, until its local clock reads Until.
+	// Used to detect static deadlocks.
+	Granted
+	// Cleared: this acceptor's grant / accepted proposal on Resource is gone.
+	Cleared
+	// Joined: a restarted node finished its quarantine and takes part again.
+	Joined
+)
+
+var eventNames = [...]string{"acquired", "lost", "failed", "timeout", "preempted", "round", "granted", "cleared", "joined"}
+
+func (k EventKind) String() string {
+	if int(k) < len(eventNames) {
+		return eventNames[k]
+	}
+	return fmt.Sprintf("event(%d)", uint8(k))
+}
+
+// Event is something a node believes or did.
+type Event struct {
+	Kind     EventKind
+	Resource ResourceID
+	Owner    NodeID // Granted: whom the grant is for
+	Ballot   Ballot
+	Until    Local // Acquired, Granted: end of the hold on the node's clock
+}
+
+// Record is acceptor state that must be on stable storage before the
+// messages of the same Output may be sent (classic Paxos only: etcd raft's
+// MustSync rule). A restarted node gets its records back in Config.Recovered.
+type Record struct {
+	Resource ResourceID
+	Instance uint64
+	Promised Ballot
+	Accepted Ballot
+	Owner    NodeID
+	Expiry   Local
+}
+
+// Output is what a node wants done after one Step. The runner performs it
+// in this order: Persist (all records durable), then Msgs; Timers and
+// Events take effect at once.
+type Output struct {
+	Persist []Record
+	Msgs    []Message
+	Timers  []Timer
+	Events  []Event
+}
+
+// Reset empties o, keeping its buffers.
+func (o *Output) Reset() {
+	o.Persist = o.Persist[:0]
+	o.Msgs = o.Msgs[:0]
+	o.Timers = o.Timers[:0]
+	o.Events = o.Events[:0]
+}
+
+// Send appends a message.
+func (o *Output) Send(m Message) { o.Msgs = append(o.Msgs, m) }
+
+// SetTimer asks for key to fire when the local clock reaches at.
+func (o *Output) SetTimer(key TimerKey, at Local) {
+	o.Timers = append(o.Timers, Timer{Key: key, At: at})
+}
+
+// CancelTimer forgets key.
+func (o *Output) CancelTimer(key TimerKey) {
+	o.Timers = append(o.Timers, Timer{Key: key, Cancel: true})
+}
+
+// Emit appends an event.
+func (o *Output) Emit(e Event) { o.Events = append(o.Events, e) }
+
+// Config is what a node is built from.
+type Config struct {
+	ID        NodeID
+	Cluster   Cluster
+	Params    Params
+	Ablations Ablations
+	// Rand is the node's seeded source for ballot jitter and backoff; the
+	// runner derives it from the run's seed.
+	Rand *rand.Rand
+	// Restarts counts earlier starts of this node; it survives crashes (the
+	// papers keep it on stable storage) and goes into every ballot.
+	Restarts uint16
+	// Recovered holds the records this node made durable before its last
+	// crash, oldest first (classic Paxos).
+	Recovered []Record
+}
+
+// Cluster says who takes part. Nodes are numbered 0..Nodes-1; nodes
+// 0..Acceptors-1 are acceptors and nodes 0..Proposers-1 are proposers, so a
+// node may be both. Learn and invalidation messages go to every node.
+type Cluster struct {
+	Nodes     int
+	Acceptors int
+	Proposers int
+}
+
+// NewCluster returns a cluster of max(acceptors, proposers) nodes.
+func NewCluster(acceptors, proposers int) Cluster {
+	n := acceptors
+	if proposers > n {
+		n = proposers
+	}
+	return Cluster{Nodes: n, Acceptors: acceptors, Proposers: proposers}
+}
+
+// Majority is the number of distinct acceptors that form a quorum.
+func (c Cluster) Majority() int { return c.Acceptors/2 + 1 }
+
+// IsAcceptor reports whether id is an acceptor.
+func (c Cluster) IsAcceptor(id NodeID) bool { return int(id) < c.Acceptors }
+
+// IsProposer reports whether id may propose.
+func (c Cluster) IsProposer(id NodeID) bool { return int(id) < c.Proposers }
+
+// Validate checks the cluster's shape.
+func (c Cluster) Validate() error {
+	switch {
+	case c.Acceptors < 1:
+		return fmt.Errorf("need at least 1 acceptor, got %d", c.Acceptors)
+	case c.Proposers < 1:
+		return fmt.Errorf("need at least 1 proposer, got %d", c.Proposers)
+	case c.Nodes < c.Acceptors || c.Nodes < c.Proposers:
+		return fmt.Errorf("cluster of %d nodes cannot hold %d acceptors and %d proposers", c.Nodes, c.Acceptors, c.Proposers)
+	case c.Nodes >= int(NoNode):
+		return fmt.Errorf("at most %d nodes, got %d", int(NoNode)-1, c.Nodes)
+	}
+	return nil
+}
+
+// Params are the protocol parameters shared by the algorithms. Each
+// algorithm validates the ones it uses (see Algorithm.Check) and says so in
+// its error; nothing is silently clamped.
+type Params struct {
+	// LeaseSpan is T (naive, PaxosLease) or v (FaTLease, classic Paxos):
+	// how long one acquisition or extension holds.
+	LeaseSpan time.Duration
+	// MaxLease is M: no lease is longer; a restarted diskless node stays
+	// silent this long (PaxosLease). T < M.
+	MaxLease time.Duration
+	// DMax bounds the difference of any two clocks (FaTLease). v > DMax.
+	DMax time.Duration
+	// Drift bounds the clock rate error of any node, as a fraction (0.001 =
+	// 1000 ppm). Holders end their lease a margin early to absorb it.
+	Drift float64
+	// ResponseTimeout: a phase that got no majority by then times out and
+	// the round is retried (FaTLease Sec. 5: 1 s).
+	ResponseTimeout time.Duration
+	// MaxRounds: an acquisition is abandoned (a failed lease) after this many
+	// rounds (FaTLease Sec. 5: 7).
+	MaxRounds int
+	// Backoff is the upper bound of the random wait before a retry.
+	Backoff time.Duration
+}
+
+// DefaultParams are the defaults of the command line.
+func DefaultParams() Params {
+	return Params{
+		LeaseSpan:       5 * time.Second,
+		MaxLease:        7 * time.Second,
+		DMax:            500 * time.Millisecond,
+		Drift:           0.001,
+		ResponseTimeout: time.Second,
+		MaxRounds:       7,
+		Backoff:         100 * time.Millisecond,
+	}
+}
+
+// Validate checks what every algorithm needs; Algorithm.Check adds the
+// algorithm's own constraints.
+func (p Params) Validate() error {
+	switch {
+	case p.LeaseSpan <= 0:
+		return fmt.Errorf("lease span must be positive, got %v", p.LeaseSpan)
+	case p.MaxLease <= 0:
+		return fmt.Errorf("max lease M must be positive, got %v", p.MaxLease)
+	case p.DMax < 0:
+		return fmt.Errorf("d_max must not be negative, got %v", p.DMax)
+	case p.Drift < 0 || p.Drift >= 0.5:
+		return fmt.Errorf("drift bound must be in [0, 0.5), got %g", p.Drift)
+	case p.ResponseTimeout <= 0:
+		return fmt.Errorf("response timeout must be positive, got %v", p.ResponseTimeout)
+	case p.MaxRounds < 1:
+		return fmt.Errorf("max rounds must be at least 1, got %d", p.MaxRounds)
+	case p.Backoff < 0:
+		return fmt.Errorf("backoff must not be negative, got %v", p.Backoff)
+	}
+	return nil
+}
+
+// Ablations names the rules switched off for a run. Only membership is
+// asked, so the order never leaks into results.
+type Ablations []string
+
+// Has reports whether rule name is switched off.
+func (a Ablations) Has(name string) bool {
+	for _, s := range a {
+		if s == name {
+			return true
+		}
+	}
+	return false
+}

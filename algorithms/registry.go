@@ -1,0 +1,114 @@
+package algorithms
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Ablation is a named rule of an algorithm that a run may switch off, to
+// show with the checker what the rule buys.
+type Ablation struct {
+	Name    string // as given to --ablate
+	Rule    string // what the rule is
+	Exposes string // the fault mix (or scenario) that shows a violation without it
+}
+
+// Algorithm is a registered lease algorithm.
+type Algorithm struct {
+	Name      string
+	Summary   string // one line for `leaselab algos`
+	Ablations []Ablation
+	// Durable: acceptors keep their state on stable storage (Output.Persist)
+	// and restart without a quarantine.
+	Durable bool
+	// Check validates parameters beyond Params.Validate (e.g. T < M, v >
+	// d_max) and the cluster; the error says what is wrong.
+	Check func(Params, Cluster) error
+	// New builds a node. It calls Check itself.
+	New func(Config) (Node, error)
+}
+
+var registry = map[string]Algorithm{}
+
+// Register adds an algorithm; algorithm packages call it from init. It
+// panics on a duplicate name, which is a programming error.
+func Register(a Algorithm) {
+	if _, dup := registry[a.Name]; dup {
+		panic("algorithms: duplicate registration of " + a.Name)
+	}
+	registry[a.Name] = a
+}
+
+// Names lists the registered algorithms in a fixed order.
+func Names() []string {
+	order := map[string]int{"naive": 0, "paxoslease": 1, "fatlease": 2, "classicpaxos": 3}
+	names := make([]string, 0, len(registry))
+	for n := range registry {
+		names = append(names, n)
+	}
+	sort.Slice(names, func(i, j int) bool {
+		oi, iok := order[names[i]]
+		oj, jok := order[names[j]]
+		switch {
+		case iok && jok:
+			return oi < oj
+		case iok != jok:
+			return iok
+		}
+		return names[i] < names[j]
+	})
+	return names
+}
+
+// Lookup finds an algorithm by name; the error lists the valid names.
+func Lookup(name string) (Algorithm, error) {
+	a, ok := registry[name]
+	if !ok {
+		return Algorithm{}, fmt.Errorf("unknown algorithm %q (valid: %s)", name, strings.Join(Names(), ", "))
+	}
+	return a, nil
+}
+
+// CheckAblations reports an error for any name that is not an ablation of a.
+func (a Algorithm) CheckAblations(names Ablations) error {
+	for _, n := range names {
+		ok := false
+		for _, ab := range a.Ablations {
+			if ab.Name == n {
+				ok = true
+			}
+		}
+		if !ok {
+			valid := make([]string, len(a.Ablations))
+			for i, ab := range a.Ablations {
+				valid[i] = ab.Name
+			}
+			v := strings.Join(valid, ", ")
+			if v == "" {
+				v = "none"
+			}
+			return fmt.Errorf("algorithm %s has no ablation %q (valid: %s)", a.Name, n, v)
+		}
+	}
+	return nil
+}
+
+// Validate checks params, cluster and ablations for a.
+func (a Algorithm) Validate(p Params, c Cluster, abl Ablations) error {
+	if err := c.Validate(); err != nil {
+		return err
+	}
+	if err := p.Validate(); err != nil {
+		return err
+	}
+	if err := a.CheckAblations(abl); err != nil {
+		return err
+	}
+	if a.Check != nil {
+		if err := a.Check(p, c); err != nil {
+			return fmt.Errorf("%s: %w", a.Name, err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,73 @@
+package algorithms
+
+import (
+	"fmt"
+	"time"
+)
+
+// NodeID names a node of the cluster. Nodes are numbered 0..n-1.
+type NodeID uint16
+
+// NoNode marks "no owner" / "empty" wherever a NodeID is optional.
+const NoNode NodeID = 0xFFFF
+
+func (n NodeID) String() string {
+	if n == NoNode {
+		return "-"
+	}
+	return fmt.Sprintf("n%d", uint16(n))
+}
+
+// ResourceID names the resource a lease is for. Every message and every
+// piece of per-resource state carries one (PaxosLease paper, Sec. 8).
+type ResourceID uint64
+
+// Local is a reading of a node's own clock in nanoseconds. Only the runner
+// knows true time; algorithms see nothing but Local values and compare them
+// only with readings of the same node's clock.
+type Local int64
+
+// Add returns l advanced by d.
+func (l Local) Add(d time.Duration) Local { return l + Local(d) }
+
+// Sub returns the duration l-m.
+func (l Local) Sub(m Local) time.Duration { return time.Duration(l - m) }
+
+// Ballot is a globally unique, totally ordered proposal number laid out, from
+// most to least significant, as [round:32][restart:16][node:16] (PaxosLease
+// paper, Sec. 2): the run counter dominates, the restart counter keeps a
+// restarted proposer from reusing ballots of its previous life, and the node
+// id makes ballots of different proposers distinct. Zero is "no ballot" and
+// is lower than every real ballot.
+type Ballot uint64
+
+// MakeBallot packs a ballot.
+func MakeBallot(round uint32, restart uint16, node NodeID) Ballot {
+	return Ballot(uint64(round)<<32 | uint64(restart)<<16 | uint64(node))
+}
+
+// Round is the run counter, the most significant part.
+func (b Ballot) Round() uint32 { return uint32(b >> 32) }
+
+// Restart is the proposer's restart counter when it made the ballot.
+func (b Ballot) Restart() uint16 { return uint16(b >> 16) }
+
+// Node is the proposer that made the ballot.
+func (b Ballot) Node() NodeID { return NodeID(uint16(b)) }
+
+func (b Ballot) String() string {
+	if b == 0 {
+		return "0"
+	}
+	return fmt.Sprintf("%d.%d.%d", b.Round(), b.Restart(), uint16(b.Node()))
+}
+
+// Next returns the smallest ballot of node (with restart counter restart)
+// that is strictly greater than above.
+func Next(above Ballot, restart uint16, node NodeID) Ballot {
+	b := MakeBallot(above.Round(), restart, node)
+	if b > above {
+		return b
+	}
+	return MakeBallot(above.Round()+1, restart, node)
+}

@@ -1,0 +1,194 @@
+package runner
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"leaselab/algorithms"
+)
+
+// Workloads the runner knows.
+var Workloads = []string{"contention", "batch", "single", "failover"}
+
+// Environments the runner knows.
+var Envs = []string{"sim", "udp"}
+
+// Spec is everything that determines a run. A Spec and its seed reproduce a
+// simulated run exactly; Result.Params carries the Spec back out so any
+// result can be re-run.
+type Spec struct {
+	Algo      string               `json:"algo"`
+	Ablate    algorithms.Ablations `json:"ablate"`
+	Workload  string               `json:"workload"`
+	Env       string               `json:"env"`
+	Acceptors int                  `json:"acceptors"`
+	Proposers int                  `json:"proposers"`
+	Params    algorithms.Params    `json:"protocol"`
+	Seed      uint64               `json:"seed"`
+
+	// Duration: how long the contention and failover workloads run (true
+	// time); for batch and single, the limit after which unfinished requests
+	// count as failed.
+	Duration time.Duration `json:"duration_ns"`
+	// Leases: batch size (batch workload).
+	Leases int `json:"leases"`
+	// Hold: how long a contention client keeps a lease before it releases it
+	// (0: never release, let it expire). Pause: upper bound of the random
+	// think time before the next attempt.
+	Hold  time.Duration `json:"hold_ns"`
+	Pause time.Duration `json:"pause_ns"`
+	// Release: contention clients release after Hold (true) or let the lease
+	// expire (false).
+	Release bool `json:"release"`
+	// RenewBefore: a holder that keeps its lease (failover) extends this long
+	// before its local expiry.
+	RenewBefore time.Duration `json:"renew_before_ns"`
+
+	Net    NetSpec   `json:"net"`
+	Clocks ClockSpec `json:"clocks"`
+	Faults FaultSpec `json:"faults"`
+	Disk   DiskSpec  `json:"disk"`
+}
+
+// NetSpec describes every link.
+type NetSpec struct {
+	RTT     time.Duration `json:"rtt_ns"`    // round trip; one way is half
+	Jitter  time.Duration `json:"jitter_ns"` // one-way delay varies uniformly by up to this
+	Loss    float64       `json:"loss"`      // probability a message is dropped
+	Dup     float64       `json:"dup"`       // probability a message is delivered twice
+	Reorder float64       `json:"reorder"`   // probability a message is held back by up to 2*RTT extra
+	// Bandwidth limits bytes/s leaving each node (0: unlimited), for the
+	// WAN experiment.
+	Bandwidth int64 `json:"bandwidth_bps"`
+}
+
+// ClockSpec describes the nodes' clocks, which the algorithms see and the
+// runner maps to true time.
+type ClockSpec struct {
+	// Skew: each node's offset is drawn uniformly in [-Skew/2, Skew/2], so
+	// two clocks differ by at most Skew.
+	Skew time.Duration `json:"skew_ns"`
+	// Drift: each node's rate error is drawn uniformly in [-Drift, Drift]
+	// (0.001 = the clock gains or loses 1 ms per second).
+	Drift float64 `json:"drift"`
+}
+
+// FaultSpec describes crashes and partitions.
+type FaultSpec struct {
+	// CrashRate: crashes per node per minute of true time (Poisson).
+	CrashRate float64 `json:"crash_rate"`
+	// Downtime: how long a crashed node stays down before it restarts
+	// (drawn uniformly in [Downtime/2, Downtime]).
+	Downtime time.Duration `json:"downtime_ns"`
+	// Partitions: partition episodes per minute; each splits the nodes in
+	// two random groups for PartitionLen (uniform in [len/2, len]).
+	Partitions   float64       `json:"partitions"`
+	PartitionLen time.Duration `json:"partition_len_ns"`
+}
+
+// DiskSpec is the simulated disk of classic Paxos and the real log's mode.
+type DiskSpec struct {
+	// FsyncLatency: mean latency of one fsync in the simulator.
+	FsyncLatency time.Duration `json:"fsync_latency_ns"`
+	// GroupCommit: records that arrive while a sync is in progress are
+	// written and synced together (FaTLease Sec. 5's "extra thread").
+	GroupCommit bool `json:"group_commit"`
+	// Background: a background writer saturates the disk (Fig. 10).
+	Background bool `json:"background_writer"`
+	// Dir: where the udp environment keeps the real log files.
+	Dir string `json:"dir,omitempty"`
+}
+
+// DefaultSpec is the command line's default.
+func DefaultSpec() Spec {
+	return Spec{
+		Algo:        "paxoslease",
+		Workload:    "contention",
+		Env:         "sim",
+		Acceptors:   3,
+		Proposers:   3,
+		Params:      algorithms.DefaultParams(),
+		Seed:        1,
+		Duration:    60 * time.Second,
+		Leases:      1000,
+		Hold:        time.Second,
+		Pause:       2 * time.Second,
+		Release:     true,
+		RenewBefore: time.Second,
+		Net:         NetSpec{RTT: time.Millisecond, Jitter: 200 * time.Microsecond},
+		Faults:      FaultSpec{Downtime: 2 * time.Second, PartitionLen: 3 * time.Second},
+		Disk:        DiskSpec{FsyncLatency: 2 * time.Millisecond, GroupCommit: true},
+	}
+}
+
+func checkProb(name string, p float64) error {
+	if math.IsNaN(p) || p < 0 || p > 1 {
+		return fmt.Errorf("%s must be a probability in [0, 1], got %g", name, p)
+	}
+	return nil
+}
+
+// Validate checks s, including the algorithm's own constraints, and says
+// what is wrong. Nothing is clamped.
+func (s Spec) Validate() error {
+	a, err := algorithms.Lookup(s.Algo)
+	if err != nil {
+		return err
+	}
+	if !contains(Workloads, s.Workload) {
+		return fmt.Errorf("unknown workload %q (valid: %v)", s.Workload, Workloads)
+	}
+	if !contains(Envs, s.Env) {
+		return fmt.Errorf("unknown environment %q (valid: %v)", s.Env, Envs)
+	}
+	if err := a.Validate(s.Params, algorithms.NewCluster(s.Acceptors, s.Proposers), s.Ablate); err != nil {
+		return err
+	}
+	for _, p := range []struct {
+		n string
+		v float64
+	}{{"loss", s.Net.Loss}, {"dup", s.Net.Dup}, {"reorder", s.Net.Reorder}} {
+		if err := checkProb(p.n, p.v); err != nil {
+			return err
+		}
+	}
+	switch {
+	case s.Net.Loss == 1:
+		return fmt.Errorf("loss 1 drops every message; nothing can be measured")
+	case s.Duration <= 0:
+		return fmt.Errorf("duration must be positive, got %v", s.Duration)
+	case s.Workload == "batch" && s.Leases < 1:
+		return fmt.Errorf("batch needs --leases >= 1, got %d", s.Leases)
+	case s.Net.RTT < 0 || s.Net.Jitter < 0:
+		return fmt.Errorf("rtt and jitter must not be negative")
+	case s.Net.Bandwidth < 0:
+		return fmt.Errorf("bandwidth must not be negative")
+	case s.Clocks.Skew < 0:
+		return fmt.Errorf("skew must not be negative, got %v", s.Clocks.Skew)
+	case math.IsNaN(s.Clocks.Drift) || s.Clocks.Drift < 0 || s.Clocks.Drift >= 0.5:
+		return fmt.Errorf("clock drift must be in [0, 0.5), got %g", s.Clocks.Drift)
+	case math.IsNaN(s.Faults.CrashRate) || s.Faults.CrashRate < 0:
+		return fmt.Errorf("crash rate must not be negative, got %g", s.Faults.CrashRate)
+	case math.IsNaN(s.Faults.Partitions) || s.Faults.Partitions < 0:
+		return fmt.Errorf("partition rate must not be negative, got %g", s.Faults.Partitions)
+	case s.Faults.CrashRate > 0 && s.Faults.Downtime <= 0:
+		return fmt.Errorf("crashes need a positive downtime")
+	case s.Faults.Partitions > 0 && s.Faults.PartitionLen <= 0:
+		return fmt.Errorf("partitions need a positive length")
+	case s.Hold < 0 || s.Pause < 0 || s.RenewBefore < 0:
+		return fmt.Errorf("hold, pause and renew-before must not be negative")
+	case s.Disk.FsyncLatency < 0:
+		return fmt.Errorf("fsync latency must not be negative")
+	}
+	return nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

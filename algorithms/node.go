@@ -124,14 +124,19 @@ type Record struct {
 // Events take effect at once.
 type Output struct {
 	Persist []Record
-	Msgs    []Message
-	Timers  []Timer
-	Events  []Event
+	// NoSync: write Persist but do not wait for it to be synced before
+	// sending Msgs (classic Paxos's "fsync" ablation). A crash then loses
+	// whatever the disk had not synced.
+	NoSync bool
+	Msgs   []Message
+	Timers []Timer
+	Events []Event
 }
 
 // Reset empties o, keeping its buffers.
 func (o *Output) Reset() {
 	o.Persist = o.Persist[:0]
+	o.NoSync = false
 	o.Msgs = o.Msgs[:0]
 	o.Timers = o.Timers[:0]
 	o.Events = o.Events[:0]

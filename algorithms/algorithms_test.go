@@ -1,0 +1,130 @@
+package algorithms
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestBallotOrder(t *testing.T) {
+	// The run counter dominates, then the restart counter, then the node.
+	tests := []struct {
+		lo, hi Ballot
+	}{
+		{MakeBallot(1, 0, 5), MakeBallot(2, 0, 0)},
+		{MakeBallot(1, 0, 5), MakeBallot(1, 1, 0)},
+		{MakeBallot(1, 1, 0), MakeBallot(1, 1, 1)},
+		{0, MakeBallot(0, 0, 0) + 1},
+	}
+	for _, tt := range tests {
+		if !(tt.lo < tt.hi) {
+			t.Errorf("%s should be below %s", tt.lo, tt.hi)
+		}
+	}
+	b := MakeBallot(7, 3, 9)
+	if b.Round() != 7 || b.Restart() != 3 || b.Node() != 9 {
+		t.Errorf("unpack %s: round %d restart %d node %d", b, b.Round(), b.Restart(), b.Node())
+	}
+}
+
+func TestNext(t *testing.T) {
+	tests := []struct {
+		above   Ballot
+		restart uint16
+		node    NodeID
+		want    Ballot
+	}{
+		{0, 0, 1, MakeBallot(0, 0, 1)},
+		{MakeBallot(4, 0, 2), 0, 1, MakeBallot(5, 0, 1)},
+		{MakeBallot(4, 0, 2), 0, 3, MakeBallot(4, 0, 3)},
+		{MakeBallot(4, 2, 2), 1, 3, MakeBallot(5, 1, 3)},
+	}
+	for _, tt := range tests {
+		got := Next(tt.above, tt.restart, tt.node)
+		if got != tt.want || got <= tt.above {
+			t.Errorf("Next(%s, %d, %d) = %s, want %s", tt.above, tt.restart, tt.node, got, tt.want)
+		}
+	}
+}
+
+func TestParamsValidate(t *testing.T) {
+	ok := DefaultParams()
+	if err := ok.Validate(); err != nil {
+		t.Fatalf("defaults invalid: %v", err)
+	}
+	tests := []struct {
+		name string
+		mod  func(*Params)
+		want string
+	}{
+		{"zero span", func(p *Params) { p.LeaseSpan = 0 }, "lease span"},
+		{"negative M", func(p *Params) { p.MaxLease = -1 }, "max lease"},
+		{"negative dmax", func(p *Params) { p.DMax = -time.Second }, "d_max"},
+		{"drift", func(p *Params) { p.Drift = 0.7 }, "drift"},
+		{"timeout", func(p *Params) { p.ResponseTimeout = 0 }, "timeout"},
+		{"rounds", func(p *Params) { p.MaxRounds = 0 }, "rounds"},
+		{"backoff", func(p *Params) { p.Backoff = -1 }, "backoff"},
+	}
+	for _, tt := range tests {
+		p := ok
+		tt.mod(&p)
+		err := p.Validate()
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: got %v, want error mentioning %q", tt.name, err, tt.want)
+		}
+	}
+}
+
+func TestClusterValidate(t *testing.T) {
+	if err := NewCluster(0, 3).Validate(); err == nil {
+		t.Error("zero acceptors accepted")
+	}
+	c := NewCluster(3, 5)
+	if err := c.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if c.Nodes != 5 || c.Majority() != 2 || !c.IsAcceptor(2) || c.IsAcceptor(3) || !c.IsProposer(4) {
+		t.Errorf("cluster shape wrong: %+v", c)
+	}
+}
+
+func TestKindString(t *testing.T) {
+	for k := Kind(1); k < kindCount; k++ {
+		if !k.Valid() || k.String() == "" || strings.HasPrefix(k.String(), "kind(") {
+			t.Errorf("kind %d has no name", k)
+		}
+	}
+	if Kind(0).Valid() || kindCount.Valid() {
+		t.Error("invalid kinds reported valid")
+	}
+}
+
+func TestLookupUnknown(t *testing.T) {
+	_, err := Lookup("nosuch")
+	if err == nil || !strings.Contains(err.Error(), "unknown algorithm") {
+		t.Fatalf("got %v", err)
+	}
+}
+
+func TestCheckAblations(t *testing.T) {
+	a := Algorithm{Name: "x", Ablations: []Ablation{{Name: "restart-wait"}}}
+	if err := a.CheckAblations(Ablations{"restart-wait"}); err != nil {
+		t.Error(err)
+	}
+	if err := a.CheckAblations(Ablations{"nope"}); err == nil || !strings.Contains(err.Error(), "restart-wait") {
+		t.Errorf("unknown ablation: got %v", err)
+	}
+}
+
+func TestOutputReset(t *testing.T) {
+	var o Output
+	o.Send(Message{Kind: Prepare})
+	o.SetTimer(TimerKey{Resource: 1}, 5)
+	o.Emit(Event{Kind: Acquired})
+	o.Persist = append(o.Persist, Record{})
+	o.NoSync = true
+	o.Reset()
+	if len(o.Msgs)+len(o.Timers)+len(o.Events)+len(o.Persist) != 0 || o.NoSync {
+		t.Errorf("reset left %+v", o)
+	}
+}

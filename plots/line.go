@@ -1,0 +1,269 @@
+package plots
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+)
+
+// Series is one line of a line chart: Y against X, optionally with an
+// interval [Lo, Hi] per point (a confidence interval over repetitions).
+// NaN in Y marks a missing point; the line is broken there.
+type Series struct {
+	Name   string
+	X, Y   []float64
+	Lo, Hi []float64 // nil, or one per point; NaN: no interval at that point
+}
+
+// LineChart is a meter against a swept parameter, one series per
+// algorithm.
+type LineChart struct {
+	Title          string
+	XLabel, YLabel string // with units, e.g. "batch size (leases)"
+	LogX, LogY     bool
+	Series         []Series
+	// Dodge shifts the series sideways by this much in total (spread
+	// evenly), so that series with equal values (e.g. several algorithms at
+	// zero) stay visible instead of hiding each other. Only the drawing
+	// moves, by a few points; the axis still reads the true x.
+	Dodge vg.Length
+}
+
+func (lc LineChart) validate() error {
+	for _, s := range lc.Series {
+		if len(s.Y) != len(s.X) {
+			return fmt.Errorf("series %q: %d x values but %d y values", s.Name, len(s.X), len(s.Y))
+		}
+		if s.Lo != nil && len(s.Lo) != len(s.X) || s.Hi != nil && len(s.Hi) != len(s.X) {
+			return fmt.Errorf("series %q: interval bounds must have one value per point", s.Name)
+		}
+	}
+	return nil
+}
+
+type linePoint struct{ x, y, lo, hi float64 }
+
+// seriesPlotter draws one series: line, error bars, markers.
+type seriesPlotter struct {
+	name       string
+	style      Style
+	pts        [][]linePoint // runs of consecutive drawable points
+	logX, logY bool
+	shift      vg.Length
+}
+
+// drawable filters s for the axes: points with a missing value, or a value
+// a log axis cannot show, are left out, and the count of values left out
+// because they are <= 0 on a log axis is returned so the chart can say so.
+func drawable(s Series, logX, logY bool) (runs [][]linePoint, dropped int) {
+	var cur []linePoint
+	flush := func() {
+		if len(cur) > 0 {
+			runs = append(runs, cur)
+			cur = nil
+		}
+	}
+	// Points are drawn in x order whatever order they came in.
+	idx := make([]int, len(s.X))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return s.X[idx[a]] < s.X[idx[b]] })
+	for _, i := range idx {
+		p := linePoint{x: s.X[i], y: s.Y[i], lo: math.NaN(), hi: math.NaN()}
+		if s.Lo != nil {
+			p.lo = s.Lo[i]
+		}
+		if s.Hi != nil {
+			p.hi = s.Hi[i]
+		}
+		if !finite(p.x) || !finite(p.y) {
+			flush()
+			continue
+		}
+		if (logX && p.x <= 0) || (logY && p.y <= 0) {
+			dropped++
+			flush()
+			continue
+		}
+		cur = append(cur, p)
+	}
+	flush()
+	return runs, dropped
+}
+
+func (sp *seriesPlotter) DataRange() (xmin, xmax, ymin, ymax float64) {
+	xmin, ymin = math.Inf(1), math.Inf(1)
+	xmax, ymax = math.Inf(-1), math.Inf(-1)
+	for _, run := range sp.pts {
+		for _, p := range run {
+			xmin, xmax = math.Min(xmin, p.x), math.Max(xmax, p.x)
+			ymin, ymax = math.Min(ymin, p.y), math.Max(ymax, p.y)
+			// An interval bound widens the range only where the axis can
+			// show it; a log axis cannot show a bound <= 0, and the bar
+			// is then drawn down to the bottom edge instead.
+			if finite(p.hi) && (!sp.logY || p.hi > 0) {
+				ymax = math.Max(ymax, p.hi)
+			}
+			if finite(p.lo) && (!sp.logY || p.lo > 0) {
+				ymin = math.Min(ymin, p.lo)
+			}
+		}
+	}
+	return
+}
+
+func (sp *seriesPlotter) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, trY := p.Transforms(&c)
+	// clampY maps y onto the canvas, pinning values the axis cannot show
+	// (<= 0 on a log axis, or outside the range) to the nearest edge.
+	clampY := func(y float64) vg.Length {
+		if sp.logY && y <= 0 || y < p.Y.Min {
+			return c.Min.Y
+		}
+		if y > p.Y.Max {
+			return c.Max.Y
+		}
+		return trY(y)
+	}
+	for _, run := range sp.pts {
+		line := make([]vg.Point, len(run))
+		for i, pt := range run {
+			line[i] = vg.Point{X: trX(pt.x) + sp.shift, Y: trY(pt.y)}
+		}
+		if len(line) > 1 {
+			c.StrokeLines(sp.style.lineStyle(), c.ClipLinesXY(line)...)
+		}
+		bar := draw.LineStyle{Color: sp.style.Color, Width: vg.Points(1)}
+		cap := vg.Points(3)
+		for i, pt := range run {
+			if !finite(pt.lo) || !finite(pt.hi) || pt.hi <= pt.lo {
+				continue
+			}
+			x := line[i].X
+			y0, y1 := clampY(pt.lo), clampY(pt.hi)
+			c.StrokeLine2(bar, x, y0, x, y1)
+			if !(sp.logY && pt.lo <= 0) && pt.lo >= p.Y.Min {
+				c.StrokeLine2(bar, x-cap, y0, x+cap, y0)
+			}
+			if pt.hi <= p.Y.Max {
+				c.StrokeLine2(bar, x-cap, y1, x+cap, y1)
+			}
+		}
+		for _, pt := range line {
+			if c.Contains(pt) {
+				c.DrawGlyph(sp.style.glyphStyle(), pt)
+			}
+		}
+	}
+}
+
+// seriesThumb is the legend sample of a series: a short line with the
+// series' marker in its middle.
+type seriesThumb struct{ style Style }
+
+func (t seriesThumb) Thumbnail(c *draw.Canvas) {
+	y := c.Center().Y
+	c.StrokeLine2(t.style.lineStyle(), c.Min.X, y, c.Max.X, y)
+	c.DrawGlyphNoClip(t.style.glyphStyle(), c.Center())
+}
+
+// SeriesThumb returns the legend sample of the series called name.
+func SeriesThumb(name string) plot.Thumbnailer { return seriesThumb{StyleFor(name)} }
+
+func (lc LineChart) build() (*plot.Plot, []LegendEntry, []string, error) {
+	if err := lc.validate(); err != nil {
+		return nil, nil, nil, err
+	}
+	p := newPlot(lc.Title, lc.XLabel, lc.YLabel)
+	var (
+		legend  []LegendEntry
+		notes   []string
+		dropped []string
+		added   int
+	)
+	n := len(lc.Series)
+	for i, s := range lc.Series {
+		runs, d := drawable(s, lc.LogX, lc.LogY)
+		if d > 0 {
+			dropped = append(dropped, fmt.Sprintf("%s %d", s.Name, d))
+		}
+		st := StyleFor(s.Name)
+		shift := vg.Length(0)
+		if n > 1 {
+			shift = lc.Dodge * (vg.Length(i)/vg.Length(n-1) - 0.5)
+		}
+		sp := &seriesPlotter{name: s.Name, style: st, pts: runs, logX: lc.LogX, logY: lc.LogY, shift: shift}
+		if len(runs) > 0 {
+			p.Add(sp)
+			added++
+		}
+		legend = append(legend, LegendEntry{Name: s.Name, Thumb: seriesThumb{st}, order: st.Order})
+	}
+	if len(dropped) > 0 {
+		axis := "y"
+		if lc.LogX && !lc.LogY {
+			axis = "x"
+		}
+		notes = append(notes, fmt.Sprintf("%s: values <= 0 cannot be drawn on the log %s axis and are left out (%s).",
+			panelName(lc.Title), axis, strings.Join(dropped, ", ")))
+	}
+	// Linear y axes start at zero: the quantities drawn here are counts,
+	// rates and durations, and a truncated axis exaggerates differences.
+	if !lc.LogY && added > 0 {
+		if p.Y.Min > 0 {
+			p.Y.Min = 0
+		}
+		if p.Y.Max < 0 {
+			p.Y.Max = 0
+		}
+	}
+	if added == 0 {
+		// Nothing to draw: keep an empty, labelled frame rather than fail,
+		// and say why.
+		p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = 1, 10, 1, 10
+		if !lc.LogX {
+			p.X.Min = 0
+		}
+		if !lc.LogY {
+			p.Y.Min = 0
+		}
+		notes = append(notes, fmt.Sprintf("%s: no data to draw.", panelName(lc.Title)))
+	}
+	if p.Y.Min == p.Y.Max {
+		if lc.LogY {
+			p.Y.Min, p.Y.Max = p.Y.Min/2, p.Y.Max*2
+		} else {
+			p.Y.Max = p.Y.Min + 1
+		}
+	}
+	if p.X.Min == p.X.Max {
+		if lc.LogX {
+			p.X.Min, p.X.Max = p.X.Min/2, p.X.Max*2
+		} else {
+			p.X.Min, p.X.Max = p.X.Min-1, p.X.Max+1
+		}
+	}
+	if lc.LogX {
+		p.X.Scale = plot.LogScale{}
+		p.X.Tick.Marker = logTicks{}
+	}
+	if lc.LogY {
+		p.Y.Scale = plot.LogScale{}
+		p.Y.Tick.Marker = logTicks{}
+	}
+	return p, legend, notes, nil
+}
+
+// panelName names a panel in a note.
+func panelName(title string) string {
+	if title == "" {
+		return "chart"
+	}
+	return title
+}

@@ -1,0 +1,205 @@
+package udp
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net"
+	"net/netip"
+	"os"
+	"path/filepath"
+	"time"
+
+	"leaselab/algorithms"
+)
+
+// ClusterConfig describes a cluster whose nodes all run in this process,
+// each with its own socket and event loop, sharing one monotonic clock
+// (true time) so that the checker can compare their hold intervals.
+type ClusterConfig struct {
+	Algo      string
+	Cluster   algorithms.Cluster
+	Params    algorithms.Params
+	Ablations algorithms.Ablations
+	Seed      uint64
+	// Addr is the address every node binds (port chosen by the kernel);
+	// the zero value means 127.0.0.1.
+	Addr netip.Addr
+	// MaxDatagram: 0 picks DefaultDatagram.
+	MaxDatagram int
+	Net         Netem
+	// Skew and Drift give each node a local clock offset uniform in
+	// [-Skew/2, Skew/2] and a rate error uniform in [-Drift, Drift], drawn
+	// from Seed (as the simulator does).
+	Skew  time.Duration
+	Drift float64
+	// DiskDir holds the log files of durable algorithms; "" means a new
+	// temporary directory, removed by Stop.
+	DiskDir string
+	// SyncEach turns group commit off (one fsync per persisting step).
+	SyncEach bool
+	Observer Observer
+}
+
+// Cluster is a running in-process cluster.
+type Cluster struct {
+	Nodes   []*Node
+	Clock   Clock // the shared base clock: true time
+	tempDir string
+}
+
+// StartCluster binds one socket per node, builds the algorithm's nodes and
+// starts them.
+func StartCluster(cfg ClusterConfig) (*Cluster, error) {
+	alg, err := algorithms.Lookup(cfg.Algo)
+	if err != nil {
+		return nil, err
+	}
+	if err := alg.Validate(cfg.Params, cfg.Cluster, cfg.Ablations); err != nil {
+		return nil, err
+	}
+	if cfg.Skew < 0 || cfg.Drift < 0 || cfg.Drift >= 0.5 {
+		return nil, fmt.Errorf("udp: skew %v and drift %g must be non-negative (drift < 0.5)", cfg.Skew, cfg.Drift)
+	}
+	addr := cfg.Addr
+	if !addr.IsValid() {
+		addr = netip.AddrFrom4([4]byte{127, 0, 0, 1})
+	}
+	n := cfg.Cluster.Nodes
+	c := &Cluster{Clock: Clock{Start: time.Now()}}
+	conns := make([]*net.UDPConn, n)
+	peers := make([]netip.AddrPort, n)
+	cleanup := func() {
+		for _, cn := range conns {
+			if cn != nil {
+				cn.Close()
+			}
+		}
+		if c.tempDir != "" {
+			os.RemoveAll(c.tempDir)
+		}
+	}
+	for i := range conns {
+		cn, err := net.ListenUDP("udp", net.UDPAddrFromAddrPort(netip.AddrPortFrom(addr, 0)))
+		if err != nil {
+			cleanup()
+			return nil, fmt.Errorf("udp: bind node %d: %w", i, err)
+		}
+		conns[i] = cn
+		peers[i] = cn.LocalAddr().(*net.UDPAddr).AddrPort()
+	}
+	dir := cfg.DiskDir
+	if alg.Durable && dir == "" {
+		if c.tempDir, err = os.MkdirTemp("", "leaselab-udp-"); err != nil {
+			cleanup()
+			return nil, err
+		}
+		dir = c.tempDir
+	}
+	rng := rand.New(rand.NewPCG(cfg.Seed, 0x636c6f636b))
+	for i := 0; i < n; i++ {
+		clk := &Clock{Start: c.Clock.Start}
+		if cfg.Skew > 0 {
+			clk.Offset = rng.Int64N(int64(cfg.Skew)+1) - int64(cfg.Skew)/2
+		}
+		if cfg.Drift > 0 {
+			clk.Rate = (2*rng.Float64() - 1) * cfg.Drift
+		}
+		nc := NodeConfig{
+			ID:          algorithms.NodeID(i),
+			Algo:        alg,
+			Node:        algorithms.Config{Cluster: cfg.Cluster, Params: cfg.Params, Ablations: cfg.Ablations},
+			Seed:        cfg.Seed,
+			Conn:        conns[i],
+			Peers:       peers,
+			Clock:       clk,
+			MaxDatagram: cfg.MaxDatagram,
+			Net:         cfg.Net,
+			SyncEach:    cfg.SyncEach,
+			Observer:    cfg.Observer,
+		}
+		if alg.Durable {
+			st, err := OpenStorage(dir, algorithms.NodeID(i))
+			if err != nil {
+				c.stopNodes()
+				cleanup()
+				return nil, err
+			}
+			nc.Storage = st
+		}
+		node, err := NewNode(nc)
+		if err != nil {
+			if nc.Storage != nil {
+				nc.Storage.Close()
+			}
+			c.stopNodes()
+			cleanup()
+			return nil, err
+		}
+		c.Nodes = append(c.Nodes, node)
+	}
+	for _, node := range c.Nodes {
+		node.Start()
+	}
+	return c, nil
+}
+
+// OpenStorage opens node id's log in dir.
+func OpenStorage(dir string, id algorithms.NodeID) (Storage, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	return OpenFileLog(filepath.Join(dir, fmt.Sprintf("node%d.log", id)))
+}
+
+func (c *Cluster) stopNodes() {
+	for _, n := range c.Nodes {
+		if n.timer != nil {
+			n.Stop()
+		} else {
+			n.conn.Close()
+			if n.cfg.Storage != nil {
+				n.cfg.Storage.Close()
+			}
+		}
+	}
+}
+
+// Stop stops every node and removes a temporary disk directory. It returns
+// the first error a node met.
+func (c *Cluster) Stop() error {
+	c.stopNodes()
+	var errs []error
+	for _, n := range c.Nodes {
+		if n.err != nil {
+			errs = append(errs, n.err)
+		}
+	}
+	if c.tempDir != "" {
+		os.RemoveAll(c.tempDir)
+	}
+	return errors.Join(errs...)
+}
+
+// Meters sums the nodes' counters; call after Stop.
+func (c *Cluster) Meters() Meters {
+	var m Meters
+	for _, n := range c.Nodes {
+		x := n.meters
+		m.MsgsSent += x.MsgsSent
+		m.MsgsLocal += x.MsgsLocal
+		m.MsgsDropped += x.MsgsDropped
+		m.DatagramsSent += x.DatagramsSent
+		m.BytesSent += x.BytesSent
+		m.SendErrors += x.SendErrors
+		m.MsgsRecv += x.MsgsRecv
+		m.DatagramsRecv += x.DatagramsRecv
+		m.BytesRecv += x.BytesRecv
+		m.BadDatagrams += x.BadDatagrams
+		m.Steps += x.Steps
+		m.Fsyncs += x.Fsyncs
+		m.DiskBytes += x.DiskBytes
+		m.FsyncNS = append(m.FsyncNS, x.FsyncNS...)
+	}
+	return m
+}

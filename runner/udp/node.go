@@ -1,0 +1,569 @@
+// Package udp is leaselab's real-network environment: every node has its
+// own UDP socket, its own monotonic clock and timer heap, and runs the same
+// algorithm state machine as the simulator, unchanged.
+//
+// A Node is two goroutines: a reader that blocks on the socket and hands
+// whole datagrams to the event loop, and the event loop, which is the only
+// goroutine that touches the algorithm. The loop steps every input it can
+// get without blocking, collects outgoing messages per peer into datagrams
+// (wire.Batch), and sends them when it runs out of input or a datagram is
+// full: under load datagrams fill up by themselves, and an idle node sends
+// at once. One goroutine per timer would not survive a million leases, so
+// timers live in one heap per node and the loop sleeps until the earliest.
+package udp
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net"
+	"net/netip"
+	"sync"
+	"time"
+
+	"leaselab/algorithms"
+	"leaselab/runner/wire"
+)
+
+// Observer sees what nodes do. Its methods are called on the node's event
+// loop goroutine, so they must be quick and, when nodes share an observer,
+// safe for concurrent use. An observer may call Node.Enqueue (and only that
+// method of the node) to feed the node more input.
+type Observer interface {
+	// Event: node n emitted ev at true time t (ns), local time now.
+	Event(n *Node, t int64, now algorithms.Local, ev algorithms.Event)
+}
+
+// NodeConfig says how to run one node.
+type NodeConfig struct {
+	ID   algorithms.NodeID
+	Algo algorithms.Algorithm
+	// Node is the algorithm's configuration; ID and Cluster are taken from
+	// here. Rand defaults to a source seeded with Seed and the id.
+	Node algorithms.Config
+	Seed uint64
+	// Conn is the node's bound socket; the node owns it from Start on.
+	Conn *net.UDPConn
+	// Peers[i] is the address of node i (Peers[ID] is not used).
+	Peers []netip.AddrPort
+	Clock *Clock
+	// MaxDatagram bounds the datagrams the node sends, in bytes.
+	MaxDatagram int
+	// Net is user-space delay, jitter, loss and bandwidth on send.
+	Net Netem
+	// Storage, if set, makes Output.Persist durable (classic Paxos).
+	Storage Storage
+	// SyncEach syncs storage after every step that persisted records
+	// instead of once per burst (group commit off: one fsync per record
+	// set, the unbatched cost).
+	SyncEach bool
+	// ReadBuffer is the socket receive buffer to ask for (0: 4 MiB).
+	ReadBuffer int
+	Observer   Observer
+}
+
+// Meters are a node's counters. They are written by its event loop only;
+// read them after Stop (or accept a racy snapshot for progress).
+type Meters struct {
+	MsgsSent      int64 // messages to other nodes (after injected loss)
+	MsgsLocal     int64 // messages to itself, delivered without the socket
+	MsgsDropped   int64 // messages dropped by injected loss
+	DatagramsSent int64
+	BytesSent     int64 // UDP payload bytes
+	SendErrors    int64
+	MsgsRecv      int64
+	DatagramsRecv int64
+	BytesRecv     int64
+	BadDatagrams  int64 // rejected by the decoder
+	Steps         int64
+	Fsyncs        int64
+	DiskBytes     int64
+	FsyncNS       []int64 // latency of every fsync
+}
+
+// Node is one running node.
+type Node struct {
+	cfg   NodeConfig
+	id    algorithms.NodeID
+	alg   algorithms.Node
+	clock *Clock
+	obs   Observer
+
+	conn  *net.UDPConn
+	peers []netip.AddrPort
+
+	timers *timers
+	out    algorithms.Output
+	batch  []*wire.Batch // per peer
+	dirty  []algorithms.NodeID
+	held   []algorithms.Message // waiting for storage to sync
+	unsync bool                 // records appended since the last sync
+	local  fifo                 // self-addressed messages and enqueued inputs
+	rxMsgs []algorithms.Message
+	net    *netem
+
+	in     chan []byte
+	free   chan []byte
+	cmds   chan []algorithms.Input
+	stop   chan struct{}
+	wg     sync.WaitGroup
+	timer  *time.Timer
+	meters Meters
+	err    error // first fatal error (storage)
+}
+
+// NewNode builds a node (the algorithm is constructed here) without
+// starting it.
+func NewNode(cfg NodeConfig) (*Node, error) {
+	if cfg.Conn == nil {
+		return nil, errors.New("udp: node needs a socket")
+	}
+	if cfg.Clock == nil {
+		return nil, errors.New("udp: node needs a clock")
+	}
+	c := cfg.Node.Cluster
+	if len(cfg.Peers) != c.Nodes {
+		return nil, fmt.Errorf("udp: %d peer addresses for a cluster of %d nodes", len(cfg.Peers), c.Nodes)
+	}
+	if int(cfg.ID) >= c.Nodes {
+		return nil, fmt.Errorf("udp: node id %d outside a cluster of %d nodes", cfg.ID, c.Nodes)
+	}
+	if cfg.MaxDatagram == 0 {
+		cfg.MaxDatagram = DefaultDatagram(cfg.Peers)
+	}
+	if err := cfg.Net.Validate(); err != nil {
+		return nil, err
+	}
+	cfg.Node.ID = cfg.ID
+	if cfg.Node.Rand == nil {
+		cfg.Node.Rand = rand.New(rand.NewPCG(cfg.Seed, 0x6c6561736500+uint64(cfg.ID)))
+	}
+	alg, err := cfg.Algo.New(cfg.Node)
+	if err != nil {
+		return nil, fmt.Errorf("udp: node %d: %w", cfg.ID, err)
+	}
+	n := &Node{
+		cfg: cfg, id: cfg.ID, alg: alg, clock: cfg.Clock, obs: cfg.Observer,
+		conn: cfg.Conn, peers: cfg.Peers, timers: newTimers(),
+		batch: make([]*wire.Batch, c.Nodes),
+		in:    make(chan []byte, 64),
+		free:  make(chan []byte, 80),
+		cmds:  make(chan []algorithms.Input, 1024),
+		stop:  make(chan struct{}),
+		net:   newNetem(cfg.Net, cfg.Seed, cfg.ID),
+	}
+	for i := range n.batch {
+		if n.batch[i], err = wire.NewBatch(cfg.ID, cfg.MaxDatagram); err != nil {
+			return nil, err
+		}
+	}
+	rb := cfg.ReadBuffer
+	if rb == 0 {
+		rb = 4 << 20
+	}
+	// Best effort: the kernel caps it at net.core.rmem_max; a smaller
+	// buffer only means the batch pacing must be gentler.
+	_ = cfg.Conn.SetReadBuffer(rb)
+	_ = cfg.Conn.SetWriteBuffer(rb)
+	return n, nil
+}
+
+// DefaultDatagram is the datagram size for a set of peers: 1400 bytes
+// (below a 1500-byte Ethernet MTU, no IP fragmentation) unless every peer
+// is on loopback, whose 64 KiB MTU lets a datagram carry up to a thousand
+// messages: fewer syscalls per message, which is what bounds throughput.
+func DefaultDatagram(peers []netip.AddrPort) int {
+	for _, p := range peers {
+		if !p.Addr().IsLoopback() {
+			return 1400
+		}
+	}
+	return LoopbackDatagram
+}
+
+// LoopbackDatagram is the default datagram size on loopback (see
+// BenchmarkLoopbackDatagramSize for the measurement behind it).
+const LoopbackDatagram = 16 << 10
+
+// ID is the node's id.
+func (n *Node) ID() algorithms.NodeID { return n.id }
+
+// Addr is the node's socket address.
+func (n *Node) Addr() netip.AddrPort { return n.conn.LocalAddr().(*net.UDPAddr).AddrPort() }
+
+// Clock is the node's clock.
+func (n *Node) Clock() *Clock { return n.clock }
+
+// Meters returns the node's counters; call after Stop.
+func (n *Node) Meters() Meters { return n.meters }
+
+// Err is the first fatal error the node met (a storage failure stops it).
+func (n *Node) Err() error { return n.err }
+
+// Start steps the node's Start input and runs its goroutines.
+func (n *Node) Start() {
+	for i := 0; i < cap(n.free); i++ {
+		n.free <- make([]byte, wire.MaxDatagram+1)
+	}
+	n.timer = time.NewTimer(time.Hour)
+	n.timer.Stop()
+	n.wg.Add(2)
+	go n.read()
+	go n.loop()
+}
+
+// Submit hands inputs (client requests) to the node from any goroutine.
+func (n *Node) Submit(in ...algorithms.Input) {
+	select {
+	case n.cmds <- in:
+	case <-n.stop:
+	}
+}
+
+// Enqueue queues an input to be stepped by the node soon. It may only be
+// called on the node's own goroutine, i.e. from an Observer callback.
+func (n *Node) Enqueue(in algorithms.Input) { n.local.push(in) }
+
+// Stop ends the node: the loop returns, the socket is closed and pending
+// outgoing messages are dropped (like a crash, except for storage, which is
+// closed cleanly).
+func (n *Node) Stop() {
+	select {
+	case <-n.stop:
+		return
+	default:
+	}
+	close(n.stop)
+	n.conn.Close()
+	n.wg.Wait()
+	if n.cfg.Storage != nil {
+		if err := n.cfg.Storage.Close(); err != nil && n.err == nil {
+			n.err = err
+		}
+	}
+}
+
+func (n *Node) read() {
+	defer n.wg.Done()
+	for {
+		var buf []byte
+		select {
+		case buf = <-n.free:
+		case <-n.stop:
+			return
+		}
+		// The buffer is one byte larger than the largest valid datagram so
+		// that an oversized one shows as such instead of being truncated
+		// to something that might decode.
+		k, _, err := n.conn.ReadFromUDPAddrPort(buf[:cap(buf)])
+		if err != nil {
+			n.free <- buf
+			if errors.Is(err, net.ErrClosed) {
+				return
+			}
+			continue // e.g. ECONNREFUSED from an ICMP; UDP goes on
+		}
+		select {
+		case n.in <- buf[:k]:
+		case <-n.stop:
+			return
+		}
+	}
+}
+
+func (n *Node) loop() {
+	defer n.wg.Done()
+	t, now := n.clock.Now()
+	n.step(t, now, algorithms.Input{Kind: algorithms.Start})
+	for {
+		// Step everything that is ready without blocking; send only when
+		// nothing is left, so messages of a burst share datagrams.
+		n.drain()
+		select {
+		case p := <-n.in:
+			n.recv(p)
+			continue
+		case c := <-n.cmds:
+			n.command(c)
+			continue
+		default:
+		}
+		n.fire()
+		if n.local.len() > 0 {
+			continue
+		}
+		if n.flush() {
+			continue // released held messages produced local work
+		}
+		if n.err != nil {
+			<-n.stop
+			return
+		}
+		wake, ok := n.nextWake()
+		if ok {
+			d := time.Duration(wake - n.clock.True())
+			if d <= 0 {
+				continue
+			}
+			n.timer.Reset(d)
+		}
+		select {
+		case p := <-n.in:
+			n.recv(p)
+		case c := <-n.cmds:
+			n.command(c)
+		case <-n.timer.C:
+		case <-n.stop:
+			n.timer.Stop()
+			return
+		}
+		if ok {
+			n.timer.Stop()
+		}
+	}
+}
+
+// nextWake is the true time of the earliest timer or delayed datagram.
+func (n *Node) nextWake() (int64, bool) {
+	var wake int64
+	ok := false
+	if at, has := n.timers.next(); has {
+		wake, ok = n.clock.TrueAt(at)+1, true
+	}
+	if due, has := n.net.next(); has && (!ok || due < wake) {
+		wake, ok = due, true
+	}
+	return wake, ok
+}
+
+// drain steps queued local work; under load it also fires due timers and
+// sends full datagrams as it goes (the batches send themselves when full).
+func (n *Node) drain() {
+	for n.local.len() > 0 {
+		t, now := n.clock.Now()
+		for i := 0; i < 256 && n.local.len() > 0; i++ {
+			n.step(t, now, n.local.pop())
+		}
+		n.fireAt(t, now)
+	}
+}
+
+func (n *Node) command(c []algorithms.Input) {
+	t, now := n.clock.Now()
+	for _, in := range c {
+		n.step(t, now, in)
+	}
+	n.fireAt(t, now)
+}
+
+func (n *Node) recv(p []byte) {
+	// One clock reading per datagram, taken after it arrived: every
+	// message in it was sent before this instant, so no lease can be dated
+	// earlier than the message that started it.
+	t, now := n.clock.Now()
+	n.meters.DatagramsRecv++
+	n.meters.BytesRecv += int64(len(p))
+	var err error
+	_, n.rxMsgs, err = wire.Decode(p, n.rxMsgs[:0])
+	n.free <- p[:cap(p)]
+	if err != nil {
+		n.meters.BadDatagrams++
+		return
+	}
+	n.meters.MsgsRecv += int64(len(n.rxMsgs))
+	for i := range n.rxMsgs {
+		if n.rxMsgs[i].To != n.id {
+			n.meters.BadDatagrams++
+			continue
+		}
+		n.step(t, now, algorithms.Input{Kind: algorithms.Recv, Msg: n.rxMsgs[i]})
+	}
+	n.fireAt(t, now)
+}
+
+func (n *Node) fire() {
+	t, now := n.clock.Now()
+	n.fireAt(t, now)
+}
+
+// fireAt steps every timer due by now and sends delayed datagrams due by
+// t; called between inputs so that neither starves under load.
+func (n *Node) fireAt(t int64, now algorithms.Local) {
+	n.net.sendDue(n, t)
+	for {
+		key, ok := n.timers.due(now)
+		if !ok {
+			return
+		}
+		n.step(t, now, algorithms.Input{Kind: algorithms.Fire, Timer: key})
+	}
+}
+
+func (n *Node) step(t int64, now algorithms.Local, in algorithms.Input) {
+	n.meters.Steps++
+	o := &n.out
+	o.Reset()
+	n.alg.Step(now, in, o)
+	for _, tm := range o.Timers {
+		if tm.Cancel {
+			n.timers.cancel(tm.Key)
+		} else {
+			n.timers.set(tm.Key, tm.At)
+		}
+	}
+	if n.obs != nil {
+		for _, ev := range o.Events {
+			n.obs.Event(n, t, now, ev)
+		}
+	}
+	hold := false
+	if len(o.Persist) > 0 {
+		if n.cfg.Storage == nil {
+			n.fail(fmt.Errorf("udp: node %d: algorithm %s asks for durable records but the node has no storage", n.id, n.cfg.Algo.Name))
+			return
+		}
+		nb, err := n.cfg.Storage.Append(o.Persist)
+		n.meters.DiskBytes += int64(nb)
+		if err != nil {
+			n.fail(err)
+			return
+		}
+		n.unsync = true
+		hold = !o.NoSync
+		if n.cfg.SyncEach && hold {
+			n.sync()
+			if n.err != nil {
+				return
+			}
+			hold = false
+		}
+	}
+	if hold || len(n.held) > 0 {
+		// Messages leave in order: once one is held for the disk, later
+		// ones wait behind it too.
+		n.held = append(n.held, o.Msgs...)
+		return
+	}
+	for i := range o.Msgs {
+		n.route(&o.Msgs[i])
+	}
+}
+
+func (n *Node) fail(err error) {
+	if n.err == nil {
+		n.err = err
+	}
+}
+
+func (n *Node) route(m *algorithms.Message) {
+	if m.To == n.id {
+		n.meters.MsgsLocal++
+		n.local.push(algorithms.Input{Kind: algorithms.Recv, Msg: *m})
+		return
+	}
+	if int(m.To) >= len(n.batch) {
+		n.meters.SendErrors++
+		return
+	}
+	if n.net.drop() {
+		n.meters.MsgsDropped++
+		return
+	}
+	b := n.batch[m.To]
+	if b.Len() == 0 {
+		n.dirty = append(n.dirty, m.To)
+	}
+	err := b.Add(m)
+	if err == wire.ErrFull {
+		n.send(m.To, b.Bytes())
+		b.Reset()
+		err = b.Add(m)
+	}
+	if err != nil {
+		n.meters.SendErrors++ // a message the decoder would reject: a bug of the algorithm
+		return
+	}
+	n.meters.MsgsSent++
+}
+
+// flush makes appended records durable, releases the messages that waited
+// for them, and sends every partly filled datagram. It reports whether
+// released messages created local work.
+func (n *Node) flush() bool {
+	n.sync()
+	if n.err != nil {
+		n.held = n.held[:0]
+	}
+	if len(n.held) > 0 {
+		held := n.held
+		n.held = nil
+		for i := range held {
+			n.route(&held[i])
+		}
+		n.held = held[:0]
+	}
+	for _, p := range n.dirty {
+		b := n.batch[p]
+		if b.Len() > 0 {
+			n.send(p, b.Bytes())
+			b.Reset()
+		}
+	}
+	n.dirty = n.dirty[:0]
+	return n.local.len() > 0
+}
+
+func (n *Node) sync() {
+	if !n.unsync || n.err != nil {
+		return
+	}
+	start := time.Now()
+	err := n.cfg.Storage.Sync()
+	n.meters.FsyncNS = append(n.meters.FsyncNS, int64(time.Since(start)))
+	n.meters.Fsyncs++
+	n.unsync = false
+	if err != nil {
+		n.fail(err)
+	}
+}
+
+func (n *Node) send(to algorithms.NodeID, p []byte) {
+	if n.net.delays() {
+		n.net.schedule(n, to, p)
+		return
+	}
+	n.write(to, p)
+}
+
+func (n *Node) write(to algorithms.NodeID, p []byte) {
+	if _, err := n.conn.WriteToUDPAddrPort(p, n.peers[to]); err != nil {
+		n.meters.SendErrors++
+		return
+	}
+	n.meters.DatagramsSent++
+	n.meters.BytesSent += int64(len(p))
+}
+
+// fifo is a queue of inputs that reuses its storage.
+type fifo struct {
+	buf  []algorithms.Input
+	head int
+}
+
+func (f *fifo) len() int { return len(f.buf) - f.head }
+
+func (f *fifo) push(in algorithms.Input) {
+	if f.head > 0 && f.head == len(f.buf) {
+		f.buf, f.head = f.buf[:0], 0
+	}
+	f.buf = append(f.buf, in)
+}
+
+func (f *fifo) pop() algorithms.Input {
+	in := f.buf[f.head]
+	f.head++
+	if f.head == len(f.buf) {
+		f.buf, f.head = f.buf[:0], 0
+	}
+	return in
+}

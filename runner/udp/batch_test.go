@@ -30,3 +30,19 @@ func TestBatchNaive(t *testing.T) {
 		t.Fatalf("bad datagrams %d, send errors %d", r.Meters.BadDatagrams, r.Meters.SendErrors)
 	}
 }
+
+func TestSingleNaive(t *testing.T) {
+	r, err := RunSingle(context.Background(), testCluster("naive", 3, 1), 300, 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.LatencyNS) != 300 || r.Failed != 0 {
+		t.Fatalf("%d acquired, %d failed of 300", len(r.LatencyNS), r.Failed)
+	}
+	rtt, err := RawRTT(300)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("single naive lease median %v (p90 %v), raw rtt median %v",
+		time.Duration(r.LatencyNS[150]), time.Duration(r.LatencyNS[270]), rtt[150])
+}

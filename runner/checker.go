@@ -1,0 +1,390 @@
+package runner
+
+import (
+	"leaselab/algorithms"
+)
+
+// The lease-invariant checker.
+//
+// It records, in true time, every interval during which a node believes it
+// holds the lease on a resource, and reports every stretch of true time in
+// which two different owners believed so at once.
+//
+// A hold interval of owner n on resource r
+//   - starts at the true instant n emitted Acquired for r while it held no
+//     interval on r;
+//   - is extended (or shortened) by every later Acquired of n on r while it
+//     is open: the end becomes the new Until;
+//   - ends at the earliest of: the first true instant n's own clock reads
+//     the latest Until (Clocks.TrueAt), a Lost event of n on r, or n's crash.
+//
+// Intervals are half open, [start, end): an owner whose interval ends at t
+// and another whose interval starts at t do not overlap.
+//
+// Overlaps are found when they begin (an interval starts while an interval
+// of another owner is open) and measured when the first of the two ends.
+// Interval ends are processed eagerly in true-time order (Advance), so
+// callers must present events in non-decreasing true time.
+
+// HoldObserver is told about hold intervals as the checker sees them.
+// The Recorder implements it (meters, the holds CSV, the trace).
+type HoldObserver interface {
+	// HoldStart: owner began holding res at t; prev is the owner of the
+	// previous interval on res (NoNode if none).
+	HoldStart(t int64, res algorithms.ResourceID, owner algorithms.NodeID, ballot algorithms.Ballot, prev algorithms.NodeID, untilTrue int64)
+	// HoldEnd: the interval [start, t) of owner on res ended.
+	HoldEnd(t int64, res algorithms.ResourceID, owner algorithms.NodeID, ballot algorithms.Ballot, start int64)
+	// ViolationBegins: the overlap described by v (OverlapNS not yet known)
+	// began at t.
+	ViolationBegins(t int64, v Violation)
+}
+
+type hold struct {
+	res    algorithms.ResourceID
+	ballot algorithms.Ballot
+	start  int64
+	end    int64 // tentative: the true instant the owner's clock reads until
+	until  algorithms.Local
+	gen    uint32
+	owner  algorithms.NodeID
+	live   bool
+	next   int32 // next open hold on the same resource, -1 at the end
+}
+
+type pendingViolation struct {
+	a, b int32 // hold indices; a began first
+	v    Violation
+}
+
+// Checker is the lease-invariant checker. The zero value is not usable;
+// use NewChecker.
+type Checker struct {
+	clocks   Clocks
+	seed     uint64
+	observer HoldObserver
+	now      int64
+
+	holds []hold
+	free  []int32
+	// open maps a resource to its first open hold (a list through
+	// hold.next); lastOwner remembers the owner of the last interval.
+	open      map[algorithms.ResourceID]int32
+	lastOwner map[algorithms.ResourceID]algorithms.NodeID
+	ends      timeHeap
+
+	pending    []pendingViolation
+	violations []Violation
+	count      int // all violations; violations keeps at most maxViolations
+	maxKept    int
+}
+
+// maxViolations bounds the violations a Checker keeps in detail (all are
+// counted).
+const maxViolations = 100
+
+// NewChecker returns a checker that converts local expiries with clocks and
+// stamps violations with seed. observer may be nil.
+func NewChecker(clocks Clocks, seed uint64, observer HoldObserver) *Checker {
+	return &Checker{
+		clocks:    clocks,
+		seed:      seed,
+		observer:  observer,
+		open:      make(map[algorithms.ResourceID]int32),
+		lastOwner: make(map[algorithms.ResourceID]algorithms.NodeID),
+		maxKept:   maxViolations,
+	}
+}
+
+// Now is the latest true time the checker has seen.
+func (c *Checker) Now() int64 { return c.now }
+
+// Advance ends every interval whose end is at or before t, in true-time
+// order. Every other method calls it first; environments call it directly
+// before they ask questions about time t (e.g. Holders).
+func (c *Checker) Advance(t int64) {
+	if t < c.now {
+		t = c.now
+	}
+	for c.ends.Len() > 0 {
+		top := c.ends.Top()
+		if top.t > t {
+			break
+		}
+		c.ends.Pop()
+		h := &c.holds[top.idx]
+		if !h.live || h.gen != top.gen {
+			continue // extended, ended early, or reused since
+		}
+		c.close(top.idx, h.end)
+	}
+	c.now = t
+}
+
+func (c *Checker) alloc() int32 {
+	if n := len(c.free); n > 0 {
+		i := c.free[n-1]
+		c.free = c.free[:n-1]
+		return i
+	}
+	c.holds = append(c.holds, hold{})
+	return int32(len(c.holds) - 1)
+}
+
+// find returns the open hold of owner on res, or -1.
+func (c *Checker) find(res algorithms.ResourceID, owner algorithms.NodeID) int32 {
+	i, ok := c.open[res]
+	if !ok {
+		return -1
+	}
+	for i >= 0 {
+		if c.holds[i].owner == owner {
+			return i
+		}
+		i = c.holds[i].next
+	}
+	return -1
+}
+
+// Acquired records that owner emitted Acquired for res at true time t with
+// ballot, holding until its clock reads until.
+func (c *Checker) Acquired(t int64, owner algorithms.NodeID, res algorithms.ResourceID, ballot algorithms.Ballot, until algorithms.Local) {
+	c.Advance(t)
+	end := c.clocks.TrueAt(owner, until)
+	if i := c.find(res, owner); i >= 0 {
+		h := &c.holds[i]
+		h.ballot = ballot
+		h.until = until
+		if end <= t {
+			// The new belief ends at once.
+			c.close(i, t)
+			return
+		}
+		h.end = end
+		h.gen++
+		c.ends.Push(timeEntry{t: end, idx: i, gen: h.gen})
+		return
+	}
+	if end <= t {
+		return // a hold that ends before it starts is no hold
+	}
+	i := c.alloc()
+	h := &c.holds[i]
+	h.gen++
+	gen := h.gen
+	*h = hold{res: res, ballot: ballot, start: t, end: end, until: until, gen: gen, owner: owner, live: true, next: -1}
+	// Every open hold of another owner overlaps from t on.
+	head, ok := c.open[res]
+	if ok {
+		for j := head; j >= 0; j = c.holds[j].next {
+			o := &c.holds[j]
+			if o.owner == owner {
+				continue
+			}
+			v := Violation{
+				Resource: res,
+				Owners:   [2]algorithms.NodeID{o.owner, owner},
+				Ballots:  [2]algorithms.Ballot{o.ballot, ballot},
+				StartNS:  t,
+				Seed:     c.seed,
+			}
+			c.pending = append(c.pending, pendingViolation{a: j, b: i, v: v})
+			if c.observer != nil {
+				c.observer.ViolationBegins(t, v)
+			}
+		}
+		c.holds[i].next = head
+	}
+	c.open[res] = i
+	prev, had := c.lastOwner[res]
+	if !had {
+		prev = algorithms.NoNode
+	}
+	c.lastOwner[res] = owner
+	c.ends.Push(timeEntry{t: end, idx: i, gen: gen})
+	if c.observer != nil {
+		c.observer.HoldStart(t, res, owner, ballot, prev, end)
+	}
+}
+
+// Lost records that owner no longer believes it holds res (from t on).
+func (c *Checker) Lost(t int64, owner algorithms.NodeID, res algorithms.ResourceID) {
+	c.Advance(t)
+	if i := c.find(res, owner); i >= 0 {
+		c.close(i, t)
+	}
+}
+
+// Crash ends every interval of node n at t.
+func (c *Checker) Crash(t int64, n algorithms.NodeID) {
+	c.Advance(t)
+	for i := range c.holds {
+		if c.holds[i].live && c.holds[i].owner == n {
+			c.close(int32(i), t)
+		}
+	}
+}
+
+// Reclock recomputes the ends of n's open intervals after its clock was
+// set (scenario files); an end now in the past ends the interval at t.
+func (c *Checker) Reclock(t int64, n algorithms.NodeID) {
+	c.Advance(t)
+	for i := range c.holds {
+		h := &c.holds[i]
+		if !h.live || h.owner != n {
+			continue
+		}
+		end := c.clocks.TrueAt(n, h.until)
+		if end <= t {
+			c.close(int32(i), t)
+			continue
+		}
+		h.end = end
+		h.gen++
+		c.ends.Push(timeEntry{t: end, idx: int32(i), gen: h.gen})
+	}
+}
+
+// close ends hold i at t: unlinks it, settles the violations it is part of
+// and tells the observer.
+func (c *Checker) close(i int32, t int64) {
+	h := &c.holds[i]
+	// Unlink from the resource's open list.
+	head := c.open[h.res]
+	if head == i {
+		if h.next >= 0 {
+			c.open[h.res] = h.next
+		} else {
+			delete(c.open, h.res)
+		}
+	} else {
+		for j := head; j >= 0; j = c.holds[j].next {
+			if c.holds[j].next == i {
+				c.holds[j].next = h.next
+				break
+			}
+		}
+	}
+	// The first of two overlapping intervals to end ends the overlap.
+	if len(c.pending) > 0 {
+		k := 0
+		for _, p := range c.pending {
+			if p.a != i && p.b != i {
+				c.pending[k] = p
+				k++
+				continue
+			}
+			p.v.OverlapNS = t - p.v.StartNS
+			if p.v.OverlapNS > 0 {
+				c.count++
+				if len(c.violations) < c.maxKept {
+					c.violations = append(c.violations, p.v)
+				}
+			}
+		}
+		c.pending = c.pending[:k]
+	}
+	h.live = false
+	h.gen++
+	h.next = -1
+	c.free = append(c.free, i)
+	if c.observer != nil {
+		c.observer.HoldEnd(t, h.res, h.owner, h.ballot, h.start)
+	}
+}
+
+// Finish ends every open interval at t (the end of the run) and settles
+// every open overlap.
+func (c *Checker) Finish(t int64) {
+	c.Advance(t)
+	for i := range c.holds {
+		if c.holds[i].live {
+			c.close(int32(i), t)
+		}
+	}
+}
+
+// Violations returns the violations found so far (at most 100 in detail)
+// and how many there were in all. An overlap still open is counted only
+// once it ends (or at Finish).
+func (c *Checker) Violations() ([]Violation, int) { return c.violations, c.count }
+
+// Holders returns the owners that hold res at the checker's current time,
+// in the order their intervals began (latest first).
+func (c *Checker) Holders(res algorithms.ResourceID) []algorithms.NodeID {
+	var out []algorithms.NodeID
+	i, ok := c.open[res]
+	if !ok {
+		return nil
+	}
+	for ; i >= 0; i = c.holds[i].next {
+		out = append(out, c.holds[i].owner)
+	}
+	return out
+}
+
+// HoldCount is the number of hold intervals open now.
+func (c *Checker) HoldCount() int { return len(c.holds) - len(c.free) }
+
+// timeEntry is an entry of a timeHeap: something due at t, identified by
+// idx and valid only while its owner's generation is still gen (lazy
+// deletion). seq breaks ties in insertion order, so runs are deterministic.
+type timeEntry struct {
+	t   int64
+	seq uint64
+	idx int32
+	gen uint32
+}
+
+// timeHeap is a binary min-heap of timeEntry ordered by (t, seq).
+type timeHeap struct {
+	a   []timeEntry
+	seq uint64
+}
+
+func (h *timeHeap) Len() int       { return len(h.a) }
+func (h *timeHeap) Top() timeEntry { return h.a[0] }
+func (h *timeHeap) less(i, j int) bool {
+	a, b := &h.a[i], &h.a[j]
+	return a.t < b.t || a.t == b.t && a.seq < b.seq
+}
+
+// Push adds e, stamping it with the next sequence number.
+func (h *timeHeap) Push(e timeEntry) {
+	h.seq++
+	e.seq = h.seq
+	h.a = append(h.a, e)
+	i := len(h.a) - 1
+	for i > 0 {
+		p := (i - 1) / 2
+		if !h.less(i, p) {
+			break
+		}
+		h.a[i], h.a[p] = h.a[p], h.a[i]
+		i = p
+	}
+}
+
+// Pop removes the smallest entry.
+func (h *timeHeap) Pop() timeEntry {
+	top := h.a[0]
+	n := len(h.a) - 1
+	h.a[0] = h.a[n]
+	h.a = h.a[:n]
+	i := 0
+	for {
+		l := 2*i + 1
+		if l >= n {
+			break
+		}
+		m := l
+		if r := l + 1; r < n && h.less(r, l) {
+			m = r
+		}
+		if !h.less(m, i) {
+			break
+		}
+		h.a[i], h.a[m] = h.a[m], h.a[i]
+		i = m
+	}
+	return top
+}

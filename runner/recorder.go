@@ -1,0 +1,613 @@
+package runner
+
+import (
+	"bufio"
+	"io"
+	"math"
+	"slices"
+	"strconv"
+
+	"leaselab/algorithms"
+)
+
+// DiskRecordSize is the number of bytes one algorithms.Record costs on the
+// simulated disk: its fields (8+8+8+8+2+8 = 42 bytes) plus a length and a
+// checksum, rounded up. The real log of classicpaxos may frame records
+// differently; the simulator uses this constant so that runs compare.
+const DiskRecordSize = 64
+
+// Recorder turns what happens in a run into the Result's meters and feeds
+// the lease-invariant checker. It is environment-independent: the
+// simulator and the UDP environment drive it the same way (see Env).
+// Every method takes the true time t of the happening; t must not
+// decrease from call to call.
+type Recorder struct {
+	spec      Spec
+	clocks    Clocks
+	chk       *Checker
+	tr        *Tracer // nil: no trace
+	csv       *bufio.Writer
+	csvErr    error
+	majority  int
+	acceptors int
+
+	// OnViolation, if set, is called when an overlap begins (before its
+	// length is known).
+	OnViolation func(t int64, v Violation)
+
+	resIdx map[algorithms.ResourceID]int32
+	rs     []resState
+	wants  []want
+	wfree  []int32
+	grants []grant
+	gfree  []int32
+
+	acquired, failed, abandoned int
+	timeouts, preemptions       int
+	rounds, extensions          int
+	latencies                   []int64
+	chains                      map[int]int
+	firstRequest, firstAcquire  int64
+	lastAcquire                 int64
+	messages                    int64
+	fsyncs, diskBytes           int64
+	fsyncLat                    []int64
+	crashes, partitions         int
+	ownerChanges                int
+	wantedNS, blockedNS         int64
+	deadlocks                   int
+	failoverAt                  int64
+	failoverNode                algorithms.NodeID
+	failoverGap                 int64
+	holdsStarted                int
+}
+
+type resState struct {
+	id     algorithms.ResourceID
+	wants  int32 // head of the pending-request list, -1 if none
+	grants int32 // head of the acceptor-grant list, -1 if none
+	nwant  int32
+	nhold  int32
+	last   int64 // when wanted/blocked time was last accrued
+}
+
+// want is a pending client request: node asked to acquire the resource at
+// start and has lost preempts rounds to higher ballots since.
+type want struct {
+	start    int64
+	preempts int32
+	next     int32
+	node     algorithms.NodeID
+}
+
+// grant is an acceptor's unexpired grant / accepted proposal.
+type grant struct {
+	end      int64
+	next     int32
+	acceptor algorithms.NodeID
+	owner    algorithms.NodeID
+}
+
+// NewRecorder returns a recorder for spec whose clocks map local expiries
+// to true time. tr may be nil.
+func NewRecorder(spec Spec, clocks Clocks, tr *Tracer) *Recorder {
+	r := &Recorder{
+		spec:         spec,
+		clocks:       clocks,
+		tr:           tr,
+		acceptors:    spec.Acceptors,
+		majority:     spec.Acceptors/2 + 1,
+		resIdx:       make(map[algorithms.ResourceID]int32),
+		chains:       make(map[int]int),
+		firstRequest: -1,
+		firstAcquire: -1,
+		failoverAt:   -1,
+		failoverGap:  -1,
+	}
+	r.chk = NewChecker(clocks, spec.Seed, r)
+	return r
+}
+
+// Checker is the recorder's lease-invariant checker.
+func (r *Recorder) Checker() *Checker { return r.chk }
+
+// Tracer is the recorder's tracer (nil if none).
+func (r *Recorder) Tracer() *Tracer { return r.tr }
+
+// WriteHolds makes the recorder write a CSV row
+// (resource,owner,ballot,start_ns,end_ns) for every hold interval as it
+// ends, after a header line. Ballots are written as their uint64 value.
+func (r *Recorder) WriteHolds(w io.Writer) {
+	r.csv = bufio.NewWriterSize(w, 1<<16)
+	_, r.csvErr = r.csv.WriteString("resource,owner,ballot,start_ns,end_ns\n")
+}
+
+func (r *Recorder) res(id algorithms.ResourceID) *resState {
+	if i, ok := r.resIdx[id]; ok {
+		return &r.rs[i]
+	}
+	r.resIdx[id] = int32(len(r.rs))
+	r.rs = append(r.rs, resState{id: id, wants: -1, grants: -1})
+	return &r.rs[len(r.rs)-1]
+}
+
+// accrue adds the time since s.last to the wanted and blocked totals.
+func (r *Recorder) accrue(s *resState, t int64) {
+	if s.nwant > 0 && t > s.last {
+		r.wantedNS += t - s.last
+		if s.nhold == 0 {
+			r.blockedNS += t - s.last
+		}
+	}
+	s.last = t
+}
+
+func (r *Recorder) trace(rec *TraceRec) {
+	if r.tr != nil {
+		r.tr.Add(rec)
+	}
+}
+
+// Request records that a client handed input in to node n at t (the
+// environment accepted it). An Acquire opens a pending request on the
+// resource; a second Acquire while one is pending is not a new request.
+func (r *Recorder) Request(t int64, n algorithms.NodeID, local algorithms.Local, in algorithms.Input) {
+	r.chk.Advance(t)
+	if r.tr != nil {
+		r.tr.Add(&TraceRec{T: t, Local: local, Kind: TraceInput, Sub: uint8(in.Kind), Node: n, Res: in.Resource})
+	}
+	if in.Kind != algorithms.Acquire {
+		return
+	}
+	s := r.res(in.Resource)
+	for i := s.wants; i >= 0; i = r.wants[i].next {
+		if r.wants[i].node == n {
+			return
+		}
+	}
+	if r.firstRequest < 0 {
+		r.firstRequest = t
+	}
+	r.accrue(s, t)
+	var i int32
+	if k := len(r.wfree); k > 0 {
+		i = r.wfree[k-1]
+		r.wfree = r.wfree[:k-1]
+	} else {
+		r.wants = append(r.wants, want{})
+		i = int32(len(r.wants) - 1)
+	}
+	r.wants[i] = want{start: t, node: n, next: s.wants}
+	s.wants = i
+	s.nwant++
+}
+
+// takeWant removes n's pending request on s and returns it.
+func (r *Recorder) takeWant(s *resState, n algorithms.NodeID, t int64) (want, bool) {
+	prev := int32(-1)
+	for i := s.wants; i >= 0; i = r.wants[i].next {
+		w := r.wants[i]
+		if w.node != n {
+			prev = i
+			continue
+		}
+		r.accrue(s, t)
+		if prev < 0 {
+			s.wants = w.next
+		} else {
+			r.wants[prev].next = w.next
+		}
+		s.nwant--
+		r.wfree = append(r.wfree, i)
+		return w, true
+	}
+	return want{}, false
+}
+
+// Outcome says what an event did to a pending request.
+type Outcome int8
+
+const (
+	NoOutcome Outcome = 0
+	// Granted: the event was the acquisition a pending request waited for.
+	OutcomeAcquired Outcome = 1
+	// OutcomeFailed: the event ended a pending request without a lease.
+	OutcomeFailed Outcome = -1
+)
+
+// Event records an event node n emitted at true time t (its clock read
+// local) and says whether it resolved a pending request.
+func (r *Recorder) Event(t int64, n algorithms.NodeID, local algorithms.Local, ev algorithms.Event) Outcome {
+	r.chk.Advance(t)
+	if r.tr != nil {
+		r.tr.Add(&TraceRec{T: t, Local: local, Kind: TraceEvent, Sub: uint8(ev.Kind), Node: n,
+			Res: ev.Resource, Owner: ev.Owner, Ballot: ev.Ballot, X: int64(ev.Until)})
+	}
+	switch ev.Kind {
+	case algorithms.Acquired:
+		r.chk.Acquired(t, n, ev.Resource, ev.Ballot, ev.Until)
+		s := r.res(ev.Resource)
+		w, ok := r.takeWant(s, n, t)
+		if !ok {
+			r.extensions++
+			return NoOutcome
+		}
+		r.acquired++
+		r.latencies = append(r.latencies, t-w.start)
+		r.chains[int(w.preempts)]++
+		if r.firstAcquire < 0 {
+			r.firstAcquire = t
+		}
+		r.lastAcquire = t
+		return OutcomeAcquired
+	case algorithms.Lost:
+		r.chk.Lost(t, n, ev.Resource)
+	case algorithms.Failed:
+		s := r.res(ev.Resource)
+		if w, ok := r.takeWant(s, n, t); ok {
+			r.failed++
+			r.chains[int(w.preempts)]++
+			return OutcomeFailed
+		}
+	case algorithms.Timeout:
+		r.timeouts++
+	case algorithms.Preempted:
+		r.preemptions++
+		if i, ok := r.resIdx[ev.Resource]; ok {
+			for j := r.rs[i].wants; j >= 0; j = r.wants[j].next {
+				if r.wants[j].node == n {
+					r.wants[j].preempts++
+				}
+			}
+		}
+	case algorithms.Round:
+		r.rounds++
+	case algorithms.Granted:
+		r.granted(t, n, ev)
+	case algorithms.Cleared:
+		if i, ok := r.resIdx[ev.Resource]; ok {
+			r.dropGrant(&r.rs[i], n)
+		}
+	}
+	return NoOutcome
+}
+
+// Abandon ends node n's pending request on res without a lease (the client
+// gave up waiting, or the run ended); it counts as failed.
+func (r *Recorder) Abandon(t int64, n algorithms.NodeID, res algorithms.ResourceID) bool {
+	r.chk.Advance(t)
+	i, ok := r.resIdx[res]
+	if !ok {
+		return false
+	}
+	w, ok := r.takeWant(&r.rs[i], n, t)
+	if !ok {
+		return false
+	}
+	r.failed++
+	r.abandoned++
+	r.chains[int(w.preempts)]++
+	return true
+}
+
+// deadlocked: every acceptor holds a live grant and no owner has a majority.
+func (r *Recorder) deadlocked(s *resState) bool {
+	n := 0
+	for i := s.grants; i >= 0; i = r.grants[i].next {
+		n++
+	}
+	if n < r.acceptors {
+		return false
+	}
+	for i := s.grants; i >= 0; i = r.grants[i].next {
+		o := r.grants[i].owner
+		c := 0
+		for j := s.grants; j >= 0; j = r.grants[j].next {
+			if r.grants[j].owner == o {
+				c++
+			}
+		}
+		if c >= r.majority {
+			return false
+		}
+	}
+	return true
+}
+
+// granted records acceptor a's grant and counts the start of a static
+// deadlock episode. Expired grants are pruned lazily here: an expiry can
+// only end a deadlock, never start one, so a new episode is exactly a
+// Granted event after which the condition holds and before which it did
+// not.
+func (r *Recorder) granted(t int64, a algorithms.NodeID, ev algorithms.Event) {
+	s := r.res(ev.Resource)
+	prev := int32(-1)
+	for i := s.grants; i >= 0; {
+		g := &r.grants[i]
+		next := g.next
+		if g.end <= t {
+			if prev < 0 {
+				s.grants = next
+			} else {
+				r.grants[prev].next = next
+			}
+			r.gfree = append(r.gfree, i)
+		} else {
+			prev = i
+		}
+		i = next
+	}
+	before := r.deadlocked(s)
+	end := r.clocks.TrueAt(a, ev.Until)
+	var gi int32 = -1
+	for i := s.grants; i >= 0; i = r.grants[i].next {
+		if r.grants[i].acceptor == a {
+			gi = i
+			break
+		}
+	}
+	if end <= t {
+		if gi >= 0 {
+			r.dropGrant(s, a)
+		}
+		return
+	}
+	if gi < 0 {
+		if k := len(r.gfree); k > 0 {
+			gi = r.gfree[k-1]
+			r.gfree = r.gfree[:k-1]
+		} else {
+			r.grants = append(r.grants, grant{})
+			gi = int32(len(r.grants) - 1)
+		}
+		r.grants[gi] = grant{next: s.grants, acceptor: a}
+		s.grants = gi
+	}
+	r.grants[gi].owner = ev.Owner
+	r.grants[gi].end = end
+	if !before && r.deadlocked(s) {
+		r.deadlocks++
+	}
+}
+
+func (r *Recorder) dropGrant(s *resState, a algorithms.NodeID) {
+	prev := int32(-1)
+	for i := s.grants; i >= 0; i = r.grants[i].next {
+		if r.grants[i].acceptor == a {
+			if prev < 0 {
+				s.grants = r.grants[i].next
+			} else {
+				r.grants[prev].next = r.grants[i].next
+			}
+			r.gfree = append(r.gfree, i)
+			return
+		}
+		prev = i
+	}
+}
+
+// Sent records a message handed to the network. Messages a node sends to
+// itself never cross the network and are not counted.
+func (r *Recorder) Sent(t int64, m *algorithms.Message) {
+	if m.From != m.To {
+		r.messages++
+	}
+}
+
+// Fsync records one completed fsync of bytes bytes that took latency ns.
+func (r *Recorder) Fsync(t int64, latency int64, bytes int64) {
+	r.fsyncs++
+	r.diskBytes += bytes
+	r.fsyncLat = append(r.fsyncLat, latency)
+}
+
+// Crash records that node n crashed at t: its hold intervals end, its
+// pending requests fail (they were not acquired) and, as an acceptor, its
+// grants are gone. It returns how many pending requests failed.
+func (r *Recorder) Crash(t int64, n algorithms.NodeID) int {
+	r.chk.Advance(t)
+	r.crashes++
+	r.chk.Crash(t, n)
+	aborted := 0
+	for i := range r.rs {
+		s := &r.rs[i]
+		if s.nwant > 0 {
+			if w, ok := r.takeWant(s, n, t); ok {
+				r.failed++
+				r.chains[int(w.preempts)]++
+				aborted++
+			}
+		}
+		if s.grants >= 0 {
+			r.dropGrant(s, n)
+		}
+	}
+	return aborted
+}
+
+// Partition records that a partition began at t.
+func (r *Recorder) Partition(t int64) { r.partitions++ }
+
+// MarkFailover records that the holder n was crashed on purpose at t (the
+// failover workload); the gap runs to the next hold of another node.
+func (r *Recorder) MarkFailover(t int64, n algorithms.NodeID) {
+	r.failoverAt = t
+	r.failoverNode = n
+}
+
+// HoldStart implements HoldObserver.
+func (r *Recorder) HoldStart(t int64, res algorithms.ResourceID, owner algorithms.NodeID, ballot algorithms.Ballot, prev algorithms.NodeID, untilTrue int64) {
+	r.holdsStarted++
+	if prev != algorithms.NoNode && prev != owner {
+		r.ownerChanges++
+	}
+	s := r.res(res)
+	r.accrue(s, t)
+	s.nhold++
+	if r.failoverAt >= 0 && r.failoverGap < 0 && owner != r.failoverNode && t >= r.failoverAt {
+		r.failoverGap = t - r.failoverAt
+	}
+	if r.tr != nil {
+		r.tr.Add(&TraceRec{T: t, Local: localOf(r.clocks, owner, t), Kind: TraceHoldStart, Node: owner, Res: res, Owner: owner, Ballot: ballot, X: untilTrue})
+	}
+}
+
+// HoldEnd implements HoldObserver.
+func (r *Recorder) HoldEnd(t int64, res algorithms.ResourceID, owner algorithms.NodeID, ballot algorithms.Ballot, start int64) {
+	s := r.res(res)
+	r.accrue(s, t)
+	s.nhold--
+	if r.tr != nil {
+		r.tr.Add(&TraceRec{T: t, Local: localOf(r.clocks, owner, t), Kind: TraceHoldEnd, Node: owner, Res: res, Owner: owner, Ballot: ballot, X: start})
+	}
+	if r.csv != nil && r.csvErr == nil {
+		var b [96]byte
+		out := strconv.AppendUint(b[:0], uint64(res), 10)
+		out = append(out, ',')
+		out = strconv.AppendUint(out, uint64(owner), 10)
+		out = append(out, ',')
+		out = strconv.AppendUint(out, uint64(ballot), 10)
+		out = append(out, ',')
+		out = strconv.AppendInt(out, start, 10)
+		out = append(out, ',')
+		out = strconv.AppendInt(out, t, 10)
+		out = append(out, '\n')
+		_, r.csvErr = r.csv.Write(out)
+	}
+}
+
+// ViolationBegins implements HoldObserver.
+func (r *Recorder) ViolationBegins(t int64, v Violation) {
+	if r.tr != nil {
+		r.tr.Add(&TraceRec{T: t, Kind: TraceViolation, Node: v.Owners[1], Res: v.Resource, Owner: v.Owners[0], X: int64(v.Owners[1])})
+	}
+	if r.OnViolation != nil {
+		r.OnViolation(t, v)
+	}
+}
+
+// localOf reads node n's clock at true time t when the clocks can say
+// (LocalClocks); otherwise it reports true time.
+func localOf(c Clocks, n algorithms.NodeID, t int64) algorithms.Local {
+	if lc, ok := c.(LocalClocks); ok {
+		return lc.LocalAt(n, t)
+	}
+	return algorithms.Local(t)
+}
+
+// LocalClocks is a Clocks that can also read a node's clock at a true time.
+type LocalClocks interface {
+	Clocks
+	LocalAt(n algorithms.NodeID, t int64) algorithms.Local
+}
+
+// Acquired is the number of requests acquired so far.
+func (r *Recorder) Acquired() int { return r.acquired }
+
+// Finish ends the run at true time end: open holds end, unresolved
+// requests count as failed when failUnresolved (batch, single), and the
+// meters are computed. The caller fills in Env, TraceHash and WallMS.
+func (r *Recorder) Finish(end int64, failUnresolved bool) Result {
+	r.chk.Finish(end)
+	for i := range r.rs {
+		s := &r.rs[i]
+		r.accrue(s, end)
+		if failUnresolved {
+			for s.wants >= 0 {
+				w, _ := r.takeWant(s, r.wants[s.wants].node, end)
+				r.failed++
+				r.chains[int(w.preempts)]++
+			}
+		}
+	}
+	if r.csv != nil && r.csvErr == nil {
+		r.csvErr = r.csv.Flush()
+	}
+	spec := r.spec
+	res := Result{
+		Algo:               spec.Algo,
+		Workload:           spec.Workload,
+		Env:                spec.Env,
+		Seed:               spec.Seed,
+		LeasesAcquired:     r.acquired,
+		LeasesFailed:       r.failed,
+		LatencyMS:          percentilesMS(r.latencies),
+		Timeouts:           r.timeouts,
+		TimeToFirstLeaseMS: -1,
+		StaticDeadlocks:    r.deadlocks,
+		Preemptions:        r.preemptions,
+		PreemptionChains:   r.chains,
+		Messages:           r.messages,
+		FailoverGapMS:      -1,
+		OwnerChanges:       r.ownerChanges,
+		Fsyncs:             r.fsyncs,
+		DiskBytes:          r.diskBytes,
+		FsyncLatencyMS:     percentilesMS(r.fsyncLat),
+		Crashes:            r.crashes,
+		PartitionCount:     r.partitions,
+		SimulatedNS:        end,
+		Params:             spec,
+	}
+	if r.wantedNS > 0 {
+		res.BlockedFraction = float64(r.blockedNS) / float64(r.wantedNS)
+	}
+	if r.firstAcquire >= 0 {
+		res.TimeToFirstLeaseMS = float64(r.firstAcquire-r.firstRequest) / 1e6
+	}
+	if r.failoverGap >= 0 {
+		res.FailoverGapMS = float64(r.failoverGap) / 1e6
+	}
+	switch spec.Workload {
+	case "batch", "single":
+		// FaTLease Sec. 5.1: N / (time from the first request to the last
+		// lease acquired).
+		if r.acquired > 0 && r.lastAcquire > r.firstRequest {
+			res.LeasesPerSec = float64(r.acquired) / (float64(r.lastAcquire-r.firstRequest) / 1e9)
+		}
+	default:
+		if end > 0 {
+			res.LeasesPerSec = float64(r.acquired) / (float64(end) / 1e9)
+		}
+	}
+	if r.acquired > 0 {
+		res.MessagesPerLease = float64(r.messages) / float64(r.acquired)
+		res.BytesPerLease = res.MessagesPerLease * algorithms.WireSize
+		res.FsyncsPerLease = float64(r.fsyncs) / float64(r.acquired)
+	}
+	if end > 0 {
+		res.DiskBytesPerS = float64(r.diskBytes) / (float64(end) / 1e9)
+	}
+	res.ViolationList, res.Violations = r.chk.Violations()
+	return res
+}
+
+// HoldsError reports the first error writing the holds CSV.
+func (r *Recorder) HoldsError() error { return r.csvErr }
+
+// percentilesMS summarises ns samples in ms (nearest-rank percentiles).
+func percentilesMS(ns []int64) Percentiles {
+	if len(ns) == 0 {
+		return Percentiles{}
+	}
+	s := slices.Clone(ns)
+	slices.Sort(s)
+	rank := func(p float64) float64 {
+		k := int(math.Ceil(p*float64(len(s)))) - 1
+		if k < 0 {
+			k = 0
+		}
+		return float64(s[k]) / 1e6
+	}
+	var sum float64
+	for _, v := range s {
+		sum += float64(v)
+	}
+	return Percentiles{
+		P50:  rank(0.50),
+		P90:  rank(0.90),
+		P99:  rank(0.99),
+		Max:  float64(s[len(s)-1]) / 1e6,
+		Mean: sum / float64(len(s)) / 1e6,
+		N:    len(s),
+	}
+}

@@ -1,0 +1,122 @@
+// Package paxoslease implements PaxosLease (Trencseni, Gazsó, Reinhardt:
+// "PaxosLease: Diskless Paxos for Leases") as a pure state machine behind
+// algorithms.Node, registered as "paxoslease".
+//
+// # Protocol (Sec. 3)
+//
+// A proposer that wants the lease on a resource picks a ballot above every
+// ballot it used, notes the time, and sends Prepare to every acceptor. An
+// acceptor promises a ballot at least its highest promised one and answers
+// with its accepted proposal (Promise: Accepted, Owner, Span = the time left
+// on its timer) or, for a lower ballot, PrepareReject carrying its highest
+// promised ballot. With open promises from a majority of distinct acceptors
+// the proposer sends Propose (itself as owner, span T); an acceptor that has
+// not promised higher accepts it, starts its own timer of T and answers
+// Accepted (else ProposeReject). With a majority of Accepted the proposer
+// holds the lease until its deadline. Acceptors keep no disk state; the
+// accepted proposal is cleared when the acceptor's timer fires. Only the
+// holder knows that it holds the lease.
+//
+// Every message and every piece of state is tagged with the resource
+// (Sec. 8). The long-lived state of a resource is one 48-byte slot in an
+// open-addressing table (acceptor: promised, accepted ballot and timer;
+// proposer: the held ballot and its end); a round in flight adds a
+// transient record. BenchmarkMemoryPerResource measures bytes per resource.
+//
+// # The strict rules
+//
+// Where the paper's pseudo-code is looser, the package follows the strict
+// rule (a 2026 TLA+ audit found a two-owner trace for each loose reading);
+// each loose reading is kept as an ablation:
+//
+//   - The lease deadline counts from sending Prepare (ablation late-timer:
+//     from the prepare quorum). A quorum's promises may come from acceptors
+//     that restarted since; only a deadline fixed before any of them answered
+//     is covered by their quarantine.
+//   - Votes are counted by distinct acceptor (ablation count-by-message):
+//     the network duplicates.
+//   - A release clears an acceptor's state only if both owner and ballot
+//     match its accepted proposal (ablation owner-only-release).
+//   - A promise reporting the proposer's own lease counts as open only if
+//     that lease is the proposer's active one: same ballot, not expired
+//     (ablation stale-owner-open). An older proposal of its own may be one
+//     it abandoned, whose in-flight Propose overwrote someone else's lease.
+//
+// # Clock drift: the holder's margin
+//
+// Clocks need not agree, but their rates are off by at most ρ
+// (Params.Drift): a local interval L spans between L/(1+ρ) and L/(1-ρ) of
+// true time. The proposer sends Prepare at true t0 and holds for H on its
+// clock, so its lease ends by t0 + H/(1-ρ). Every acceptor that accepted
+// the proposal received the Propose after t0 and runs T on its clock, so its
+// timer fires no earlier than t0 + T/(1+ρ). The paper's proof needs the
+// holder's lease to end before the acceptors' timers, hence
+//
+//	H/(1-ρ) <= T/(1+ρ)  =>  H = T·(1-ρ)/(1+ρ),  margin = T - H = 2ρT/(1+ρ).
+//
+// The rule: a holder believes it holds the lease until its clock reads
+// (time it sent Prepare) + T(1-ρ)/(1+ρ) (HoldSpan; 9.99 ms less than T for
+// T = 5 s, ρ = 0.001). Ablation drift-margin holds for the full T.
+//
+// # Restart quarantine
+//
+// A restarted node has forgotten its promises and accepted proposals, so it
+// stays silent (drops messages, answers nothing, proposes nothing; client
+// requests wait) until no proposer can still hold or win a lease that relied
+// on what it forgot, then emits Joined. Any such proposer sent its Prepare
+// before the crash (true time tc) and holds at most H on its own clock from
+// that Prepare, so its lease ends by tc + H/(1-ρ) in true time. A quarantine
+// of Q on the restarted node's clock lasts at least Q/(1+ρ). Safety needs
+// Q/(1+ρ) >= H/(1-ρ), that is Q >= H(1+ρ)/(1-ρ). With the margin H is below T
+// and Q = T would do, but the rule must not lean on the margin or on T: the
+// paper's bound is M, the longest lease any proposer may hold, so the
+// package waits
+//
+//	Q = M·(1+ρ)/(1-ρ)   (Quarantine; 7.014 s for M = 7 s, ρ = 0.001)
+//
+// which covers any hold up to M counted from its Prepare, on a slow clock,
+// measured by a fast one. Counting from Prepare matters: with late-timer a
+// quorum may be used arbitrarily long after the promises were given, and no
+// finite quarantine is enough (here the phase timer still bounds it by
+// ResponseTimeout, so late-timer breaks only when T + ResponseTimeout > Q).
+// The first boot (Config.Restarts == 0) does not wait: nobody can hold a
+// lease that relied on a node that never answered. Ablation restart-wait
+// rejoins at once.
+//
+// # Practical additions
+//
+//   - Phase timer: each phase times out after Params.ResponseTimeout (never
+//     later than the lease the round would give), emits Timeout and retries:
+//     a lost answer cannot stall a proposer.
+//   - Ballot learning: rejects carry the acceptor's highest promised ballot
+//     and the next ballot jumps past it (ablation ballot-learning: rejects
+//     carry nothing and a proposer climbs one round per retry). Ballots are
+//     [run counter][restart counter][node]; the run counter is per node,
+//     shared by all resources, so a ballot is never reused.
+//   - Backoff: a retry after a lost round waits a random time in
+//     [0, Params.Backoff] drawn from Config.Rand (ablation backoff: at once).
+//   - Busy: if a majority of promises report someone's lease, the lease is
+//     validly held; the proposer waits for the longest remaining time the
+//     acceptors reported (plus jitter) and tries again, without counting a
+//     failed round. Otherwise, after Params.MaxRounds failed rounds it emits
+//     Failed and gives up.
+//   - Renewal dilemma: while an owner holds the lease, competitors' failed
+//     prepares push the acceptors' promised ballot past the owner's, so its
+//     extension is rejected. Fix used here: ballot learning plus an immediate
+//     retry by the holder (no backoff while it still holds), and competitors
+//     that see the held lease wait for it to end instead of pushing further.
+//     An extension then costs at most one extra round trip.
+//
+// # Client inputs and events
+//
+// Acquire tries to become owner (a no-op while holding or trying). Extend
+// re-proposes the holder (Sec. 6: a promise reporting its active lease
+// counts as open), emitting Acquired again with the later Until and no gap;
+// when not holding it acts as Acquire. Giveup releases (Sec. 7): Lost is
+// emitted before Release is sent with the lease's ballot.
+//
+// Events: Round at each round start; Preempted when a round is lost to a
+// higher ballot (Ballot: the highest promised ballot learned); Timeout;
+// Acquired{Until, Ballot}; Lost; Failed; at acceptors Granted{Owner, Ballot,
+// Until = the acceptor's own timer} and Cleared; Joined after a quarantine.
+package paxoslease

@@ -1,0 +1,709 @@
+package paxoslease
+
+import (
+	"fmt"
+	"math"
+	"math/bits"
+	"math/rand/v2"
+	"time"
+
+	"leaselab/algorithms"
+)
+
+// Timer kinds (algorithms.TimerKey.Kind).
+const (
+	// timerRound: the proposer's phase timeout, or the end of its wait
+	// before the next round; one per resource, the round's phase says which.
+	timerRound uint8 = 1
+	// timerAccepted: the acceptor's own timer for its accepted proposal.
+	timerAccepted uint8 = 2
+	// timerQuarantine: end of the restart quarantine (Resource 0).
+	timerQuarantine uint8 = 3
+)
+
+type phase uint8
+
+const (
+	phaseWait    phase = iota // between rounds; timerRound starts the next one
+	phasePrepare              // Prepare sent, counting promises
+	phasePropose              // Propose sent, counting accepts
+)
+
+// round is a proposer's acquisition (or extension) in flight on one
+// resource: from the client's request until it holds the lease, gives up,
+// or fails after MaxRounds. It is transient state; held leases keep only
+// slot.held and slot.until.
+type round struct {
+	ballot   algorithms.Ballot // this round's ballot
+	start    algorithms.Local  // when this round's Prepare was sent
+	deadline algorithms.Local  // end of the lease this round would give; 0 = not yet known (late-timer)
+	// Distinct acceptors, one bit each (Check allows at most 64 acceptors).
+	promised uint64 // prepare phase: answered with a promise
+	open     uint64 // ...whose promise was open (empty, or our active lease)
+	accepted uint64 // propose phase: accepted
+	rejected uint64 // this phase: rejected
+	// Votes counted per message: used only with the count-by-message ablation.
+	nOpen, nAccepted int
+	learned          algorithms.Ballot // highest promised ballot reported by rejects
+	hint             time.Duration     // longest remaining span of a lease reported by a promise
+	fails            int               // failed rounds of this acquisition
+	phase            phase
+	queued           bool // requested during the quarantine; starts at Joined
+}
+
+// Node is one PaxosLease node: a proposer, an acceptor or both (the
+// cluster's numbering decides), for any number of resources. It implements
+// algorithms.Node and is a pure state machine: one Step at a time, no
+// clock reads, randomness only from Config.Rand.
+type Node struct {
+	id       algorithms.NodeID
+	cluster  algorithms.Cluster
+	params   algorithms.Params
+	rand     *rand.Rand
+	restarts uint16
+	majority int
+
+	// Rules; true means the strict rule is on (an ablation turns it off).
+	restartWait    bool // stay silent for the quarantine after a restart
+	driftMargin    bool // hold a margin less than T, for clock rate drift
+	backoff        bool // random wait before a retry
+	ballotLearning bool // rejects carry the highest promised; proposers jump past it
+	earlyTimer     bool // the hold is counted from sending Prepare
+	distinctVotes  bool // votes counted by distinct acceptor
+	exactRelease   bool // release clears only the exact (owner, ballot)
+	activeOnly     bool // an own reported lease is open only if it is the active one
+
+	hold       time.Duration // how long a lease lasts on the holder's clock, from its Prepare
+	quarantine time.Duration // silence after a restart, on this node's clock
+
+	silent    bool   // restarted and still in quarantine
+	started   bool   // Start was seen
+	lastRound uint32 // highest run counter this node used (any resource)
+
+	res        table
+	rounds     map[algorithms.ResourceID]*round
+	roundsPeak int
+	free       []*round
+	pending    []algorithms.ResourceID // requests that arrived during the quarantine, in order
+}
+
+var _ algorithms.Node = (*Node)(nil)
+
+// HoldSpan is how long a lease holds on the holder's own clock, counted
+// from the moment it sent Prepare: T(1-ρ)/(1+ρ), rounded down. See the
+// package documentation for the derivation.
+func HoldSpan(p algorithms.Params) time.Duration {
+	return time.Duration(math.Floor(float64(p.LeaseSpan) * (1 - p.Drift) / (1 + p.Drift)))
+}
+
+// Quarantine is how long a restarted node stays silent, on its own clock:
+// M(1+ρ)/(1-ρ), rounded up. See the package documentation.
+func Quarantine(p algorithms.Params) time.Duration {
+	return time.Duration(math.Ceil(float64(p.MaxLease) * (1 + p.Drift) / (1 - p.Drift)))
+}
+
+// MaxAcceptors is the largest number of acceptors a node can count votes
+// from: a round keeps one 64-bit set per kind of answer.
+const MaxAcceptors = 64
+
+// Check validates what PaxosLease needs beyond algorithms.Params.Validate.
+func Check(p algorithms.Params, c algorithms.Cluster) error {
+	switch {
+	case p.LeaseSpan >= p.MaxLease:
+		return fmt.Errorf("lease span T (%v) must be shorter than the max lease M (%v): a restarted node's quarantine of M must outlast every lease", p.LeaseSpan, p.MaxLease)
+	case c.Acceptors > MaxAcceptors:
+		return fmt.Errorf("at most %d acceptors (a round counts votes in a 64-bit set), got %d", MaxAcceptors, c.Acceptors)
+	case p.MaxLease > time.Duration(math.MaxInt64/4):
+		return fmt.Errorf("max lease M %v is too long to be timed", p.MaxLease)
+	case HoldSpan(p) <= 0:
+		return fmt.Errorf("lease span T (%v) leaves no hold after the drift margin", p.LeaseSpan)
+	}
+	return nil
+}
+
+// New builds a node from cfg; it validates cfg first.
+func New(cfg algorithms.Config) (*Node, error) {
+	if err := cfg.Cluster.Validate(); err != nil {
+		return nil, err
+	}
+	if err := cfg.Params.Validate(); err != nil {
+		return nil, err
+	}
+	if err := Check(cfg.Params, cfg.Cluster); err != nil {
+		return nil, err
+	}
+	if err := Algorithm().CheckAblations(cfg.Ablations); err != nil {
+		return nil, err
+	}
+	if int(cfg.ID) >= cfg.Cluster.Nodes {
+		return nil, fmt.Errorf("node id %d outside a cluster of %d nodes", cfg.ID, cfg.Cluster.Nodes)
+	}
+	if cfg.Rand == nil {
+		return nil, fmt.Errorf("Config.Rand is nil: backoff needs the node's seeded source")
+	}
+	ab := cfg.Ablations
+	n := &Node{
+		id:             cfg.ID,
+		cluster:        cfg.Cluster,
+		params:         cfg.Params,
+		rand:           cfg.Rand,
+		restarts:       cfg.Restarts,
+		majority:       cfg.Cluster.Majority(),
+		restartWait:    !ab.Has(AblateRestartWait),
+		driftMargin:    !ab.Has(AblateDriftMargin),
+		backoff:        !ab.Has(AblateBackoff),
+		ballotLearning: !ab.Has(AblateBallotLearning),
+		earlyTimer:     !ab.Has(AblateLateTimer),
+		distinctVotes:  !ab.Has(AblateCountByMessage),
+		exactRelease:   !ab.Has(AblateOwnerOnlyRelease),
+		activeOnly:     !ab.Has(AblateStaleOwnerOpen),
+		quarantine:     Quarantine(cfg.Params),
+		rounds:         make(map[algorithms.ResourceID]*round),
+		// A restarted node is silent from the start; Start arms the end of
+		// its quarantine.
+		silent: cfg.Restarts > 0,
+	}
+	n.hold = HoldSpan(cfg.Params)
+	if !n.driftMargin {
+		n.hold = cfg.Params.LeaseSpan
+	}
+	return n, nil
+}
+
+// Step handles one input at local time now.
+func (n *Node) Step(now algorithms.Local, in algorithms.Input, out *algorithms.Output) {
+	switch in.Kind {
+	case algorithms.Start:
+		n.start(now, out)
+	case algorithms.Recv:
+		if !n.silent {
+			n.recv(now, in.Msg, out)
+		}
+	case algorithms.Fire:
+		n.fire(now, in.Timer, out)
+	case algorithms.Acquire:
+		n.request(now, in.Resource, false, out)
+	case algorithms.Extend:
+		n.request(now, in.Resource, true, out)
+	case algorithms.Giveup:
+		n.giveup(now, in.Resource, out)
+	}
+}
+
+func (n *Node) start(now algorithms.Local, out *algorithms.Output) {
+	if n.started {
+		return
+	}
+	n.started = true
+	if n.restarts == 0 {
+		n.silent = false // first boot: nobody can hold a lease that relies on us
+		return
+	}
+	if !n.restartWait {
+		n.join(now, out)
+		return
+	}
+	out.SetTimer(algorithms.TimerKey{Kind: timerQuarantine}, now.Add(n.quarantine))
+}
+
+// join ends the quarantine and starts the requests that waited for it.
+func (n *Node) join(now algorithms.Local, out *algorithms.Output) {
+	n.silent = false
+	out.Emit(algorithms.Event{Kind: algorithms.Joined})
+	pending := n.pending
+	n.pending = nil
+	for _, r := range pending {
+		if rd := n.rounds[r]; rd != nil && rd.queued {
+			rd.queued = false
+			n.startRound(now, r, rd, out)
+		}
+	}
+}
+
+func (n *Node) fire(now algorithms.Local, key algorithms.TimerKey, out *algorithms.Output) {
+	switch key.Kind {
+	case timerQuarantine:
+		if n.silent && n.started {
+			n.join(now, out)
+		}
+	case timerAccepted:
+		if s := n.res.get(key.Resource); s != nil {
+			n.expire(now, key.Resource, s, out)
+		}
+	case timerRound:
+		rd := n.rounds[key.Resource]
+		if rd == nil || rd.queued {
+			return
+		}
+		switch rd.phase {
+		case phasePrepare, phasePropose:
+			out.Emit(algorithms.Event{Kind: algorithms.Timeout, Resource: key.Resource, Ballot: rd.ballot})
+			n.failRound(now, key.Resource, rd, 0, out)
+		case phaseWait:
+			n.startRound(now, key.Resource, rd, out)
+		}
+	}
+}
+
+func (n *Node) recv(now algorithms.Local, m algorithms.Message, out *algorithms.Output) {
+	// Malformed or misdelivered input is dropped, never trusted.
+	if m.To != n.id || int(m.From) >= n.cluster.Nodes {
+		return
+	}
+	switch m.Kind {
+	case algorithms.Prepare, algorithms.Propose, algorithms.Release:
+		if !n.cluster.IsAcceptor(n.id) || !n.cluster.IsProposer(m.From) || m.Ballot == 0 || m.Ballot.Node() != m.From {
+			return
+		}
+		switch m.Kind {
+		case algorithms.Prepare:
+			n.onPrepare(now, m, out)
+		case algorithms.Propose:
+			n.onPropose(now, m, out)
+		default:
+			n.onRelease(now, m, out)
+		}
+	case algorithms.Promise, algorithms.PrepareReject, algorithms.Accepted, algorithms.ProposeReject:
+		if !n.cluster.IsAcceptor(m.From) {
+			return
+		}
+		rd := n.rounds[m.Resource]
+		if rd == nil || rd.queued || m.Ballot != rd.ballot {
+			return // an answer to some other round
+		}
+		switch m.Kind {
+		case algorithms.Promise:
+			n.onPromise(now, m, rd, out)
+		case algorithms.Accepted:
+			n.onAccepted(now, m, rd, out)
+		default:
+			n.onReject(now, m, rd, out)
+		}
+	}
+}
+
+// ---- acceptor (Sec. 3, steps 2 and 4; Sec. 7) ----
+
+// expire clears the accepted proposal if the acceptor's timer has run out.
+// The timer fires at accUntil anyway; checking here as well keeps the
+// answer right when a message and the timer fall on the same instant.
+func (n *Node) expire(now algorithms.Local, r algorithms.ResourceID, s *slot, out *algorithms.Output) {
+	if s.accepted != 0 && now >= s.accUntil {
+		n.clear(r, s, out)
+	}
+}
+
+func (n *Node) clear(r algorithms.ResourceID, s *slot, out *algorithms.Output) {
+	out.Emit(algorithms.Event{Kind: algorithms.Cleared, Resource: r, Owner: s.accepted.Node(), Ballot: s.accepted})
+	s.accepted, s.accUntil = 0, 0
+}
+
+func (n *Node) reply(m algorithms.Message, kind algorithms.Kind) algorithms.Message {
+	return algorithms.Message{Kind: kind, From: n.id, To: m.From, Resource: m.Resource, Ballot: m.Ballot, Owner: algorithms.NoNode}
+}
+
+// rejectWith carries the acceptor's highest promised ballot, so that the
+// proposer can jump past it (ballot learning).
+func (n *Node) rejectWith(m algorithms.Message, kind algorithms.Kind, promised algorithms.Ballot, out *algorithms.Output) {
+	rej := n.reply(m, kind)
+	if n.ballotLearning {
+		rej.Promised = promised
+	}
+	out.Send(rej)
+}
+
+func (n *Node) onPrepare(now algorithms.Local, m algorithms.Message, out *algorithms.Output) {
+	s := n.res.get(m.Resource)
+	if s != nil {
+		n.expire(now, m.Resource, s, out)
+		if m.Ballot < s.promised {
+			n.rejectWith(m, algorithms.PrepareReject, s.promised, out)
+			return
+		}
+	} else {
+		s = n.res.put(m.Resource)
+	}
+	s.promised = m.Ballot
+	p := n.reply(m, algorithms.Promise)
+	if s.accepted != 0 {
+		p.Accepted = s.accepted
+		p.Owner = s.accepted.Node()
+		// The remaining time on our timer: the proposer may use it as a
+		// hint for when to retry. Nothing relies on it for safety.
+		p.Span = int64(s.accUntil.Sub(now))
+	}
+	out.Send(p)
+}
+
+func (n *Node) onPropose(now algorithms.Local, m algorithms.Message, out *algorithms.Output) {
+	// A proposer proposes itself, for at most M: anything else is
+	// malformed (the quarantine only covers spans up to M).
+	if m.Owner != m.From || m.Span <= 0 || m.Span > int64(n.params.MaxLease) {
+		return
+	}
+	s := n.res.get(m.Resource)
+	if s != nil {
+		n.expire(now, m.Resource, s, out)
+		if m.Ballot < s.promised {
+			n.rejectWith(m, algorithms.ProposeReject, s.promised, out)
+			return
+		}
+	} else {
+		s = n.res.put(m.Resource)
+	}
+	// Accept: the timer starts now, after the proposer started its own
+	// (it counts from its Prepare), which is what makes the lease safe.
+	s.promised = m.Ballot
+	s.accepted = m.Ballot
+	s.accUntil = now.Add(time.Duration(m.Span))
+	out.SetTimer(algorithms.TimerKey{Resource: m.Resource, Kind: timerAccepted}, s.accUntil)
+	out.Emit(algorithms.Event{Kind: algorithms.Granted, Resource: m.Resource, Owner: m.Owner, Ballot: m.Ballot, Until: s.accUntil})
+	a := n.reply(m, algorithms.Accepted)
+	a.Owner = m.Owner
+	out.Send(a)
+}
+
+func (n *Node) onRelease(now algorithms.Local, m algorithms.Message, out *algorithms.Output) {
+	s := n.res.get(m.Resource)
+	if s == nil || s.accepted == 0 || m.Owner != m.From {
+		return
+	}
+	n.expire(now, m.Resource, s, out)
+	if s.accepted == 0 || s.accepted.Node() != m.Owner {
+		return
+	}
+	// Only the exact lease released: a release delayed past the owner's
+	// next acquisition must not clear that one.
+	if n.exactRelease && s.accepted != m.Ballot {
+		return
+	}
+	n.clear(m.Resource, s, out)
+	out.CancelTimer(algorithms.TimerKey{Resource: m.Resource, Kind: timerAccepted})
+}
+
+// ---- proposer (Sec. 3 steps 1, 3, 5; Sec. 6; Sec. 7) ----
+
+// holding reports the lease this node holds on r, if any, at now.
+func (n *Node) holding(now algorithms.Local, r algorithms.ResourceID) (*slot, bool) {
+	s := n.res.get(r)
+	return s, s != nil && s.held != 0 && now < s.until
+}
+
+func (n *Node) request(now algorithms.Local, r algorithms.ResourceID, extend bool, out *algorithms.Output) {
+	if !n.cluster.IsProposer(n.id) {
+		out.Emit(algorithms.Event{Kind: algorithms.Failed, Resource: r})
+		return
+	}
+	if n.rounds[r] != nil {
+		return // already trying
+	}
+	if _, held := n.holding(now, r); held && !extend {
+		return // already the holder; Extend renews
+	}
+	rd := n.newRound(r)
+	if n.silent {
+		rd.queued = true
+		n.pending = append(n.pending, r)
+		return
+	}
+	n.startRound(now, r, rd, out)
+}
+
+func (n *Node) newRound(r algorithms.ResourceID) *round {
+	var rd *round
+	if k := len(n.free); k > 0 {
+		rd = n.free[k-1]
+		n.free = n.free[:k-1]
+	} else {
+		rd = new(round)
+	}
+	n.rounds[r] = rd
+	if len(n.rounds) > n.roundsPeak {
+		n.roundsPeak = len(n.rounds)
+	}
+	return rd
+}
+
+// endRound forgets the acquisition on r.
+func (n *Node) endRound(r algorithms.ResourceID, rd *round) {
+	delete(n.rounds, r)
+	*rd = round{}
+	if len(n.free) < 1024 {
+		n.free = append(n.free, rd)
+	}
+	// A Go map never shrinks; after a large batch, start a fresh one so
+	// the buckets of a million finished rounds do not stay allocated.
+	if len(n.rounds) == 0 && n.roundsPeak > 4096 {
+		n.rounds = make(map[algorithms.ResourceID]*round)
+		n.roundsPeak = 0
+	}
+}
+
+// nextBallot returns a ballot of this node above every ballot it used
+// and above learned, or 0 if the run counter is exhausted.
+func (n *Node) nextBallot(learned algorithms.Ballot) algorithms.Ballot {
+	above := algorithms.MakeBallot(n.lastRound, n.restarts, n.id)
+	if learned > above {
+		above = learned
+	}
+	b := algorithms.Next(above, n.restarts, n.id)
+	if b <= above {
+		return 0
+	}
+	n.lastRound = b.Round()
+	return b
+}
+
+func (n *Node) startRound(now algorithms.Local, r algorithms.ResourceID, rd *round, out *algorithms.Output) {
+	b := n.nextBallot(rd.learned)
+	if b == 0 {
+		out.Emit(algorithms.Event{Kind: algorithms.Failed, Resource: r})
+		n.endRound(r, rd)
+		return
+	}
+	rd.ballot, rd.start, rd.phase = b, now, phasePrepare
+	rd.promised, rd.open, rd.accepted, rd.rejected = 0, 0, 0, 0
+	rd.nOpen, rd.nAccepted, rd.hint = 0, 0, 0
+	rd.deadline = 0
+	if n.earlyTimer {
+		// The strict rule: the lease counts from this moment, before any
+		// acceptor has seen the ballot, so every acceptor timer started
+		// for it starts later.
+		rd.deadline = now.Add(n.hold)
+	}
+	out.Emit(algorithms.Event{Kind: algorithms.Round, Resource: r, Ballot: b})
+	for a := 0; a < n.cluster.Acceptors; a++ {
+		out.Send(algorithms.Message{Kind: algorithms.Prepare, From: n.id, To: algorithms.NodeID(a), Resource: r, Ballot: b, Owner: algorithms.NoNode})
+	}
+	n.armPhase(now, r, rd, out)
+}
+
+// armPhase sets the phase timeout: ResponseTimeout, but never past the
+// end of the lease the round would give (a later majority is worthless).
+func (n *Node) armPhase(now algorithms.Local, r algorithms.ResourceID, rd *round, out *algorithms.Output) {
+	at := now.Add(n.params.ResponseTimeout)
+	if rd.deadline != 0 && rd.deadline < at {
+		at = rd.deadline
+	}
+	out.SetTimer(algorithms.TimerKey{Resource: r, Kind: timerRound}, at)
+}
+
+func bit(a algorithms.NodeID) uint64 { return 1 << uint(a) }
+
+func (n *Node) onPromise(now algorithms.Local, m algorithms.Message, rd *round, out *algorithms.Output) {
+	if rd.phase != phasePrepare {
+		return
+	}
+	b := bit(m.From)
+	if n.distinctVotes && (rd.promised|rd.rejected)&b != 0 {
+		return // a duplicate: one acceptor, one vote
+	}
+	rd.promised |= b
+	open := m.Owner == algorithms.NoNode
+	if !open && m.Owner == n.id {
+		if n.activeOnly {
+			// Our own lease counts as open only if it is the one we hold
+			// now: same ballot, not expired. An older proposal of ours may
+			// be a leftover that overwrote someone else's lease.
+			s, held := n.holding(now, m.Resource)
+			open = held && m.Accepted == s.held
+		} else {
+			open = true
+		}
+	}
+	if open {
+		rd.open |= b
+		rd.nOpen++
+	} else if d := time.Duration(m.Span); d > rd.hint {
+		rd.hint = d
+	}
+	votes := bits.OnesCount64(rd.open)
+	if !n.distinctVotes {
+		votes = rd.nOpen
+	}
+	if votes >= n.majority {
+		n.propose(now, m.Resource, rd, out)
+		return
+	}
+	n.checkPrepare(now, m.Resource, rd, out)
+}
+
+// checkPrepare ends a prepare phase that can no longer reach an open
+// majority.
+func (n *Node) checkPrepare(now algorithms.Local, r algorithms.ResourceID, rd *round, out *algorithms.Output) {
+	busy := bits.OnesCount64(rd.promised &^ rd.open)
+	rejected := bits.OnesCount64(rd.rejected)
+	switch {
+	case busy >= n.majority:
+		// A majority reports someone's lease: it is validly held. Wait
+		// for it to end; this is not a failed round.
+		n.waitBusy(now, r, rd, out)
+	case n.cluster.Acceptors-busy-rejected >= n.majority:
+		// Still reachable: wait for more answers.
+	case rejected > 0:
+		n.preempted(now, r, rd, out)
+	default:
+		// Leftover leases at some acceptors block a majority but hold no
+		// majority themselves (an even number of acceptors): a failed
+		// round; retry once they have run out.
+		n.failRound(now, r, rd, rd.hint, out)
+	}
+}
+
+func (n *Node) propose(now algorithms.Local, r algorithms.ResourceID, rd *round, out *algorithms.Output) {
+	if !n.earlyTimer {
+		// late-timer ablation: the pseudo-code's step 3 starts the
+		// proposer's timer only now.
+		rd.deadline = now.Add(n.hold)
+	}
+	if now >= rd.deadline {
+		return // too late for any lease; the phase timer (due now) fails the round
+	}
+	rd.phase = phasePropose
+	rd.accepted, rd.rejected, rd.nAccepted = 0, 0, 0
+	for a := 0; a < n.cluster.Acceptors; a++ {
+		out.Send(algorithms.Message{Kind: algorithms.Propose, From: n.id, To: algorithms.NodeID(a), Resource: r, Ballot: rd.ballot, Owner: n.id, Span: int64(n.params.LeaseSpan)})
+	}
+	n.armPhase(now, r, rd, out)
+}
+
+func (n *Node) onAccepted(now algorithms.Local, m algorithms.Message, rd *round, out *algorithms.Output) {
+	if rd.phase != phasePropose {
+		return
+	}
+	b := bit(m.From)
+	if n.distinctVotes && (rd.accepted|rd.rejected)&b != 0 {
+		return
+	}
+	rd.accepted |= b
+	rd.nAccepted++
+	votes := bits.OnesCount64(rd.accepted)
+	if !n.distinctVotes {
+		votes = rd.nAccepted
+	}
+	if votes < n.majority || now >= rd.deadline {
+		return // (past the deadline the phase timer, due now, fails the round)
+	}
+	s := n.res.put(m.Resource)
+	s.held, s.until = rd.ballot, rd.deadline
+	out.CancelTimer(algorithms.TimerKey{Resource: m.Resource, Kind: timerRound})
+	out.Emit(algorithms.Event{Kind: algorithms.Acquired, Resource: m.Resource, Ballot: rd.ballot, Until: rd.deadline})
+	n.endRound(m.Resource, rd)
+}
+
+func (n *Node) onReject(now algorithms.Local, m algorithms.Message, rd *round, out *algorithms.Output) {
+	b := bit(m.From)
+	switch {
+	case m.Kind == algorithms.PrepareReject && rd.phase == phasePrepare:
+		if rd.promised&b != 0 {
+			return
+		}
+	case m.Kind == algorithms.ProposeReject && rd.phase == phasePropose:
+		if rd.accepted&b != 0 {
+			return
+		}
+	default:
+		return
+	}
+	if rd.rejected&b != 0 {
+		return
+	}
+	rd.rejected |= b
+	if n.ballotLearning && m.Promised > rd.learned {
+		rd.learned = m.Promised
+	}
+	if rd.phase == phasePrepare {
+		n.checkPrepare(now, m.Resource, rd, out)
+		return
+	}
+	if n.cluster.Acceptors-bits.OnesCount64(rd.rejected) < n.majority {
+		n.preempted(now, m.Resource, rd, out)
+	}
+}
+
+func (n *Node) preempted(now algorithms.Local, r algorithms.ResourceID, rd *round, out *algorithms.Output) {
+	out.Emit(algorithms.Event{Kind: algorithms.Preempted, Resource: r, Ballot: rd.learned})
+	n.failRound(now, r, rd, 0, out)
+}
+
+// failRound counts a lost round and schedules the next one, at least
+// minWait from now.
+func (n *Node) failRound(now algorithms.Local, r algorithms.ResourceID, rd *round, minWait time.Duration, out *algorithms.Output) {
+	rd.fails++
+	if rd.fails >= n.params.MaxRounds {
+		out.CancelTimer(algorithms.TimerKey{Resource: r, Kind: timerRound})
+		out.Emit(algorithms.Event{Kind: algorithms.Failed, Resource: r})
+		n.endRound(r, rd)
+		return
+	}
+	if _, held := n.holding(now, r); held {
+		// The renewal dilemma: competitors' failed prepares pushed the
+		// acceptors' promised ballot past ours while we held the lease.
+		// The reject told us how far (ballot learning); go again at once,
+		// past it, before the lease runs out. Competitors that see our
+		// lease wait for it instead of pushing further.
+		n.startRound(now, r, rd, out)
+		return
+	}
+	n.wait(now, r, rd, minWait+n.jitter(), out)
+}
+
+// waitBusy waits for a validly held lease to end: the longest remaining
+// time the acceptors reported, plus jitter so that waiters do not all
+// come back at once.
+func (n *Node) waitBusy(now algorithms.Local, r algorithms.ResourceID, rd *round, out *algorithms.Output) {
+	d := rd.hint
+	if d <= 0 || d > n.params.MaxLease {
+		d = n.params.LeaseSpan
+	}
+	n.wait(now, r, rd, d+n.jitter(), out)
+}
+
+func (n *Node) wait(now algorithms.Local, r algorithms.ResourceID, rd *round, d time.Duration, out *algorithms.Output) {
+	if d <= 0 {
+		n.startRound(now, r, rd, out)
+		return
+	}
+	rd.phase = phaseWait
+	out.SetTimer(algorithms.TimerKey{Resource: r, Kind: timerRound}, now.Add(d))
+}
+
+// jitter is the random backoff in [0, Backoff] before a retry.
+func (n *Node) jitter() time.Duration {
+	if !n.backoff || n.params.Backoff <= 0 {
+		return 0
+	}
+	return time.Duration(n.rand.Int64N(int64(n.params.Backoff) + 1))
+}
+
+func (n *Node) giveup(now algorithms.Local, r algorithms.ResourceID, out *algorithms.Output) {
+	s, held := n.holding(now, r)
+	release := func(b algorithms.Ballot) {
+		for a := 0; a < n.cluster.Acceptors; a++ {
+			out.Send(algorithms.Message{Kind: algorithms.Release, From: n.id, To: algorithms.NodeID(a), Resource: r, Ballot: b, Owner: n.id})
+		}
+	}
+	if s != nil && s.held != 0 {
+		b := s.held
+		s.held, s.until = 0, 0
+		if held {
+			// Sec. 7: stop believing first, then tell the acceptors.
+			out.Emit(algorithms.Event{Kind: algorithms.Lost, Resource: r, Ballot: b})
+		}
+		// Even an expired lease may still sit at acceptors whose timers
+		// run later: releasing it lets the next owner in sooner.
+		release(b)
+	}
+	rd := n.rounds[r]
+	if rd == nil {
+		return
+	}
+	if rd.phase == phasePropose {
+		// Our proposal may be accepted after all; we will never use it.
+		release(rd.ballot)
+	}
+	if !rd.queued {
+		out.CancelTimer(algorithms.TimerKey{Resource: r, Kind: timerRound})
+	}
+	n.endRound(r, rd)
+}

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"errors"
+	"fmt"
 	"io"
 
 	"leaselab/algorithms"
@@ -21,11 +22,46 @@ type Options struct {
 	Trace io.Writer
 	// Progress, if set, is called now and then with the fraction done.
 	Progress func(done float64)
+	// ViolationTrace, if set, receives (simulator) the last
+	// ViolationContext trace records before the first lease violation
+	// began, as JSON lines, followed by the violation record itself. For
+	// the full trace, re-run the same spec and seed with Trace set.
+	ViolationTrace io.Writer
+}
+
+// ViolationContext is how many trace records before a violation
+// Options.ViolationTrace receives.
+const ViolationContext = 2000
+
+// EnvFunc runs one experiment in an environment other than the simulator.
+type EnvFunc func(Spec, Options) (Result, error)
+
+var envs = map[string]EnvFunc{}
+
+// RegisterEnv makes Run hand specs with Env == name to f. The udp
+// environment registers itself from runner/udp (which imports runner, so
+// runner cannot import it): a command that offers --env udp imports
+// runner/udp for its side effect. It panics on a duplicate name or "sim".
+func RegisterEnv(name string, f EnvFunc) {
+	if _, dup := envs[name]; dup || name == "sim" {
+		panic("runner: duplicate environment " + name)
+	}
+	envs[name] = f
 }
 
 // Run runs one experiment. Spec.Validate errors come back unchanged.
 func Run(spec Spec, opt Options) (Result, error) {
-	return Result{}, errors.New("runner.Run: not implemented yet")
+	if err := spec.Validate(); err != nil {
+		return Result{}, err
+	}
+	if spec.Env == "sim" {
+		return runSim(spec, opt)
+	}
+	f, ok := envs[spec.Env]
+	if !ok {
+		return Result{}, fmt.Errorf("environment %q is not linked into this program (import leaselab/runner/%s)", spec.Env, spec.Env)
+	}
+	return f(spec, opt)
 }
 
 // CheckSpec describes a fault campaign: Seeds runs with seeds FirstSeed,

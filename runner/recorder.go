@@ -394,7 +394,11 @@ func (r *Recorder) Sent(t int64, m *algorithms.Message) {
 	}
 }
 
-// Fsync records one completed fsync of bytes bytes that took latency ns.
+// DiskWrite records bytes written to stable storage (synced or not).
+func (r *Recorder) DiskWrite(t int64, bytes int64) { r.diskBytes += bytes }
+
+// Fsync records one completed fsync that took latency ns; bytes, if not
+// already counted by DiskWrite, are added to the bytes written.
 func (r *Recorder) Fsync(t int64, latency int64, bytes int64) {
 	r.fsyncs++
 	r.diskBytes += bytes

@@ -1,0 +1,66 @@
+package runner
+
+import (
+	"fmt"
+	"time"
+)
+
+// runSim runs one validated spec in the simulator.
+func runSim(spec Spec, opt Options) (Result, error) {
+	start := time.Now()
+	ring := 0
+	if opt.ViolationTrace != nil {
+		ring = ViolationContext
+	}
+	tr := NewTracer(opt.Trace, ring)
+	s, err := newSim(spec, tr, false)
+	if err != nil {
+		return Result{}, err
+	}
+	if opt.Holds != nil {
+		s.rec.WriteHolds(opt.Holds)
+	}
+	if opt.ViolationTrace != nil {
+		dumped := false
+		s.rec.OnViolation = func(t int64, v Violation) {
+			if dumped {
+				return
+			}
+			dumped = true
+			recent := tr.Recent()
+			var b []byte
+			for i := range recent {
+				b = AppendTraceJSON(b[:0], &recent[i])
+				b = append(b, '\n')
+				if _, err := opt.ViolationTrace.Write(b); err != nil {
+					return
+				}
+			}
+		}
+	}
+	drv, err := NewDriver(spec, s, s.rec)
+	if err != nil {
+		return Result{}, err
+	}
+	s.drv = drv
+	if err := s.boot(); err != nil {
+		return Result{}, err
+	}
+	s.scheduleFaults()
+	drv.Start()
+	s.run(opt.Progress)
+	if s.err != nil {
+		return Result{}, fmt.Errorf("seed %d: %w", spec.Seed, s.err)
+	}
+	res := drv.Finish()
+	res.Env = "sim"
+	res.TraceHash = tr.Hash()
+	res.WallMS = float64(time.Since(start).Microseconds()) / 1e3
+	if err := tr.Flush(); err != nil {
+		return res, fmt.Errorf("writing trace: %w", err)
+	}
+	if err := s.rec.HoldsError(); err != nil {
+		return res, fmt.Errorf("writing holds: %w", err)
+	}
+	return res, nil
+}

@@ -1,0 +1,262 @@
+package udp
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/netip"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"leaselab/algorithms"
+)
+
+// A node process (`leaselab node`) runs one node of a cluster that spans
+// processes or hosts. It is driven through its standard streams, which
+// keeps the network socket for the protocol alone:
+//
+//   - stdin, one command per line: "acquire R", "extend R", "release R",
+//     "quit" (R a resource number). End of input also quits.
+//   - stdout, one JSON object per line: first {"type":"ready",...} once the
+//     socket is bound and the node started, then {"type":"event",...} for
+//     every event the node emits, and {"type":"error",...} for a bad command.
+//
+// Event lines carry the node's local time, the Until of the event and, so a
+// driver on another clock can place the hold, RemainingNS = Until - local.
+
+// ProcessConfig configures one node process.
+type ProcessConfig struct {
+	ID        algorithms.NodeID
+	Listen    netip.AddrPort
+	Peers     map[algorithms.NodeID]netip.AddrPort // every other node
+	Algo      string
+	Acceptors int // 0: every node
+	Proposers int // 0: every node
+	Params    algorithms.Params
+	Ablations algorithms.Ablations
+	Seed      uint64
+	Restarts  uint16
+	Net       Netem
+	// DiskDir holds the log of a durable algorithm ("" means a temporary
+	// directory, removed at exit).
+	DiskDir string
+}
+
+// ProcessLine is one line a node process writes.
+type ProcessLine struct {
+	Type        string `json:"type"` // ready, event, error
+	Node        int    `json:"node"`
+	Addr        string `json:"addr,omitempty"`
+	PID         int    `json:"pid,omitempty"`
+	Event       string `json:"event,omitempty"`
+	Resource    uint64 `json:"resource,omitempty"`
+	Owner       int    `json:"owner,omitempty"`
+	Ballot      uint64 `json:"ballot,omitempty"`
+	LocalNS     int64  `json:"local_ns,omitempty"`
+	UntilNS     int64  `json:"until_ns,omitempty"`
+	RemainingNS int64  `json:"remaining_ns,omitempty"`
+	Error       string `json:"error,omitempty"`
+}
+
+// ParsePeers parses "0=127.0.0.1:7000,1=127.0.0.1:7001".
+func ParsePeers(s string) (map[algorithms.NodeID]netip.AddrPort, error) {
+	peers := map[algorithms.NodeID]netip.AddrPort{}
+	if strings.TrimSpace(s) == "" {
+		return peers, nil
+	}
+	for _, item := range strings.Split(s, ",") {
+		id, addr, ok := strings.Cut(strings.TrimSpace(item), "=")
+		if !ok {
+			return nil, fmt.Errorf("peer %q: want ID=HOST:PORT", item)
+		}
+		n, err := strconv.ParseUint(id, 10, 16)
+		if err != nil || n >= uint64(algorithms.NoNode) {
+			return nil, fmt.Errorf("peer %q: bad node id %q", item, id)
+		}
+		ap, err := netip.ParseAddrPort(addr)
+		if err != nil {
+			return nil, fmt.Errorf("peer %q: %v", item, err)
+		}
+		if _, dup := peers[algorithms.NodeID(n)]; dup {
+			return nil, fmt.Errorf("peer %d given twice", n)
+		}
+		peers[algorithms.NodeID(n)] = ap
+	}
+	return peers, nil
+}
+
+type lineObs struct {
+	lines chan ProcessLine
+}
+
+func (o *lineObs) Event(n *Node, _ int64, now algorithms.Local, ev algorithms.Event) {
+	l := ProcessLine{Type: "event", Node: int(n.id), Event: ev.Kind.String(), Resource: uint64(ev.Resource),
+		Owner: int(ev.Owner), Ballot: uint64(ev.Ballot), LocalNS: int64(now)}
+	if ev.Until != 0 {
+		l.UntilNS = int64(ev.Until)
+		l.RemainingNS = int64(ev.Until - now)
+	}
+	if ev.Owner == algorithms.NoNode {
+		l.Owner = -1
+	}
+	// A node never waits for its output: if the reader of stdout is too
+	// slow, lines are lost rather than leases.
+	select {
+	case o.lines <- l:
+	default:
+	}
+}
+
+// RunProcess runs one node until ctx ends, stdin says "quit" or ends.
+func RunProcess(ctx context.Context, cfg ProcessConfig, stdin io.Reader, stdout io.Writer) error {
+	alg, err := algorithms.Lookup(cfg.Algo)
+	if err != nil {
+		return err
+	}
+	nodes := int(cfg.ID) + 1
+	for id := range cfg.Peers {
+		if id == cfg.ID {
+			delete(cfg.Peers, id) // listing oneself among the peers is harmless
+			continue
+		}
+		if int(id)+1 > nodes {
+			nodes = int(id) + 1
+		}
+	}
+	peers := make([]netip.AddrPort, nodes)
+	for i := range peers {
+		id := algorithms.NodeID(i)
+		if id == cfg.ID {
+			continue
+		}
+		ap, ok := cfg.Peers[id]
+		if !ok {
+			return fmt.Errorf("no address for node %d (nodes are numbered 0..%d; give every other one in --peers)", i, nodes-1)
+		}
+		peers[i] = ap
+	}
+	cl := algorithms.Cluster{Nodes: nodes, Acceptors: cfg.Acceptors, Proposers: cfg.Proposers}
+	if cl.Acceptors == 0 {
+		cl.Acceptors = nodes
+	}
+	if cl.Proposers == 0 {
+		cl.Proposers = nodes
+	}
+	if err := alg.Validate(cfg.Params, cl, cfg.Ablations); err != nil {
+		return err
+	}
+	conn, err := net.ListenUDP("udp", net.UDPAddrFromAddrPort(cfg.Listen))
+	if err != nil {
+		return fmt.Errorf("listen %v: %w", cfg.Listen, err)
+	}
+	self := conn.LocalAddr().(*net.UDPAddr).AddrPort()
+	peers[cfg.ID] = self
+	var st Storage
+	if alg.Durable {
+		dir := cfg.DiskDir
+		if dir == "" {
+			if dir, err = os.MkdirTemp("", "leaselab-node-"); err != nil {
+				conn.Close()
+				return err
+			}
+			defer os.RemoveAll(dir)
+		}
+		if st, err = OpenStorage(dir, cfg.ID); err != nil {
+			conn.Close()
+			return err
+		}
+	}
+	obs := &lineObs{lines: make(chan ProcessLine, 4096)}
+	node, err := NewNode(NodeConfig{
+		ID: cfg.ID, Algo: alg, Seed: cfg.Seed,
+		Node:  algorithms.Config{Cluster: cl, Params: cfg.Params, Ablations: cfg.Ablations, Restarts: cfg.Restarts},
+		Conn:  conn, Peers: peers, Clock: &Clock{Start: time.Now()},
+		Net:   cfg.Net, Storage: st, Observer: obs,
+		MaxDatagram: DefaultDatagram(peers),
+	})
+	if err != nil {
+		conn.Close()
+		if st != nil {
+			st.Close()
+		}
+		return err
+	}
+	node.Start()
+	defer node.Stop()
+
+	out := bufio.NewWriter(stdout)
+	enc := json.NewEncoder(out)
+	writerDone := make(chan struct{})
+	go func() {
+		defer close(writerDone)
+		for l := range obs.lines {
+			enc.Encode(l)
+			if len(obs.lines) == 0 {
+				out.Flush() // a driver waits for these lines: do not sit on them
+			}
+		}
+		out.Flush()
+	}()
+	obs.lines <- ProcessLine{Type: "ready", Node: int(cfg.ID), Addr: self.String(), PID: os.Getpid()}
+
+	cmds := make(chan string)
+	go func() {
+		sc := bufio.NewScanner(stdin)
+		for sc.Scan() {
+			cmds <- sc.Text()
+		}
+		close(cmds)
+	}()
+	defer func() {
+		node.Stop()
+		close(obs.lines)
+		<-writerDone
+	}()
+	for {
+		select {
+		case <-ctx.Done():
+			return node.Err()
+		case line, ok := <-cmds:
+			if !ok {
+				return node.Err()
+			}
+			in, quit, err := parseCommand(line)
+			switch {
+			case quit:
+				return node.Err()
+			case err != nil:
+				obs.lines <- ProcessLine{Type: "error", Node: int(cfg.ID), Error: err.Error()}
+			case in != nil:
+				node.Submit(*in)
+			}
+		}
+	}
+}
+
+func parseCommand(line string) (*algorithms.Input, bool, error) {
+	f := strings.Fields(line)
+	if len(f) == 0 {
+		return nil, false, nil
+	}
+	if f[0] == "quit" && len(f) == 1 {
+		return nil, true, nil
+	}
+	kinds := map[string]algorithms.InputKind{"acquire": algorithms.Acquire, "extend": algorithms.Extend, "release": algorithms.Giveup}
+	k, ok := kinds[f[0]]
+	if !ok {
+		return nil, false, fmt.Errorf("unknown command %q (acquire R, extend R, release R, quit)", f[0])
+	}
+	if len(f) != 2 {
+		return nil, false, fmt.Errorf("%s needs exactly one resource number", f[0])
+	}
+	r, err := strconv.ParseUint(f[1], 10, 64)
+	if err != nil {
+		return nil, false, fmt.Errorf("%s: bad resource %q", f[0], f[1])
+	}
+	return &algorithms.Input{Kind: k, Resource: algorithms.ResourceID(r)}, false, nil
+}

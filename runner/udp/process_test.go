@@ -1,0 +1,138 @@
+package udp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"leaselab/algorithms"
+)
+
+// The failover test runs real node processes: the test binary re-executes
+// itself with LEASELAB_UDP_NODE set to a ProcessConfig in JSON and then
+// serves as one node (see TestMain), so it needs no other binary.
+const nodeEnv = "LEASELAB_UDP_NODE"
+
+func TestMain(m *testing.M) {
+	if js := os.Getenv(nodeEnv); js != "" {
+		var cfg ProcessConfig
+		if err := json.Unmarshal([]byte(js), &cfg); err != nil {
+			fmt.Fprintln(os.Stderr, "bad node config:", err)
+			os.Exit(2)
+		}
+		if err := RunProcess(context.Background(), cfg, os.Stdin, os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, "node:", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+func selfCommand(cfg ProcessConfig) *exec.Cmd {
+	js, err := json.Marshal(cfg)
+	if err != nil {
+		panic(err) // a ProcessConfig always marshals
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), nodeEnv+"="+string(js))
+	return cmd
+}
+
+func TestParsePeers(t *testing.T) {
+	p, err := ParsePeers("0=127.0.0.1:7000, 2=127.0.0.1:7002")
+	if err != nil || len(p) != 2 || p[2].Port() != 7002 {
+		t.Fatalf("got %v, %v", p, err)
+	}
+	for _, bad := range []string{"x", "a=127.0.0.1:1", "1=nohost", "1=127.0.0.1:1,1=127.0.0.1:2", "65535=127.0.0.1:1"} {
+		if _, err := ParsePeers(bad); err == nil {
+			t.Errorf("ParsePeers(%q) accepted", bad)
+		}
+	}
+}
+
+func TestParseCommand(t *testing.T) {
+	cases := []struct {
+		line string
+		kind algorithms.InputKind
+		res  algorithms.ResourceID
+		quit bool
+		err  bool
+	}{
+		{line: "acquire 7", kind: algorithms.Acquire, res: 7},
+		{line: "  extend 1 ", kind: algorithms.Extend, res: 1},
+		{line: "release 2", kind: algorithms.Giveup, res: 2},
+		{line: "quit", quit: true},
+		{line: "acquire", err: true},
+		{line: "acquire x", err: true},
+		{line: "grab 1", err: true},
+		{line: "acquire 1 2", err: true},
+	}
+	for _, c := range cases {
+		in, quit, err := parseCommand(c.line)
+		if (err != nil) != c.err || quit != c.quit {
+			t.Errorf("%q: quit %v err %v", c.line, quit, err)
+			continue
+		}
+		if in != nil && (in.Kind != c.kind || in.Resource != c.res) {
+			t.Errorf("%q: got %v %d", c.line, in.Kind, in.Resource)
+		}
+	}
+}
+
+// failoverAlgos are the algorithms the failover test runs (those
+// registered in this build).
+func failoverAlgos() []string {
+	var out []string
+	for _, n := range []string{"paxoslease", "naive"} {
+		if _, err := algorithms.Lookup(n); err == nil {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+func TestFailoverKillsHolderProcess(t *testing.T) {
+	for _, algo := range failoverAlgos() {
+		t.Run(algo, func(t *testing.T) {
+			p := algorithms.DefaultParams()
+			p.LeaseSpan = 600 * time.Millisecond
+			p.MaxLease = 900 * time.Millisecond
+			p.ResponseTimeout = 100 * time.Millisecond
+			p.Backoff = 20 * time.Millisecond
+			var log strings.Builder
+			r, err := Failover(context.Background(), FailoverConfig{
+				Nodes:       3,
+				Node:        ProcessConfig{Algo: algo, Params: p, Seed: 1},
+				Command:     selfCommand,
+				Extensions:  2,
+				RenewBefore: 200 * time.Millisecond,
+				Limit:       20 * time.Second,
+				Log:         &log,
+				Stderr:      os.Stderr,
+			})
+			t.Log("\n" + log.String())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.NextOwner < 1 || r.Violations != 0 || !r.SurvivorsAlive {
+				t.Fatalf("next owner %d, violations %d (%v), survivors alive %v", r.NextOwner, r.Violations, r.ViolationList, r.SurvivorsAlive)
+			}
+			if r.Extensions != 2 {
+				t.Fatalf("holder extended %d times, want 2", r.Extensions)
+			}
+			// The next owner cannot get the lease before the killed
+			// holder's lease ran out at the acceptors, and should get it
+			// within M plus a few retries after the kill.
+			if r.GapMS < r.RemainingAtKillMS-1 || r.GapMS > r.MaxLeaseMS+500 {
+				t.Fatalf("failover gap %.1f ms (holder had %.1f ms left, M = %.0f ms)", r.GapMS, r.RemainingAtKillMS, r.MaxLeaseMS)
+			}
+			t.Logf("failover gap %.1f ms, holder had %.1f ms left", r.GapMS, r.RemainingAtKillMS)
+		})
+	}
+}

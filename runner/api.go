@@ -84,13 +84,12 @@ type CheckResult struct {
 	LeasesAcquired int                  `json:"leases_acquired"`
 	Violations     int                  `json:"violations"`
 	ViolatingSeeds []uint64             `json:"violating_seeds"`
-	First          []Violation          `json:"first_violations,omitempty"`
-	WallMS         float64              `json:"wall_ms"`
-}
-
-// Check runs a fault campaign.
-func Check(cs CheckSpec, opt Options) (CheckResult, error) {
-	return CheckResult{}, errors.New("runner.Check: not implemented yet")
+	// First: the first violation of each violating seed (at most 20), and
+	// ViolatingSpecs the full spec of those runs (fault rates drawn for the
+	// seed included), so `run` can reproduce each one.
+	First          []Violation `json:"first_violations,omitempty"`
+	ViolatingSpecs []Spec      `json:"violating_specs,omitempty"`
+	WallMS         float64     `json:"wall_ms"`
 }
 
 // ReplayResult is what a scenario file produced.

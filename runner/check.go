@@ -1,0 +1,233 @@
+package runner
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+	"sort"
+	"sync"
+	"time"
+)
+
+// FaultKinds are the fault kinds a campaign can draw ("all" means every
+// one).
+var FaultKinds = []string{"loss", "dup", "reorder", "partition", "crash", "drift"}
+
+// Campaign defaults, used for a requested fault kind whose rate the base
+// spec leaves at zero. Each seed draws its own rate in the range, from the
+// seed, so a campaign covers mild and harsh mixes:
+//
+//	loss       Net.Loss uniform in [0.01, 0.10]
+//	dup        Net.Dup uniform in [0.01, 0.10]
+//	reorder    Net.Reorder uniform in [0.05, 0.25]
+//	partition  Faults.Partitions uniform in [1, 4] per minute; PartitionLen
+//	           from the base spec, 3 s if zero
+//	crash      Faults.CrashRate uniform in [0.5, 2] per node per minute;
+//	           Downtime from the base spec, 2 s if zero
+//	drift      Clocks.Drift uniform in [0, Params.Drift] and Clocks.Skew
+//	           uniform in [0, Params.DMax]: within what the algorithm is
+//	           told to allow. A base spec with a non-zero Clocks.Drift or
+//	           Skew uses that value as given, even beyond the allowance
+//	           (that is how a user shows FaTLease breaking with --skew 3s
+//	           --dmax 1s).
+//
+// Rates the base spec sets (non-zero) are used as given, for every seed,
+// whether or not their kind is requested.
+const checkStream = 0x636865636b000007
+
+// expandFaults checks and expands the fault kinds.
+func expandFaults(kinds []string) ([]string, error) {
+	if len(kinds) == 0 {
+		return nil, fmt.Errorf("no fault kinds given (valid: all, %v)", FaultKinds)
+	}
+	set := map[string]bool{}
+	for _, k := range kinds {
+		if k == "all" {
+			for _, f := range FaultKinds {
+				set[f] = true
+			}
+			continue
+		}
+		if !contains(FaultKinds, k) {
+			return nil, fmt.Errorf("unknown fault kind %q (valid: all, %v)", k, FaultKinds)
+		}
+		set[k] = true
+	}
+	var out []string
+	for _, f := range FaultKinds {
+		if set[f] {
+			out = append(out, f)
+		}
+	}
+	return out, nil
+}
+
+func uniformF(r *rand.Rand, lo, hi float64) float64 { return lo + r.Float64()*(hi-lo) }
+
+// CheckSpecFor returns the spec campaign cs runs for seed: the base spec
+// with the seed and the fault rates drawn for it. Running it with Run
+// reproduces that seed of the campaign exactly.
+func CheckSpecFor(cs CheckSpec, seed uint64) (Spec, error) {
+	kinds, err := expandFaults(cs.Faults)
+	if err != nil {
+		return Spec{}, err
+	}
+	return specFor(cs.Base, kinds, seed), nil
+}
+
+func specFor(base Spec, kinds []string, seed uint64) Spec {
+	s := base
+	s.Seed = seed
+	r := rand.New(rand.NewPCG(seed, checkStream))
+	// Draw every range in a fixed order whether or not it is used, so one
+	// kind's presence does not shift another kind's draw.
+	loss := uniformF(r, 0.01, 0.10)
+	dup := uniformF(r, 0.01, 0.10)
+	reorder := uniformF(r, 0.05, 0.25)
+	parts := uniformF(r, 1, 4)
+	crash := uniformF(r, 0.5, 2)
+	drift := uniformF(r, 0, 1)
+	skew := uniformF(r, 0, 1)
+	for _, k := range kinds {
+		switch k {
+		case "loss":
+			if s.Net.Loss == 0 {
+				s.Net.Loss = loss
+			}
+		case "dup":
+			if s.Net.Dup == 0 {
+				s.Net.Dup = dup
+			}
+		case "reorder":
+			if s.Net.Reorder == 0 {
+				s.Net.Reorder = reorder
+			}
+		case "partition":
+			if s.Faults.Partitions == 0 {
+				s.Faults.Partitions = parts
+			}
+			if s.Faults.PartitionLen == 0 {
+				s.Faults.PartitionLen = 3 * time.Second
+			}
+		case "crash":
+			if s.Faults.CrashRate == 0 {
+				s.Faults.CrashRate = crash
+			}
+			if s.Faults.Downtime == 0 {
+				s.Faults.Downtime = 2 * time.Second
+			}
+		case "drift":
+			if base.Clocks.Drift == 0 {
+				s.Clocks.Drift = drift * s.Params.Drift
+			}
+			if base.Clocks.Skew == 0 {
+				s.Clocks.Skew = time.Duration(skew * float64(s.Params.DMax))
+			}
+		}
+	}
+	return s
+}
+
+// maxFirst bounds CheckResult.First and ViolatingSpecs.
+const maxFirst = 20
+
+// Check runs a fault campaign: Seeds simulations with seeds FirstSeed,
+// FirstSeed+1, ..., each with its own fault mix (CheckSpecFor), in
+// parallel on GOMAXPROCS workers. The result does not depend on the
+// scheduling: runs are independent and summed in seed order.
+//
+// Options: Progress gets the fraction of seeds done. Trace, Holds and
+// ViolationTrace, if set, receive the output of a re-run of the first
+// violating seed (nothing if there is none).
+func Check(cs CheckSpec, opt Options) (CheckResult, error) {
+	start := time.Now()
+	if cs.Seeds < 1 {
+		return CheckResult{}, fmt.Errorf("need at least 1 seed, got %d", cs.Seeds)
+	}
+	kinds, err := expandFaults(cs.Faults)
+	if err != nil {
+		return CheckResult{}, err
+	}
+	if cs.Base.Env != "sim" {
+		return CheckResult{}, fmt.Errorf("check runs in the simulator only, not env %q", cs.Base.Env)
+	}
+	if err := cs.Base.Validate(); err != nil {
+		return CheckResult{}, err
+	}
+	type outcome struct {
+		res Result
+		err error
+	}
+	results := make([]outcome, cs.Seeds)
+	workers := runtime.GOMAXPROCS(0)
+	if workers > cs.Seeds {
+		workers = cs.Seeds
+	}
+	var (
+		next int
+		done int
+		mu   sync.Mutex
+		wg   sync.WaitGroup
+	)
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				mu.Lock()
+				i := next
+				next++
+				mu.Unlock()
+				if i >= cs.Seeds {
+					return
+				}
+				spec := specFor(cs.Base, kinds, cs.FirstSeed+uint64(i))
+				var o outcome
+				if err := spec.Validate(); err != nil {
+					o.err = fmt.Errorf("seed %d: %w", spec.Seed, err)
+				} else {
+					o.res, o.err = runSim(spec, Options{})
+				}
+				results[i] = o
+				mu.Lock()
+				done++
+				if opt.Progress != nil {
+					opt.Progress(float64(done) / float64(cs.Seeds))
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	cr := CheckResult{
+		Algo:           cs.Base.Algo,
+		Ablate:         cs.Base.Ablate,
+		Faults:         kinds,
+		Seeds:          cs.Seeds,
+		ViolatingSeeds: []uint64{},
+	}
+	for i, o := range results {
+		if o.err != nil {
+			return CheckResult{}, o.err
+		}
+		cr.LeasesAcquired += o.res.LeasesAcquired
+		if o.res.Violations > 0 {
+			cr.Violations += o.res.Violations
+			seed := cs.FirstSeed + uint64(i)
+			cr.ViolatingSeeds = append(cr.ViolatingSeeds, seed)
+			if len(cr.First) < maxFirst && len(o.res.ViolationList) > 0 {
+				cr.First = append(cr.First, o.res.ViolationList[0])
+				cr.ViolatingSpecs = append(cr.ViolatingSpecs, o.res.Params)
+			}
+		}
+	}
+	sort.Slice(cr.ViolatingSeeds, func(i, j int) bool { return cr.ViolatingSeeds[i] < cr.ViolatingSeeds[j] })
+	if len(cr.ViolatingSeeds) > 0 && (opt.Trace != nil || opt.Holds != nil || opt.ViolationTrace != nil) {
+		spec := specFor(cs.Base, kinds, cr.ViolatingSeeds[0])
+		if _, err := runSim(spec, Options{Trace: opt.Trace, Holds: opt.Holds, ViolationTrace: opt.ViolationTrace}); err != nil {
+			return cr, err
+		}
+	}
+	cr.WallMS = float64(time.Since(start).Microseconds()) / 1e3
+	return cr, nil
+}

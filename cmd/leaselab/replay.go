@@ -1,0 +1,103 @@
+package main
+
+import (
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"leaselab/runner"
+)
+
+func init() {
+	register(command{
+		name:    "replay",
+		summary: "replay a scenario file step by step and print the trace and verdict",
+		usage:   "[--format table|json] [--trace FILE] FILE",
+		long: `Runs a scripted interleaving (runner.Replay): acquire, deliver / drop /
+duplicate a named message, crash, restart, advance time, expect. The
+scenario format is described in runner/testdata. Prints the trace, then the
+verdict: steps run, lease-invariant violations, and the expect lines that
+did not hold. With --format json only the verdict object is printed on
+stdout (the trace goes to --trace FILE if given).
+
+Exit status 1 when an expectation fails (or the scenario cannot run), 2 for
+bad input.`,
+		setup: setupReplay,
+	})
+}
+
+func setupReplay(fs *pflag.FlagSet) action {
+	format := addFormatFlag(fs, "table", "json")
+	trace := fs.String("trace", "", "write the trace to this file instead of stdout")
+	return func(c *ctx, args []string) error {
+		if len(args) != 1 {
+			return usagef("replay takes one scenario FILE, got %d arguments", len(args))
+		}
+		f, err := os.Open(args[0])
+		if err != nil {
+			return badInput(err)
+		}
+		defer f.Close()
+		var w io.Writer = c.stdout
+		if *format == "json" {
+			w = io.Discard
+		}
+		if *trace != "" {
+			tf, err := createOutput("trace", *trace)
+			if err != nil {
+				return err
+			}
+			defer tf.Close()
+			w = tf
+		}
+		rr, err := runner.Replay(f, w)
+		if err != nil {
+			return err
+		}
+		if *format == "json" {
+			if rr.Violations == nil {
+				rr.Violations = []runner.Violation{}
+			}
+			if rr.Failed == nil {
+				rr.Failed = []string{}
+			}
+			if err := writeJSON(c.stdout, rr); err != nil {
+				return err
+			}
+		} else {
+			verdict := "ok"
+			if len(rr.Failed) > 0 {
+				verdict = "FAILED"
+			}
+			failed := strings.Join(rr.Failed, "; ")
+			if failed == "" {
+				failed = "-"
+			}
+			rows := [][]string{
+				{"scenario", args[0]},
+				{"steps", strconv.Itoa(rr.Steps)},
+				{"violations", strconv.Itoa(len(rr.Violations))},
+				{"failed expectations", failed},
+				{"verdict", verdict},
+			}
+			if _, err := io.WriteString(c.stdout, "\n"); err != nil {
+				return err
+			}
+			if err := writeTable(c.stdout, []string{"replay", "value"}, rows); err != nil {
+				return err
+			}
+			if len(rr.Violations) > 0 {
+				if err := writeViolations(c.stdout, rr.Violations); err != nil {
+					return err
+				}
+			}
+		}
+		if len(rr.Failed) > 0 {
+			return exitStatus(1)
+		}
+		return nil
+	}
+}

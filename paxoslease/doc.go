@@ -77,8 +77,9 @@
 // which covers any hold up to M counted from its Prepare, on a slow clock,
 // measured by a fast one. Counting from Prepare matters: with late-timer a
 // quorum may be used arbitrarily long after the promises were given, and no
-// finite quarantine is enough (here the phase timer still bounds it by
-// ResponseTimeout, so late-timer breaks only when T + ResponseTimeout > Q).
+// finite quarantine is enough (here the phase timer still bounds a
+// quorum's age by ResponseTimeout, so late-timer breaks only when a prepare
+// phase may outlast the quarantine, ResponseTimeout > Q/(1+ρ)).
 // The first boot (Config.Restarts == 0) does not wait: nobody can hold a
 // lease that relied on a node that never answered. Ablation restart-wait
 // rejoins at once.

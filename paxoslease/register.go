@@ -41,7 +41,7 @@ var ablations = []algorithms.Ablation{
 	{
 		Name:    AblateLateTimer,
 		Rule:    "the proposer's lease counts from sending Prepare, not from the prepare quorum",
-		Exposes: "scenario runner/testdata/paxoslease-late-timer.txt (leaselab replay): a prepare quorum that includes a promise an acceptor forgot in a restart is used after the quarantine, and two owners hold; needs T + ResponseTimeout > the quarantine, since the phase timer otherwise bounds the quorum's age",
+		Exposes: "scenario runner/testdata/paxoslease-late-timer.txt (leaselab replay): two prepare quorums that include a promise an acceptor forgot in a restart are used after its quarantine, and two owners hold; the scenario sets ResponseTimeout above the quarantine, since the phase timer otherwise ends a prepare phase before the forgetful acceptor rejoins",
 	},
 	{
 		Name:    AblateCountByMessage,

@@ -1,0 +1,112 @@
+package paxoslease
+
+import (
+	"math/rand/v2"
+	"runtime"
+	"testing"
+	"unsafe"
+
+	"leaselab/algorithms"
+)
+
+func TestSlotSize(t *testing.T) {
+	if got := unsafe.Sizeof(slot{}); got != 48 {
+		t.Fatalf("slot is %d bytes, want 48 (the memory budget per resource depends on it)", got)
+	}
+}
+
+func TestTable(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		keys func(i int) algorithms.ResourceID
+	}{
+		{"sequential", func(i int) algorithms.ResourceID { return algorithms.ResourceID(i) }},
+		{"strided", func(i int) algorithms.ResourceID { return algorithms.ResourceID(i) << 32 }},
+		{"random", func() func(int) algorithms.ResourceID {
+			r := rand.New(rand.NewPCG(1, 2))
+			ks := make([]algorithms.ResourceID, 50000)
+			for i := range ks {
+				ks[i] = algorithms.ResourceID(r.Uint64())
+			}
+			return func(i int) algorithms.ResourceID { return ks[i] }
+		}()},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var tb table
+			const n = 50000
+			for i := 0; i < n; i++ {
+				k := tc.keys(i)
+				if tb.get(k) != nil {
+					t.Fatalf("key %d present before put", k)
+				}
+				s := tb.put(k)
+				s.promised = algorithms.Ballot(i + 1)
+				if tb.put(k) != s {
+					t.Fatalf("put of a present key moved it")
+				}
+			}
+			if tb.len() != n {
+				t.Fatalf("len %d, want %d", tb.len(), n)
+			}
+			for i := 0; i < n; i++ {
+				s := tb.get(tc.keys(i))
+				if s == nil || s.key != tc.keys(i) || s.promised != algorithms.Ballot(i+1) {
+					t.Fatalf("key %d lost or corrupted after growth: %+v", tc.keys(i), s)
+				}
+			}
+			if load := float64(tb.n) / float64(len(tb.slots)); load > 0.9 || load < 0.5 {
+				t.Errorf("load %.2f outside [0.5, 0.9]", load)
+			}
+		})
+	}
+}
+
+// BenchmarkMemoryPerResource drives one node (acceptor and proposer of a
+// one-acceptor cluster) through a full acquisition on each of 1,000,000
+// resources (Prepare, Promise, Propose, Accepted, Acquired) and reports
+// the live heap it keeps per resource while it holds all those leases. The
+// paper's figure is about 100 bytes (Keyspace: 104).
+func BenchmarkMemoryPerResource(b *testing.B) {
+	const resources = 1_000_000
+	p := algorithms.DefaultParams()
+	for i := 0; i < b.N; i++ {
+		runtime.GC()
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		n, err := New(algorithms.Config{ID: 0, Cluster: algorithms.NewCluster(1, 1), Params: p, Rand: rand.New(rand.NewPCG(1, 1))})
+		if err != nil {
+			b.Fatal(err)
+		}
+		var out algorithms.Output
+		var inbox []algorithms.Message
+		now := algorithms.Local(0)
+		held := 0
+		for r := 0; r < resources; r++ {
+			now++
+			out.Reset()
+			n.Step(now, algorithms.Input{Kind: algorithms.Acquire, Resource: algorithms.ResourceID(r)}, &out)
+			for len(out.Msgs) > 0 {
+				inbox = append(inbox[:0], out.Msgs...)
+				out.Reset()
+				for _, m := range inbox {
+					n.Step(now, algorithms.Input{Kind: algorithms.Recv, Msg: m}, &out)
+				}
+				for _, e := range out.Events {
+					if e.Kind == algorithms.Acquired {
+						held++
+					}
+				}
+			}
+		}
+		if held != resources {
+			b.Fatalf("held %d leases, want %d", held, resources)
+		}
+		out, inbox = algorithms.Output{}, nil
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		perRes := float64(after.HeapAlloc-before.HeapAlloc) / resources
+		runtime.KeepAlive(n)
+		b.ReportMetric(perRes, "B/resource")
+		b.ReportMetric(float64(n.res.n)/float64(len(n.res.slots)), "load")
+	}
+}

@@ -30,9 +30,10 @@ type BatchConfig struct {
 	Progress func(done float64)
 }
 
-// DefaultWindow is the per-proposer in-flight bound of the batch workload.
-// See BenchmarkBatchWindow: beyond a few thousand, throughput stops growing
-// and the receive queues only get longer.
+// DefaultWindow is the per-proposer bound on acquisitions in flight, in
+// the batch workload and in the runner's udp environment (NodeConfig.Window).
+// Beyond a few thousand, throughput stops growing and the receive queues
+// only get longer (measured with leaselab bench --window).
 const DefaultWindow = 4096
 
 // BatchResult is what a batch measured.

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"leaselab/algorithms"
+	"leaselab/runner"
 )
 
 // ClusterConfig describes a cluster whose nodes all run in this process,
@@ -98,13 +99,7 @@ func StartCluster(cfg ClusterConfig) (*Cluster, error) {
 	}
 	rng := rand.New(rand.NewPCG(cfg.Seed, 0x636c6f636b))
 	for i := 0; i < n; i++ {
-		clk := &Clock{Start: c.Clock.Start}
-		if cfg.Skew > 0 {
-			clk.Offset = rng.Int64N(int64(cfg.Skew)+1) - int64(cfg.Skew)/2
-		}
-		if cfg.Drift > 0 {
-			clk.Rate = (2*rng.Float64() - 1) * cfg.Drift
-		}
+		clk := &Clock{Start: c.Clock.Start, Map: drawClock(rng, cfg.Skew, cfg.Drift)}
 		nc := NodeConfig{
 			ID:          algorithms.NodeID(i),
 			Algo:        alg,
@@ -144,6 +139,20 @@ func StartCluster(cfg ClusterConfig) (*Cluster, error) {
 	return c, nil
 }
 
+// drawClock draws a node's clock: offset uniform in [-skew/2, skew/2],
+// rate error uniform in [-drift, drift].
+func drawClock(rng *rand.Rand, skew time.Duration, drift float64) runner.Clock {
+	var off int64
+	var rate float64
+	if skew > 0 {
+		off = rng.Int64N(int64(skew)+1) - int64(skew)/2
+	}
+	if drift > 0 {
+		rate = (2*rng.Float64() - 1) * drift
+	}
+	return runner.NewClock(off, rate)
+}
+
 // OpenStorage opens node id's log in dir.
 func OpenStorage(dir string, id algorithms.NodeID) (Storage, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -154,13 +163,10 @@ func OpenStorage(dir string, id algorithms.NodeID) (Storage, error) {
 
 func (c *Cluster) stopNodes() {
 	for _, n := range c.Nodes {
-		if n.timer != nil {
-			n.Stop()
-		} else {
-			n.conn.Close()
-			if n.cfg.Storage != nil {
-				n.cfg.Storage.Close()
-			}
+		started := n.timer != nil
+		n.Stop()
+		if !started && n.cfg.Storage != nil {
+			n.cfg.Storage.Close() // a started node's loop closes it
 		}
 	}
 }

@@ -34,6 +34,17 @@ type Observer interface {
 	Event(n *Node, t int64, now algorithms.Local, ev algorithms.Event)
 }
 
+// StepObserver is an Observer that wants each whole Output instead of
+// single events: the runner's environment takes one lock per step for
+// the events and the messages handed to the network. If it reports false
+// the node has been crashed meanwhile and must do nothing with out.
+type StepObserver interface {
+	Stepped(n *Node, t int64, now algorithms.Local, out *algorithms.Output) bool
+	// Synced: the node's storage finished an fsync of bytes that took
+	// latency ns.
+	Synced(n *Node, t int64, latency int64, bytes int64)
+}
+
 // NodeConfig says how to run one node.
 type NodeConfig struct {
 	ID   algorithms.NodeID
@@ -60,6 +71,14 @@ type NodeConfig struct {
 	// ReadBuffer is the socket receive buffer to ask for (0: 4 MiB).
 	ReadBuffer int
 	Observer   Observer
+	// Window bounds the Acquire requests the node works on at once (0: no
+	// bound); further ones wait in its queue, in order, and are admitted as
+	// earlier ones end (Acquired or Failed). A client that hands a node a
+	// million requests at once would otherwise have them all turned into
+	// messages in one burst, overflowing the receivers' socket buffers; the
+	// queue keeps the kernel's queues bounded, as a real lease server's
+	// request queue would.
+	Window int
 }
 
 // Meters are a node's counters. They are written by its event loop only;
@@ -99,14 +118,21 @@ type Node struct {
 	held   []algorithms.Message // waiting for storage to sync
 	unsync bool                 // records appended since the last sync
 	local  fifo                 // self-addressed messages and enqueued inputs
+	admitQ fifo                 // Acquire requests waiting for the window
+	flight map[algorithms.ResourceID]struct{}
+	stepObs StepObserver
+	dead    bool // the step observer said the node was crashed
+	synced  int64 // bytes appended since the last sync
+	inbox   inbox
 	rxMsgs []algorithms.Message
 	net    *netem
 
 	in     chan []byte
 	free   chan []byte
-	cmds   chan []algorithms.Input
 	stop   chan struct{}
+	kill   sync.Once
 	wg     sync.WaitGroup
+	done   chan struct{}
 	timer  *time.Timer
 	meters Meters
 	err    error // first fatal error (storage)
@@ -148,9 +174,15 @@ func NewNode(cfg NodeConfig) (*Node, error) {
 		batch: make([]*wire.Batch, c.Nodes),
 		in:    make(chan []byte, 64),
 		free:  make(chan []byte, 80),
-		cmds:  make(chan []algorithms.Input, 1024),
 		stop:  make(chan struct{}),
+		done:  make(chan struct{}),
+		flight: make(map[algorithms.ResourceID]struct{}),
 		net:   newNetem(cfg.Net, cfg.Seed, cfg.ID),
+	}
+	n.inbox.wake = make(chan struct{}, 1)
+	n.stepObs, _ = cfg.Observer.(StepObserver)
+	if cfg.Window < 0 {
+		return nil, fmt.Errorf("udp: window must not be negative, got %d", cfg.Window)
 	}
 	for i := range n.batch {
 		if n.batch[i], err = wire.NewBatch(cfg.ID, cfg.MaxDatagram); err != nil {
@@ -210,36 +242,69 @@ func (n *Node) Start() {
 	n.wg.Add(2)
 	go n.read()
 	go n.loop()
+	go func() {
+		n.wg.Wait()
+		close(n.done)
+	}()
 }
 
-// Submit hands inputs (client requests) to the node from any goroutine.
-func (n *Node) Submit(in ...algorithms.Input) {
+// Submit hands inputs (client requests) to the node from any goroutine. It
+// never blocks: the inputs wait in the node's inbox.
+func (n *Node) Submit(in ...algorithms.Input) { n.inbox.put(in) }
+
+// inbox is where other goroutines leave inputs for the node. A mutex and
+// a slice, not a channel: a sender must never block (the runner's
+// environment submits while holding the lock the node may be waiting for).
+type inbox struct {
+	mu    sync.Mutex
+	items []algorithms.Input
+	spare []algorithms.Input
+	wake  chan struct{}
+}
+
+func (b *inbox) put(in []algorithms.Input) {
+	b.mu.Lock()
+	b.items = append(b.items, in...)
+	b.mu.Unlock()
 	select {
-	case n.cmds <- in:
-	case <-n.stop:
+	case b.wake <- struct{}{}:
+	default:
 	}
+}
+
+// take returns everything in the inbox; the slice is valid until the next
+// take.
+func (b *inbox) take() []algorithms.Input {
+	b.mu.Lock()
+	items := b.items
+	b.items = b.spare[:0]
+	b.spare = items
+	b.mu.Unlock()
+	return items
 }
 
 // Enqueue queues an input to be stepped by the node soon. It may only be
 // called on the node's own goroutine, i.e. from an Observer callback.
 func (n *Node) Enqueue(in algorithms.Input) { n.local.push(in) }
 
-// Stop ends the node: the loop returns, the socket is closed and pending
-// outgoing messages are dropped (like a crash, except for storage, which is
-// closed cleanly).
+// Kill ends the node without waiting: the loop returns at its next
+// turn, the socket is closed at once and pending outgoing messages are
+// dropped, as in a crash. Storage is closed when the loop has ended.
+func (n *Node) Kill() {
+	n.kill.Do(func() {
+		close(n.stop)
+		n.conn.Close()
+	})
+}
+
+// Done is closed when the node's goroutines have ended after Kill.
+func (n *Node) Done() <-chan struct{} { return n.done }
+
+// Stop kills the node and waits for it.
 func (n *Node) Stop() {
-	select {
-	case <-n.stop:
-		return
-	default:
-	}
-	close(n.stop)
-	n.conn.Close()
-	n.wg.Wait()
-	if n.cfg.Storage != nil {
-		if err := n.cfg.Storage.Close(); err != nil && n.err == nil {
-			n.err = err
-		}
+	n.Kill()
+	if n.timer != nil { // started
+		<-n.done
 	}
 }
 
@@ -273,6 +338,13 @@ func (n *Node) read() {
 
 func (n *Node) loop() {
 	defer n.wg.Done()
+	defer func() {
+		if n.cfg.Storage != nil {
+			if err := n.cfg.Storage.Close(); err != nil && n.err == nil {
+				n.err = err
+			}
+		}
+	}()
 	t, now := n.clock.Now()
 	n.step(t, now, algorithms.Input{Kind: algorithms.Start})
 	for {
@@ -283,9 +355,11 @@ func (n *Node) loop() {
 		case p := <-n.in:
 			n.recv(p)
 			continue
-		case c := <-n.cmds:
-			n.command(c)
+		case <-n.inbox.wake:
+			n.command(n.inbox.take())
 			continue
+		case <-n.stop:
+			return
 		default:
 		}
 		n.fire()
@@ -310,8 +384,8 @@ func (n *Node) loop() {
 		select {
 		case p := <-n.in:
 			n.recv(p)
-		case c := <-n.cmds:
-			n.command(c)
+		case <-n.inbox.wake:
+			n.command(n.inbox.take())
 		case <-n.timer.C:
 		case <-n.stop:
 			n.timer.Stop()
@@ -351,9 +425,22 @@ func (n *Node) drain() {
 func (n *Node) command(c []algorithms.Input) {
 	t, now := n.clock.Now()
 	for _, in := range c {
+		if in.Kind == algorithms.Acquire && n.cfg.Window > 0 {
+			n.admitQ.push(in)
+			continue
+		}
 		n.step(t, now, in)
 	}
 	n.fireAt(t, now)
+}
+
+// admit steps queued Acquire requests while the window has room.
+func (n *Node) admit(t int64, now algorithms.Local) {
+	for n.admitQ.len() > 0 && len(n.flight) < n.cfg.Window && !n.dead {
+		in := n.admitQ.pop()
+		n.flight[in.Resource] = struct{}{}
+		n.step(t, now, in)
+	}
 }
 
 func (n *Node) recv(p []byte) {
@@ -386,9 +473,11 @@ func (n *Node) fire() {
 	n.fireAt(t, now)
 }
 
-// fireAt steps every timer due by now and sends delayed datagrams due by
-// t; called between inputs so that neither starves under load.
+// fireAt admits queued requests the window has room for, steps every
+// timer due by now and sends delayed datagrams due by t; called between
+// inputs so that none of them starves under load.
 func (n *Node) fireAt(t int64, now algorithms.Local) {
+	n.admit(t, now)
 	n.net.sendDue(n, t)
 	for {
 		key, ok := n.timers.due(now)
@@ -400,10 +489,17 @@ func (n *Node) fireAt(t int64, now algorithms.Local) {
 }
 
 func (n *Node) step(t int64, now algorithms.Local, in algorithms.Input) {
+	if n.dead {
+		return
+	}
 	n.meters.Steps++
 	o := &n.out
 	o.Reset()
 	n.alg.Step(now, in, o)
+	if n.stepObs != nil && !n.stepObs.Stepped(n, t, now, o) {
+		n.dead = true
+		return
+	}
 	for _, tm := range o.Timers {
 		if tm.Cancel {
 			n.timers.cancel(tm.Key)
@@ -411,9 +507,18 @@ func (n *Node) step(t int64, now algorithms.Local, in algorithms.Input) {
 			n.timers.set(tm.Key, tm.At)
 		}
 	}
-	if n.obs != nil {
+	if n.obs != nil && n.stepObs == nil {
 		for _, ev := range o.Events {
 			n.obs.Event(n, t, now, ev)
+		}
+	}
+	if n.cfg.Window > 0 {
+		for _, ev := range o.Events {
+			if ev.Kind == algorithms.Acquired || ev.Kind == algorithms.Failed {
+				if _, ok := n.flight[ev.Resource]; ok {
+					delete(n.flight, ev.Resource) // admitted after this step
+				}
+			}
 		}
 	}
 	hold := false
@@ -424,6 +529,7 @@ func (n *Node) step(t int64, now algorithms.Local, in algorithms.Input) {
 		}
 		nb, err := n.cfg.Storage.Append(o.Persist)
 		n.meters.DiskBytes += int64(nb)
+		n.synced += int64(nb)
 		if err != nil {
 			n.fail(err)
 			return
@@ -519,9 +625,14 @@ func (n *Node) sync() {
 	}
 	start := time.Now()
 	err := n.cfg.Storage.Sync()
-	n.meters.FsyncNS = append(n.meters.FsyncNS, int64(time.Since(start)))
+	lat := int64(time.Since(start))
+	n.meters.FsyncNS = append(n.meters.FsyncNS, lat)
 	n.meters.Fsyncs++
 	n.unsync = false
+	if n.stepObs != nil {
+		n.stepObs.Synced(n, n.clock.True(), lat, n.synced)
+	}
+	n.synced = 0
 	if err != nil {
 		n.fail(err)
 	}

@@ -1,0 +1,574 @@
+package udp
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net"
+	"net/netip"
+	"os"
+	"sync"
+	"time"
+
+	"leaselab/algorithms"
+	"leaselab/runner"
+)
+
+func init() {
+	runner.RegisterEnv("udp", func(s runner.Spec, o runner.Options) (runner.Result, error) {
+		r, _, err := RunSpec(s, o, EnvOptions{})
+		return r, err
+	})
+}
+
+// EnvOptions are the udp environment's own knobs, beyond the Spec.
+type EnvOptions struct {
+	// MaxDatagram: 0 picks DefaultDatagram.
+	MaxDatagram int
+	// Window is the per-node bound on Acquire requests in flight (see
+	// NodeConfig.Window); 0 means DefaultWindow, -1 no bound.
+	Window int
+	// Addr is the address the nodes bind; the zero value is 127.0.0.1.
+	Addr netip.Addr
+}
+
+// Extra is what the udp environment measured beyond runner.Result.
+type Extra struct {
+	Meters Meters
+	// StartNS..: true time the run took, for rates.
+	RunNS int64
+}
+
+// env implements runner.Env over real sockets. Every call into the
+// driver, the recorder and the checker happens under mu, as runner.Env
+// requires; a node takes mu once per step (its events and the messages it
+// hands to the network), so three node goroutines and the environment's
+// own goroutine (timed callbacks) take turns at the meters while the
+// sockets, the decoding and the algorithms run in parallel.
+type env struct {
+	mu   sync.Mutex
+	spec runner.Spec
+	eo   EnvOptions
+	alg  algorithms.Algorithm
+	base Clock
+	// per node
+	clocks   []*Clock
+	nodes    []*Node // nil while down
+	addrs    []netip.AddrPort
+	conns    []*net.UDPConn // bound sockets not yet handed to a node
+	restarts []uint16
+	dir      string
+	tempDir  bool
+	seeds    *rand.Rand
+
+	drv *runner.Driver
+	rec *runner.Recorder
+
+	now    int64 // latest true time handed to the driver
+	timers atHeap
+	wake   chan struct{}
+	ended  chan struct{}
+	endOne sync.Once
+	err    error
+	dead   []*Node // killed incarnations to wait for
+	meters Meters  // of killed incarnations
+}
+
+// RunSpec runs spec over UDP in this process: every node its own socket on
+// loopback and its own event loop, the runner's driver, recorder and
+// checker in true time (this process's monotonic clock).
+func RunSpec(spec runner.Spec, opt runner.Options, eo EnvOptions) (runner.Result, Extra, error) {
+	if err := spec.Validate(); err != nil {
+		return runner.Result{}, Extra{}, err
+	}
+	if spec.Net.Dup > 0 || spec.Net.Reorder > 0 {
+		return runner.Result{}, Extra{}, errors.New("udp: duplication and reordering are simulator faults; the udp environment injects only delay, jitter, loss and bandwidth")
+	}
+	if spec.Faults.CrashRate > 0 || spec.Faults.Partitions > 0 {
+		return runner.Result{}, Extra{}, errors.New("udp: random crashes and partitions are simulator faults; the udp environment crashes nodes only as the workload asks (failover)")
+	}
+	alg, err := algorithms.Lookup(spec.Algo)
+	if err != nil {
+		return runner.Result{}, Extra{}, err
+	}
+	if eo.Window == 0 {
+		eo.Window = DefaultWindow
+	}
+	if eo.Window < 0 {
+		eo.Window = 0
+	}
+	wall := time.Now()
+	cl := algorithms.NewCluster(spec.Acceptors, spec.Proposers)
+	e := &env{spec: spec, eo: eo, alg: alg, wake: make(chan struct{}, 1), ended: make(chan struct{}),
+		seeds: rand.New(rand.NewPCG(spec.Seed, 0x756470))}
+	addr := eo.Addr
+	if !addr.IsValid() {
+		addr = netip.AddrFrom4([4]byte{127, 0, 0, 1})
+	}
+	defer func() {
+		for _, c := range e.conns {
+			if c != nil {
+				c.Close()
+			}
+		}
+		if e.tempDir {
+			os.RemoveAll(e.dir)
+		}
+	}()
+	// Addresses are fixed for the run: a restarted node binds its port
+	// again, so the others need not learn a new one.
+	for i := 0; i < cl.Nodes; i++ {
+		c, err := net.ListenUDP("udp", net.UDPAddrFromAddrPort(netip.AddrPortFrom(addr, 0)))
+		if err != nil {
+			return runner.Result{}, Extra{}, fmt.Errorf("udp: bind node %d: %w", i, err)
+		}
+		e.conns = append(e.conns, c)
+		e.addrs = append(e.addrs, c.LocalAddr().(*net.UDPAddr).AddrPort())
+	}
+	if alg.Durable {
+		e.dir = spec.Disk.Dir
+		if e.dir == "" {
+			if e.dir, err = os.MkdirTemp("", "leaselab-udp-"); err != nil {
+				return runner.Result{}, Extra{}, err
+			}
+			e.tempDir = true
+		}
+	}
+	crng := rand.New(rand.NewPCG(spec.Seed, 0x636c6f636b))
+	e.base = Clock{Start: time.Now()}
+	for i := 0; i < cl.Nodes; i++ {
+		e.clocks = append(e.clocks, &Clock{Start: e.base.Start, Map: drawClock(crng, spec.Clocks.Skew, spec.Clocks.Drift)})
+	}
+	e.nodes = make([]*Node, cl.Nodes)
+	e.restarts = make([]uint16, cl.Nodes)
+
+	ring := 0
+	if opt.ViolationTrace != nil {
+		ring = runner.ViolationContext
+	}
+	tr := runner.NewTracer(opt.Trace, ring)
+	e.rec = runner.NewRecorder(spec, e, tr)
+	if opt.Holds != nil {
+		e.rec.WriteHolds(opt.Holds)
+	}
+	if opt.ViolationTrace != nil {
+		dumped := false
+		e.rec.OnViolation = func(t int64, v runner.Violation) {
+			if dumped {
+				return
+			}
+			dumped = true
+			recent := tr.Recent()
+			var b []byte
+			for i := range recent {
+				b = runner.AppendTraceJSON(b[:0], &recent[i])
+				b = append(b, '\n')
+				if _, err := opt.ViolationTrace.Write(b); err != nil {
+					return
+				}
+			}
+		}
+	}
+	e.drv, err = runner.NewDriver(spec, e, e.rec)
+	if err != nil {
+		return runner.Result{}, Extra{}, err
+	}
+
+	// Start every node, then the workload at true time 0 (the clock was
+	// just set; the lock keeps the nodes' first events behind drv.Start).
+	e.mu.Lock()
+	e.base.Start = time.Now()
+	for _, c := range e.clocks {
+		c.Start = e.base.Start
+	}
+	for i := range e.nodes {
+		if err := e.boot(algorithms.NodeID(i)); err != nil {
+			e.mu.Unlock()
+			e.shutdown()
+			return runner.Result{}, Extra{}, err
+		}
+	}
+	e.now = 0
+	e.drv.Start()
+	e.mu.Unlock()
+
+	e.serve(opt.Progress)
+
+	e.mu.Lock()
+	end := e.base.True()
+	if end < e.now {
+		end = e.now
+	}
+	e.now = end
+	res := e.drv.Finish()
+	e.endOne.Do(func() { close(e.ended) })
+	e.mu.Unlock()
+	e.shutdown()
+
+	res.Env = "udp"
+	res.TraceHash = "" // real time: no two runs are alike
+	res.WallMS = float64(time.Since(wall).Microseconds()) / 1e3
+	ex := Extra{Meters: e.meters, RunNS: end}
+	if e.err != nil {
+		return res, ex, e.err
+	}
+	if err := tr.Flush(); err != nil {
+		return res, ex, fmt.Errorf("writing trace: %w", err)
+	}
+	if err := e.rec.HoldsError(); err != nil {
+		return res, ex, fmt.Errorf("writing holds: %w", err)
+	}
+	return res, ex, nil
+}
+
+// boot builds and starts node id (first start or restart); mu is held.
+func (e *env) boot(id algorithms.NodeID) error {
+	conn := e.conns[id]
+	e.conns[id] = nil
+	if conn == nil {
+		// A restart: the killed incarnation's socket is released when its
+		// reader returns, which may be a moment after Kill.
+		var err error
+		for try := 0; ; try++ {
+			conn, err = net.ListenUDP("udp", net.UDPAddrFromAddrPort(e.addrs[id]))
+			if err == nil {
+				break
+			}
+			if try == 200 {
+				return fmt.Errorf("udp: rebind node %d at %v: %w", id, e.addrs[id], err)
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
+	nc := NodeConfig{
+		ID:   id,
+		Algo: e.alg,
+		Node: algorithms.Config{Cluster: algorithms.NewCluster(e.spec.Acceptors, e.spec.Proposers),
+			Params: e.spec.Params, Ablations: e.spec.Ablate, Restarts: e.restarts[id]},
+		Seed:        e.seeds.Uint64(),
+		Conn:        conn,
+		Peers:       e.addrs,
+		Clock:       e.clocks[id],
+		MaxDatagram: e.eo.MaxDatagram,
+		Net:         Netem{RTT: e.spec.Net.RTT, Jitter: e.spec.Net.Jitter, Loss: e.spec.Net.Loss, Bandwidth: e.spec.Net.Bandwidth},
+		Observer:    e,
+		Window:      e.eo.Window,
+		SyncEach:    !e.spec.Disk.GroupCommit,
+	}
+	if e.alg.Durable {
+		st, err := OpenStorage(e.dir, id)
+		if err != nil {
+			conn.Close()
+			return err
+		}
+		nc.Storage = st
+		// Recovery of records from the log is classic Paxos's log
+		// package's job; this fallback log is write-only, so a restarted
+		// durable node would come back without its records. Refuse rather
+		// than run an unsafe restart.
+		if e.restarts[id] > 0 {
+			st.Close()
+			conn.Close()
+			return fmt.Errorf("udp: restarting durable node %d needs log recovery, which the fallback log does not do", id)
+		}
+	}
+	n, err := NewNode(nc)
+	if err != nil {
+		conn.Close()
+		if nc.Storage != nil {
+			nc.Storage.Close()
+		}
+		return err
+	}
+	e.nodes[id] = n
+	n.Start()
+	return nil
+}
+
+// serve runs timed callbacks until the run ends: Env.Stop, the driver is
+// done, or Duration has passed.
+func (e *env) serve(progress func(float64)) {
+	limit := int64(e.spec.Duration)
+	tm := time.NewTimer(time.Hour)
+	defer tm.Stop()
+	var lastProgress time.Time
+	for {
+		e.mu.Lock()
+		t := e.clockNow()
+		for e.timers.len() > 0 && e.timers.top().t <= t && !e.isEnded() {
+			cb := e.timers.pop()
+			if cb.t > e.now {
+				e.now = cb.t // callbacks run at their own instant, never before
+			}
+			cb.f()
+		}
+		if t >= limit || e.drv.Done() {
+			e.endOne.Do(func() { close(e.ended) })
+		}
+		ended := e.isEnded()
+		next := limit
+		if e.timers.len() > 0 && e.timers.top().t < next {
+			next = e.timers.top().t
+		}
+		e.mu.Unlock()
+		if ended {
+			return
+		}
+		if progress != nil && time.Since(lastProgress) > 200*time.Millisecond {
+			lastProgress = time.Now()
+			progress(e.progress())
+		}
+		d := time.Duration(next - e.base.True())
+		if d > 200*time.Millisecond {
+			d = 200 * time.Millisecond // progress reports and Done checks
+		}
+		tm.Reset(max(d, 0))
+		select {
+		case <-tm.C:
+		case <-e.wake:
+			tm.Stop()
+		case <-e.ended:
+			tm.Stop()
+		}
+	}
+}
+
+func (e *env) progress() float64 {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	switch e.spec.Workload {
+	case "batch":
+		return float64(e.rec.Acquired()) / float64(e.spec.Leases)
+	}
+	return float64(e.now) / float64(e.spec.Duration)
+}
+
+func (e *env) isEnded() bool {
+	select {
+	case <-e.ended:
+		return true
+	default:
+		return false
+	}
+}
+
+// shutdown kills every node and waits for all incarnations.
+func (e *env) shutdown() {
+	e.mu.Lock()
+	for i, n := range e.nodes {
+		if n != nil {
+			n.Kill()
+			e.dead = append(e.dead, n)
+			e.nodes[i] = nil
+		}
+	}
+	dead := e.dead
+	e.dead = nil
+	e.mu.Unlock()
+	for _, n := range dead {
+		<-n.Done()
+		addMeters(&e.meters, n.meters)
+		if n.err != nil && e.err == nil {
+			e.err = n.err
+		}
+	}
+}
+
+// clockNow reads true time, never earlier than what the driver has seen;
+// mu is held.
+func (e *env) clockNow() int64 {
+	t := e.base.True()
+	if t < e.now {
+		t = e.now
+	}
+	e.now = t
+	return t
+}
+
+// --- runner.Env (every method is called with mu held) ---
+
+func (e *env) Now() int64 { return e.now }
+
+func (e *env) TrueAt(n algorithms.NodeID, l algorithms.Local) int64 {
+	return e.clocks[n].TrueAt(l)
+}
+
+func (e *env) LocalAt(n algorithms.NodeID, t int64) algorithms.Local {
+	return e.clocks[n].LocalAt(t)
+}
+
+func (e *env) At(t int64, f func()) {
+	if e.isEnded() {
+		return
+	}
+	e.timers.push(atEntry{t: t, f: f})
+	select {
+	case e.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (e *env) Input(n algorithms.NodeID, in algorithms.Input) bool {
+	if int(n) >= len(e.nodes) || e.nodes[n] == nil {
+		return false
+	}
+	e.nodes[n].Submit(in)
+	return true
+}
+
+func (e *env) Crash(n algorithms.NodeID) {
+	if int(n) >= len(e.nodes) || e.nodes[n] == nil {
+		return
+	}
+	node := e.nodes[n]
+	// Kill does not wait: the node's goroutine may be waiting for mu. Its
+	// Stepped callback sees it is no longer e.nodes[n] and drops whatever
+	// it was about to do.
+	node.Kill()
+	e.nodes[n] = nil
+	e.dead = append(e.dead, node)
+	e.drv.Crashed(n)
+}
+
+func (e *env) Restart(n algorithms.NodeID) {
+	if int(n) >= len(e.nodes) || e.nodes[n] != nil {
+		return
+	}
+	e.restarts[n]++
+	// The old incarnation's socket is closed by Kill; its port is free.
+	if err := e.boot(n); err != nil {
+		if e.err == nil {
+			e.err = err
+		}
+		e.endOne.Do(func() { close(e.ended) })
+		return
+	}
+	e.drv.Restarted(n)
+}
+
+func (e *env) Up(n algorithms.NodeID) bool { return int(n) < len(e.nodes) && e.nodes[n] != nil }
+
+func (e *env) Stop() {
+	e.endOne.Do(func() { close(e.ended) })
+	select {
+	case e.wake <- struct{}{}:
+	default:
+	}
+}
+
+// --- StepObserver: called on node goroutines ---
+
+func (e *env) Event(*Node, int64, algorithms.Local, algorithms.Event) {}
+
+func (e *env) Stepped(n *Node, t int64, now algorithms.Local, out *algorithms.Output) bool {
+	if len(out.Events) == 0 && len(out.Msgs) == 0 {
+		return true
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.nodes[n.id] != n || e.isEnded() {
+		return e.nodes[n.id] == n
+	}
+	// The step's true time, or later if another node's step at a later
+	// instant took the lock first: the driver sees time in order.
+	if t > e.now {
+		e.now = t
+	}
+	for _, ev := range out.Events {
+		e.drv.Event(n.id, now, ev)
+	}
+	for i := range out.Msgs {
+		e.rec.Sent(e.now, &out.Msgs[i])
+	}
+	return e.nodes[n.id] == n
+}
+
+func (e *env) Synced(n *Node, t int64, latency int64, bytes int64) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.nodes[n.id] != n || e.isEnded() {
+		return
+	}
+	if t > e.now {
+		e.now = t
+	}
+	e.rec.Fsync(e.now, latency, bytes)
+}
+
+func addMeters(m *Meters, x Meters) {
+	m.MsgsSent += x.MsgsSent
+	m.MsgsLocal += x.MsgsLocal
+	m.MsgsDropped += x.MsgsDropped
+	m.DatagramsSent += x.DatagramsSent
+	m.BytesSent += x.BytesSent
+	m.SendErrors += x.SendErrors
+	m.MsgsRecv += x.MsgsRecv
+	m.DatagramsRecv += x.DatagramsRecv
+	m.BytesRecv += x.BytesRecv
+	m.BadDatagrams += x.BadDatagrams
+	m.Steps += x.Steps
+	m.Fsyncs += x.Fsyncs
+	m.DiskBytes += x.DiskBytes
+	m.FsyncNS = append(m.FsyncNS, x.FsyncNS...)
+}
+
+// atHeap holds the environment's timed callbacks in (time, call order).
+type atHeap struct {
+	a   []atEntry
+	seq uint64
+}
+
+type atEntry struct {
+	t   int64
+	seq uint64
+	f   func()
+}
+
+func (h *atHeap) len() int     { return len(h.a) }
+func (h *atHeap) top() atEntry { return h.a[0] }
+func (h *atHeap) less(i, j int) bool {
+	if h.a[i].t != h.a[j].t {
+		return h.a[i].t < h.a[j].t
+	}
+	return h.a[i].seq < h.a[j].seq
+}
+
+func (h *atHeap) push(e atEntry) {
+	h.seq++
+	e.seq = h.seq
+	h.a = append(h.a, e)
+	i := len(h.a) - 1
+	for i > 0 {
+		p := (i - 1) / 2
+		if !h.less(i, p) {
+			break
+		}
+		h.a[i], h.a[p] = h.a[p], h.a[i]
+		i = p
+	}
+}
+
+func (h *atHeap) pop() atEntry {
+	e := h.a[0]
+	last := len(h.a) - 1
+	h.a[0] = h.a[last]
+	h.a[last] = atEntry{}
+	h.a = h.a[:last]
+	i, n := 0, last
+	for {
+		l := 2*i + 1
+		if l >= n {
+			break
+		}
+		m := l
+		if r := l + 1; r < n && h.less(r, l) {
+			m = r
+		}
+		if !h.less(m, i) {
+			break
+		}
+		h.a[i], h.a[m] = h.a[m], h.a[i]
+		i = m
+	}
+	return e
+}

@@ -111,21 +111,21 @@ type Node struct {
 	conn  *net.UDPConn
 	peers []netip.AddrPort
 
-	timers *timers
-	out    algorithms.Output
-	batch  []*wire.Batch // per peer
-	dirty  []algorithms.NodeID
-	held   []algorithms.Message // waiting for storage to sync
-	unsync bool                 // records appended since the last sync
-	local  fifo                 // self-addressed messages and enqueued inputs
-	admitQ fifo                 // Acquire requests waiting for the window
-	flight map[algorithms.ResourceID]struct{}
+	timers  *timers
+	out     algorithms.Output
+	batch   []*wire.Batch // per peer
+	dirty   []algorithms.NodeID
+	held    []algorithms.Message // waiting for storage to sync
+	unsync  bool                 // records appended since the last sync
+	local   fifo                 // self-addressed messages and enqueued inputs
+	admitQ  fifo                 // Acquire requests waiting for the window
+	flight  map[algorithms.ResourceID]struct{}
 	stepObs StepObserver
-	dead    bool // the step observer said the node was crashed
+	dead    bool  // the step observer said the node was crashed
 	synced  int64 // bytes appended since the last sync
 	inbox   inbox
-	rxMsgs []algorithms.Message
-	net    *netem
+	rxMsgs  []algorithms.Message
+	net     *netem
 
 	in     chan []byte
 	free   chan []byte
@@ -171,13 +171,13 @@ func NewNode(cfg NodeConfig) (*Node, error) {
 	n := &Node{
 		cfg: cfg, id: cfg.ID, alg: alg, clock: cfg.Clock, obs: cfg.Observer,
 		conn: cfg.Conn, peers: cfg.Peers, timers: newTimers(),
-		batch: make([]*wire.Batch, c.Nodes),
-		in:    make(chan []byte, 64),
-		free:  make(chan []byte, 80),
-		stop:  make(chan struct{}),
-		done:  make(chan struct{}),
+		batch:  make([]*wire.Batch, c.Nodes),
+		in:     make(chan []byte, 64),
+		free:   make(chan []byte, 80),
+		stop:   make(chan struct{}),
+		done:   make(chan struct{}),
 		flight: make(map[algorithms.ResourceID]struct{}),
-		net:   newNetem(cfg.Net, cfg.Seed, cfg.ID),
+		net:    newNetem(cfg.Net, cfg.Seed, cfg.ID),
 	}
 	n.inbox.wake = make(chan struct{}, 1)
 	n.stepObs, _ = cfg.Observer.(StepObserver)

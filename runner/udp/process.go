@@ -174,9 +174,9 @@ func RunProcess(ctx context.Context, cfg ProcessConfig, stdin io.Reader, stdout 
 	obs := &lineObs{lines: make(chan ProcessLine, 4096)}
 	node, err := NewNode(NodeConfig{
 		ID: cfg.ID, Algo: alg, Seed: cfg.Seed,
-		Node:  algorithms.Config{Cluster: cl, Params: cfg.Params, Ablations: cfg.Ablations, Restarts: cfg.Restarts},
-		Conn:  conn, Peers: peers, Clock: &Clock{Start: time.Now()},
-		Net:   cfg.Net, Storage: st, Observer: obs,
+		Node: algorithms.Config{Cluster: cl, Params: cfg.Params, Ablations: cfg.Ablations, Restarts: cfg.Restarts},
+		Conn: conn, Peers: peers, Clock: &Clock{Start: time.Now()},
+		Net: cfg.Net, Storage: st, Observer: obs,
 		MaxDatagram: DefaultDatagram(peers),
 	})
 	if err != nil {

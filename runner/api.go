@@ -1,7 +1,6 @@
 package runner
 
 import (
-	"errors"
 	"fmt"
 	"io"
 
@@ -98,10 +97,4 @@ type ReplayResult struct {
 	Violations []Violation `json:"violations"`
 	// Failed lists "expect" lines that did not hold.
 	Failed []string `json:"failed_expectations"`
-}
-
-// Replay runs a scenario file (see runner/testdata) step by step and writes
-// the trace to w.
-func Replay(scenario io.Reader, w io.Writer) (ReplayResult, error) {
-	return ReplayResult{}, errors.New("runner.Replay: not implemented yet")
 }

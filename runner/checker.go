@@ -308,6 +308,10 @@ func (c *Checker) Finish(t int64) {
 // once it ends (or at Finish).
 func (c *Checker) Violations() ([]Violation, int) { return c.violations, c.count }
 
+// OpenViolations is the number of overlaps that began and have not ended
+// yet (not counted by Violations until they end).
+func (c *Checker) OpenViolations() int { return len(c.pending) }
+
 // Holders returns the owners that hold res at the checker's current time,
 // in the order their intervals began (latest first).
 func (c *Checker) Holders(res algorithms.ResourceID) []algorithms.NodeID {

@@ -6,7 +6,8 @@ import (
 	"leaselab/algorithms"
 )
 
-// The simulated disk (classic Paxos's stable storage).
+// The simulated disk (classic Paxos's stable storage). In scenario files
+// every fsync takes exactly FsyncLatency.
 //
 // An Output with Persist records is a write of len(Persist) *
 // DiskRecordSize bytes. Unless the Output says NoSync, its messages are
@@ -139,6 +140,10 @@ func (s *sim) startSync(n algorithms.NodeID) {
 
 // fsyncLatency draws the latency of one fsync of recs records.
 func (s *sim) fsyncLatency(recs int) int64 {
+	if s.scripted {
+		// Scenarios want exact timings: the mean, nothing drawn.
+		return int64(s.spec.Disk.FsyncLatency)
+	}
 	var lat float64
 	if mean := float64(s.spec.Disk.FsyncLatency); mean > 0 {
 		mu := math.Log(mean) - fsyncSigma*fsyncSigma/2

@@ -505,6 +505,24 @@ type LocalClocks interface {
 	LocalAt(n algorithms.NodeID, t int64) algorithms.Local
 }
 
+// Grant returns the owner of acceptor a's unexpired grant on res at t, if
+// it has one (scenario expectations).
+func (r *Recorder) Grant(t int64, a algorithms.NodeID, res algorithms.ResourceID) (algorithms.NodeID, bool) {
+	i, ok := r.resIdx[res]
+	if !ok {
+		return algorithms.NoNode, false
+	}
+	for j := r.rs[i].grants; j >= 0; j = r.grants[j].next {
+		if g := r.grants[j]; g.acceptor == a && g.end > t {
+			return g.owner, true
+		}
+	}
+	return algorithms.NoNode, false
+}
+
+// Failed is the number of requests failed so far.
+func (r *Recorder) Failed() int { return r.failed }
+
 // Acquired is the number of requests acquired so far.
 func (r *Recorder) Acquired() int { return r.acquired }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"leaselab/algorithms"
 )
@@ -122,6 +123,7 @@ func (h *eventHeap) pop() simEvent {
 
 type timerSlot struct {
 	key  algorithms.TimerKey
+	at   algorithms.Local // deadline on the node's clock
 	gen  uint32
 	node algorithms.NodeID
 }
@@ -181,9 +183,10 @@ type sim struct {
 	keepDurable bool
 	// scripted: the network never delivers on its own; messages wait in
 	// pending until a scenario says what happens to them.
-	scripted bool
-	pending  []pendingMsg
-	pendSeq  int
+	scripted  bool
+	pending   []pendingMsg
+	pendSeq   int
+	onPending func(pendingMsg)
 
 	delivered int64
 }
@@ -436,14 +439,45 @@ func (s *sim) setTimer(n algorithms.NodeID, local algorithms.Local, t *algorithm
 		nd.timers[t.Key] = slot
 	}
 	s.tslots[slot].gen++
+	s.tslots[slot].at = t.At
+	s.armTimer(slot, local)
+}
+
+// armTimer schedules timer slot for the first true instant its node's
+// clock reaches its deadline (now, if the clock, reading local, is there).
+func (s *sim) armTimer(slot int32, local algorithms.Local) {
+	ts := &s.tslots[slot]
 	at := s.now
-	if t.At > local {
-		at = s.clock[n].TrueAt(t.At)
+	if ts.at > local {
+		at = s.clock[ts.node].TrueAt(ts.at)
 	}
 	if at == math.MaxInt64 {
 		return // "never": keep the key, schedule nothing
 	}
-	s.schedule(at, evTimer, n, slot, s.tslots[slot].gen)
+	s.schedule(at, evTimer, ts.node, slot, ts.gen)
+}
+
+// setClock replaces node n's clock model from now on (scenario files):
+// its pending timers and hold intervals are mapped to true time again.
+func (s *sim) setClock(n algorithms.NodeID, c Clock) {
+	s.clock[n] = c
+	s.trace(&TraceRec{T: s.now, Local: c.Local(s.now), Kind: TraceClock, Node: n, X: c.Offset, Y: c.RatePPB})
+	s.rec.Checker().Reclock(s.now, n)
+	nd := &s.nodes[n]
+	if !nd.up {
+		return
+	}
+	local := c.Local(s.now)
+	// Re-arm in slot order, not map order, so the run stays deterministic.
+	slots := make([]int32, 0, len(nd.timers))
+	for _, slot := range nd.timers {
+		slots = append(slots, slot)
+	}
+	slices.Sort(slots)
+	for _, slot := range slots {
+		s.tslots[slot].gen++
+		s.armTimer(slot, local)
+	}
 }
 
 func (s *sim) freeTimer(slot int32) {
@@ -468,7 +502,11 @@ func (s *sim) send(m *algorithms.Message) {
 	}
 	if s.scripted {
 		s.pendSeq++
-		s.pending = append(s.pending, pendingMsg{id: s.pendSeq, msg: *m})
+		p := pendingMsg{id: s.pendSeq, msg: *m}
+		s.pending = append(s.pending, p)
+		if s.onPending != nil {
+			s.onPending(p)
+		}
 		return
 	}
 	net := &s.spec.Net
@@ -687,6 +725,9 @@ func (s *sim) run(progress func(float64)) {
 	for len(s.q) > 0 && !s.stopped {
 		e := s.q.pop()
 		s.now = e.t
+		// Holds that ended before this event end first, so the trace
+		// and the meters see everything in true-time order.
+		s.rec.chk.Advance(e.t)
 		s.dispatch(e)
 		if progress != nil && s.steps >= nextProgress {
 			nextProgress = s.steps + 1<<16

@@ -78,6 +78,9 @@ type TraceRec struct {
 // FNV-1a and xxHash) over a canonical encoding of each record as 64-bit
 // words; it is not cryptographic, it only has to tell runs apart.
 type Tracer struct {
+	// Hook, if set, sees every record as it is added (Replay prints them).
+	Hook func(*TraceRec)
+
 	h     uint64
 	n     int64
 	w     *bufio.Writer
@@ -138,6 +141,9 @@ func (t *Tracer) Add(r *TraceRec) {
 			t.rpos = 0
 			t.rfull = true
 		}
+	}
+	if t.Hook != nil {
+		t.Hook(r)
 	}
 	if t.w != nil && t.werr == nil {
 		t.buf = AppendTraceJSON(t.buf[:0], r)

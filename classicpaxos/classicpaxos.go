@@ -1,0 +1,67 @@
+// Package classicpaxos is the paper's "regular Paxos" baseline (FaTLease
+// Sec. 3 and 5): the same lease logic as FaTLease — the engine of package
+// fatlease, instances, learn/outdated, renew instances, invalidation — on
+// acceptors whose promise and accepted lease are on stable storage.
+//
+// Every acceptor state change that a reply implies (a promise, an
+// accepted lease) comes out of Step as an algorithms.Record in
+// Output.Persist, in the same Output as the Promise or Accepted it backs,
+// so the runner makes it durable before the message leaves (etcd raft's
+// MustSync rule). Package wal is the real log for the UDP environment:
+// checksummed fixed-size records, torn-tail recovery, compaction and group
+// commit.
+//
+// A restarted node rebuilds promise and accepted state from
+// Config.Recovered and rejoins at once: the trade against FaTLease's
+// restart wait of v + d_max is disk cost for recovery time. What a restart
+// still needs for safety with durable acceptors:
+//
+//   - The proposer's state is volatile: a node that held a lease before the
+//     crash does not believe it holds it after (it holds only what a new
+//     round gets chosen for it, as any proposer).
+//   - Ballots carry the restart counter, so a restarted proposer never
+//     reuses a ballot, and answers to its previous life's rounds are
+//     ignored (they carry an old ballot).
+//   - Learned leases and invalidations are volatile: after a restart the
+//     node treats every recovered accepted lease as possibly valid until
+//     it is over (t + d_max), which is only more careful.
+//   - A recovered instance counts as first heard of at the restart (the
+//     missed-instance bound starts again), again only more careful.
+//   - Leases are still absolute times on the owner's clock, so every
+//     decision that a lease is over still allows for d_max: durable state
+//     does not make the clock assumption go away.
+//
+// Ablation fsync writes the records without waiting for them to be synced
+// (Output.NoSync); a crash then loses them and the checker finds two
+// owners.
+package classicpaxos
+
+import (
+	"leaselab/algorithms"
+	"leaselab/fatlease"
+)
+
+// Ablations of classic Paxos.
+var Ablations = []algorithms.Ablation{
+	{
+		Name:    fatlease.AblateFsync,
+		Rule:    "an acceptor's promise and accepted lease are synced to stable storage before its answer is sent",
+		Exposes: "--faults crash (leaselab check --algo classicpaxos --faults crash --ablate fsync): a crash loses writes that were not synced, the restarted acceptor forgets its promise and accepts a lower ballot, and two proposers win the same instance",
+	},
+}
+
+// Algorithm is classic Paxos's registry entry.
+func Algorithm() algorithms.Algorithm {
+	return algorithms.Algorithm{
+		Name:      "classicpaxos",
+		Summary:   "regular Paxos baseline (FaTLease Sec. 5): FaTLease's lease logic on acceptors that fsync promise and accepted lease before replying; group commit; no restart wait",
+		Ablations: Ablations,
+		Durable:   true,
+		Check:     fatlease.Check,
+		New: func(cfg algorithms.Config) (algorithms.Node, error) {
+			return fatlease.New(cfg, fatlease.Options{Durable: true})
+		},
+	}
+}
+
+func init() { algorithms.Register(Algorithm()) }

@@ -1,6 +1,9 @@
 package main
 
 import (
+	"bufio"
+	"io"
+	"os"
 	"strconv"
 	"strings"
 
@@ -22,8 +25,11 @@ fault-rate flags set its rates; --seed is replaced by --first-seed).
 
 Prints how many seeds ran, the leases acquired, the violations of the lease
 invariant found and the seeds that produced them (table; --format json
-gives keys seeds, leases_acquired, violations, violating_seeds). Any seed
-can be re-run alone with 'leaselab run ... --seed S --trace FILE'.
+gives keys seeds, leases_acquired, violations, violating_seeds, and
+violating_specs: the full spec of each violating run, fault rates drawn for
+its seed included). The table prints the 'leaselab run' command that
+re-runs the first violating seed alone; add --trace FILE to it for the
+full trace, or give --trace / --holds / --violation-trace to check itself.
 
 Exit status 1 when any violation is found, 2 for bad input.`,
 		setup: setupCheck,
@@ -34,10 +40,14 @@ func setupCheck(fs *pflag.FlagSet) action {
 	spec := runner.DefaultSpec()
 	seeds := fs.Int("seeds", 100, "number of seeded runs")
 	first := fs.Uint64("first-seed", 1, "seed of the first run")
-	faults := fs.StringSlice("faults", []string{"all"}, "comma-separated fault kinds to draw: all, or any of "+strings.Join(faultKinds, ", "))
+	faults := fs.StringSlice("faults", []string{"all"}, "comma-separated fault kinds to draw: all, or any of "+strings.Join(runner.FaultKinds, ", "))
 	addSpecFlags(fs, &spec)
 	_ = fs.MarkHidden("seed") // --first-seed replaces it
+	_ = fs.MarkHidden("env")  // campaigns run in the simulator only
 	format := addFormatFlag(fs)
+	trace := fs.String("trace", "", "re-run the first violating seed and write its full trace to this file (JSON lines)")
+	holds := fs.String("holds", "", "re-run the first violating seed and write its hold intervals to this CSV file")
+	vtrace := fs.String("violation-trace", "", "re-run the first violating seed and write the trace records leading to its first violation to this file")
 	quiet := addQuietFlag(fs)
 	return func(c *ctx, args []string) error {
 		if len(args) > 0 {
@@ -45,6 +55,9 @@ func setupCheck(fs *pflag.FlagSet) action {
 		}
 		if fs.Changed("seed") {
 			return usagef("check runs seeds --first-seed .. --first-seed+--seeds-1; use --first-seed, not --seed")
+		}
+		if spec.Env != "sim" {
+			return usagef("check runs in the simulator only, not --env %s", spec.Env)
 		}
 		if *seeds < 1 {
 			return usagef("--seeds must be at least 1, got %d", *seeds)
@@ -57,13 +70,48 @@ func setupCheck(fs *pflag.FlagSet) action {
 		if err := validateSpec(spec); err != nil {
 			return err
 		}
+		var opt runner.Options
+		var files []*os.File
+		var bufs []*bufio.Writer
+		defer func() {
+			for _, f := range files {
+				f.Close()
+			}
+		}()
+		for _, o := range []struct {
+			flag, path string
+			dst        *io.Writer
+		}{{"trace", *trace, &opt.Trace}, {"holds", *holds, &opt.Holds}, {"violation-trace", *vtrace, &opt.ViolationTrace}} {
+			if o.path == "" {
+				continue
+			}
+			f, err := createOutput(o.flag, o.path)
+			if err != nil {
+				return err
+			}
+			files = append(files, f)
+			b := bufio.NewWriterSize(f, 1<<16)
+			bufs = append(bufs, b)
+			*o.dst = b
+		}
 		progress, done := newProgress(c, *quiet, "check "+spec.Algo)
-		res, err := runner.Check(runner.CheckSpec{Base: spec, Faults: kinds, Seeds: *seeds, FirstSeed: *first},
-			runner.Options{Progress: progress})
+		opt.Progress = progress
+		res, err := runner.Check(runner.CheckSpec{Base: spec, Faults: kinds, Seeds: *seeds, FirstSeed: *first}, opt)
 		done()
 		if err != nil {
 			return err
 		}
+		for _, b := range bufs {
+			if err := b.Flush(); err != nil {
+				return err
+			}
+		}
+		for _, f := range files {
+			if err := f.Close(); err != nil {
+				return err
+			}
+		}
+		files = nil
 		if err := writeCheck(c, *format, res); err != nil {
 			return err
 		}
@@ -84,8 +132,8 @@ func writeCheck(c *ctx, format string, res runner.CheckResult) error {
 	case "csv":
 		var header, row []string
 		for _, f := range flatten(res) {
-			if f.key == "first_violations" {
-				continue
+			if f.key == "first_violations" || f.key == "violating_specs" {
+				continue // lists of objects: see --format json
 			}
 			header = append(header, f.key)
 			row = append(row, formatValue(f.value, true))
@@ -110,6 +158,7 @@ func writeCheck(c *ctx, format string, res runner.CheckResult) error {
 		{"leases acquired", strconv.Itoa(res.LeasesAcquired)},
 		{"violations", strconv.Itoa(res.Violations)},
 		{"violating seeds", none(strings.Join(seeds, " "))},
+		{"re-run first", none(rerun(res))},
 		{"wall time", formatValue(res.WallMS/1000, false) + " s"},
 	}
 	if err := writeTable(c.stdout, []string{"check", "value"}, rows); err != nil {
@@ -119,4 +168,12 @@ func writeCheck(c *ctx, format string, res runner.CheckResult) error {
 		return writeViolations(c.stdout, res.First)
 	}
 	return nil
+}
+
+// rerun is the command line that reproduces the first violating seed.
+func rerun(res runner.CheckResult) string {
+	if len(res.ViolatingSpecs) == 0 {
+		return ""
+	}
+	return "leaselab run " + strings.Join(specArgs(res.ViolatingSpecs[0]), " ")
 }

@@ -121,24 +121,49 @@ func validateSpec(s runner.Spec) error {
 	return badInput(s.Validate())
 }
 
-// faultKinds are the names `check --faults` accepts (runner.CheckSpec).
-var faultKinds = []string{"loss", "dup", "reorder", "partition", "crash", "drift"}
-
-// parseFaults checks a --faults list: "all", or names from faultKinds.
+// parseFaults checks a --faults list: "all", or names from
+// runner.FaultKinds.
 func parseFaults(list []string) ([]string, error) {
+	valid := "all, " + strings.Join(runner.FaultKinds, ", ")
 	if len(list) == 0 {
-		return nil, usagef("--faults needs at least one of: all, %s", strings.Join(faultKinds, ", "))
+		return nil, usagef("--faults needs at least one of: %s", valid)
 	}
 	for _, f := range list {
 		ok := f == "all"
-		for _, k := range faultKinds {
+		for _, k := range runner.FaultKinds {
 			ok = ok || f == k
 		}
 		if !ok {
-			return nil, usagef("unknown fault kind %q (valid: all, %s)", f, strings.Join(faultKinds, ", "))
+			return nil, usagef("unknown fault kind %q (valid: %s)", f, valid)
 		}
 	}
 	return list, nil
+}
+
+// specArgs returns the `leaselab run` flags that reproduce s: every spec
+// flag whose value differs from runner.DefaultSpec(), plus --algo,
+// --workload and --seed always, in declaration order. Values print exactly
+// (floats round-trip), so the command re-runs the same simulation.
+func specArgs(s runner.Spec) []string {
+	def := runner.DefaultSpec()
+	dfs := pflag.NewFlagSet("default", pflag.ContinueOnError)
+	addSpecFlags(dfs, &def)
+	sfs := pflag.NewFlagSet("spec", pflag.ContinueOnError)
+	addSpecFlags(sfs, &s)
+	sfs.SortFlags = false
+	var args []string
+	sfs.VisitAll(func(f *pflag.Flag) {
+		v := f.Value.String()
+		always := f.Name == "algo" || f.Name == "workload" || f.Name == "seed"
+		if !always && v == dfs.Lookup(f.Name).Value.String() {
+			return
+		}
+		if f.Value.Type() == "stringSlice" {
+			v = strings.TrimSuffix(strings.TrimPrefix(v, "["), "]")
+		}
+		args = append(args, "--"+f.Name+"="+v)
+	})
+	return args
 }
 
 // formatFlag is a --format value: it rejects anything but its choices at

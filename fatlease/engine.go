@@ -75,7 +75,7 @@ type Node struct {
 	words      int           // uint64 words of an acceptor bitset
 
 	recovered []algorithms.Record
-	joining   bool                   // in the restart wait
+	joining   bool                    // in the restart wait
 	pending   []algorithms.ResourceID // requests that arrived while joining
 
 	res   map[algorithms.ResourceID]*rstate

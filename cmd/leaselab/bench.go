@@ -1,0 +1,363 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"leaselab/algorithms"
+	"leaselab/runner"
+	"leaselab/runner/udp" // also registers --env udp for every command
+)
+
+func init() {
+	register(command{
+		name:    "bench",
+		summary: "batch throughput and single-lease latency over UDP (or in the simulator), with the machine's own UDP limits",
+		usage:   "[--env udp|sim] [--algo NAME] [--leases 1000,10000,100000 | --workload single --reps K] [flags]",
+		long: `Runs the FaTLease paper's batch experiment (Sec. 5.1): N lease requests on N
+distinct resources handed to proposer 0 at once, for each N in --leases;
+leases/s = N / (time from the first request to the last lease acquired). A
+failed lease is one not acquired after --max-rounds rounds; a timeout, a
+phase without a majority within --response-timeout.
+
+--workload single measures one lease at a time, --reps times, on an idle
+cluster (request to acquisition, FaTLease Sec. 5.2).
+
+In the same run it measures the machine's own limits on loopback: the
+median round trip of a 64-byte UDP datagram between two sockets
+(raw_udp_rtt_us) and how many 64-byte datagrams one goroutine can send to
+another per second (raw_datagrams_per_sec); results are also given as
+ratios of these (acquisition latency / (2 x raw RTT), leases/s / raw
+datagrams/s).
+
+Over UDP (the default here) every node has its own socket on 127.0.0.1 and
+its own event loop in this process; messages to the same peer share
+datagrams (--datagram bytes), and each proposer works on at most --window
+acquisitions at once (the rest wait in its queue, counted in latency).
+
+JSON (--format json): {"raw_udp_rtt_us", "raw_datagrams_per_sec",
+"runs": [one object per batch size with at least leases, leases_per_sec,
+leases_failed, timeouts, latency_ms {p50,p90,p99,max,mean,n},
+datagrams_per_lease, bytes_per_lease, raw_udp_rtt_us,
+raw_datagrams_per_sec, latency_p50_over_2rtt, ...]}.
+Exit status 1 if any lease failed or the checker found a violation.`,
+		setup: setupBench,
+	})
+}
+
+// benchRun is one row of bench's output.
+type benchRun struct {
+	Env            string  `json:"env"`
+	Algo           string  `json:"algo"`
+	Workload       string  `json:"workload"`
+	Acceptors      int     `json:"acceptors"`
+	Proposers      int     `json:"proposers"`
+	Leases         int     `json:"leases"`
+	LeasesAcquired int     `json:"leases_acquired"`
+	LeasesFailed   int     `json:"leases_failed"`
+	LeasesPerSec   float64 `json:"leases_per_sec"`
+	Timeouts       int     `json:"timeouts"`
+	// LatencyMS: request (all requests of a batch are made at once) to
+	// acquisition; in a batch it includes waiting for the window.
+	LatencyMS         runner.Percentiles `json:"latency_ms"`
+	MessagesPerLease  float64            `json:"messages_per_lease"`
+	DatagramsPerLease float64            `json:"datagrams_per_lease"` // udp only
+	BytesPerLease     float64            `json:"bytes_per_lease"`     // udp: UDP payload incl. datagram headers; sim: 64 per message
+	// The machine's own limits, measured in this run.
+	RawUDPRTTUS        float64 `json:"raw_udp_rtt_us"`
+	RawDatagramsPerSec float64 `json:"raw_datagrams_per_sec"`
+	// LatencyP50Over2RTT: median acquisition latency / (2 x raw RTT), the
+	// two round trips of a Paxos-style acquisition on this machine.
+	LatencyP50Over2RTT float64 `json:"latency_p50_over_2rtt"`
+	// SingleBoundUS: 2 x raw RTT + 50 us, the target for a single lease's
+	// median over UDP (workload single).
+	SingleBoundUS float64 `json:"single_bound_us,omitempty"`
+	// LeasesPerRawDatagram: leases/s divided by raw datagrams/s (above 1
+	// thanks to batching many messages per datagram).
+	LeasesPerRawDatagram float64 `json:"leases_per_sec_over_raw_datagrams_per_sec"`
+	Violations           int     `json:"violations"`
+	Fsyncs               int64   `json:"fsyncs"`
+	FsyncsPerLease       float64 `json:"fsyncs_per_lease"`
+	WallMS               float64 `json:"wall_ms"`
+}
+
+type benchOutput struct {
+	RawUDPRTTUS        float64     `json:"raw_udp_rtt_us"`
+	RawUDPRTTP90US     float64     `json:"raw_udp_rtt_p90_us"`
+	RawDatagramsPerSec float64     `json:"raw_datagrams_per_sec"`
+	Runs               []benchRun  `json:"runs"`
+	Spec               runner.Spec `json:"params"`
+}
+
+func setupBench(fs *pflag.FlagSet) action {
+	spec := runner.DefaultSpec()
+	spec.Env = "udp"
+	spec.Workload = "batch"
+	spec.Proposers = 1
+	spec.Duration = 120 * time.Second
+	spec.Net = runner.NetSpec{} // loopback as it is; --rtt etc. emulate a LAN or WAN
+	addAlgoFlags(fs, &spec)
+	addProtocolFlags(fs, &spec.Params)
+	workload := fs.String("workload", "batch", "batch (N leases at once, for each N of --leases) or single (one lease at a time, --reps times)")
+	leases := fs.IntSlice("leases", []int{1000, 10000, 100000}, "batch sizes, comma-separated")
+	reps := fs.Int("reps", 1000, "single: number of leases, one after the other")
+	fs.Uint64Var(&spec.Seed, "seed", spec.Seed, "seed (ballot jitter, backoff, emulated loss; real time is not reproducible)")
+	fs.DurationVar(&spec.Duration, "duration", spec.Duration, "limit of one batch: requests unfinished then count as failed")
+	addNetFlags(fs, &spec.Net)
+	addClockFlags(fs, &spec.Clocks)
+	addDiskFlags(fs, &spec.Disk)
+	window := fs.Int("window", udp.DefaultWindow, "udp: acquisitions a proposer works on at once (-1: no bound)")
+	datagram := fs.Int("datagram", 0, "udp: largest datagram in bytes (0: 1400, or "+strconv.Itoa(udp.LoopbackDatagram)+" on loopback)")
+	rawReps := fs.Int("raw-reps", 2000, "ping-pongs for the raw UDP round trip")
+	rawTime := fs.Duration("raw-time", 500*time.Millisecond, "how long to measure the raw datagram rate")
+	format := addFormatFlag(fs)
+	quiet := addQuietFlag(fs)
+	return func(c *ctx, args []string) error {
+		if len(args) > 0 {
+			return usagef("unexpected arguments %v", args)
+		}
+		switch *workload {
+		case "batch":
+			if len(*leases) == 0 {
+				return usagef("--leases needs at least one batch size")
+			}
+			for _, n := range *leases {
+				if n < 1 {
+					return usagef("batch sizes must be at least 1, got %d", n)
+				}
+			}
+		case "single":
+			if *reps < 1 {
+				return usagef("--reps must be at least 1, got %d", *reps)
+			}
+		default:
+			return usagef("bench runs workload batch or single, not %q", *workload)
+		}
+		if *window == 0 || *window < -1 {
+			return usagef("--window must be positive or -1, got %d", *window)
+		}
+		if *datagram != 0 && (*datagram < 72 || *datagram > 65507) {
+			return usagef("--datagram must be in [72, 65507] bytes, got %d", *datagram)
+		}
+		if *rawReps < 1 || *rawTime <= 0 {
+			return usagef("--raw-reps and --raw-time must be positive")
+		}
+		spec.Workload = *workload
+		if *workload == "batch" {
+			spec.Leases = (*leases)[0]
+		}
+		if err := validateSpec(spec); err != nil {
+			return err
+		}
+
+		// The machine's limits first, on an idle machine.
+		rtts, err := udp.RawRTT(*rawReps)
+		if err != nil {
+			return err
+		}
+		rate, err := udp.RawDatagrams(64, *rawTime)
+		if err != nil {
+			return err
+		}
+		out := benchOutput{
+			RawUDPRTTUS:        us(rtts[len(rtts)/2]),
+			RawUDPRTTP90US:     us(rtts[len(rtts)*9/10]),
+			RawDatagramsPerSec: rate.RecvPerSec,
+			Spec:               spec,
+		}
+		eo := udp.EnvOptions{Window: *window, MaxDatagram: *datagram}
+		failed := false
+		if *workload == "single" {
+			r, err := benchSingle(spec, eo, *reps, out)
+			if err != nil {
+				return err
+			}
+			out.Runs = append(out.Runs, r)
+			failed = r.LeasesFailed > 0
+		} else {
+			for _, n := range *leases {
+				s := spec
+				s.Leases = n
+				progress, done := newProgress(c, *quiet, fmt.Sprintf("bench %s %s %d leases", s.Env, s.Algo, n))
+				r, err := benchBatch(s, eo, progress, out)
+				done()
+				if err != nil {
+					return err
+				}
+				out.Runs = append(out.Runs, r)
+				failed = failed || r.LeasesFailed > 0 || r.Violations > 0
+			}
+		}
+		if err := writeBench(c, *format, out); err != nil {
+			return err
+		}
+		if failed {
+			return exitStatus(1)
+		}
+		return nil
+	}
+}
+
+func us(d time.Duration) float64 { return float64(d) / 1e3 }
+
+func benchBatch(s runner.Spec, eo udp.EnvOptions, progress func(float64), out benchOutput) (benchRun, error) {
+	var (
+		res runner.Result
+		ex  udp.Extra
+		err error
+	)
+	opt := runner.Options{Progress: progress}
+	if s.Env == "udp" {
+		res, ex, err = udp.RunSpec(s, opt, eo)
+	} else {
+		res, err = runner.Run(s, opt)
+	}
+	if err != nil {
+		return benchRun{}, err
+	}
+	r := fromResult(res, s, out)
+	r.Leases = s.Leases
+	if s.Env == "udp" && res.LeasesAcquired > 0 {
+		r.DatagramsPerLease = float64(ex.Meters.DatagramsSent) / float64(res.LeasesAcquired)
+		r.BytesPerLease = float64(ex.Meters.BytesSent) / float64(res.LeasesAcquired)
+	}
+	return r, nil
+}
+
+func fromResult(res runner.Result, s runner.Spec, out benchOutput) benchRun {
+	r := benchRun{
+		Env: s.Env, Algo: s.Algo, Workload: s.Workload, Acceptors: s.Acceptors, Proposers: s.Proposers,
+		LeasesAcquired: res.LeasesAcquired, LeasesFailed: res.LeasesFailed, LeasesPerSec: res.LeasesPerSec,
+		Timeouts: res.Timeouts, LatencyMS: res.LatencyMS, MessagesPerLease: res.MessagesPerLease,
+		BytesPerLease: res.BytesPerLease, RawUDPRTTUS: out.RawUDPRTTUS, RawDatagramsPerSec: out.RawDatagramsPerSec,
+		Violations: res.Violations, Fsyncs: res.Fsyncs, FsyncsPerLease: res.FsyncsPerLease, WallMS: res.WallMS,
+	}
+	if out.RawUDPRTTUS > 0 {
+		r.LatencyP50Over2RTT = res.LatencyMS.P50 * 1e3 / (2 * out.RawUDPRTTUS)
+	}
+	if out.RawDatagramsPerSec > 0 {
+		r.LeasesPerRawDatagram = res.LeasesPerSec / out.RawDatagramsPerSec
+	}
+	return r
+}
+
+// benchSingle measures reps single leases. Over UDP one cluster serves
+// them all, one after the other, each on a fresh resource (the runner's
+// single workload would start a new cluster for each); in the simulator
+// each is its own run with seed, seed+1, ...
+func benchSingle(s runner.Spec, eo udp.EnvOptions, reps int, out benchOutput) (benchRun, error) {
+	r := benchRun{Env: s.Env, Algo: s.Algo, Workload: "single", Acceptors: s.Acceptors, Proposers: s.Proposers,
+		Leases: reps, RawUDPRTTUS: out.RawUDPRTTUS, RawDatagramsPerSec: out.RawDatagramsPerSec,
+		SingleBoundUS: 2*out.RawUDPRTTUS + 50}
+	var lat []int64
+	wall := time.Now()
+	if s.Env == "udp" {
+		cfg := udp.ClusterConfig{Algo: s.Algo, Cluster: clusterOf(s), Params: s.Params, Ablations: s.Ablate,
+			Seed: s.Seed, MaxDatagram: eo.MaxDatagram, DiskDir: s.Disk.Dir, SyncEach: !s.Disk.GroupCommit,
+			Net: udp.Netem{RTT: s.Net.RTT, Jitter: s.Net.Jitter, Loss: s.Net.Loss, Bandwidth: s.Net.Bandwidth},
+			Skew: s.Clocks.Skew, Drift: s.Clocks.Drift}
+		sr, err := udp.RunSingle(context.Background(), cfg, reps, s.Duration)
+		if err != nil {
+			return r, err
+		}
+		lat = sr.LatencyNS
+		r.LeasesFailed = sr.Failed
+		r.Timeouts = sr.Timeouts
+		if n := len(lat); n > 0 {
+			r.MessagesPerLease = float64(sr.Meters.MsgsSent) / float64(n)
+			r.DatagramsPerLease = float64(sr.Meters.DatagramsSent) / float64(n)
+			r.BytesPerLease = float64(sr.Meters.BytesSent) / float64(n)
+		}
+	} else {
+		var msgs int64
+		for i := 0; i < reps; i++ {
+			si := s
+			si.Seed = s.Seed + uint64(i)
+			res, err := runner.Run(si, runner.Options{})
+			if err != nil {
+				return r, err
+			}
+			r.LeasesFailed += res.LeasesFailed
+			r.Timeouts += res.Timeouts
+			r.Violations += res.Violations
+			msgs += res.Messages
+			if res.LeasesAcquired > 0 {
+				lat = append(lat, int64(res.TimeToFirstLeaseMS*1e6))
+			}
+		}
+		if len(lat) > 0 {
+			r.MessagesPerLease = float64(msgs) / float64(len(lat))
+			r.BytesPerLease = r.MessagesPerLease * 64
+		}
+	}
+	r.LeasesAcquired = len(lat)
+	r.LatencyMS = percentiles(lat)
+	r.WallMS = float64(time.Since(wall).Microseconds()) / 1e3
+	if r.LatencyMS.N > 0 && out.RawUDPRTTUS > 0 {
+		r.LatencyP50Over2RTT = r.LatencyMS.P50 * 1e3 / (2 * out.RawUDPRTTUS)
+	}
+	if r.WallMS > 0 {
+		r.LeasesPerSec = float64(r.LeasesAcquired) / (r.WallMS / 1e3)
+		if out.RawDatagramsPerSec > 0 {
+			r.LeasesPerRawDatagram = r.LeasesPerSec / out.RawDatagramsPerSec
+		}
+	}
+	return r, nil
+}
+
+func clusterOf(s runner.Spec) algorithms.Cluster {
+	return algorithms.NewCluster(s.Acceptors, s.Proposers)
+}
+
+// percentiles of ns values in ms (sorting a copy).
+func percentiles(ns []int64) runner.Percentiles {
+	if len(ns) == 0 {
+		return runner.Percentiles{}
+	}
+	v := append([]int64(nil), ns...)
+	slices.Sort(v)
+	at := func(q float64) float64 {
+		i := int(q * float64(len(v)-1))
+		return float64(v[i]) / 1e6
+	}
+	var sum float64
+	for _, x := range v {
+		sum += float64(x)
+	}
+	return runner.Percentiles{P50: at(0.5), P90: at(0.9), P99: at(0.99), Max: float64(v[len(v)-1]) / 1e6,
+		Mean: sum / float64(len(v)) / 1e6, N: len(v)}
+}
+
+func writeBench(c *ctx, format string, out benchOutput) error {
+	if format == "json" {
+		return writeJSON(c.stdout, out)
+	}
+	header := []string{"env", "algo", "workload", "leases", "leases/s", "failed", "timeouts", "p50 ms", "p99 ms",
+		"msgs/lease", "dgrams/lease", "bytes/lease", "p50/(2 RTT)", "leases/s / raw dgrams/s", "violations"}
+	var rows [][]string
+	for _, r := range out.Runs {
+		rows = append(rows, []string{r.Env, r.Algo, r.Workload, strconv.Itoa(r.Leases),
+			fmt.Sprintf("%.0f", r.LeasesPerSec), strconv.Itoa(r.LeasesFailed), strconv.Itoa(r.Timeouts),
+			fmt.Sprintf("%.3f", r.LatencyMS.P50), fmt.Sprintf("%.3f", r.LatencyMS.P99),
+			fmt.Sprintf("%.2f", r.MessagesPerLease), fmt.Sprintf("%.3f", r.DatagramsPerLease), fmt.Sprintf("%.1f", r.BytesPerLease),
+			fmt.Sprintf("%.2f", r.LatencyP50Over2RTT), fmt.Sprintf("%.3f", r.LeasesPerRawDatagram), strconv.Itoa(r.Violations)})
+	}
+	if err := writeRows(c.stdout, format, header, rows, out); err != nil {
+		return err
+	}
+	if format == "table" {
+		fmt.Fprintf(c.stdout, "raw loopback UDP: round trip %.1f us median (p90 %.1f us), %.0f datagrams/s (64 bytes, one sender, one receiver)\n",
+			out.RawUDPRTTUS, out.RawUDPRTTP90US, out.RawDatagramsPerSec)
+		for _, r := range out.Runs {
+			if r.SingleBoundUS > 0 {
+				fmt.Fprintf(c.stdout, "single lease median %.1f us vs 2 x raw RTT + 50 us = %.1f us\n", r.LatencyMS.P50*1e3, r.SingleBoundUS)
+			}
+		}
+	}
+	return nil
+}

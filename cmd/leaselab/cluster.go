@@ -1,0 +1,152 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"leaselab/algorithms"
+	"leaselab/runner/udp"
+)
+
+func init() {
+	register(command{
+		name:    "cluster",
+		summary: "start N local node processes and run the failover workload against them",
+		usage:   "--nodes N --algo NAME [flags]",
+		long: `Starts N 'leaselab node' processes on 127.0.0.1 (this same binary), waits
+until all run, then: node 0 acquires resource 1 and extends it --extensions
+times, --renew-before ahead of expiry; then its process is killed (SIGKILL)
+while its lease is alive, and nodes 1..--contenders try to acquire the
+resource until one holds it. The other processes keep running.
+
+The lease-invariant checker runs on the driver's clock: each node reports
+the time left on its lease; a hold is dated from the moment the driver reads
+the report to that moment + the time left + --slack (reports reach the
+driver in far less than the slack on one machine), so overlaps are found
+conservatively. Output: the failover gap (kill to the next acquisition), how
+much of the killed holder's lease was left, and the violations found.
+Exit status 1 if no node took over or a violation was found.`,
+		setup: setupCluster,
+	})
+}
+
+func setupCluster(fs *pflag.FlagSet) action {
+	params := algorithms.DefaultParams()
+	params.LeaseSpan = 2 * time.Second
+	params.MaxLease = 3 * time.Second
+	params.ResponseTimeout = 200 * time.Millisecond
+	params.Backoff = 50 * time.Millisecond
+	var (
+		nodes       = fs.Int("nodes", 3, "number of node processes (all acceptors and proposers)")
+		algo        = fs.String("algo", "paxoslease", "algorithm (see 'leaselab algos')")
+		ablate      = fs.StringSlice("ablate", nil, "rules of the algorithm to switch off")
+		extensions  = fs.Int("extensions", 2, "how often node 0 extends before it is killed")
+		renewBefore = fs.Duration("renew-before", 500*time.Millisecond, "the holder extends this long before its lease ends")
+		contenders  = fs.Int("contenders", 1, "how many of the surviving nodes try to take over")
+		slack       = fs.Duration("slack", 5*time.Millisecond, "added to every inferred hold end (see above)")
+		limit       = fs.Duration("limit", 60*time.Second, "give up after this long")
+		seed        = fs.Uint64("seed", 1, "seed of the nodes' random choices")
+		verbose     = fs.Bool("verbose", false, "log what the driver does on stderr")
+	)
+	addProtocolFlags(fs, &params)
+	format := addFormatFlag(fs, "table", "json")
+	return func(c *ctx, args []string) error {
+		if len(args) > 0 {
+			return usagef("unexpected arguments %v", args)
+		}
+		if *nodes < 2 {
+			return usagef("--nodes must be at least 2, got %d", *nodes)
+		}
+		alg, err := algorithms.Lookup(*algo)
+		if err != nil {
+			return badInput(err)
+		}
+		if err := alg.Validate(params, algorithms.NewCluster(*nodes, *nodes), *ablate); err != nil {
+			return badInput(err)
+		}
+		exe, err := os.Executable()
+		if err != nil {
+			return err
+		}
+		cfg := udp.FailoverConfig{
+			Nodes:       *nodes,
+			Node:        udp.ProcessConfig{Algo: *algo, Params: params, Ablations: *ablate, Seed: *seed},
+			Command:     func(pc udp.ProcessConfig) *exec.Cmd { return exec.Command(exe, nodeArgs(pc)...) },
+			Extensions:  *extensions,
+			RenewBefore: *renewBefore,
+			Contenders:  *contenders,
+			Slack:       *slack,
+			Limit:       *limit,
+			Stderr:      c.stderr,
+		}
+		if *verbose {
+			cfg.Log = c.stderr
+		}
+		res, err := udp.Failover(context.Background(), cfg)
+		if err != nil {
+			return err
+		}
+		if *format == "json" {
+			if err := writeJSON(c.stdout, res); err != nil {
+				return err
+			}
+		} else {
+			rows := [][]string{
+				{"algo", res.Algo},
+				{"nodes", strconv.Itoa(res.Nodes)},
+				{"extensions before kill", strconv.Itoa(res.Extensions)},
+				{"killed pid", strconv.Itoa(res.KilledPID)},
+				{"lease left at kill", fmt.Sprintf("%.1f ms", res.RemainingAtKillMS)},
+				{"next owner", strconv.Itoa(res.NextOwner)},
+				{"failover gap", fmt.Sprintf("%.1f ms", res.GapMS)},
+				{"lease span T / max lease M", fmt.Sprintf("%.0f / %.0f ms", res.LeaseSpanMS, res.MaxLeaseMS)},
+				{"survivors alive", strconv.FormatBool(res.SurvivorsAlive)},
+				{"violations", strconv.Itoa(res.Violations)},
+				{"slack", fmt.Sprintf("%.1f ms", res.SlackMS)},
+			}
+			if err := writeTable(c.stdout, []string{"metric", "value"}, rows); err != nil {
+				return err
+			}
+		}
+		if res.NextOwner < 0 || res.Violations > 0 {
+			return exitStatus(1)
+		}
+		return nil
+	}
+}
+
+// nodeArgs is the command line of `leaselab node` for pc.
+func nodeArgs(pc udp.ProcessConfig) []string {
+	var peers []string
+	for id, ap := range pc.Peers {
+		if id != pc.ID {
+			peers = append(peers, fmt.Sprintf("%d=%s", id, ap))
+		}
+	}
+	p := pc.Params
+	args := []string{"node",
+		"--id", strconv.Itoa(int(pc.ID)),
+		"--listen", pc.Listen.String(),
+		"--peers", strings.Join(peers, ","),
+		"--algo", pc.Algo,
+		"--seed", strconv.FormatUint(pc.Seed, 10),
+		"--lease-span", p.LeaseSpan.String(),
+		"--max-lease", p.MaxLease.String(),
+		"--dmax", p.DMax.String(),
+		"--drift-bound", strconv.FormatFloat(p.Drift, 'g', -1, 64),
+		"--response-timeout", p.ResponseTimeout.String(),
+		"--max-rounds", strconv.Itoa(p.MaxRounds),
+		"--backoff", p.Backoff.String(),
+	}
+	if len(pc.Ablations) > 0 {
+		args = append(args, "--ablate", strings.Join(pc.Ablations, ","))
+	}
+	return args
+}

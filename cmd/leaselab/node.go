@@ -1,0 +1,94 @@
+package main
+
+import (
+	"context"
+	"net/netip"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/pflag"
+
+	"leaselab/algorithms"
+	"leaselab/runner"
+	"leaselab/runner/udp"
+)
+
+func init() {
+	register(command{
+		name:    "node",
+		summary: "run one node of a cluster that spans processes or hosts (UDP)",
+		usage:   "--id I --listen ADDR --peers ID=ADDR,... --algo NAME [flags]",
+		long: `Runs one node: its own UDP socket at --listen, its own monotonic clock, the
+algorithm's state machine. --peers lists the address of every other node
+(ID=HOST:PORT, comma-separated; nodes are numbered 0..N-1 and N is the
+highest id + 1). All nodes of a cluster must be given the same --algo,
+--acceptors, --proposers and protocol flags.
+
+Client commands come on standard input, one per line:
+  acquire R | extend R | release R | quit
+(R a resource number; end of input also quits). The node prints one JSON
+object per line on standard output: {"type":"ready",...} once it runs,
+then {"type":"event","event":"acquired","resource":R,"ballot":B,
+"local_ns":...,"until_ns":...,"remaining_ns":...} and the like for every
+event, {"type":"error",...} for a bad command. remaining_ns lets a driver
+on another clock place the hold; 'leaselab cluster' is such a driver.`,
+		setup: setupNode,
+	})
+}
+
+func setupNode(fs *pflag.FlagSet) action {
+	params := algorithms.DefaultParams()
+	var (
+		cfg    = udp.ProcessConfig{Algo: "paxoslease"}
+		id     = fs.Int("id", -1, "this node's id (0..N-1)")
+		listen = fs.String("listen", "127.0.0.1:0", "UDP address to listen on")
+		peers  = fs.String("peers", "", "every other node as ID=HOST:PORT, comma-separated")
+		abl    []string
+		net    runner.NetSpec
+	)
+	fs.StringVar(&cfg.Algo, "algo", cfg.Algo, "algorithm (see 'leaselab algos')")
+	fs.StringSliceVar(&abl, "ablate", nil, "rules of the algorithm to switch off")
+	fs.IntVar(&cfg.Acceptors, "acceptors", 0, "acceptors are nodes 0..A-1 (0: every node)")
+	fs.IntVar(&cfg.Proposers, "proposers", 0, "proposers are nodes 0..P-1 (0: every node)")
+	addProtocolFlags(fs, &params)
+	fs.Uint64Var(&cfg.Seed, "seed", 1, "seed of the node's random choices (ballot jitter, backoff)")
+	restarts := fs.Uint16("restarts", 0, "how often this node ran before (goes into its ballots; a restarted diskless node waits M)")
+	fs.StringVar(&cfg.DiskDir, "disk-dir", "", "durable algorithms: directory of the log (default: a temporary directory)")
+	fs.DurationVar(&net.RTT, "rtt", 0, "emulated round trip added on send (one way is half)")
+	fs.DurationVar(&net.Jitter, "jitter", 0, "emulated one-way delay varies by up to this")
+	fs.Float64Var(&net.Loss, "loss", 0, "emulated probability in [0, 1) that a message is dropped")
+	fs.Int64Var(&net.Bandwidth, "bandwidth", 0, "emulated bytes/s leaving the node (0: unlimited)")
+	return func(c *ctx, args []string) error {
+		if len(args) > 0 {
+			return usagef("unexpected arguments %v", args)
+		}
+		if *id < 0 || *id >= int(algorithms.NoNode) {
+			return usagef("--id must be a node number in [0, %d), got %d", int(algorithms.NoNode), *id)
+		}
+		ap, err := netip.ParseAddrPort(*listen)
+		if err != nil {
+			return usagef("--listen: %v", err)
+		}
+		ps, err := udp.ParsePeers(*peers)
+		if err != nil {
+			return usagef("--peers: %v", err)
+		}
+		if len(ps) == 0 {
+			return usagef("--peers must list at least one other node")
+		}
+		cfg.ID = algorithms.NodeID(*id)
+		cfg.Listen = ap
+		cfg.Peers = ps
+		cfg.Params = params
+		cfg.Ablations = abl
+		cfg.Restarts = *restarts
+		cfg.Net = udp.Netem{RTT: net.RTT, Jitter: net.Jitter, Loss: net.Loss, Bandwidth: net.Bandwidth}
+		if err := cfg.Net.Validate(); err != nil {
+			return badInput(err)
+		}
+		sctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		defer stop()
+		return udp.RunProcess(sctx, cfg, os.Stdin, c.stdout)
+	}
+}

@@ -259,7 +259,7 @@ func benchSingle(s runner.Spec, eo udp.EnvOptions, reps int, out benchOutput) (b
 	if s.Env == "udp" {
 		cfg := udp.ClusterConfig{Algo: s.Algo, Cluster: clusterOf(s), Params: s.Params, Ablations: s.Ablate,
 			Seed: s.Seed, MaxDatagram: eo.MaxDatagram, DiskDir: s.Disk.Dir, SyncEach: !s.Disk.GroupCommit,
-			Net: udp.Netem{RTT: s.Net.RTT, Jitter: s.Net.Jitter, Loss: s.Net.Loss, Bandwidth: s.Net.Bandwidth},
+			Net:  udp.Netem{RTT: s.Net.RTT, Jitter: s.Net.Jitter, Loss: s.Net.Loss, Bandwidth: s.Net.Bandwidth},
 			Skew: s.Clocks.Skew, Drift: s.Clocks.Drift}
 		sr, err := udp.RunSingle(context.Background(), cfg, reps, s.Duration)
 		if err != nil {

@@ -142,6 +142,11 @@ func (s Spec) Validate() error {
 	if !contains(Envs, s.Env) {
 		return fmt.Errorf("unknown environment %q (valid: %v)", s.Env, Envs)
 	}
+	if math.IsNaN(s.Params.Drift) {
+		// Params.Validate's range test lets NaN through (every comparison
+		// with NaN is false), and so might an algorithm's Check.
+		return fmt.Errorf("drift bound must be in [0, 0.5), got NaN")
+	}
 	if err := a.Validate(s.Params, algorithms.NewCluster(s.Acceptors, s.Proposers), s.Ablate); err != nil {
 		return err
 	}
@@ -154,6 +159,8 @@ func (s Spec) Validate() error {
 		}
 	}
 	switch {
+	case math.IsInf(s.Faults.CrashRate, 0) || math.IsInf(s.Faults.Partitions, 0):
+		return fmt.Errorf("crash and partition rates must be finite")
 	case s.Net.Loss == 1:
 		return fmt.Errorf("loss 1 drops every message; nothing can be measured")
 	case s.Duration <= 0:

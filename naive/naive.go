@@ -99,6 +99,9 @@ func HoldSpan(p algorithms.Params, margin bool) time.Duration {
 // restart silence of M outlasts every grant a restarted acceptor forgot,
 // and a hold that is not empty after the drift margin.
 func Check(p algorithms.Params, c algorithms.Cluster) error {
+	if math.IsNaN(p.Drift) {
+		return fmt.Errorf("drift bound must be in [0, 0.5), got NaN")
+	}
 	if p.LeaseSpan >= p.MaxLease {
 		return fmt.Errorf("lease span %v must be shorter than max lease %v (T < M: a restarted acceptor's silence of M must outlast the grants it forgot)", p.LeaseSpan, p.MaxLease)
 	}

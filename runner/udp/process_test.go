@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"leaselab/algorithms"
+	_ "leaselab/paxoslease"
 )
 
 // The failover test runs real node processes: the test binary re-executes

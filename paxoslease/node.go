@@ -42,12 +42,14 @@ type round struct {
 	open     uint64 // ...whose promise was open (empty, or our active lease)
 	accepted uint64 // propose phase: accepted
 	rejected uint64 // this phase: rejected
+	leased   uint64 // ...and reported a lease (not ours) in the reject
 	// Votes counted per message: used only with the count-by-message ablation.
 	nOpen, nAccepted int
 	learned          algorithms.Ballot // highest promised ballot reported by rejects
 	hint             time.Duration     // longest remaining span of a lease reported by a promise
 	fails            int               // failed rounds of this acquisition
 	phase            phase
+	busy             bool // waiting (phaseWait) for someone's lease to end
 	queued           bool // requested during the quarantine; starts at Joined
 }
 
@@ -252,7 +254,13 @@ func (n *Node) recv(now algorithms.Local, m algorithms.Message, out *algorithms.
 	}
 	switch m.Kind {
 	case algorithms.Prepare, algorithms.Propose, algorithms.Release:
-		if !n.cluster.IsAcceptor(n.id) || !n.cluster.IsProposer(m.From) || m.Ballot == 0 || m.Ballot.Node() != m.From {
+		if !n.cluster.IsProposer(m.From) || m.Ballot == 0 || m.Ballot.Node() != m.From {
+			return
+		}
+		if m.Kind == algorithms.Release && n.cluster.IsProposer(n.id) && m.From != n.id {
+			n.onReleaseHint(now, m, out)
+		}
+		if !n.cluster.IsAcceptor(n.id) {
 			return
 		}
 		switch m.Kind {
@@ -303,11 +311,19 @@ func (n *Node) reply(m algorithms.Message, kind algorithms.Kind) algorithms.Mess
 }
 
 // rejectWith carries the acceptor's highest promised ballot, so that the
-// proposer can jump past it (ballot learning).
-func (n *Node) rejectWith(m algorithms.Message, kind algorithms.Kind, promised algorithms.Ballot, out *algorithms.Output) {
+// proposer can jump past it (ballot learning), and, like a promise, the
+// lease it has accepted, if any: a proposer behind the ballots of a live
+// lease then knows to wait for it instead of counting a failed round.
+// With ballot learning ablated a reject carries nothing.
+func (n *Node) rejectWith(now algorithms.Local, m algorithms.Message, kind algorithms.Kind, s *slot, out *algorithms.Output) {
 	rej := n.reply(m, kind)
 	if n.ballotLearning {
-		rej.Promised = promised
+		rej.Promised = s.promised
+		if s.accepted != 0 {
+			rej.Accepted = s.accepted
+			rej.Owner = s.accepted.Node()
+			rej.Span = int64(s.accUntil.Sub(now))
+		}
 	}
 	out.Send(rej)
 }
@@ -317,7 +333,7 @@ func (n *Node) onPrepare(now algorithms.Local, m algorithms.Message, out *algori
 	if s != nil {
 		n.expire(now, m.Resource, s, out)
 		if m.Ballot < s.promised {
-			n.rejectWith(m, algorithms.PrepareReject, s.promised, out)
+			n.rejectWith(now, m, algorithms.PrepareReject, s, out)
 			return
 		}
 	} else {
@@ -345,7 +361,7 @@ func (n *Node) onPropose(now algorithms.Local, m algorithms.Message, out *algori
 	if s != nil {
 		n.expire(now, m.Resource, s, out)
 		if m.Ballot < s.promised {
-			n.rejectWith(m, algorithms.ProposeReject, s.promised, out)
+			n.rejectWith(now, m, algorithms.ProposeReject, s, out)
 			return
 		}
 	} else {
@@ -462,8 +478,8 @@ func (n *Node) startRound(now algorithms.Local, r algorithms.ResourceID, rd *rou
 		return
 	}
 	rd.ballot, rd.start, rd.phase = b, now, phasePrepare
-	rd.promised, rd.open, rd.accepted, rd.rejected = 0, 0, 0, 0
-	rd.nOpen, rd.nAccepted, rd.hint = 0, 0, 0
+	rd.promised, rd.open, rd.accepted, rd.rejected, rd.leased = 0, 0, 0, 0, 0
+	rd.nOpen, rd.nAccepted, rd.hint, rd.busy = 0, 0, 0, false
 	rd.deadline = 0
 	if n.earlyTimer {
 		// The strict rule: the lease counts from this moment, before any
@@ -514,8 +530,8 @@ func (n *Node) onPromise(now algorithms.Local, m algorithms.Message, rd *round, 
 	if open {
 		rd.open |= b
 		rd.nOpen++
-	} else if d := time.Duration(m.Span); d > rd.hint {
-		rd.hint = d
+	} else {
+		n.noteLease(rd, m)
 	}
 	votes := bits.OnesCount64(rd.open)
 	if !n.distinctVotes {
@@ -528,17 +544,34 @@ func (n *Node) onPromise(now algorithms.Local, m algorithms.Message, rd *round, 
 	n.checkPrepare(now, m.Resource, rd, out)
 }
 
+// noteLease records a lease an acceptor reported (in a promise or a
+// reject): how long it may still run, and its ballot, which our next
+// ballot should pass (the holder's acceptors have promised at least that).
+func (n *Node) noteLease(rd *round, m algorithms.Message) {
+	if d := time.Duration(m.Span); d > rd.hint {
+		rd.hint = d
+	}
+	if n.ballotLearning && m.Accepted > rd.learned {
+		rd.learned = m.Accepted
+	}
+}
+
+// busyVotes counts the distinct acceptors that reported someone's lease.
+func (rd *round) busyVotes() int {
+	return bits.OnesCount64(rd.promised&^rd.open | rd.leased)
+}
+
 // checkPrepare ends a prepare phase that can no longer reach an open
 // majority.
 func (n *Node) checkPrepare(now algorithms.Local, r algorithms.ResourceID, rd *round, out *algorithms.Output) {
-	busy := bits.OnesCount64(rd.promised &^ rd.open)
+	notOpen := bits.OnesCount64(rd.promised &^ rd.open)
 	rejected := bits.OnesCount64(rd.rejected)
 	switch {
-	case busy >= n.majority:
+	case rd.busyVotes() >= n.majority:
 		// A majority reports someone's lease: it is validly held. Wait
 		// for it to end; this is not a failed round.
 		n.waitBusy(now, r, rd, out)
-	case n.cluster.Acceptors-busy-rejected >= n.majority:
+	case n.cluster.Acceptors-notOpen-rejected >= n.majority:
 		// Still reachable: wait for more answers.
 	case rejected > 0:
 		n.preempted(now, r, rd, out)
@@ -560,7 +593,7 @@ func (n *Node) propose(now algorithms.Local, r algorithms.ResourceID, rd *round,
 		return // too late for any lease; the phase timer (due now) fails the round
 	}
 	rd.phase = phasePropose
-	rd.accepted, rd.rejected, rd.nAccepted = 0, 0, 0
+	rd.accepted, rd.rejected, rd.leased, rd.nAccepted = 0, 0, 0, 0
 	for a := 0; a < n.cluster.Acceptors; a++ {
 		out.Send(algorithms.Message{Kind: algorithms.Propose, From: n.id, To: algorithms.NodeID(a), Resource: r, Ballot: rd.ballot, Owner: n.id, Span: int64(n.params.LeaseSpan)})
 	}
@@ -612,11 +645,20 @@ func (n *Node) onReject(now algorithms.Local, m algorithms.Message, rd *round, o
 	if n.ballotLearning && m.Promised > rd.learned {
 		rd.learned = m.Promised
 	}
+	if m.Owner != algorithms.NoNode && m.Accepted != 0 {
+		if s, held := n.holding(now, m.Resource); !(held && m.Owner == n.id && m.Accepted == s.held) {
+			rd.leased |= b
+			n.noteLease(rd, m)
+		}
+	}
 	if rd.phase == phasePrepare {
 		n.checkPrepare(now, m.Resource, rd, out)
 		return
 	}
-	if n.cluster.Acceptors-bits.OnesCount64(rd.rejected) < n.majority {
+	switch {
+	case rd.busyVotes() >= n.majority:
+		n.waitBusy(now, m.Resource, rd, out)
+	case n.cluster.Acceptors-bits.OnesCount64(rd.rejected) < n.majority:
 		n.preempted(now, m.Resource, rd, out)
 	}
 }
@@ -657,6 +699,21 @@ func (n *Node) waitBusy(now algorithms.Local, r algorithms.ResourceID, rd *round
 		d = n.params.LeaseSpan
 	}
 	n.wait(now, r, rd, d+n.jitter(), out)
+	rd.busy = rd.phase == phaseWait
+}
+
+// onReleaseHint: a holder released r (Sec. 7: releases go to proposers
+// too, as hints). A proposer waiting for a held lease to end tries again
+// after a random backoff instead of sleeping out the lease's full span.
+func (n *Node) onReleaseHint(now algorithms.Local, m algorithms.Message, out *algorithms.Output) {
+	rd := n.rounds[m.Resource]
+	if rd == nil || rd.queued || rd.phase != phaseWait || !rd.busy {
+		return
+	}
+	if n.ballotLearning && m.Ballot > rd.learned {
+		rd.learned = m.Ballot
+	}
+	n.wait(now, m.Resource, rd, n.jitter(), out)
 }
 
 func (n *Node) wait(now algorithms.Local, r algorithms.ResourceID, rd *round, d time.Duration, out *algorithms.Output) {
@@ -664,7 +721,7 @@ func (n *Node) wait(now algorithms.Local, r algorithms.ResourceID, rd *round, d 
 		n.startRound(now, r, rd, out)
 		return
 	}
-	rd.phase = phaseWait
+	rd.phase, rd.busy = phaseWait, false
 	out.SetTimer(algorithms.TimerKey{Resource: r, Kind: timerRound}, now.Add(d))
 }
 
@@ -678,9 +735,15 @@ func (n *Node) jitter() time.Duration {
 
 func (n *Node) giveup(now algorithms.Local, r algorithms.ResourceID, out *algorithms.Output) {
 	s, held := n.holding(now, r)
+	// To every acceptor, and to every other proposer as a hint that the
+	// lease is free (Sec. 7).
 	release := func(b algorithms.Ballot) {
-		for a := 0; a < n.cluster.Acceptors; a++ {
-			out.Send(algorithms.Message{Kind: algorithms.Release, From: n.id, To: algorithms.NodeID(a), Resource: r, Ballot: b, Owner: n.id})
+		for i := 0; i < n.cluster.Nodes; i++ {
+			to := algorithms.NodeID(i)
+			if to == n.id && !n.cluster.IsAcceptor(to) || !n.cluster.IsAcceptor(to) && !n.cluster.IsProposer(to) {
+				continue
+			}
+			out.Send(algorithms.Message{Kind: algorithms.Release, From: n.id, To: to, Resource: r, Ballot: b, Owner: n.id})
 		}
 	}
 	if s != nil && s.held != 0 {

@@ -21,12 +21,12 @@ var ablations = []algorithms.Ablation{
 	{
 		Name:    AblateRestartWait,
 		Rule:    "a restarted node stays silent for M(1+ρ)/(1-ρ) on its own clock before it answers or proposes",
-		Exposes: "--faults crash (leaselab check --algo paxoslease --faults crash --ablate restart-wait): an acceptor that rejoins at once has forgotten its promise and the accepted lease, so a second proposer wins a majority while the holder still holds; scenario runner/testdata/paxoslease-restart-wait.txt",
+		Exposes: "--faults crash with leases that expire instead of being released (leaselab check --algo paxoslease --faults crash --ablate restart-wait --release=false; the default contention hold of 1 s is over before a crashed acceptor, down 1-2 s, is back): an acceptor that rejoins at once has forgotten its promise and the accepted lease, so a second proposer wins a majority while the holder still holds; scenario paxoslease/testdata/paxoslease-restart-wait.txt",
 	},
 	{
 		Name:    AblateDriftMargin,
 		Rule:    "the holder's lease ends at T(1-ρ)/(1+ρ) after its Prepare instead of T, absorbing clock rates off by up to ρ (Params.Drift)",
-		Exposes: "--faults drift: a holder whose clock runs slow outlives acceptor timers that run fast, and the next owner (retrying at the acceptors' hinted expiry) starts before the holder's clock reaches T",
+		Exposes: "--faults drift with leases handed over at expiry (--release=false): a holder whose clock runs slow outlives acceptor timers that run fast, and the next owner, retrying at the acceptors' hinted expiry, starts before the holder's clock reaches T; scenario paxoslease/testdata/paxoslease-drift-margin.txt",
 	},
 	{
 		Name:    AblateBackoff,
@@ -41,22 +41,22 @@ var ablations = []algorithms.Ablation{
 	{
 		Name:    AblateLateTimer,
 		Rule:    "the proposer's lease counts from sending Prepare, not from the prepare quorum",
-		Exposes: "scenario runner/testdata/paxoslease-late-timer.txt (leaselab replay): two prepare quorums that include a promise an acceptor forgot in a restart are used after its quarantine, and two owners hold; the scenario sets ResponseTimeout above the quarantine, since the phase timer otherwise ends a prepare phase before the forgetful acceptor rejoins",
+		Exposes: "scenario paxoslease/testdata/paxoslease-late-timer.txt (leaselab replay): two prepare quorums that include a promise an acceptor forgot in a restart are used after its quarantine, and two owners hold; the scenario sets ResponseTimeout above the quarantine, since the phase timer otherwise ends a prepare phase before the forgetful acceptor rejoins",
 	},
 	{
 		Name:    AblateCountByMessage,
 		Rule:    "votes are counted by distinct acceptor, never by message",
-		Exposes: "--faults dup: a duplicated promise and a duplicated accept from one acceptor make a 'majority' of three; scenario runner/testdata/paxoslease-count-by-message.txt",
+		Exposes: "--faults dup: a duplicated promise and a duplicated accept from one acceptor make a 'majority' of three; scenario paxoslease/testdata/paxoslease-count-by-message.txt",
 	},
 	{
 		Name:    AblateOwnerOnlyRelease,
 		Rule:    "a release clears an acceptor's state only for the exact (owner, ballot) it accepted",
-		Exposes: "scenario runner/testdata/paxoslease-owner-only-release.txt (leaselab replay): a release delayed past the owner's next acquisition clears that newer lease, and a second proposer acquires beside it",
+		Exposes: "scenario paxoslease/testdata/paxoslease-owner-only-release.txt (leaselab replay): a release delayed past the owner's next acquisition clears that newer lease, and a second proposer acquires beside it",
 	},
 	{
 		Name:    AblateStaleOwnerOpen,
 		Rule:    "a reported lease of one's own counts as open only if it is the currently active lease (same ballot, not expired)",
-		Exposes: "scenario runner/testdata/paxoslease-stale-owner-open.txt (leaselab replay): a propose left in flight by an abandoned round overwrites the holder's lease at restarted acceptors, and the abandoning proposer reads it back as its own and acquires beside the holder",
+		Exposes: "scenario paxoslease/testdata/paxoslease-stale-owner-open.txt (leaselab replay): a propose left in flight by an abandoned round overwrites the holder's lease at restarted acceptors, and the abandoning proposer reads it back as its own and acquires beside the holder",
 	},
 }
 

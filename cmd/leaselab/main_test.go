@@ -342,3 +342,49 @@ func TestFlatten(t *testing.T) {
 		t.Errorf("order %v", order[:2])
 	}
 }
+
+// replay: exit 0 when every expectation holds, 1 when one fails; the
+// trace and the verdict are printed, or the verdict alone as JSON.
+func TestReplay(t *testing.T) {
+	dir := t.TempDir()
+	scenario := func(name, expect string) string {
+		p := filepath.Join(dir, name)
+		s := "algo naive\ncluster acceptors=3 proposers=2\nacquire n0 r0\ndeliver all\ndeliver all\n" + expect + "\n"
+		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	good := scenario("good.txt", "expect holder r0 n0")
+	bad := scenario("bad.txt", "expect holder r0 n1")
+	code, stdout, stderr := leaselab("replay", good)
+	if code != 0 || !strings.Contains(stdout, "verdict") || !strings.Contains(stdout, "grant") {
+		t.Fatalf("good: exit %d\n%s%s", code, stdout, stderr)
+	}
+	code, stdout, _ = leaselab("replay", bad)
+	if code != 1 || !strings.Contains(stdout, "FAILED") {
+		t.Fatalf("bad: exit %d\n%s", code, stdout)
+	}
+	code, stdout, _ = leaselab("replay", "--format", "json", bad)
+	var rr runner.ReplayResult
+	if code != 1 || json.Unmarshal([]byte(stdout), &rr) != nil || len(rr.Failed) != 1 {
+		t.Fatalf("bad json: exit %d\n%s", code, stdout)
+	}
+	// A malformed scenario is bad input; a step that cannot apply (no
+	// such pending message) is reported as a failed expectation.
+	code, _, stderr = leaselab("replay", scenario("malformed.txt", "frobnicate"))
+	if code != 2 || !strings.Contains(stderr, `line 6: unknown command "frobnicate"`) {
+		t.Fatalf("malformed: exit %d, %q", code, stderr)
+	}
+	code, stdout, _ = leaselab("replay", scenario("stale.txt", "deliver grant n1->n0 r0"))
+	if code != 1 || !strings.Contains(stdout, "no such pending message") {
+		t.Fatalf("stale step: exit %d\n%s", code, stdout)
+	}
+	trace := filepath.Join(dir, "trace.txt")
+	if code, _, _ = leaselab("replay", "--format", "json", "--trace", trace, good); code != 0 {
+		t.Fatalf("trace file: exit %d", code)
+	}
+	if b, _ := os.ReadFile(trace); !strings.Contains(string(b), "grant") {
+		t.Errorf("trace file %q", b)
+	}
+}

@@ -23,8 +23,9 @@ verdict: steps run, lease-invariant violations, and the expect lines that
 did not hold. With --format json only the verdict object is printed on
 stdout (the trace goes to --trace FILE if given).
 
-Exit status 1 when an expectation fails (or the scenario cannot run), 2 for
-bad input.`,
+Exit status 1 when an expectation fails; 2 for bad input, including a
+scenario line that is malformed or cannot apply (e.g. it selects a message
+that is not pending).`,
 		setup: setupReplay,
 	})
 }
@@ -55,7 +56,9 @@ func setupReplay(fs *pflag.FlagSet) action {
 		}
 		rr, err := runner.Replay(f, w)
 		if err != nil {
-			return err
+			// The scenario is the input: a line that is malformed or
+			// cannot apply (a message that is not pending) is bad input.
+			return badInput(err)
 		}
 		if *format == "json" {
 			if rr.Violations == nil {

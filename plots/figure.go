@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"image/color"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -345,6 +344,3 @@ func newPlot(title, xlabel, ylabel string) *plot.Plot {
 	p.Y.Tick.Marker = linearTicks{}
 	return p
 }
-
-// finite reports whether v is an ordinary number.
-func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }

@@ -32,6 +32,10 @@ type LineChart struct {
 	// zero) stay visible instead of hiding each other. Only the drawing
 	// moves, by a few points; the axis still reads the true x.
 	Dodge vg.Length
+	// XTicks, if set, are the values labelled on the x axis (the sweep's
+	// points), instead of round numbers; labels that would crowd each other
+	// are left out.
+	XTicks []float64
 }
 
 func (lc LineChart) validate() error {
@@ -253,6 +257,11 @@ func (lc LineChart) build() (*plot.Plot, []LegendEntry, []string, error) {
 		p.X.Scale = plot.LogScale{}
 		p.X.Tick.Marker = logTicks{}
 	}
+	if len(lc.XTicks) > 0 {
+		p.X.Tick.Marker = valueTicks{values: lc.XTicks, base: p.X.Tick.Marker, log: lc.LogX, gap: 0.075}
+	}
+	// Keep dodged markers off the y axis.
+	p.X.Padding = vg.Points(5) + lc.Dodge/2
 	if lc.LogY {
 		p.Y.Scale = plot.LogScale{}
 		p.Y.Tick.Marker = logTicks{}

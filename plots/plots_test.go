@@ -273,3 +273,40 @@ func TestSave(t *testing.T) {
 		t.Errorf("jpg: no error")
 	}
 }
+
+func TestLinearTicks(t *testing.T) {
+	for _, tc := range []struct {
+		min, max float64
+		want     string
+	}{
+		{0, 2500, "0,500,1000,1500,2000,2500"},
+		{0, 1, "0,0.2,0.4,0.6,0.8,1"},
+		{0, 100, "0,20,40,60,80,100"},
+		{-20, 140, "0,25,50,75,100,125"},
+		{0, 40000, "0,10k,20k,30k,40k"},
+	} {
+		var got []string
+		for _, tk := range (linearTicks{}).Ticks(tc.min, tc.max) {
+			if tk.Label != "" {
+				got = append(got, tk.Label)
+			}
+		}
+		if strings.Join(got, ",") != tc.want {
+			t.Errorf("ticks(%g, %g) = %v, want %s", tc.min, tc.max, got, tc.want)
+		}
+	}
+}
+
+// Sweep values label the axis; crowded ones are left out, never overlap.
+func TestValueTicks(t *testing.T) {
+	vt := valueTicks{values: []float64{100, 1000, 35000, 40000, 100000}, base: logTicks{}, log: true, gap: 0.075}
+	var got []string
+	for _, tk := range vt.Ticks(100, 100000) {
+		if tk.Label != "" {
+			got = append(got, tk.Label)
+		}
+	}
+	if strings.Join(got, ",") != "100,1000,35k,100k" {
+		t.Errorf("labels %v", got)
+	}
+}

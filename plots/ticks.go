@@ -48,19 +48,90 @@ func (logTicks) Ticks(min, max float64) []plot.Tick {
 	return ticks
 }
 
-// linearTicks wraps gonum's default ticks with FormatNumber labels, so that
+// linearTicks labels a linear axis at 4 to 8 round values (steps of 1, 2,
+// 2.5 or 5 times a power of ten; gonum's default often labels only two),
+// with unlabelled minor ticks between them, and FormatNumber labels so that
 // 40000 reads "40k" on the axis as it does in the report.
 type linearTicks struct{}
 
 func (linearTicks) Ticks(min, max float64) []plot.Tick {
-	ticks := plot.DefaultTicks{}.Ticks(min, max)
-	for i := range ticks {
-		if ticks[i].Label != "" {
-			ticks[i].Label = FormatNumber(ticks[i].Value)
+	if !finite(min) || !finite(max) || max <= min {
+		return plot.DefaultTicks{}.Ticks(min, max)
+	}
+	step, minor := niceStep(min, max)
+	var ticks []plot.Tick
+	first := math.Ceil(min/minor-1e-9) * minor
+	for i := 0; ; i++ {
+		v := first + float64(i)*minor
+		if v > max+minor*1e-9 {
+			break
+		}
+		if math.Abs(v) < minor*1e-9 {
+			v = 0
+		}
+		t := plot.Tick{Value: v}
+		if r := math.Mod(math.Abs(v)+step*1e-9, step); r < step*1e-6 {
+			t.Label = FormatNumber(v)
+		}
+		ticks = append(ticks, t)
+	}
+	return ticks
+}
+
+// niceStep picks the smallest round step (1, 2, 2.5 or 5 times a power of
+// ten) that puts at most 8 labels on [min, max], and the minor step.
+func niceStep(min, max float64) (step, minor float64) {
+	p := math.Pow(10, math.Floor(math.Log10((max-min)/10)))
+	for i := 0; i < 8; i++ {
+		for _, m := range []float64{1, 2, 2.5, 5} {
+			step = m * p
+			if math.Floor(max/step+1e-9)-math.Ceil(min/step-1e-9)+1 <= 8 {
+				if m == 2 {
+					return step, step / 4
+				}
+				return step, step / 5
+			}
+		}
+		p *= 10
+	}
+	return step, step / 5
+}
+
+// valueTicks labels the given values (a sweep's points) and keeps the
+// minor ticks of base; a label that would crowd the one before it (closer
+// than gap of the axis length) is left out.
+type valueTicks struct {
+	values []float64
+	base   plot.Ticker
+	log    bool
+	gap    float64
+}
+
+func (vt valueTicks) Ticks(min, max float64) []plot.Tick {
+	var ticks []plot.Tick
+	for _, t := range vt.base.Ticks(min, max) {
+		ticks = append(ticks, plot.Tick{Value: t.Value})
+	}
+	norm := func(v float64) float64 {
+		if vt.log {
+			return (math.Log(v) - math.Log(min)) / (math.Log(max) - math.Log(min))
+		}
+		return (v - min) / (max - min)
+	}
+	last := math.Inf(-1)
+	for _, v := range vt.values {
+		if v < min || v > max || (vt.log && v <= 0) {
+			continue
+		}
+		if n := norm(v); n-last >= vt.gap {
+			ticks = append(ticks, plot.Tick{Value: v, Label: FormatNumber(v)})
+			last = n
 		}
 	}
 	return ticks
 }
+
+func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 
 // FormatNumber prints v compactly for axes and tables: integers as they
 // are up to 9999, then with a k or M suffix when that is exact to three

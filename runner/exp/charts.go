@@ -1,0 +1,186 @@
+package exp
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"gonum.org/v1/plot/vg"
+
+	"leaselab/plots"
+)
+
+// panelLetter names panels a), b), ... as the papers do.
+func panelLetter(i int) string { return string(rune('a'+i)) + ") " }
+
+// Figure draws the experiment from its summary (never from raw runs, so the
+// chart shows exactly what the summary CSV holds).
+func (r *Report) Figure() (plots.Figure, error) {
+	e := r.Exp
+	fig := plots.Figure{Title: fmt.Sprintf("%s: %s", e.Name, e.Title)}
+	fig.Notes = append(fig.Notes, r.provenance())
+	switch e.Kind {
+	case Lines:
+		i := 0
+		for _, f := range e.Facets {
+			for _, m := range e.Meters {
+				title := panelLetter(i) + m.Label
+				if f.Name != "" {
+					title += ", " + f.Name
+				}
+				fig.Panels = append(fig.Panels, r.linePanel(f.Name, m, title))
+				i++
+			}
+		}
+		switch n := len(e.Meters); {
+		case n <= 3:
+			fig.Cols = n
+		case n == 4:
+			fig.Cols = 2
+		default:
+			fig.Cols = 3
+		}
+		if e.Chains {
+			fig.Panels = append(fig.Panels, r.chainPanel(panelLetter(i)))
+		}
+	case Bars:
+		for i, m := range e.Meters {
+			fig.Panels = append(fig.Panels, r.barPanel(m, panelLetter(i)+m.Label))
+		}
+		fig.Cols = 1
+		fig.PanelWidth = vg.Length(math.Max(7, 0.32*float64(len(e.Variants))+2)) * vg.Inch
+		fig.PanelHeight = 3.6 * vg.Inch
+	case Timelines:
+		if len(r.Timelines) == 0 {
+			return fig, fmt.Errorf("no timeline: every run failed")
+		}
+		for i, t := range r.Timelines {
+			title := fmt.Sprintf("%s%s, seed %d: %d holds, %d violations", panelLetter(i), t.Variant, t.Seed, len(t.Holds), len(t.Violations))
+			fig.Panels = append(fig.Panels, t.Chart(title))
+		}
+		fig.Cols = 1
+		fig.PanelWidth = 9 * vg.Inch
+		fig.PanelHeight = vg.Length(1.1+0.32*float64(r.Timelines[0].Nodes)) * vg.Inch
+	}
+	return fig, nil
+}
+
+// provenance says where the numbers come from, under the chart.
+func (r *Report) provenance() string {
+	e := r.Exp
+	env := "deterministic simulator (sim)"
+	if e.Env == "udp" {
+		env = "real UDP sockets on this machine (udp)"
+	}
+	s := fmt.Sprintf("Environment: %s. %s.", env, repsText(e.NReps, e.Base.Seed))
+	if e.NReps > 1 && e.Kind != Timelines {
+		s += " Error bars: 95% confidence interval of the mean (Student's t"
+		for _, m := range e.Meters {
+			if m.Proportion {
+				s += "; Wilson score interval for " + m.Label
+			}
+		}
+		s += ")."
+	}
+	if e.Quick {
+		s += " Quick run (--quick)."
+	}
+	if r.Failed > 0 {
+		s += fmt.Sprintf(" %d runs failed and are left out (see the report).", r.Failed)
+	}
+	if e.EnvNote != "" {
+		s += " " + e.EnvNote + "."
+	}
+	return s
+}
+
+func repsText(n int, seed uint64) string {
+	if n == 1 {
+		return fmt.Sprintf("One run per point (seed %d)", seed)
+	}
+	return fmt.Sprintf("%d repetitions per point (seeds %d..%d)", n, seed, seed+uint64(n)-1)
+}
+
+func (r *Report) linePanel(facet string, m Meter, title string) plots.LineChart {
+	e := r.Exp
+	lc := plots.LineChart{Title: title, XLabel: params[e.Sweep.Param].Label, YLabel: m.AxisLabel(),
+		LogX: e.Sweep.LogX, LogY: m.LogY, Dodge: vg.Points(2.5 * float64(len(e.Variants))), XTicks: e.Values}
+	k := m.scale()
+	for _, v := range e.Variants {
+		s := plots.Series{Name: v.Name}
+		for xi, x := range e.Values {
+			st, _ := r.stat(facet, v.Name, xi, m.Key)
+			s.X = append(s.X, x)
+			s.Y = append(s.Y, st.Mean*k)
+			s.Lo = append(s.Lo, st.Lo*k)
+			s.Hi = append(s.Hi, st.Hi*k)
+		}
+		lc.Series = append(lc.Series, s)
+	}
+	return lc
+}
+
+func (r *Report) barPanel(m Meter, title string) plots.BarChart {
+	bc := plots.BarChart{Title: title, YLabel: m.AxisLabel(), ValueLabels: true}
+	k := m.scale()
+	for _, v := range r.Exp.Variants {
+		st, _ := r.stat(r.Exp.Facets[0].Name, v.Name, 0, m.Key)
+		b := plots.Bar{Group: v.Group, Label: v.Label, Value: st.Mean * k, Lo: st.Lo * k, Hi: st.Hi * k}
+		if m.Sum {
+			b.Value, b.Lo, b.Hi = st.Sum, math.NaN(), math.NaN()
+			if st.N == 0 {
+				b.Value = math.NaN()
+			}
+			b.Value *= k
+		}
+		bc.Bars = append(bc.Bars, b)
+	}
+	if m.Sum {
+		bc.YLabel += fmt.Sprintf(", total over %d runs", r.Exp.NReps)
+	}
+	return bc
+}
+
+// chainPanel is the distribution of pre-emption chain lengths at the
+// largest swept value, summed over repetitions.
+func (r *Report) chainPanel(letter string) plots.LineChart {
+	e := r.Exp
+	xmax := e.Values[len(e.Values)-1]
+	lc := plots.LineChart{
+		Title:  fmt.Sprintf("%spre-emption chains, %s = %s", letter, shortParam(e.Sweep.Param), plots.FormatNumber(xmax)),
+		XLabel: "rounds lost in a row to higher ballots", YLabel: fmt.Sprintf("attempts (total of %d runs)", e.NReps),
+		LogY: true, Dodge: vg.Points(2.5 * float64(len(e.Variants))),
+	}
+	facet := e.Facets[0].Name
+	maxLen := 0
+	for _, c := range r.Chains {
+		if c.Facet == facet && c.X == xmax && c.Length > maxLen {
+			maxLen = c.Length
+		}
+	}
+	for _, v := range e.Variants {
+		s := plots.Series{Name: v.Name}
+		counts := map[int]int{}
+		for _, c := range r.Chains {
+			if c.Facet == facet && c.Variant == v.Name && c.X == xmax {
+				counts[c.Length] = c.Count
+			}
+		}
+		for l := 0; l <= maxLen; l++ {
+			// A length nobody reached is left out (a log axis has no
+			// zero); the chains CSV lists every count.
+			y := math.NaN()
+			if counts[l] > 0 {
+				y = float64(counts[l])
+			}
+			s.X = append(s.X, float64(l))
+			s.Y = append(s.Y, y)
+		}
+		lc.Series = append(lc.Series, s)
+	}
+	return lc
+}
+
+func shortParam(p string) string {
+	return strings.SplitN(params[p].Label, " ", 2)[0]
+}

@@ -304,9 +304,15 @@ func (e *Node) startRound(now algorithms.Local, id algorithms.ResourceID, r *rst
 		base = rec.promised
 	}
 	b := algorithms.Next(base, e.restarts, e.id)
+	own := lease{owner: e.id, t: now.Add(e.p.LeaseSpan)}
+	if r.mine.owner == e.id && own.t <= r.mine.t {
+		// A lease proposed in the same instant as a give-up must end
+		// after it, or the give-up would void it (at most 1 ns more).
+		own.t = r.mine.t + 1
+	}
 	p.rd = round{
 		active: true, phase: phPrepare, learnPrev: learnPrev, inst: inst, ballot: b,
-		own: lease{owner: e.id, t: now.Add(e.p.LeaseSpan)}, value: noLease, adopt: noLease,
+		own: own, value: noLease, adopt: noLease,
 	}
 	clearBits(p.votes)
 	clearBits(p.neg)
@@ -357,8 +363,8 @@ func (e *Node) reply(now algorithms.Local, m algorithms.Message, out *algorithms
 	r := e.state(id)
 	if m.Flags&FlagChosen != 0 && (m.Kind == algorithms.Promise || m.Kind == algorithms.Outdated) {
 		l := lease{owner: m.Owner, t: m.Expiry}
-		if m.Flags&FlagVoid != 0 && (r.inv.owner != l.owner || r.inv.t < l.t) {
-			r.inv = l
+		if m.Flags&FlagVoid != 0 {
+			e.noteInvalid(r, l.owner, l.t)
 		}
 		if e.learn(now, id, r, m.Instance, l, m.Accepted, out) {
 			e.changed(now, id, r, out)

@@ -44,12 +44,16 @@ type rstate struct {
 	// given up by its owner (Invalidate). One watermark per resource: a
 	// newer invalidation by another owner replaces it, which only makes
 	// the node more careful (the older owner's leases count again).
-	inv     lease
+	inv lease
+	// mine: the same for this node's own leases. Kept apart from inv, so
+	// that no invalidation by another owner can ever make this node
+	// believe again in a lease it gave up.
+	mine    lease
 	granted lease // last Granted event (acceptor), noLease if none/cleared
 }
 
 func newRstate() *rstate {
-	return &rstate{cur: newInstance(0, 0), prev: newInstance(0, 0), inv: noLease, granted: noLease}
+	return &rstate{cur: newInstance(0, 0), prev: newInstance(0, 0), inv: noLease, mine: noLease, granted: noLease}
 }
 
 // record returns the kept record of instance i, or nil.
@@ -67,7 +71,21 @@ func (r *rstate) record(i uint64) *instance {
 
 // void reports whether l was invalidated by its owner.
 func (r *rstate) void(l lease) bool {
-	return !l.none() && l.owner == r.inv.owner && l.t <= r.inv.t
+	if l.none() {
+		return false
+	}
+	return (l.owner == r.inv.owner && l.t <= r.inv.t) || (l.owner == r.mine.owner && l.t <= r.mine.t)
+}
+
+// noteInvalid records that owner o gave up its leases ending by t.
+func (e *Node) noteInvalid(r *rstate, o algorithms.NodeID, t algorithms.Local) {
+	w := &r.inv
+	if o == e.id {
+		w = &r.mine
+	}
+	if w.owner != o || t > w.t {
+		*w = lease{owner: o, t: t}
+	}
 }
 
 // advance moves the node to instance i > cur.n. The current instance
@@ -111,9 +129,15 @@ func (e *Node) overAt(l lease) algorithms.Local {
 	return l.t + algorithms.Local(e.dmax) + 1
 }
 
-// keptAfter reports whether record rec survives a move to instance i.
+// keptAfter reports whether record rec is still known once the node
+// handles instance i: everything is if i is not beyond the current
+// instance; on a move to i, only a current instance i-1 stays (as the
+// previous one).
 func keptAfter(r *rstate, rec *instance, i uint64) bool {
-	return rec.n >= i || (rec == &r.cur && rec.n+1 == i)
+	if i <= r.cur.n {
+		return true
+	}
+	return rec == &r.cur && rec.n+1 == i
 }
 
 // guard is the Fig. 4 augmentation (previous-instance check), done by an
@@ -389,9 +413,7 @@ func (e *Node) catchUp(now algorithms.Local, id algorithms.ResourceID, r *rstate
 // later than t; i is the instance of its lease. Receivers move on to
 // instance i+1, so the next proposal needs one negotiation only.
 func (e *Node) invalidated(now algorithms.Local, id algorithms.ResourceID, r *rstate, i uint64, o algorithms.NodeID, t algorithms.Local, out *algorithms.Output) {
-	if r.inv.owner != o || t > r.inv.t {
-		r.inv = lease{owner: o, t: t}
-	}
+	e.noteInvalid(r, o, t)
 	if i >= r.cur.n && i > 0 && e.mayDrop(r, i+1, noLease, now) {
 		r.advance(i+1, now)
 		if r.prev.lrn.none() {

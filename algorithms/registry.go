@@ -42,7 +42,7 @@ func Register(a Algorithm) {
 
 // Names lists the registered algorithms in a fixed order.
 func Names() []string {
-	order := map[string]int{"naive": 0, "paxoslease": 1, "fatlease": 2, "classicpaxos": 3}
+	order := map[string]int{"naive": 0, "naive-undo": 1, "paxoslease": 2, "fatlease": 3, "classicpaxos": 4}
 	names := make([]string, 0, len(registry))
 	for n := range registry {
 		names = append(names, n)

@@ -1,0 +1,283 @@
+package main
+
+// leaselab reproduce: the papers' evaluations, regenerated (runner/exp
+// holds the experiments as data; plots/ draws them). Also `leaselab run
+// --timeline FILE.png`, which draws the timeline chart for any single run.
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"leaselab/runner"
+	"leaselab/runner/exp"
+)
+
+func init() {
+	register(command{
+		name:    "reproduce",
+		summary: "regenerate the papers' evaluations (FaTLease Figs. 5-10, deadlock, timeline, ablations) as charts, CSV, JSON and a report",
+		usage:   "[--quick] [--out DIR] [--only NAME,...] [--seeds K] [--env sim|udp] [--quiet]",
+		long: `Runs the experiments of runner/exp and writes, for each, NAME.png and
+NAME.svg (the chart), NAME.csv (one row per run), NAME_summary.csv (mean and
+95% confidence interval per point), NAME.json (everything, with full
+results), and at the end DIR/report.md, which embeds every chart, prints the
+tables and sets the papers' published numbers beside ours.
+
+Experiments: ` + strings.Join(exp.Names(), ", ") + `.
+
+--quick runs shorter sweeps with fewer repetitions (a few minutes on two
+cores). The full run first calibrates on the first run of every series,
+prints its estimated duration, and shows progress on stderr when stderr is
+a terminal. Simulated runs are deterministic: the same command writes the
+same CSV files.
+
+Exit status 1 if any run failed (every file is still written and the
+report lists the failures), 2 for bad input.`,
+		setup: setupReproduce,
+	})
+	registerRunExtension(runExtension{
+		flags:  timelineFlags,
+		before: timelineBefore,
+		after:  timelineAfter,
+	})
+}
+
+func setupReproduce(fs *pflag.FlagSet) action {
+	quick := fs.Bool("quick", false, "shorter sweeps and fewer repetitions (under 5 minutes on 2 cores for all experiments)")
+	out := fs.String("out", "results", "directory for the charts, CSV, JSON and report.md (created if missing)")
+	only := fs.StringSlice("only", nil, "comma-separated experiments to run (default: all): "+strings.Join(exp.Names(), ", "))
+	seeds := fs.Int("seeds", 0, "repetitions (seeds) per point, overriding each experiment's own (0: keep)")
+	env := fs.String("env", "", "environment for the experiments that support it (sim, udp; default: each experiment's own, sim)")
+	workers := fs.Int("workers", 0, "runs in parallel (0: GOMAXPROCS); udp runs always run alone")
+	quiet := addQuietFlag(fs)
+	return func(c *ctx, args []string) error {
+		if len(args) > 0 {
+			return usagef("unexpected arguments %q", args)
+		}
+		if *seeds < 0 {
+			return usagef("--seeds must not be negative, got %d", *seeds)
+		}
+		if *workers < 0 {
+			return usagef("--workers must not be negative, got %d", *workers)
+		}
+		if *env != "" && !reproHas(runner.Envs, *env) {
+			return usagef("unknown environment %q (valid: %s)", *env, strings.Join(runner.Envs, ", "))
+		}
+		if *out == "" {
+			return usagef("--out must name a directory")
+		}
+		exps, err := exp.Select(*only)
+		if err != nil {
+			return badInput(err)
+		}
+		opt := exp.Options{Quick: *quick, Seeds: *seeds, Env: *env}
+		total, err := exp.Plan(exps, opt)
+		if err != nil {
+			return badInput(err)
+		}
+		for _, e := range exps {
+			if r, err := e.Resolve(opt); err == nil && r.EnvNote != "" && !*quiet {
+				fmt.Fprintf(c.stderr, "reproduce: note: %s\n", r.EnvNote)
+			}
+		}
+		w := *workers
+		if w == 0 {
+			w = runtime.GOMAXPROCS(0)
+		}
+		mode := "full run"
+		if *quick {
+			mode = "quick run"
+		}
+		say := func(format string, a ...any) {
+			if !*quiet {
+				fmt.Fprintf(c.stderr, format, a...)
+			}
+		}
+		say("reproduce: %s of %d experiments, %d runs on %d workers, into %s\n", mode, len(exps), total, w, *out)
+		if !*quick {
+			say("reproduce: calibrating on the first run of every series ...\n")
+		}
+		bar := newReproduceProgress(c, *quiet)
+		cmdline := "leaselab reproduce"
+		if *quick {
+			cmdline += " --quick"
+		}
+		if len(*only) > 0 {
+			cmdline += " --only " + strings.Join(*only, ",")
+		}
+		if *seeds > 0 {
+			cmdline += fmt.Sprintf(" --seeds %d", *seeds)
+		}
+		if *env != "" {
+			cmdline += " --env " + *env
+		}
+		start := time.Now()
+		reports, err := exp.Reproduce(exps, exp.Config{
+			Options: opt, Out: *out, Workers: *workers, Command: cmdline,
+			Progress: func(p exp.Progress) {
+				if p.Calibrated && !*quick {
+					bar.clear()
+					say("reproduce: estimated duration %s (from %d calibration runs; the estimate is refined as runs finish)\n",
+						reproRound(p.Estimate), p.Done)
+				}
+				if len(p.Wrote) > 0 {
+					bar.clear()
+					say("reproduce: %s: wrote %s\n", p.Experiment, strings.Join(p.Wrote, " "))
+					return
+				}
+				bar.update(p)
+			},
+		})
+		bar.clear()
+		if reports != nil {
+			var rows [][]string
+			for _, r := range reports {
+				rows = append(rows, []string{r.Exp.Name, r.Exp.Env, fmt.Sprint(len(r.Runs)), fmt.Sprint(r.Failed),
+					reproRound(r.Wall).String(), filepath.Join(*out, r.Exp.Name+".png")})
+			}
+			if werr := writeTable(c.stdout, []string{"experiment", "env", "runs", "failed", "run time", "chart"}, rows); werr != nil && err == nil {
+				err = werr
+			}
+			fmt.Fprintf(c.stdout, "report: %s (wall time %s)\n", filepath.Join(*out, "report.md"), reproRound(time.Since(start)))
+		}
+		if errors.Is(err, exp.ErrRunsFailed) {
+			fmt.Fprintf(c.stderr, "leaselab reproduce: %v\n", oneLine(err))
+			return exitStatus(1)
+		}
+		return err
+	}
+}
+
+func reproHas(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// reproRound keeps durations readable: seconds under ten minutes,
+// minutes above.
+func reproRound(d time.Duration) time.Duration {
+	if d >= 10*time.Minute {
+		return d.Round(time.Minute)
+	}
+	if d >= 10*time.Second {
+		return d.Round(time.Second)
+	}
+	return d.Round(100 * time.Millisecond)
+}
+
+// reproduceProgress draws one status line on stderr, only on a terminal
+// and without --quiet.
+type reproduceProgress struct {
+	c      *ctx
+	on     bool
+	shown  int
+	last   time.Time
+	lastPC int
+}
+
+func newReproduceProgress(c *ctx, quiet bool) *reproduceProgress {
+	return &reproduceProgress{c: c, on: !quiet && isTerminal(c.stderr), lastPC: -1}
+}
+
+func (b *reproduceProgress) update(p exp.Progress) {
+	if !b.on || p.Total == 0 {
+		return
+	}
+	pc := p.Done * 100 / p.Total
+	// Redraw at most ten times a second, or when the percentage moves.
+	if pc == b.lastPC && time.Since(b.last) < 100*time.Millisecond {
+		return
+	}
+	b.lastPC, b.last = pc, time.Now()
+	const width = 24
+	n := p.Done * width / p.Total
+	line := fmt.Sprintf("reproduce [%s%s] %3d%% %d/%d runs, %s", strings.Repeat("#", n), strings.Repeat(" ", width-n),
+		pc, p.Done, p.Total, reproRound(p.Elapsed))
+	if p.Remaining > 0 {
+		line += fmt.Sprintf(", ~%s left", reproRound(p.Remaining))
+	}
+	if p.Experiment != "" {
+		line += " (" + p.Experiment + ")"
+	}
+	pad := ""
+	if len(line) < b.shown {
+		pad = strings.Repeat(" ", b.shown-len(line))
+	}
+	fmt.Fprintf(b.c.stderr, "\r%s%s", line, pad)
+	b.shown = len(line)
+}
+
+func (b *reproduceProgress) clear() {
+	if b.on && b.shown > 0 {
+		fmt.Fprintf(b.c.stderr, "\r%s\r", strings.Repeat(" ", b.shown))
+		b.shown = 0
+	}
+}
+
+// --- leaselab run --timeline FILE.png -------------------------------------
+
+// The extension's state lives for one invocation: flags are declared afresh
+// for every run of the command (see command.setup), and these variables are
+// set from there.
+var timelineState struct {
+	path         *string
+	holds, trace *bytes.Buffer
+}
+
+func timelineFlags(fs *pflag.FlagSet) {
+	timelineState.path = fs.String("timeline", "", "draw who held the lease over time (one row per node, crashes, partitions, violations) to this .png or .svg file")
+	timelineState.holds, timelineState.trace = nil, nil
+}
+
+func timelineBefore(c *ctx, spec runner.Spec, opt *runner.Options) error {
+	path := *timelineState.path
+	if path == "" {
+		return nil
+	}
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".png", ".svg":
+	default:
+		return usagef("--timeline %s: the file must end in .png or .svg", path)
+	}
+	// Fail fast on an unwritable path, before the run.
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE, 0o644)
+	if err != nil {
+		return usagef("--timeline: %v", err)
+	}
+	f.Close()
+	timelineState.holds, timelineState.trace = &bytes.Buffer{}, &bytes.Buffer{}
+	opt.Holds = teeWriter(opt.Holds, timelineState.holds)
+	opt.Trace = teeWriter(opt.Trace, timelineState.trace)
+	return nil
+}
+
+func timelineAfter(c *ctx, res runner.Result) error {
+	if timelineState.holds == nil {
+		return nil
+	}
+	series := res.Algo
+	if len(res.Params.Ablate) > 0 {
+		series += " (no " + strings.Join(res.Params.Ablate, ", no ") + ")"
+	}
+	t, err := exp.TimelineOf(res, timelineState.holds.Bytes(), timelineState.trace.Bytes(), series)
+	if err != nil {
+		return fmt.Errorf("--timeline: %w", err)
+	}
+	if err := t.Figure().Save(*timelineState.path); err != nil {
+		return fmt.Errorf("--timeline: %w", err)
+	}
+	fmt.Fprintf(c.stderr, "timeline: %s\n", *timelineState.path)
+	return nil
+}

@@ -394,7 +394,7 @@ func (e *Node) Local(id algorithms.ResourceID, now algorithms.Local) (LocalState
 	}
 	l := r.cur.lrn
 	switch {
-	case r.void(l) || e.over(l, now):
+	case r.lrnVoid(&r.cur) || e.over(l, now):
 		return Outdated, l.owner, l.t, r.cur.n
 	case l.owner == e.id || e.noSafety || now.Add(e.dmax) <= l.t:
 		return Valid, l.owner, l.t, r.cur.n

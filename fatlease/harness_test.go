@@ -72,7 +72,8 @@ func (c *tnet) boot(i int, recovered []algorithms.Record) {
 	if err != nil {
 		c.t.Fatalf("New(node %d): %v", i, err)
 	}
-	nd.n, nd.timers, nd.down = n, map[algorithms.TimerKey]algorithms.Local{}, false
+	// A new life: beliefs of the old one (its events) are gone.
+	nd.n, nd.timers, nd.down, nd.events = n, map[algorithms.TimerKey]algorithms.Local{}, false, nil
 	c.step(i, algorithms.Input{Kind: algorithms.Start})
 }
 

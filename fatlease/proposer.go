@@ -184,7 +184,7 @@ func (e *Node) changed(now algorithms.Local, id algorithms.ResourceID, r *rstate
 // others need not wait for it to run out.
 func (e *Node) unwanted(now algorithms.Local, id algorithms.ResourceID, r *rstate, out *algorithms.Output) {
 	l := r.cur.lrn
-	if l.owner != e.id || !e.live(r, l, now) {
+	if l.owner != e.id || r.lrnVoid(&r.cur) || e.over(l, now) {
 		return
 	}
 	inv := algorithms.Message{Kind: algorithms.Invalidate, From: e.id, Owner: e.id,
@@ -202,7 +202,7 @@ func (e *Node) refreshHold(now algorithms.Local, id algorithms.ResourceID, r *rs
 			continue
 		}
 		l := rec.lrn
-		if l.owner == e.id && !r.void(l) && now < e.holdEnd(l.t) && (best.none() || l.t > best.t) {
+		if l.owner == e.id && !r.lrnVoid(rec) && now < e.holdEnd(l.t) && (best.none() || l.t > best.t) {
 			best, bi, bb = l, rec.n, rec.lrnBal
 		}
 	}
@@ -241,6 +241,14 @@ func (e *Node) decide(now algorithms.Local, id algorithms.ResourceID, r *rstate,
 		return
 	}
 	inst, learnPrev, wait := e.where(now, r, p)
+	if inst > r.cur.n {
+		// Never propose where this node itself could not follow: its
+		// own knowledge of a live lease it would have to forget comes
+		// first (and a refused move must not turn into a busy loop).
+		if ok, until := e.dropBlock(r, inst, lease{owner: e.id, t: now.Add(e.p.LeaseSpan)}, now); !ok {
+			inst, wait = 0, until
+		}
+	}
 	if inst == 0 {
 		// Someone else's lease is valid or in its safety period: wait
 		// until it is certainly over. Not a failed round.
@@ -261,7 +269,7 @@ func (e *Node) where(now algorithms.Local, r *rstate, p *prop) (inst uint64, lea
 		l := c.lrn
 		// Outdated, given up, or our own (the holder may open the renew
 		// instance before its lease ends): the next instance.
-		if c.over || r.void(l) || e.over(l, now) || l.owner == e.id {
+		if c.over || r.lrnVoid(c) || e.over(l, now) || l.owner == e.id {
 			return c.n + 1, false, 0
 		}
 		return 0, false, e.overAt(l) // valid or safety period
@@ -275,7 +283,7 @@ func (e *Node) where(now algorithms.Local, r *rstate, p *prop) (inst uint64, lea
 	pv := &r.prev
 	if pv.n+1 == c.n && (!pv.lrn.none() || pv.over) {
 		l := pv.lrn
-		if pv.over || r.void(l) || e.over(l, now) || l.owner == e.id {
+		if pv.over || r.lrnVoid(pv) || e.over(l, now) || l.owner == e.id {
 			return c.n, false, 0
 		}
 		return 0, false, e.overAt(l)
@@ -429,7 +437,9 @@ func (e *Node) reply(now algorithms.Local, m algorithms.Message, out *algorithms
 		case m.Instance > p.rd.inst && m.Instance > r.cur.n:
 			// This proposer is behind: catch up (INITIATE_CONSENSUS lines
 			// 7-9) and decide again. Not a failed round.
-			e.catchUp(now, id, r, m.Instance, out)
+			if ok, until := e.catchUp(now, id, r, m.Instance, out); !ok && until > now {
+				p.blockedUntil = until
+			}
 			e.endRound(id, p, out)
 			e.decide(now, id, r, p, out)
 		default:

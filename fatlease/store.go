@@ -29,6 +29,9 @@ type instance struct {
 	// already over (it adopted an expired value), so the next instance may
 	// start. Never reported as chosen.
 	over bool
+	// accVoid, lrnVoid: that lease was invalidated by its owner. Sticky:
+	// the per-resource watermark below may be replaced later.
+	accVoid, lrnVoid bool
 }
 
 func newInstance(n uint64, since algorithms.Local) instance {
@@ -77,7 +80,8 @@ func (r *rstate) void(l lease) bool {
 	return (l.owner == r.inv.owner && l.t <= r.inv.t) || (l.owner == r.mine.owner && l.t <= r.mine.t)
 }
 
-// noteInvalid records that owner o gave up its leases ending by t.
+// noteInvalid records that owner o gave up its leases ending by t, and
+// marks the leases the node knows that this voids.
 func (e *Node) noteInvalid(r *rstate, o algorithms.NodeID, t algorithms.Local) {
 	w := &r.inv
 	if o == e.id {
@@ -86,6 +90,31 @@ func (e *Node) noteInvalid(r *rstate, o algorithms.NodeID, t algorithms.Local) {
 	if w.owner != o || t > w.t {
 		*w = lease{owner: o, t: t}
 	}
+	for _, rec := range [2]*instance{&r.prev, &r.cur} {
+		rec.accVoid = rec.accVoid || r.void(rec.acc)
+		rec.lrnVoid = rec.lrnVoid || r.void(rec.lrn)
+	}
+}
+
+// slot is a lease a record holds, with whether it is void.
+type slot struct {
+	l    lease
+	void bool
+}
+
+// slots are a record's accepted and learned leases.
+func (r *rstate) slots(rec *instance) [2]slot {
+	return [2]slot{
+		{rec.acc, rec.accVoid || r.void(rec.acc)},
+		{rec.lrn, rec.lrnVoid || r.void(rec.lrn)},
+	}
+}
+
+// lrnVoid reports whether rec's learned lease was given up.
+func (r *rstate) lrnVoid(rec *instance) bool { return rec.lrnVoid || r.void(rec.lrn) }
+
+func (e *Node) liveSlot(s slot, now algorithms.Local) bool {
+	return !s.void && !s.l.none() && !e.over(s.l, now)
 }
 
 // advance moves the node to instance i > cur.n. The current instance
@@ -98,12 +127,6 @@ func (r *rstate) advance(i uint64, now algorithms.Local) {
 		r.prev = newInstance(i-1, now)
 	}
 	r.cur = newInstance(i, now)
-}
-
-// live reports whether l may still be valid as this node sees it at now:
-// it is a lease, not invalidated, and not certainly over.
-func (e *Node) live(r *rstate, l lease, now algorithms.Local) bool {
-	return !l.none() && !r.void(l) && !e.over(l, now)
 }
 
 // over reports whether lease l is certainly over as this node sees it at
@@ -162,8 +185,9 @@ func (e *Node) guard(r *rstate, i uint64, o algorithms.NodeID, now algorithms.Lo
 		if rec == &r.prev && r.prev.n+1 != r.cur.n {
 			continue // not a kept record
 		}
-		for _, l := range [2]lease{rec.acc, rec.lrn} {
-			if !e.live(r, l, now) {
+		for _, s := range r.slots(rec) {
+			l := s.l
+			if !e.liveSlot(s, now) {
 				continue
 			}
 			if l.owner != o {
@@ -183,8 +207,8 @@ func (e *Node) coveredAfter(r *rstate, l lease, i uint64, now algorithms.Local) 
 	if r.cur.n+1 != i {
 		return false
 	}
-	for _, k := range [2]lease{r.cur.acc, r.cur.lrn} {
-		if k.owner == l.owner && k.t >= l.t && e.live(r, k, now) {
+	for _, s := range r.slots(&r.cur) {
+		if s.l.owner == l.owner && s.l.t >= l.t && e.liveSlot(s, now) {
 			return true
 		}
 	}
@@ -197,15 +221,24 @@ func (e *Node) coveredAfter(r *rstate, l lease, i uint64, now algorithms.Local) 
 // unless the owner's later lease replaces it: that is the same rule as the
 // guard, applied to learning.
 func (e *Node) mayDrop(r *rstate, i uint64, keep lease, now algorithms.Local) bool {
+	ok, _ := e.dropBlock(r, i, keep, now)
+	return ok
+}
+
+// dropBlock is mayDrop that also says until when (local time) the leases
+// in the way may be valid.
+func (e *Node) dropBlock(r *rstate, i uint64, keep lease, now algorithms.Local) (ok bool, until algorithms.Local) {
 	if e.noPrevCheck {
-		return true
+		return true, 0
 	}
+	ok = true
 	for _, rec := range [2]*instance{&r.prev, &r.cur} {
 		if rec.n == 0 || keptAfter(r, rec, i) {
 			continue
 		}
-		for _, l := range [2]lease{rec.acc, rec.lrn} {
-			if !e.live(r, l, now) {
+		for _, s := range r.slots(rec) {
+			l := s.l
+			if !e.liveSlot(s, now) {
 				continue
 			}
 			if keep.owner == l.owner && keep.t >= l.t {
@@ -214,10 +247,13 @@ func (e *Node) mayDrop(r *rstate, i uint64, keep lease, now algorithms.Local) bo
 			if e.coveredAfter(r, l, i, now) {
 				continue
 			}
-			return false
+			ok = false
+			if u := e.overAt(l); u > until {
+				until = u
+			}
 		}
 	}
-	return true
+	return ok, until
 }
 
 // acceptorReply builds the skeleton of an answer to m.
@@ -237,7 +273,7 @@ func (e *Node) outdated(r *rstate, m algorithms.Message) algorithms.Message {
 	if !r.cur.lrn.none() {
 		rep.Flags |= FlagChosen
 		rep.Owner, rep.Expiry, rep.Accepted = r.cur.lrn.owner, r.cur.lrn.t, r.cur.lrnBal
-		if r.void(r.cur.lrn) {
+		if r.lrnVoid(&r.cur) {
 			rep.Flags |= FlagVoid
 		}
 	}
@@ -296,7 +332,7 @@ func (e *Node) onPrepare(now algorithms.Local, r *rstate, m algorithms.Message, 
 		// The outcome is known: say so, the proposer need not go on.
 		rep.Flags |= FlagChosen
 		rep.Owner, rep.Expiry, rep.Accepted = rec.lrn.owner, rec.lrn.t, rec.lrnBal
-		if r.void(rec.lrn) {
+		if r.lrnVoid(rec) {
 			rep.Flags |= FlagVoid
 		}
 		return rep
@@ -342,7 +378,7 @@ func (e *Node) onPropose(now algorithms.Local, r *rstate, m algorithms.Message, 
 		e.grantChanged(now, m.Resource, r, out)
 		return rep
 	}
-	rec.promised, rec.accBal, rec.acc = m.Ballot, m.Ballot, val
+	rec.promised, rec.accBal, rec.acc, rec.accVoid = m.Ballot, m.Ballot, val, r.void(val)
 	e.persist(m.Resource, rec, out)
 	e.grantChanged(now, m.Resource, r, out)
 	return e.acceptorReply(m, algorithms.Accepted)
@@ -360,7 +396,7 @@ func (e *Node) grantChanged(now algorithms.Local, id algorithms.ResourceID, r *r
 		if rec.n == 0 || (rec == &r.prev && r.prev.n+1 != r.cur.n) {
 			continue
 		}
-		if e.live(r, rec.acc, now) && (g.none() || rec.acc.t > g.t) {
+		if s := r.slots(rec)[0]; e.liveSlot(s, now) && (g.none() || rec.acc.t > g.t) {
 			g = rec.acc
 		}
 	}
@@ -394,19 +430,22 @@ func (e *Node) learn(now algorithms.Local, id algorithms.ResourceID, r *rstate, 
 	if rec.lrn == l {
 		return false
 	}
-	rec.lrn, rec.lrnBal = l, b
+	rec.lrn, rec.lrnBal, rec.lrnVoid = l, b, r.void(l)
 	return true
 }
 
 // catchUp moves to instance i reported by an Outdated answer, if nothing
-// live would be forgotten.
-func (e *Node) catchUp(now algorithms.Local, id algorithms.ResourceID, r *rstate, i uint64, out *algorithms.Output) bool {
-	if i <= r.cur.n || !e.mayDrop(r, i, noLease, now) {
-		return false
+// live would be forgotten; else it says until when to wait.
+func (e *Node) catchUp(now algorithms.Local, id algorithms.ResourceID, r *rstate, i uint64, out *algorithms.Output) (bool, algorithms.Local) {
+	if i <= r.cur.n {
+		return false, 0
+	}
+	if ok, until := e.dropBlock(r, i, noLease, now); !ok {
+		return false, until
 	}
 	r.advance(i, now)
 	e.grantChanged(now, id, r, out)
-	return true
+	return true, 0
 }
 
 // invalidated applies INV: owner o gave up every lease of its ending no
@@ -419,7 +458,7 @@ func (e *Node) invalidated(now algorithms.Local, id algorithms.ResourceID, r *rs
 		if r.prev.lrn.none() {
 			// Instance i's chosen lease was o's (only a holder
 			// invalidates), and it is void now.
-			r.prev.lrn = lease{owner: o, t: t}
+			r.prev.lrn, r.prev.lrnVoid = lease{owner: o, t: t}, true
 		}
 	}
 	e.grantChanged(now, id, r, out)

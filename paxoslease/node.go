@@ -211,7 +211,7 @@ func (n *Node) start(now algorithms.Local, out *algorithms.Output) {
 // join ends the quarantine and starts the requests that waited for it.
 func (n *Node) join(now algorithms.Local, out *algorithms.Output) {
 	n.silent = false
-	out.Emit(algorithms.Event{Kind: algorithms.Joined})
+	out.Emit(algorithms.Event{Kind: algorithms.Joined, Owner: n.id})
 	pending := n.pending
 	n.pending = nil
 	for _, r := range pending {
@@ -239,7 +239,7 @@ func (n *Node) fire(now algorithms.Local, key algorithms.TimerKey, out *algorith
 		}
 		switch rd.phase {
 		case phasePrepare, phasePropose:
-			out.Emit(algorithms.Event{Kind: algorithms.Timeout, Resource: key.Resource, Ballot: rd.ballot})
+			out.Emit(algorithms.Event{Kind: algorithms.Timeout, Owner: n.id, Resource: key.Resource, Ballot: rd.ballot})
 			n.failRound(now, key.Resource, rd, 0, out)
 		case phaseWait:
 			n.startRound(now, key.Resource, rd, out)
@@ -407,7 +407,7 @@ func (n *Node) holding(now algorithms.Local, r algorithms.ResourceID) (*slot, bo
 
 func (n *Node) request(now algorithms.Local, r algorithms.ResourceID, extend bool, out *algorithms.Output) {
 	if !n.cluster.IsProposer(n.id) {
-		out.Emit(algorithms.Event{Kind: algorithms.Failed, Resource: r})
+		out.Emit(algorithms.Event{Kind: algorithms.Failed, Owner: n.id, Resource: r})
 		return
 	}
 	if n.rounds[r] != nil {
@@ -473,7 +473,7 @@ func (n *Node) nextBallot(learned algorithms.Ballot) algorithms.Ballot {
 func (n *Node) startRound(now algorithms.Local, r algorithms.ResourceID, rd *round, out *algorithms.Output) {
 	b := n.nextBallot(rd.learned)
 	if b == 0 {
-		out.Emit(algorithms.Event{Kind: algorithms.Failed, Resource: r})
+		out.Emit(algorithms.Event{Kind: algorithms.Failed, Owner: n.id, Resource: r})
 		n.endRound(r, rd)
 		return
 	}
@@ -487,7 +487,7 @@ func (n *Node) startRound(now algorithms.Local, r algorithms.ResourceID, rd *rou
 		// for it starts later.
 		rd.deadline = now.Add(n.hold)
 	}
-	out.Emit(algorithms.Event{Kind: algorithms.Round, Resource: r, Ballot: b})
+	out.Emit(algorithms.Event{Kind: algorithms.Round, Owner: n.id, Resource: r, Ballot: b})
 	for a := 0; a < n.cluster.Acceptors; a++ {
 		out.Send(algorithms.Message{Kind: algorithms.Prepare, From: n.id, To: algorithms.NodeID(a), Resource: r, Ballot: b, Owner: algorithms.NoNode})
 	}
@@ -620,7 +620,7 @@ func (n *Node) onAccepted(now algorithms.Local, m algorithms.Message, rd *round,
 	s := n.res.put(m.Resource)
 	s.held, s.until = rd.ballot, rd.deadline
 	out.CancelTimer(algorithms.TimerKey{Resource: m.Resource, Kind: timerRound})
-	out.Emit(algorithms.Event{Kind: algorithms.Acquired, Resource: m.Resource, Ballot: rd.ballot, Until: rd.deadline})
+	out.Emit(algorithms.Event{Kind: algorithms.Acquired, Owner: n.id, Resource: m.Resource, Ballot: rd.ballot, Until: rd.deadline})
 	n.endRound(m.Resource, rd)
 }
 
@@ -664,7 +664,7 @@ func (n *Node) onReject(now algorithms.Local, m algorithms.Message, rd *round, o
 }
 
 func (n *Node) preempted(now algorithms.Local, r algorithms.ResourceID, rd *round, out *algorithms.Output) {
-	out.Emit(algorithms.Event{Kind: algorithms.Preempted, Resource: r, Ballot: rd.learned})
+	out.Emit(algorithms.Event{Kind: algorithms.Preempted, Owner: n.id, Resource: r, Ballot: rd.learned})
 	n.failRound(now, r, rd, 0, out)
 }
 
@@ -674,7 +674,7 @@ func (n *Node) failRound(now algorithms.Local, r algorithms.ResourceID, rd *roun
 	rd.fails++
 	if rd.fails >= n.params.MaxRounds {
 		out.CancelTimer(algorithms.TimerKey{Resource: r, Kind: timerRound})
-		out.Emit(algorithms.Event{Kind: algorithms.Failed, Resource: r})
+		out.Emit(algorithms.Event{Kind: algorithms.Failed, Owner: n.id, Resource: r})
 		n.endRound(r, rd)
 		return
 	}
@@ -751,7 +751,7 @@ func (n *Node) giveup(now algorithms.Local, r algorithms.ResourceID, out *algori
 		s.held, s.until = 0, 0
 		if held {
 			// Sec. 7: stop believing first, then tell the acceptors.
-			out.Emit(algorithms.Event{Kind: algorithms.Lost, Resource: r, Ballot: b})
+			out.Emit(algorithms.Event{Kind: algorithms.Lost, Owner: n.id, Resource: r, Ballot: b})
 		}
 		// Even an expired lease may still sit at acceptors whose timers
 		// run later: releasing it lets the next owner in sooner.

@@ -502,3 +502,39 @@ func TestDeterministic(t *testing.T) {
 		t.Fatal("nothing acquired")
 	}
 }
+
+// Sec. 7: releases go to the proposers too, as hints. A proposer waiting
+// for a held lease retries within its backoff instead of sleeping out the
+// lease, and its next ballot passes the released one.
+func TestReleaseHintWakesWaiter(t *testing.T) {
+	p := testParams()
+	nt := newNet(t, fiveNodes, p)
+	nt.acquire(pp, res)
+	nt.deliverAll(100)
+	held, _ := nt.last(pp, algorithms.Acquired)
+	nt.acquire(qq, res)
+	nt.deliverAll(100) // q sees the lease and waits for it
+	if r := nt.nodes[qq].n.rounds[res]; r == nil || !r.busy || r.fails != 0 {
+		t.Fatalf("q should wait for the held lease without a failed round: %+v", r)
+	}
+	nt.advance(time.Second)
+	nt.giveup(pp, res)
+	if !nt.has(algorithms.Release, pp, qq) {
+		t.Fatal("no release hint to the other proposer")
+	}
+	released := nt.now
+	settle(nt, p.Backoff+10*time.Millisecond)
+	got, ok := nt.last(qq, algorithms.Acquired)
+	if !ok {
+		t.Fatalf("q did not acquire within its backoff after the release:\n%s", nt.dump())
+	}
+	if d := time.Duration(got.at - released); d > p.Backoff+time.Millisecond {
+		t.Errorf("q acquired %v after the release, want within the backoff %v", d, p.Backoff)
+	}
+	if got.ev.Ballot <= held.ev.Ballot || nt.count(qq, algorithms.Preempted) != 0 {
+		t.Errorf("q's ballot %v should pass the released %v at the first try", got.ev.Ballot, held.ev.Ballot)
+	}
+	if len(nt.violations) != 0 {
+		t.Fatalf("violations: %+v", nt.violations)
+	}
+}

@@ -51,6 +51,11 @@ type hold struct {
 	next   int32 // next open hold on the same resource, -1 at the end
 }
 
+type chkRes struct {
+	head int32 // first open hold, -1 if none
+	last algorithms.NodeID
+}
+
 type pendingViolation struct {
 	a, b int32 // hold indices; a began first
 	v    Violation
@@ -66,11 +71,11 @@ type Checker struct {
 
 	holds []hold
 	free  []int32
-	// open maps a resource to its first open hold (a list through
-	// hold.next); lastOwner remembers the owner of the last interval.
-	open      map[algorithms.ResourceID]int32
-	lastOwner map[algorithms.ResourceID]algorithms.NodeID
-	ends      timeHeap
+	// idx maps a resource to its entry in res: the first open hold (a
+	// list through hold.next) and the owner of the last interval.
+	idx  resTable
+	res  []chkRes
+	ends timeHeap
 
 	pending    []pendingViolation
 	violations []Violation
@@ -89,8 +94,6 @@ func NewChecker(clocks Clocks, seed uint64, observer HoldObserver) *Checker {
 		clocks:    clocks,
 		seed:      seed,
 		observer:  observer,
-		open:      make(map[algorithms.ResourceID]int32),
-		lastOwner: make(map[algorithms.ResourceID]algorithms.NodeID),
 		maxKept:   maxViolations,
 	}
 }
@@ -130,12 +133,29 @@ func (c *Checker) alloc() int32 {
 	return int32(len(c.holds) - 1)
 }
 
-// find returns the open hold of owner on res, or -1.
-func (c *Checker) find(res algorithms.ResourceID, owner algorithms.NodeID) int32 {
-	i, ok := c.open[res]
+// entry returns res's entry, creating it if need be.
+func (c *Checker) entry(res algorithms.ResourceID) *chkRes {
+	i, ok := c.idx.get(res)
+	if !ok {
+		i = int32(len(c.res))
+		c.res = append(c.res, chkRes{head: -1, last: algorithms.NoNode})
+		c.idx.put(res, i)
+	}
+	return &c.res[i]
+}
+
+// head returns the first open hold on res, or -1.
+func (c *Checker) head(res algorithms.ResourceID) int32 {
+	i, ok := c.idx.get(res)
 	if !ok {
 		return -1
 	}
+	return c.res[i].head
+}
+
+// find returns the open hold of owner on res, or -1.
+func (c *Checker) find(res algorithms.ResourceID, owner algorithms.NodeID) int32 {
+	i := c.head(res)
 	for i >= 0 {
 		if c.holds[i].owner == owner {
 			return i
@@ -173,8 +193,9 @@ func (c *Checker) Acquired(t int64, owner algorithms.NodeID, res algorithms.Reso
 	gen := h.gen
 	*h = hold{res: res, ballot: ballot, start: t, end: end, until: until, gen: gen, owner: owner, live: true, next: -1}
 	// Every open hold of another owner overlaps from t on.
-	head, ok := c.open[res]
-	if ok {
+	e := c.entry(res)
+	head := e.head
+	if head >= 0 {
 		for j := head; j >= 0; j = c.holds[j].next {
 			o := &c.holds[j]
 			if o.owner == owner {
@@ -194,12 +215,9 @@ func (c *Checker) Acquired(t int64, owner algorithms.NodeID, res algorithms.Reso
 		}
 		c.holds[i].next = head
 	}
-	c.open[res] = i
-	prev, had := c.lastOwner[res]
-	if !had {
-		prev = algorithms.NoNode
-	}
-	c.lastOwner[res] = owner
+	e.head = i
+	prev := e.last
+	e.last = owner
 	c.ends.Push(timeEntry{t: end, idx: i, gen: gen})
 	if c.observer != nil {
 		c.observer.HoldStart(t, res, owner, ballot, prev, end)
@@ -249,15 +267,11 @@ func (c *Checker) Reclock(t int64, n algorithms.NodeID) {
 func (c *Checker) close(i int32, t int64) {
 	h := &c.holds[i]
 	// Unlink from the resource's open list.
-	head := c.open[h.res]
-	if head == i {
-		if h.next >= 0 {
-			c.open[h.res] = h.next
-		} else {
-			delete(c.open, h.res)
-		}
+	e := c.entry(h.res)
+	if e.head == i {
+		e.head = h.next
 	} else {
-		for j := head; j >= 0; j = c.holds[j].next {
+		for j := e.head; j >= 0; j = c.holds[j].next {
 			if c.holds[j].next == i {
 				c.holds[j].next = h.next
 				break
@@ -316,11 +330,7 @@ func (c *Checker) OpenViolations() int { return len(c.pending) }
 // in the order their intervals began (latest first).
 func (c *Checker) Holders(res algorithms.ResourceID) []algorithms.NodeID {
 	var out []algorithms.NodeID
-	i, ok := c.open[res]
-	if !ok {
-		return nil
-	}
-	for ; i >= 0; i = c.holds[i].next {
+	for i := c.head(res); i >= 0; i = c.holds[i].next {
 		out = append(out, c.holds[i].owner)
 	}
 	return out

@@ -35,7 +35,7 @@ type Recorder struct {
 	// length is known).
 	OnViolation func(t int64, v Violation)
 
-	resIdx map[algorithms.ResourceID]int32
+	resIdx resTable
 	rs     []resState
 	wants  []want
 	wfree  []int32
@@ -97,7 +97,6 @@ func NewRecorder(spec Spec, clocks Clocks, tr *Tracer) *Recorder {
 		tr:           tr,
 		acceptors:    spec.Acceptors,
 		majority:     spec.Acceptors/2 + 1,
-		resIdx:       make(map[algorithms.ResourceID]int32),
 		chains:       make(map[int]int),
 		firstRequest: -1,
 		firstAcquire: -1,
@@ -123,10 +122,10 @@ func (r *Recorder) WriteHolds(w io.Writer) {
 }
 
 func (r *Recorder) res(id algorithms.ResourceID) *resState {
-	if i, ok := r.resIdx[id]; ok {
+	if i, ok := r.resIdx.get(id); ok {
 		return &r.rs[i]
 	}
-	r.resIdx[id] = int32(len(r.rs))
+	r.resIdx.put(id, int32(len(r.rs)))
 	r.rs = append(r.rs, resState{id: id, wants: -1, grants: -1})
 	return &r.rs[len(r.rs)-1]
 }
@@ -253,7 +252,7 @@ func (r *Recorder) Event(t int64, n algorithms.NodeID, local algorithms.Local, e
 		r.timeouts++
 	case algorithms.Preempted:
 		r.preemptions++
-		if i, ok := r.resIdx[ev.Resource]; ok {
+		if i, ok := r.resIdx.get(ev.Resource); ok {
 			for j := r.rs[i].wants; j >= 0; j = r.wants[j].next {
 				if r.wants[j].node == n {
 					r.wants[j].preempts++
@@ -265,7 +264,7 @@ func (r *Recorder) Event(t int64, n algorithms.NodeID, local algorithms.Local, e
 	case algorithms.Granted:
 		r.granted(t, n, ev)
 	case algorithms.Cleared:
-		if i, ok := r.resIdx[ev.Resource]; ok {
+		if i, ok := r.resIdx.get(ev.Resource); ok {
 			r.dropGrant(&r.rs[i], n)
 		}
 	}
@@ -276,7 +275,7 @@ func (r *Recorder) Event(t int64, n algorithms.NodeID, local algorithms.Local, e
 // gave up waiting, or the run ended); it counts as failed.
 func (r *Recorder) Abandon(t int64, n algorithms.NodeID, res algorithms.ResourceID) bool {
 	r.chk.Advance(t)
-	i, ok := r.resIdx[res]
+	i, ok := r.resIdx.get(res)
 	if !ok {
 		return false
 	}
@@ -508,7 +507,7 @@ type LocalClocks interface {
 // Grant returns the owner of acceptor a's unexpired grant on res at t, if
 // it has one (scenario expectations).
 func (r *Recorder) Grant(t int64, a algorithms.NodeID, res algorithms.ResourceID) (algorithms.NodeID, bool) {
-	i, ok := r.resIdx[res]
+	i, ok := r.resIdx.get(res)
 	if !ok {
 		return algorithms.NoNode, false
 	}

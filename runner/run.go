@@ -7,6 +7,13 @@ import (
 
 // runSim runs one validated spec in the simulator.
 func runSim(spec Spec, opt Options) (Result, error) {
+	res, _, err := runSimDetail(spec, opt)
+	return res, err
+}
+
+// runSimDetail is runSim that also returns the simulator (for its
+// counters, in tests and benchmarks).
+func runSimDetail(spec Spec, opt Options) (Result, *sim, error) {
 	start := time.Now()
 	ring := 0
 	if opt.ViolationTrace != nil {
@@ -15,7 +22,7 @@ func runSim(spec Spec, opt Options) (Result, error) {
 	tr := NewTracer(opt.Trace, ring)
 	s, err := newSim(spec, tr, false)
 	if err != nil {
-		return Result{}, err
+		return Result{}, nil, err
 	}
 	if opt.Holds != nil {
 		s.rec.WriteHolds(opt.Holds)
@@ -40,27 +47,27 @@ func runSim(spec Spec, opt Options) (Result, error) {
 	}
 	drv, err := NewDriver(spec, s, s.rec)
 	if err != nil {
-		return Result{}, err
+		return Result{}, nil, err
 	}
 	s.drv = drv
 	if err := s.boot(); err != nil {
-		return Result{}, err
+		return Result{}, nil, err
 	}
 	s.scheduleFaults()
 	drv.Start()
 	s.run(opt.Progress)
 	if s.err != nil {
-		return Result{}, fmt.Errorf("seed %d: %w", spec.Seed, s.err)
+		return Result{}, s, fmt.Errorf("seed %d: %w", spec.Seed, s.err)
 	}
 	res := drv.Finish()
 	res.Env = "sim"
 	res.TraceHash = tr.Hash()
 	res.WallMS = float64(time.Since(start).Microseconds()) / 1e3
 	if err := tr.Flush(); err != nil {
-		return res, fmt.Errorf("writing trace: %w", err)
+		return res, s, fmt.Errorf("writing trace: %w", err)
 	}
 	if err := s.rec.HoldsError(); err != nil {
-		return res, fmt.Errorf("writing holds: %w", err)
+		return res, s, fmt.Errorf("writing holds: %w", err)
 	}
-	return res, nil
+	return res, s, nil
 }

@@ -124,7 +124,7 @@ func (rp *replayer) boot() error {
 		return err
 	}
 	tr := NewTracer(nil, 0)
-	tr.Hook = func(r *TraceRec) { fmt.Fprintf(rp.w, "  %s\n", FormatTrace(r)) }
+	tr.Hook = func(r TraceRec) { fmt.Fprintf(rp.w, "  %s\n", FormatTrace(&r)) }
 	s, err := newSim(rp.spec, tr, true)
 	if err != nil {
 		return err
@@ -681,8 +681,12 @@ func (rp *replayer) expect(args []string) error {
 // settle runs every event due up to true time until, in order, and leaves
 // the clock at until.
 func (s *sim) settle(until int64) {
-	for len(s.q) > 0 && s.q[0].t <= until && s.err == nil {
-		e := s.q.pop()
+	s.running = true
+	for s.err == nil {
+		e, ok := s.next(until)
+		if !ok {
+			break
+		}
 		s.now = e.t
 		s.rec.chk.Advance(e.t)
 		s.dispatch(e)

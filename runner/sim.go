@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"slices"
 
 	"leaselab/algorithms"
 )
@@ -75,23 +74,25 @@ type simEvent struct {
 	node algorithms.NodeID
 }
 
+// eventHeap is a 4-ary min-heap of events ordered by (t, seq): half the
+// depth of a binary heap, and a node's children share cache lines, which
+// matters with millions of pending events.
 type eventHeap []simEvent
 
-func (h eventHeap) less(i, j int) bool {
-	return h[i].t < h[j].t || h[i].t == h[j].t && h[i].seq < h[j].seq
-}
+func evLess(a, b *simEvent) bool { return a.t < b.t || a.t == b.t && a.seq < b.seq }
 
 func (h *eventHeap) push(e simEvent) {
 	a := append(*h, e)
 	i := len(a) - 1
 	for i > 0 {
-		p := (i - 1) / 2
-		if !(a[i].t < a[p].t || a[i].t == a[p].t && a[i].seq < a[p].seq) {
+		p := (i - 1) / 4
+		if !evLess(&e, &a[p]) {
 			break
 		}
-		a[i], a[p] = a[p], a[i]
+		a[i] = a[p]
 		i = p
 	}
+	a[i] = e
 	*h = a
 }
 
@@ -99,23 +100,32 @@ func (h *eventHeap) pop() simEvent {
 	a := *h
 	top := a[0]
 	n := len(a) - 1
-	a[0] = a[n]
+	last := a[n]
 	a = a[:n]
 	i := 0
 	for {
-		l := 2*i + 1
-		if l >= n {
+		c := 4*i + 1
+		if c >= n {
 			break
 		}
-		m := l
-		if r := l + 1; r < n && (a[r].t < a[l].t || a[r].t == a[l].t && a[r].seq < a[l].seq) {
-			m = r
+		m := c
+		end := c + 4
+		if end > n {
+			end = n
 		}
-		if !(a[m].t < a[i].t || a[m].t == a[i].t && a[m].seq < a[i].seq) {
+		for j := c + 1; j < end; j++ {
+			if evLess(&a[j], &a[m]) {
+				m = j
+			}
+		}
+		if !evLess(&a[m], &last) {
 			break
 		}
-		a[i], a[m] = a[m], a[i]
+		a[i] = a[m]
 		i = m
+	}
+	if n > 0 {
+		a[i] = last
 	}
 	*h = a
 	return top
@@ -125,7 +135,9 @@ type timerSlot struct {
 	key  algorithms.TimerKey
 	at   algorithms.Local // deadline on the node's clock
 	gen  uint32
+	next int32
 	node algorithms.NodeID
+	live bool
 }
 
 type inputSlot struct {
@@ -140,7 +152,7 @@ type simNode struct {
 	// incarnation counts boots; it guards disk completions of a previous
 	// life.
 	incarnation uint32
-	timers      map[algorithms.TimerKey]int32
+	timers      resTable // resource -> first live timer slot
 	// nextFree is when the node's outgoing link is free (Bandwidth).
 	nextFree int64
 	disk     disk
@@ -153,7 +165,13 @@ type sim struct {
 	seed  uint64
 	now   int64
 	seq   uint64
-	q     eventHeap
+	q     evQueue
+	// nowQ holds events scheduled for the current instant, in order: they
+	// come after every heap event of the same instant (those were
+	// scheduled earlier, with smaller sequence numbers), so a FIFO keeps
+	// the (t, seq) order without heap operations.
+	nowQ    []simEvent
+	nowHead int
 	nodes []simNode
 	clock []Clock
 
@@ -174,6 +192,9 @@ type sim struct {
 	out algorithms.Output
 
 	stopped bool
+	// running: the event loop is on, so events for the current instant
+	// may go to nowQ (before it starts, everything goes to the heap).
+	running bool
 	err     error
 	steps   int64
 
@@ -274,7 +295,7 @@ func (s *sim) startNode(n algorithms.NodeID, again bool) error {
 	nd.impl = impl
 	nd.up = true
 	nd.incarnation++
-	nd.timers = make(map[algorithms.TimerKey]int32)
+	nd.timers = resTable{}
 	if again {
 		s.trace(&TraceRec{T: s.now, Local: s.clock[n].Local(s.now), Kind: TraceRestart, Node: n, X: int64(nd.restarts)})
 	}
@@ -290,8 +311,36 @@ func (s *sim) trace(r *TraceRec) {
 
 func (s *sim) schedule(t int64, kind evKind, node algorithms.NodeID, arg int32, gen uint32) {
 	s.seq++
-	s.q.push(simEvent{t: t, seq: s.seq, arg: arg, gen: gen, kind: kind, node: node})
+	e := simEvent{t: t, seq: s.seq, arg: arg, gen: gen, kind: kind, node: node}
+	if t == s.now && s.running {
+		s.nowQ = append(s.nowQ, e)
+		return
+	}
+	s.q.push(e)
 }
+
+// next takes the next event due at or before until, in (t, seq) order.
+func (s *sim) next(until int64) (simEvent, bool) {
+	if s.q.Len() > 0 && s.q.peek() == s.now {
+		return s.q.pop(), true
+	}
+	if s.nowHead < len(s.nowQ) {
+		e := s.nowQ[s.nowHead]
+		s.nowHead++
+		if s.nowHead == len(s.nowQ) {
+			s.nowQ = s.nowQ[:0]
+			s.nowHead = 0
+		}
+		return e, true
+	}
+	if s.q.Len() > 0 && s.q.peek() <= until {
+		return s.q.pop(), true
+	}
+	return simEvent{}, false
+}
+
+// pendingEvents is the number of events scheduled and not yet run.
+func (s *sim) pendingEvents() int { return s.q.Len() + len(s.nowQ) - s.nowHead }
 
 // --- Env ---
 
@@ -346,10 +395,12 @@ func (s *sim) Crash(n algorithms.NodeID) {
 	}
 	nd.up = false
 	nd.impl = nil
-	for _, slot := range nd.timers {
-		s.freeTimer(slot)
+	for i := range s.tslots {
+		if ts := &s.tslots[i]; ts.live && ts.node == n {
+			s.freeTimer(int32(i))
+		}
 	}
-	nd.timers = nil
+	nd.timers = resTable{}
 	nd.disk.crash()
 	s.trace(&TraceRec{T: s.now, Local: s.clock[n].Local(s.now), Kind: TraceCrash, Node: n})
 	if s.drv != nil {
@@ -418,15 +469,15 @@ func (s *sim) step(n algorithms.NodeID, in algorithms.Input) {
 
 func (s *sim) setTimer(n algorithms.NodeID, local algorithms.Local, t *algorithms.Timer) {
 	nd := &s.nodes[n]
-	slot, ok := nd.timers[t.Key]
+	slot := s.findTimer(nd, t.Key)
 	if t.Cancel {
-		if ok {
-			delete(nd.timers, t.Key)
+		if slot >= 0 {
+			s.unlinkTimer(nd, slot)
 			s.freeTimer(slot)
 		}
 		return
 	}
-	if !ok {
+	if slot < 0 {
 		if k := len(s.tFree); k > 0 {
 			slot = s.tFree[k-1]
 			s.tFree = s.tFree[:k-1]
@@ -434,9 +485,16 @@ func (s *sim) setTimer(n algorithms.NodeID, local algorithms.Local, t *algorithm
 			s.tslots = append(s.tslots, timerSlot{})
 			slot = int32(len(s.tslots) - 1)
 		}
-		s.tslots[slot].key = t.Key
-		s.tslots[slot].node = n
-		nd.timers[t.Key] = slot
+		ts := &s.tslots[slot]
+		ts.key = t.Key
+		ts.node = n
+		ts.live = true
+		head, ok := nd.timers.get(t.Key.Resource)
+		if !ok {
+			head = -1
+		}
+		ts.next = head
+		nd.timers.put(t.Key.Resource, slot)
 	}
 	s.tslots[slot].gen++
 	s.tslots[slot].at = t.At
@@ -468,20 +526,54 @@ func (s *sim) setClock(n algorithms.NodeID, c Clock) {
 		return
 	}
 	local := c.Local(s.now)
-	// Re-arm in slot order, not map order, so the run stays deterministic.
-	slots := make([]int32, 0, len(nd.timers))
-	for _, slot := range nd.timers {
-		slots = append(slots, slot)
+	// Re-arm in slot order, so the run stays deterministic.
+	for i := range s.tslots {
+		if ts := &s.tslots[i]; ts.live && ts.node == n {
+			ts.gen++
+			s.armTimer(int32(i), local)
+		}
 	}
-	slices.Sort(slots)
-	for _, slot := range slots {
-		s.tslots[slot].gen++
-		s.armTimer(slot, local)
+}
+
+// findTimer returns the slot of nd's live timer key, or -1.
+func (s *sim) findTimer(nd *simNode, key algorithms.TimerKey) int32 {
+	i, ok := nd.timers.get(key.Resource)
+	if !ok {
+		return -1
+	}
+	for ; i >= 0; i = s.tslots[i].next {
+		if s.tslots[i].key.Kind == key.Kind {
+			return i
+		}
+	}
+	return -1
+}
+
+// unlinkTimer removes slot from its resource's list.
+func (s *sim) unlinkTimer(nd *simNode, slot int32) {
+	ts := &s.tslots[slot]
+	head, _ := nd.timers.get(ts.key.Resource)
+	if head == slot {
+		if ts.next >= 0 {
+			nd.timers.put(ts.key.Resource, ts.next)
+		} else {
+			nd.timers.del(ts.key.Resource)
+		}
+		return
+	}
+	for i := head; i >= 0; i = s.tslots[i].next {
+		if s.tslots[i].next == slot {
+			s.tslots[i].next = ts.next
+			return
+		}
 	}
 }
 
 func (s *sim) freeTimer(slot int32) {
-	s.tslots[slot].gen++
+	ts := &s.tslots[slot]
+	ts.gen++
+	ts.live = false
+	ts.next = -1
 	s.tFree = append(s.tFree, slot)
 }
 
@@ -594,7 +686,7 @@ func (s *sim) dispatch(e simEvent) {
 		if !nd.up {
 			return
 		}
-		delete(nd.timers, key)
+		s.unlinkTimer(nd, e.arg)
 		s.freeTimer(e.arg)
 		if s.tr != nil {
 			s.tr.Add(&TraceRec{T: s.now, Local: s.clock[n].Local(s.now), Kind: TraceFire, Sub: key.Kind, Node: n, Res: key.Resource})
@@ -722,8 +814,12 @@ func (s *sim) run(progress func(float64)) {
 	end := int64(s.spec.Duration)
 	s.schedule(end, evEnd, 0, 0, 0)
 	var nextProgress int64
-	for len(s.q) > 0 && !s.stopped {
-		e := s.q.pop()
+	s.running = true
+	for !s.stopped {
+		e, ok := s.next(math.MaxInt64)
+		if !ok {
+			break
+		}
 		s.now = e.t
 		// Holds that ended before this event end first, so the trace
 		// and the meters see everything in true-time order.

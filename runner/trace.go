@@ -79,7 +79,9 @@ type TraceRec struct {
 // words; it is not cryptographic, it only has to tell runs apart.
 type Tracer struct {
 	// Hook, if set, sees every record as it is added (Replay prints them).
-	Hook func(*TraceRec)
+	// It gets a copy, so that records built on the caller's stack never
+	// escape to the heap.
+	Hook func(TraceRec)
 
 	h     uint64
 	n     int64
@@ -143,7 +145,7 @@ func (t *Tracer) Add(r *TraceRec) {
 		}
 	}
 	if t.Hook != nil {
-		t.Hook(r)
+		t.Hook(*r)
 	}
 	if t.w != nil && t.werr == nil {
 		t.buf = AppendTraceJSON(t.buf[:0], r)

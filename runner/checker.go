@@ -91,10 +91,10 @@ const maxViolations = 100
 // stamps violations with seed. observer may be nil.
 func NewChecker(clocks Clocks, seed uint64, observer HoldObserver) *Checker {
 	return &Checker{
-		clocks:    clocks,
-		seed:      seed,
-		observer:  observer,
-		maxKept:   maxViolations,
+		clocks:   clocks,
+		seed:     seed,
+		observer: observer,
+		maxKept:  maxViolations,
 	}
 }
 

@@ -160,20 +160,20 @@ type simNode struct {
 
 // sim is one simulated run. It implements Env and LocalClocks.
 type sim struct {
-	spec  Spec
-	algo  algorithms.Algorithm
-	seed  uint64
-	now   int64
-	seq   uint64
-	q     evQueue
+	spec Spec
+	algo algorithms.Algorithm
+	seed uint64
+	now  int64
+	seq  uint64
+	q    evQueue
 	// nowQ holds events scheduled for the current instant, in order: they
 	// come after every heap event of the same instant (those were
 	// scheduled earlier, with smaller sequence numbers), so a FIFO keeps
 	// the (t, seq) order without heap operations.
 	nowQ    []simEvent
 	nowHead int
-	nodes []simNode
-	clock []Clock
+	nodes   []simNode
+	clock   []Clock
 
 	msgs     []algorithms.Message
 	msgFree  []int32

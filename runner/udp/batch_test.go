@@ -17,7 +17,7 @@ func testCluster(algo string, acceptors, proposers int) ClusterConfig {
 func TestBatchNaive(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	r, err := RunBatch(ctx, testCluster("naive", 3, 1), BatchConfig{Leases: 20000, Limit: 15 * time.Second})
+	r, err := RunBatch(ctx, testCluster("naive", 3, 1), BatchConfig{Leases: 20000, Window: 512, Limit: 15 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}

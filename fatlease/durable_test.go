@@ -136,3 +136,30 @@ func TestDurableRestartedHolderDoesNotBelieve(t *testing.T) {
 		t.Fatalf("restarted node's learner state %v, want unknown (learning is volatile)", st)
 	}
 }
+
+func TestDurableRestartNeverHoldsAnEarlierLifesLease(t *testing.T) {
+	// Node 0 holds, gives up, node 1 takes over in instance 2. Node 0
+	// restarts (durable: it recovers instances 1 and 2) and wants the
+	// lease: consulting instance 1, Paxos hands it back its own given-up
+	// lease. It must not hold it: it no longer knows it gave it up.
+	c := newNet(t, 3, 3, Options{Durable: true})
+	c.acquire(0)
+	c.input(1, algorithms.Acquire, res0)
+	c.deliverAll()
+	c.advance(time.Second)
+	c.input(0, algorithms.Giveup, res0)
+	c.deliverAll()
+	if !c.holding(1, res0) {
+		t.Fatal("setup: node 1 did not take over")
+	}
+	c.crash(0)
+	c.restart(0)
+	c.input(0, algorithms.Acquire, res0)
+	for c.now < 3*time.Second {
+		c.deliverAll()
+		c.advance(10 * time.Millisecond)
+		if h := c.holders(res0); len(h) > 1 {
+			t.Fatalf("two holders: %v", h)
+		}
+	}
+}

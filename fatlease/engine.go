@@ -75,8 +75,13 @@ type Node struct {
 	words      int           // uint64 words of an acceptor bitset
 
 	recovered []algorithms.Record
-	joining   bool                    // in the restart wait
-	pending   []algorithms.ResourceID // requests that arrived while joining
+	// ownFloor: leases of this node ending no later than this were
+	// proposed in an earlier life (restart time + v). The node never
+	// holds them: it lost what it knew of them (it may even have given
+	// them up), and a durable acceptor can hand them back through Paxos.
+	ownFloor algorithms.Local
+	joining  bool                    // in the restart wait
+	pending  []algorithms.ResourceID // requests that arrived while joining
 
 	res   map[algorithms.ResourceID]*rstate
 	props map[algorithms.ResourceID]*prop
@@ -218,6 +223,7 @@ func (e *Node) start(now algorithms.Local, out *algorithms.Output) {
 	if e.restarts == 0 {
 		return
 	}
+	e.ownFloor = now.Add(e.p.LeaseSpan)
 	if e.durable || e.noRestartWait {
 		out.Emit(algorithms.Event{Kind: algorithms.Joined})
 		return

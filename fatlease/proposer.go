@@ -184,7 +184,7 @@ func (e *Node) changed(now algorithms.Local, id algorithms.ResourceID, r *rstate
 // others need not wait for it to run out.
 func (e *Node) unwanted(now algorithms.Local, id algorithms.ResourceID, r *rstate, out *algorithms.Output) {
 	l := r.cur.lrn
-	if l.owner != e.id || r.lrnVoid(&r.cur) || e.over(l, now) {
+	if l.owner != e.id || r.lrnVoid(&r.cur) || e.over(l, now) || l.t <= e.ownFloor {
 		return
 	}
 	inv := algorithms.Message{Kind: algorithms.Invalidate, From: e.id, Owner: e.id,
@@ -202,7 +202,7 @@ func (e *Node) refreshHold(now algorithms.Local, id algorithms.ResourceID, r *rs
 			continue
 		}
 		l := rec.lrn
-		if l.owner == e.id && !r.lrnVoid(rec) && now < e.holdEnd(l.t) && (best.none() || l.t > best.t) {
+		if l.owner == e.id && !r.lrnVoid(rec) && l.t > e.ownFloor && now < e.holdEnd(l.t) && (best.none() || l.t > best.t) {
 			best, bi, bb = l, rec.n, rec.lrnBal
 		}
 	}
@@ -317,6 +317,9 @@ func (e *Node) startRound(now algorithms.Local, id algorithms.ResourceID, r *rst
 		// A lease proposed in the same instant as a give-up must end
 		// after it, or the give-up would void it (at most 1 ns more).
 		own.t = r.mine.t + 1
+	}
+	if own.t <= e.ownFloor {
+		own.t = e.ownFloor + 1 // likewise at the instant of a restart
 	}
 	p.rd = round{
 		active: true, phase: phPrepare, learnPrev: learnPrev, inst: inst, ballot: b,

@@ -96,17 +96,26 @@
 //     shared by all resources, so a ballot is never reused.
 //   - Backoff: a retry after a lost round waits a random time in
 //     [0, Params.Backoff] drawn from Config.Rand (ablation backoff: at once).
-//   - Busy: if a majority of promises report someone's lease, the lease is
-//     validly held; the proposer waits for the longest remaining time the
-//     acceptors reported (plus jitter) and tries again, without counting a
-//     failed round. Otherwise, after Params.MaxRounds failed rounds it emits
-//     Failed and gives up.
-//   - Renewal dilemma: while an owner holds the lease, competitors' failed
-//     prepares push the acceptors' promised ballot past the owner's, so its
-//     extension is rejected. Fix used here: ballot learning plus an immediate
-//     retry by the holder (no backoff while it still holds), and competitors
-//     that see the held lease wait for it to end instead of pushing further.
-//     An extension then costs at most one extra round trip.
+//   - Busy: promises, and rejects, report the acceptor's accepted lease with
+//     the time left on its timer. If a majority reports someone's lease, it
+//     is validly held: the proposer waits for the longest remaining time
+//     reported (plus jitter) and tries again, without counting a failed round.
+//     Otherwise, after Params.MaxRounds failed rounds (timeouts, preemptions)
+//     it emits Failed and gives up.
+//   - Release hints (Sec. 7): Release goes to every acceptor and, as a hint,
+//     to every other proposer; a proposer waiting for a held lease then tries
+//     again within its backoff instead of sleeping out the lease.
+//   - Renewal dilemma: while an owner holds the lease, competitors' prepares
+//     push the acceptors' promised ballot past the owner's, so its extension
+//     is rejected. Fix used here: ballot learning plus an immediate retry by
+//     the holder (no backoff while it still holds), and competitors that see
+//     the held lease wait for it to end instead of pushing further. An
+//     extension then costs at most one extra round trip.
+//
+// A new owner after a crash waits for the acceptors' timers of the last
+// accepted proposal (at most T after the holder's last extension reached
+// them, not M: M only bounds the quarantine), then acquires in two round
+// trips.
 //
 // # Client inputs and events
 //

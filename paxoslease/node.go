@@ -556,7 +556,8 @@ func (n *Node) noteLease(rd *round, m algorithms.Message) {
 	}
 }
 
-// busyVotes counts the distinct acceptors that reported someone's lease.
+// busyVotes counts the distinct acceptors that reported someone's lease
+// in the prepare phase, by promise or by reject.
 func (rd *round) busyVotes() int {
 	return bits.OnesCount64(rd.promised&^rd.open | rd.leased)
 }
@@ -656,7 +657,8 @@ func (n *Node) onReject(now algorithms.Local, m algorithms.Message, rd *round, o
 		return
 	}
 	switch {
-	case rd.busyVotes() >= n.majority:
+	case bits.OnesCount64(rd.leased) >= n.majority:
+		// Someone with a higher ballot got in and holds: wait for it.
 		n.waitBusy(now, m.Resource, rd, out)
 	case n.cluster.Acceptors-bits.OnesCount64(rd.rejected) < n.majority:
 		n.preempted(now, m.Resource, rd, out)

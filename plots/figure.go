@@ -254,18 +254,13 @@ func (f Figure) draw(c draw.Canvas, built []builtPanel, legend []LegendEntry, l 
 		Min: vg.Point{X: c.Min.X, Y: top - vg.Length(l.rows)*l.ph},
 		Max: vg.Point{X: c.Max.X, Y: top},
 	}}
-	plots := make([][]*plot.Plot, l.rows)
-	for r := range plots {
-		plots[r] = make([]*plot.Plot, l.cols)
-	}
-	for i, b := range built {
-		plots[i/l.cols][i%l.cols] = b.p
-	}
+	// Each panel is drawn in its own tile. (plot.Align would line the data
+	// areas up exactly, but it moves a panel's title into the legend band
+	// when the panels' axes differ in height.)
 	tiles := draw.Tiles{Rows: l.rows, Cols: l.cols, PadX: vg.Points(14), PadY: vg.Points(14),
 		PadLeft: vg.Points(6), PadRight: vg.Points(10), PadTop: vg.Points(4), PadBottom: vg.Points(4)}
-	canvases := plot.Align(plots, tiles, area)
 	for i, b := range built {
-		b.p.Draw(canvases[i/l.cols][i%l.cols])
+		b.p.Draw(tiles.At(area, i%l.cols, i/l.cols))
 	}
 	if len(l.noteLines) > 0 {
 		sty := textStyle(noteFont, color.Gray{0x30})

@@ -22,8 +22,9 @@ func (r *Report) Figure() (plots.Figure, error) {
 	switch e.Kind {
 	case Lines:
 		i := 0
+		meters := e.chartMeters()
 		for _, f := range e.Facets {
-			for _, m := range e.Meters {
+			for _, m := range meters {
 				title := panelLetter(i) + m.Label
 				if f.Name != "" {
 					title += ", " + f.Name
@@ -32,7 +33,9 @@ func (r *Report) Figure() (plots.Figure, error) {
 				i++
 			}
 		}
-		switch n := len(e.Meters); {
+		switch n := len(meters); {
+		case n == 1:
+			fig.Cols = min(len(e.Facets), 3)
 		case n <= 3:
 			fig.Cols = n
 		case n == 4:
@@ -44,11 +47,20 @@ func (r *Report) Figure() (plots.Figure, error) {
 			fig.Panels = append(fig.Panels, r.chainPanel(panelLetter(i)))
 		}
 	case Bars:
-		for i, m := range e.Meters {
-			fig.Panels = append(fig.Panels, r.barPanel(m, panelLetter(i)+m.Label))
+		// A row per meter, a column per facet.
+		i := 0
+		for _, m := range e.chartMeters() {
+			for _, f := range e.Facets {
+				title := panelLetter(i) + m.Label
+				if f.Name != "" {
+					title += ", " + f.Name
+				}
+				fig.Panels = append(fig.Panels, r.barPanel(f.Name, m, title))
+				i++
+			}
 		}
-		fig.Cols = 1
-		fig.PanelWidth = vg.Length(math.Max(7, 0.32*float64(len(e.Variants))+2)) * vg.Inch
+		fig.Cols = len(e.Facets)
+		fig.PanelWidth = vg.Length(math.Max(6, 0.3*float64(len(e.Variants))+1.5)) * vg.Inch
 		fig.PanelHeight = 3.6 * vg.Inch
 	case Timelines:
 		if len(r.Timelines) == 0 {
@@ -80,12 +92,14 @@ func (r *Report) provenance() string {
 				s += "; Wilson score interval for " + m.Label
 			}
 		}
-		s += ")."
+		s += "; intervals are clipped to the meter's range)."
 	}
 	if e.Quick {
 		s += " Quick run (--quick)."
 	}
-	if r.Failed > 0 {
+	if r.Failed == 1 {
+		s += " 1 run failed and is left out (see the report)."
+	} else if r.Failed > 1 {
 		s += fmt.Sprintf(" %d runs failed and are left out (see the report).", r.Failed)
 	}
 	if e.EnvNote != "" {
@@ -104,28 +118,34 @@ func repsText(n int, seed uint64) string {
 func (r *Report) linePanel(facet string, m Meter, title string) plots.LineChart {
 	e := r.Exp
 	lc := plots.LineChart{Title: title, XLabel: params[e.Sweep.Param].Label, YLabel: m.AxisLabel(),
-		LogX: e.Sweep.LogX, LogY: m.LogY, Dodge: vg.Points(2.5 * float64(len(e.Variants))), XTicks: e.Values}
+		LogX: e.Sweep.LogX, LogY: m.LogY, Dodge: vg.Points(2.5 * float64(len(e.Variants)))}
+	if len(e.Values) <= 12 {
+		// Label the sweep's own points; a long sweep gets round numbers.
+		lc.XTicks = e.Values
+	}
 	k := m.scale()
 	for _, v := range e.Variants {
 		s := plots.Series{Name: v.Name}
 		for xi, x := range e.Values {
 			st, _ := r.stat(facet, v.Name, xi, m.Key)
+			lo, hi := m.clip(st.Lo*k, st.Hi*k)
 			s.X = append(s.X, x)
 			s.Y = append(s.Y, st.Mean*k)
-			s.Lo = append(s.Lo, st.Lo*k)
-			s.Hi = append(s.Hi, st.Hi*k)
+			s.Lo = append(s.Lo, lo)
+			s.Hi = append(s.Hi, hi)
 		}
 		lc.Series = append(lc.Series, s)
 	}
 	return lc
 }
 
-func (r *Report) barPanel(m Meter, title string) plots.BarChart {
+func (r *Report) barPanel(facet string, m Meter, title string) plots.BarChart {
 	bc := plots.BarChart{Title: title, YLabel: m.AxisLabel(), ValueLabels: true}
 	k := m.scale()
 	for _, v := range r.Exp.Variants {
-		st, _ := r.stat(r.Exp.Facets[0].Name, v.Name, 0, m.Key)
-		b := plots.Bar{Group: v.Group, Label: v.Label, Value: st.Mean * k, Lo: st.Lo * k, Hi: st.Hi * k}
+		st, _ := r.stat(facet, v.Name, 0, m.Key)
+		lo, hi := m.clip(st.Lo*k, st.Hi*k)
+		b := plots.Bar{Group: v.Group, Label: v.Label, Value: st.Mean * k, Lo: lo, Hi: hi}
 		if m.Sum {
 			b.Value, b.Lo, b.Hi = st.Sum, math.NaN(), math.NaN()
 			if st.N == 0 {
@@ -183,4 +203,26 @@ func (r *Report) chainPanel(letter string) plots.LineChart {
 
 func shortParam(p string) string {
 	return strings.SplitN(params[p].Label, " ", 2)[0]
+}
+
+// chartMeters are the meters drawn (TableOnly ones are left out).
+func (e Resolved) chartMeters() []Meter {
+	var ms []Meter
+	for _, m := range e.Meters {
+		if !m.TableOnly {
+			ms = append(ms, m)
+		}
+	}
+	return ms
+}
+
+// clip keeps an interval (in shown units) inside the meter's range.
+func (m Meter) clip(lo, hi float64) (float64, float64) {
+	if lo < 0 {
+		lo = 0
+	}
+	if m.Max > 0 && hi > m.Max {
+		hi = m.Max
+	}
+	return lo, hi
 }

@@ -281,13 +281,13 @@ func TestApply(t *testing.T) {
 
 func TestMeters(t *testing.T) {
 	r := runner.Result{LatencyMS: runner.Percentiles{Mean: 12.5}, Fsyncs: 30, SimulatedNS: int64(3 * time.Second),
-		BlockedFraction: 0.25, PreemptionChains: map[int]int{0: 5, 2: 3, 7: 1}, Violations: 2, LeasesPerSec: 100, BytesPerLease: 64}
+		BlockedFraction: 0.25, PreemptionChains: map[int]int{0: 5, 2: 3, 7: 1}, Violations: 2, Messages: 300}
 	for _, tc := range []struct {
 		key  string
 		want float64
 	}{
 		{"latency_ms.mean", 12.5}, {"fsyncs", 30}, {"fsyncs_per_sec", 10}, {"availability", 0.75},
-		{"preemption_chain_max", 7}, {"preemption_chain_mean", (0*5 + 2*3 + 7*1) / 9.0}, {"violated", 1}, {"net_bytes_per_sec", 6400},
+		{"preemption_chain_max", 7}, {"preemption_chain_mean", (0*5 + 2*3 + 7*1) / 9.0}, {"violated", 1}, {"net_bytes_per_sec", 300 * algorithms.WireSize / 3.0},
 	} {
 		v, err := Value(r, tc.key)
 		if err != nil || !close(v, tc.want) {

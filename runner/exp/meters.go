@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"leaselab/algorithms"
 	"leaselab/runner"
 )
 
@@ -24,6 +25,12 @@ type Meter struct {
 	Sum bool `json:"sum,omitempty"`
 	// Proportion: the values are 0 or 1 and the interval is Wilson's.
 	Proportion bool `json:"proportion,omitempty"`
+	// Max bounds the meter (in shown units, e.g. 100 for a percentage;
+	// 0: none): charts clip intervals to [0, Max], since every meter here
+	// is non-negative and a t interval from a few runs can leave the range.
+	Max float64 `json:"max,omitempty"`
+	// TableOnly: in the tables and CSV, not in the chart.
+	TableOnly bool `json:"table_only,omitempty"`
 }
 
 // AxisLabel is the y-axis title: label and unit.
@@ -57,8 +64,8 @@ var derived = map[string]struct {
 		}},
 	"fsyncs_per_sec": {"fsyncs / simulated seconds",
 		func(r runner.Result) float64 { return perSec(float64(r.Fsyncs), r.SimulatedNS) }},
-	"net_bytes_per_sec": {"leases_per_sec * bytes_per_lease: network bytes per second while the batch ran",
-		func(r runner.Result) float64 { return r.LeasesPerSec * r.BytesPerLease }},
+	"net_bytes_per_sec": {"messages * wire size / simulated seconds: network bytes per second, averaged over the run",
+		func(r runner.Result) float64 { return perSec(float64(r.Messages)*algorithms.WireSize, r.SimulatedNS) }},
 	"preemption_chain_max": {"longest pre-emption chain (rounds lost in a row to higher ballots)",
 		func(r runner.Result) float64 {
 			m := 0

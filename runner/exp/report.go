@@ -190,7 +190,11 @@ func cell(st Stat, m Meter) string {
 		return plots.FormatNumber(st.Sum * k)
 	}
 	s := plots.FormatNumber(st.Mean * k)
-	if !math.IsNaN(st.Lo) && st.Hi > st.Lo {
+	switch {
+	case m.Proportion && !math.IsNaN(st.Lo):
+		// Wilson's interval is not symmetric.
+		s += " [" + plots.FormatNumber(st.Lo*k) + ", " + plots.FormatNumber(st.Hi*k) + "]"
+	case !math.IsNaN(st.Lo) && st.Hi > st.Lo:
 		s += " ± " + plots.FormatNumber((st.Hi-st.Mean)*k)
 	}
 	if st.Miss > 0 {
@@ -235,7 +239,7 @@ func (r *Report) summaryTable(w io.Writer) error {
 		}
 		rows = append(rows, row)
 	}
-	fmt.Fprintf(w, "### Results (mean ± 95%% CI over %d runs per row; [total] = sum over the runs)\n\n", e.NReps)
+	fmt.Fprintf(w, "### Results (mean ± half-width of the 95%% CI over %d runs per row; [lo, hi]: Wilson interval of a share; [total]: sum over the runs)\n\n", e.NReps)
 	if err := mdTable(w, head, rows); err != nil {
 		return err
 	}

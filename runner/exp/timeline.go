@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 
+	"gonum.org/v1/plot/vg"
+
 	"leaselab/algorithms"
 	"leaselab/plots"
 	"leaselab/runner"
@@ -162,27 +164,51 @@ func (r *Report) buildTimelines() error {
 		if rec.Err != "" {
 			continue
 		}
-		s := rec.Result.Params
-		c := algorithms.NewCluster(s.Acceptors, s.Proposers)
-		end := rec.Result.SimulatedNS
-		if end <= 0 {
-			end = int64(s.Duration)
-		}
-		holds, err := ParseHolds(rec.holds)
+		t, err := TimelineOf(rec.Result, rec.holds, rec.trace, rec.Variant)
 		if err != nil {
 			return fmt.Errorf("%s, %s: %w", r.Exp.Name, rec.Variant, err)
 		}
-		down, crashes, restarts, parts, err := ParseTraceFaults(rec.trace, end)
-		if err != nil {
-			return fmt.Errorf("%s, %s: %w", r.Exp.Name, rec.Variant, err)
-		}
-		r.Timelines = append(r.Timelines, TimelineRun{
-			Variant: rec.Variant, Algo: rec.Algo, Seed: rec.Seed, Nodes: c.Nodes, Acceptors: c.Acceptors,
-			Proposers: c.Proposers, EndNS: end, Holds: holds, Down: down, Crashes: crashes, Restarts: restarts,
-			Partitions: parts, Violations: rec.Result.ViolationList,
-		})
+		r.Timelines = append(r.Timelines, t)
 	}
 	return nil
+}
+
+// TimelineOf gathers what the timeline chart shows of one run from its
+// result, its hold-interval CSV (runner.Options.Holds) and its JSON-lines
+// trace (runner.Options.Trace); series names the run in the chart (and
+// picks its colour), e.g. the algorithm.
+func TimelineOf(res runner.Result, holdsCSV, trace []byte, series string) (TimelineRun, error) {
+	s := res.Params
+	c := algorithms.NewCluster(s.Acceptors, s.Proposers)
+	end := res.SimulatedNS
+	if end <= 0 {
+		end = int64(s.Duration)
+	}
+	holds, err := ParseHolds(holdsCSV)
+	if err != nil {
+		return TimelineRun{}, err
+	}
+	down, crashes, restarts, parts, err := ParseTraceFaults(trace, end)
+	if err != nil {
+		return TimelineRun{}, err
+	}
+	return TimelineRun{
+		Variant: series, Algo: res.Algo, Seed: res.Seed, Nodes: c.Nodes, Acceptors: c.Acceptors,
+		Proposers: c.Proposers, EndNS: end, Holds: holds, Down: down, Crashes: crashes, Restarts: restarts,
+		Partitions: parts, Violations: res.ViolationList,
+	}, nil
+}
+
+// Figure is the one-panel chart of a single run (leaselab run --timeline).
+func (t TimelineRun) Figure() plots.Figure {
+	title := fmt.Sprintf("%s, seed %d: %d holds, %d violations", t.Variant, t.Seed, len(t.Holds), len(t.Violations))
+	return plots.Figure{
+		Title:       "who holds the lease",
+		Panels:      []plots.Panel{t.Chart(title)},
+		PanelWidth:  9 * vg.Inch,
+		PanelHeight: vg.Length(1.1+0.32*float64(t.Nodes)) * vg.Inch,
+		Notes:       []string{"Bars: hold intervals in true time, one row per node (A = acceptor, P = proposer)."},
+	}
 }
 
 // Chart turns the run into a timeline panel: seconds of true time, one row

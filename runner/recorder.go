@@ -39,8 +39,10 @@ type Recorder struct {
 	rs     []resState
 	wants  []want
 	wfree  []int32
+	// grants holds, for each resource that ever saw a Granted event, one
+	// block of `acceptors` entries (entry i: acceptor i's latest grant);
+	// resState.grants is the block's first index.
 	grants []grant
-	gfree  []int32
 
 	acquired, failed, abandoned int
 	timeouts, preemptions       int
@@ -65,7 +67,7 @@ type Recorder struct {
 type resState struct {
 	id     algorithms.ResourceID
 	wants  int32 // head of the pending-request list, -1 if none
-	grants int32 // head of the acceptor-grant list, -1 if none
+	grants int32 // first entry of the resource's grant block, -1 if none
 	nwant  int32
 	nhold  int32
 	last   int64 // when wanted/blocked time was last accrued
@@ -80,12 +82,10 @@ type want struct {
 	node     algorithms.NodeID
 }
 
-// grant is an acceptor's unexpired grant / accepted proposal.
+// grant is an acceptor's grant / accepted proposal; live while end > now.
 type grant struct {
-	end      int64
-	next     int32
-	acceptor algorithms.NodeID
-	owner    algorithms.NodeID
+	end   int64 // true time it ends; 0: none
+	owner algorithms.NodeID
 }
 
 // NewRecorder returns a recorder for spec whose clocks map local expiries
@@ -289,20 +289,22 @@ func (r *Recorder) Abandon(t int64, n algorithms.NodeID, res algorithms.Resource
 	return true
 }
 
-// deadlocked: every acceptor holds a live grant and no owner has a majority.
-func (r *Recorder) deadlocked(s *resState) bool {
-	n := 0
-	for i := s.grants; i >= 0; i = r.grants[i].next {
-		n++
-	}
-	if n < r.acceptors {
+// deadlocked: every acceptor holds a grant live at t and no owner has a
+// majority of them.
+func (r *Recorder) deadlocked(s *resState, t int64) bool {
+	if s.grants < 0 {
 		return false
 	}
-	for i := s.grants; i >= 0; i = r.grants[i].next {
-		o := r.grants[i].owner
+	block := r.grants[s.grants : s.grants+int32(r.acceptors)]
+	for _, g := range block {
+		if g.end <= t {
+			return false
+		}
+	}
+	for i, g := range block {
 		c := 0
-		for j := s.grants; j >= 0; j = r.grants[j].next {
-			if r.grants[j].owner == o {
+		for _, h := range block[i:] {
+			if h.owner == g.owner {
 				c++
 			}
 		}
@@ -314,74 +316,33 @@ func (r *Recorder) deadlocked(s *resState) bool {
 }
 
 // granted records acceptor a's grant and counts the start of a static
-// deadlock episode. Expired grants are pruned lazily here: an expiry can
+// deadlock episode. Expiries are not tracked one by one: an expiry can
 // only end a deadlock, never start one, so a new episode is exactly a
-// Granted event after which the condition holds and before which it did
-// not.
+// Granted event after which the condition holds and before which (with
+// the grants live at that instant) it did not.
 func (r *Recorder) granted(t int64, a algorithms.NodeID, ev algorithms.Event) {
+	if int(a) >= r.acceptors {
+		return // not an acceptor: not part of the deadlock condition
+	}
 	s := r.res(ev.Resource)
-	prev := int32(-1)
-	for i := s.grants; i >= 0; {
-		g := &r.grants[i]
-		next := g.next
-		if g.end <= t {
-			if prev < 0 {
-				s.grants = next
-			} else {
-				r.grants[prev].next = next
-			}
-			r.gfree = append(r.gfree, i)
-		} else {
-			prev = i
-		}
-		i = next
-	}
-	before := r.deadlocked(s)
-	end := r.clocks.TrueAt(a, ev.Until)
-	var gi int32 = -1
-	for i := s.grants; i >= 0; i = r.grants[i].next {
-		if r.grants[i].acceptor == a {
-			gi = i
-			break
-		}
-	}
-	if end <= t {
-		if gi >= 0 {
-			r.dropGrant(s, a)
-		}
-		return
-	}
-	if gi < 0 {
-		if k := len(r.gfree); k > 0 {
-			gi = r.gfree[k-1]
-			r.gfree = r.gfree[:k-1]
-		} else {
+	if s.grants < 0 {
+		s.grants = int32(len(r.grants))
+		for i := 0; i < r.acceptors; i++ {
 			r.grants = append(r.grants, grant{})
-			gi = int32(len(r.grants) - 1)
 		}
-		r.grants[gi] = grant{next: s.grants, acceptor: a}
-		s.grants = gi
 	}
-	r.grants[gi].owner = ev.Owner
-	r.grants[gi].end = end
-	if !before && r.deadlocked(s) {
+	before := r.deadlocked(s, t)
+	g := &r.grants[s.grants+int32(a)]
+	g.owner = ev.Owner
+	g.end = r.clocks.TrueAt(a, ev.Until)
+	if !before && r.deadlocked(s, t) {
 		r.deadlocks++
 	}
 }
 
 func (r *Recorder) dropGrant(s *resState, a algorithms.NodeID) {
-	prev := int32(-1)
-	for i := s.grants; i >= 0; i = r.grants[i].next {
-		if r.grants[i].acceptor == a {
-			if prev < 0 {
-				s.grants = r.grants[i].next
-			} else {
-				r.grants[prev].next = r.grants[i].next
-			}
-			r.gfree = append(r.gfree, i)
-			return
-		}
-		prev = i
+	if s.grants >= 0 && int(a) < r.acceptors {
+		r.grants[s.grants+int32(a)] = grant{}
 	}
 }
 
@@ -511,8 +472,8 @@ func (r *Recorder) Grant(t int64, a algorithms.NodeID, res algorithms.ResourceID
 	if !ok {
 		return algorithms.NoNode, false
 	}
-	for j := r.rs[i].grants; j >= 0; j = r.grants[j].next {
-		if g := r.grants[j]; g.acceptor == a && g.end > t {
+	if b := r.rs[i].grants; b >= 0 && int(a) < r.acceptors {
+		if g := r.grants[b+int32(a)]; g.end > t {
 			return g.owner, true
 		}
 	}

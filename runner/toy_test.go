@@ -7,8 +7,8 @@ import (
 	"leaselab/algorithms"
 )
 
-// Test-only algorithms. "test-lock" is a correct toy: node 0 is a lock
-// server that grants a lease of span T to one requester at a time and
+// Test-only algorithms. "test-lock" is a correct toy: the last acceptor
+// (node 0 in a cluster with one acceptor) is a lock server that grants a lease of span T to one requester at a time and
 // forgets it T later on its own clock; a requester holds from the moment
 // it SENT its request for T minus a drift margin. The planted faults are
 // the same toy with one rule broken:
@@ -35,6 +35,7 @@ const (
 	toyDoubleGrant
 	toyNoDeadline
 	toyNoMargin
+	toyDisk
 )
 
 func init() {
@@ -46,6 +47,7 @@ func init() {
 		{"test-double-grant", toyDoubleGrant},
 		{"test-no-deadline", toyNoDeadline},
 		{"test-no-margin", toyNoMargin},
+		{"test-disk", toyDisk},
 	} {
 		fault := a.fault
 		algorithms.Register(algorithms.Algorithm{
@@ -53,7 +55,9 @@ func init() {
 			Summary: "test-only lock server toy",
 			Ablations: []algorithms.Ablation{
 				{Name: "noop", Rule: "nothing", Exposes: "nothing"},
+				{Name: "fsync", Rule: "test-disk: the server syncs its grants before answering", Exposes: "crashes"},
 			},
+			Durable: fault == toyDisk,
 			Check: func(p algorithms.Params, c algorithms.Cluster) error {
 				if p.LeaseSpan >= p.MaxLease {
 					return fmt.Errorf("lease span %v must be below max lease %v", p.LeaseSpan, p.MaxLease)
@@ -94,6 +98,10 @@ type toyNode struct {
 	reqs       map[algorithms.ResourceID]*toyReq
 }
 
+// server is the lock server: the last acceptor (node 0 when there is one
+// acceptor; with more acceptors than proposers, a node that never requests).
+func (n *toyNode) server() algorithms.NodeID { return algorithms.NodeID(n.cfg.Cluster.Acceptors - 1) }
+
 func (n *toyNode) req(r algorithms.ResourceID) *toyReq {
 	q := n.reqs[r]
 	if q == nil {
@@ -109,7 +117,18 @@ func (n *toyNode) Step(now algorithms.Local, in algorithms.Input, out *algorithm
 	case algorithms.Start:
 		// A restarted server forgot its grants: it stays silent until
 		// every grant it may have made has ended.
-		if n.cfg.Restarts > 0 {
+		if n.fault == toyDisk {
+			// The durable server recovers its grants and needs no quiet
+			// time: the last record per resource wins.
+			for _, r := range n.cfg.Recovered {
+				if r.Owner == algorithms.NoNode {
+					delete(n.grants, r.Resource)
+					continue
+				}
+				n.grants[r.Resource] = &toyGrant{owner: r.Owner, ballot: r.Accepted, until: r.Expiry}
+				out.SetTimer(algorithms.TimerKey{Resource: r.Resource, Kind: toyTimerServer}, r.Expiry)
+			}
+		} else if n.cfg.Restarts > 0 {
 			n.quietUntil = now.Add(p.MaxLease)
 		}
 	case algorithms.Acquire, algorithms.Extend:
@@ -129,7 +148,7 @@ func (n *toyNode) Step(now algorithms.Local, in algorithms.Input, out *algorithm
 			q.holding = false
 			out.Emit(algorithms.Event{Kind: algorithms.Lost, Resource: in.Resource, Ballot: q.ballot})
 			out.CancelTimer(algorithms.TimerKey{Resource: in.Resource, Kind: toyTimerExpire})
-			out.Send(algorithms.Message{Kind: algorithms.Release, From: n.cfg.ID, To: 0, Owner: n.cfg.ID, Resource: in.Resource, Ballot: q.ballot})
+			out.Send(algorithms.Message{Kind: algorithms.Release, From: n.cfg.ID, To: n.server(), Owner: n.cfg.ID, Resource: in.Resource, Ballot: q.ballot})
 		}
 	case algorithms.Fire:
 		r := in.Timer.Resource
@@ -170,6 +189,10 @@ func (n *toyNode) Step(now algorithms.Local, in algorithms.Input, out *algorithm
 				n.grants[m.Resource] = g
 				out.SetTimer(algorithms.TimerKey{Resource: m.Resource, Kind: toyTimerServer}, g.until)
 				out.Emit(algorithms.Event{Kind: algorithms.Granted, Resource: m.Resource, Owner: m.From, Ballot: m.Ballot, Until: g.until})
+				if n.fault == toyDisk {
+					out.Persist = append(out.Persist, algorithms.Record{Resource: m.Resource, Owner: m.From, Accepted: m.Ballot, Expiry: g.until})
+					out.NoSync = n.cfg.Ablations.Has("fsync")
+				}
 				out.Send(algorithms.Message{Kind: algorithms.Grant, From: n.cfg.ID, To: m.From, Owner: m.From, Resource: m.Resource, Ballot: m.Ballot})
 			} else {
 				out.Send(algorithms.Message{Kind: algorithms.Deny, From: n.cfg.ID, To: m.From, Owner: g.owner, Resource: m.Resource, Ballot: m.Ballot})
@@ -225,7 +248,7 @@ func (n *toyNode) send(now algorithms.Local, r algorithms.ResourceID, q *toyReq,
 	q.ballot = algorithms.MakeBallot(q.round, n.cfg.Restarts, n.cfg.ID)
 	q.sentAt = now
 	out.Emit(algorithms.Event{Kind: algorithms.Round, Resource: r, Ballot: q.ballot})
-	out.Send(algorithms.Message{Kind: algorithms.Request, From: n.cfg.ID, To: 0, Resource: r, Ballot: q.ballot, Span: int64(n.cfg.Params.LeaseSpan)})
+	out.Send(algorithms.Message{Kind: algorithms.Request, From: n.cfg.ID, To: n.server(), Resource: r, Ballot: q.ballot, Span: int64(n.cfg.Params.LeaseSpan)})
 	out.SetTimer(algorithms.TimerKey{Resource: r, Kind: toyTimerTimeout}, now.Add(n.cfg.Params.ResponseTimeout))
 }
 

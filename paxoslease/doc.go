@@ -77,9 +77,10 @@
 // which covers any hold up to M counted from its Prepare, on a slow clock,
 // measured by a fast one. Counting from Prepare matters: with late-timer a
 // quorum may be used arbitrarily long after the promises were given, and no
-// finite quarantine is enough (here the phase timer still bounds a
-// quorum's age by ResponseTimeout, so late-timer breaks only when a prepare
-// phase may outlast the quarantine, ResponseTimeout > Q/(1+ρ)).
+// finite quarantine is enough. (Here the phase timer still bounds a
+// quorum's age by ResponseTimeout; the known two-owner trace for late-timer,
+// paxoslease/testdata/paxoslease-late-timer.txt, needs a prepare phase that
+// outlasts the quarantine, so it sets ResponseTimeout above Q.)
 // The first boot (Config.Restarts == 0) does not wait: nobody can hold a
 // lease that relied on a node that never answered. Ablation restart-wait
 // rejoins at once.

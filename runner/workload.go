@@ -28,8 +28,11 @@ import (
 //   - single: proposer 0 requests resource 0 once at true time 0 (the
 //     negotiation-duration experiment, Sec. 5.2); ends like batch.
 //   - failover: proposer 0 acquires resource 0 and extends RenewBefore
-//     before its local expiry, for ever. At true time Duration/4 it is
-//     crashed; from then on proposers 1..P-1 try to acquire resource 0,
+//     before its local expiry, for ever. It is crashed at the instant of
+//     its first acquisition or extension at or after true time Duration/4
+//     (or at Duration/2 if none comes), so the gap is the worst case: a
+//     whole lease span still to run, plus the takeover. From then on
+//     proposers 1..P-1 try to acquire resource 0,
 //     retrying 1 ms + uniform [0, Backoff] after each Failed; the first to
 //     hold it keeps extending like proposer 0 did. The failover gap is the
 //     crash to the next hold interval of another node. Proposer 0 restarts
@@ -51,6 +54,7 @@ type Driver struct {
 	outstanding int
 	started     bool
 	failAt      int64
+	armed       bool // failover: crash proposer 0 at its next acquisition
 	failed      bool // the failover crash happened
 	watchdog    int64
 	retry       int64
@@ -146,7 +150,8 @@ func (d *Driver) Start() {
 		d.clients[0].active = true
 		d.clients[0].keep = true
 		d.acquire(0, d.clients[0].gen)
-		d.env.At(d.failAt, d.failover)
+		d.env.At(d.failAt, func() { d.armed = true })
+		d.env.At(2*d.failAt, d.failover)
 	}
 }
 
@@ -230,6 +235,12 @@ func (d *Driver) Event(n algorithms.NodeID, local algorithms.Local, ev algorithm
 	if ev.Resource != 0 || int(n) >= len(d.clients) || !d.clients[n].active {
 		return
 	}
+	if d.armed && n == 0 && ev.Kind == algorithms.Acquired {
+		// Crash at this instant, as an event of its own (never inside the
+		// node's step).
+		d.armed = false
+		d.env.At(now, d.failover)
+	}
 	c := &d.clients[n]
 	switch ev.Kind {
 	case algorithms.Acquired:
@@ -288,8 +299,12 @@ func (d *Driver) Event(n algorithms.NodeID, local algorithms.Local, ev algorithm
 	}
 }
 
-// failover crashes proposer 0 and sets the others going.
+// failover crashes proposer 0 and sets the others going (once).
 func (d *Driver) failover() {
+	if d.failed {
+		return
+	}
+	d.armed = false
 	now := d.env.Now()
 	d.failed = true
 	d.rec.MarkFailover(now, 0)

@@ -34,24 +34,44 @@ type Result struct {
 	// same hash (simulator only).
 	TraceHash string `json:"trace_hash"`
 
-	LeasesAcquired int     `json:"leases_acquired"`
-	LeasesFailed   int     `json:"leases_failed"`
-	LeasesPerSec   float64 `json:"leases_per_sec"`
+	// LeasesAcquired: client Acquire requests answered by an Acquired
+	// event of that node on that resource (extensions are not counted).
+	LeasesAcquired int `json:"leases_acquired"`
+	// LeasesFailed: Acquire requests that ended without a lease: a Failed
+	// event, the requesting node's crash, the client watchdog (see Driver),
+	// or (batch, single) still pending when the run ended.
+	LeasesFailed int `json:"leases_failed"`
+	// LeasesPerSec: batch and single: acquired / (last acquisition - first
+	// request), FaTLease Sec. 5.1 (0 if that took no time); contention and
+	// failover: acquired / SimulatedNS.
+	LeasesPerSec float64 `json:"leases_per_sec"`
 	// Latency: request to acquisition, of acquired leases.
-	LatencyMS       Percentiles `json:"latency_ms"`
-	Timeouts        int         `json:"timeouts"`
-	BlockedFraction float64     `json:"blocked_fraction"`
+	LatencyMS Percentiles `json:"latency_ms"`
+	// Timeouts: Timeout events (a phase without a majority in time).
+	Timeouts int `json:"timeouts"`
+	// BlockedFraction: over all resources, the time some node had an
+	// Acquire pending while no node held the resource, divided by the time
+	// some node had an Acquire pending (0 if never).
+	BlockedFraction float64 `json:"blocked_fraction"`
 	// TimeToFirstLeaseMS: from the first request to the first acquisition
 	// (-1 if none).
 	TimeToFirstLeaseMS float64 `json:"time_to_first_lease_ms"`
-	StaticDeadlocks    int     `json:"static_deadlocks"`
-	Preemptions        int     `json:"preemptions"`
-	// PreemptionChains[k] counts acquisitions (or abandoned attempts) that
-	// lost k rounds in a row to higher ballots before they ended.
+	// StaticDeadlocks: episodes in which every acceptor held an unexpired
+	// grant (Granted events, until Cleared or Until) and no owner held
+	// grants from a majority; counted when such an episode begins.
+	StaticDeadlocks int `json:"static_deadlocks"`
+	// Preemptions: Preempted events (rounds lost to a higher ballot).
+	Preemptions int `json:"preemptions"`
+	// PreemptionChains[k] counts requests (acquired or failed) during
+	// which the node reported k Preempted events.
 	PreemptionChains map[int]int `json:"preemption_chains"`
-	MessagesPerLease float64     `json:"messages_per_lease"`
-	BytesPerLease    float64     `json:"bytes_per_lease"`
-	Messages         int64       `json:"messages"`
+	// Messages: messages handed to the network (a node's messages to
+	// itself are not counted; duplicates made by the network are not
+	// either). Per lease: divided by LeasesAcquired (0 if none); bytes are
+	// algorithms.WireSize per message.
+	MessagesPerLease float64 `json:"messages_per_lease"`
+	BytesPerLease    float64 `json:"bytes_per_lease"`
+	Messages         int64   `json:"messages"`
 	// FailoverGapMS: failover workload, from the holder's crash to the next
 	// acquisition by another node (-1 if none).
 	FailoverGapMS float64 `json:"failover_gap_ms"`
@@ -60,12 +80,17 @@ type Result struct {
 	OwnerChanges int `json:"owner_changes"`
 
 	// Disk meters (zero for the diskless algorithms, which is the point).
+	// DiskBytes: records written (synced or not) times DiskRecordSize in
+	// the simulator, bytes written in the udp environment; per second of
+	// SimulatedNS.
 	Fsyncs         int64       `json:"fsyncs"`
 	FsyncsPerLease float64     `json:"fsyncs_per_lease"`
 	DiskBytes      int64       `json:"disk_bytes"`
 	DiskBytesPerS  float64     `json:"disk_bytes_per_sec"`
 	FsyncLatencyMS Percentiles `json:"fsync_latency_ms"`
 
+	// Violations: overlaps of hold intervals of different owners (see
+	// Checker); ViolationList has the first 100 in detail.
 	Violations     int         `json:"violations"`
 	ViolationList  []Violation `json:"violation_list,omitempty"`
 	Crashes        int         `json:"crashes"`

@@ -211,3 +211,26 @@ func TestRunBadInput(t *testing.T) {
 		}
 	}
 }
+
+func TestBandwidthLimit(t *testing.T) {
+	s := toySpec("test-lock")
+	s.Workload = "batch"
+	s.Leases = 1000
+	s.Acceptors, s.Proposers = 2, 1 // the server, node 1, is across the network
+	s.Net = NetSpec{RTT: 66 * time.Millisecond}
+	free, err := Run(s, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Net.Bandwidth = 512 * 1024 // the paper's WAN link
+	slow, err := Run(s, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 1000 requests of 64 bytes leave node 0 one after another: 125 ms of
+	// serialisation at 512 kB/s, on top of the round trip.
+	ser := 1000 * 64 * 1e3 / (512 * 1024.0)
+	if free.LatencyMS.Max > 66.5 || slow.LatencyMS.Max < 66+ser-1 || slow.LatencyMS.Max > 66+ser+2 {
+		t.Fatalf("max latency %.1f ms unlimited, %.1f ms at 512 kB/s (serialisation %.1f ms)", free.LatencyMS.Max, slow.LatencyMS.Max, ser)
+	}
+}

@@ -2,6 +2,7 @@ package paxoslease_test
 
 import (
 	"testing"
+	"time"
 
 	"leaselab/algorithms"
 	"leaselab/paxoslease"
@@ -25,14 +26,24 @@ func TestCampaigns(t *testing.T) {
 		expire  bool // contention clients let leases expire
 		seeds   int
 		violate bool
+		short   bool // leases short against message delays
 	}{
-		{"", []string{"all"}, false, 200, false},
-		{"", []string{"all"}, true, 200, false},
-		{paxoslease.AblateCountByMessage, []string{"dup"}, false, 200, true},
-		{paxoslease.AblateRestartWait, []string{"crash"}, true, 200, true},
-		{paxoslease.AblateDriftMargin, []string{"drift"}, true, 300, true},
+		{"", []string{"all"}, false, 200, false, false},
+		{"", []string{"all"}, true, 200, false, false},
+		{"", []string{"all"}, false, 100, false, true},
+		{paxoslease.AblateCountByMessage, []string{"dup"}, false, 200, true, false},
+		{paxoslease.AblateRestartWait, []string{"crash"}, true, 200, true, false},
+		{paxoslease.AblateDriftMargin, []string{"drift"}, true, 300, true, false},
+		{paxoslease.AblateOwnerOnlyRelease, []string{"reorder"}, false, 50, true, true},
 	} {
 		base := runner.DefaultSpec()
+		if tc.short {
+			// A held-back release can outlive a lease.
+			base.Params.LeaseSpan, base.Params.MaxLease = 100*time.Millisecond, 150*time.Millisecond
+			base.Params.ResponseTimeout, base.Params.Backoff = 50*time.Millisecond, 10*time.Millisecond
+			base.Net.RTT, base.Net.Jitter = 20*time.Millisecond, 10*time.Millisecond
+			base.Hold, base.Pause = 30*time.Millisecond, 50*time.Millisecond
+		}
 		base.Algo = paxoslease.Name
 		base.Release = !tc.expire
 		if tc.expire {
@@ -45,8 +56,8 @@ func TestCampaigns(t *testing.T) {
 		if err != nil {
 			t.Fatalf("ablate %q: %v", tc.ablate, err)
 		}
-		t.Logf("ablate %q faults %v expire=%v: %d seeds, %d leases, %d violations (seeds %v)",
-			tc.ablate, tc.faults, tc.expire, res.Seeds, res.LeasesAcquired, res.Violations, res.ViolatingSeeds)
+		t.Logf("ablate %q faults %v expire=%v short=%v: %d seeds, %d leases, %d violations (seeds %v)",
+			tc.ablate, tc.faults, tc.expire, tc.short, res.Seeds, res.LeasesAcquired, res.Violations, res.ViolatingSeeds)
 		if res.LeasesAcquired == 0 {
 			t.Errorf("ablate %q: nothing acquired", tc.ablate)
 		}

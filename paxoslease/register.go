@@ -51,7 +51,7 @@ var ablations = []algorithms.Ablation{
 	{
 		Name:    AblateOwnerOnlyRelease,
 		Rule:    "a release clears an acceptor's state only for the exact (owner, ballot) it accepted",
-		Exposes: "scenario paxoslease/testdata/paxoslease-owner-only-release.txt (leaselab replay): a release delayed past the owner's next acquisition clears that newer lease, and a second proposer acquires beside it",
+		Exposes: "--faults reorder when a held-back release can outlive a lease (leases short against message delays: --faults reorder --lease-span 100ms --max-lease 150ms --response-timeout 50ms --backoff 10ms --rtt 20ms --jitter 10ms --hold 30ms --pause 50ms); scenario paxoslease/testdata/paxoslease-owner-only-release.txt (leaselab replay): a release delayed past the owner's next acquisition clears that newer lease, and a second proposer acquires beside it",
 	},
 	{
 		Name:    AblateStaleOwnerOpen,

@@ -447,6 +447,12 @@ func (s *sim) step(n algorithms.NodeID, in algorithms.Input) {
 	for i := range out.Timers {
 		s.setTimer(n, local, &out.Timers[i])
 	}
+	for i := range out.Msgs {
+		if out.Msgs[i].From != n {
+			s.fail(fmt.Errorf("node %d sent a message with From = %d: %v", n, out.Msgs[i].From, out.Msgs[i]))
+			return
+		}
+	}
 	if len(out.Persist) > 0 {
 		s.diskWrite(n, out)
 	} else {

@@ -257,8 +257,12 @@ func newSim(spec Spec, tr *Tracer, scripted bool) (*sim, error) {
 	return s, nil
 }
 
-// boot starts every node (Restarts 0) at true time 0.
+// boot starts every node (Restarts 0) at true time 0, after recording
+// each node's clock in the trace.
 func (s *sim) boot() error {
+	for i, c := range s.clock {
+		s.trace(&TraceRec{T: s.now, Local: c.Local(s.now), Kind: TraceClock, Node: algorithms.NodeID(i), X: c.Offset, Y: c.RatePPB})
+	}
 	for i := range s.nodes {
 		if err := s.startNode(algorithms.NodeID(i), false); err != nil {
 			return err

@@ -1,6 +1,8 @@
 package runner
 
 import (
+	"slices"
+
 	"leaselab/algorithms"
 )
 
@@ -96,6 +98,13 @@ func NewChecker(clocks Clocks, seed uint64, observer HoldObserver) *Checker {
 		observer: observer,
 		maxKept:  maxViolations,
 	}
+}
+
+// Reserve makes room for about n resources held at once.
+func (c *Checker) Reserve(n int) {
+	c.holds = slices.Grow(c.holds, n)
+	c.res = slices.Grow(c.res, n)
+	c.ends.a = slices.Grow(c.ends.a, n)
 }
 
 // Now is the latest true time the checker has seen.

@@ -107,6 +107,15 @@ func NewRecorder(spec Spec, clocks Clocks, tr *Tracer) *Recorder {
 	return r
 }
 
+// Reserve makes room for about n resources (e.g. a batch of n leases), so
+// that the tables do not grow, and copy, step by step.
+func (r *Recorder) Reserve(n int) {
+	r.rs = slices.Grow(r.rs, n)
+	r.wants = slices.Grow(r.wants, n)
+	r.latencies = slices.Grow(r.latencies, n)
+	r.chk.Reserve(n)
+}
+
 // Checker is the recorder's lease-invariant checker.
 func (r *Recorder) Checker() *Checker { return r.chk }
 

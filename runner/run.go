@@ -2,6 +2,7 @@ package runner
 
 import (
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -26,6 +27,14 @@ func runSimDetail(spec Spec, opt Options) (Result, *sim, error) {
 	}
 	if opt.Holds != nil {
 		s.rec.WriteHolds(opt.Holds)
+	}
+	if spec.Workload == "batch" {
+		// A batch puts every request in flight at once: size the tables
+		// for it up front instead of doubling them along the way.
+		n := spec.Leases
+		s.rec.Reserve(n)
+		s.msgs = slices.Grow(s.msgs, n*spec.Acceptors)
+		s.tslots = slices.Grow(s.tslots, n*(spec.Acceptors+1))
 	}
 	if opt.ViolationTrace != nil {
 		dumped := false

@@ -3,6 +3,8 @@ package runner
 import (
 	"testing"
 	"time"
+
+	"leaselab/classicpaxos/wal"
 )
 
 func diskSpec() Spec {
@@ -109,5 +111,11 @@ func TestDiskCrashRecovery(t *testing.T) {
 	}
 	if bad.Violations == 0 {
 		t.Fatalf("unsynced grants lost in crashes went unnoticed: %+v", bad)
+	}
+}
+
+func TestDiskRecordSizeMatchesWAL(t *testing.T) {
+	if DiskRecordSize != wal.RecordSize {
+		t.Fatalf("DiskRecordSize %d, classicpaxos/wal.RecordSize %d", DiskRecordSize, wal.RecordSize)
 	}
 }

@@ -54,11 +54,10 @@ type linePoint struct{ x, y, lo, hi float64 }
 
 // seriesPlotter draws one series: line, error bars, markers.
 type seriesPlotter struct {
-	name       string
-	style      Style
-	pts        [][]linePoint // runs of consecutive drawable points
-	logX, logY bool
-	shift      vg.Length
+	name  string
+	style Style
+	pts   [][]linePoint // runs of consecutive drawable points, in axis units (log10 on a log axis)
+	shift vg.Length
 }
 
 // drawable filters s for the axes: points with a missing value, or a value
@@ -95,10 +94,32 @@ func drawable(s Series, logX, logY bool) (runs [][]linePoint, dropped int) {
 			flush()
 			continue
 		}
+		// Log axes are drawn as linear axes of log10 values (gonum's
+		// LogScale places the y-axis title's glyph box at the arithmetic
+		// mean of the range, which squeezes the panel). A bound <= 0 has
+		// no logarithm: -Inf pins the bar to the bottom edge.
+		if logX {
+			p.x = math.Log10(p.x)
+		}
+		if logY {
+			p.y = math.Log10(p.y)
+			p.lo, p.hi = log10OrInf(p.lo), log10OrInf(p.hi)
+		}
 		cur = append(cur, p)
 	}
 	flush()
 	return runs, dropped
+}
+
+// log10OrInf is log10(v), -Inf for v <= 0, NaN for NaN.
+func log10OrInf(v float64) float64 {
+	switch {
+	case math.IsNaN(v):
+		return v
+	case v <= 0:
+		return math.Inf(-1)
+	}
+	return math.Log10(v)
 }
 
 func (sp *seriesPlotter) DataRange() (xmin, xmax, ymin, ymax float64) {
@@ -109,12 +130,12 @@ func (sp *seriesPlotter) DataRange() (xmin, xmax, ymin, ymax float64) {
 			xmin, xmax = math.Min(xmin, p.x), math.Max(xmax, p.x)
 			ymin, ymax = math.Min(ymin, p.y), math.Max(ymax, p.y)
 			// An interval bound widens the range only where the axis can
-			// show it; a log axis cannot show a bound <= 0, and the bar
-			// is then drawn down to the bottom edge instead.
-			if finite(p.hi) && (!sp.logY || p.hi > 0) {
+			// show it; a log axis cannot show a bound <= 0 (-Inf here), and
+			// the bar is then drawn down to the bottom edge instead.
+			if finite(p.hi) {
 				ymax = math.Max(ymax, p.hi)
 			}
-			if finite(p.lo) && (!sp.logY || p.lo > 0) {
+			if finite(p.lo) {
 				ymin = math.Min(ymin, p.lo)
 			}
 		}
@@ -127,7 +148,7 @@ func (sp *seriesPlotter) Plot(c draw.Canvas, p *plot.Plot) {
 	// clampY maps y onto the canvas, pinning values the axis cannot show
 	// (<= 0 on a log axis, or outside the range) to the nearest edge.
 	clampY := func(y float64) vg.Length {
-		if sp.logY && y <= 0 || y < p.Y.Min {
+		if y < p.Y.Min {
 			return c.Min.Y
 		}
 		if y > p.Y.Max {
@@ -146,13 +167,13 @@ func (sp *seriesPlotter) Plot(c draw.Canvas, p *plot.Plot) {
 		bar := draw.LineStyle{Color: sp.style.Color, Width: vg.Points(1)}
 		cap := vg.Points(3)
 		for i, pt := range run {
-			if !finite(pt.lo) || !finite(pt.hi) || pt.hi <= pt.lo {
+			if math.IsNaN(pt.lo) || !finite(pt.hi) || pt.hi <= pt.lo {
 				continue
 			}
 			x := line[i].X
 			y0, y1 := clampY(pt.lo), clampY(pt.hi)
 			c.StrokeLine2(bar, x, y0, x, y1)
-			if !(sp.logY && pt.lo <= 0) && pt.lo >= p.Y.Min {
+			if pt.lo >= p.Y.Min {
 				c.StrokeLine2(bar, x-cap, y0, x+cap, y0)
 			}
 			if pt.hi <= p.Y.Max {
@@ -202,7 +223,7 @@ func (lc LineChart) build() (*plot.Plot, []LegendEntry, []string, error) {
 		if n > 1 {
 			shift = lc.Dodge * (vg.Length(i)/vg.Length(n-1) - 0.5)
 		}
-		sp := &seriesPlotter{name: s.Name, style: st, pts: runs, logX: lc.LogX, logY: lc.LogY, shift: shift}
+		sp := &seriesPlotter{name: s.Name, style: st, pts: runs, shift: shift}
 		if len(runs) > 0 {
 			p.Add(sp)
 			added++
@@ -230,42 +251,48 @@ func (lc LineChart) build() (*plot.Plot, []LegendEntry, []string, error) {
 	if added == 0 {
 		// Nothing to draw: keep an empty, labelled frame rather than fail,
 		// and say why.
-		p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = 1, 10, 1, 10
-		if !lc.LogX {
-			p.X.Min = 0
-		}
-		if !lc.LogY {
-			p.Y.Min = 0
-		}
+		// (In log units 0..1 is 1 to 10.)
+		p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = 0, 1, 0, 1
 		notes = append(notes, fmt.Sprintf("%s: no data to draw.", panelName(lc.Title)))
 	}
+	// In log units a degenerate range opens by a factor of two each way.
 	if p.Y.Min == p.Y.Max {
 		if lc.LogY {
-			p.Y.Min, p.Y.Max = p.Y.Min/2, p.Y.Max*2
+			p.Y.Min, p.Y.Max = p.Y.Min-0.3, p.Y.Max+0.3
 		} else {
 			p.Y.Max = p.Y.Min + 1
 		}
 	}
 	if p.X.Min == p.X.Max {
 		if lc.LogX {
-			p.X.Min, p.X.Max = p.X.Min/2, p.X.Max*2
+			p.X.Min, p.X.Max = p.X.Min-0.3, p.X.Max+0.3
 		} else {
 			p.X.Min, p.X.Max = p.X.Min-1, p.X.Max+1
 		}
 	}
 	if lc.LogX {
-		p.X.Scale = plot.LogScale{}
-		p.X.Tick.Marker = logTicks{}
+		p.X.Tick.Marker = log10Axis{}
+	}
+	if lc.LogY {
+		p.Y.Tick.Marker = log10Axis{}
 	}
 	if len(lc.XTicks) > 0 {
-		p.X.Tick.Marker = valueTicks{values: lc.XTicks, base: p.X.Tick.Marker, log: lc.LogX, gap: 0.075}
+		vt := valueTicks{base: p.X.Tick.Marker, gap: 0.075}
+		for _, v := range lc.XTicks {
+			if lc.LogX {
+				if v <= 0 {
+					continue
+				}
+				vt.at = append(vt.at, math.Log10(v))
+			} else {
+				vt.at = append(vt.at, v)
+			}
+			vt.labels = append(vt.labels, FormatNumber(v))
+		}
+		p.X.Tick.Marker = vt
 	}
 	// Keep dodged markers off the y axis.
 	p.X.Padding = vg.Points(5) + lc.Dodge/2
-	if lc.LogY {
-		p.Y.Scale = plot.LogScale{}
-		p.Y.Tick.Marker = logTicks{}
-	}
 	return p, legend, notes, nil
 }
 

@@ -1,6 +1,10 @@
 package plots
 
 import (
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+
 	"bytes"
 	"image/png"
 	"math"
@@ -299,14 +303,39 @@ func TestLinearTicks(t *testing.T) {
 
 // Sweep values label the axis; crowded ones are left out, never overlap.
 func TestValueTicks(t *testing.T) {
-	vt := valueTicks{values: []float64{100, 1000, 35000, 40000, 100000}, base: logTicks{}, log: true, gap: 0.075}
+	vt := valueTicks{base: log10Axis{}, gap: 0.075}
+	for _, v := range []float64{100, 1000, 35000, 40000, 100000} {
+		vt.at = append(vt.at, math.Log10(v))
+		vt.labels = append(vt.labels, FormatNumber(v))
+	}
 	var got []string
-	for _, tk := range vt.Ticks(100, 100000) {
+	for _, tk := range vt.Ticks(2, 5) {
 		if tk.Label != "" {
 			got = append(got, tk.Label)
 		}
 	}
 	if strings.Join(got, ",") != "100,1000,35k,100k" {
 		t.Errorf("labels %v", got)
+	}
+}
+
+// A log y axis must not shrink the panel: gonum's LogScale places the
+// axis title's glyph box at the arithmetic mean of the range (near the top
+// when the range spans decades), which once squeezed log panels.
+func TestLogPanelSameHeight(t *testing.T) {
+	xs := []float64{100, 1000, 40000}
+	height := func(logY bool) vg.Length {
+		lc := LineChart{Title: "t", XLabel: "x", YLabel: "throughput (leases/s)", LogX: true, LogY: logY,
+			Series: []Series{{Name: "naive", X: xs, Y: []float64{1e3, 1e6, 6e8}}}}
+		p, _, _, err := lc.build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := draw.New(vgimg.New(4.8*vg.Inch, 3.4*vg.Inch))
+		dc := p.DataCanvas(c)
+		return dc.Max.Y - dc.Min.Y
+	}
+	if lin, lg := height(false), height(true); math.Abs(float64(lin-lg)) > 10 { // a tick label at the very top may take 6 pt
+		t.Errorf("data area %v high on a log axis, %v on a linear one", lg, lin)
 	}
 }

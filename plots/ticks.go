@@ -97,13 +97,27 @@ func niceStep(min, max float64) (step, minor float64) {
 	return step, step / 5
 }
 
-// valueTicks labels the given values (a sweep's points) and keeps the
-// minor ticks of base; a label that would crowd the one before it (closer
-// than gap of the axis length) is left out.
+// log10Axis labels an axis whose values are log10 of the data (how
+// LineChart draws log axes): the ticks of logTicks, placed at their
+// logarithms.
+type log10Axis struct{}
+
+func (log10Axis) Ticks(min, max float64) []plot.Tick {
+	ticks := logTicks{}.Ticks(math.Pow(10, min), math.Pow(10, max))
+	for i := range ticks {
+		ticks[i].Value = math.Log10(ticks[i].Value)
+	}
+	return ticks
+}
+
+// valueTicks labels the given positions (a sweep's points) with the given
+// labels and keeps the unlabelled minor ticks of base; a label that would
+// crowd the one before it (closer than gap of the axis length) is left
+// out.
 type valueTicks struct {
-	values []float64
+	at     []float64
+	labels []string
 	base   plot.Ticker
-	log    bool
 	gap    float64
 }
 
@@ -112,19 +126,13 @@ func (vt valueTicks) Ticks(min, max float64) []plot.Tick {
 	for _, t := range vt.base.Ticks(min, max) {
 		ticks = append(ticks, plot.Tick{Value: t.Value})
 	}
-	norm := func(v float64) float64 {
-		if vt.log {
-			return (math.Log(v) - math.Log(min)) / (math.Log(max) - math.Log(min))
-		}
-		return (v - min) / (max - min)
-	}
 	last := math.Inf(-1)
-	for _, v := range vt.values {
-		if v < min || v > max || (vt.log && v <= 0) {
+	for i, v := range vt.at {
+		if v < min || v > max {
 			continue
 		}
-		if n := norm(v); n-last >= vt.gap {
-			ticks = append(ticks, plot.Tick{Value: v, Label: FormatNumber(v)})
+		if n := (v - min) / (max - min); n-last >= vt.gap {
+			ticks = append(ticks, plot.Tick{Value: v, Label: vt.labels[i]})
 			last = n
 		}
 	}

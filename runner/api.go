@@ -72,6 +72,17 @@ type CheckSpec struct {
 	Faults    []string
 	Seeds     int
 	FirstSeed uint64
+	// Vary: parts of the experiment each seed draws afresh (see check.go).
+	Vary Vary
+}
+
+// Vary says which parts of the base experiment a campaign draws per seed
+// instead of taking them from the base spec. The command sets each one the
+// user did not fix with a flag.
+type Vary struct {
+	Workload     bool // contention: release or expire, hold, pause
+	Downtime     bool // how long a crashed node stays down
+	PartitionLen bool // how long a partition lasts
 }
 
 // CheckResult sums a campaign.

@@ -33,6 +33,18 @@ var FaultKinds = []string{"loss", "dup", "reorder", "partition", "crash", "drift
 //
 // Rates the base spec sets (non-zero) are used as given, for every seed,
 // whether or not their kind is requested.
+//
+// CheckSpec.Vary asks each seed to draw parts of the experiment too, so a
+// campaign covers the ways leases end and the ways nodes come back, not
+// just one:
+//
+//	workload       contention clients let the lease run out (half the
+//	               seeds) or release it after a hold uniform in [0, 2T];
+//	               the pause before the next attempt is uniform in [0, T]
+//	downtime       a crashed node stays down for a time uniform in
+//	               [10 ms, 2M]: short downtimes are what make a restart
+//	               quarantine matter
+//	partition-len  a partition lasts uniform in [100 ms, 2T]
 const checkStream = 0x636865636b000007
 
 // expandFaults checks and expands the fault kinds.
@@ -72,10 +84,10 @@ func CheckSpecFor(cs CheckSpec, seed uint64) (Spec, error) {
 	if err != nil {
 		return Spec{}, err
 	}
-	return specFor(cs.Base, kinds, seed), nil
+	return specFor(cs.Base, kinds, cs.Vary, seed), nil
 }
 
-func specFor(base Spec, kinds []string, seed uint64) Spec {
+func specFor(base Spec, kinds []string, vary Vary, seed uint64) Spec {
 	s := base
 	s.Seed = seed
 	r := rand.New(rand.NewPCG(seed, checkStream))
@@ -88,6 +100,29 @@ func specFor(base Spec, kinds []string, seed uint64) Spec {
 	crash := uniformF(r, 0.5, 2)
 	drift := uniformF(r, 0, 1)
 	skew := uniformF(r, 0, 1)
+	// Drawn after the rates so that adding them left every seed's rates
+	// as they were.
+	expire := r.Float64() < 0.5
+	hold := uniformF(r, 0, 2)
+	pause := uniformF(r, 0, 1)
+	down := uniformF(r, 0, 1)
+	plen := uniformF(r, 0, 1)
+	{
+		cs := base.Params
+		if vary.Workload && s.Workload == "contention" {
+			s.Release = !expire
+			s.Hold = time.Duration(hold * float64(cs.LeaseSpan))
+			s.Pause = time.Duration(pause * float64(cs.LeaseSpan))
+		}
+		if vary.Downtime {
+			lo, hi := float64(10*time.Millisecond), float64(2*cs.MaxLease)
+			s.Faults.Downtime = time.Duration(lo + down*(hi-lo))
+		}
+		if vary.PartitionLen {
+			lo, hi := float64(100*time.Millisecond), float64(2*cs.LeaseSpan)
+			s.Faults.PartitionLen = time.Duration(lo + plen*(hi-lo))
+		}
+	}
 	for _, k := range kinds {
 		switch k {
 		case "loss":
@@ -181,7 +216,7 @@ func Check(cs CheckSpec, opt Options) (CheckResult, error) {
 				if i >= cs.Seeds {
 					return
 				}
-				spec := specFor(cs.Base, kinds, cs.FirstSeed+uint64(i))
+				spec := specFor(cs.Base, kinds, cs.Vary, cs.FirstSeed+uint64(i))
 				var o outcome
 				if err := spec.Validate(); err != nil {
 					o.err = fmt.Errorf("seed %d: %w", spec.Seed, err)
@@ -223,7 +258,7 @@ func Check(cs CheckSpec, opt Options) (CheckResult, error) {
 	}
 	sort.Slice(cr.ViolatingSeeds, func(i, j int) bool { return cr.ViolatingSeeds[i] < cr.ViolatingSeeds[j] })
 	if len(cr.ViolatingSeeds) > 0 && (opt.Trace != nil || opt.Holds != nil || opt.ViolationTrace != nil) {
-		spec := specFor(cs.Base, kinds, cr.ViolatingSeeds[0])
+		spec := specFor(cs.Base, kinds, cs.Vary, cr.ViolatingSeeds[0])
 		if _, err := runSim(spec, Options{Trace: opt.Trace, Holds: opt.Holds, ViolationTrace: opt.ViolationTrace}); err != nil {
 			return cr, err
 		}

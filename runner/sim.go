@@ -3,6 +3,7 @@ package runner
 import (
 	"fmt"
 	"math"
+	"math/bits"
 	"math/rand/v2"
 
 	"leaselab/algorithms"
@@ -60,6 +61,7 @@ const (
 	evHeal
 	evDisk
 	evEnd
+	evSlew
 )
 
 // simEvent is an entry of the event heap. arg indexes the slab the kind
@@ -268,7 +270,65 @@ func (s *sim) boot() error {
 			return err
 		}
 	}
+	if !s.scripted {
+		for i := range s.clock {
+			s.scheduleSlew(algorithms.NodeID(i))
+		}
+	}
 	return nil
+}
+
+// Clocks are disciplined the way NTP slews a clock: a node's offset from
+// true time drifts at its rate error until it reaches the skew bound
+// (Spec.Clocks.Skew/2 either way), then the rate error turns round. So
+// clocks drift (the rate error is always within Spec.Clocks.Drift, and a
+// local clock never runs backwards), yet any two differ by at most Skew for
+// the whole run, as FaTLease's d_max assumes of synchronised clocks.
+// Without a skew bound (Skew 0) clocks run free and drift apart without
+// limit.
+
+// scheduleSlew schedules the instant node n's offset reaches the bound it
+// is heading for.
+func (s *sim) scheduleSlew(n algorithms.NodeID) {
+	c := s.clock[n]
+	bound := int64(s.spec.Clocks.Skew) / 2
+	if c.RatePPB == 0 || bound == 0 {
+		return
+	}
+	off := int64(c.Local(s.now)) - s.now
+	dist := bound - off // heading up
+	if c.RatePPB < 0 {
+		dist = off + bound // heading down
+	}
+	if dist < 0 {
+		dist = 0
+	}
+	hi, lo := bits.Mul64(uint64(dist), 1_000_000_000)
+	rate := uint64(uabs(c.RatePPB))
+	if hi >= rate {
+		return // beyond any run
+	}
+	dt, rem := bits.Div64(hi, lo, rate)
+	if rem != 0 {
+		dt++
+	}
+	if dt == 0 {
+		dt = 1 // turn round at the next instant, never twice at one
+	}
+	if dt > math.MaxInt64/2 {
+		return
+	}
+	s.schedule(s.now+int64(dt), evSlew, n, 0, 0)
+}
+
+// slew turns node n's rate error round, keeping its reading continuous.
+func (s *sim) slew(n algorithms.NodeID) {
+	c := s.clock[n]
+	local := int64(c.Local(s.now))
+	nc := Clock{RatePPB: -c.RatePPB}
+	nc.Offset = local - s.now - mulDivFloor(s.now, nc.RatePPB)
+	s.setClock(n, nc)
+	s.scheduleSlew(n)
 }
 
 func (s *sim) nodeRand(n algorithms.NodeID, restarts uint16) *rand.Rand {
@@ -727,6 +787,8 @@ func (s *sim) dispatch(e simEvent) {
 		s.diskDone(e.node, e.gen)
 	case evEnd:
 		s.stopped = true
+	case evSlew:
+		s.slew(e.node)
 	}
 }
 

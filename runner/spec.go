@@ -66,11 +66,14 @@ type NetSpec struct {
 // ClockSpec describes the nodes' clocks, which the algorithms see and the
 // runner maps to true time.
 type ClockSpec struct {
-	// Skew: each node's offset is drawn uniformly in [-Skew/2, Skew/2], so
-	// two clocks differ by at most Skew.
+	// Skew: each node's offset is drawn uniformly in [-Skew/2, Skew/2] and
+	// kept there (see Drift), so two clocks differ by at most Skew for the
+	// whole run.
 	Skew time.Duration `json:"skew_ns"`
 	// Drift: each node's rate error is drawn uniformly in [-Drift, Drift]
-	// (0.001 = the clock gains or loses 1 ms per second).
+	// (0.001 = the clock gains or loses 1 ms per second). With Skew > 0 a
+	// clock whose offset reaches ±Skew/2 turns its rate error round, as NTP
+	// slews a clock; with Skew 0 clocks run free and drift apart.
 	Drift float64 `json:"drift"`
 }
 

@@ -37,22 +37,22 @@ var ablations = []algorithms.Ablation{
 	{
 		Name:    AblRestartWait,
 		Rule:    "a restarted node stays silent for M before it answers or proposes (it forgot its grants)",
-		Exposes: "--faults crash with leases held to expiry (--hold 0 --release=false): a restarted acceptor grants again at once while the holder it forgot still holds",
+		Exposes: "leaselab check --algo naive --faults crash --ablate restart-wait: a restarted acceptor grants again at once while the holder it forgot still holds",
 	},
 	{
 		Name:    AblDriftMargin,
 		Rule:    "the holder ends its hold at T(1-ρ)/(1+ρ) after its send instead of T, ρ = --drift-bound",
-		Exposes: "--faults drift with leases held to expiry (--hold 0 --release=false; plainer with --drift-bound 0.01): a slow holder clock outlives fast acceptor timers",
+		Exposes: "leaselab check --algo naive --faults drift --ablate drift-margin: a slow holder clock outlives fast acceptor timers",
 	},
 	{
 		Name:    AblCountByMessage,
 		Rule:    "grants are counted by distinct acceptor, never by message",
-		Exposes: "--faults dup: one acceptor's duplicated grant counts twice and makes a false majority",
+		Exposes: "leaselab check --algo naive --faults dup --ablate count-by-message: one acceptor's duplicated grant counts twice and makes a false majority",
 	},
 	{
 		Name:    AblOwnerOnlyRelease,
 		Rule:    "release clears only the grant of that exact owner and round",
-		Exposes: "--faults dup,reorder with quick re-acquisition (--pause 1ms --hold 10ms): a late or duplicated release of the owner's previous round clears the grant behind its next hold",
+		Exposes: "quick re-acquisition with late messages (leaselab check --algo naive --faults dup,reorder --pause 1ms --hold 10ms --duration 60s --proposers 3 --ablate owner-only-release): a late or duplicated release of the owner's previous round clears the grant behind its next hold",
 	},
 }
 

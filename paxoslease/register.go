@@ -21,12 +21,12 @@ var ablations = []algorithms.Ablation{
 	{
 		Name:    AblateRestartWait,
 		Rule:    "a restarted node stays silent for M(1+ρ)/(1-ρ) on its own clock before it answers or proposes",
-		Exposes: "--faults crash with leases that expire instead of being released (leaselab check --algo paxoslease --faults crash --ablate restart-wait --release=false; the default contention hold of 1 s is over before a crashed acceptor, down 1-2 s, is back): an acceptor that rejoins at once has forgotten its promise and the accepted lease, so a second proposer wins a majority while the holder still holds; scenario paxoslease/testdata/paxoslease-restart-wait.txt",
+		Exposes: "leaselab check --algo paxoslease --faults crash --ablate restart-wait: an acceptor that rejoins at once has forgotten its promise and the accepted lease, so a second proposer wins a majority while the holder still holds; scenario paxoslease/testdata/paxoslease-restart-wait.txt",
 	},
 	{
 		Name:    AblateDriftMargin,
 		Rule:    "the holder's lease ends at T(1-ρ)/(1+ρ) after its Prepare instead of T, absorbing clock rates off by up to ρ (Params.Drift)",
-		Exposes: "--faults drift with leases handed over at expiry (--release=false): a holder whose clock runs slow outlives acceptor timers that run fast, and the next owner, retrying at the acceptors' hinted expiry, starts before the holder's clock reaches T; scenario paxoslease/testdata/paxoslease-drift-margin.txt",
+		Exposes: "leaselab check --algo paxoslease --faults drift --ablate drift-margin: a holder whose clock runs slow outlives acceptor timers that run fast, and the next owner, retrying at the acceptors' hinted expiry, starts before the holder's clock reaches T; scenario paxoslease/testdata/paxoslease-drift-margin.txt",
 	},
 	{
 		Name:    AblateBackoff,
@@ -46,12 +46,12 @@ var ablations = []algorithms.Ablation{
 	{
 		Name:    AblateCountByMessage,
 		Rule:    "votes are counted by distinct acceptor, never by message",
-		Exposes: "--faults dup: a duplicated promise and a duplicated accept from one acceptor make a 'majority' of three; scenario paxoslease/testdata/paxoslease-count-by-message.txt",
+		Exposes: "leaselab check --algo paxoslease --faults dup --ablate count-by-message: a duplicated promise and a duplicated accept from one acceptor make a 'majority' of three; scenario paxoslease/testdata/paxoslease-count-by-message.txt",
 	},
 	{
 		Name:    AblateOwnerOnlyRelease,
 		Rule:    "a release clears an acceptor's state only for the exact (owner, ballot) it accepted",
-		Exposes: "--faults reorder when a held-back release can outlive a lease (leases short against message delays: --faults reorder --lease-span 100ms --max-lease 150ms --response-timeout 50ms --backoff 10ms --rtt 20ms --jitter 10ms --hold 30ms --pause 50ms); scenario paxoslease/testdata/paxoslease-owner-only-release.txt (leaselab replay): a release delayed past the owner's next acquisition clears that newer lease, and a second proposer acquires beside it",
+		Exposes: "a held-back release that outlives a lease (leases short against message delays: leaselab check --algo paxoslease --ablate owner-only-release --faults reorder --lease-span 100ms --max-lease 150ms --response-timeout 50ms --backoff 10ms --rtt 20ms --jitter 10ms --hold 30ms --pause 50ms); scenario paxoslease/testdata/paxoslease-owner-only-release.txt (leaselab replay): a release delayed past the owner's next acquisition clears that newer lease, and a second proposer acquires beside it",
 	},
 	{
 		Name:    AblateStaleOwnerOpen,

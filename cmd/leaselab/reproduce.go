@@ -130,7 +130,11 @@ func setupReproduce(fs *pflag.FlagSet) action {
 				}
 				if len(p.Wrote) > 0 {
 					bar.clear()
-					say("reproduce: %s: wrote %s\n", p.Experiment, strings.Join(p.Wrote, " "))
+					if p.Experiment == "" {
+						say("reproduce: wrote %s\n", strings.Join(p.Wrote, " "))
+					} else {
+						say("reproduce: %s: wrote %s\n", p.Experiment, strings.Join(p.Wrote, " "))
+					}
 					return
 				}
 				bar.update(p)
@@ -140,8 +144,12 @@ func setupReproduce(fs *pflag.FlagSet) action {
 		if reports != nil {
 			var rows [][]string
 			for _, r := range reports {
+				runTime := reproRound(r.Wall).String()
+				if shared := countShared(r); shared == len(r.Runs) && shared > 0 {
+					runTime = "shared" // every run was another experiment's
+				}
 				rows = append(rows, []string{r.Exp.Name, r.Exp.Env, fmt.Sprint(len(r.Runs)), fmt.Sprint(r.Failed),
-					reproRound(r.Wall).String(), filepath.Join(*out, r.Exp.Name+".png")})
+					runTime, filepath.Join(*out, r.Exp.Name+".png")})
 			}
 			if werr := writeTable(c.stdout, []string{"experiment", "env", "runs", "failed", "run time", "chart"}, rows); werr != nil && err == nil {
 				err = werr
@@ -165,16 +173,30 @@ func reproHas(list []string, s string) bool {
 	return false
 }
 
-// reproRound keeps durations readable: seconds under ten minutes,
-// minutes above.
+// countShared counts the runs of r that reused an identical run of another
+// experiment (fig9 plots other meters of fig5's runs).
+func countShared(r *exp.Report) int {
+	n := 0
+	for _, rec := range r.Runs {
+		if rec.Shared {
+			n++
+		}
+	}
+	return n
+}
+
+// reproRound keeps durations readable: minutes from ten minutes up, then
+// seconds, tenths of a second, milliseconds.
 func reproRound(d time.Duration) time.Duration {
-	if d >= 10*time.Minute {
+	switch {
+	case d >= 10*time.Minute:
 		return d.Round(time.Minute)
-	}
-	if d >= 10*time.Second {
+	case d >= 10*time.Second:
 		return d.Round(time.Second)
+	case d >= time.Second:
+		return d.Round(100 * time.Millisecond)
 	}
-	return d.Round(100 * time.Millisecond)
+	return d.Round(time.Millisecond)
 }
 
 // reproduceProgress draws one status line on stderr, only on a terminal

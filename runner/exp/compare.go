@@ -78,13 +78,16 @@ type series struct {
 	sums  []float64
 }
 
+// The values are in the meter's shown units (scaled), like the paper's
+// numbers they are compared with.
 func (r *Report) series(facet, variant, meter string, minX float64) (series, bool) {
 	var s series
+	k := meterFor(r.Exp.Experiment, meter).scale()
 	for _, a := range r.Summary {
 		if a.Facet == facet && a.Variant == variant && a.Meter == meter && !(a.X < minX) {
 			s.xs = append(s.xs, a.X)
-			s.means = append(s.means, a.Stat.Mean)
-			s.sums = append(s.sums, a.Stat.Sum)
+			s.means = append(s.means, a.Stat.Mean*k)
+			s.sums = append(s.sums, a.Stat.Sum*k)
 		}
 	}
 	return s, len(s.xs) > 0
@@ -172,7 +175,13 @@ func (r *Report) compare(p Published) Comparison {
 			}
 		}
 		if math.IsNaN(c.Ours) {
+			// Measured, and never above zero: that differs from a paper
+			// that saw it happen inside our sweep.
 			c.OursText = fmt.Sprintf("zero everywhere in the sweep (%s)", sweepText(xs))
+			c.Verdict = "differs"
+			if p.Paper != nil && len(xs) > 0 && *p.Paper > xs[len(xs)-1] {
+				c.Verdict = "not measured" // the paper's point lies beyond our sweep
+			}
 			return c
 		}
 	case "zero_upto":

@@ -91,6 +91,8 @@ type Published struct {
 	Op    string  `json:"op"`
 	Ref   float64 `json:"ref"`
 	Other string  `json:"other,omitempty"`
+	// Note explains a known reason for a difference (shown beside it).
+	Note string `json:"note,omitempty"`
 }
 
 // Experiment is one figure of the reproduction.

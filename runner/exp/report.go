@@ -75,7 +75,11 @@ func Markdown(w io.Writer, reports []*Report, cfg Config) error {
 	p("A verdict of *agrees* means our number satisfies the stated rule; *within ×2* is deliberately loose because the paper ran 2008 hardware and we run a simulator: the point is the shape and the order of magnitude, not the digits.\n\n")
 	p("| experiment | reproduces | environment | runs | failed | wall time (runs) |\n|---|---|---|---|---|---|\n")
 	for _, r := range reports {
-		p("| [%s](#%s) | %s | %s | %d | %d | %s |\n", r.Exp.Name, anchor(r), r.Exp.Paper, r.Exp.Env, len(r.Runs), r.Failed, r.Wall.Round(time.Millisecond))
+		wall := r.Wall.Round(10 * time.Millisecond).String()
+		if shared := r.sharedRuns(); shared > 0 && shared == len(r.Runs) {
+			wall = "(runs shared with another experiment)"
+		}
+		p("| [%s](#%s) | %s | %s | %d | %d | %s |\n", r.Exp.Name, anchor(r), r.Exp.Paper, r.Exp.Env, len(r.Runs), r.Failed, wall)
 	}
 	p("\n")
 	for _, r := range reports {
@@ -107,6 +111,10 @@ func (r *Report) markdown(w io.Writer) error {
 	if len(r.Comparisons) > 0 {
 		p("### Paper vs ours\n\n")
 		var rows [][]string
+		notes := false
+		for _, c := range r.Comparisons {
+			notes = notes || c.Note != ""
+		}
 		for _, c := range r.Comparisons {
 			series := c.Variant
 			if c.Other != "" {
@@ -115,9 +123,17 @@ func (r *Report) markdown(w io.Writer) error {
 			if c.Facet != "" {
 				series += ", " + c.Facet
 			}
-			rows = append(rows, []string{c.Claim + " (" + c.Source + ")", series, c.PaperText(), c.OursText, c.Rule(), c.Verdict})
+			row := []string{c.Claim + " (" + c.Source + ")", series, c.PaperText(), c.OursText, c.Rule(), c.Verdict}
+			if notes {
+				row = append(row, c.Note)
+			}
+			rows = append(rows, row)
 		}
-		if err := mdTable(w, []string{"the paper says", "series", "paper", "ours", "rule", "verdict"}, rows); err != nil {
+		head := []string{"the paper says", "series", "paper", "ours", "rule", "verdict"}
+		if notes {
+			head = append(head, "why, if known")
+		}
+		if err := mdTable(w, head, rows); err != nil {
 			return err
 		}
 		p("\n")
@@ -302,7 +318,7 @@ func setupText(r *Report) string {
 	var parts []string
 	parts = append(parts, fmt.Sprintf("environment %s", e.Env))
 	parts = append(parts, fmt.Sprintf("workload %s", s.Workload))
-	parts = append(parts, fmt.Sprintf("%d acceptors, %d proposers", s.Acceptors, s.Proposers))
+	parts = append(parts, fmt.Sprintf("%s, %s", plural(s.Acceptors, "acceptor"), plural(s.Proposers, "proposer")))
 	switch s.Workload {
 	case "batch":
 		parts = append(parts, fmt.Sprintf("unfinished requests fail after %v", s.Duration))
@@ -416,4 +432,23 @@ func (r *Report) rulesTable(w io.Writer) error {
 	}
 	fmt.Fprintln(w)
 	return nil
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}
+
+// sharedRuns counts the runs that reused an identical run of another
+// experiment.
+func (r *Report) sharedRuns() int {
+	n := 0
+	for _, rec := range r.Runs {
+		if rec.Shared {
+			n++
+		}
+	}
+	return n
 }

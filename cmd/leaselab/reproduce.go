@@ -83,9 +83,18 @@ func setupReproduce(fs *pflag.FlagSet) action {
 		if err != nil {
 			return badInput(err)
 		}
+		var envNotes []string
 		for _, e := range exps {
-			if r, err := e.Resolve(opt); err == nil && r.EnvNote != "" && !*quiet {
-				fmt.Fprintf(c.stderr, "reproduce: note: %s\n", r.EnvNote)
+			if r, err := e.Resolve(opt); err == nil && r.EnvNote != "" {
+				envNotes = append(envNotes, r.EnvNote)
+			}
+		}
+		if *env != "" && len(envNotes) == len(exps) {
+			return usagef("none of the selected experiments can run in environment %q (udp: %s)", *env, strings.Join(udpCapable(), ", "))
+		}
+		if !*quiet {
+			for _, n := range envNotes {
+				fmt.Fprintf(c.stderr, "reproduce: note: %s\n", n)
 			}
 		}
 		w := *workers
@@ -101,7 +110,11 @@ func setupReproduce(fs *pflag.FlagSet) action {
 				fmt.Fprintf(c.stderr, format, a...)
 			}
 		}
-		say("reproduce: %s of %d experiments, %d runs on %d workers, into %s\n", mode, len(exps), total, w, *out)
+		what := fmt.Sprintf("%d experiments", len(exps))
+		if len(exps) == 1 {
+			what = "1 experiment"
+		}
+		say("reproduce: %s of %s, %d runs on %d workers, into %s\n", mode, what, total, w, *out)
 		if !*quick {
 			say("reproduce: calibrating on the first run of every series ...\n")
 		}
@@ -162,6 +175,17 @@ func setupReproduce(fs *pflag.FlagSet) action {
 		}
 		return err
 	}
+}
+
+// udpCapable lists the experiments that can run over real UDP.
+func udpCapable() []string {
+	var names []string
+	for _, e := range exp.All() {
+		if reproHas(e.Envs, "udp") {
+			names = append(names, e.Name)
+		}
+	}
+	return names
 }
 
 func reproHas(list []string, s string) bool {
@@ -273,12 +297,11 @@ func timelineBefore(c *ctx, spec runner.Spec, opt *runner.Options) error {
 	default:
 		return usagef("--timeline %s: the file must end in .png or .svg", path)
 	}
-	// Fail fast on an unwritable path, before the run.
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE, 0o644)
-	if err != nil {
-		return usagef("--timeline: %v", err)
+	// Fail fast on a missing directory, before the run (without leaving
+	// an empty file behind if the run then fails).
+	if st, err := os.Stat(filepath.Dir(path)); err != nil || !st.IsDir() {
+		return usagef("--timeline %s: no such directory %s", path, filepath.Dir(path))
 	}
-	f.Close()
 	timelineState.holds, timelineState.trace = &bytes.Buffer{}, &bytes.Buffer{}
 	opt.Holds = teeWriter(opt.Holds, timelineState.holds)
 	opt.Trace = teeWriter(opt.Trace, timelineState.trace)

@@ -26,8 +26,14 @@ func TestBatchNaive(t *testing.T) {
 	if r.Acquired != 20000 || r.Failed != 0 {
 		t.Fatalf("acquired %d, failed %d of 20000", r.Acquired, r.Failed)
 	}
-	if r.Meters.BadDatagrams != 0 || r.Meters.SendErrors != 0 {
-		t.Fatalf("bad datagrams %d, send errors %d", r.Meters.BadDatagrams, r.Meters.SendErrors)
+	// Datagrams the kernel refused (SendErrors) are loss, which the
+	// protocol retries; they are logged, not failed on. Undecodable
+	// datagrams and unencodable messages are bugs.
+	if r.Meters.SendErrors > 0 {
+		t.Logf("%d datagrams lost to send errors (first: %s)", r.Meters.SendErrors, r.Meters.FirstSendError)
+	}
+	if r.Meters.BadDatagrams != 0 || r.Meters.EncodeErrors != 0 {
+		t.Fatalf("bad datagrams %d, encode errors %d", r.Meters.BadDatagrams, r.Meters.EncodeErrors)
 	}
 }
 

@@ -191,21 +191,7 @@ func (c *Cluster) Stop() error {
 func (c *Cluster) Meters() Meters {
 	var m Meters
 	for _, n := range c.Nodes {
-		x := n.meters
-		m.MsgsSent += x.MsgsSent
-		m.MsgsLocal += x.MsgsLocal
-		m.MsgsDropped += x.MsgsDropped
-		m.DatagramsSent += x.DatagramsSent
-		m.BytesSent += x.BytesSent
-		m.SendErrors += x.SendErrors
-		m.MsgsRecv += x.MsgsRecv
-		m.DatagramsRecv += x.DatagramsRecv
-		m.BytesRecv += x.BytesRecv
-		m.BadDatagrams += x.BadDatagrams
-		m.Steps += x.Steps
-		m.Fsyncs += x.Fsyncs
-		m.DiskBytes += x.DiskBytes
-		m.FsyncNS = append(m.FsyncNS, x.FsyncNS...)
+		addMeters(&m, n.meters)
 	}
 	return m
 }

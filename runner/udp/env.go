@@ -502,6 +502,10 @@ func addMeters(m *Meters, x Meters) {
 	m.DatagramsSent += x.DatagramsSent
 	m.BytesSent += x.BytesSent
 	m.SendErrors += x.SendErrors
+	if m.FirstSendError == "" {
+		m.FirstSendError = x.FirstSendError
+	}
+	m.EncodeErrors += x.EncodeErrors
 	m.MsgsRecv += x.MsgsRecv
 	m.DatagramsRecv += x.DatagramsRecv
 	m.BytesRecv += x.BytesRecv

@@ -116,7 +116,7 @@ func setupReproduce(fs *pflag.FlagSet) action {
 		}
 		say("reproduce: %s of %s, %d runs on %d workers, into %s\n", mode, what, total, w, *out)
 		if !*quick {
-			say("reproduce: calibrating on the first run of every series ...\n")
+			say("reproduce: calibrating on two runs of every series (the smallest and the middle sweep value) ...\n")
 		}
 		bar := newReproduceProgress(c, *quiet)
 		cmdline := "leaselab reproduce"

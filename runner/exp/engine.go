@@ -43,8 +43,8 @@ type Progress struct {
 	Total      int
 	Elapsed    time.Duration
 	// Estimate is the expected total wall time, known once the
-	// calibration runs (the first run of every series) are done; 0
-	// before. Remaining is Estimate - Elapsed, rescaled by how the runs so
+	// calibration runs (the first and the middle sweep value of every
+	// series) are done; 0 before. Remaining is Estimate - Elapsed, rescaled by how the runs so
 	// far compared with their estimate.
 	Estimate, Remaining time.Duration
 	// Calibrated is true on the one call that first carries Estimate.
@@ -244,16 +244,14 @@ func (eng *engine) plan() {
 	eng.left = make([]int, len(eng.reports))
 	first := map[string]int{}
 	for ei, r := range eng.reports {
-		seenSeries := map[[2]int]bool{}
+		// Calibration runs: repetition 0 at the smallest and at the middle
+		// sweep value of every series; the two give the estimate its slope.
+		mid := len(r.Exp.Values) / 2
 		for _, p := range r.Exp.Points() {
 			for rep := 0; rep < r.Exp.NReps; rep++ {
 				spec, _ := r.Exp.Spec(p, rep) // validated by Resolve
-				key := [2]int{p.Facet, p.Variant}
 				j := job{exp: ei, point: p, rep: rep, spec: spec, exclusive: spec.Env == "udp", dupOf: -1}
-				if !seenSeries[key] {
-					seenSeries[key] = true
-					j.calib = true
-				}
+				j.calib = rep == 0 && (p.XI == 0 || p.XI == mid)
 				id := specKey(spec, r.Exp.Trace)
 				if o, ok := first[id]; ok && spec.Env == "sim" {
 					j.dupOf = o
@@ -417,15 +415,18 @@ func (eng *engine) remaining(estWork, estDone, actualDone time.Duration) time.Du
 	return time.Duration(left / float64(eng.workers()))
 }
 
-// estimate predicts each job's wall time from the calibration run of its
-// series (same experiment, facet and variant), scaled by how the swept
-// parameter is known to drive the simulator's work (params' Cost).
+// estimate predicts each job's wall time from the calibration runs of
+// its series (same experiment, facet and variant): with two of them, a
+// power law in the parameter's cost weight through both (the simulator's
+// work can grow faster than the batch once timeouts and retransmissions
+// set in); with one, proportional to the weight.
 func (eng *engine) estimate() []time.Duration {
 	type key struct{ exp, facet, variant int }
-	base := map[key]job{}
+	cal := map[key][]job{}
 	for _, j := range eng.jobs {
 		if j.calib {
-			base[key{j.exp, j.point.Facet, j.point.Variant}] = j
+			k := key{j.exp, j.point.Facet, j.point.Variant}
+			cal[k] = append(cal[k], j)
 		}
 	}
 	out := make([]time.Duration, len(eng.jobs))
@@ -433,14 +434,29 @@ func (eng *engine) estimate() []time.Duration {
 		if j.dupOf >= 0 {
 			continue // costs nothing: it shares another run
 		}
-		b := base[key{j.exp, j.point.Facet, j.point.Variant}]
-		w := float64(b.rec.Wall)
-		param := eng.reports[j.exp].Exp.Sweep.Param
-		if param != "" {
-			w *= costRatio(param, j.point.X, b.point.X)
+		cs := cal[key{j.exp, j.point.Facet, j.point.Variant}]
+		if len(cs) == 0 {
+			continue
 		}
-		if math.IsNaN(w) || w < 0 {
-			w = float64(b.rec.Wall)
+		param := eng.reports[j.exp].Exp.Sweep.Param
+		lo := cs[0]
+		w := float64(lo.rec.Wall)
+		if param != "" {
+			slope := 1.0
+			if len(cs) > 1 {
+				hi := cs[len(cs)-1]
+				rx := costRatio(param, hi.point.X, lo.point.X)
+				rw := float64(hi.rec.Wall) / math.Max(float64(lo.rec.Wall), 1)
+				if rx > 1 && rw > 0 {
+					// Clamped: two noisy timings must not predict
+					// anything wild.
+					slope = math.Min(2.5, math.Max(0.5, math.Log(rw)/math.Log(rx)))
+				}
+			}
+			w *= math.Pow(costRatio(param, j.point.X, lo.point.X), slope)
+		}
+		if math.IsNaN(w) || math.IsInf(w, 0) || w < 0 {
+			w = float64(lo.rec.Wall)
 		}
 		out[i] = time.Duration(w)
 	}

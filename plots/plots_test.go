@@ -317,6 +317,20 @@ func TestValueTicks(t *testing.T) {
 	if strings.Join(got, ",") != "100,1000,35k,100k" {
 		t.Errorf("labels %v", got)
 	}
+	// The last value keeps its label even when its neighbour is close.
+	vt.at, vt.labels, got = nil, nil, nil
+	for _, v := range []float64{100, 1000, 60000, 100000} {
+		vt.at = append(vt.at, math.Log10(v))
+		vt.labels = append(vt.labels, FormatNumber(v))
+	}
+	for _, tk := range vt.Ticks(2, 5) {
+		if tk.Label != "" {
+			got = append(got, tk.Label)
+		}
+	}
+	if strings.Join(got, ",") != "100,1000,100k" {
+		t.Errorf("labels %v", got)
+	}
 }
 
 // A log y axis must not shrink the panel: gonum's LogScale places the

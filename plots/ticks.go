@@ -126,15 +126,30 @@ func (vt valueTicks) Ticks(min, max float64) []plot.Tick {
 	for _, t := range vt.base.Ticks(min, max) {
 		ticks = append(ticks, plot.Tick{Value: t.Value})
 	}
-	last := math.Inf(-1)
+	// Greedy from the left; the last value (the end of the sweep) always
+	// keeps its label, at the cost of a neighbour that would crowd it.
+	type lab struct {
+		v, n float64
+		s    string
+	}
+	var kept []lab
+	var in []lab
 	for i, v := range vt.at {
-		if v < min || v > max {
-			continue
+		if v >= min && v <= max {
+			in = append(in, lab{v, (v - min) / (max - min), vt.labels[i]})
 		}
-		if n := (v - min) / (max - min); n-last >= vt.gap {
-			ticks = append(ticks, plot.Tick{Value: v, Label: vt.labels[i]})
-			last = n
+	}
+	for i, l := range in {
+		if len(kept) > 0 && l.n-kept[len(kept)-1].n < vt.gap {
+			if i != len(in)-1 {
+				continue
+			}
+			kept = kept[:len(kept)-1]
 		}
+		kept = append(kept, l)
+	}
+	for _, l := range kept {
+		ticks = append(ticks, plot.Tick{Value: l.v, Label: l.s})
 	}
 	return ticks
 }

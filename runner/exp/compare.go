@@ -153,11 +153,23 @@ func (r *Report) compare(p Published) Comparison {
 			c.OursText = "no data"
 			return c
 		}
-		best := 0
+		best, worst := 0, 0
 		for i := range ms {
 			if ms[i] > ms[best] {
 				best = i
 			}
+			if ms[i] < ms[worst] {
+				worst = i
+			}
+		}
+		if ms[best] == ms[worst] && len(ms) > 1 {
+			// No maximum to point at: the series is flat.
+			c.Ours = ms[best]
+			if p.How == "argmax" {
+				c.Ours = math.NaN()
+			}
+			c.OursText = fmt.Sprintf("%s everywhere in the sweep (%s)", withUnit(ms[best]), sweepText(xs))
+			break
 		}
 		if p.How == "max" {
 			c.Ours = ms[best]

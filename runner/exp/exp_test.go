@@ -573,6 +573,8 @@ func TestCompare(t *testing.T) {
 		{Published{Variant: "a", Meter: "m", How: "greater_total", Other: "b", Op: ">", Ref: 0}, 16, "agrees"},
 		{Published{Variant: "a", Meter: "m", How: "ratio", X: 1000, X2: 4000, Op: "<", Ref: 1}, 3, "differs"},
 		{Published{Variant: "zz", Meter: "m", How: "max", Op: ">", Ref: 0}, math.NaN(), "not measured"},
+		{Published{Variant: "b", Meter: "m", How: "max", Paper: Num(1), Op: "≈"}, 1, "agrees"},
+		{Published{Variant: "b", Meter: "m", How: "argmax", Paper: Num(500), Op: "≈"}, math.NaN(), "not measured"},
 	} {
 		c := r.compare(tc.p)
 		if !(math.IsNaN(tc.ours) && math.IsNaN(c.Ours)) && c.Ours != tc.ours || c.Verdict != tc.verdict {

@@ -1,8 +1,10 @@
 package exp
 
 import (
+	"fmt"
 	"time"
 
+	"leaselab/algorithms"
 	"leaselab/runner"
 )
 
@@ -64,14 +66,20 @@ func batchMeters(logThroughput bool) []Meter {
 
 const fat51 = "FaTLease Sec. 5.1"
 
+// diskRecord is what one acceptor record costs on the simulated disk.
+var diskRecord = fmt.Sprintf("%d-byte", runner.DiskRecordSize)
+
+// msgSize is the size of one message on the wire and in the simulator.
+var msgSize = fmt.Sprintf("%d-byte", algorithms.WireSize)
+
 // Reasons for differences from the paper, shown beside its claims.
-const (
+var (
 	noCPUNote = "the simulator charges no CPU time per message, so nothing limits a batch but round trips and the disk: " +
 		"no diskless lease times out or fails at any batch size here (the paper's limit was its single negotiation thread; try --env udp)"
-	diskNote = "the simulated disk (16.5 ms mean fsync, 200 MB/s, 64-byte records, group commit) syncs any batch of this sweep " +
+	diskNote = "the simulated disk (16.5 ms mean fsync, 200 MB/s, " + diskRecord + " records, group commit) syncs any batch of this sweep " +
 		"well within the 1 s response timeout and never congests, so classic Paxos keeps speeding up with the batch; " +
 		"the paper's ext3 disk congested at about 2,000 kB/s"
-	wanNote = "the collapse point follows from the 512 kB/s limit and leaselab's fixed 64-byte messages, each charged against " +
+	wanNote = "the collapse point follows from the 512 kB/s limit and leaselab's fixed " + msgSize + " messages, each charged against " +
 		"the sender's link in the simulator; XtreemFS's messages and UDP framing had other sizes"
 )
 
@@ -182,8 +190,8 @@ func All() []Experiment {
 			},
 			Notes: append([]string{
 				"The paper has no regular-Paxos curve for the WAN (PlanetLab's VServer did not pass fsync through); ours is simulated with the same disk as fig5.",
-				"Our bandwidth limit applies to the bytes leaving each node: the simulator charges each 64-byte message against the sender's link (FIFO), with no datagram headers; the paper's XtreemFS messages and UDP framing differ in size, so the bandwidth-bound batch size shifts accordingly.",
-				"Offered network load is every message handed to the network by any node (64 bytes each, retransmissions included) divided by the run's simulated time, in kB/s (1 kB = 1024 bytes). It can exceed the link's 512 kB/s per node because messages wait in a queue behind the limit.",
+				"Our bandwidth limit applies to the bytes leaving each node: the simulator charges each " + msgSize + " message against the sender's link (FIFO), with no datagram headers; the paper's XtreemFS messages and UDP framing differ in size, so the bandwidth-bound batch size shifts accordingly.",
+				"Offered network load is every message handed to the network by any node (" + fmt.Sprint(algorithms.WireSize) + " bytes each, retransmissions included) divided by the run's simulated time, in kB/s (1 kB = 1024 bytes). It can exceed the link's 512 kB/s per node because messages wait in a queue behind the limit.",
 			}, batchNotes...),
 		},
 		{
@@ -240,7 +248,7 @@ func All() []Experiment {
 			},
 			Notes: []string{
 				"The runs are the same specs as fig5's (the engine runs each distinct spec once and shares the result).",
-				"The paper measured with iostat (peak and average over the negotiation); ours is the simulated disk's bytes written divided by the run's simulated time, in kB/s (1 kB = 1024 bytes). Each record costs leaselab's fixed 64 bytes on the simulated disk; the paper's XtreemFS log records and ext3 journal blocks were larger, which scales the kB/s but not the shape.",
+				"The paper measured with iostat (peak and average over the negotiation); ours is the simulated disk's bytes written divided by the run's simulated time, in kB/s (1 kB = 1024 bytes). Each record costs leaselab's fixed " + fmt.Sprint(runner.DiskRecordSize) + " bytes on the simulated disk; the paper's XtreemFS log records and ext3 journal blocks were larger, which scales the kB/s but not the shape.",
 				"The simulated disk has a 16.5 ms mean fsync (lognormal) plus 200 MB/s of transfer, with group commit as in the paper.",
 			},
 		},
@@ -341,14 +349,17 @@ func All() []Experiment {
 				{Algo: "classicpaxos", AllAblations: true},
 			},
 			Faults: []string{"all"},
-			Envs:   []string{"sim"}, Reps: 100, QuickReps: 20,
+			// As `leaselab check` does by default, except the client
+			// behaviour, which the facets fix.
+			Vary: runner.Vary{Downtime: true, PartitionLen: true},
+			Envs: []string{"sim"}, Reps: 100, QuickReps: 20,
 			Meters: []Meter{
 				{Key: "violated", Label: "runs with a violation", Unit: "% of runs", Scale: 100, Proportion: true, Max: 100},
 				{Key: "availability", Label: "availability", Unit: "% of wanted time held", Scale: 100, Max: 100},
 				{Key: "violations", Label: "violations", Unit: "count", Sum: true, TableOnly: true},
 			},
 			Notes: []string{
-				"Every run draws its own fault mix from its seed exactly as `leaselab check --faults all` does (loss, duplication, reordering, partitions, crashes, clock drift and skew within the algorithms' allowances), so the baseline 'none' should show no violation.",
+				"Every run draws its own fault mix from its seed as `leaselab check --faults all` does (loss, duplication, reordering, partitions, crashes, clock drift and skew within the algorithms' allowances, downtime and partition length), except that the clients' behaviour is fixed per panel instead of drawn; so the baseline 'none' should show no violation.",
 				"One fault mix cannot expose every rule: an ablation with no violation here is not proven harmless. The table lists the fault each rule's author names as exposing it; `leaselab check --algo A --ablate R --faults ...` targets one.",
 			},
 		},

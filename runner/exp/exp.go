@@ -130,6 +130,8 @@ type Experiment struct {
 	// `leaselab check --faults ...` draws it: runner.CheckSpecFor gives each
 	// seed its own fault rates of these kinds (ablations).
 	Faults []string `json:"faults,omitempty"`
+	// Vary: what else each campaign seed draws afresh (runner.Vary).
+	Vary runner.Vary `json:"vary,omitempty"`
 }
 
 // Point is one resolved cell of an experiment: a facet, a variant and a
@@ -426,7 +428,7 @@ func (r Resolved) Spec(p Point, rep int) (runner.Spec, error) {
 	}
 	s.Seed = r.Base.Seed + uint64(rep)
 	if len(r.Faults) > 0 {
-		fs, err := runner.CheckSpecFor(runner.CheckSpec{Base: s, Faults: r.Faults}, s.Seed)
+		fs, err := runner.CheckSpecFor(runner.CheckSpec{Base: s, Faults: r.Faults, Vary: r.Vary}, s.Seed)
 		if err != nil {
 			return runner.Spec{}, fmt.Errorf("experiment %s: %w", r.Name, err)
 		}

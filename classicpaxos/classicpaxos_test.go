@@ -59,3 +59,34 @@ func TestPromiseCarriesRecord(t *testing.T) {
 		}
 	}
 }
+
+// A node that is both proposer and acceptor may not count its own
+// acceptor's vote before that vote is durable: the Prepare goes to itself
+// as a message, and its Promise leaves only in an Output that carries the
+// record (found by a single-acceptor run that took leases with no fsync).
+func TestOwnAcceptorVoteWaitsForDisk(t *testing.T) {
+	a, _ := algorithms.Lookup("classicpaxos")
+	n, err := a.New(algorithms.Config{ID: 0, Cluster: algorithms.NewCluster(1, 1), Params: algorithms.DefaultParams(),
+		Rand: rand.New(rand.NewPCG(1, 2))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out algorithms.Output
+	n.Step(0, algorithms.Input{Kind: algorithms.Start}, &out)
+	out.Reset()
+	n.Step(1, algorithms.Input{Kind: algorithms.Acquire, Resource: 4}, &out)
+	for _, e := range out.Events {
+		if e.Kind == algorithms.Acquired {
+			t.Fatal("acquired before its own acceptor's promise was on disk")
+		}
+	}
+	if len(out.Msgs) != 1 || out.Msgs[0].Kind != algorithms.Prepare || out.Msgs[0].To != 0 {
+		t.Fatalf("want one Prepare to itself, got %v", out.Msgs)
+	}
+	prep := out.Msgs[0]
+	out.Reset()
+	n.Step(2, algorithms.Input{Kind: algorithms.Recv, Msg: prep}, &out)
+	if len(out.Msgs) != 1 || out.Msgs[0].Kind != algorithms.Promise || len(out.Persist) == 0 {
+		t.Fatalf("the promise must leave with its record: msgs %v persist %v", out.Msgs, out.Persist)
+	}
+}

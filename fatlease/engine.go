@@ -338,17 +338,20 @@ func (e *Node) recv(now algorithms.Local, m algorithms.Message, out *algorithms.
 	}
 }
 
-// toAcceptors sends m to every acceptor and feeds the local acceptor's
-// answer straight back (no message to self).
+// toAcceptors sends m to every acceptor. A diskless node feeds its local
+// acceptor's answer straight back (no message to self). A durable node may
+// not: its acceptor's answer must wait until the state it implies is on
+// disk like every other acceptor's, so it goes out as a message to self in
+// an Output whose Persist records the runner syncs first.
 func (e *Node) toAcceptors(now algorithms.Local, m algorithms.Message, out *algorithms.Output) {
 	for a := 0; a < e.cl.Acceptors; a++ {
-		if algorithms.NodeID(a) == e.id {
+		if algorithms.NodeID(a) == e.id && !e.durable {
 			continue
 		}
 		m.To = algorithms.NodeID(a)
 		out.Send(m)
 	}
-	if !e.isAcceptor {
+	if !e.isAcceptor || e.durable {
 		return
 	}
 	m.To = e.id

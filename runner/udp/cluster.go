@@ -7,7 +7,6 @@ import (
 	"net"
 	"net/netip"
 	"os"
-	"path/filepath"
 	"time"
 
 	"leaselab/algorithms"
@@ -34,8 +33,9 @@ type ClusterConfig struct {
 	// from Seed (as the simulator does).
 	Skew  time.Duration
 	Drift float64
-	// DiskDir holds the log files of durable algorithms; "" means a new
-	// temporary directory, removed by Stop.
+	// DiskDir holds the log files of durable algorithms (an earlier log
+	// of the same node there is removed: the cluster starts empty); ""
+	// means a new temporary directory, removed by Stop.
 	DiskDir string
 	// SyncEach turns group commit off (one fsync per persisting step).
 	SyncEach bool
@@ -114,7 +114,7 @@ func StartCluster(cfg ClusterConfig) (*Cluster, error) {
 			Observer:    cfg.Observer,
 		}
 		if alg.Durable {
-			st, err := OpenStorage(dir, algorithms.NodeID(i))
+			st, _, err := OpenLog(dir, algorithms.NodeID(i), !cfg.SyncEach, true)
 			if err != nil {
 				c.stopNodes()
 				cleanup()
@@ -151,14 +151,6 @@ func drawClock(rng *rand.Rand, skew time.Duration, drift float64) runner.Clock {
 		rate = (2*rng.Float64() - 1) * drift
 	}
 	return runner.NewClock(off, rate)
-}
-
-// OpenStorage opens node id's log in dir.
-func OpenStorage(dir string, id algorithms.NodeID) (Storage, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, err
-	}
-	return OpenFileLog(filepath.Join(dir, fmt.Sprintf("node%d.log", id)))
 }
 
 func (c *Cluster) stopNodes() {

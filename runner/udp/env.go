@@ -35,8 +35,10 @@ type EnvOptions struct {
 // Extra is what the udp environment measured beyond runner.Result.
 type Extra struct {
 	Meters Meters
-	// StartNS..: true time the run took, for rates.
+	// RunNS: true time the run took, for rates.
 	RunNS int64
+	// Restarts: node restarts the run performed.
+	Restarts int
 }
 
 // env implements runner.Env over real sockets. Every call into the
@@ -54,6 +56,7 @@ type env struct {
 	// per node
 	clocks   []*Clock
 	nodes    []*Node // nil while down
+	lives    []*Node // per node, its last killed incarnation
 	addrs    []netip.AddrPort
 	conns    []*net.UDPConn // bound sockets not yet handed to a node
 	restarts []uint16
@@ -140,6 +143,7 @@ func RunSpec(spec runner.Spec, opt runner.Options, eo EnvOptions) (runner.Result
 		e.clocks = append(e.clocks, &Clock{Start: e.base.Start, Map: drawClock(crng, spec.Clocks.Skew, spec.Clocks.Drift)})
 	}
 	e.nodes = make([]*Node, cl.Nodes)
+	e.lives = make([]*Node, cl.Nodes)
 	e.restarts = make([]uint16, cl.Nodes)
 
 	ring := 0
@@ -209,6 +213,9 @@ func RunSpec(spec runner.Spec, opt runner.Options, eo EnvOptions) (runner.Result
 	res.TraceHash = "" // real time: no two runs are alike
 	res.WallMS = float64(time.Since(wall).Microseconds()) / 1e3
 	ex := Extra{Meters: e.meters, RunNS: end}
+	for _, r := range e.restarts {
+		ex.Restarts += int(r)
+	}
 	if e.err != nil {
 		return res, ex, e.err
 	}
@@ -256,21 +263,16 @@ func (e *env) boot(id algorithms.NodeID) error {
 		SyncEach:    !e.spec.Disk.GroupCommit,
 	}
 	if e.alg.Durable {
-		st, err := OpenStorage(e.dir, id)
+		// The first start of a run begins with an empty log; a restart
+		// recovers what the node's earlier lives made durable (its killed
+		// incarnation has closed the log: see Restart).
+		st, recs, err := OpenLog(e.dir, id, e.spec.Disk.GroupCommit, e.restarts[id] == 0)
 		if err != nil {
 			conn.Close()
 			return err
 		}
 		nc.Storage = st
-		// Recovery of records from the log is classic Paxos's log
-		// package's job; this fallback log is write-only, so a restarted
-		// durable node would come back without its records. Refuse rather
-		// than run an unsafe restart.
-		if e.restarts[id] > 0 {
-			st.Close()
-			conn.Close()
-			return fmt.Errorf("udp: restarting durable node %d needs log recovery, which the fallback log does not do", id)
-		}
+		nc.Node.Recovered = recs
 	}
 	n, err := NewNode(nc)
 	if err != nil {
@@ -426,6 +428,7 @@ func (e *env) Crash(n algorithms.NodeID) {
 	// it was about to do.
 	node.Kill()
 	e.nodes[n] = nil
+	e.lives[n] = node
 	e.dead = append(e.dead, node)
 	e.drv.Crashed(n)
 }
@@ -433,6 +436,22 @@ func (e *env) Crash(n algorithms.NodeID) {
 func (e *env) Restart(n algorithms.NodeID) {
 	if int(n) >= len(e.nodes) || e.nodes[n] != nil {
 		return
+	}
+	if old := e.lives[n]; old != nil && e.alg.Durable {
+		// The killed incarnation may still be finishing a write or
+		// waiting for mu (Kill does not wait); its log must be closed
+		// before the new one opens the file. Let go of mu while waiting,
+		// so that it can take mu, see that it is dead, and end.
+		select {
+		case <-old.Done():
+		default:
+			e.mu.Unlock()
+			<-old.Done()
+			e.mu.Lock()
+			if e.isEnded() || e.nodes[n] != nil {
+				return
+			}
+		}
 	}
 	e.restarts[n]++
 	// The old incarnation's socket is closed by Kill; its port is free.
@@ -483,7 +502,7 @@ func (e *env) Stepped(n *Node, t int64, now algorithms.Local, out *algorithms.Ou
 	return e.nodes[n.id] == n
 }
 
-func (e *env) Synced(n *Node, t int64, latency int64, bytes int64) {
+func (e *env) Disk(n *Node, t int64, bytes int64, fsyncNS []int64) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.nodes[n.id] != n || e.isEnded() {
@@ -492,7 +511,10 @@ func (e *env) Synced(n *Node, t int64, latency int64, bytes int64) {
 	if t > e.now {
 		e.now = t
 	}
-	e.rec.Fsync(e.now, latency, bytes)
+	e.rec.DiskWrite(e.now, bytes)
+	for _, lat := range fsyncNS {
+		e.rec.Fsync(e.now, lat, 0)
+	}
 }
 
 func addMeters(m *Meters, x Meters) {

@@ -92,7 +92,9 @@ func TestRunContentionThroughRunner(t *testing.T) {
 // whether one of them wins within the run is luck (on a loaded machine it
 // sometimes does not). PaxosLease must take over once the holder's lease
 // has expired at the acceptors (T = 300 ms after its last round): within
-// T plus a generous margin for retries on a loaded machine.
+// T plus a generous margin for retries on a loaded machine. Classic Paxos
+// takes over the same way, and its node 0 restarts from its log (the udp
+// environment's crash-and-recover path for durable nodes).
 func TestRunFailoverThroughRunner(t *testing.T) {
 	for _, c := range []struct {
 		algo     string
@@ -100,10 +102,13 @@ func TestRunFailoverThroughRunner(t *testing.T) {
 	}{
 		{algo: "naive"},
 		{algo: "paxoslease", takeover: true},
+		// Durable acceptors: node 0 comes back from its log at once.
+		{algo: "classicpaxos", takeover: true},
 	} {
 		t.Run(c.algo, func(t *testing.T) {
 			t.Parallel() // wall time, not CPU: the runs mostly wait
 			s := udpSpec(c.algo, "failover")
+			s.Params.DMax = 50 * time.Millisecond // classic Paxos: v > d_max
 			s.Proposers = 3
 			s.Duration = 2 * time.Second
 			s.Params.LeaseSpan = 300 * time.Millisecond
@@ -112,13 +117,15 @@ func TestRunFailoverThroughRunner(t *testing.T) {
 			s.Params.Backoff = 10 * time.Millisecond
 			s.RenewBefore = 100 * time.Millisecond
 			s.Faults.Downtime = 500 * time.Millisecond
-			r, err := runner.Run(s, runner.Options{})
+			r, ex, err := RunSpec(s, runner.Options{}, EnvOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
-			t.Logf("acquired %d crashes %d failover gap %.1f ms violations %d", r.LeasesAcquired, r.Crashes, r.FailoverGapMS, r.Violations)
-			if r.Crashes != 1 || r.Violations != 0 {
-				t.Fatalf("crashes %d, violations %d: %v", r.Crashes, r.Violations, r.ViolationList)
+			t.Logf("acquired %d crashes %d restarts %d failover gap %.1f ms violations %d", r.LeasesAcquired, r.Crashes, ex.Restarts, r.FailoverGapMS, r.Violations)
+			// The crash comes at or after Duration/4 and the restart
+			// Downtime later, well inside the run.
+			if r.Crashes != 1 || ex.Restarts != 1 || r.Violations != 0 {
+				t.Fatalf("crashes %d, restarts %d, violations %d: %v", r.Crashes, ex.Restarts, r.Violations, r.ViolationList)
 			}
 			if c.takeover && (r.FailoverGapMS < 0 || r.FailoverGapMS > 1000) {
 				t.Fatalf("failover gap %.1f ms, want a takeover within 1 s (T = 300 ms)", r.FailoverGapMS)

@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"leaselab/algorithms"
+	"leaselab/classicpaxos/wal"
 	"leaselab/runner/wire"
 )
 
@@ -40,9 +41,9 @@ type Observer interface {
 // the node has been crashed meanwhile and must do nothing with out.
 type StepObserver interface {
 	Stepped(n *Node, t int64, now algorithms.Local, out *algorithms.Output) bool
-	// Synced: the node's storage finished an fsync of bytes that took
-	// latency ns.
-	Synced(n *Node, t int64, latency int64, bytes int64)
+	// Disk: the node's log writer wrote bytes and, if fsyncNS is not
+	// empty, made them durable with fsyncs of those latencies (ns).
+	Disk(n *Node, t int64, bytes int64, fsyncNS []int64)
 }
 
 // NodeConfig says how to run one node.
@@ -62,11 +63,13 @@ type NodeConfig struct {
 	MaxDatagram int
 	// Net is user-space delay, jitter, loss and bandwidth on send.
 	Net Netem
-	// Storage, if set, makes Output.Persist durable (classic Paxos).
-	Storage Storage
-	// SyncEach syncs storage after every step that persisted records
-	// instead of once per burst (group commit off: one fsync per record
-	// set, the unbatched cost).
+	// Storage, if set, makes Output.Persist durable (classic Paxos; see
+	// disk.go): a log opened with OpenLog, whose recovered records go in
+	// Node.Recovered. The node owns it from Start on and closes it when
+	// its loop ends; a node that never started leaves it to the caller.
+	Storage wal.Storage
+	// SyncEach turns group commit off: every Output's records get their
+	// own write and fsync (one per record), one Output after the other.
 	SyncEach bool
 	// ReadBuffer is the socket receive buffer to ask for (0: 4 MiB).
 	ReadBuffer int
@@ -123,14 +126,12 @@ type Node struct {
 	out     algorithms.Output
 	batch   []*wire.Batch // per peer
 	dirty   []algorithms.NodeID
-	held    []algorithms.Message // waiting for storage to sync
-	unsync  bool                 // records appended since the last sync
-	local   fifo                 // self-addressed messages and enqueued inputs
-	admitQ  fifo                 // Acquire requests waiting for the window
+	disk    *diskState // nil without storage
+	local   fifo       // self-addressed messages and enqueued inputs
+	admitQ  fifo       // Acquire requests waiting for the window
 	flight  map[algorithms.ResourceID]struct{}
 	stepObs StepObserver
-	dead    bool  // the step observer said the node was crashed
-	synced  int64 // bytes appended since the last sync
+	dead    bool // the step observer said the node was crashed
 	inbox   inbox
 	rxMsgs  []algorithms.Message
 	net     *netem
@@ -189,6 +190,9 @@ func NewNode(cfg NodeConfig) (*Node, error) {
 	}
 	n.inbox.wake = make(chan struct{}, 1)
 	n.stepObs, _ = cfg.Observer.(StepObserver)
+	if cfg.Storage != nil {
+		n.disk = newDiskState(cfg.Storage, cfg.SyncEach)
+	}
 	if cfg.Window < 0 {
 		return nil, fmt.Errorf("udp: window must not be negative, got %d", cfg.Window)
 	}
@@ -248,6 +252,9 @@ func (n *Node) Start() {
 	n.timer = time.NewTimer(time.Hour)
 	n.timer.Stop()
 	n.wg.Add(2)
+	if n.disk != nil {
+		go n.disk.writer()
+	}
 	go n.read()
 	go n.loop()
 	go func() {
@@ -346,13 +353,17 @@ func (n *Node) read() {
 
 func (n *Node) loop() {
 	defer n.wg.Done()
-	defer func() {
-		if n.cfg.Storage != nil {
-			if err := n.cfg.Storage.Close(); err != nil && n.err == nil {
+	var diskDone <-chan diskDone
+	if n.disk != nil {
+		diskDone = n.disk.done
+		defer func() {
+			// After a kill, records still queued here are lost (a crash);
+			// the writer finishes the write it is doing.
+			if err := n.disk.stop(); err != nil && n.err == nil {
 				n.err = err
 			}
-		}
-	}()
+		}()
+	}
 	t, now := n.clock.Now()
 	n.step(t, now, algorithms.Input{Kind: algorithms.Start})
 	for {
@@ -366,6 +377,9 @@ func (n *Node) loop() {
 		case <-n.inbox.wake:
 			n.command(n.inbox.take())
 			continue
+		case r := <-diskDone:
+			n.diskDone(r)
+			continue
 		case <-n.stop:
 			return
 		default:
@@ -375,7 +389,7 @@ func (n *Node) loop() {
 			continue
 		}
 		if n.flush() {
-			continue // released held messages produced local work
+			continue
 		}
 		if n.err != nil {
 			<-n.stop
@@ -394,6 +408,8 @@ func (n *Node) loop() {
 			n.recv(p)
 		case <-n.inbox.wake:
 			n.command(n.inbox.take())
+		case r := <-diskDone:
+			n.diskDone(r)
 		case <-n.timer.C:
 		case <-n.stop:
 			n.timer.Stop()
@@ -529,33 +545,15 @@ func (n *Node) step(t int64, now algorithms.Local, in algorithms.Input) {
 			}
 		}
 	}
-	hold := false
 	if len(o.Persist) > 0 {
-		if n.cfg.Storage == nil {
+		if n.disk == nil {
 			n.fail(fmt.Errorf("udp: node %d: algorithm %s asks for durable records but the node has no storage", n.id, n.cfg.Algo.Name))
 			return
 		}
-		nb, err := n.cfg.Storage.Append(o.Persist)
-		n.meters.DiskBytes += int64(nb)
-		n.synced += int64(nb)
-		if err != nil {
-			n.fail(err)
-			return
-		}
-		n.unsync = true
-		hold = !o.NoSync
-		if n.cfg.SyncEach && hold {
-			n.sync()
-			if n.err != nil {
-				return
-			}
-			hold = false
-		}
+		n.disk.add(o.Persist, !o.NoSync)
 	}
-	if hold || len(n.held) > 0 {
-		// Messages leave in order: once one is held for the disk, later
-		// ones wait behind it too.
-		n.held = append(n.held, o.Msgs...)
+	if n.disk != nil && n.disk.mustHold() {
+		n.disk.hold(o.Msgs)
 		return
 	}
 	for i := range o.Msgs {
@@ -600,21 +598,13 @@ func (n *Node) route(m *algorithms.Message) {
 	n.meters.MsgsSent++
 }
 
-// flush makes appended records durable, releases the messages that waited
-// for them, and sends every partly filled datagram. It reports whether
-// released messages created local work.
+// flush hands the records of the burst to the log writer (they are
+// synced together: group commit) and sends every partly filled datagram.
+// Messages that wait for the disk leave when the writer is done (diskDone).
+// It reports whether there is local work.
 func (n *Node) flush() bool {
-	n.sync()
-	if n.err != nil {
-		n.held = n.held[:0]
-	}
-	if len(n.held) > 0 {
-		held := n.held
-		n.held = nil
-		for i := range held {
-			n.route(&held[i])
-		}
-		n.held = held[:0]
+	if n.disk != nil && n.err == nil {
+		n.disk.kick()
 	}
 	for _, p := range n.dirty {
 		b := n.batch[p]
@@ -625,25 +615,6 @@ func (n *Node) flush() bool {
 	}
 	n.dirty = n.dirty[:0]
 	return n.local.len() > 0
-}
-
-func (n *Node) sync() {
-	if !n.unsync || n.err != nil {
-		return
-	}
-	start := time.Now()
-	err := n.cfg.Storage.Sync()
-	lat := int64(time.Since(start))
-	n.meters.FsyncNS = append(n.meters.FsyncNS, lat)
-	n.meters.Fsyncs++
-	n.unsync = false
-	if n.stepObs != nil {
-		n.stepObs.Synced(n, n.clock.True(), lat, n.synced)
-	}
-	n.synced = 0
-	if err != nil {
-		n.fail(err)
-	}
 }
 
 func (n *Node) send(to algorithms.NodeID, p []byte) {

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"leaselab/algorithms"
+	"leaselab/classicpaxos/wal"
+	"leaselab/runner"
 )
 
 // A node process (`leaselab node`) runs one node of a cluster that spans
@@ -112,6 +114,25 @@ func (o *lineObs) Event(n *Node, _ int64, now algorithms.Local, ev algorithms.Ev
 	}
 }
 
+// ProcessEpoch is the instant a node process's local clock reads 0.
+var ProcessEpoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// ProcessClock is the local clock of a node process: the wall clock at
+// start, as nanoseconds since ProcessEpoch, advanced by the monotonic
+// clock. FaTLease and classic Paxos compare absolute lease times across
+// nodes and assume their clocks agree within d_max: processes on one host
+// share the wall clock, hosts keep theirs close with NTP, and a restarted
+// process reads the same time scale as its earlier life, whose recovered
+// expiries it compares with its clock. (A clock that started at 0 with
+// each process would put a restarted node behind the others by its whole
+// earlier uptime.) Stepping the wall clock while a process runs does not
+// affect it: only the start is read from the wall.
+func ProcessClock() *Clock {
+	start := time.Now()
+	off := start.Round(0).Sub(ProcessEpoch).Nanoseconds()
+	return &Clock{Start: start, Map: runner.NewClock(off, 0)}
+}
+
 // RunProcess runs one node until ctx ends, stdin says "quit" or ends.
 func RunProcess(ctx context.Context, cfg ProcessConfig, stdin io.Reader, stdout io.Writer) error {
 	alg, err := algorithms.Lookup(cfg.Algo)
@@ -156,7 +177,10 @@ func RunProcess(ctx context.Context, cfg ProcessConfig, stdin io.Reader, stdout 
 	}
 	self := conn.LocalAddr().(*net.UDPAddr).AddrPort()
 	peers[cfg.ID] = self
-	var st Storage
+	var (
+		st        wal.Storage
+		recovered []algorithms.Record
+	)
 	if alg.Durable {
 		dir := cfg.DiskDir
 		if dir == "" {
@@ -166,16 +190,26 @@ func RunProcess(ctx context.Context, cfg ProcessConfig, stdin io.Reader, stdout 
 			}
 			defer os.RemoveAll(dir)
 		}
-		if st, err = OpenStorage(dir, cfg.ID); err != nil {
+		// A log that exists is an earlier life of this node: it recovers
+		// from it, and its ballots must not repeat that life's, so it needs
+		// a higher restart counter.
+		if fi, err := os.Stat(LogPath(dir, cfg.ID)); err == nil && fi.Size() > 0 && cfg.Restarts == 0 {
+			conn.Close()
+			return fmt.Errorf("%s holds the log of an earlier run of node %d: give --restarts (one more than that run's) to recover from it, or use another --disk-dir", dir, cfg.ID)
+		}
+		var l *wal.Log
+		if l, recovered, err = OpenLog(dir, cfg.ID, true, false); err != nil {
 			conn.Close()
 			return err
 		}
+		st = l
 	}
 	obs := &lineObs{lines: make(chan ProcessLine, 4096)}
 	node, err := NewNode(NodeConfig{
 		ID: cfg.ID, Algo: alg, Seed: cfg.Seed,
-		Node: algorithms.Config{Cluster: cl, Params: cfg.Params, Ablations: cfg.Ablations, Restarts: cfg.Restarts},
-		Conn: conn, Peers: peers, Clock: &Clock{Start: time.Now()},
+		Node: algorithms.Config{Cluster: cl, Params: cfg.Params, Ablations: cfg.Ablations, Restarts: cfg.Restarts,
+			Recovered: recovered},
+		Conn: conn, Peers: peers, Clock: ProcessClock(),
 		Net: cfg.Net, Storage: st, Observer: obs,
 		MaxDatagram: DefaultDatagram(peers),
 	})

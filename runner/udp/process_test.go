@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/netip"
 	"os"
 	"os/exec"
 	"strings"
@@ -135,5 +136,55 @@ func TestFailoverKillsHolderProcess(t *testing.T) {
 			}
 			t.Logf("failover gap %.1f ms, holder had %.1f ms left", r.GapMS, r.RemainingAtKillMS)
 		})
+	}
+}
+
+// A durable node process recovers from the log in its --disk-dir; a log
+// that exists there means an earlier life, so starting it again as if for
+// the first time (restart counter 0, whose ballots that life used) is
+// refused with a clear error.
+func TestProcessDurableRestart(t *testing.T) {
+	dir := t.TempDir()
+	l, _, err := OpenLog(dir, 1, true, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Append([]algorithms.Record{{Resource: 1, Instance: 1, Promised: algorithms.MakeBallot(5, 0, 0), Owner: algorithms.NoNode}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	p := algorithms.DefaultParams()
+	p.DMax = 50 * time.Millisecond
+	cfg := ProcessConfig{ID: 1, Listen: netip.MustParseAddrPort("127.0.0.1:0"), Algo: "classicpaxos", Params: p, DiskDir: dir,
+		Peers: map[algorithms.NodeID]netip.AddrPort{0: netip.MustParseAddrPort("127.0.0.1:9"), 2: netip.MustParseAddrPort("127.0.0.1:9")}}
+	var out strings.Builder
+	err = RunProcess(context.Background(), cfg, strings.NewReader("quit\n"), &out)
+	if err == nil || !strings.Contains(err.Error(), "--restarts") {
+		t.Fatalf("restart counter 0 on an existing log: err %v", err)
+	}
+	cfg.Restarts = 1
+	if err := RunProcess(context.Background(), cfg, strings.NewReader("quit\n"), &out); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), `"type":"ready"`) {
+		t.Fatalf("no ready line: %q", out.String())
+	}
+}
+
+// Node processes read one time scale: two clocks made apart agree to
+// within the time between them (a restarted process reads the same scale
+// as its earlier life).
+func TestProcessClockSharedScale(t *testing.T) {
+	a := ProcessClock()
+	b := ProcessClock()
+	_, la := a.Now()
+	_, lb := b.Now()
+	if d := lb - la; d < -algorithms.Local(time.Millisecond) || d > algorithms.Local(time.Second) {
+		t.Fatalf("clocks made one after the other differ by %v", time.Duration(d))
+	}
+	if la < algorithms.Local(time.Since(ProcessEpoch))-algorithms.Local(time.Second) {
+		t.Fatalf("local %d is not on the wall clock's scale", la)
 	}
 }

@@ -477,23 +477,57 @@ func (e *env) Stop() {
 
 // --- StepObserver: called on node goroutines ---
 
+var _ StepObserver = (*env)(nil)
+
 func (e *env) Event(*Node, int64, algorithms.Local, algorithms.Event) {}
 
-func (e *env) Stepped(n *Node, t int64, now algorithms.Local, out *algorithms.Output) bool {
-	if len(out.Events) == 0 && len(out.Msgs) == 0 {
-		return true
-	}
+// Begin takes mu for a group of the node's steps (see StepObserver).
+//
+// Why the node steps under mu rather than only reporting under it: the
+// checker dates a hold from the true instant of the Acquired event and
+// needs events in true-time order. A node that reads its clock, steps, and
+// only then takes mu to report may find that another node has meanwhile
+// reported a later instant; the environment then had two bad choices:
+// stamp the event with the later instant (the hold starts late: an overlap
+// with a hold that ended in between goes unseen, the non-conservative
+// direction), or stamp it with its own earlier reading, out of order
+// (the checker has already closed holds that ended after it, and again
+// misses the overlap). Reading the clock under mu makes the stamp both
+// exact and in order: it is the reading the node stepped with, which is no
+// later than the instant the node began to believe it holds the lease, and
+// no earlier than anything already reported. The price is that the
+// algorithms' Step (microseconds) runs one node at a time; sockets,
+// decoding and the disk still run in parallel.
+func (e *env) Begin(n *Node) bool {
 	e.mu.Lock()
-	defer e.mu.Unlock()
 	if e.nodes[n.id] != n || e.isEnded() {
-		return e.nodes[n.id] == n
+		e.mu.Unlock()
+		return false
 	}
-	// The step's true time, or later if another node's step at a later
-	// instant took the lock first: the driver sees time in order.
+	return true
+}
+
+// End lets go of mu after a group of steps.
+func (e *env) End(*Node) { e.mu.Unlock() }
+
+// Stepped hands one Output to the driver; mu is held (Begin).
+func (e *env) Stepped(n *Node, t int64, now algorithms.Local, out *algorithms.Output) bool {
+	if e.nodes[n.id] != n || e.isEnded() {
+		return false // the driver crashed the node or ended the run in this group
+	}
 	if t > e.now {
-		e.now = t
+		e.now = t // always, but for a callback that ran at its own later instant
 	}
 	for _, ev := range out.Events {
+		if ev.Kind == algorithms.Lost {
+			// A release: the node stopped believing during the step, after
+			// t. The conservative end is after the step: read the clock
+			// again. (No algorithm emits Acquired in the same Output as
+			// Lost, which would then be stamped late by this step.)
+			if t2 := e.base.True(); t2 > e.now {
+				e.now = t2
+			}
+		}
 		e.drv.Event(n.id, now, ev)
 	}
 	for i := range out.Msgs {

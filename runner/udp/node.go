@@ -10,6 +10,10 @@
 // full: under load datagrams fill up by themselves, and an idle node sends
 // at once. One goroutine per timer would not survive a million leases, so
 // timers live in one heap per node and the loop sleeps until the earliest.
+// A durable node (classic Paxos) has a third goroutine, its log writer
+// (disk.go). In the runner's environment the loop steps under the
+// environment's lock, so that every event is stamped with the clock
+// reading its step used, in true-time order (see env.Begin).
 package udp
 
 import (
@@ -40,6 +44,15 @@ type Observer interface {
 // the events and the messages handed to the network. If it reports false
 // the node has been crashed meanwhile and must do nothing with out.
 type StepObserver interface {
+	// Begin is called before a group of steps, End after it; Stepped only
+	// between them. The environment takes its lock in Begin and lets go in
+	// End, so the node reads its clock, steps and reports under the lock.
+	// If Begin reports false the node has been crashed (or the run is
+	// over): it must not step, and End is not called.
+	Begin(n *Node) bool
+	End(n *Node)
+	// Stepped: the node stepped an input at true time t (the clock
+	// reading it stepped with, taken under the lock), local time now.
 	Stepped(n *Node, t int64, now algorithms.Local, out *algorithms.Output) bool
 	// Disk: the node's log writer wrote bytes and, if fsyncNS is not
 	// empty, made them durable with fsyncs of those latencies (ns).
@@ -124,6 +137,7 @@ type Node struct {
 
 	timers  *timers
 	out     algorithms.Output
+	grp     group         // Outputs of the group being stepped
 	batch   []*wire.Batch // per peer
 	dirty   []algorithms.NodeID
 	disk    *diskState // nil without storage
@@ -364,8 +378,10 @@ func (n *Node) loop() {
 			}
 		}()
 	}
-	t, now := n.clock.Now()
-	n.step(t, now, algorithms.Input{Kind: algorithms.Start})
+	if n.begin() {
+		n.step(algorithms.Input{Kind: algorithms.Start})
+		n.end()
+	}
 	for {
 		// Step everything that is ready without blocking; send only when
 		// nothing is left, so messages of a burst share datagrams.
@@ -434,44 +450,86 @@ func (n *Node) nextWake() (int64, bool) {
 	return wake, ok
 }
 
+// Steps come in groups (a datagram's messages, a batch of local work,
+// admissions, one due timer), each between begin and end. With a
+// StepObserver (the runner's environment) begin takes the observer's lock,
+// so that the node reads its clock for each input, steps and reports the
+// Output under that one lock: the instant stamped on the Output's events
+// is the reading the node stepped with (a hold is never dated later than
+// the belief began), and stamps reach the shared checker in true-time
+// order (see env.Begin). What the Outputs ask of the node itself (timers,
+// messages, records, the admission window) is applied after end, in step
+// order, so the lock covers little more than the algorithm's Step; the
+// sockets, the decoding and the disk stay outside it too.
+
+// stepRec says where one step's Output ends in the group's buffers.
+type stepRec struct {
+	timers, msgs, persist, done int
+	noSync                      bool
+}
+
+// group holds the Outputs of the steps of one group until apply.
+type group struct {
+	steps   []stepRec
+	timers  []algorithms.Timer
+	msgs    []algorithms.Message
+	persist []algorithms.Record
+	done    []algorithms.ResourceID // Acquire requests that ended (window)
+}
+
+// begin opens a group of steps; false means the node was crashed (or the
+// run is over) and must not step.
+func (n *Node) begin() bool {
+	if n.dead {
+		return false
+	}
+	if n.stepObs != nil && !n.stepObs.Begin(n) {
+		n.dead = true
+		return false
+	}
+	return true
+}
+
+// end closes a group that begin opened and applies its Outputs.
+func (n *Node) end() {
+	if n.stepObs != nil {
+		n.stepObs.End(n)
+	}
+	n.apply()
+}
+
 // drain steps queued local work; under load it also fires due timers and
 // sends full datagrams as it goes (the batches send themselves when full).
 func (n *Node) drain() {
 	for n.local.len() > 0 {
-		t, now := n.clock.Now()
-		for i := 0; i < 256 && n.local.len() > 0; i++ {
-			n.step(t, now, n.local.pop())
+		if !n.begin() {
+			n.local = fifo{}
+			return
 		}
-		n.fireAt(t, now)
+		for i := 0; i < 256 && n.local.len() > 0; i++ {
+			n.step(n.local.pop())
+		}
+		n.end()
+		n.fire()
 	}
 }
 
 func (n *Node) command(c []algorithms.Input) {
-	t, now := n.clock.Now()
+	if !n.begin() {
+		return
+	}
 	for _, in := range c {
 		if in.Kind == algorithms.Acquire && n.cfg.Window > 0 {
 			n.admitQ.push(in)
 			continue
 		}
-		n.step(t, now, in)
+		n.step(in)
 	}
-	n.fireAt(t, now)
-}
-
-// admit steps queued Acquire requests while the window has room.
-func (n *Node) admit(t int64, now algorithms.Local) {
-	for n.admitQ.len() > 0 && len(n.flight) < n.cfg.Window && !n.dead {
-		in := n.admitQ.pop()
-		n.flight[in.Resource] = struct{}{}
-		n.step(t, now, in)
-	}
+	n.end()
+	n.fire()
 }
 
 func (n *Node) recv(p []byte) {
-	// One clock reading per datagram, taken after it arrived: every
-	// message in it was sent before this instant, so no lease can be dated
-	// earlier than the message that started it.
-	t, now := n.clock.Now()
 	n.meters.DatagramsRecv++
 	n.meters.BytesRecv += int64(len(p))
 	var err error
@@ -482,40 +540,62 @@ func (n *Node) recv(p []byte) {
 		return
 	}
 	n.meters.MsgsRecv += int64(len(n.rxMsgs))
+	if !n.begin() {
+		return
+	}
+	// Every step reads the clock after the datagram arrived: every
+	// message in it was sent before that instant, so no lease can be
+	// dated earlier than the message that started it.
 	for i := range n.rxMsgs {
 		if n.rxMsgs[i].To != n.id {
 			n.meters.BadDatagrams++
 			continue
 		}
-		n.step(t, now, algorithms.Input{Kind: algorithms.Recv, Msg: n.rxMsgs[i]})
+		n.step(algorithms.Input{Kind: algorithms.Recv, Msg: n.rxMsgs[i]})
 	}
-	n.fireAt(t, now)
+	n.end()
+	n.fire()
 }
 
+// fire admits queued requests the window has room for, steps every timer
+// that is due and sends delayed datagrams that are due; called between
+// inputs so that none of them starves under load. It checks for work
+// before it takes the observer's lock, so an idle turn of the loop does
+// not. Each timer is a group of its own: a timer's step may cancel or
+// replace another due timer, which then must not fire.
 func (n *Node) fire() {
-	t, now := n.clock.Now()
-	n.fireAt(t, now)
-}
-
-// fireAt admits queued requests the window has room for, steps every
-// timer due by now and sends delayed datagrams due by t; called between
-// inputs so that none of them starves under load.
-func (n *Node) fireAt(t int64, now algorithms.Local) {
-	n.admit(t, now)
-	n.net.sendDue(n, t)
-	for {
-		key, ok := n.timers.due(now)
-		if !ok {
-			return
+	for !n.dead {
+		if n.admitQ.len() > 0 && len(n.flight) < n.cfg.Window {
+			if !n.begin() {
+				break
+			}
+			for n.admitQ.len() > 0 && len(n.flight) < n.cfg.Window && !n.dead {
+				in := n.admitQ.pop()
+				n.flight[in.Resource] = struct{}{}
+				n.step(in)
+			}
+			n.end()
+			continue
 		}
-		n.step(t, now, algorithms.Input{Kind: algorithms.Fire, Timer: key})
+		key, ok := n.timers.due(n.clock.LocalAt(n.clock.True()))
+		if !ok {
+			break
+		}
+		if !n.begin() {
+			break
+		}
+		n.step(algorithms.Input{Kind: algorithms.Fire, Timer: key})
+		n.end()
 	}
+	n.net.sendDue(n, n.clock.True())
 }
 
-func (n *Node) step(t int64, now algorithms.Local, in algorithms.Input) {
+// step reads the node's clock and steps one input; within a group.
+func (n *Node) step(in algorithms.Input) {
 	if n.dead {
 		return
 	}
+	t, now := n.clock.Now()
 	n.meters.Steps++
 	o := &n.out
 	o.Reset()
@@ -524,41 +604,61 @@ func (n *Node) step(t int64, now algorithms.Local, in algorithms.Input) {
 		n.dead = true
 		return
 	}
-	for _, tm := range o.Timers {
-		if tm.Cancel {
-			n.timers.cancel(tm.Key)
-		} else {
-			n.timers.set(tm.Key, tm.At)
-		}
-	}
 	if n.obs != nil && n.stepObs == nil {
 		for _, ev := range o.Events {
 			n.obs.Event(n, t, now, ev)
 		}
 	}
+	g := &n.grp
 	if n.cfg.Window > 0 {
 		for _, ev := range o.Events {
 			if ev.Kind == algorithms.Acquired || ev.Kind == algorithms.Failed {
-				if _, ok := n.flight[ev.Resource]; ok {
-					delete(n.flight, ev.Resource) // admitted after this step
-				}
+				g.done = append(g.done, ev.Resource)
 			}
 		}
 	}
-	if len(o.Persist) > 0 {
-		if n.disk == nil {
-			n.fail(fmt.Errorf("udp: node %d: algorithm %s asks for durable records but the node has no storage", n.id, n.cfg.Algo.Name))
-			return
+	g.timers = append(g.timers, o.Timers...)
+	g.msgs = append(g.msgs, o.Msgs...)
+	g.persist = append(g.persist, o.Persist...)
+	g.steps = append(g.steps, stepRec{timers: len(g.timers), msgs: len(g.msgs), persist: len(g.persist), done: len(g.done), noSync: o.NoSync})
+}
+
+// apply does what the group's Outputs ask of the node, step by step:
+// timers, the admission window, records for the disk, then messages (held
+// back while records they depend on are not durable).
+func (n *Node) apply() {
+	g := &n.grp
+	var ti, mi, pi, di int
+	for _, s := range g.steps {
+		for ; ti < s.timers; ti++ {
+			tm := &g.timers[ti]
+			if tm.Cancel {
+				n.timers.cancel(tm.Key)
+			} else {
+				n.timers.set(tm.Key, tm.At)
+			}
 		}
-		n.disk.add(o.Persist, !o.NoSync)
+		for ; di < s.done; di++ {
+			delete(n.flight, g.done[di]) // admitted again after this group
+		}
+		if pi < s.persist {
+			if n.disk == nil {
+				n.fail(fmt.Errorf("udp: node %d: algorithm %s asks for durable records but the node has no storage", n.id, n.cfg.Algo.Name))
+				break
+			}
+			n.disk.add(g.persist[pi:s.persist], !s.noSync)
+			pi = s.persist
+		}
+		if n.disk != nil && n.disk.mustHold() {
+			n.disk.hold(g.msgs[mi:s.msgs])
+		} else {
+			for ; mi < s.msgs; mi++ {
+				n.route(&g.msgs[mi])
+			}
+		}
+		mi = s.msgs
 	}
-	if n.disk != nil && n.disk.mustHold() {
-		n.disk.hold(o.Msgs)
-		return
-	}
-	for i := range o.Msgs {
-		n.route(&o.Msgs[i])
-	}
+	g.steps, g.timers, g.msgs, g.persist, g.done = g.steps[:0], g.timers[:0], g.msgs[:0], g.persist[:0], g.done[:0]
 }
 
 func (n *Node) fail(err error) {

@@ -34,10 +34,15 @@ tables and sets the papers' published numbers beside ours.
 Experiments: ` + strings.Join(exp.Names(), ", ") + `.
 
 --quick runs shorter sweeps with fewer repetitions (a few minutes on two
-cores). The full run first calibrates on the first run of every series,
+cores). The full run first calibrates on two runs of every series,
 prints its estimated duration, and shows progress on stderr when stderr is
-a terminal. Simulated runs are deterministic: the same command writes the
-same CSV files.
+a terminal.
+
+Default environments: ` + defaultEnvsText() + `.
+--env sim or --env udp moves every experiment that supports it. Simulated
+runs are deterministic: the same command writes the same CSV files. Runs over real UDP measure real
+time, CPU and fsync on this machine and differ from one invocation to the
+next (the report shows their spread); they run one at a time.
 
 Exit status 1 if any run failed (every file is still written and the
 report lists the failures), 2 for bad input.`,
@@ -55,7 +60,7 @@ func setupReproduce(fs *pflag.FlagSet) action {
 	out := fs.String("out", "results", "directory for the charts, CSV, JSON and report.md (created if missing)")
 	only := fs.StringSlice("only", nil, "comma-separated experiments to run (default: all): "+strings.Join(exp.Names(), ", "))
 	seeds := fs.Int("seeds", 0, "repetitions (seeds) per point, overriding each experiment's own (0: keep)")
-	env := fs.String("env", "", "environment for the experiments that support it (sim, udp; default: each experiment's own, sim)")
+	env := fs.String("env", "", "environment for the experiments that support it (sim, udp; default: each experiment's own: "+defaultEnvsText()+")")
 	workers := fs.Int("workers", 0, "runs in parallel (0: GOMAXPROCS); udp runs always run alone")
 	quiet := addQuietFlag(fs)
 	return func(c *ctx, args []string) error {
@@ -175,6 +180,25 @@ func setupReproduce(fs *pflag.FlagSet) action {
 		}
 		return err
 	}
+}
+
+// defaultEnvsText says which experiments run where by default, e.g.
+// "udp for fig5, fig6, fig9; sim for the others".
+func defaultEnvsText() string {
+	byEnv := map[string][]string{}
+	var order []string
+	for _, e := range exp.All() {
+		env := e.Envs[0]
+		if byEnv[env] == nil {
+			order = append(order, env)
+		}
+		byEnv[env] = append(byEnv[env], e.Name)
+	}
+	var parts []string
+	for _, env := range order {
+		parts = append(parts, env+" for "+strings.Join(byEnv[env], ", "))
+	}
+	return strings.Join(parts, "; ")
 }
 
 // udpCapable lists the experiments that can run over real UDP.

@@ -63,3 +63,15 @@ func TestRunTimeline(t *testing.T) {
 		t.Errorf("timeline %s: %v", path, err)
 	}
 }
+
+// The help says where each experiment runs by default, from the
+// definitions themselves.
+func TestReproduceDefaultEnvs(t *testing.T) {
+	if got, want := defaultEnvsText(), "udp for fig5, fig6, fig9; sim for fig7, fig8, fig10, deadlock, timeline, ablations"; got != want {
+		t.Errorf("defaultEnvsText() = %q, want %q", got, want)
+	}
+	code, stdout, stderr := leaselab("reproduce", "--help")
+	if code != 0 || !strings.Contains(stdout+stderr, "Default environments: udp for fig5, fig6, fig9;") {
+		t.Errorf("--help: exit %d, output lacks the default environments:\n%s%s", code, stdout, stderr)
+	}
+}

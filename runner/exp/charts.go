@@ -82,7 +82,7 @@ func (r *Report) provenance() string {
 	e := r.Exp
 	env := "deterministic simulator (sim)"
 	if e.Env == "udp" {
-		env = "real UDP sockets on this machine (udp)"
+		env = "real UDP sockets, CPU and disk on this machine (udp; real time, so repetitions differ and no seed reproduces them)"
 	}
 	s := fmt.Sprintf("Environment: %s. %s.", env, repsText(e.NReps, e.Base.Seed))
 	if e.NReps > 1 && e.Kind != Timelines {

@@ -150,8 +150,8 @@ type job struct {
 	calib     bool // first run of its series: measured for the estimate
 	exclusive bool // runs alone (udp: real time)
 	// dupOf is the job with the same spec whose result this one shares
-	// (-1: none): fig9 plots other meters of fig5's runs, and a
-	// deterministic simulator would only repeat itself.
+	// (-1: none): fig9 plots other meters of fig5's runs (in either
+	// environment), and a deterministic simulator would only repeat itself.
 	dupOf int
 	dups  []int
 	rec   RunRecord
@@ -253,7 +253,12 @@ func (eng *engine) plan() {
 				j := job{exp: ei, point: p, rep: rep, spec: spec, exclusive: spec.Env == "udp", dupOf: -1}
 				j.calib = rep == 0 && (p.XI == 0 || p.XI == mid)
 				id := specKey(spec, r.Exp.Trace)
-				if o, ok := first[id]; ok && spec.Env == "sim" {
+				// An identical spec is run once and shared. In the
+				// simulator a second run would only repeat the first. Over
+				// real UDP it would be a new measurement, so only another
+				// experiment shares it: fig9 plots the disk meters of the
+				// very runs whose throughput fig5 shows.
+				if o, ok := first[id]; ok && (spec.Env == "sim" || eng.jobs[o].exp != ei) {
 					j.dupOf = o
 					eng.jobs[o].dups = append(eng.jobs[o].dups, len(eng.jobs))
 				} else {

@@ -93,6 +93,10 @@ type Published struct {
 	Other string  `json:"other,omitempty"`
 	// Note explains a known reason for a difference (shown beside it).
 	Note string `json:"note,omitempty"`
+	// NoteIn replaces Note when the experiment runs in that environment:
+	// the reason for a difference is often the environment itself (the
+	// simulator charges no CPU time; real UDP batches messages).
+	NoteIn map[string]string `json:"note_in,omitempty"`
 }
 
 // Experiment is one figure of the reproduction.
@@ -107,9 +111,13 @@ type Experiment struct {
 	Base runner.Spec
 	// QuickSet tweaks the base spec in --quick mode (shorter runs).
 	QuickSet []Setting `json:"quick_set,omitempty"`
-	Sweep    Sweep     `json:"sweep"`
-	Facets   []Facet   `json:"facets,omitempty"`
-	Variants []Variant `json:"variants"`
+	// EnvSet tweaks the base spec in one environment only, e.g. fig5's
+	// loopback: the simulator needs a stand-in round trip, real UDP on
+	// loopback has its own and gets no added delay.
+	EnvSet   map[string][]Setting `json:"env_set,omitempty"`
+	Sweep    Sweep                `json:"sweep"`
+	Facets   []Facet              `json:"facets,omitempty"`
+	Variants []Variant            `json:"variants"`
 	// Envs are the environments the experiment can run in; the first is
 	// the default.
 	Envs []string `json:"envs"`
@@ -124,6 +132,9 @@ type Experiment struct {
 	// Notes explain how our setup differs from the paper's and what that
 	// is expected to do to the numbers; they go into the report.
 	Notes []string `json:"notes,omitempty"`
+	// EnvNotes are notes that hold only in one environment; Resolve
+	// appends those of the chosen one to Notes.
+	EnvNotes map[string][]string `json:"env_notes,omitempty"`
 	// Trace: runs keep the hold intervals and the event trace (timeline).
 	Trace bool `json:"trace,omitempty"`
 	// Faults makes every run a member of a fault campaign, exactly as
@@ -225,6 +236,19 @@ func (e Experiment) Validate() error {
 		return fail("sweep values without a parameter")
 	}
 	settings := append([]Setting{}, e.QuickSet...)
+	// Settings and notes may name an environment the experiment does not
+	// (yet) run in, so that switching its Envs is a one-line change.
+	for _, env := range sortedKeys(e.EnvSet) {
+		if !contains(runner.Envs, env) {
+			return fail("settings for unknown environment %q", env)
+		}
+		settings = append(settings, e.EnvSet[env]...)
+	}
+	for env := range e.EnvNotes {
+		if !contains(runner.Envs, env) {
+			return fail("notes for unknown environment %q", env)
+		}
+	}
 	facets := map[string]bool{}
 	for _, f := range e.Facets {
 		if facets[f.Name] {
@@ -262,11 +286,27 @@ func (e Experiment) Validate() error {
 		}
 	}
 	for _, p := range e.Published {
+		for env := range p.NoteIn {
+			if !contains(runner.Envs, env) {
+				return fail("published claim %q: note for unknown environment %q", p.Claim, env)
+			}
+		}
 		if err := p.validate(e, names, facets); err != nil {
 			return fail("published claim %q: %v", p.Claim, err)
 		}
 	}
 	return nil
+}
+
+// sortedKeys gives a map's keys in order, so that nothing depends on map
+// iteration order.
+func sortedKeys[V any](m map[string]V) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
 }
 
 func contains(list []string, s string) bool {
@@ -314,6 +354,15 @@ func (e Experiment) Resolve(opt Options) (Resolved, error) {
 		} else {
 			r.EnvNote = fmt.Sprintf("%s runs only in %s; --env %s was not applied to it", e.Name, strings.Join(e.Envs, ", "), opt.Env)
 		}
+	}
+	// The chosen environment's notes and reasons join the general ones.
+	r.Notes = append(append([]string{}, e.Notes...), e.EnvNotes[r.Env]...)
+	r.Published = make([]Published, len(e.Published))
+	for i, p := range e.Published {
+		if n, ok := p.NoteIn[r.Env]; ok {
+			p.Note = n
+		}
+		r.Published[i] = p
 	}
 	// Expand variants.
 	var vs []Variant
@@ -405,8 +454,9 @@ func (r Resolved) pointName(p Point) string {
 }
 
 // Spec is the runner.Spec of one run: the base, then the quick tweaks,
-// the facet's settings, the variant's settings, the sweep value, the
-// environment, the algorithm and the seed, in that order.
+// the environment's tweaks, the facet's settings, the variant's settings,
+// the sweep value, the environment, the algorithm and the seed, in that
+// order.
 func (r Resolved) Spec(p Point, rep int) (runner.Spec, error) {
 	s := r.Base
 	s.Params = r.Base.Params
@@ -418,6 +468,7 @@ func (r Resolved) Spec(p Point, rep int) (runner.Spec, error) {
 	if r.Quick {
 		sets = append(sets, r.QuickSet...)
 	}
+	sets = append(sets, r.EnvSet[r.Env]...)
 	sets = append(sets, r.Facets[p.Facet].Set...)
 	sets = append(sets, v.Set...)
 	if r.Sweep.Param != "" {

@@ -596,3 +596,166 @@ func TestMarkdownTable(t *testing.T) {
 		t.Errorf("header was reformatted: %s", lines[0])
 	}
 }
+
+// The throughput and disk figures run over real UDP by default, with real
+// loopback (no added delay) for fig5 and fig9 and the stated LAN round
+// trip for fig6; the rest stay in the simulator. --env moves them both
+// ways, and the notes and reasons follow the environment.
+func TestEnvironments(t *testing.T) {
+	fakeAlgos()
+	byName := map[string]Experiment{}
+	for _, e := range All() {
+		byName[e.Name] = e
+	}
+	for _, tc := range []struct {
+		exp, env string
+		rttMS    float64
+	}{
+		{"fig5", "udp", 0}, {"fig6", "udp", lanRTTMS}, {"fig9", "udp", 0},
+		{"fig7", "sim", 66}, {"fig8", "sim", -1}, {"fig10", "sim", 0.05},
+		{"deadlock", "sim", -1}, {"timeline", "sim", -1}, {"ablations", "sim", -1},
+	} {
+		r, err := byName[tc.exp].Resolve(Options{Quick: true})
+		if err != nil {
+			t.Fatalf("%s: %v", tc.exp, err)
+		}
+		if r.Env != tc.env {
+			t.Errorf("%s runs in %s by default, want %s", tc.exp, r.Env, tc.env)
+		}
+		if tc.rttMS < 0 {
+			continue
+		}
+		s, err := r.Spec(r.Points()[0], 0)
+		if err != nil || s.Env != tc.env || toMS(s.Net.RTT) != tc.rttMS {
+			t.Errorf("%s: spec env %s rtt %v (%v), want %s and %g ms", tc.exp, s.Env, s.Net.RTT, err, tc.env, tc.rttMS)
+		}
+	}
+	// --env sim gives fig5 the simulator's stand-in for loopback, and the
+	// simulator's notes and reasons instead of the udp ones.
+	udp, _ := byName["fig5"].Resolve(Options{Quick: true})
+	sim, err := byName["fig5"].Resolve(Options{Quick: true, Env: "sim"})
+	if err != nil || sim.Env != "sim" {
+		t.Fatalf("fig5 --env sim: %s %v", sim.Env, err)
+	}
+	if s, _ := sim.Spec(sim.Points()[0], 0); s.Net.RTT != 50*time.Microsecond {
+		t.Errorf("fig5 in sim: rtt %v, want 50µs", s.Net.RTT)
+	}
+	joined := func(ns []string) string { return strings.Join(ns, "\n") }
+	if !strings.Contains(joined(udp.Notes), "4,096") || strings.Contains(joined(udp.Notes), "charges no CPU time") {
+		t.Errorf("fig5 udp notes:\n%s", joined(udp.Notes))
+	}
+	if !strings.Contains(joined(sim.Notes), "charges no CPU time") || strings.Contains(joined(sim.Notes), "4,096") {
+		t.Errorf("fig5 sim notes:\n%s", joined(sim.Notes))
+	}
+	if udp.Published[0].Note != udpNoTimeoutNote || sim.Published[0].Note != noCPUNote {
+		t.Errorf("fig5 claim notes: udp %q, sim %q", udp.Published[0].Note, sim.Published[0].Note)
+	}
+	// The definition itself keeps both (Resolve works on a copy).
+	if byName["fig5"].Published[0].Note != "" || len(byName["fig5"].Notes) != len(batchNotes) {
+		t.Errorf("Resolve changed the definition")
+	}
+	// fig10 moves to udp by changing its Envs alone: its udp settings are
+	// in place already.
+	f10 := byName["fig10"]
+	f10.Envs = []string{"udp", "sim"}
+	r, err := f10.Resolve(Options{Quick: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s, _ := r.Spec(r.Points()[0], 0); s.Env != "udp" || s.Net.RTT != 0 || !s.Disk.Background {
+		t.Errorf("fig10 switched to udp: env %s rtt %v background %v", s.Env, s.Net.RTT, s.Disk.Background)
+	}
+	// Settings and notes for an unknown environment are an error.
+	bad := byName["fig5"]
+	bad.EnvSet = map[string][]Setting{"mars": {{"rtt_ms", 1}}}
+	if err := bad.Validate(); err == nil || !strings.Contains(err.Error(), `"mars"`) {
+		t.Errorf("EnvSet for mars: %v", err)
+	}
+	bad = byName["fig5"]
+	bad.EnvNotes = map[string][]string{"mars": {"x"}}
+	if err := bad.Validate(); err == nil || !strings.Contains(err.Error(), `"mars"`) {
+		t.Errorf("EnvNotes for mars: %v", err)
+	}
+	bad = byName["fig5"]
+	bad.EnvSet = map[string][]Setting{"udp": {{"rtt_ms", -1}}}
+	if err := bad.Validate(); err == nil {
+		t.Errorf("EnvSet with a negative rtt: no error")
+	}
+}
+
+// Over UDP an identical spec within one experiment is a new measurement
+// and runs again; across experiments it is shared (fig9 shows fig5's
+// runs). In the simulator it is always shared.
+func TestSharingByEnvironment(t *testing.T) {
+	fakeAlgos()
+	var calls sync.Map
+	count := func(s runner.Spec, o runner.Options) (runner.Result, error) {
+		b, _ := json.Marshal(s)
+		n, _ := calls.LoadOrStore(string(b), new(int))
+		*n.(*int)++
+		return fakeRun(s, o)
+	}
+	es, _ := Select([]string{"fig5", "fig9"})
+	for i := range es {
+		es[i].Variants = []Variant{{Name: "a", Algo: "fatlease"}, {Name: "b", Algo: "fatlease"}}
+		es[i].Published = nil
+		es[i].Sweep.Quick = []float64{100, 1000}
+	}
+	for _, env := range []string{"udp", "sim"} {
+		calls = sync.Map{}
+		reports, err := Reproduce(es, Config{Options: Options{Quick: true, Seeds: 2, Env: env}, Out: t.TempDir(), Run: count})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := 1 // sim: a and b are one spec, and fig9 shares it
+		if env == "udp" {
+			want = 2 // a and b are two measurements; fig9 shares them
+		}
+		calls.Range(func(k, v any) bool {
+			if *v.(*int) != want {
+				t.Errorf("%s: a spec ran %d times, want %d", env, *v.(*int), want)
+			}
+			return true
+		})
+		for _, rec := range reports[1].Runs {
+			if !rec.Shared {
+				t.Errorf("%s: fig9 run %s rep %d not shared with fig5", env, rec.Variant, rec.Rep)
+			}
+		}
+		shared := 0
+		for _, rec := range reports[0].Runs {
+			if rec.Shared {
+				shared++
+			}
+		}
+		if (env == "udp") != (shared == 0) {
+			t.Errorf("%s: %d of fig5's runs shared within fig5", env, shared)
+		}
+	}
+}
+
+// The report says which runs are not reproducible and how much they vary.
+func TestReportVariability(t *testing.T) {
+	dir, _, err := reproduce(t, 2, fakeRun)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, "report.md"))
+	report := string(b)
+	for _, want := range []string{"environment udp: fig5, fig6, fig9", "every invocation gives different numbers",
+		"real UDP sockets on loopback with no added delay", "real log files with real fsync",
+		"plus a user-space delay of RTT 200µs"} {
+		if !strings.Contains(report, want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+	sections := strings.Split(report, "<a id=")
+	for _, sec := range sections[1:] {
+		name := strings.Trim(strings.SplitN(sec, ">", 2)[0], `"`)
+		has := strings.Contains(sec, "### Run-to-run variability")
+		udp := name == "fig5" || name == "fig6" || name == "fig9"
+		if has != udp {
+			t.Errorf("%s: variability table %v, want %v", name, has, udp)
+		}
+	}
+}

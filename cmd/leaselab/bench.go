@@ -268,10 +268,12 @@ func benchSingle(s runner.Spec, eo udp.EnvOptions, reps int, out benchOutput) (b
 		lat = sr.LatencyNS
 		r.LeasesFailed = sr.Failed
 		r.Timeouts = sr.Timeouts
+		r.Fsyncs = sr.Meters.Fsyncs
 		if n := len(lat); n > 0 {
 			r.MessagesPerLease = float64(sr.Meters.MsgsSent) / float64(n)
 			r.DatagramsPerLease = float64(sr.Meters.DatagramsSent) / float64(n)
 			r.BytesPerLease = float64(sr.Meters.BytesSent) / float64(n)
+			r.FsyncsPerLease = float64(sr.Meters.Fsyncs) / float64(n)
 		}
 	} else {
 		var msgs int64

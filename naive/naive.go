@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/bits"
 	"math/rand/v2"
+	"strings"
 	"time"
 
 	"leaselab/algorithms"
@@ -33,34 +34,42 @@ const (
 	timerQuarantine uint8 = 4 // a restarted node's silence ends (Resource 0)
 )
 
-var ablations = []algorithms.Ablation{
-	{
-		Name:    AblRestartWait,
-		Rule:    "a restarted node stays silent for M before it answers or proposes (it forgot its grants)",
-		Exposes: "leaselab check --algo naive --faults crash --ablate restart-wait: a restarted acceptor grants again at once while the holder it forgot still holds",
-	},
-	{
-		Name:    AblDriftMargin,
-		Rule:    "the holder ends its hold at T(1-ρ)/(1+ρ) after its send instead of T, ρ = --drift-bound",
-		Exposes: "leaselab check --algo naive --faults drift --ablate drift-margin: a slow holder clock outlives fast acceptor timers",
-	},
-	{
-		Name:    AblCountByMessage,
-		Rule:    "grants are counted by distinct acceptor, never by message",
-		Exposes: "leaselab check --algo naive --faults dup --ablate count-by-message: one acceptor's duplicated grant counts twice and makes a false majority",
-	},
-	{
-		Name:    AblOwnerOnlyRelease,
-		Rule:    "release clears only the grant of that exact owner and round",
-		Exposes: "quick re-acquisition with late messages (leaselab check --algo naive --faults dup,reorder --pause 1ms --hold 10ms --duration 60s --proposers 3 --ablate owner-only-release): a late or duplicated release of the owner's previous round clears the grant behind its next hold",
-	},
+// ablationsFor returns the ablations of the variant registered as name,
+// with the commands that expose them naming that variant.
+func ablationsFor(name string) []algorithms.Ablation {
+	list := []algorithms.Ablation{
+		{
+			Name:    AblRestartWait,
+			Rule:    "a restarted node stays silent for M before it answers or proposes (it forgot its grants)",
+			Exposes: "leaselab check --algo naive --faults crash --ablate restart-wait: a restarted acceptor grants again at once while the holder it forgot still holds",
+		},
+		{
+			Name:    AblDriftMargin,
+			Rule:    "the holder ends its hold at T(1-ρ)/(1+ρ) after its send instead of T, ρ = --drift-bound",
+			Exposes: "leaselab check --algo naive --faults drift --ablate drift-margin: a slow holder clock outlives fast acceptor timers",
+		},
+		{
+			Name:    AblCountByMessage,
+			Rule:    "grants are counted by distinct acceptor, never by message",
+			Exposes: "leaselab check --algo naive --faults dup --ablate count-by-message: one acceptor's duplicated grant counts twice and makes a false majority",
+		},
+		{
+			Name:    AblOwnerOnlyRelease,
+			Rule:    "release clears only the grant of that exact owner and round",
+			Exposes: "quick re-acquisition with late messages (leaselab check --algo naive --faults dup,reorder --pause 1ms --hold 10ms --duration 60s --proposers 3 --ablate owner-only-release): a late or duplicated release of the owner's previous round clears the grant behind its next hold",
+		},
+	}
+	for i := range list {
+		list[i].Exposes = strings.ReplaceAll(list[i].Exposes, "--algo naive ", "--algo "+name+" ")
+	}
+	return list
 }
 
 func init() {
 	algorithms.Register(algorithms.Algorithm{
 		Name:      "naive",
 		Summary:   "naive majority vote (PaxosLease paper Sec. 1): grant if empty, else deny; blocks under contention",
-		Ablations: ablations,
+		Ablations: ablationsFor("naive"),
 		Check:     Check,
 		New: func(c algorithms.Config) (algorithms.Node, error) {
 			return New(c, Options{})
@@ -69,7 +78,7 @@ func init() {
 	algorithms.Register(algorithms.Algorithm{
 		Name:      "naive-undo",
 		Summary:   "naive majority vote with undo (paper footnote 1): a failed round gives back the grants it got",
-		Ablations: ablations,
+		Ablations: ablationsFor("naive-undo"),
 		Check:     Check,
 		New: func(c algorithms.Config) (algorithms.Node, error) {
 			return New(c, Options{Undo: true})
@@ -181,7 +190,7 @@ func New(c algorithms.Config, opt Options) (*Node, error) {
 	}
 	for _, a := range c.Ablations {
 		known := false
-		for _, k := range ablations {
+		for _, k := range ablationsFor("naive") {
 			known = known || k.Name == a
 		}
 		if !known {

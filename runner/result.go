@@ -88,6 +88,12 @@ type Result struct {
 	DiskBytes      int64       `json:"disk_bytes"`
 	DiskBytesPerS  float64     `json:"disk_bytes_per_sec"`
 	FsyncLatencyMS Percentiles `json:"fsync_latency_ms"`
+	// BackgroundBytesPerS: with Spec.Disk.Background in the udp
+	// environment, the bytes/s the real background writer wrote to the
+	// run's disk directory while the run lasted (runner/udp/background.go).
+	// Zero (and left out) otherwise: the simulator models the writer's
+	// effect on fsync latency, not the writer.
+	BackgroundBytesPerS float64 `json:"background_bytes_per_sec,omitempty"`
 
 	// Violations: overlaps of hold intervals of different owners (see
 	// Checker); ViolationList has the first 100 in detail.

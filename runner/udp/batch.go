@@ -57,6 +57,8 @@ type BatchResult struct {
 	Preemptions int
 	Meters      Meters
 	WallNS      int64
+	// Background: the background writer's work (ClusterConfig.Background).
+	Background BackgroundStats
 }
 
 // batchObs is the batch workload's observer. Resource r (1..Leases) is
@@ -203,7 +205,7 @@ wait:
 		bc.Progress(1)
 	}
 	// After Stop every node goroutine has ended: all state is ours.
-	r := BatchResult{Leases: bc.Leases, Meters: c.Meters(), WallNS: int64(time.Since(wall))}
+	r := BatchResult{Leases: bc.Leases, Meters: c.Meters(), WallNS: int64(time.Since(wall)), Background: c.Background()}
 	var last int64
 	for p := range obs.per {
 		ps := &obs.per[p]

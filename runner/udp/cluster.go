@@ -39,7 +39,11 @@ type ClusterConfig struct {
 	DiskDir string
 	// SyncEach turns group commit off (one fsync per persisting step).
 	SyncEach bool
-	Observer Observer
+	// Background runs a background disk writer in DiskDir (or the
+	// temporary directory) from before the nodes start until Stop, for
+	// any algorithm (see StartBackground).
+	Background bool
+	Observer   Observer
 }
 
 // Cluster is a running in-process cluster.
@@ -47,6 +51,8 @@ type Cluster struct {
 	Nodes   []*Node
 	Clock   Clock // the shared base clock: true time
 	tempDir string
+	bg      *Background
+	bgStats BackgroundStats
 }
 
 // StartCluster binds one socket per node, builds the algorithm's nodes and
@@ -76,6 +82,9 @@ func StartCluster(cfg ClusterConfig) (*Cluster, error) {
 				cn.Close()
 			}
 		}
+		if c.bg != nil {
+			c.bg.Stop()
+		}
 		if c.tempDir != "" {
 			os.RemoveAll(c.tempDir)
 		}
@@ -90,12 +99,18 @@ func StartCluster(cfg ClusterConfig) (*Cluster, error) {
 		peers[i] = cn.LocalAddr().(*net.UDPAddr).AddrPort()
 	}
 	dir := cfg.DiskDir
-	if alg.Durable && dir == "" {
+	if (alg.Durable || cfg.Background) && dir == "" {
 		if c.tempDir, err = os.MkdirTemp("", "leaselab-udp-"); err != nil {
 			cleanup()
 			return nil, err
 		}
 		dir = c.tempDir
+	}
+	if cfg.Background {
+		if c.bg, err = StartBackground(BackgroundConfig{Dir: dir}); err != nil {
+			cleanup()
+			return nil, err
+		}
 	}
 	rng := rand.New(rand.NewPCG(cfg.Seed, 0x636c6f636b))
 	for i := 0; i < n; i++ {
@@ -166,8 +181,16 @@ func (c *Cluster) stopNodes() {
 // Stop stops every node and removes a temporary disk directory. It returns
 // the first error a node met.
 func (c *Cluster) Stop() error {
-	c.stopNodes()
 	var errs []error
+	if c.bg != nil {
+		// Its rate is the one while the cluster worked, so it stops first.
+		var err error
+		c.bgStats, err = c.bg.Stop()
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	c.stopNodes()
 	for _, n := range c.Nodes {
 		if n.err != nil {
 			errs = append(errs, n.err)
@@ -178,6 +201,10 @@ func (c *Cluster) Stop() error {
 	}
 	return errors.Join(errs...)
 }
+
+// Background is what the background writer did (zero without one); call
+// after Stop.
+func (c *Cluster) Background() BackgroundStats { return c.bgStats }
 
 // Meters sums the nodes' counters; call after Stop.
 func (c *Cluster) Meters() Meters {

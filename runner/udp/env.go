@@ -39,6 +39,9 @@ type Extra struct {
 	RunNS int64
 	// Restarts: node restarts the run performed.
 	Restarts int
+	// Background: what the background writer did (Spec.Disk.Background;
+	// zero without it).
+	Background BackgroundStats
 }
 
 // env implements runner.Env over real sockets. Every call into the
@@ -62,6 +65,7 @@ type env struct {
 	restarts []uint16
 	dir      string
 	tempDir  bool
+	bg       *Background // Spec.Disk.Background's writer, nil without
 	seeds    *rand.Rand
 
 	drv *runner.Driver
@@ -114,6 +118,9 @@ func RunSpec(spec runner.Spec, opt runner.Options, eo EnvOptions) (runner.Result
 				c.Close()
 			}
 		}
+		if e.bg != nil {
+			e.bg.Stop() // error paths only: a finished run has stopped it
+		}
 		if e.tempDir {
 			os.RemoveAll(e.dir)
 		}
@@ -128,13 +135,21 @@ func RunSpec(spec runner.Spec, opt runner.Options, eo EnvOptions) (runner.Result
 		e.conns = append(e.conns, c)
 		e.addrs = append(e.addrs, c.LocalAddr().(*net.UDPAddr).AddrPort())
 	}
-	if alg.Durable {
+	if alg.Durable || spec.Disk.Background {
 		e.dir = spec.Disk.Dir
 		if e.dir == "" {
 			if e.dir, err = os.MkdirTemp("", "leaselab-udp-"); err != nil {
 				return runner.Result{}, Extra{}, err
 			}
 			e.tempDir = true
+		}
+	}
+	if spec.Disk.Background {
+		// Started (and warmed up: the disk already busy with it) before
+		// the nodes, so the whole run competes with it; the diskless
+		// algorithms get it too, as in the paper, where it costs them CPU.
+		if e.bg, err = StartBackground(BackgroundConfig{Dir: e.dir}); err != nil {
+			return runner.Result{}, Extra{}, err
 		}
 	}
 	crng := rand.New(rand.NewPCG(spec.Seed, 0x636c6f636b))
@@ -207,17 +222,30 @@ func RunSpec(spec runner.Spec, opt runner.Options, eo EnvOptions) (runner.Result
 	res := e.drv.Finish()
 	e.endOne.Do(func() { close(e.ended) })
 	e.mu.Unlock()
+	var bgErr error
+	var bg BackgroundStats
+	if e.bg != nil {
+		// Stopped as soon as the run is over, before the nodes' shutdown:
+		// the rate is the writer's while the workload ran.
+		bg, bgErr = e.bg.Stop()
+		res.BackgroundBytesPerS = bg.BytesPerSec
+	}
 	e.shutdown()
 
 	res.Env = "udp"
 	res.TraceHash = "" // real time: no two runs are alike
 	res.WallMS = float64(time.Since(wall).Microseconds()) / 1e3
-	ex := Extra{Meters: e.meters, RunNS: end}
+	ex := Extra{Meters: e.meters, RunNS: end, Background: bg}
 	for _, r := range e.restarts {
 		ex.Restarts += int(r)
 	}
 	if e.err != nil {
 		return res, ex, e.err
+	}
+	if bgErr != nil {
+		// The writer died during the run: the run did not measure what
+		// was asked.
+		return res, ex, bgErr
 	}
 	if err := tr.Flush(); err != nil {
 		return res, ex, fmt.Errorf("writing trace: %w", err)

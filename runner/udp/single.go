@@ -19,6 +19,8 @@ type SingleResult struct {
 	Failed    int
 	Timeouts  int
 	Meters    Meters
+	// Background: the background writer's work (ClusterConfig.Background).
+	Background BackgroundStats
 }
 
 type singleObs struct {
@@ -101,6 +103,7 @@ reps:
 		runErr = err
 	}
 	r.Meters = c.Meters()
+	r.Background = c.Background()
 	slices.Sort(r.LatencyNS)
 	return r, runErr
 }

@@ -43,7 +43,8 @@ acquisitions at once (the rest wait in its queue, counted in latency).
 JSON (--format json): {"raw_udp_rtt_us", "raw_datagrams_per_sec",
 "runs": [one object per batch size with at least leases, leases_per_sec,
 leases_failed, timeouts, latency_ms {p50,p90,p99,max,mean,n},
-datagrams_per_lease, bytes_per_lease, raw_udp_rtt_us,
+fsyncs, fsync_latency_ms, background_bytes_per_sec (with
+--background-writer), datagrams_per_lease, bytes_per_lease, raw_udp_rtt_us,
 raw_datagrams_per_sec, latency_p50_over_2rtt, ...]}.
 Exit status 1 if any lease failed or the checker found a violation.`,
 		setup: setupBench,
@@ -83,7 +84,12 @@ type benchRun struct {
 	Violations           int     `json:"violations"`
 	Fsyncs               int64   `json:"fsyncs"`
 	FsyncsPerLease       float64 `json:"fsyncs_per_lease"`
-	WallMS               float64 `json:"wall_ms"`
+	// FsyncLatencyMS: every fsync of the nodes' logs (classicpaxos).
+	FsyncLatencyMS runner.Percentiles `json:"fsync_latency_ms"`
+	// BackgroundBytesPerS: --background-writer over UDP, what the real
+	// background writer wrote per second while the run lasted.
+	BackgroundBytesPerS float64 `json:"background_bytes_per_sec,omitempty"`
+	WallMS              float64 `json:"wall_ms"`
 }
 
 type benchOutput struct {
@@ -236,6 +242,7 @@ func fromResult(res runner.Result, s runner.Spec, out benchOutput) benchRun {
 		Timeouts: res.Timeouts, LatencyMS: res.LatencyMS, MessagesPerLease: res.MessagesPerLease,
 		BytesPerLease: res.BytesPerLease, RawUDPRTTUS: out.RawUDPRTTUS, RawDatagramsPerSec: out.RawDatagramsPerSec,
 		Violations: res.Violations, Fsyncs: res.Fsyncs, FsyncsPerLease: res.FsyncsPerLease, WallMS: res.WallMS,
+		FsyncLatencyMS: res.FsyncLatencyMS, BackgroundBytesPerS: res.BackgroundBytesPerS,
 	}
 	if out.RawUDPRTTUS > 0 {
 		r.LatencyP50Over2RTT = res.LatencyMS.P50 * 1e3 / (2 * out.RawUDPRTTUS)
@@ -260,7 +267,7 @@ func benchSingle(s runner.Spec, eo udp.EnvOptions, reps int, out benchOutput) (b
 		cfg := udp.ClusterConfig{Algo: s.Algo, Cluster: clusterOf(s), Params: s.Params, Ablations: s.Ablate,
 			Seed: s.Seed, MaxDatagram: eo.MaxDatagram, DiskDir: s.Disk.Dir, SyncEach: !s.Disk.GroupCommit,
 			Net:  udp.Netem{RTT: s.Net.RTT, Jitter: s.Net.Jitter, Loss: s.Net.Loss, Bandwidth: s.Net.Bandwidth},
-			Skew: s.Clocks.Skew, Drift: s.Clocks.Drift}
+			Skew: s.Clocks.Skew, Drift: s.Clocks.Drift, Background: s.Disk.Background}
 		sr, err := udp.RunSingle(context.Background(), cfg, reps, s.Duration)
 		if err != nil {
 			return r, err
@@ -269,6 +276,8 @@ func benchSingle(s runner.Spec, eo udp.EnvOptions, reps int, out benchOutput) (b
 		r.LeasesFailed = sr.Failed
 		r.Timeouts = sr.Timeouts
 		r.Fsyncs = sr.Meters.Fsyncs
+		r.FsyncLatencyMS = percentiles(sr.Meters.FsyncNS)
+		r.BackgroundBytesPerS = sr.Background.BytesPerSec
 		if n := len(lat); n > 0 {
 			r.MessagesPerLease = float64(sr.Meters.MsgsSent) / float64(n)
 			r.DatagramsPerLease = float64(sr.Meters.DatagramsSent) / float64(n)
@@ -356,6 +365,10 @@ func writeBench(c *ctx, format string, out benchOutput) error {
 		fmt.Fprintf(c.stdout, "raw loopback UDP: round trip %.1f us median (p90 %.1f us), %.0f datagrams/s (64 bytes, one sender, one receiver)\n",
 			out.RawUDPRTTUS, out.RawUDPRTTP90US, out.RawDatagramsPerSec)
 		for _, r := range out.Runs {
+			if r.BackgroundBytesPerS > 0 {
+				fmt.Fprintf(c.stdout, "%s %d leases: background writer %.0f MB/s; fsync latency p50 %.3f ms, p99 %.3f ms (%d fsyncs)\n",
+					r.Algo, r.Leases, r.BackgroundBytesPerS/1e6, r.FsyncLatencyMS.P50, r.FsyncLatencyMS.P99, r.Fsyncs)
+			}
 			if r.SingleBoundUS > 0 {
 				fmt.Fprintf(c.stdout, "single lease median %.1f us vs 2 x raw RTT + 50 us = %.1f us\n", r.LatencyMS.P50*1e3, r.SingleBoundUS)
 			}

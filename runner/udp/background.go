@@ -78,7 +78,10 @@ type BackgroundConfig struct {
 type BackgroundStats struct {
 	// Bytes written (returned by write) from the end of the warm-up (see
 	// StartBackground) to Stop; with an fsync every SyncEvery bytes, at
-	// most SyncEvery of them were not yet on the disk at any moment.
+	// most SyncEvery of them were not yet on the disk at any moment. So
+	// over a span that is short against SyncEvery / (the disk's rate),
+	// tens of ms here, the rate is partly that of copying into the page
+	// cache; over longer spans it is the disk's.
 	Bytes int64 `json:"bytes"`
 	// Syncs: fsync calls in the same span.
 	Syncs int64 `json:"syncs"`

@@ -11,7 +11,9 @@
 // at once. One goroutine per timer would not survive a million leases, so
 // timers live in one heap per node and the loop sleeps until the earliest.
 // A durable node (classic Paxos) has a third goroutine, its log writer
-// (disk.go). In the runner's environment the loop steps under the
+// (disk.go). With Spec.Disk.Background a run also has one background disk
+// writer (background.go) streaming to the run's disk directory, the
+// FaTLease paper's IOzone. In the runner's environment the loop steps under the
 // environment's lock, so that every event is stamped with the clock
 // reading its step used, in true-time order (see env.Begin).
 package udp

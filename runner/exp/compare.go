@@ -68,14 +68,17 @@ type Comparison struct {
 	Published
 	Ours     float64 `json:"ours"`
 	OursText string  `json:"ours_text"`
-	Verdict  string  `json:"verdict"` // agrees, differs, not measured
+	// Verdict: agrees, differs, not measured, or inconclusive (a ratio
+	// whose two points' 95% intervals overlap).
+	Verdict string `json:"verdict"`
 }
 
 // series is the aggregated means of one variant and meter, by sweep value.
 type series struct {
-	xs    []float64
-	means []float64
-	sums  []float64
+	xs       []float64
+	means    []float64
+	sums     []float64
+	los, his []float64 // 95% interval of each mean (NaN: fewer than two runs)
 }
 
 // The values are in the meter's shown units (scaled), like the paper's
@@ -88,6 +91,8 @@ func (r *Report) series(facet, variant, meter string, minX float64) (series, boo
 			s.xs = append(s.xs, a.X)
 			s.means = append(s.means, a.Stat.Mean*k)
 			s.sums = append(s.sums, a.Stat.Sum*k)
+			s.los = append(s.los, a.Stat.Lo*k)
+			s.his = append(s.his, a.Stat.Hi*k)
 		}
 	}
 	return s, len(s.xs) > 0
@@ -128,6 +133,14 @@ func (r *Report) compare(p Published) Comparison {
 			}
 		}
 		return math.NaN(), false
+	}
+	interval := func(x float64) (lo, hi float64) {
+		for i, sx := range s.xs {
+			if sx == x {
+				return s.los[i], s.his[i]
+			}
+		}
+		return math.NaN(), math.NaN()
 	}
 	valid := func() (xs, ms []float64) {
 		for i := range s.xs {
@@ -279,6 +292,16 @@ func (r *Report) compare(p Published) Comparison {
 		}
 		c.Ours = b / a
 		c.OursText = fmt.Sprintf("%s → %s (×%.2f)", withUnit(a), withUnit(b), c.Ours)
+		// A change the repetitions cannot tell from noise (the two 95%
+		// intervals overlap) neither agrees nor differs: over real UDP a
+		// ratio of 0.9 or 1.1 between two points is often just that.
+		loA, hiA := interval(p.X)
+		loB, hiB := interval(p.X2)
+		if !math.IsNaN(loA) && !math.IsNaN(loB) && loA <= hiB && loB <= hiA {
+			c.OursText += "; the 95% intervals overlap"
+			c.Verdict = "inconclusive"
+			return c
+		}
 	}
 	c.Verdict = verdict(p, c.Ours)
 	return c

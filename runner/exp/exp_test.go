@@ -546,7 +546,7 @@ func TestCompare(t *testing.T) {
 	mk := func(variant string, xs, ys []float64) []Agg {
 		var out []Agg
 		for i := range xs {
-			out = append(out, Agg{Variant: variant, XI: i, X: xs[i], Meter: "m", Stat: Stat{N: 1, Mean: ys[i], Sum: ys[i] * 2}})
+			out = append(out, Agg{Variant: variant, XI: i, X: xs[i], Meter: "m", Stat: Stat{N: 1, Mean: ys[i], Sum: ys[i] * 2, Lo: math.NaN(), Hi: math.NaN()}})
 		}
 		return out
 	}
@@ -554,6 +554,10 @@ func TestCompare(t *testing.T) {
 	r := &Report{Exp: Resolved{Experiment: Experiment{Sweep: Sweep{Param: "leases"}, Meters: []Meter{{Key: "m", Label: "m", Unit: "u"}},
 		Facets: []Facet{{}}}, Values: xs}}
 	r.Summary = append(mk("a", xs, []float64{0, 0, 3, 9}), mk("b", xs, []float64{1, 1, 1, 1})...)
+	// c has intervals: 10 ± 1, 9 ± 2 (overlapping), 5 ± 1.
+	for i, st := range []Stat{{N: 3, Mean: 10, Lo: 9, Hi: 11}, {N: 3, Mean: 9, Lo: 7, Hi: 11}, {N: 3, Mean: 5, Lo: 4, Hi: 6}} {
+		r.Summary = append(r.Summary, Agg{Variant: "c", XI: i, X: xs[i], Meter: "m", Stat: st})
+	}
 	for _, tc := range []struct {
 		p       Published
 		ours    float64
@@ -572,6 +576,8 @@ func TestCompare(t *testing.T) {
 		{Published{Variant: "a", Meter: "m", How: "total", Op: ">", Ref: 0}, 24, "agrees"},
 		{Published{Variant: "a", Meter: "m", How: "greater_total", Other: "b", Op: ">", Ref: 0}, 16, "agrees"},
 		{Published{Variant: "a", Meter: "m", How: "ratio", X: 1000, X2: 4000, Op: "<", Ref: 1}, 3, "differs"},
+		{Published{Variant: "c", Meter: "m", How: "ratio", X: 100, X2: 500, Op: "<", Ref: 1}, 0.9, "inconclusive"},
+		{Published{Variant: "c", Meter: "m", How: "ratio", X: 100, X2: 1000, Op: "<", Ref: 1}, 0.5, "agrees"},
 		{Published{Variant: "zz", Meter: "m", How: "max", Op: ">", Ref: 0}, math.NaN(), "not measured"},
 		{Published{Variant: "b", Meter: "m", How: "max", Paper: Num(1), Op: "≈"}, 1, "agrees"},
 		{Published{Variant: "b", Meter: "m", How: "argmax", Paper: Num(500), Op: "≈"}, math.NaN(), "not measured"},

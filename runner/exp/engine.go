@@ -335,6 +335,28 @@ func (eng *engine) execute() error {
 			rest = append(rest, i)
 		}
 	}
+	// Runs in real time (udp) go repetition by repetition: rep 0 of every
+	// point of an experiment, then rep 1, and so on. The load of a shared
+	// machine drifts over seconds; with the repetitions of one point back
+	// to back, a drift would shift that whole point and its interval would
+	// not show it. Simulated runs keep their order (their results do not
+	// depend on when they run).
+	repKey := func(i int) int {
+		if eng.jobs[i].exclusive {
+			return eng.jobs[i].rep
+		}
+		return 0
+	}
+	sort.Slice(rest, func(a, b int) bool {
+		ia, ib := rest[a], rest[b]
+		if ea, eb := eng.jobs[ia].exp, eng.jobs[ib].exp; ea != eb {
+			return ea < eb
+		}
+		if ra, rb := repKey(ia), repKey(ib); ra != rb {
+			return ra < rb
+		}
+		return ia < ib
+	})
 	start := time.Now()
 	done := 0
 	var estimate, estWork time.Duration

@@ -765,3 +765,31 @@ func TestReportVariability(t *testing.T) {
 		}
 	}
 }
+
+// Over UDP the repetitions of a point are spread over the experiment
+// (rep 0 of every point, then rep 1, ...), so that a drift of the
+// machine's load widens intervals instead of shifting whole points.
+func TestUDPRunsRepetitionByRepetition(t *testing.T) {
+	fakeAlgos()
+	var mu sync.Mutex
+	var reps []int
+	rec := func(s runner.Spec, o runner.Options) (runner.Result, error) {
+		mu.Lock()
+		reps = append(reps, int(s.Seed-1))
+		mu.Unlock()
+		return fakeRun(s, o)
+	}
+	es, _ := Select([]string{"fig5"})
+	if _, err := Reproduce(es, Config{Options: Options{Quick: true, Seeds: 3}, Out: t.TempDir(), Run: rec}); err != nil {
+		t.Fatal(err)
+	}
+	calib := 2 * len(es[0].Variants) // rep 0 at the first and middle values
+	if want := len(es[0].Variants) * len(es[0].Sweep.Quick) * 3; len(reps) != want {
+		t.Fatalf("%d runs, want %d", len(reps), want)
+	}
+	for i := calib + 1; i < len(reps); i++ {
+		if reps[i] < reps[i-1] {
+			t.Fatalf("run %d is rep %d after rep %d: repetitions not in order %v", i, reps[i], reps[i-1], reps)
+		}
+	}
+}

@@ -81,7 +81,7 @@ func Markdown(w io.Writer, reports []*Report, cfg Config) error {
 	}
 	p("Runs in the simulator (environment sim) are deterministic: the same command writes the same CSV files. ")
 	if len(udp) > 0 {
-		p("Runs over real UDP (environment udp: %s) are not: they measure real time, CPU and fsync on this machine, which other processes share, so the seed fixes only the random draws (jitter, ballots, backoff) and every invocation gives different numbers. Their spread shows in the ± columns and in each such experiment's *run-to-run variability* table.", strings.Join(udp, ", "))
+		p("Runs over real UDP (environment udp: %s) are not: they measure real time, CPU and fsync on this machine, which other processes share, so the seed fixes only the random draws (jitter, ballots, backoff) and every invocation gives different numbers. Their spread shows in the ± columns and in each such experiment's *run-to-run variability* table. Their repetitions run one at a time, repetition by repetition (the first of every point, then the second, ...), so that a slow change in the machine's load widens the intervals instead of shifting whole points; two invocations at different times can still differ by more than the intervals when the machine is busier in one of them.", strings.Join(udp, ", "))
 	}
 	p("\n\n")
 	p("| experiment | reproduces | environment | runs | failed | wall time (runs) |\n|---|---|---|---|---|---|\n")

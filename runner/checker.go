@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"leaselab/algorithms"
+	"leaselab/runner/timeq"
 )
 
 // The lease-invariant checker.
@@ -77,7 +78,7 @@ type Checker struct {
 	// list through hold.next) and the owner of the last interval.
 	idx  resTable
 	res  []chkRes
-	ends timeHeap
+	ends timeq.Queue[holdEnd]
 
 	pending    []pendingViolation
 	violations []Violation
@@ -104,7 +105,7 @@ func NewChecker(clocks Clocks, seed uint64, observer HoldObserver) *Checker {
 func (c *Checker) Reserve(n int) {
 	c.holds = slices.Grow(c.holds, n)
 	c.res = slices.Grow(c.res, n)
-	c.ends.a = slices.Grow(c.ends.a, n)
+	c.ends.Grow(n)
 }
 
 // Now is the latest true time the checker has seen.
@@ -117,12 +118,11 @@ func (c *Checker) Advance(t int64) {
 	if t < c.now {
 		t = c.now
 	}
-	for c.ends.Len() > 0 {
-		top := c.ends.Top()
-		if top.t > t {
+	for {
+		if due, ok := c.ends.Next(); !ok || due > t {
 			break
 		}
-		c.ends.Pop()
+		_, top := c.ends.Pop()
 		h := &c.holds[top.idx]
 		if !h.live || h.gen != top.gen {
 			continue // extended, ended early, or reused since
@@ -190,7 +190,7 @@ func (c *Checker) Acquired(t int64, owner algorithms.NodeID, res algorithms.Reso
 		}
 		h.end = end
 		h.gen++
-		c.ends.Push(timeEntry{t: end, idx: i, gen: h.gen})
+		c.ends.Push(end, holdEnd{idx: i, gen: h.gen})
 		return
 	}
 	if end <= t {
@@ -227,7 +227,7 @@ func (c *Checker) Acquired(t int64, owner algorithms.NodeID, res algorithms.Reso
 	e.head = i
 	prev := e.last
 	e.last = owner
-	c.ends.Push(timeEntry{t: end, idx: i, gen: gen})
+	c.ends.Push(end, holdEnd{idx: i, gen: gen})
 	if c.observer != nil {
 		c.observer.HoldStart(t, res, owner, ballot, prev, end)
 	}
@@ -267,7 +267,7 @@ func (c *Checker) Reclock(t int64, n algorithms.NodeID) {
 		}
 		h.end = end
 		h.gen++
-		c.ends.Push(timeEntry{t: end, idx: int32(i), gen: h.gen})
+		c.ends.Push(end, holdEnd{idx: int32(i), gen: h.gen})
 	}
 }
 
@@ -348,66 +348,10 @@ func (c *Checker) Holders(res algorithms.ResourceID) []algorithms.NodeID {
 // HoldCount is the number of hold intervals open now.
 func (c *Checker) HoldCount() int { return len(c.holds) - len(c.free) }
 
-// timeEntry is an entry of a timeHeap: something due at t, identified by
-// idx and valid only while its owner's generation is still gen (lazy
-// deletion). seq breaks ties in insertion order, so runs are deterministic.
-type timeEntry struct {
-	t   int64
-	seq uint64
+// holdEnd is a due hold end: valid only while its hold's generation is
+// still gen (lazy deletion: extending or ending a hold early just bumps
+// the generation).
+type holdEnd struct {
 	idx int32
 	gen uint32
-}
-
-// timeHeap is a binary min-heap of timeEntry ordered by (t, seq).
-type timeHeap struct {
-	a   []timeEntry
-	seq uint64
-}
-
-func (h *timeHeap) Len() int       { return len(h.a) }
-func (h *timeHeap) Top() timeEntry { return h.a[0] }
-func (h *timeHeap) less(i, j int) bool {
-	a, b := &h.a[i], &h.a[j]
-	return a.t < b.t || a.t == b.t && a.seq < b.seq
-}
-
-// Push adds e, stamping it with the next sequence number.
-func (h *timeHeap) Push(e timeEntry) {
-	h.seq++
-	e.seq = h.seq
-	h.a = append(h.a, e)
-	i := len(h.a) - 1
-	for i > 0 {
-		p := (i - 1) / 2
-		if !h.less(i, p) {
-			break
-		}
-		h.a[i], h.a[p] = h.a[p], h.a[i]
-		i = p
-	}
-}
-
-// Pop removes the smallest entry.
-func (h *timeHeap) Pop() timeEntry {
-	top := h.a[0]
-	n := len(h.a) - 1
-	h.a[0] = h.a[n]
-	h.a = h.a[:n]
-	i := 0
-	for {
-		l := 2*i + 1
-		if l >= n {
-			break
-		}
-		m := l
-		if r := l + 1; r < n && h.less(r, l) {
-			m = r
-		}
-		if !h.less(m, i) {
-			break
-		}
-		h.a[i], h.a[m] = h.a[m], h.a[i]
-		i = m
-	}
-	return top
 }

@@ -12,6 +12,7 @@ import (
 
 	"leaselab/algorithms"
 	"leaselab/runner"
+	"leaselab/runner/timeq"
 )
 
 func init() {
@@ -71,8 +72,8 @@ type env struct {
 	drv *runner.Driver
 	rec *runner.Recorder
 
-	now    int64 // latest true time handed to the driver
-	timers atHeap
+	now    int64               // latest true time handed to the driver
+	timers timeq.Queue[func()] // timed callbacks, in (time, call order)
 	wake   chan struct{}
 	ended  chan struct{}
 	endOne sync.Once
@@ -325,20 +326,24 @@ func (e *env) serve(progress func(float64)) {
 	for {
 		e.mu.Lock()
 		t := e.clockNow()
-		for e.timers.len() > 0 && e.timers.top().t <= t && !e.isEnded() {
-			cb := e.timers.pop()
-			if cb.t > e.now {
-				e.now = cb.t // callbacks run at their own instant, never before
+		for !e.isEnded() {
+			due, ok := e.timers.Next()
+			if !ok || due > t {
+				break
 			}
-			cb.f()
+			_, f := e.timers.Pop()
+			if due > e.now {
+				e.now = due // callbacks run at their own instant, never before
+			}
+			f()
 		}
 		if t >= limit || e.drv.Done() {
 			e.endOne.Do(func() { close(e.ended) })
 		}
 		ended := e.isEnded()
 		next := limit
-		if e.timers.len() > 0 && e.timers.top().t < next {
-			next = e.timers.top().t
+		if due, ok := e.timers.Next(); ok && due < next {
+			next = due
 		}
 		e.mu.Unlock()
 		if ended {
@@ -431,7 +436,7 @@ func (e *env) At(t int64, f func()) {
 	if e.isEnded() {
 		return
 	}
-	e.timers.push(atEntry{t: t, f: f})
+	e.timers.Push(t, f)
 	select {
 	case e.wake <- struct{}{}:
 	default:
@@ -598,65 +603,4 @@ func addMeters(m *Meters, x Meters) {
 	m.Fsyncs += x.Fsyncs
 	m.DiskBytes += x.DiskBytes
 	m.FsyncNS = append(m.FsyncNS, x.FsyncNS...)
-}
-
-// atHeap holds the environment's timed callbacks in (time, call order).
-type atHeap struct {
-	a   []atEntry
-	seq uint64
-}
-
-type atEntry struct {
-	t   int64
-	seq uint64
-	f   func()
-}
-
-func (h *atHeap) len() int     { return len(h.a) }
-func (h *atHeap) top() atEntry { return h.a[0] }
-func (h *atHeap) less(i, j int) bool {
-	if h.a[i].t != h.a[j].t {
-		return h.a[i].t < h.a[j].t
-	}
-	return h.a[i].seq < h.a[j].seq
-}
-
-func (h *atHeap) push(e atEntry) {
-	h.seq++
-	e.seq = h.seq
-	h.a = append(h.a, e)
-	i := len(h.a) - 1
-	for i > 0 {
-		p := (i - 1) / 2
-		if !h.less(i, p) {
-			break
-		}
-		h.a[i], h.a[p] = h.a[p], h.a[i]
-		i = p
-	}
-}
-
-func (h *atHeap) pop() atEntry {
-	e := h.a[0]
-	last := len(h.a) - 1
-	h.a[0] = h.a[last]
-	h.a[last] = atEntry{}
-	h.a = h.a[:last]
-	i, n := 0, last
-	for {
-		l := 2*i + 1
-		if l >= n {
-			break
-		}
-		m := l
-		if r := l + 1; r < n && h.less(r, l) {
-			m = r
-		}
-		if !h.less(m, i) {
-			break
-		}
-		h.a[i], h.a[m] = h.a[m], h.a[i]
-		i = m
-	}
-	return e
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"leaselab/algorithms"
+	"leaselab/runner/timeq"
 )
 
 // Netem is user-space network emulation on the sending side, for LAN and
@@ -43,15 +44,12 @@ func (n Netem) Validate() error {
 type netem struct {
 	cfg       Netem
 	rng       *rand.Rand
-	q         []delayed // min-heap on due
+	q         timeq.Queue[delayed] // by due time, FIFO among equal times
 	pool      [][]byte
 	busyUntil int64
-	seq       uint64
 }
 
 type delayed struct {
-	due int64
-	seq uint64 // keeps FIFO order among equal due times
 	to  algorithms.NodeID
 	buf []byte
 }
@@ -86,66 +84,21 @@ func (e *netem) schedule(n *Node, to algorithms.NodeID, p []byte) {
 	if k := len(e.pool); k > 0 {
 		buf, e.pool = e.pool[k-1][:0], e.pool[:k-1]
 	}
-	e.seq++
-	e.push(delayed{due: due, seq: e.seq, to: to, buf: append(buf, p...)})
+	e.q.Push(due, delayed{to: to, buf: append(buf, p...)})
 }
 
 func (e *netem) next() (int64, bool) {
-	if len(e.q) == 0 {
-		return 0, false
-	}
-	return e.q[0].due, true
+	return e.q.Next()
 }
 
 // sendDue writes every delayed datagram whose time has come.
 func (e *netem) sendDue(n *Node, t int64) {
-	for len(e.q) > 0 && e.q[0].due <= t {
-		d := e.pop()
+	for {
+		if due, ok := e.q.Next(); !ok || due > t {
+			break
+		}
+		_, d := e.q.Pop()
 		n.write(d.to, d.buf)
 		e.pool = append(e.pool, d.buf)
 	}
-}
-
-func (e *netem) less(i, j int) bool {
-	if e.q[i].due != e.q[j].due {
-		return e.q[i].due < e.q[j].due
-	}
-	return e.q[i].seq < e.q[j].seq
-}
-
-func (e *netem) push(d delayed) {
-	e.q = append(e.q, d)
-	i := len(e.q) - 1
-	for i > 0 {
-		p := (i - 1) / 2
-		if !e.less(i, p) {
-			break
-		}
-		e.q[i], e.q[p] = e.q[p], e.q[i]
-		i = p
-	}
-}
-
-func (e *netem) pop() delayed {
-	d := e.q[0]
-	last := len(e.q) - 1
-	e.q[0] = e.q[last]
-	e.q = e.q[:last]
-	i, n := 0, last
-	for {
-		l := 2*i + 1
-		if l >= n {
-			break
-		}
-		m := l
-		if r := l + 1; r < n && e.less(r, l) {
-			m = r
-		}
-		if !e.less(m, i) {
-			break
-		}
-		e.q[i], e.q[m] = e.q[m], e.q[i]
-		i = m
-	}
-	return d
 }

@@ -446,7 +446,8 @@ func (eng *engine) remaining(estWork, estDone, actualDone time.Duration) time.Du
 // its series (same experiment, facet and variant): with two of them, a
 // power law in the parameter's cost weight through both (the simulator's
 // work can grow faster than the batch once timeouts and retransmissions
-// set in); with one, proportional to the weight.
+// set in), or for real-time runs a line through both; with one,
+// proportional to the weight.
 func (eng *engine) estimate() []time.Duration {
 	type key struct{ exp, facet, variant int }
 	cal := map[key][]job{}
@@ -468,7 +469,19 @@ func (eng *engine) estimate() []time.Duration {
 		param := eng.reports[j.exp].Exp.Sweep.Param
 		lo := cs[0]
 		w := float64(lo.rec.Wall)
-		if param != "" {
+		if param != "" && j.exclusive && len(cs) > 1 {
+			// A real-time run (udp) costs a fixed start-up (sockets,
+			// goroutines, log files: milliseconds) plus its work, so a
+			// line through the two calibration runs extrapolates; a power
+			// law through a start-up-dominated smallest run would predict
+			// a fraction of the largest runs' time.
+			hi := cs[len(cs)-1]
+			rx := costRatio(param, hi.point.X, lo.point.X)
+			if rx > 1 {
+				perUnit := math.Max(0, float64(hi.rec.Wall-lo.rec.Wall)/(rx-1))
+				w += perUnit * (costRatio(param, j.point.X, lo.point.X) - 1)
+			}
+		} else if param != "" {
 			slope := 1.0
 			if len(cs) > 1 {
 				hi := cs[len(cs)-1]

@@ -793,3 +793,43 @@ func TestUDPRunsRepetitionByRepetition(t *testing.T) {
 		}
 	}
 }
+
+// The run-time estimate: a real-time (udp) series is a start-up cost plus
+// a cost per lease, so it extrapolates along a line through its two
+// calibration runs; a simulated one along a power law.
+func TestEstimate(t *testing.T) {
+	fakeAlgos()
+	es, _ := Select([]string{"fig5"})
+	e := es[0]
+	e.Variants, e.Published = e.Variants[:1], nil
+	e.Sweep.Full = []float64{100, 10000, 100000}
+	for _, tc := range []struct {
+		env  string
+		want time.Duration // estimate at 100,000 leases
+	}{
+		// 8 ms at 100 and 83 ms at 10,000: 7.58 µs per lease beyond 100.
+		{"udp", 8*time.Millisecond + 75*time.Millisecond*(100000-100)/(10000-100)},
+		// Power law: slope log(83/8)/log(100), from 8 ms at 100.
+		{"sim", time.Duration(8e6 * math.Pow(1000, math.Log(83.0/8)/math.Log(100)))},
+	} {
+		r, err := e.Resolve(Options{Env: tc.env, Seeds: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		eng := &engine{reports: []*Report{{Exp: r}}}
+		eng.plan()
+		for i := range eng.jobs {
+			switch eng.jobs[i].point.X {
+			case 100:
+				eng.jobs[i].rec.Wall = 8 * time.Millisecond
+			case 10000:
+				eng.jobs[i].rec.Wall = 83 * time.Millisecond
+			}
+		}
+		est := eng.estimate()
+		got := est[len(est)-1]
+		if d := got - tc.want; d < -time.Microsecond || d > time.Microsecond {
+			t.Errorf("%s: estimate at 100,000 leases %v, want %v", tc.env, got, tc.want)
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"leaselab/algorithms"
+	"leaselab/runner/wire"
 )
 
 // Workloads the runner knows.
@@ -61,7 +62,21 @@ type NetSpec struct {
 	// Bandwidth limits bytes/s leaving each node (0: unlimited), for the
 	// WAN experiment.
 	Bandwidth int64 `json:"bandwidth_bps"`
+	// Datagram bounds the UDP datagrams a node sends, in bytes (0: the
+	// environment's default). Messages to the same peer share a datagram
+	// up to this size; MinDatagram (header + one message) sends every
+	// message alone. Only the udp environment has datagrams; the simulator
+	// moves single messages and ignores it.
+	Datagram int `json:"datagram_bytes,omitempty"`
 }
+
+// MinDatagram and MaxDatagram bound NetSpec.Datagram: room for the
+// datagram header and one message, up to the largest UDP payload over
+// IPv4.
+const (
+	MinDatagram = wire.HeaderSize + wire.MsgSize
+	MaxDatagram = wire.MaxDatagram
+)
 
 // ClockSpec describes the nodes' clocks, which the algorithms see and the
 // runner maps to true time.
@@ -174,6 +189,10 @@ func (s Spec) Validate() error {
 		return fmt.Errorf("rtt and jitter must not be negative")
 	case s.Net.Bandwidth < 0:
 		return fmt.Errorf("bandwidth must not be negative")
+	case s.Net.Datagram != 0 && (s.Net.Datagram < MinDatagram || s.Net.Datagram > MaxDatagram):
+		return fmt.Errorf("datagram size must be 0 (the environment's default) or in [%d, %d] bytes "+
+			"(the %d-byte header and one %d-byte message, up to the largest UDP payload over IPv4), got %d",
+			MinDatagram, MaxDatagram, wire.HeaderSize, wire.MsgSize, s.Net.Datagram)
 	case s.Clocks.Skew < 0:
 		return fmt.Errorf("skew must not be negative, got %v", s.Clocks.Skew)
 	case math.IsNaN(s.Clocks.Drift) || s.Clocks.Drift < 0 || s.Clocks.Drift >= 0.5:

@@ -118,7 +118,6 @@ func setupBench(fs *pflag.FlagSet) action {
 	addClockFlags(fs, &spec.Clocks)
 	addDiskFlags(fs, &spec.Disk)
 	window := fs.Int("window", udp.DefaultWindow, "udp: acquisitions a proposer works on at once (-1: no bound)")
-	datagram := fs.Int("datagram", 0, "udp: largest datagram in bytes (0: 1400, or "+strconv.Itoa(udp.LoopbackDatagram)+" on loopback)")
 	rawReps := fs.Int("raw-reps", 2000, "ping-pongs for the raw UDP round trip")
 	rawTime := fs.Duration("raw-time", 500*time.Millisecond, "how long to measure the raw datagram rate")
 	format := addFormatFlag(fs)
@@ -147,9 +146,6 @@ func setupBench(fs *pflag.FlagSet) action {
 		if *window == 0 || *window < -1 {
 			return usagef("--window must be positive or -1, got %d", *window)
 		}
-		if *datagram != 0 && (*datagram < 72 || *datagram > 65507) {
-			return usagef("--datagram must be in [72, 65507] bytes, got %d", *datagram)
-		}
 		if *rawReps < 1 || *rawTime <= 0 {
 			return usagef("--raw-reps and --raw-time must be positive")
 		}
@@ -176,7 +172,8 @@ func setupBench(fs *pflag.FlagSet) action {
 			RawDatagramsPerSec: rate.RecvPerSec,
 			Spec:               spec,
 		}
-		eo := udp.EnvOptions{Window: *window, MaxDatagram: *datagram}
+		// --datagram is the spec's (addNetFlags), checked by validateSpec.
+		eo := udp.EnvOptions{Window: *window}
 		failed := false
 		if *workload == "single" {
 			r, err := benchSingle(spec, eo, *reps, out)
@@ -265,7 +262,7 @@ func benchSingle(s runner.Spec, eo udp.EnvOptions, reps int, out benchOutput) (b
 	wall := time.Now()
 	if s.Env == "udp" {
 		cfg := udp.ClusterConfig{Algo: s.Algo, Cluster: clusterOf(s), Params: s.Params, Ablations: s.Ablate,
-			Seed: s.Seed, MaxDatagram: eo.MaxDatagram, DiskDir: s.Disk.Dir, SyncEach: !s.Disk.GroupCommit,
+			Seed: s.Seed, MaxDatagram: s.Net.Datagram, DiskDir: s.Disk.Dir, SyncEach: !s.Disk.GroupCommit,
 			Net:  udp.Netem{RTT: s.Net.RTT, Jitter: s.Net.Jitter, Loss: s.Net.Loss, Bandwidth: s.Net.Bandwidth},
 			Skew: s.Clocks.Skew, Drift: s.Clocks.Drift, Background: s.Disk.Background}
 		sr, err := udp.RunSingle(context.Background(), cfg, reps, s.Duration)

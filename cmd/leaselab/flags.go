@@ -16,7 +16,7 @@ package main
 //	                                 --response-timeout --max-rounds --backoff
 //	addWorkloadFlags(fs, &spec)      --workload --leases --hold --pause --release
 //	                                 --renew-before --seed --duration
-//	addNetFlags(fs, &spec.Net)       --rtt --jitter --loss --dup --reorder --bandwidth
+//	addNetFlags(fs, &spec.Net)       --rtt --jitter --loss --dup --reorder --bandwidth --datagram
 //	addClockFlags(fs, &spec.Clocks)  --drift --skew
 //	addFaultFlags(fs, &spec.Faults)  --crash-rate --downtime --partitions --partition-len
 //	addDiskFlags(fs, &spec.Disk)     --fsync-latency --group-commit --background-writer --disk-dir
@@ -32,6 +32,7 @@ import (
 
 	"leaselab/algorithms"
 	"leaselab/runner"
+	"leaselab/runner/udp"
 )
 
 // addSpecFlags declares every flag that fills s.
@@ -90,6 +91,9 @@ func addNetFlags(fs *pflag.FlagSet, n *runner.NetSpec) {
 	fs.Float64Var(&n.Dup, "dup", n.Dup, "probability in [0, 1] that a message is delivered twice")
 	fs.Float64Var(&n.Reorder, "reorder", n.Reorder, "probability in [0, 1] that a message is held back by up to 2*RTT extra")
 	fs.Int64Var(&n.Bandwidth, "bandwidth", n.Bandwidth, "bytes/s that may leave each node (0: unlimited), for WAN experiments")
+	fs.IntVar(&n.Datagram, "datagram", n.Datagram, fmt.Sprintf("affects only --env udp (the simulator has no datagrams and ignores it): "+
+		"largest datagram in bytes; messages to the same peer share one up to this size (0: the environment's default, %d on loopback, "+
+		"1400 otherwise; %d: one message per datagram; at most %d)", udp.LoopbackDatagram, runner.MinDatagram, runner.MaxDatagram))
 }
 
 // addClockFlags: the simulated clocks.

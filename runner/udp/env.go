@@ -24,7 +24,9 @@ func init() {
 
 // EnvOptions are the udp environment's own knobs, beyond the Spec.
 type EnvOptions struct {
-	// MaxDatagram: 0 picks DefaultDatagram.
+	// MaxDatagram: 0 takes Spec.Net.Datagram, and if that is 0 too,
+	// DefaultDatagram. Kept for callers that predate the Spec field; a
+	// value that contradicts the Spec's is an error.
 	MaxDatagram int
 	// Window is the per-node bound on Acquire requests in flight (see
 	// NodeConfig.Window); 0 means DefaultWindow, -1 no bound.
@@ -98,6 +100,11 @@ func RunSpec(spec runner.Spec, opt runner.Options, eo EnvOptions) (runner.Result
 	alg, err := algorithms.Lookup(spec.Algo)
 	if err != nil {
 		return runner.Result{}, Extra{}, err
+	}
+	if eo.MaxDatagram == 0 {
+		eo.MaxDatagram = spec.Net.Datagram
+	} else if spec.Net.Datagram != 0 && spec.Net.Datagram != eo.MaxDatagram {
+		return runner.Result{}, Extra{}, fmt.Errorf("udp: datagram size %d in the spec but %d in the environment options", spec.Net.Datagram, eo.MaxDatagram)
 	}
 	if eo.Window == 0 {
 		eo.Window = DefaultWindow

@@ -74,6 +74,9 @@ type CheckSpec struct {
 	FirstSeed uint64
 	// Vary: parts of the experiment each seed draws afresh (see check.go).
 	Vary Vary
+	// StopAtFirst ends the campaign at the lowest violating seed: every
+	// seed up to it runs, none after (CheckResult.Seeds says how many).
+	StopAtFirst bool
 }
 
 // Vary says which parts of the base experiment a campaign draws per seed

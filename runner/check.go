@@ -198,9 +198,13 @@ func Check(cs CheckSpec, opt Options) (CheckResult, error) {
 	if workers > cs.Seeds {
 		workers = cs.Seeds
 	}
+	// With StopAtFirst, last is the index of the lowest violating seed
+	// found so far: seeds above it are not started, and every seed below it
+	// is run, so the result is the same whatever the scheduling.
 	var (
 		next int
 		done int
+		last = cs.Seeds - 1
 		mu   sync.Mutex
 		wg   sync.WaitGroup
 	)
@@ -212,8 +216,9 @@ func Check(cs CheckSpec, opt Options) (CheckResult, error) {
 				mu.Lock()
 				i := next
 				next++
+				stop := i > last
 				mu.Unlock()
-				if i >= cs.Seeds {
+				if stop {
 					return
 				}
 				spec := specFor(cs.Base, kinds, cs.Vary, cs.FirstSeed+uint64(i))
@@ -225,6 +230,9 @@ func Check(cs CheckSpec, opt Options) (CheckResult, error) {
 				}
 				results[i] = o
 				mu.Lock()
+				if cs.StopAtFirst && o.err == nil && o.res.Violations > 0 && i < last {
+					last = i
+				}
 				done++
 				if opt.Progress != nil {
 					opt.Progress(float64(done) / float64(cs.Seeds))
@@ -238,10 +246,10 @@ func Check(cs CheckSpec, opt Options) (CheckResult, error) {
 		Algo:           cs.Base.Algo,
 		Ablate:         cs.Base.Ablate,
 		Faults:         kinds,
-		Seeds:          cs.Seeds,
+		Seeds:          last + 1,
 		ViolatingSeeds: []uint64{},
 	}
-	for i, o := range results {
+	for i, o := range results[:last+1] {
 		if o.err != nil {
 			return CheckResult{}, o.err
 		}

@@ -60,6 +60,7 @@ func setupCheck(fs *pflag.FlagSet) action {
 	trace := fs.String("trace", "", "re-run the first violating seed and write its full trace to this file (JSON lines)")
 	holds := fs.String("holds", "", "re-run the first violating seed and write its hold intervals to this CSV file")
 	vtrace := fs.String("violation-trace", "", "re-run the first violating seed and write the trace records leading to its first violation to this file")
+	stopFirst := fs.Bool("stop-at-first", false, "end the campaign at the first violating seed (in seed order; every seed before it still runs, so the result does not depend on scheduling)")
 	quiet := addQuietFlag(fs)
 	return func(c *ctx, args []string) error {
 		if len(args) > 0 {
@@ -113,7 +114,7 @@ func setupCheck(fs *pflag.FlagSet) action {
 			Downtime:     !fs.Changed("downtime"),
 			PartitionLen: !fs.Changed("partition-len"),
 		}
-		res, err := runner.Check(runner.CheckSpec{Base: spec, Faults: kinds, Seeds: *seeds, FirstSeed: *first, Vary: vary}, opt)
+		res, err := runner.Check(runner.CheckSpec{Base: spec, Faults: kinds, Seeds: *seeds, FirstSeed: *first, Vary: vary, StopAtFirst: *stopFirst}, opt)
 		done()
 		if err != nil {
 			return err

@@ -159,6 +159,7 @@ type Node struct {
 	wg     sync.WaitGroup
 	done   chan struct{}
 	timer  *time.Timer
+	wake   *wakeTimer // delayed datagrams' timer (nil: none, or not on Linux)
 	meters Meters
 	err    error // first fatal error (storage)
 }
@@ -267,6 +268,9 @@ func (n *Node) Start() {
 	}
 	n.timer = time.NewTimer(time.Hour)
 	n.timer.Stop()
+	if n.net.delays() {
+		n.wake = newWakeTimer()
+	}
 	n.wg.Add(2)
 	if n.disk != nil {
 		go n.disk.writer()
@@ -369,6 +373,11 @@ func (n *Node) read() {
 
 func (n *Node) loop() {
 	defer n.wg.Done()
+	var wakeC chan struct{} // stays nil without a wake timer: never ready
+	if n.wake != nil {
+		defer n.wake.Close()
+		wakeC = n.wake.C
+	}
 	var diskDone <-chan diskDone
 	if n.disk != nil {
 		diskDone = n.disk.done
@@ -413,14 +422,26 @@ func (n *Node) loop() {
 			<-n.stop
 			return
 		}
-		wake, ok := n.nextWake()
+		// The algorithm's own timers wait on a Go timer, whose sub-
+		// millisecond waits last about a millisecond (see wakeTimer), as
+		// they would in any Go implementation of the algorithm; their
+		// deadlines are milliseconds to seconds away. A delayed datagram
+		// stands for a network whose delay is what the experiment asked
+		// for, so it waits on the kernel-resolution wake timer.
+		wake, isNet, ok := n.nextWake()
+		armed := false
 		if ok {
 			d := time.Duration(wake - n.clock.True())
 			if d <= 0 {
 				continue
 			}
-			n.timer.Reset(d)
+			if !isNet || n.wake == nil || !n.wake.Reset(d) {
+				n.timer.Reset(d)
+				armed = true
+			}
 		}
+		// A stale expiry of the wake timer (armed for a datagram that
+		// input overtook) only costs one more turn of the loop.
 		select {
 		case p := <-n.in:
 			n.recv(p)
@@ -429,27 +450,27 @@ func (n *Node) loop() {
 		case r := <-diskDone:
 			n.diskDone(r)
 		case <-n.timer.C:
+		case <-wakeC:
 		case <-n.stop:
 			n.timer.Stop()
 			return
 		}
-		if ok {
+		if armed {
 			n.timer.Stop()
 		}
 	}
 }
 
-// nextWake is the true time of the earliest timer or delayed datagram.
-func (n *Node) nextWake() (int64, bool) {
-	var wake int64
-	ok := false
+// nextWake is the true time of the earliest timer or delayed datagram,
+// and whether it is a delayed datagram.
+func (n *Node) nextWake() (wake int64, isNet, ok bool) {
 	if at, has := n.timers.next(); has {
 		wake, ok = n.clock.TrueAt(at)+1, true
 	}
 	if due, has := n.net.next(); has && (!ok || due < wake) {
-		wake, ok = due, true
+		wake, isNet, ok = due, true, true
 	}
-	return wake, ok
+	return wake, isNet, ok
 }
 
 // Steps come in groups (a datagram's messages, a batch of local work,

@@ -57,6 +57,12 @@ var known = map[string]Style{
 	"paxoslease (no backoff)": {Color: okSkyBlue, Dashes: dashed, Shape: draw.RingGlyph{}, Order: 3},
 	"fatlease":                {Color: okGreen, Shape: draw.BoxGlyph{}, Order: 4},
 	"classicpaxos":            {Color: okOrange, Dashes: dashDot, Shape: draw.CrossGlyph{}, Order: 5},
+	// fig5 over real UDP with one message per datagram: drawn next to
+	// the same algorithms' batched series, so each gets a colour of its
+	// own rather than its algorithm's (the fallback below), and its
+	// algorithm's marker shape, hollow where there is a hollow one.
+	"fatlease (1 msg/datagram)":     {Color: okBlack, Dashes: dashed, Shape: draw.SquareGlyph{}, Order: 6},
+	"classicpaxos (1 msg/datagram)": {Color: okPurple, Dashes: dashDot, Shape: draw.CrossGlyph{}, Order: 7},
 }
 
 // StyleFor returns the look of the series called name. Known names have a

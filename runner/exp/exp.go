@@ -66,7 +66,15 @@ type Variant struct {
 	// "none").
 	Group string `json:"group,omitempty"`
 	Label string `json:"label,omitempty"`
+	// Envs: the environments the variant runs in (empty: all). A setting
+	// that only one environment has (the udp datagram size) would give an
+	// identical copy of another series in the rest. Claims about a variant
+	// are left out where it does not run.
+	Envs []string `json:"envs,omitempty"`
 }
+
+// runsIn reports whether v runs in env.
+func (v Variant) runsIn(env string) bool { return len(v.Envs) == 0 || contains(v.Envs, env) }
 
 // Published is a statement of a paper about this experiment's outcome,
 // with how to compute our counterpart from the results.
@@ -270,6 +278,11 @@ func (e Experiment) Validate() error {
 			return fail("duplicate variant %q", key)
 		}
 		names[key] = true
+		for _, env := range v.Envs {
+			if !contains(runner.Envs, env) {
+				return fail("variant %q: unknown environment %q", key, env)
+			}
+		}
 		settings = append(settings, v.Set...)
 	}
 	for _, s := range settings {
@@ -357,17 +370,34 @@ func (e Experiment) Resolve(opt Options) (Resolved, error) {
 	}
 	// The chosen environment's notes and reasons join the general ones.
 	r.Notes = append(append([]string{}, e.Notes...), e.EnvNotes[r.Env]...)
-	r.Published = make([]Published, len(e.Published))
-	for i, p := range e.Published {
+	// Variants that do not run in this environment go, and so do the
+	// claims about them.
+	absent := map[string]bool{}
+	for _, v := range e.Variants {
+		if !v.runsIn(r.Env) {
+			absent[v.Name] = true
+			if v.AllAblations && v.Name == "" {
+				absent[v.Algo] = true
+			}
+		}
+	}
+	r.Published = nil
+	for _, p := range e.Published {
+		if absent[p.Variant] || (p.Other != "" && absent[p.Other]) {
+			continue
+		}
 		if n, ok := p.NoteIn[r.Env]; ok {
 			p.Note = n
 		}
-		r.Published[i] = p
+		r.Published = append(r.Published, p)
 	}
 	// Expand variants.
 	var vs []Variant
 	seen := map[string]bool{}
 	for _, v := range e.Variants {
+		if !v.runsIn(r.Env) {
+			continue
+		}
 		if !v.AllAblations {
 			vs = append(vs, v)
 			continue
@@ -408,6 +438,9 @@ func (e Experiment) Resolve(opt Options) (Resolved, error) {
 			return Resolved{}, fmt.Errorf("experiment %s: duplicate variant %q after expansion", e.Name, vs[i].Name)
 		}
 		seen[vs[i].Name] = true
+	}
+	if len(vs) == 0 {
+		return Resolved{}, fmt.Errorf("experiment %s: no variant runs in %s", e.Name, r.Env)
 	}
 	r.Variants = vs
 	if len(r.Facets) == 0 {

@@ -407,6 +407,9 @@ func netText(n runner.NetSpec, env string) string {
 		} else {
 			s += " with no added delay"
 		}
+		if n.Datagram > 0 {
+			s += fmt.Sprintf(", datagrams of at most %d bytes", n.Datagram)
+		}
 	}
 	if n.Bandwidth > 0 {
 		s += fmt.Sprintf(", %s kB/s per node", plots.FormatNumber(float64(n.Bandwidth)/1024))

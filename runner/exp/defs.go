@@ -145,7 +145,8 @@ var (
 	oneMsgFailNote = "no failures at any batch size: a message lost to a full socket buffer costs a 1 s timeout and a retry, and " +
 		"with at most 4,096 requests in flight no request lost all 7 rounds; the paper's proposer (beyond 35,000 leases) had no such window, as far as it says"
 	oneMsgTimeoutNote = "with every message in a datagram of its own, the burst of requests in flight overflows the acceptors' socket " +
-		"buffers (the kernel dropped none at 2,000 leases and about 1,400 datagrams at 4,000) and each lost message costs a 1 s timeout; " +
+		"buffers (the kernel dropped none at 2,000 leases and about 1,400 datagrams at 4,000, where some repetitions overflow and some " +
+		"do not) and each lost message costs a 1 s timeout; " +
 		"where this starts depends on this machine's buffers and the proposer's 4,096-request window (with a 2,048 window nothing times " +
 		"out), so the match with the paper's 4,000 is partly coincidence (see the notes)"
 	oneMsgPaxosNote = "here the drop comes from the same timeouts as FaTLease's (lost datagrams), not from the disk as in the paper; " +
@@ -205,11 +206,14 @@ var oneMsgNotes = []string{
 		"assume they did not, as a sender that writes each message when it is produced does; the plain series are runner/udp's own " +
 		"design, which packs messages to the same peer into one datagram.",
 	"One message per datagram is what makes the cost per datagram the limit and brings the paper's timeouts: every datagram costs its " +
-		"sender a system call and its receiver a wake-up and a read, whatever it carries. Measured when this note was written (8 " +
-		"repetitions): FaTLease ran at about 15,000 to 22,000 leases/s up to 2,000 leases (the plain series: 38,000 to 160,000), then " +
-		"dropped to about 5,500 leases/s at 4,000 leases with about 370 timeouts per batch, recovering to about 14,500 leases/s at 40,000 " +
-		"with about 770 timeouts; classic Paxos likewise (9,000 to 16,000 leases/s, about 7,400 at 4,000 with about 390 timeouts, 12,000 " +
-		"at 40,000 with about 950). No lease failed. The paper's FaTLease had its first timeouts and its sharp drop at 4,000 leases too.",
+		"sender a system call and its receiver a wake-up and a read, whatever it carries. Measured in two quick runs when this note was " +
+		"written (8 repetitions each): FaTLease ran at about 15,000 to 24,000 leases/s up to 2,000 leases (the plain series: 36,000 to " +
+		"170,000) with no timeout; from 10,000 leases on every repetition timed out (about 270 to 1,300 timeouts per batch) and the " +
+		"throughput was 7,500 to 15,000 leases/s; classic Paxos likewise, somewhat slower (9,000 to 17,000 leases/s up to 2,000 leases; " +
+		"7,000 to 12,000 with 200 to 1,600 timeouts from 10,000 on). No lease failed. 4,000 leases is the edge: each repetition either " +
+		"overflowed (about 3,300 leases/s and 170 to 520 timeouts) or did not (16,000 to 27,000 leases/s, none); 4 of 8 FaTLease and 5 of " +
+		"8 classic Paxos repetitions overflowed in the second run, so the mean there has a wide interval. The paper's FaTLease had its " +
+		"first timeouts and a sharp drop in throughput at 4,000 leases.",
 	"Why the timeouts start where they do: once the batch reaches the proposer's window (4,096 requests in flight; udp.DefaultWindow), " +
 		"each acceptor receives thousands of one-message datagrams in a burst and its socket buffer (4 MiB asked for) overflows: the " +
 		"kernel's UDP RcvbufErrors counter rose by 0 during a 2,000-lease batch and by about 1,400 during a 4,000-lease one. Each lost " +
@@ -327,9 +331,9 @@ func All() []Experiment {
 						"3.7 ms before, where two round trips of 0.2 ms plus the 0.05 to 0.06 ms the same lease takes with --rtt 0 make about " +
 						"0.46 ms; the rest, about 0.3 ms per lease at every round trip from 0.1 to 2 ms, is the wake-up latency of idle threads " +
 						"on this 2-core virtual machine, about 75 µs for each of the four hops of an acquisition. Under batch load nodes are " +
-						"busy and send due datagrams between inputs, so the change mostly concerns small batches: FaTLease at 100 leases went " +
-						"from about 16,000 to about 32,000 leases/s; batches of 10,000 and more, and the CPU time they use, did not change " +
-						"beyond the run-to-run spread.",
+						"busy and send due datagrams between inputs, so the change mostly concerns small batches: in quick runs FaTLease at 100 " +
+						"leases went from about 16,000 to 32,000 to 35,000 leases/s and at 500 from about 87,000 to about 130,000; batches of " +
+						"10,000 and more, and the CPU time they use, did not change beyond the run-to-run spread.",
 					"With up to 4,096 requests in flight the round trip hides behind pipelining: from a few thousand leases on, the throughput " +
 						"is fig5's within the run-to-run spread, and only small batches are slower than on plain loopback. The paper's LAN and " +
 						"single-machine curves were close to each other too.",

@@ -85,7 +85,8 @@ func addWorkloadFlags(fs *pflag.FlagSet, s *runner.Spec) {
 
 // addNetFlags: every link of the network.
 func addNetFlags(fs *pflag.FlagSet, n *runner.NetSpec) {
-	fs.DurationVar(&n.RTT, "rtt", n.RTT, "round-trip time of every link (one way is half)")
+	fs.DurationVar(&n.RTT, "rtt", n.RTT, "round-trip time of every link (one way is half); with --env udp added to the real one in user space, "+
+		"each hop ending some tens of µs late on an idle machine (wake-up latency; see 'go test ./runner/udp -bench WakeTimer')")
 	fs.DurationVar(&n.Jitter, "jitter", n.Jitter, "one-way delay varies uniformly by up to this")
 	fs.Float64Var(&n.Loss, "loss", n.Loss, "probability in [0, 1) that a message is dropped")
 	fs.Float64Var(&n.Dup, "dup", n.Dup, "probability in [0, 1] that a message is delivered twice")

@@ -158,10 +158,7 @@ func StartBackground(cfg BackgroundConfig) (*Background, error) {
 	}
 	b := &Background{cfg: cfg, f: f, stop: make(chan struct{}), done: make(chan struct{}), warm: make(chan struct{})}
 	go b.run()
-	<-b.warm
-	b.mark = time.Now()
-	b.markBytes = b.bytes.Load()
-	b.markSyncs = b.syncs.Load()
+	<-b.warm // the writer set the mark before it closed warm
 	select {
 	case <-b.done:
 		// The writer failed during the warm-up.
@@ -182,6 +179,12 @@ func (b *Background) run() {
 	warmed := func() {
 		if !warm {
 			warm = true
+			// Mark the end of the warm-up here, on the writer's goroutine
+			// at its first sync: marked by the starter after <-warm, the
+			// writer could already be a sync or two further on a fast disk.
+			b.mark = time.Now()
+			b.markBytes = b.bytes.Load()
+			b.markSyncs = b.syncs.Load()
 			close(b.warm)
 		}
 	}

@@ -1,6 +1,10 @@
 package runner
 
-import "math"
+import (
+	"math"
+
+	"leaselab/runner/timeq"
+)
 
 // evQueue is the simulator's pending-event queue, ordered by (t, seq). It
 // is a two-tier calendar: events in the current time bucket (2^bucketShift
@@ -16,7 +20,7 @@ type evQueue struct {
 	far     map[int64]int32
 	buckets [][]simEvent
 	free    []int32
-	keys    keyHeap
+	keys    timeq.Queue[int32] // bucket keys (as times) and their bucket
 	n       int
 }
 
@@ -46,16 +50,15 @@ func (q *evQueue) push(e simEvent) {
 			b = int32(len(q.buckets) - 1)
 		}
 		q.far[k] = b
-		q.keys.push(k)
+		q.keys.Push(k, b)
 	}
 	q.buckets[b] = append(q.buckets[b], e)
 }
 
 // fill moves the next bucket into the heap while the heap is empty.
 func (q *evQueue) fill() {
-	for len(q.near) == 0 && len(q.keys) > 0 {
-		k := q.keys.pop()
-		b := q.far[k]
+	for len(q.near) == 0 && q.keys.Len() > 0 {
+		k, b := q.keys.Pop()
 		delete(q.far, k)
 		q.cur = k
 		for _, e := range q.buckets[b] {
@@ -80,50 +83,4 @@ func (q *evQueue) pop() simEvent {
 	q.fill()
 	q.n--
 	return q.near.pop()
-}
-
-// keyHeap is a binary min-heap of bucket keys.
-type keyHeap []int64
-
-func (h *keyHeap) push(k int64) {
-	a := append(*h, k)
-	i := len(a) - 1
-	for i > 0 {
-		p := (i - 1) / 2
-		if a[p] <= k {
-			break
-		}
-		a[i] = a[p]
-		i = p
-	}
-	a[i] = k
-	*h = a
-}
-
-func (h *keyHeap) pop() int64 {
-	a := *h
-	top := a[0]
-	n := len(a) - 1
-	last := a[n]
-	a = a[:n]
-	i := 0
-	for {
-		c := 2*i + 1
-		if c >= n {
-			break
-		}
-		if c+1 < n && a[c+1] < a[c] {
-			c++
-		}
-		if a[c] >= last {
-			break
-		}
-		a[i] = a[c]
-		i = c
-	}
-	if n > 0 {
-		a[i] = last
-	}
-	*h = a
-	return top
 }

@@ -1,9 +1,6 @@
 package main
 
 import (
-	"bufio"
-	"io"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -84,28 +81,16 @@ func setupCheck(fs *pflag.FlagSet) action {
 			return err
 		}
 		var opt runner.Options
-		var files []*os.File
-		var bufs []*bufio.Writer
-		defer func() {
-			for _, f := range files {
-				f.Close()
-			}
-		}()
-		for _, o := range []struct {
-			flag, path string
-			dst        *io.Writer
-		}{{"trace", *trace, &opt.Trace}, {"holds", *holds, &opt.Holds}, {"violation-trace", *vtrace, &opt.ViolationTrace}} {
-			if o.path == "" {
-				continue
-			}
-			f, err := createOutput(o.flag, o.path)
-			if err != nil {
-				return err
-			}
-			files = append(files, f)
-			b := bufio.NewWriterSize(f, 1<<16)
-			bufs = append(bufs, b)
-			*o.dst = b
+		var out outFiles
+		defer out.abort()
+		if err := out.open("trace", *trace, &opt.Trace); err != nil {
+			return err
+		}
+		if err := out.open("holds", *holds, &opt.Holds); err != nil {
+			return err
+		}
+		if err := out.open("violation-trace", *vtrace, &opt.ViolationTrace); err != nil {
+			return err
 		}
 		progress, done := newProgress(c, *quiet, "check "+spec.Algo)
 		opt.Progress = progress
@@ -119,17 +104,9 @@ func setupCheck(fs *pflag.FlagSet) action {
 		if err != nil {
 			return err
 		}
-		for _, b := range bufs {
-			if err := b.Flush(); err != nil {
-				return err
-			}
+		if err := out.finish(); err != nil {
+			return err
 		}
-		for _, f := range files {
-			if err := f.Close(); err != nil {
-				return err
-			}
-		}
-		files = nil
 		if err := writeCheck(c, *format, res); err != nil {
 			return err
 		}

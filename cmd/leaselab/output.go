@@ -14,6 +14,7 @@ package main
 //	createOutput(path)                     a file for --holds / --trace style flags
 
 import (
+	"bufio"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
@@ -306,6 +307,53 @@ func newProgress(c *ctx, quiet bool, label string) (func(done float64), func()) 
 
 // createOutput creates the file behind a --holds / --trace style flag
 // before the run starts, so a bad path fails fast, as bad input.
+// outFiles are the buffered output files of one command (--trace,
+// --holds, ...): open each, hand the writers to the runner, then flush and
+// close them all (finish), or just close them on an early return (abort).
+type outFiles struct {
+	files []*os.File
+	bufs  []*bufio.Writer
+}
+
+// open creates path for --flag and points *dst at a buffered writer to it
+// (traces are large: no syscall per line). An empty path does nothing.
+func (o *outFiles) open(flag, path string, dst *io.Writer) error {
+	if path == "" {
+		return nil
+	}
+	f, err := createOutput(flag, path)
+	if err != nil {
+		return err
+	}
+	b := bufio.NewWriterSize(f, 1<<16)
+	o.files = append(o.files, f)
+	o.bufs = append(o.bufs, b)
+	*dst = b
+	return nil
+}
+
+// finish flushes and closes every file, reporting the first error.
+func (o *outFiles) finish() error {
+	var first error
+	for i, b := range o.bufs {
+		if err := b.Flush(); err != nil && first == nil {
+			first = err
+		}
+		if err := o.files[i].Close(); err != nil && first == nil {
+			first = err
+		}
+	}
+	o.files, o.bufs = nil, nil
+	return first
+}
+
+// abort closes whatever finish did not.
+func (o *outFiles) abort() {
+	for _, f := range o.files {
+		f.Close()
+	}
+}
+
 func createOutput(flag, path string) (*os.File, error) {
 	f, err := os.Create(path)
 	if err != nil {

@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bufio"
 	"io"
-	"os"
 
 	"github.com/spf13/pflag"
 
@@ -85,28 +83,13 @@ func setupRun(fs *pflag.FlagSet) action {
 			return err
 		}
 		var opt runner.Options
-		var files []*os.File
-		var bufs []*bufio.Writer
-		defer func() {
-			for _, f := range files {
-				f.Close()
-			}
-		}()
-		for _, o := range []struct {
-			flag, path string
-			dst        *io.Writer
-		}{{"holds", *holds, &opt.Holds}, {"trace", *trace, &opt.Trace}} {
-			if o.path == "" {
-				continue
-			}
-			f, err := createOutput(o.flag, o.path)
-			if err != nil {
-				return err
-			}
-			files = append(files, f)
-			b := bufio.NewWriterSize(f, 1<<16) // traces are large: no syscall per line
-			bufs = append(bufs, b)
-			*o.dst = b
+		var out outFiles
+		defer out.abort()
+		if err := out.open("holds", *holds, &opt.Holds); err != nil {
+			return err
+		}
+		if err := out.open("trace", *trace, &opt.Trace); err != nil {
+			return err
 		}
 		for _, e := range runExtensions {
 			if e.before != nil {
@@ -122,17 +105,9 @@ func setupRun(fs *pflag.FlagSet) action {
 		if err != nil {
 			return err
 		}
-		for _, b := range bufs {
-			if err := b.Flush(); err != nil {
-				return err
-			}
+		if err := out.finish(); err != nil {
+			return err
 		}
-		for _, f := range files {
-			if err := f.Close(); err != nil {
-				return err
-			}
-		}
-		files = nil
 		if err := writeResult(c.stdout, *format, res); err != nil {
 			return err
 		}

@@ -151,14 +151,20 @@ func (rp *replayer) setup(cmd string) error {
 	return nil
 }
 
-func parseKV(args []string) (map[string]string, error) {
-	kv := map[string]string{}
+// kvPair is one key=value argument.
+type kvPair struct{ key, val string }
+
+// parseKV splits key=value arguments, keeping their order, so a line with
+// several bad values always reports the first one (a map would report
+// whichever its iteration order reached first).
+func parseKV(args []string) ([]kvPair, error) {
+	kv := make([]kvPair, 0, len(args))
 	for _, a := range args {
 		k, v, ok := strings.Cut(a, "=")
 		if !ok || k == "" || v == "" {
 			return nil, fmt.Errorf("expected key=value, got %q", a)
 		}
-		kv[k] = v
+		kv = append(kv, kvPair{k, v})
 	}
 	return kv, nil
 }
@@ -234,7 +240,8 @@ func (rp *replayer) exec(f []string) error {
 		if err != nil {
 			return err
 		}
-		for k, v := range kv {
+		for _, kp := range kv {
+			k, v := kp.key, kp.val
 			n, err := strconv.Atoi(v)
 			if err != nil {
 				return fmt.Errorf("cluster %s: %q is not a number", k, v)
@@ -285,7 +292,8 @@ func (rp *replayer) exec(f []string) error {
 		if err != nil {
 			return err
 		}
-		for k, v := range kv {
+		for _, kp := range kv {
+			k, v := kp.key, kp.val
 			switch k {
 			case "fsync":
 				d, err := time.ParseDuration(v)
@@ -326,7 +334,8 @@ func (rp *replayer) exec(f []string) error {
 		} else if pc, ok := rp.preClocks[n]; ok {
 			c = pc
 		}
-		for k, v := range kv {
+		for _, kp := range kv {
+			k, v := kp.key, kp.val
 			switch k {
 			case "offset":
 				d, err := time.ParseDuration(v)
@@ -442,8 +451,9 @@ func (rp *replayer) fail(format string, a ...any) error {
 	return nil
 }
 
-func applyParams(p *algorithms.Params, kv map[string]string) error {
-	for k, v := range kv {
+func applyParams(p *algorithms.Params, kv []kvPair) error {
+	for _, kp := range kv {
+		k, v := kp.key, kp.val
 		dur := func() (time.Duration, error) {
 			d, err := time.ParseDuration(v)
 			if err != nil {

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"reflect"
-	"sort"
 	"strings"
 
 	"leaselab/algorithms"
@@ -141,14 +140,7 @@ var resultColumns = func() []column {
 }()
 
 // derivedKeys is the derived meters in a fixed order.
-var derivedKeys = func() []string {
-	ks := make([]string, 0, len(derived))
-	for k := range derived {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return ks
-}()
+var derivedKeys = sortedKeys(derived)
 
 // MeterKeys lists every key a Meter may name: Result's numeric JSON keys
 // (nested ones dotted), then the derived meters.

@@ -28,11 +28,18 @@ highest id + 1). All nodes of a cluster must be given the same --algo,
 Client commands come on standard input, one per line:
   acquire R | extend R | release R | quit
 (R a resource number; end of input also quits). The node prints one JSON
-object per line on standard output: {"type":"ready",...} once it runs,
+object per line on standard output: {"type":"ready",...} once it runs
+(with its restart counter),
 then {"type":"event","event":"acquired","resource":R,"ballot":B,
 "local_ns":...,"until_ns":...,"remaining_ns":...} and the like for every
 event, {"type":"error",...} for a bad command. remaining_ns lets a driver
-on another clock place the hold; 'leaselab cluster' is such a driver.`,
+on another clock place the hold; 'leaselab cluster' is such a driver.
+
+The restart counter goes into the node's ballots, and a diskless node that
+restarted stays silent for M (--max-lease) before it answers or proposes.
+Give it by hand with --restarts, or let the node keep it: with --state-dir
+it reads how often it started from DIR/nodeI.restarts, records one more
+start there (fsync) before it sends anything, and uses the old count.`,
 		setup: setupNode,
 	})
 }
@@ -53,7 +60,8 @@ func setupNode(fs *pflag.FlagSet) action {
 	fs.IntVar(&cfg.Proposers, "proposers", 0, "proposers are nodes 0..P-1 (0: every node)")
 	addProtocolFlags(fs, &params)
 	fs.Uint64Var(&cfg.Seed, "seed", 1, "seed of the node's random choices (ballot jitter, backoff)")
-	restarts := fs.Uint16("restarts", 0, "how often this node ran before (goes into its ballots; a restarted diskless node waits M)")
+	restarts := fs.Uint16("restarts", 0, "how often this node ran before (goes into its ballots; a restarted diskless node waits M); or use --state-dir")
+	fs.StringVar(&cfg.StateDir, "state-dir", "", "directory where the node counts its own starts (file nodeI.restarts, synced before it runs) instead of --restarts")
 	fs.StringVar(&cfg.DiskDir, "disk-dir", "", "durable algorithms: directory of the log (default: a temporary directory)")
 	fs.DurationVar(&net.RTT, "rtt", 0, "emulated round trip added on send (one way is half)")
 	fs.DurationVar(&net.Jitter, "jitter", 0, "emulated one-way delay varies by up to this")
@@ -82,6 +90,9 @@ func setupNode(fs *pflag.FlagSet) action {
 		cfg.Peers = ps
 		cfg.Params = params
 		cfg.Ablations = abl
+		if fs.Changed("restarts") && cfg.StateDir != "" {
+			return usagef("give either --restarts or --state-dir, not both")
+		}
 		cfg.Restarts = *restarts
 		cfg.Net = udp.Netem{RTT: net.RTT, Jitter: net.Jitter, Loss: net.Loss, Bandwidth: net.Bandwidth}
 		if err := cfg.Net.Validate(); err != nil {

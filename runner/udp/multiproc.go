@@ -241,7 +241,16 @@ func Failover(ctx context.Context, cfg FailoverConfig) (FailoverResult, error) {
 		case <-ctx.Done():
 			chk.Finish(now())
 			res.Violations, res.ViolationList = violations(chk)
-			return res, fmt.Errorf("failover: %w in phase %d", ctx.Err(), phase)
+			switch {
+			case errors.Is(ctx.Err(), context.Canceled):
+				return res, fmt.Errorf("failover: %w in phase %d", ctx.Err(), phase)
+			case phase == 0:
+				return res, fmt.Errorf("failover: only %d of %d node processes were ready within %v", ready, cfg.Nodes, cfg.Limit)
+			case phase == 1:
+				return res, fmt.Errorf("failover: node 0 did not acquire and extend %d times within %v (%d acquisitions)", cfg.Extensions, cfg.Limit, res.Acquisitions)
+			default:
+				return res, fmt.Errorf("failover: no surviving node acquired the lease in the %v after node 0 was killed with %.1f ms left (the run's limit is %v); naive can block a lone contender this way, see the README", time.Duration(now()-killAt).Round(time.Millisecond), res.RemainingAtKillMS, cfg.Limit)
+			}
 		case pl := <-lines:
 			t := now()
 			if pl.err != nil {

@@ -42,8 +42,11 @@ type ProcessConfig struct {
 	Params    algorithms.Params
 	Ablations algorithms.Ablations
 	Seed      uint64
-	Restarts  uint16
-	Net       Netem
+	// Restarts is how often this node ran before. With StateDir set it
+	// must be 0: the node reads and records it there (NextRestarts).
+	Restarts uint16
+	StateDir string
+	Net      Netem
 	// DiskDir holds the log of a durable algorithm ("" means a temporary
 	// directory, removed at exit).
 	DiskDir string
@@ -55,6 +58,7 @@ type ProcessLine struct {
 	Node        int    `json:"node"`
 	Addr        string `json:"addr,omitempty"`
 	PID         int    `json:"pid,omitempty"`
+	Restarts    int    `json:"restarts,omitempty"` // ready: the restart counter of this life
 	Event       string `json:"event,omitempty"`
 	Resource    uint64 `json:"resource,omitempty"`
 	Owner       int    `json:"owner,omitempty"`
@@ -171,6 +175,16 @@ func RunProcess(ctx context.Context, cfg ProcessConfig, stdin io.Reader, stdout 
 	if err := alg.Validate(cfg.Params, cl, cfg.Ablations); err != nil {
 		return err
 	}
+	if cfg.StateDir != "" {
+		if cfg.Restarts != 0 {
+			return fmt.Errorf("give the restart counter either by hand (--restarts %d) or from a state directory (--state-dir %s), not both", cfg.Restarts, cfg.StateDir)
+		}
+		// Counted before the node can send anything: a life that ran is
+		// never counted twice.
+		if cfg.Restarts, err = NextRestarts(cfg.StateDir, cfg.ID); err != nil {
+			return err
+		}
+	}
 	conn, err := net.ListenUDP("udp", net.UDPAddrFromAddrPort(cfg.Listen))
 	if err != nil {
 		return fmt.Errorf("listen %v: %w", cfg.Listen, err)
@@ -195,7 +209,7 @@ func RunProcess(ctx context.Context, cfg ProcessConfig, stdin io.Reader, stdout 
 		// a higher restart counter.
 		if fi, err := os.Stat(LogPath(dir, cfg.ID)); err == nil && fi.Size() > 0 && cfg.Restarts == 0 {
 			conn.Close()
-			return fmt.Errorf("%s holds the log of an earlier run of node %d: give --restarts (one more than that run's) to recover from it, or use another --disk-dir", dir, cfg.ID)
+			return fmt.Errorf("%s holds the log of an earlier run of node %d: give --restarts (one more than that run's) or a --state-dir that counted its starts to recover from it, or use another --disk-dir", dir, cfg.ID)
 		}
 		var l *wal.Log
 		if l, recovered, err = OpenLog(dir, cfg.ID, true, false); err != nil {
@@ -236,7 +250,7 @@ func RunProcess(ctx context.Context, cfg ProcessConfig, stdin io.Reader, stdout 
 		}
 		out.Flush()
 	}()
-	obs.lines <- ProcessLine{Type: "ready", Node: int(cfg.ID), Addr: self.String(), PID: os.Getpid()}
+	obs.lines <- ProcessLine{Type: "ready", Node: int(cfg.ID), Addr: self.String(), PID: os.Getpid(), Restarts: int(cfg.Restarts)}
 
 	cmds := make(chan string)
 	go func() {

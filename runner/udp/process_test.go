@@ -1,9 +1,11 @@
 package udp
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/netip"
 	"os"
 	"os/exec"
@@ -190,5 +192,62 @@ func TestProcessClockSharedScale(t *testing.T) {
 	}
 	if la < algorithms.Local(time.Since(ProcessEpoch))-algorithms.Local(time.Second) {
 		t.Fatalf("local %d is not on the wall clock's scale", la)
+	}
+}
+
+// A diskless node process with a state directory counts its own lives: the
+// first starts with restart counter 0 and takes part at once, the second
+// reads 1 from the directory and stays silent for M before it joins.
+func TestProcessStateDirCountsRestarts(t *testing.T) {
+	dir := t.TempDir()
+	p := algorithms.DefaultParams()
+	p.LeaseSpan = 40 * time.Millisecond
+	p.MaxLease = 60 * time.Millisecond
+	cfg := ProcessConfig{ID: 1, Listen: netip.MustParseAddrPort("127.0.0.1:0"), Algo: "paxoslease", Params: p, StateDir: dir,
+		Peers: map[algorithms.NodeID]netip.AddrPort{0: netip.MustParseAddrPort("127.0.0.1:9"), 2: netip.MustParseAddrPort("127.0.0.1:9")}}
+	for life, want := range []int{0, 1} {
+		stdinR, stdinW := io.Pipe()
+		stdoutR, stdoutW := io.Pipe()
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		done := make(chan error, 1)
+		go func() {
+			done <- RunProcess(ctx, cfg, stdinR, stdoutW)
+			stdoutW.Close()
+		}()
+		sc := bufio.NewScanner(stdoutR)
+		var ready ProcessLine
+		joined := false
+		for sc.Scan() {
+			var l ProcessLine
+			if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
+				t.Fatalf("life %d: bad line %q", life, sc.Text())
+			}
+			if l.Type == "ready" {
+				ready = l
+				if want == 0 {
+					break // nothing to wait for: no quarantine
+				}
+			}
+			if l.Event == algorithms.Joined.String() {
+				joined = true
+				break
+			}
+		}
+		stdinW.Write([]byte("quit\n"))
+		go io.Copy(io.Discard, stdoutR)
+		if err := <-done; err != nil {
+			t.Fatalf("life %d: %v", life, err)
+		}
+		cancel()
+		if ready.Type != "ready" || ready.Restarts != want {
+			t.Fatalf("life %d: ready line %+v, want restarts %d", life, ready, want)
+		}
+		if want > 0 && !joined {
+			t.Fatalf("life %d: the restarted node never joined", life)
+		}
+	}
+	cfg.Restarts = 3
+	if err := RunProcess(context.Background(), cfg, strings.NewReader("quit\n"), io.Discard); err == nil || !strings.Contains(err.Error(), "not both") {
+		t.Fatalf("--restarts with --state-dir: %v", err)
 	}
 }

@@ -81,8 +81,8 @@ type Result struct {
 
 	// Disk meters (zero for the diskless algorithms, which is the point).
 	// DiskBytes: records written (synced or not) times DiskRecordSize in
-	// the simulator, bytes written in the udp environment; per second of
-	// SimulatedNS.
+	// the simulator, bytes the log wrote in the udp environment (its
+	// compactions included); per second of SimulatedNS.
 	Fsyncs         int64       `json:"fsyncs"`
 	FsyncsPerLease float64     `json:"fsyncs_per_lease"`
 	DiskBytes      int64       `json:"disk_bytes"`

@@ -46,9 +46,12 @@ import (
 // newer before something older has been made safe.
 //
 // Meters are real measurements: the wall time of each wal Append that
-// syncs (write + fsync) is one fsync's latency; bytes are records times
-// wal.RecordSize. Compaction's own writes and syncs inside the log are not
-// counted.
+// syncs (write + fsync) is one fsync's latency; bytes are what the log
+// says it wrote (wal.Stats.Bytes), so a compaction's rewrite of the live
+// state counts too. A compaction runs inside the Append that crossed the
+// threshold, before it returns: its syncs are part of that fsync's
+// latency rather than fsyncs of their own. (A storage without Stats is
+// metered as records times wal.RecordSize.)
 
 // diskState is a node's side of its log writer; only the loop touches it.
 type diskState struct {
@@ -157,6 +160,13 @@ func (d *diskState) kick() {
 // writer is the node's disk goroutine.
 func (d *diskState) writer() {
 	defer close(d.exited)
+	// Bytes the log had written when the last request ended: each
+	// request is metered with the log's own growth since then.
+	st, counted := d.st.(interface{ Stats() wal.Stats })
+	var written int64
+	if counted {
+		written = st.Stats().Bytes
+	}
 	for r := range d.req {
 		res := diskDone{recs: r.recs, sync: r.sync, ticket: r.ticket, bytes: int64(len(r.recs)) * wal.RecordSize}
 		switch {
@@ -176,6 +186,10 @@ func (d *diskState) writer() {
 			start := time.Now()
 			res.err = d.st.Append(r.recs)
 			res.fsyncNS = append(res.fsyncNS, int64(time.Since(start)))
+		}
+		if counted {
+			now := st.Stats().Bytes
+			res.bytes, written = now-written, now
 		}
 		d.done <- res // never blocks: the loop has not sent another request
 	}

@@ -24,7 +24,12 @@ func init() {
 until all run, then: node 0 acquires resource 1 and extends it --extensions
 times, --renew-before ahead of expiry; then its process is killed (SIGKILL)
 while its lease is alive, and nodes 1..--contenders try to acquire the
-resource until one holds it. The other processes keep running.
+resource until one holds it. The other processes keep running. With
+--restart, node 0 is then started again: every process counts its starts in
+a state directory ('leaselab node --state-dir'), so its second life has
+restart counter 1, and a diskless algorithm must keep it silent for M
+(FaTLease: v + d_max) before it joins; the output says how long it was
+silent, on its own clock.
 
 The lease-invariant checker runs on the driver's clock: each node reports
 the time left on its lease; a hold is dated from the moment the driver reads
@@ -54,6 +59,7 @@ func setupCluster(fs *pflag.FlagSet) action {
 		limit       = fs.Duration("limit", 60*time.Second, "give up after this long")
 		seed        = fs.Uint64("seed", 1, "seed of the nodes' random choices")
 		verbose     = fs.Bool("verbose", false, "log what the driver does on stderr")
+		restart     = fs.Bool("restart", false, "after the takeover, start node 0 again and measure its silence before it joins")
 	)
 	addProtocolFlags(fs, &params)
 	format := addFormatFlag(fs, "table", "json")
@@ -84,6 +90,7 @@ func setupCluster(fs *pflag.FlagSet) action {
 			Contenders:  *contenders,
 			Slack:       *slack,
 			Limit:       *limit,
+			Restart:     *restart,
 			Stderr:      c.stderr,
 		}
 		if *verbose {
@@ -110,6 +117,15 @@ func setupCluster(fs *pflag.FlagSet) action {
 				{"survivors alive", strconv.FormatBool(res.SurvivorsAlive)},
 				{"violations", strconv.Itoa(res.Violations)},
 				{"slack", fmt.Sprintf("%.1f ms", res.SlackMS)},
+			}
+			if res.Restarted {
+				silent := fmt.Sprintf("%.1f ms", res.QuarantineMS)
+				if alg.Durable {
+					silent = "0 (recovered from its log)"
+				}
+				rows = append(rows,
+					[]string{"node 0 restart counter", strconv.Itoa(res.RestartCounter)},
+					[]string{"node 0 silent after restart", silent})
 			}
 			if err := writeTable(c.stdout, []string{"metric", "value"}, rows); err != nil {
 				return err
@@ -144,6 +160,12 @@ func nodeArgs(pc udp.ProcessConfig) []string {
 		"--response-timeout", p.ResponseTimeout.String(),
 		"--max-rounds", strconv.Itoa(p.MaxRounds),
 		"--backoff", p.Backoff.String(),
+	}
+	if pc.StateDir != "" {
+		args = append(args, "--state-dir", pc.StateDir)
+	}
+	if pc.DiskDir != "" {
+		args = append(args, "--disk-dir", pc.DiskDir)
 	}
 	if len(pc.Ablations) > 0 {
 		args = append(args, "--ablate", strings.Join(pc.Ablations, ","))

@@ -62,7 +62,7 @@ func setupNode(fs *pflag.FlagSet) action {
 	fs.Uint64Var(&cfg.Seed, "seed", 1, "seed of the node's random choices (ballot jitter, backoff)")
 	restarts := fs.Uint16("restarts", 0, "how often this node ran before (goes into its ballots; a restarted diskless node waits M); or use --state-dir")
 	fs.StringVar(&cfg.StateDir, "state-dir", "", "directory where the node counts its own starts (file nodeI.restarts, synced before it runs) instead of --restarts")
-	fs.StringVar(&cfg.DiskDir, "disk-dir", "", "durable algorithms: directory of the log (default: a temporary directory)")
+	fs.StringVar(&cfg.DiskDir, "disk-dir", "", "durable algorithms: directory of the log (default: --state-dir, else a temporary directory)")
 	fs.DurationVar(&net.RTT, "rtt", 0, "emulated round trip added on send (one way is half)")
 	fs.DurationVar(&net.Jitter, "jitter", 0, "emulated one-way delay varies by up to this")
 	fs.Float64Var(&net.Loss, "loss", 0, "emulated probability in [0, 1) that a message is dropped")

@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"net/netip"
+	"os"
 	"os/exec"
 	"sync"
 	"time"
@@ -40,6 +41,11 @@ type FailoverConfig struct {
 	// from a node's report, to cover the time between the node's event and
 	// the driver reading it (see Failover). 0 means 5 ms.
 	Slack time.Duration
+	// Restart: once another node took over, start node 0 again. Every
+	// process keeps its restart counter in a state directory (Node.StateDir,
+	// or a temporary one), so node 0's second life reads counter 1, and a
+	// diskless node must then stay silent for M before it joins.
+	Restart bool
 	// Limit bounds the whole run (0: 60 s).
 	Limit time.Duration
 	// Log, if set, receives one line per thing the driver does.
@@ -62,13 +68,20 @@ type FailoverResult struct {
 	MaxLeaseMS  float64 `json:"max_lease_ms"`
 	// RemainingAtKillMS: how much of the killed holder's last lease was
 	// left, by its own report, when it was killed.
-	RemainingAtKillMS float64             `json:"remaining_at_kill_ms"`
-	Acquisitions      int                 `json:"acquisitions"`
-	Violations        int                 `json:"violations"`
-	ViolationList     []runner.Violation  `json:"violation_list,omitempty"`
-	SurvivorsAlive    bool                `json:"survivors_alive"`
-	SlackMS           float64             `json:"slack_ms"`
-	Events            []FailoverEventLine `json:"-"`
+	RemainingAtKillMS float64            `json:"remaining_at_kill_ms"`
+	Acquisitions      int                `json:"acquisitions"`
+	Violations        int                `json:"violations"`
+	ViolationList     []runner.Violation `json:"violation_list,omitempty"`
+	SurvivorsAlive    bool               `json:"survivors_alive"`
+	SlackMS           float64            `json:"slack_ms"`
+	// With Restart: node 0's restart counter in its second life, and how
+	// long it stayed silent, on its own clock from its start to its Joined
+	// event (0 for a durable algorithm, which rejoins at once; -1 if it
+	// never reported Joined).
+	Restarted      bool                `json:"restarted"`
+	RestartCounter int                 `json:"restart_counter"`
+	QuarantineMS   float64             `json:"quarantine_ms"`
+	Events         []FailoverEventLine `json:"-"`
 }
 
 // FailoverEventLine is one line a process reported, stamped with the
@@ -80,6 +93,7 @@ type FailoverEventLine struct {
 
 type procLine struct {
 	node int
+	p    *proc // the process (a restarted node has a new one)
 	line ProcessLine
 	err  error // the stream ended
 }
@@ -133,6 +147,18 @@ func Failover(ctx context.Context, cfg FailoverConfig) (FailoverResult, error) {
 	if cfg.RenewBefore <= 0 || cfg.RenewBefore >= cfg.Node.Params.LeaseSpan {
 		return res, fmt.Errorf("renew-before %v must be in (0, lease span %v)", cfg.RenewBefore, cfg.Node.Params.LeaseSpan)
 	}
+	alg, err := algorithms.Lookup(cfg.Node.Algo)
+	if err != nil {
+		return res, err
+	}
+	if cfg.Restart && cfg.Node.StateDir == "" {
+		dir, err := os.MkdirTemp("", "leaselab-cluster-")
+		if err != nil {
+			return res, err
+		}
+		defer os.RemoveAll(dir)
+		cfg.Node.StateDir = dir
+	}
 	res.SlackMS = ms(cfg.Slack)
 	res.Contenders = cfg.Contenders
 	ctx, cancel := context.WithTimeout(ctx, cfg.Limit)
@@ -169,7 +195,7 @@ func Failover(ctx context.Context, cfg FailoverConfig) (FailoverResult, error) {
 	}()
 	stop := make(chan struct{})
 	defer close(stop) // runs first: readers stop sending before the processes are reaped
-	for i := range procs {
+	startProc := func(i int) error {
 		pc := cfg.Node
 		pc.ID = algorithms.NodeID(i)
 		pc.Listen = addrs[i]
@@ -178,18 +204,18 @@ func Failover(ctx context.Context, cfg FailoverConfig) (FailoverResult, error) {
 		cmd.Stderr = cfg.Stderr
 		stdin, err := cmd.StdinPipe()
 		if err != nil {
-			return res, err
+			return err
 		}
 		stdout, err := cmd.StdoutPipe()
 		if err != nil {
-			return res, err
+			return err
 		}
 		if err := cmd.Start(); err != nil {
-			return res, fmt.Errorf("start node %d: %w", i, err)
+			return fmt.Errorf("start node %d: %w", i, err)
 		}
 		p := &proc{cmd: cmd, stdin: stdin, done: make(chan struct{})}
 		procs[i] = p
-		go func(i int) {
+		go func() {
 			sc := bufio.NewScanner(stdout)
 			for sc.Scan() {
 				var l ProcessLine
@@ -197,17 +223,23 @@ func Failover(ctx context.Context, cfg FailoverConfig) (FailoverResult, error) {
 					continue
 				}
 				select {
-				case lines <- procLine{node: i, line: l}:
+				case lines <- procLine{node: i, line: l, p: p}:
 				case <-stop:
 				}
 			}
 			p.cmd.Wait()
 			close(p.done)
 			select {
-			case lines <- procLine{node: i, err: io.EOF}:
+			case lines <- procLine{node: i, err: io.EOF, p: p}:
 			case <-stop:
 			}
-		}(i)
+		}()
+		return nil
+	}
+	for i := range procs {
+		if err := startProc(i); err != nil {
+			return res, err
+		}
 	}
 
 	start := time.Now()
@@ -219,6 +251,7 @@ func Failover(ctx context.Context, cfg FailoverConfig) (FailoverResult, error) {
 	var (
 		phase       = 0 // 0 starting, 1 holder acquiring/extending, 2 killed, 3 taken over
 		holderUntil int64
+		restartedAt int64 // node 0's local clock when its second life started
 		extendSent  bool
 		killAt      int64
 		takeover    int64
@@ -246,6 +279,8 @@ func Failover(ctx context.Context, cfg FailoverConfig) (FailoverResult, error) {
 				return res, fmt.Errorf("failover: %w in phase %d", ctx.Err(), phase)
 			case phase == 0:
 				return res, fmt.Errorf("failover: only %d of %d node processes were ready within %v", ready, cfg.Nodes, cfg.Limit)
+			case phase == 4:
+				return res, fmt.Errorf("failover: node 0 was started again but did not join within the run's limit %v", cfg.Limit)
 			case phase == 1:
 				return res, fmt.Errorf("failover: node 0 did not acquire and extend %d times within %v (%d acquisitions)", cfg.Extensions, cfg.Limit, res.Acquisitions)
 			default:
@@ -253,6 +288,9 @@ func Failover(ctx context.Context, cfg FailoverConfig) (FailoverResult, error) {
 			}
 		case pl := <-lines:
 			t := now()
+			if pl.p != procs[pl.node] {
+				continue // a line of node 0's killed life, read late
+			}
 			if pl.err != nil {
 				alive[pl.node] = false
 				chk.Crash(t, algorithms.NodeID(pl.node))
@@ -266,6 +304,19 @@ func Failover(ctx context.Context, cfg FailoverConfig) (FailoverResult, error) {
 			switch l.Type {
 			case "ready":
 				alive[pl.node] = true
+				if phase == 4 && pl.node == 0 {
+					res.Restarted = true
+					res.RestartCounter = l.Restarts
+					restartedAt = l.LocalNS
+					logf("%8.3f ms node 0 runs again with restart counter %d", ms(time.Duration(t)), l.Restarts)
+					if alg.Durable {
+						// Recovered from its log: no quarantine.
+						res.QuarantineMS = 0
+						phase = 5
+						endTimer.Reset(cfg.Node.Params.LeaseSpan / 2)
+					}
+					continue
+				}
 				ready++
 				if ready == cfg.Nodes {
 					logf("%8.3f ms all %d nodes ready; node 0 acquires resource %d", ms(time.Duration(t)), cfg.Nodes, resource)
@@ -311,8 +362,24 @@ func Failover(ctx context.Context, cfg FailoverConfig) (FailoverResult, error) {
 					res.NextOwner = pl.node
 					res.GapMS = float64(takeover-killAt) / 1e6
 					phase = 3
+					if cfg.Restart {
+						if err := startProc(0); err != nil {
+							return res, err
+						}
+						phase = 4
+						res.QuarantineMS = -1
+						logf("%8.3f ms node %d took over; node 0 starts again", ms(time.Duration(t)), pl.node)
+						continue
+					}
 					// Watch a little longer for any other node that might
 					// also believe it holds the lease.
+					endTimer.Reset(cfg.Node.Params.LeaseSpan / 2)
+				}
+			case "joined":
+				if phase == 4 && pl.node == 0 {
+					res.QuarantineMS = float64(l.LocalNS-restartedAt) / 1e6
+					logf("%8.3f ms node 0 joined after %.1f ms of silence on its own clock", ms(time.Duration(t)), res.QuarantineMS)
+					phase = 5
 					endTimer.Reset(cfg.Node.Params.LeaseSpan / 2)
 				}
 			case "lost":
@@ -348,8 +415,10 @@ func Failover(ctx context.Context, cfg FailoverConfig) (FailoverResult, error) {
 					res.SurvivorsAlive = false
 				}
 			}
-			for i := 1; i < cfg.Nodes; i++ {
-				procs[i].send("quit")
+			for i := range procs {
+				if alive[i] {
+					procs[i].send("quit")
+				}
 			}
 			return res, nil
 		}

@@ -47,8 +47,8 @@ type ProcessConfig struct {
 	Restarts uint16
 	StateDir string
 	Net      Netem
-	// DiskDir holds the log of a durable algorithm ("" means a temporary
-	// directory, removed at exit).
+	// DiskDir holds the log of a durable algorithm ("" means StateDir, or
+	// without one a temporary directory, removed at exit).
 	DiskDir string
 }
 
@@ -198,6 +198,11 @@ func RunProcess(ctx context.Context, cfg ProcessConfig, stdin io.Reader, stdout 
 	if alg.Durable {
 		dir := cfg.DiskDir
 		if dir == "" {
+			// A node that keeps its restart counter keeps its log beside
+			// it: a second life must find the first one's promises.
+			dir = cfg.StateDir
+		}
+		if dir == "" {
 			if dir, err = os.MkdirTemp("", "leaselab-node-"); err != nil {
 				conn.Close()
 				return err
@@ -219,11 +224,12 @@ func RunProcess(ctx context.Context, cfg ProcessConfig, stdin io.Reader, stdout 
 		st = l
 	}
 	obs := &lineObs{lines: make(chan ProcessLine, 4096)}
+	clock := ProcessClock()
 	node, err := NewNode(NodeConfig{
 		ID: cfg.ID, Algo: alg, Seed: cfg.Seed,
 		Node: algorithms.Config{Cluster: cl, Params: cfg.Params, Ablations: cfg.Ablations, Restarts: cfg.Restarts,
 			Recovered: recovered},
-		Conn: conn, Peers: peers, Clock: ProcessClock(),
+		Conn: conn, Peers: peers, Clock: clock,
 		Net: cfg.Net, Storage: st, Observer: obs,
 		MaxDatagram: DefaultDatagram(peers),
 	})
@@ -234,6 +240,10 @@ func RunProcess(ctx context.Context, cfg ProcessConfig, stdin io.Reader, stdout 
 		}
 		return err
 	}
+	// The ready line carries the local time read before the node starts,
+	// so a driver can measure on the node's own clock how long a
+	// restarted node stayed silent (its Joined event's local_ns minus this).
+	_, started := clock.Now()
 	node.Start()
 	defer node.Stop()
 
@@ -250,7 +260,7 @@ func RunProcess(ctx context.Context, cfg ProcessConfig, stdin io.Reader, stdout 
 		}
 		out.Flush()
 	}()
-	obs.lines <- ProcessLine{Type: "ready", Node: int(cfg.ID), Addr: self.String(), PID: os.Getpid(), Restarts: int(cfg.Restarts)}
+	obs.lines <- ProcessLine{Type: "ready", Node: int(cfg.ID), Addr: self.String(), PID: os.Getpid(), Restarts: int(cfg.Restarts), LocalNS: int64(started)}
 
 	cmds := make(chan string)
 	go func() {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"leaselab/algorithms"
+	_ "leaselab/classicpaxos"
 	_ "leaselab/paxoslease"
 )
 
@@ -97,7 +98,7 @@ func TestParseCommand(t *testing.T) {
 // naive-undo gives back a failed attempt's grants, so it must take over.
 func failoverAlgos() []string {
 	var out []string
-	for _, n := range []string{"paxoslease", "naive-undo"} {
+	for _, n := range []string{"paxoslease", "naive-undo", "classicpaxos"} {
 		if _, err := algorithms.Lookup(n); err == nil {
 			out = append(out, n)
 		}
@@ -113,6 +114,7 @@ func TestFailoverKillsHolderProcess(t *testing.T) {
 			p.MaxLease = 900 * time.Millisecond
 			p.ResponseTimeout = 100 * time.Millisecond
 			p.Backoff = 20 * time.Millisecond
+			p.DMax = 100 * time.Millisecond // classic Paxos waits v + d_max
 			var log strings.Builder
 			r, err := Failover(context.Background(), FailoverConfig{
 				Nodes:       3,
@@ -120,6 +122,7 @@ func TestFailoverKillsHolderProcess(t *testing.T) {
 				Command:     selfCommand,
 				Extensions:  2,
 				RenewBefore: 200 * time.Millisecond,
+				Restart:     true,
 				Limit:       20 * time.Second,
 				Log:         &log,
 				Stderr:      os.Stderr,
@@ -140,7 +143,19 @@ func TestFailoverKillsHolderProcess(t *testing.T) {
 			if r.GapMS < r.RemainingAtKillMS-1 || r.GapMS > r.MaxLeaseMS+500 {
 				t.Fatalf("failover gap %.1f ms (holder had %.1f ms left, M = %.0f ms)", r.GapMS, r.RemainingAtKillMS, r.MaxLeaseMS)
 			}
-			t.Logf("failover gap %.1f ms, holder had %.1f ms left", r.GapMS, r.RemainingAtKillMS)
+			// Node 0's second life counted itself in its state directory;
+			// a diskless node stays silent for M on its own clock (the
+			// silence is measured from a time read before it started, so
+			// it cannot come out short), a durable one recovers from its
+			// log and rejoins at once.
+			alg, _ := algorithms.Lookup(algo)
+			if !r.Restarted || r.RestartCounter != 1 {
+				t.Fatalf("restarted %v with counter %d, want counter 1", r.Restarted, r.RestartCounter)
+			}
+			if alg.Durable != (r.QuarantineMS == 0) || (!alg.Durable && r.QuarantineMS < r.MaxLeaseMS) {
+				t.Fatalf("node 0 was silent %.1f ms after its restart (M = %.0f ms, durable %v)", r.QuarantineMS, r.MaxLeaseMS, alg.Durable)
+			}
+			t.Logf("failover gap %.1f ms, holder had %.1f ms left; restarted node silent %.1f ms", r.GapMS, r.RemainingAtKillMS, r.QuarantineMS)
 		})
 	}
 }

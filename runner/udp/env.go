@@ -70,6 +70,10 @@ type env struct {
 	tempDir  bool
 	bg       *Background // Spec.Disk.Background's writer, nil without
 	seeds    *rand.Rand
+	// Partitions (Spec.Faults.Partitions): cut is what the nodes read on
+	// every send (nil without partitions), plan draws the episodes.
+	cut  *Partition
+	plan *partitionPlan
 
 	drv *runner.Driver
 	rec *runner.Recorder
@@ -91,11 +95,8 @@ func RunSpec(spec runner.Spec, opt runner.Options, eo EnvOptions) (runner.Result
 	if err := spec.Validate(); err != nil {
 		return runner.Result{}, Extra{}, err
 	}
-	if spec.Net.Dup > 0 || spec.Net.Reorder > 0 {
-		return runner.Result{}, Extra{}, errors.New("udp: duplication and reordering are simulator faults; the udp environment injects only delay, jitter, loss and bandwidth")
-	}
-	if spec.Faults.CrashRate > 0 || spec.Faults.Partitions > 0 {
-		return runner.Result{}, Extra{}, errors.New("udp: random crashes and partitions are simulator faults; the udp environment crashes nodes only as the workload asks (failover)")
+	if spec.Faults.CrashRate > 0 {
+		return runner.Result{}, Extra{}, errors.New("udp: random crashes (crash rate) are simulator-only; the udp environment crashes nodes only as the workload asks (failover)")
 	}
 	alg, err := algorithms.Lookup(spec.Algo)
 	if err != nil {
@@ -165,6 +166,10 @@ func RunSpec(spec runner.Spec, opt runner.Options, eo EnvOptions) (runner.Result
 	for i := 0; i < cl.Nodes; i++ {
 		e.clocks = append(e.clocks, &Clock{Start: e.base.Start, Map: drawClock(crng, spec.Clocks.Skew, spec.Clocks.Drift)})
 	}
+	if spec.Faults.Partitions > 0 && cl.Nodes > 1 {
+		e.cut = &Partition{}
+		e.plan = newPartitionPlan(spec.Seed, spec.Faults.Partitions, spec.Faults.PartitionLen, cl.Nodes)
+	}
 	e.nodes = make([]*Node, cl.Nodes)
 	e.lives = make([]*Node, cl.Nodes)
 	e.restarts = make([]uint16, cl.Nodes)
@@ -217,6 +222,9 @@ func RunSpec(spec runner.Spec, opt runner.Options, eo EnvOptions) (runner.Result
 	}
 	e.now = 0
 	e.drv.Start()
+	if e.cut != nil {
+		e.planPartition()
+	}
 	e.mu.Unlock()
 
 	e.serve(opt.Progress)
@@ -293,7 +301,8 @@ func (e *env) boot(id algorithms.NodeID) error {
 		Peers:       e.addrs,
 		Clock:       e.clocks[id],
 		MaxDatagram: e.eo.MaxDatagram,
-		Net:         Netem{RTT: e.spec.Net.RTT, Jitter: e.spec.Net.Jitter, Loss: e.spec.Net.Loss, Bandwidth: e.spec.Net.Bandwidth},
+		Net:         NetemOf(e.spec.Net),
+		Partition:   e.cut,
 		Observer:    e,
 		Window:      e.eo.Window,
 		SyncEach:    !e.spec.Disk.GroupCommit,
@@ -425,6 +434,83 @@ func (e *env) clockNow() int64 {
 	}
 	e.now = t
 	return t
+}
+
+// --- partitions ---
+
+// partitionPlan draws a run's partition episodes the way the simulator
+// does (sim.scheduleFaults, startPartition, heal), from a source of their
+// own seeded with the run's seed: episodes start as a Poisson process of
+// perMinute per minute of true time, the next drawn from where the
+// previous one healed (they never overlap); each puts every node on a
+// random side, both sides non-empty, for uniform [length/2, length].
+// Times are planned from planned times, never from when a callback
+// happened to run, so the whole schedule depends on the seed alone; only
+// what the messages meet over UDP is real-time chance.
+type partitionPlan struct {
+	rng       *rand.Rand
+	perMinute float64
+	length    int64
+	healed    int64   // planned end of the previous episode (0 at first)
+	sides     []uint8 // of the episode next returned
+}
+
+func newPartitionPlan(seed uint64, perMinute float64, length time.Duration, nodes int) *partitionPlan {
+	return &partitionPlan{rng: rand.New(rand.NewPCG(seed, 0x7061727469)), perMinute: perMinute,
+		length: int64(length), sides: make([]uint8, nodes)}
+}
+
+// next plans the next episode: it splits at start and heals at heal, with
+// node i on side p.sides[i].
+func (p *partitionPlan) next() (start, heal int64) {
+	start = p.healed + int64(p.rng.ExpFloat64()*60e9/p.perMinute)
+	n, b := len(p.sides), 0
+	for i := range p.sides {
+		p.sides[i] = uint8(p.rng.IntN(2))
+		b += int(p.sides[i])
+	}
+	if b == 0 || b == n {
+		// Everyone landed on one side: move one random node across.
+		p.sides[p.rng.IntN(n)] ^= 1
+	}
+	heal = start + p.length/2 + p.rng.Int64N(p.length-p.length/2+1)
+	p.healed = heal
+	return start, heal
+}
+
+// planPartition schedules the next episode; mu is held.
+func (e *env) planPartition() {
+	start, heal := e.plan.next()
+	e.At(start, func() { e.split(heal) })
+}
+
+// split starts an episode (a timed callback: mu is held).
+func (e *env) split(heal int64) {
+	e.cut.Split(e.plan.sides)
+	e.rec.Partition(e.now)
+	if tr := e.rec.Tracer(); tr != nil {
+		// Holds that ended before now go into the trace first, so that it
+		// stays in true-time order.
+		e.rec.Checker().Advance(e.now)
+		var mask int64
+		for i := 0; i < len(e.plan.sides) && i < 64; i++ {
+			if e.plan.sides[i] == 0 {
+				mask |= 1 << i
+			}
+		}
+		tr.Add(&runner.TraceRec{T: e.now, Local: algorithms.Local(e.now), Kind: runner.TracePartition, Node: algorithms.NoNode, X: mask})
+	}
+	e.At(heal, e.heal)
+}
+
+// heal ends an episode (a timed callback: mu is held).
+func (e *env) heal() {
+	e.cut.Heal()
+	if tr := e.rec.Tracer(); tr != nil {
+		e.rec.Checker().Advance(e.now)
+		tr.Add(&runner.TraceRec{T: e.now, Local: algorithms.Local(e.now), Kind: runner.TraceHeal, Node: algorithms.NoNode})
+	}
+	e.planPartition()
 }
 
 // --- runner.Env (every method is called with mu held) ---
@@ -595,6 +681,9 @@ func addMeters(m *Meters, x Meters) {
 	m.MsgsSent += x.MsgsSent
 	m.MsgsLocal += x.MsgsLocal
 	m.MsgsDropped += x.MsgsDropped
+	m.MsgsPartitioned += x.MsgsPartitioned
+	m.MsgsDuplicated += x.MsgsDuplicated
+	m.MsgsReordered += x.MsgsReordered
 	m.DatagramsSent += x.DatagramsSent
 	m.BytesSent += x.BytesSent
 	m.SendErrors += x.SendErrors

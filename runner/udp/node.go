@@ -76,8 +76,13 @@ type NodeConfig struct {
 	Clock *Clock
 	// MaxDatagram bounds the datagrams the node sends, in bytes.
 	MaxDatagram int
-	// Net is user-space delay, jitter, loss and bandwidth on send.
+	// Net is user-space delay, jitter, loss, duplication, reordering and
+	// bandwidth on send.
 	Net Netem
+	// Partition, if set, is the split the node's messages must respect
+	// (shared with the other nodes of the process; the runner's udp
+	// environment splits and heals it). Nil: never split.
+	Partition *Partition
 	// Storage, if set, makes Output.Persist durable (classic Paxos; see
 	// disk.go): a log opened with OpenLog, whose recovered records go in
 	// Node.Recovered. The node owns it from Start on and closes it when
@@ -102,11 +107,20 @@ type NodeConfig struct {
 // Meters are a node's counters. They are written by its event loop only;
 // read them after Stop (or accept a racy snapshot for progress).
 type Meters struct {
-	MsgsSent      int64 // messages to other nodes (after injected loss)
-	MsgsLocal     int64 // messages to itself, delivered without the socket
-	MsgsDropped   int64 // messages dropped by injected loss
-	DatagramsSent int64
-	BytesSent     int64 // UDP payload bytes
+	// MsgsSent: messages to other nodes put into datagrams, after
+	// injected loss and partitions, each injected duplicate counted too.
+	MsgsSent    int64
+	MsgsLocal   int64 // messages to itself, delivered without the socket
+	MsgsDropped int64 // messages dropped by injected loss
+	// MsgsPartitioned: messages dropped because sender and receiver were
+	// on different sides of a partition when it was sent.
+	MsgsPartitioned int64
+	// MsgsDuplicated: extra copies injected (Netem.Dup); MsgsReordered:
+	// messages (originals or copies) held back (Netem.Reorder).
+	MsgsDuplicated int64
+	MsgsReordered  int64
+	DatagramsSent  int64
+	BytesSent      int64 // UDP payload bytes
 	// SendErrors: datagrams the kernel refused to send (ENOBUFS and the
 	// like), i.e. lost; FirstSendError is the first such error. Writes
 	// that fail because the node was killed are not counted.
@@ -203,7 +217,7 @@ func NewNode(cfg NodeConfig) (*Node, error) {
 		stop:   make(chan struct{}),
 		done:   make(chan struct{}),
 		flight: make(map[algorithms.ResourceID]struct{}),
-		net:    newNetem(cfg.Net, cfg.Seed, cfg.ID),
+		net:    newNetem(cfg.Net, cfg.Partition, cfg.Seed, cfg.ID),
 	}
 	n.inbox.wake = make(chan struct{}, 1)
 	n.stepObs, _ = cfg.Observer.(StepObserver)
@@ -700,9 +714,8 @@ func (n *Node) route(m *algorithms.Message) {
 		n.meters.EncodeErrors++ // a message to a node that does not exist: a bug of the algorithm
 		return
 	}
-	if n.net.drop() {
-		n.meters.MsgsDropped++
-		return
+	if n.net.faulty && !n.net.fault(n, m) {
+		return // dropped, or sent in a datagram of its own
 	}
 	b := n.batch[m.To]
 	if b.Len() == 0 {

@@ -263,7 +263,7 @@ func benchSingle(s runner.Spec, eo udp.EnvOptions, reps int, out benchOutput) (b
 	if s.Env == "udp" {
 		cfg := udp.ClusterConfig{Algo: s.Algo, Cluster: clusterOf(s), Params: s.Params, Ablations: s.Ablate,
 			Seed: s.Seed, MaxDatagram: s.Net.Datagram, DiskDir: s.Disk.Dir, SyncEach: !s.Disk.GroupCommit,
-			Net:  udp.Netem{RTT: s.Net.RTT, Jitter: s.Net.Jitter, Loss: s.Net.Loss, Bandwidth: s.Net.Bandwidth},
+			Net:  udp.NetemOf(s.Net),
 			Skew: s.Clocks.Skew, Drift: s.Clocks.Drift, Background: s.Disk.Background}
 		sr, err := udp.RunSingle(context.Background(), cfg, reps, s.Duration)
 		if err != nil {

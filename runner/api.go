@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"errors"
 	"fmt"
 	"io"
 
@@ -49,6 +50,19 @@ func RegisterEnv(name string, f EnvFunc) {
 }
 
 // Run runs one experiment. Spec.Validate errors come back unchanged.
+// ErrBadSpec marks an error that says a Spec cannot run as given: the
+// environment does not support part of it. Commands treat it as bad input
+// (exit status 2), not as a failed run. Wrap with BadSpec.
+var ErrBadSpec = errors.New("spec not supported")
+
+// BadSpec marks err as ErrBadSpec; its text stays err's.
+func BadSpec(err error) error { return badSpec{err} }
+
+type badSpec struct{ error }
+
+func (badSpec) Is(target error) bool { return target == ErrBadSpec }
+func (b badSpec) Unwrap() error      { return b.error }
+
 func Run(spec Spec, opt Options) (Result, error) {
 	if err := spec.Validate(); err != nil {
 		return Result{}, err

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -219,6 +220,9 @@ func benchBatch(s runner.Spec, eo udp.EnvOptions, progress func(float64), out be
 		res, ex, err = udp.RunSpec(s, opt, eo)
 	} else {
 		res, err = runner.Run(s, opt)
+	}
+	if errors.Is(err, runner.ErrBadSpec) {
+		return benchRun{}, badInput(err)
 	}
 	if err != nil {
 		return benchRun{}, err

@@ -62,6 +62,7 @@ func TestBadInput(t *testing.T) {
 		{[]string{"check", "--algo", "naive", "--seeds", "0"}, "--seeds must be at least 1"},
 		{[]string{"check", "--algo", "naive", "--seed", "3"}, "use --first-seed, not --seed"},
 		{[]string{"check", "--algo", "naive", "--env", "udp"}, "simulator only"},
+		{[]string{"run", "--algo", "naive", "--env", "udp", "--crash-rate", "1"}, "random crashes (crash rate) are simulator-only"},
 		{[]string{"check", "--algo", "nosuch"}, `unknown algorithm "nosuch"`},
 		{[]string{"check", "--algo", "naive", "--acceptors", "0"}, "need at least 1 acceptor"},
 		{[]string{"replay"}, "replay takes one scenario FILE, got 0 arguments"},

@@ -66,6 +66,8 @@ func setupNode(fs *pflag.FlagSet) action {
 	fs.DurationVar(&net.RTT, "rtt", 0, "emulated round trip added on send (one way is half)")
 	fs.DurationVar(&net.Jitter, "jitter", 0, "emulated one-way delay varies by up to this")
 	fs.Float64Var(&net.Loss, "loss", 0, "emulated probability in [0, 1) that a message is dropped")
+	fs.Float64Var(&net.Dup, "dup", 0, "emulated probability in [0, 1] that a message is sent twice (the copy in a datagram of its own, with its own delay)")
+	fs.Float64Var(&net.Reorder, "reorder", 0, "emulated probability in [0, 1] that a message is held back by up to max(2*RTT, 1ms) extra, in a datagram of its own")
 	fs.Int64Var(&net.Bandwidth, "bandwidth", 0, "emulated bytes/s leaving the node (0: unlimited)")
 	return func(c *ctx, args []string) error {
 		if len(args) > 0 {
@@ -94,7 +96,7 @@ func setupNode(fs *pflag.FlagSet) action {
 			return usagef("give either --restarts or --state-dir, not both")
 		}
 		cfg.Restarts = *restarts
-		cfg.Net = udp.Netem{RTT: net.RTT, Jitter: net.Jitter, Loss: net.Loss, Bandwidth: net.Bandwidth}
+		cfg.Net = udp.NetemOf(net)
 		if err := cfg.Net.Validate(); err != nil {
 			return badInput(err)
 		}

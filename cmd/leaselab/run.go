@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"io"
 
 	"github.com/spf13/pflag"
@@ -102,6 +103,9 @@ func setupRun(fs *pflag.FlagSet) action {
 		opt.Progress = progress
 		res, err := runner.Run(spec, opt)
 		done()
+		if errors.Is(err, runner.ErrBadSpec) {
+			return badInput(err)
+		}
 		if err != nil {
 			return err
 		}

@@ -96,7 +96,7 @@ func RunSpec(spec runner.Spec, opt runner.Options, eo EnvOptions) (runner.Result
 		return runner.Result{}, Extra{}, err
 	}
 	if spec.Faults.CrashRate > 0 {
-		return runner.Result{}, Extra{}, errors.New("udp: random crashes (crash rate) are simulator-only; the udp environment crashes nodes only as the workload asks (failover)")
+		return runner.Result{}, Extra{}, runner.BadSpec(errors.New("udp: random crashes (crash rate) are simulator-only; the udp environment crashes nodes only as the workload asks (failover)"))
 	}
 	alg, err := algorithms.Lookup(spec.Algo)
 	if err != nil {
@@ -105,7 +105,7 @@ func RunSpec(spec runner.Spec, opt runner.Options, eo EnvOptions) (runner.Result
 	if eo.MaxDatagram == 0 {
 		eo.MaxDatagram = spec.Net.Datagram
 	} else if spec.Net.Datagram != 0 && spec.Net.Datagram != eo.MaxDatagram {
-		return runner.Result{}, Extra{}, fmt.Errorf("udp: datagram size %d in the spec but %d in the environment options", spec.Net.Datagram, eo.MaxDatagram)
+		return runner.Result{}, Extra{}, runner.BadSpec(fmt.Errorf("udp: datagram size %d in the spec but %d in the environment options", spec.Net.Datagram, eo.MaxDatagram))
 	}
 	if eo.Window == 0 {
 		eo.Window = DefaultWindow

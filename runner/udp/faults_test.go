@@ -513,3 +513,47 @@ func TestCrashRateSimulatorOnly(t *testing.T) {
 		t.Fatalf("want the simulator-only error, got %v", err)
 	}
 }
+
+// Jitter has the simulator's law: the one-way delay is RTT/2 plus uniform
+// [-Jitter, +Jitter], cut at zero, so a jittered link has the same mean
+// delay in both environments.
+func TestNetemJitterSymmetric(t *testing.T) {
+	const (
+		rtt   = 2 * time.Millisecond
+		draws = 100000
+	)
+	for _, c := range []struct {
+		jitter time.Duration
+		lo, hi time.Duration
+		mean   time.Duration // -1: not checked
+	}{
+		{300 * time.Microsecond, rtt/2 - 300*time.Microsecond, rtt/2 + 300*time.Microsecond, rtt / 2},
+		// Jitter beyond RTT/2 is cut at no delay, as in the simulator.
+		{2 * rtt, 0, rtt/2 + 2*rtt, -1},
+	} {
+		e := newNetem(Netem{RTT: rtt, Jitter: c.jitter}, nil, 5, 0)
+		lo, hi := int64(math.MaxInt64), int64(math.MinInt64)
+		var sum float64
+		zero := 0
+		for range draws {
+			d := e.delay()
+			lo, hi = min(lo, d), max(hi, d)
+			sum += float64(d)
+			if d == 0 {
+				zero++
+			}
+		}
+		// With this many draws the extremes come within a few ns of the
+		// bounds; the mean within a fraction of a microsecond.
+		near := int64(c.hi-c.lo) / 1000
+		if lo < int64(c.lo) || lo > int64(c.lo)+near || hi > int64(c.hi) || hi < int64(c.hi)-near {
+			t.Errorf("jitter %v: delays in [%v, %v], want [%v, %v]", c.jitter, time.Duration(lo), time.Duration(hi), c.lo, c.hi)
+		}
+		if m := time.Duration(sum / draws); c.mean > 0 && (m < c.mean-5*time.Microsecond || m > c.mean+5*time.Microsecond) {
+			t.Errorf("jitter %v: mean delay %v, want %v", c.jitter, m, c.mean)
+		}
+		if c.mean < 0 && zero == 0 {
+			t.Errorf("jitter %v beyond RTT/2: no delay was cut at zero", c.jitter)
+		}
+	}
+}

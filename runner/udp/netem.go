@@ -20,8 +20,10 @@ import (
 //
 //   - Loss drops each message independently with this probability, before
 //     batching, so loss is per message as in the simulator.
-//   - Delay holds each datagram RTT/2 plus a uniform [0, Jitter] before it is
-//     written to the socket; messages batched together share a datagram
+//   - Delay holds each datagram RTT/2 plus a uniform [-Jitter, +Jitter]
+//     (never less than no delay; the simulator's law, so a jittered link
+//     has the same mean in both environments) before it is written to the
+//     socket; messages batched together share a datagram
 //     and so a delay, as they would on a real link. An idle node waits for
 //     the next due datagram on a timerfd (wakeTimer, Linux), not on a Go
 //     timer, which would round every sub-millisecond wait up to about
@@ -217,11 +219,17 @@ func (e *netem) due(n *Node, size int) int64 {
 		depart += int64(float64(size) * 1e9 / float64(e.cfg.Bandwidth))
 		e.busyUntil = depart
 	}
-	due := depart + int64(e.cfg.RTT/2)
-	if e.cfg.Jitter > 0 {
-		due += e.rng.Int64N(int64(e.cfg.Jitter) + 1)
+	return depart + e.delay()
+}
+
+// delay draws a one-way delay: RTT/2 plus uniform [-Jitter, +Jitter], cut
+// at zero.
+func (e *netem) delay() int64 {
+	d := int64(e.cfg.RTT / 2)
+	if j := int64(e.cfg.Jitter); j > 0 {
+		d = max(d+e.rng.Int64N(2*j+1)-j, 0)
 	}
-	return due
+	return d
 }
 
 func (e *netem) buffer() []byte {

@@ -450,7 +450,7 @@ func (l *Log) maybeCompactLocked() error {
 		err = os.Rename(tmp, l.path)
 	}
 	if err == nil {
-		err = syncDir(filepath.Dir(l.path))
+		err = SyncDir(filepath.Dir(l.path))
 	}
 	if err != nil {
 		if nf != nil {
@@ -469,7 +469,9 @@ func (l *Log) maybeCompactLocked() error {
 	return nil
 }
 
-func syncDir(dir string) error {
+// SyncDir makes the entries of dir (files created, renamed or removed in
+// it) durable.
+func SyncDir(dir string) error {
 	d, err := os.Open(dir)
 	if err != nil {
 		return err

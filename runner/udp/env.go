@@ -488,28 +488,30 @@ func (e *env) planPartition() {
 func (e *env) split(heal int64) {
 	e.cut.Split(e.plan.sides)
 	e.rec.Partition(e.now)
-	if tr := e.rec.Tracer(); tr != nil {
-		// Holds that ended before now go into the trace first, so that it
-		// stays in true-time order.
-		e.rec.Checker().Advance(e.now)
-		var mask int64
-		for i := 0; i < len(e.plan.sides) && i < 64; i++ {
-			if e.plan.sides[i] == 0 {
-				mask |= 1 << i
-			}
+	var mask int64
+	for i := 0; i < len(e.plan.sides) && i < 64; i++ {
+		if e.plan.sides[i] == 0 {
+			mask |= 1 << i
 		}
-		tr.Add(&runner.TraceRec{T: e.now, Local: algorithms.Local(e.now), Kind: runner.TracePartition, Node: algorithms.NoNode, X: mask})
 	}
+	e.traceNet(runner.TracePartition, mask)
 	e.At(heal, e.heal)
+}
+
+// traceNet writes a partition or heal line to the trace, if there is one.
+// Holds that ended before now go in first, so the trace stays in
+// true-time order.
+func (e *env) traceNet(kind runner.TraceKind, mask int64) {
+	if tr := e.rec.Tracer(); tr != nil {
+		e.rec.Checker().Advance(e.now)
+		tr.Add(&runner.TraceRec{T: e.now, Local: algorithms.Local(e.now), Kind: kind, Node: algorithms.NoNode, X: mask})
+	}
 }
 
 // heal ends an episode (a timed callback: mu is held).
 func (e *env) heal() {
 	e.cut.Heal()
-	if tr := e.rec.Tracer(); tr != nil {
-		e.rec.Checker().Advance(e.now)
-		tr.Add(&runner.TraceRec{T: e.now, Local: algorithms.Local(e.now), Kind: runner.TraceHeal, Node: algorithms.NoNode})
-	}
+	e.traceNet(runner.TraceHeal, 0)
 	e.planPartition()
 }
 

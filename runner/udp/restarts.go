@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"leaselab/algorithms"
+	"leaselab/classicpaxos/wal"
 )
 
 // A node's restart counter goes into its ballots (PaxosLease) and tells a
@@ -76,13 +77,5 @@ func writeFileSynced(dir, path string, data []byte) error {
 		os.Remove(tmp)
 		return err
 	}
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	err = d.Sync()
-	if cerr := d.Close(); err == nil {
-		err = cerr
-	}
-	return err
+	return wal.SyncDir(dir)
 }

@@ -1,0 +1,31 @@
+package algorithms
+
+import "math/rand/v2"
+
+// Explorable is a Node that the explorer (leaselab explore) can search
+// exhaustively: it can be copied, and its state has a canonical encoding
+// so that states reached along different paths are recognised as one.
+//
+// The explorer never models a protocol itself; it runs the same Step code
+// that the simulator and the UDP hosts run, and uses these two methods only
+// to branch (Clone) and to deduplicate (AppendState).
+type Explorable interface {
+	Node
+	// Clone returns an independent deep copy of the node that draws its
+	// randomness from r from now on. Stepping the copy must not change the
+	// original, and the other way round.
+	Clone(r *rand.Rand) Node
+	// AppendState appends a canonical encoding of the node's whole state
+	// to b and returns the extended slice. Two nodes with equal encodings
+	// must answer every sequence of inputs with the same outputs, when the
+	// inputs arrive at the same times relative to now. So:
+	//   - every Local time kept is written relative to now (t - now), and
+	//     a sentinel such as "0 = unset" is written as a distinct marker,
+	//     not as a time;
+	//   - maps and sets are written in key order, never iteration order;
+	//   - state that cannot influence any future output (peaks, counters
+	//     kept only for meters, free lists) is left out;
+	//   - the random source is left out: the explorer treats randomness
+	//     as fixed by the seed (see runner/explore).
+	AppendState(b []byte, now Local) []byte
+}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strconv"
 	"time"
 
@@ -94,11 +93,12 @@ type benchRun struct {
 }
 
 type benchOutput struct {
-	RawUDPRTTUS        float64     `json:"raw_udp_rtt_us"`
-	RawUDPRTTP90US     float64     `json:"raw_udp_rtt_p90_us"`
-	RawDatagramsPerSec float64     `json:"raw_datagrams_per_sec"`
-	Runs               []benchRun  `json:"runs"`
-	Spec               runner.Spec `json:"params"`
+	Meta               *runner.Meta `json:"meta"`
+	RawUDPRTTUS        float64      `json:"raw_udp_rtt_us"`
+	RawUDPRTTP90US     float64      `json:"raw_udp_rtt_p90_us"`
+	RawDatagramsPerSec float64      `json:"raw_datagrams_per_sec"`
+	Runs               []benchRun   `json:"runs"`
+	Spec               runner.Spec  `json:"params"`
 }
 
 func setupBench(fs *pflag.FlagSet) action {
@@ -168,8 +168,9 @@ func setupBench(fs *pflag.FlagSet) action {
 			return err
 		}
 		out := benchOutput{
-			RawUDPRTTUS:        us(rtts[len(rtts)/2]),
-			RawUDPRTTP90US:     us(rtts[len(rtts)*9/10]),
+			Meta:               c.meta(),
+			RawUDPRTTUS:        us(runner.NearestRank(rtts, 0.5)), // RawRTT returns them sorted
+			RawUDPRTTP90US:     us(runner.NearestRank(rtts, 0.9)),
 			RawDatagramsPerSec: rate.RecvPerSec,
 			Spec:               spec,
 		}
@@ -326,24 +327,9 @@ func clusterOf(s runner.Spec) algorithms.Cluster {
 	return algorithms.NewCluster(s.Acceptors, s.Proposers)
 }
 
-// percentiles of ns values in ms (sorting a copy).
-func percentiles(ns []int64) runner.Percentiles {
-	if len(ns) == 0 {
-		return runner.Percentiles{}
-	}
-	v := append([]int64(nil), ns...)
-	slices.Sort(v)
-	at := func(q float64) float64 {
-		i := int(q * float64(len(v)-1))
-		return float64(v[i]) / 1e6
-	}
-	var sum float64
-	for _, x := range v {
-		sum += float64(x)
-	}
-	return runner.Percentiles{P50: at(0.5), P90: at(0.9), P99: at(0.99), Max: float64(v[len(v)-1]) / 1e6,
-		Mean: sum / float64(len(v)) / 1e6, N: len(v)}
-}
+// percentiles of ns values in ms: runner.PercentilesMS, the one
+// definition (nearest rank) every leaselab percentile uses.
+func percentiles(ns []int64) runner.Percentiles { return runner.PercentilesMS(ns) }
 
 func writeBench(c *ctx, format string, out benchOutput) error {
 	if format == "json" {
@@ -358,6 +344,11 @@ func writeBench(c *ctx, format string, out benchOutput) error {
 			fmt.Sprintf("%.3f", r.LatencyMS.P50), fmt.Sprintf("%.3f", r.LatencyMS.P99),
 			fmt.Sprintf("%.2f", r.MessagesPerLease), fmt.Sprintf("%.3f", r.DatagramsPerLease), fmt.Sprintf("%.1f", r.BytesPerLease),
 			fmt.Sprintf("%.2f", r.LatencyP50Over2RTT), fmt.Sprintf("%.3f", r.LeasesPerRawDatagram), strconv.Itoa(r.Violations)})
+	}
+	if format == "csv" {
+		if err := writeMetaComment(c.stdout, out.Meta); err != nil {
+			return err
+		}
 	}
 	if err := writeRows(c.stdout, format, header, rows, out); err != nil {
 		return err

@@ -89,6 +89,11 @@ func setupCheck(fs *pflag.FlagSet) action {
 		if err := out.open("holds", *holds, &opt.Holds); err != nil {
 			return err
 		}
+		if opt.Holds != nil {
+			if err := writeMetaComment(opt.Holds, c.meta()); err != nil {
+				return err
+			}
+		}
 		if err := out.open("violation-trace", *vtrace, &opt.ViolationTrace); err != nil {
 			return err
 		}
@@ -107,6 +112,7 @@ func setupCheck(fs *pflag.FlagSet) action {
 		if err := out.finish(); err != nil {
 			return err
 		}
+		res.Meta = c.meta()
 		if err := writeCheck(c, *format, res); err != nil {
 			return err
 		}
@@ -125,10 +131,13 @@ func writeCheck(c *ctx, format string, res runner.CheckResult) error {
 	case "json":
 		return writeJSON(c.stdout, res)
 	case "csv":
+		if err := writeMetaComment(c.stdout, res.Meta); err != nil {
+			return err
+		}
 		var header, row []string
 		for _, f := range flatten(res) {
-			if f.key == "first_violations" || f.key == "violating_specs" {
-				continue // lists of objects: see --format json
+			if f.key == "first_violations" || f.key == "violating_specs" || f.key == "meta" || strings.HasPrefix(f.key, "meta.") {
+				continue // lists of objects: see --format json; the meta is the comment line
 			}
 			header = append(header, f.key)
 			row = append(row, formatValue(f.value, true))

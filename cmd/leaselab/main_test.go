@@ -189,6 +189,33 @@ func TestRunFormats(t *testing.T) {
 			t.Errorf("json lacks %q", k)
 		}
 	}
+	meta, _ := m["meta"].(map[string]any)
+	for _, k := range []string{"version", "revision", "go_version", "goos", "goarch", "num_cpu", "hostname", "started_at"} {
+		if _, ok := meta[k]; !ok {
+			t.Errorf("meta lacks %q: %v", k, meta)
+		}
+	}
+	// Every parameter key is snake_case; durations name their unit.
+	var keys func(prefix string, v any)
+	keys = func(prefix string, v any) {
+		obj, ok := v.(map[string]any)
+		if !ok {
+			return
+		}
+		for k, x := range obj {
+			if k != strings.ToLower(k) || strings.ContainsAny(k, " -") {
+				t.Errorf("params key %s%s is not snake_case", prefix, k)
+			}
+			keys(prefix+k+".", x)
+		}
+	}
+	keys("params.", m["params"])
+	if ab, ok := m["params"].(map[string]any)["ablate"].([]any); !ok || len(ab) != 0 {
+		t.Errorf("params.ablate = %v, want []", m["params"].(map[string]any)["ablate"])
+	}
+	if v, ok := m["failover_gap_ms"]; !ok || v != nil {
+		t.Errorf("failover_gap_ms = %v (present %v), want null: not the failover workload", v, ok)
+	}
 	lat, _ := m["latency_ms"].(map[string]any)
 	for _, k := range []string{"p50", "p90", "p99", "max"} {
 		if _, ok := lat[k]; !ok {
@@ -211,7 +238,12 @@ func TestRunFormats(t *testing.T) {
 	}
 
 	code, stdout, _ = leaselab(append(base, "--format", "csv")...)
-	recs, err := csv.NewReader(strings.NewReader(stdout)).ReadAll()
+	if !strings.HasPrefix(stdout, "# meta version=") || !strings.Contains(stdout, " revision=") {
+		t.Errorf("csv does not start with the # meta line: %q", stdout)
+	}
+	cr := csv.NewReader(strings.NewReader(stdout))
+	cr.Comment = '#'
+	recs, err := cr.ReadAll()
 	if code != 0 || err != nil || len(recs) != 2 || len(recs[0]) != len(recs[1]) {
 		t.Fatalf("csv: exit %d, %v, %q", code, err, stdout)
 	}
@@ -219,7 +251,7 @@ func TestRunFormats(t *testing.T) {
 	for i, h := range recs[0] {
 		col[h] = recs[1][i]
 	}
-	if col["trace_hash"] != m["trace_hash"] || col["latency_ms.p50"] == "" || col["params.protocol.LeaseSpan"] != "5000000000" {
+	if col["trace_hash"] != m["trace_hash"] || col["latency_ms.p50"] == "" || col["params.protocol.lease_span_ns"] != "5000000000" || col["params.ablate"] != "" {
 		t.Errorf("csv columns %v", col)
 	}
 
@@ -231,7 +263,8 @@ func TestRunFormats(t *testing.T) {
 	}
 	h, _ := os.ReadFile(holds)
 	tr, _ := os.ReadFile(trace)
-	if !strings.HasPrefix(string(h), "resource,owner,ballot,start_ns,end_ns\n") || strings.Count(string(h), "\n") < 2 {
+	metaLine, rest, _ := strings.Cut(string(h), "\n")
+	if !strings.HasPrefix(metaLine, "# meta ") || !strings.HasPrefix(rest, "resource,owner,ballot,start_ns,end_ns\n") || strings.Count(rest, "\n") < 2 {
 		t.Errorf("holds file %q", h)
 	}
 	var first map[string]any
@@ -339,8 +372,8 @@ func TestFlatten(t *testing.T) {
 	if keys["algo"] != "naive" || keys["latency_ms.p50"] != 1.5 || keys["preemption_chains"] != "2:3 10:1" {
 		t.Errorf("flatten: %v", keys)
 	}
-	if order[0] != "algo" || order[1] != "workload" {
-		t.Errorf("order %v", order[:2])
+	if order[0] != "meta" || order[1] != "algo" || order[2] != "workload" {
+		t.Errorf("order %v", order[:3])
 	}
 }
 

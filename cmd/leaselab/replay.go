@@ -67,6 +67,7 @@ func setupReplay(fs *pflag.FlagSet) action {
 			if rr.Failed == nil {
 				rr.Failed = []string{}
 			}
+			rr.Meta = c.meta()
 			if err := writeJSON(c.stdout, rr); err != nil {
 				return err
 			}

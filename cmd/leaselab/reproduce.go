@@ -139,7 +139,7 @@ func setupReproduce(fs *pflag.FlagSet) action {
 		}
 		start := time.Now()
 		reports, err := exp.Reproduce(exps, exp.Config{
-			Options: opt, Out: *out, Workers: *workers, Command: cmdline,
+			Options: opt, Out: *out, Workers: *workers, Command: cmdline, Meta: c.meta(),
 			Progress: func(p exp.Progress) {
 				if p.Calibrated && !*quick {
 					bar.clear()

@@ -55,7 +55,8 @@ type TimelineRun struct {
 }
 
 // ParseHolds reads the hold-interval CSV of runner.Options.Holds:
-// resource,owner,ballot,start_ns,end_ns (a header line is allowed).
+// resource,owner,ballot,start_ns,end_ns (a header line and lines starting
+// with '#', such as the "# meta" provenance line, are allowed).
 func ParseHolds(data []byte) ([]Hold, error) {
 	var out []Hold
 	sc := bufio.NewScanner(bytes.NewReader(data))
@@ -64,8 +65,8 @@ func ParseHolds(data []byte) ([]Hold, error) {
 	for sc.Scan() {
 		line++
 		text := strings.TrimSpace(sc.Text())
-		if text == "" {
-			continue
+		if text == "" || strings.HasPrefix(text, "#") {
+			continue // blank, or a comment such as the "# meta" line
 		}
 		f := strings.Split(text, ",")
 		if len(f) != 5 {

@@ -77,6 +77,7 @@ func setupCheck(fs *pflag.FlagSet) action {
 			return err
 		}
 		spec.Seed = *first
+		networkDefaults(fs, &spec)
 		if err := validateSpec(spec); err != nil {
 			return err
 		}

@@ -4,11 +4,15 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/spf13/pflag"
 
@@ -56,6 +60,12 @@ func TestBadInput(t *testing.T) {
 		{[]string{"run", "--algo", "naive", "--duration", "0s"}, "duration must be positive"},
 		{[]string{"run", "--algo", "naive", "--lease-span", "5"}, `invalid argument "5" for "--lease-span"`},
 		{[]string{"run", "--format", "xml"}, "format must be one of table, json, csv"},
+		{[]string{"run", "--rtt", "1s", "--response-timeout", "1s"}, "response timeout 1s is not longer than a round trip plus jitter"},
+		{[]string{"run", "--rtt", "1ms", "--jitter", "10ms"}, "jitter 10ms is more than half the round trip 1ms"},
+		{[]string{"check", "--rtt", "1ms", "--jitter", "10ms"}, "jitter 10ms is more than half the round trip 1ms"},
+		{[]string{"cluster", "--nodes", "2"}, "after node 0 is killed 1 of 2 acceptors are left"},
+		{[]string{"bench", "--env", "sim"}, "bench --env sim needs --rtt"},
+		{[]string{"bench", "--env", "sim", "--rtt", "1ms", "--count", "0"}, "--count must be at least 1"},
 		{[]string{"run", "--algo", "naive", "extra"}, `unexpected argument "extra"`},
 		{[]string{"run", "--algo", "naive", "--holds", missing}, "--holds:"},
 		{[]string{"check", "--algo", "naive", "--faults", "nope"}, `unknown fault kind "nope" (valid: all, loss,`},
@@ -420,5 +430,82 @@ func TestReplay(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(trace); !strings.Contains(string(b), "grant") {
 		t.Errorf("trace file %q", b)
+	}
+}
+
+// The default response timeout follows the network: with a 1 s round trip
+// a single PaxosLease acquisition takes its two round trips, not a chain
+// of timeouts.
+func TestResponseTimeoutFollowsRTT(t *testing.T) {
+	code, stdout, stderr := leaselab("run", "--algo", "paxoslease", "--workload", "single", "--acceptors", "3", "--rtt", "1s", "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var res struct {
+		Timeouts int `json:"timeouts"`
+		Latency  struct {
+			P50 float64 `json:"p50"`
+		} `json:"latency_ms"`
+		Params struct {
+			Protocol struct {
+				ResponseTimeoutNS int64 `json:"response_timeout_ns"`
+			} `json:"protocol"`
+		} `json:"params"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &res); err != nil {
+		t.Fatal(err)
+	}
+	if res.Latency.P50 < 1999 || res.Latency.P50 > 2002 || res.Timeouts != 0 {
+		t.Errorf("p50 %v ms with %d timeouts, want two round trips (2000 ms) and none", res.Latency.P50, res.Timeouts)
+	}
+	if want := int64(2*(time.Second+400*time.Microsecond)); res.Params.Protocol.ResponseTimeoutNS != want {
+		t.Errorf("response timeout %d ns, want %d (2 x (rtt + 2 x jitter))", res.Params.Protocol.ResponseTimeoutNS, want)
+	}
+}
+
+// bench --count repeats every point, interleaved, with seed+k, and
+// --format benchstat prints Go benchmark lines (benchstat itself is
+// not in CI; the format is checked here line by line).
+func TestBenchCountBenchstat(t *testing.T) {
+	code, stdout, stderr := leaselab("bench", "--env", "sim", "--rtt", "1ms", "--jitter", "100us", "--leases", "10,20", "--count", "2", "--format", "benchstat")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var names []string
+	line := regexp.MustCompile(`^(Benchmark\S+-\d+)\t1(\t[-+0-9.e]+ \S+)+$`)
+	for _, l := range strings.Split(strings.TrimSpace(stdout), "\n") {
+		if strings.HasPrefix(l, "Benchmark") {
+			m := line.FindStringSubmatch(l)
+			if m == nil {
+				t.Fatalf("not a benchmark line: %q", l)
+			}
+			names = append(names, m[1])
+			if !strings.Contains(l, " s/lease\t") || !strings.Contains(l, " leases/s\t") {
+				t.Errorf("units missing in %q", l)
+			}
+		} else if !regexp.MustCompile(`^[a-z_]+: \S+$`).MatchString(l) {
+			t.Errorf("neither a config nor a benchmark line: %q", l)
+		}
+	}
+	procs := fmt.Sprint(runtime.GOMAXPROCS(0))
+	want := []string{"BenchmarkBatch/env=sim/algo=paxoslease/leases=10-" + procs, "BenchmarkBatch/env=sim/algo=paxoslease/leases=20-" + procs}
+	want = append(want, want...) // interleaved: every size, then again
+	if strings.Join(names, " ") != strings.Join(want, " ") {
+		t.Errorf("benchmarks %v, want %v", names, want)
+	}
+	code, stdout, _ = leaselab("bench", "--env", "sim", "--rtt", "1ms", "--leases", "10", "--count", "2", "--format", "json")
+	var out struct {
+		Count int `json:"count"`
+		Runs  []struct {
+			Rep  int    `json:"rep"`
+			Seed uint64 `json:"seed"`
+		} `json:"runs"`
+	}
+	if code != 0 || json.Unmarshal([]byte(stdout), &out) != nil || out.Count != 2 || len(out.Runs) != 2 ||
+		out.Runs[1].Rep != 1 || out.Runs[1].Seed != out.Runs[0].Seed+1 {
+		t.Errorf("json runs %+v (exit %d)", out, code)
+	}
+	if strings.Contains(stdout, "raw_udp_rtt_us") {
+		t.Errorf("the simulator reports raw UDP limits: %s", stdout)
 	}
 }

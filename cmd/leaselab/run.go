@@ -82,6 +82,7 @@ func setupRun(fs *pflag.FlagSet) action {
 		if len(args) > 0 {
 			return usagef("unexpected argument %q", args[0])
 		}
+		networkDefaults(fs, &spec)
 		if err := validateSpec(spec); err != nil {
 			return err
 		}

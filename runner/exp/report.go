@@ -550,7 +550,7 @@ func (r *Report) variabilityTable(w io.Writer) error {
 				if len(e.Facets) > 1 || f.Name != "" {
 					row = append(row, f.Name)
 				}
-				row = append(row, m.Label, pct(cvs[len(cvs)/2]), pct(cvs[len(cvs)-1]), at,
+				row = append(row, m.Label, pct(runner.NearestRank(cvs, 0.5)), pct(cvs[len(cvs)-1]), at,
 					fmt.Sprintf("%d of %d", len(cvs), len(cvs)+zero))
 				rows = append(rows, row)
 			}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -30,9 +31,10 @@ Prints how many seeds ran, the leases acquired, the violations of the lease
 invariant found and the seeds that produced them (table; --format json
 gives keys seeds, leases_acquired, violations, violating_seeds, and
 violating_specs: the full spec of each violating run, fault rates drawn for
-its seed included). The table prints the 'leaselab run' command that
-re-runs the first violating seed alone; add --trace FILE to it for the
-full trace, or give --trace / --holds / --violation-trace to check itself.
+its seed included). After the table, on a line of its own, it prints the
+'leaselab run' command that re-runs the first violating seed alone; add
+--trace FILE or --timeline FILE.html to it for the full trace, or give
+--trace / --holds / --violation-trace / --timeline to check itself.
 
 Exit status 1 when any violation is found, 2 for bad input.`,
 		setup: setupCheck,
@@ -163,14 +165,19 @@ func writeCheck(c *ctx, format string, res runner.CheckResult) error {
 		{"leases acquired", strconv.Itoa(res.LeasesAcquired)},
 		{"violations", strconv.Itoa(res.Violations)},
 		{"violating seeds", none(strings.Join(seeds, " "))},
-		{"re-run first", none(rerun(res))},
 		{"wall time", formatValue(res.WallMS/1000, false) + " s"},
 	}
 	if err := writeTable(c.stdout, []string{"check", "value"}, rows); err != nil {
 		return err
 	}
 	if len(res.First) > 0 {
-		return writeViolations(c.stdout, res.First)
+		if err := writeViolations(c.stdout, res.First); err != nil {
+			return err
+		}
+	}
+	if cmd := rerun(res); cmd != "" {
+		// On a line of its own, outside any table, so it can be copied.
+		fmt.Fprintf(c.stdout, "\nre-run the first violating seed alone (add --trace FILE or --timeline FILE.html to see it):\n%s\n", cmd)
 	}
 	return nil
 }

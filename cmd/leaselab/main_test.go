@@ -320,16 +320,25 @@ func TestCheck(t *testing.T) {
 			t.Errorf("check output lacks %q:\n%s", want, stdout)
 		}
 	}
-	// The printed command line reproduces the seed's violation. (The
-	// table may wrap it; build it from the JSON's spec the same way.)
+	// The printed command line, on its own line, reproduces the seed's
+	// violation.
+	var line string
+	for _, l := range strings.Split(stdout, "\n") {
+		if strings.HasPrefix(l, "leaselab run ") {
+			line = l
+		}
+	}
+	if line == "" {
+		t.Fatalf("no line starts with the re-run command:\n%s", stdout)
+	}
+	args := strings.Fields(strings.TrimPrefix(line, "leaselab "))
+	code, out, _ := leaselab(append(args, "--format", "json")...)
+	var res runner.Result
 	_, js, _ := leaselab("check", "--algo", "naive", "--seeds", "200", "--faults", "dup", "--ablate", "count-by-message", "--format", "json")
 	var cr runner.CheckResult
 	if err := json.Unmarshal([]byte(js), &cr); err != nil || len(cr.ViolatingSpecs) == 0 {
 		t.Fatalf("no violating specs: %v", err)
 	}
-	args := append([]string{"run"}, specArgs(cr.ViolatingSpecs[0])...)
-	code, out, _ := leaselab(append(args, "--format", "json")...)
-	var res runner.Result
 	if code != 1 || json.Unmarshal([]byte(out), &res) != nil || res.Violations == 0 || res.Seed != cr.ViolatingSeeds[0] {
 		t.Fatalf("re-run %v: exit %d, %d violations", args, code, res.Violations)
 	}

@@ -58,7 +58,13 @@ func newTable(w io.Writer, opts ...tablewriter.Option) *tablewriter.Table {
 
 // writeTable writes a bordered text table.
 func writeTable(w io.Writer, header []string, rows [][]string) error {
-	t := newTable(w)
+	return writeTableWidth(w, header, rows, 72)
+}
+
+// writeTableWidth writes a bordered text table whose cells wrap at width
+// characters.
+func writeTableWidth(w io.Writer, header []string, rows [][]string, width int) error {
+	t := newTable(w, tablewriter.WithRowMaxWidth(width))
 	t.Header(header)
 	if err := t.Bulk(rows); err != nil {
 		return err

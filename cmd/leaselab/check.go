@@ -1,7 +1,10 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -59,6 +62,8 @@ func setupCheck(fs *pflag.FlagSet) action {
 	trace := fs.String("trace", "", "re-run the first violating seed and write its full trace to this file (JSON lines)")
 	holds := fs.String("holds", "", "re-run the first violating seed and write its hold intervals to this CSV file")
 	vtrace := fs.String("violation-trace", "", "re-run the first violating seed and write the trace records leading to its first violation to this file")
+	timeline := fs.String("timeline", "", "re-run the first violating seed and write the trace leading to its first violation as an interactive, self-contained HTML page to this .html file "+
+		"(holds, crashes, partitions, the violation, every message: hover for kind, ballot, send and delivery times)")
 	stopFirst := fs.Bool("stop-at-first", false, "end the campaign at the first violating seed (in seed order; every seed before it still runs, so the result does not depend on scheduling)")
 	quiet := addQuietFlag(fs)
 	return func(c *ctx, args []string) error {
@@ -100,6 +105,17 @@ func setupCheck(fs *pflag.FlagSet) action {
 		if err := out.open("violation-trace", *vtrace, &opt.ViolationTrace); err != nil {
 			return err
 		}
+		var vbuf *bytes.Buffer
+		if *timeline != "" {
+			if !isHTML(*timeline) {
+				return usagef("--timeline %s: check writes an .html page", *timeline)
+			}
+			if st, err := os.Stat(filepath.Dir(*timeline)); err != nil || !st.IsDir() {
+				return usagef("--timeline %s: no such directory %s", *timeline, filepath.Dir(*timeline))
+			}
+			vbuf = &bytes.Buffer{}
+			opt.ViolationTrace = teeWriter(opt.ViolationTrace, vbuf)
+		}
 		progress, done := newProgress(c, *quiet, "check "+spec.Algo)
 		opt.Progress = progress
 		vary := runner.Vary{
@@ -118,6 +134,24 @@ func setupCheck(fs *pflag.FlagSet) action {
 		res.Meta = c.meta()
 		if err := writeCheck(c, *format, res); err != nil {
 			return err
+		}
+		if vbuf != nil {
+			if len(res.ViolatingSpecs) == 0 {
+				fmt.Fprintf(c.stderr, "timeline: no violation, so no violation trace; %s not written\n", *timeline)
+			} else {
+				s := res.ViolatingSpecs[0]
+				var vs []runner.Violation
+				for _, v := range res.First {
+					if v.Seed == s.Seed {
+						vs = append(vs, v)
+					}
+				}
+				title := fmt.Sprintf("leaselab check: %s, seed %d, the %d trace records before its first violation", s.Algo, s.Seed, runner.ViolationContext)
+				if err := writeHTMLTimeline(*timeline, title, res.Meta, s, 0, 0, vs, vbuf.Bytes()); err != nil {
+					return fmt.Errorf("--timeline: %w", err)
+				}
+				fmt.Fprintf(c.stderr, "timeline: %s\n", *timeline)
+			}
 		}
 		if res.Violations > 0 {
 			return exitStatus(1)

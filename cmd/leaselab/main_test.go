@@ -467,7 +467,7 @@ func TestResponseTimeoutFollowsRTT(t *testing.T) {
 	if res.Latency.P50 < 1999 || res.Latency.P50 > 2002 || res.Timeouts != 0 {
 		t.Errorf("p50 %v ms with %d timeouts, want two round trips (2000 ms) and none", res.Latency.P50, res.Timeouts)
 	}
-	if want := int64(2*(time.Second+400*time.Microsecond)); res.Params.Protocol.ResponseTimeoutNS != want {
+	if want := int64(2 * (time.Second + 400*time.Microsecond)); res.Params.Protocol.ResponseTimeoutNS != want {
 		t.Errorf("response timeout %d ns, want %d (2 x (rtt + 2 x jitter))", res.Params.Protocol.ResponseTimeoutNS, want)
 	}
 }

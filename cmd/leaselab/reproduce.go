@@ -16,8 +16,10 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"leaselab/algorithms"
 	"leaselab/runner"
 	"leaselab/runner/exp"
+	"leaselab/runner/htmlview"
 )
 
 func init() {
@@ -307,7 +309,8 @@ var timelineState struct {
 }
 
 func timelineFlags(fs *pflag.FlagSet) {
-	timelineState.path = fs.String("timeline", "", "draw who held the lease over time (one row per node, crashes, partitions, violations) to this .png or .svg file")
+	timelineState.path = fs.String("timeline", "", "draw who held the lease over time (one row per node, crashes, partitions, violations) to this .png or .svg file, "+
+		"or write it as an interactive .html page (zoom, pan, and every message: hover for kind, ballot, send and delivery times; self-contained, no network needed)")
 	timelineState.holds, timelineState.trace = nil, nil
 }
 
@@ -317,9 +320,9 @@ func timelineBefore(c *ctx, spec runner.Spec, opt *runner.Options) error {
 		return nil
 	}
 	switch strings.ToLower(filepath.Ext(path)) {
-	case ".png", ".svg":
+	case ".png", ".svg", ".html", ".htm":
 	default:
-		return usagef("--timeline %s: the file must end in .png or .svg", path)
+		return usagef("--timeline %s: the file must end in .png, .svg or .html", path)
 	}
 	// Fail fast on a missing directory, before the run (without leaving
 	// an empty file behind if the run then fails).
@@ -340,6 +343,15 @@ func timelineAfter(c *ctx, res runner.Result) error {
 	if len(res.Params.Ablate) > 0 {
 		series += " (no " + strings.Join(res.Params.Ablate, ", no ") + ")"
 	}
+	if isHTML(*timelineState.path) {
+		s := res.Params
+		title := fmt.Sprintf("leaselab run: %s, %s workload, seed %d", series, s.Workload, s.Seed)
+		if err := writeHTMLTimeline(*timelineState.path, title, res.Meta, s, 0, res.SimulatedNS, res.ViolationList, timelineState.trace.Bytes()); err != nil {
+			return fmt.Errorf("--timeline: %w", err)
+		}
+		fmt.Fprintf(c.stderr, "timeline: %s\n", *timelineState.path)
+		return nil
+	}
 	t, err := exp.TimelineOf(res, timelineState.holds.Bytes(), timelineState.trace.Bytes(), series)
 	if err != nil {
 		return fmt.Errorf("--timeline: %w", err)
@@ -349,4 +361,21 @@ func timelineAfter(c *ctx, res runner.Result) error {
 	}
 	fmt.Fprintf(c.stderr, "timeline: %s\n", *timelineState.path)
 	return nil
+}
+
+func isHTML(path string) bool {
+	ext := strings.ToLower(filepath.Ext(path))
+	return ext == ".html" || ext == ".htm"
+}
+
+// writeHTMLTimeline writes the interactive page (runner/htmlview) of a
+// JSON-lines trace to path.
+func writeHTMLTimeline(path, title string, meta *runner.Meta, s runner.Spec, startNS, endNS int64, vs []runner.Violation, trace []byte) error {
+	c := algorithms.NewCluster(s.Acceptors, s.Proposers)
+	var buf bytes.Buffer
+	if err := htmlview.Write(&buf, htmlview.Input{Title: title, Meta: meta, Nodes: c.Nodes, Acceptors: c.Acceptors,
+		Proposers: c.Proposers, StartNS: startNS, EndNS: endNS, Violations: vs, Trace: trace}); err != nil {
+		return err
+	}
+	return os.WriteFile(path, buf.Bytes(), 0o644)
 }

@@ -518,3 +518,51 @@ func TestBenchCountBenchstat(t *testing.T) {
 		t.Errorf("the simulator reports raw UDP limits: %s", stdout)
 	}
 }
+
+// --timeline FILE.html: run, check (the first violating seed) and replay
+// write one self-contained page with the run's data embedded.
+func TestTimelineHTML(t *testing.T) {
+	dir := t.TempDir()
+	page := func(path string) string {
+		t.Helper()
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := string(b)
+		if strings.Contains(s, "http://") || strings.Contains(s, "https://") || !strings.Contains(s, `<script id="data" type="application/json">`) {
+			t.Errorf("%s is not a self-contained timeline page", path)
+		}
+		return s
+	}
+	run := filepath.Join(dir, "run.html")
+	code, _, stderr := leaselab("run", "--algo", "paxoslease", "--duration", "10s", "--crash-rate", "3", "--timeline", run)
+	if code != 0 {
+		t.Fatalf("run: exit %d: %s", code, stderr)
+	}
+	if s := page(run); !strings.Contains(s, `"msgs":[{`) || !strings.Contains(s, `"holds":[{`) || !strings.Contains(s, `"meta":{`) {
+		t.Errorf("run page lacks messages, holds or meta")
+	}
+	chk := filepath.Join(dir, "check.html")
+	code, _, stderr = leaselab("check", "--algo", "naive", "--seeds", "200", "--faults", "dup", "--ablate", "count-by-message", "--stop-at-first", "--timeline", chk)
+	if code != 1 {
+		t.Fatalf("check: exit %d, want 1: %s", code, stderr)
+	}
+	if s := page(chk); !strings.Contains(s, `"violations":[{`) {
+		t.Errorf("check page shows no violation")
+	}
+	rep := filepath.Join(dir, "replay.html")
+	code, _, stderr = leaselab("replay", "--timeline", rep, "../../paxoslease/testdata/paxoslease-late-timer.txt")
+	if code != 0 {
+		t.Fatalf("replay: exit %d: %s", code, stderr)
+	}
+	if s := page(rep); !strings.Contains(s, `"violations":[{`) {
+		t.Errorf("replay page shows no violation")
+	}
+	for _, args := range [][]string{{"replay", "--timeline", filepath.Join(dir, "x.png"), "../../paxoslease/testdata/paxoslease-late-timer.txt"},
+		{"check", "--timeline", filepath.Join(dir, "x.txt")}, {"run", "--timeline", filepath.Join(dir, "x.pdf")}} {
+		if code, _, _ := leaselab(args...); code != 2 {
+			t.Errorf("%v: exit %d, want 2", args, code)
+		}
+	}
+}

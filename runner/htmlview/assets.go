@@ -217,5 +217,39 @@ if (D.meta) {
 }
 draw();
 document.body.setAttribute("data-ready", "1");
+
+// #selftest (used by the package's browser test): hover the first message
+// and the first violation through real mouse events, zoom in with the
+// button and the wheel, pan by a drag, and write what happened into the
+// page, where a headless browser's DOM dump shows it.
+if (location.hash === "#selftest") {
+  var res = [];
+  function hover(el) {
+    var r = el.getBoundingClientRect();
+    el.dispatchEvent(new MouseEvent("mousemove", {bubbles: true, clientX: r.left + r.width / 2, clientY: r.top + r.height / 2}));
+    return tip.style.display + " " + tip.textContent.replace(/\n/g, " | ");
+  }
+  var m = sq.querySelector("line.msg:not(.dropped)");
+  res.push("hover-msg: " + (m ? hover(m) : "none"));
+  var v = tl.querySelector("rect.violation");
+  res.push("hover-violation: " + (v ? hover(v) : "none"));
+  var span0 = view.t1 - view.t0;
+  document.getElementById("zoom-in").click();
+  res.push("zoom-button: " + (view.t1 - view.t0 < span0));
+  var span1 = view.t1 - view.t0, box = tl.getBoundingClientRect();
+  tl.dispatchEvent(new WheelEvent("wheel", {bubbles: true, cancelable: true, deltaY: -100, clientX: box.left + box.width / 2, clientY: box.top + 5}));
+  res.push("zoom-wheel: " + (view.t1 - view.t0 < span1));
+  var t0 = view.t0;
+  tl.dispatchEvent(new MouseEvent("mousedown", {bubbles: true, clientX: box.left + box.width / 2, clientY: box.top + 5}));
+  tl.dispatchEvent(new MouseEvent("mousemove", {bubbles: true, clientX: box.left + box.width / 2 + 100, clientY: box.top + 5}));
+  window.dispatchEvent(new MouseEvent("mouseup", {bubbles: true}));
+  res.push("pan: " + (view.t0 < t0));
+  document.getElementById("zoom-reset").click();
+  res.push("reset: " + (view.t0 === D.start || Math.abs(view.t1 - view.t0 - (D.end - D.start)) < 1));
+  var pre = document.createElement("pre");
+  pre.id = "selftest";
+  pre.textContent = res.join("\n");
+  document.body.appendChild(pre);
+}
 })();
 `

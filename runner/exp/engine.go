@@ -679,9 +679,11 @@ func (r *Report) aggregate() {
 // ChainRow is how many acquisitions (or abandoned attempts) lost Length
 // rounds in a row to higher ballots, summed over the repetitions.
 type ChainRow struct {
-	Facet, Variant string
-	X              float64
-	Length, Count  int
+	Facet   string  `json:"facet"`
+	Variant string  `json:"variant"`
+	X       float64 `json:"x"`
+	Length  int     `json:"length"`
+	Count   int     `json:"count"`
 }
 
 func (r *Report) aggregateChains() {

@@ -268,6 +268,9 @@ func (r *Report) JSON() ([]byte, error) {
 	if e.Sweep.Param != "" {
 		out.Values = e.Values
 	}
+	if out.Meters == nil {
+		out.Meters = []Meter{} // a list, even when empty
+	}
 	for _, rec := range r.Runs {
 		out.Runs = append(out.Runs, runJSON{Facet: rec.Facet, Variant: rec.Variant, X: jnum(rec.Point.X), Rep: rec.Rep,
 			Seed: rec.Seed, Error: rec.Err, WallMS: float64(rec.Wall.Microseconds()) / 1000, Result: sanitizeResult(rec.Result)})

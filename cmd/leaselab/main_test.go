@@ -159,10 +159,20 @@ func TestAlgos(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d", code)
 	}
-	for _, want := range []string{"naive", "naive-undo", "restart-wait", "drift-margin", "count-by-message", "exposed by"} {
+	for _, want := range []string{"naive", "naive-undo", "restart-wait", "drift-margin", "count-by-message", "--format markdown"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("algos lacks %q:\n%s", want, stdout)
 		}
+	}
+	// The default table stays narrow; the exposing faults are in markdown.
+	for _, l := range strings.Split(stdout, "\n") {
+		if n := len([]rune(l)); n > 110 {
+			t.Errorf("algos table line of %d characters: %s", n, l)
+		}
+	}
+	code, md, _ := leaselab("algos", "--format", "markdown")
+	if code != 0 || !strings.Contains(md, "exposed by") || !strings.Contains(md, "leaselab check --algo naive") {
+		t.Errorf("algos markdown: exit %d\n%s", code, md)
 	}
 	if i, j := strings.Index(stdout, "naive "), strings.Index(stdout, "naive-undo"); i < 0 || j < i {
 		t.Errorf("naive should be listed first")

@@ -61,7 +61,7 @@ type NetSpec struct {
 	Reorder float64       `json:"reorder"`   // probability a message is held back by up to 2*RTT extra
 	// Bandwidth limits bytes/s leaving each node (0: unlimited), for the
 	// WAN experiment.
-	Bandwidth int64 `json:"bandwidth_bps"`
+	Bandwidth int64 `json:"bandwidth_bytes_per_sec"`
 	// Datagram bounds the UDP datagrams a node sends, in bytes (0: the
 	// environment's default). Messages to the same peer share a datagram
 	// up to this size; MinDatagram (header + one message) sends every
@@ -95,13 +95,13 @@ type ClockSpec struct {
 // FaultSpec describes crashes and partitions.
 type FaultSpec struct {
 	// CrashRate: crashes per node per minute of true time (Poisson).
-	CrashRate float64 `json:"crash_rate"`
+	CrashRate float64 `json:"crash_rate_per_min"`
 	// Downtime: how long a crashed node stays down before it restarts
 	// (drawn uniformly in [Downtime/2, Downtime]).
 	Downtime time.Duration `json:"downtime_ns"`
 	// Partitions: partition episodes per minute; each splits the nodes in
 	// two random groups for PartitionLen (uniform in [len/2, len]).
-	Partitions   float64       `json:"partitions"`
+	Partitions   float64       `json:"partitions_per_min"`
 	PartitionLen time.Duration `json:"partition_len_ns"`
 }
 

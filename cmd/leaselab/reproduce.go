@@ -306,12 +306,13 @@ func (b *reproduceProgress) clear() {
 var timelineState struct {
 	path         *string
 	holds, trace *bytes.Buffer
+	html         *htmlview.Collector // --timeline FILE.html: reads the trace as it is written
 }
 
 func timelineFlags(fs *pflag.FlagSet) {
 	timelineState.path = fs.String("timeline", "", "draw who held the lease over time (one row per node, crashes, partitions, violations) to this .png or .svg file, "+
 		"or write it as an interactive .html page (zoom, pan, and every message: hover for kind, ballot, send and delivery times; self-contained, no network needed)")
-	timelineState.holds, timelineState.trace = nil, nil
+	timelineState.holds, timelineState.trace, timelineState.html = nil, nil, nil
 }
 
 func timelineBefore(c *ctx, spec runner.Spec, opt *runner.Options) error {
@@ -329,6 +330,12 @@ func timelineBefore(c *ctx, spec runner.Spec, opt *runner.Options) error {
 	if st, err := os.Stat(filepath.Dir(path)); err != nil || !st.IsDir() {
 		return usagef("--timeline %s: no such directory %s", path, filepath.Dir(path))
 	}
+	if isHTML(path) {
+		c := algorithms.NewCluster(spec.Acceptors, spec.Proposers)
+		timelineState.html = htmlview.NewCollector(htmlview.Input{Nodes: c.Nodes, Acceptors: c.Acceptors, Proposers: c.Proposers})
+		opt.Trace = teeWriter(opt.Trace, timelineState.html)
+		return nil
+	}
 	timelineState.holds, timelineState.trace = &bytes.Buffer{}, &bytes.Buffer{}
 	opt.Holds = teeWriter(opt.Holds, timelineState.holds)
 	opt.Trace = teeWriter(opt.Trace, timelineState.trace)
@@ -336,20 +343,30 @@ func timelineBefore(c *ctx, spec runner.Spec, opt *runner.Options) error {
 }
 
 func timelineAfter(c *ctx, res runner.Result) error {
-	if timelineState.holds == nil {
-		return nil
-	}
 	series := res.Algo
 	if len(res.Params.Ablate) > 0 {
 		series += " (no " + strings.Join(res.Params.Ablate, ", no ") + ")"
 	}
-	if isHTML(*timelineState.path) {
+	if col := timelineState.html; col != nil {
 		s := res.Params
-		title := fmt.Sprintf("leaselab run: %s, %s workload, seed %d", series, s.Workload, s.Seed)
-		if err := writeHTMLTimeline(*timelineState.path, title, res.Meta, s, 0, res.SimulatedNS, res.ViolationList, timelineState.trace.Bytes()); err != nil {
+		in := col.Input()
+		in.Title = fmt.Sprintf("leaselab run: %s, %s workload, seed %d", series, s.Workload, s.Seed)
+		in.Meta, in.EndNS, in.Violations = res.Meta, res.SimulatedNS, res.ViolationList
+		d, err := col.Finish()
+		if err != nil {
+			return fmt.Errorf("--timeline: %w", err)
+		}
+		var buf bytes.Buffer
+		if err := htmlview.Render(&buf, d); err != nil {
+			return fmt.Errorf("--timeline: %w", err)
+		}
+		if err := os.WriteFile(*timelineState.path, buf.Bytes(), 0o644); err != nil {
 			return fmt.Errorf("--timeline: %w", err)
 		}
 		fmt.Fprintf(c.stderr, "timeline: %s\n", *timelineState.path)
+		return nil
+	}
+	if timelineState.holds == nil {
 		return nil
 	}
 	t, err := exp.TimelineOf(res, timelineState.holds.Bytes(), timelineState.trace.Bytes(), series)

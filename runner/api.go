@@ -104,6 +104,7 @@ type Vary struct {
 
 // CheckResult sums a campaign.
 type CheckResult struct {
+	Meta           *Meta                `json:"meta,omitempty"` // filled by the command
 	Algo           string               `json:"algo"`
 	Ablate         algorithms.Ablations `json:"ablate"`
 	Faults         []string             `json:"faults"`
@@ -121,6 +122,7 @@ type CheckResult struct {
 
 // ReplayResult is what a scenario file produced.
 type ReplayResult struct {
+	Meta       *Meta       `json:"meta,omitempty"` // filled by the command
 	Steps      int         `json:"steps"`
 	Violations []Violation `json:"violations"`
 	// Failed lists "expect" lines that did not hold.

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"bufio"
+	"cmp"
 	"io"
 	"math"
 	"slices"
@@ -523,18 +524,18 @@ func (r *Recorder) Finish(end int64, failUnresolved bool) Result {
 		Seed:               spec.Seed,
 		LeasesAcquired:     r.acquired,
 		LeasesFailed:       r.failed,
-		LatencyMS:          percentilesMS(r.latencies),
+		LatencyMS:          PercentilesMS(r.latencies),
 		Timeouts:           r.timeouts,
-		TimeToFirstLeaseMS: -1,
+		TimeToFirstLeaseMS: None,
 		StaticDeadlocks:    r.deadlocks,
 		Preemptions:        r.preemptions,
 		PreemptionChains:   r.chains,
 		Messages:           r.messages,
-		FailoverGapMS:      -1,
+		FailoverGapMS:      None,
 		OwnerChanges:       r.ownerChanges,
 		Fsyncs:             r.fsyncs,
 		DiskBytes:          r.diskBytes,
-		FsyncLatencyMS:     percentilesMS(r.fsyncLat),
+		FsyncLatencyMS:     PercentilesMS(r.fsyncLat),
 		Crashes:            r.crashes,
 		PartitionCount:     r.partitions,
 		SimulatedNS:        end,
@@ -544,10 +545,10 @@ func (r *Recorder) Finish(end int64, failUnresolved bool) Result {
 		res.BlockedFraction = float64(r.blockedNS) / float64(r.wantedNS)
 	}
 	if r.firstAcquire >= 0 {
-		res.TimeToFirstLeaseMS = float64(r.firstAcquire-r.firstRequest) / 1e6
+		res.TimeToFirstLeaseMS = OptionalMS(float64(r.firstAcquire-r.firstRequest) / 1e6)
 	}
 	if r.failoverGap >= 0 {
-		res.FailoverGapMS = float64(r.failoverGap) / 1e6
+		res.FailoverGapMS = OptionalMS(float64(r.failoverGap) / 1e6)
 	}
 	switch spec.Workload {
 	case "batch", "single":
@@ -576,30 +577,40 @@ func (r *Recorder) Finish(end int64, failUnresolved bool) Result {
 // HoldsError reports the first error writing the holds CSV.
 func (r *Recorder) HoldsError() error { return r.csvErr }
 
-// percentilesMS summarises ns samples in ms (nearest-rank percentiles).
-func percentilesMS(ns []int64) Percentiles {
+// PercentilesMS summarises ns samples in ms. Percentiles are nearest-rank
+// (see NearestRank); every percentile leaselab prints is computed so.
+func PercentilesMS(ns []int64) Percentiles {
 	if len(ns) == 0 {
 		return Percentiles{}
 	}
 	s := slices.Clone(ns)
 	slices.Sort(s)
-	rank := func(p float64) float64 {
-		k := int(math.Ceil(p*float64(len(s)))) - 1
-		if k < 0 {
-			k = 0
-		}
-		return float64(s[k]) / 1e6
-	}
 	var sum float64
 	for _, v := range s {
 		sum += float64(v)
 	}
 	return Percentiles{
-		P50:  rank(0.50),
-		P90:  rank(0.90),
-		P99:  rank(0.99),
+		P50:  float64(NearestRank(s, 0.50)) / 1e6,
+		P90:  float64(NearestRank(s, 0.90)) / 1e6,
+		P99:  float64(NearestRank(s, 0.99)) / 1e6,
 		Max:  float64(s[len(s)-1]) / 1e6,
 		Mean: sum / float64(len(s)) / 1e6,
 		N:    len(s),
 	}
+}
+
+// NearestRank is the p-quantile (0 < p <= 1) of sorted samples by the
+// nearest-rank definition: the smallest sample such that at least a
+// fraction p of the samples are at or below it, sorted[ceil(p*n)-1]. It
+// is always one of the samples (no interpolation). sorted must be
+// non-empty and in ascending order.
+func NearestRank[T cmp.Ordered](sorted []T, p float64) T {
+	k := int(math.Ceil(p*float64(len(sorted)))) - 1
+	if k < 0 {
+		k = 0
+	}
+	if k >= len(sorted) {
+		k = len(sorted) - 1
+	}
+	return sorted[k]
 }

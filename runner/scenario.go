@@ -52,6 +52,10 @@ type replayer struct {
 	started bool
 	// preClocks are clocks set before the boot.
 	preClocks map[algorithms.NodeID]Clock
+	// traceJSON, if set, receives every trace record as a JSON line
+	// (ReplayJSON); tr is the tracer writing it.
+	traceJSON io.Writer
+	tr        *Tracer
 }
 
 // Replay runs a scenario file step by step and writes the trace, the
@@ -59,7 +63,21 @@ type replayer struct {
 // line is an error (with its line number); an expectation that does not
 // hold is reported in ReplayResult.Failed and the replay goes on.
 func Replay(scenario io.Reader, w io.Writer) (ReplayResult, error) {
-	rp := &replayer{w: w, spec: scenarioSpec()}
+	return ReplayJSON(scenario, w, nil)
+}
+
+// ReplayJSON is Replay that also writes every trace record to traceJSON
+// as JSON lines (the format of Options.Trace), e.g. for an HTML timeline;
+// nil: none.
+func ReplayJSON(scenario io.Reader, w, traceJSON io.Writer) (res ReplayResult, err error) {
+	rp := &replayer{w: w, spec: scenarioSpec(), traceJSON: traceJSON}
+	defer func() {
+		if rp.tr != nil {
+			if ferr := rp.tr.Flush(); ferr != nil && err == nil {
+				err = ferr
+			}
+		}
+	}()
 	sc := bufio.NewScanner(scenario)
 	for sc.Scan() {
 		rp.line++
@@ -123,8 +141,9 @@ func (rp *replayer) boot() error {
 	if err := rp.spec.Validate(); err != nil {
 		return err
 	}
-	tr := NewTracer(nil, 0)
+	tr := NewTracer(rp.traceJSON, 0)
 	tr.Hook = func(r TraceRec) { fmt.Fprintf(rp.w, "  %s\n", FormatTrace(&r)) }
+	rp.tr = tr
 	s, err := newSim(rp.spec, tr, true)
 	if err != nil {
 		return err

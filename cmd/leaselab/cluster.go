@@ -49,7 +49,7 @@ func setupCluster(fs *pflag.FlagSet) action {
 	params.ResponseTimeout = 200 * time.Millisecond
 	params.Backoff = 50 * time.Millisecond
 	var (
-		nodes       = fs.Int("nodes", 3, "number of node processes (all acceptors and proposers)")
+		nodes       = fs.Int("nodes", 3, "number of node processes (all acceptors and proposers; at least 3, so that a majority is left after the kill)")
 		algo        = fs.String("algo", "paxoslease", "algorithm (see 'leaselab algos')")
 		ablate      = fs.StringSlice("ablate", nil, "rules of the algorithm to switch off")
 		extensions  = fs.Int("extensions", 2, "how often node 0 extends before it is killed")
@@ -67,8 +67,8 @@ func setupCluster(fs *pflag.FlagSet) action {
 		if len(args) > 0 {
 			return usagef("unexpected arguments %v", args)
 		}
-		if *nodes < 2 {
-			return usagef("--nodes must be at least 2, got %d", *nodes)
+		if err := udp.FailoverNodesError(*nodes); err != nil {
+			return badInput(fmt.Errorf("--nodes: %w", err))
 		}
 		alg, err := algorithms.Lookup(*algo)
 		if err != nil {

@@ -70,6 +70,13 @@ func Markdown(w io.Writer, reports []*Report, cfg Config) error {
 		mode = "quick (--quick: shorter sweeps, fewer repetitions)"
 	}
 	p(" Mode: %s.\n\n", mode)
+	if cfg.Meta != nil {
+		var kv []string
+		for _, f := range cfg.Meta.Fields() {
+			kv = append(kv, f[0]+" `"+f[1]+"`")
+		}
+		p("Provenance: %s (also in every JSON file and in %s, which covers the CSV files).\n\n", strings.Join(kv, ", "), MetaFile)
+	}
 	p("Every number below comes from the CSV and JSON files next to this report; the charts are drawn from the summary CSVs. ")
 	p("Means are over repetitions with different seeds; ± is the half-width of the 95%% confidence interval (Student's t). ")
 	p("A verdict of *agrees* means our number satisfies the stated rule; *within ×2* is deliberately loose because the paper ran 2008 hardware and we run a simulator or real UDP on one shared machine: the point is the shape and the order of magnitude, not the digits. *Inconclusive* means the repetitions cannot tell the change the paper describes from noise (the two points' 95%% intervals overlap).\n\n")
@@ -543,7 +550,7 @@ func (r *Report) variabilityTable(w io.Writer) error {
 				if len(e.Facets) > 1 || f.Name != "" {
 					row = append(row, f.Name)
 				}
-				row = append(row, m.Label, pct(cvs[len(cvs)/2]), pct(cvs[len(cvs)-1]), at,
+				row = append(row, m.Label, pct(runner.NearestRank(cvs, 0.5)), pct(cvs[len(cvs)-1]), at,
 					fmt.Sprintf("%d of %d", len(cvs), len(cvs)+zero))
 				rows = append(rows, row)
 			}

@@ -87,7 +87,8 @@ func Replay(scenario io.Reader, w io.Writer) (ReplayResult, error) {
 	if err := rp.boot(); err != nil {
 		return rp.res, err
 	}
-	rp.s.rec.Finish(rp.s.now, false)
+	rp.res.Result = rp.s.rec.Finish(rp.s.now, false)
+	rp.res.Result.Env = rp.spec.Env
 	vs, n := rp.s.rec.Checker().Violations()
 	rp.res.Violations = vs
 	fmt.Fprintf(w, "verdict: %d violation(s)\n", n)

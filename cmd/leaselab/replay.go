@@ -20,8 +20,10 @@ func init() {
 duplicate a named message, crash, restart, advance time, expect. The
 scenario format is described in runner/testdata. Prints the trace, then the
 verdict: steps run, lease-invariant violations, and the expect lines that
-did not hold. With --format json only the verdict object is printed on
-stdout (the trace goes to --trace FILE if given).
+did not hold, then the run's meters as ` + "`run`" + ` reports them (static_deadlocks,
+static_deadlock_fraction, preemptions, leases_acquired, ...). With --format
+json only the verdict object, meters included, is printed on stdout (the
+trace goes to --trace FILE if given).
 
 Exit status 1 when an expectation fails; 2 for bad input, including a
 scenario line that is malformed or cannot apply (e.g. it selects a message
@@ -96,6 +98,11 @@ func setupReplay(fs *pflag.FlagSet) action {
 				if err := writeViolations(c.stdout, rr.Violations); err != nil {
 					return err
 				}
+			}
+			meters := rr.Result
+			meters.ViolationList = nil // listed above
+			if err := writeResult(c.stdout, "table", meters); err != nil {
+				return err
 			}
 		}
 		if len(rr.Failed) > 0 {

@@ -415,12 +415,12 @@ func All() []Experiment {
 					Variant: "fatlease", Facet: "RTT 55 ms", Meter: "latency_ms.mean", How: "spread", MinX: 2, Op: "<=", Ref: 0.25},
 				{Source: "FaTLease Sec. 5.2", Claim: "the additional latency of the two fsync operations required for regular Paxos is around 33ms",
 					Variant: "classicpaxos", Other: "fatlease", Facet: "RTT 0.5 ms", Meter: "latency_ms.mean", How: "diff_mean", MinX: 2, Paper: Num(33), Op: "≈",
-					Note: "in leaselab node 0 is both the proposer and an acceptor and makes its own promise and accept durable before its messages leave, so each phase waits for two fsyncs in series (local, then the remote majority's): about four per negotiation where the paper's separate proposer waited for two"},
+					Note: "in each phase the proposer's own acceptor (node 0) and the remote ones sync at the same time and the phase waits for the majority's, so a negotiation waits for two fsyncs in series, as the paper's separate proposer did (see the findings)"},
 			},
+			Findings: fig8Findings,
 			Notes: []string{
 				"In leaselab the proposer is node 0, which is also acceptor 0. With one acceptor the majority is the proposer itself and nothing crosses the network, so the point at 1 acceptor shows local cost only; the paper's proposer ran on its own machine with 1 to 30 REMOTE acceptors. The comparisons above use 2 acceptors and more.",
-				"The simulated fsync latency (16.5 ms) is derived from the paper's own 33 ms for two fsyncs, so the 33 ms comparison checks how many fsyncs classic Paxos puts on the critical path of a negotiation, not the disk. This machine's real disk syncs in about 0.5 to 2.5 ms at the median (fig9's table, over UDP).",
-				"At one acceptor classic Paxos shows 0 ms: that node makes its promise and accept durable and announces the lease in the same step, and the runner applies events at once (only messages wait for the fsync), so with no message to send the lease is taken before the disk has confirmed it.",
+				"The simulated fsync latency (16.5 ms) is derived from the paper's own 33 ms for two fsyncs, so the 33 ms comparison checks how many fsyncs classic Paxos puts on the critical path of a negotiation, not the disk. This machine's real disk syncs far faster (fig9's fsync latency column, over UDP).",
 				"The paper's proposer sent to up to 30 machines; the simulator delivers every message after the round trip with uniform jitter and no per-message CPU cost, so waiting for the k-th fastest reply of 30 adds only the jitter's order statistics.",
 			},
 		},
@@ -476,11 +476,11 @@ func All() []Experiment {
 				return s
 			}(),
 			EnvSet: loopback(),
-			// fig10 stays in the simulator by default for now (the lead's
-			// decision); --env udp runs it with runner/udp's real
-			// background writer. Making udp the default is this one line:
-			//	Envs: []string{"udp", "sim"},
-			// (the udp settings and notes are in place already).
+			// The simulator is the default: its writer reproduces the
+			// paper's situation (fsyncs delayed by seconds), which this
+			// machine's disk under runner/udp's real writer does not.
+			// --env udp runs it with that writer; Envs: []string{"udp",
+			// "sim"} would make it the default.
 			Envs:  []string{"sim", "udp"},
 			Sweep: batchSweep, Variants: fourAlgos, Reps: 3, QuickReps: 3,
 			Meters: []Meter{
@@ -494,20 +494,21 @@ func All() []Experiment {
 			Published: []Published{
 				{Source: "FaTLease Sec. 5.3", Claim: "regular Paxos was not able to negotiate a single lease",
 					Variant: "classicpaxos", Meter: "leases_acquired", How: "total", Paper: Num(0), Op: "==", Ref: 0,
-					NoteIn: map[string]string{"sim": "the simulated writer delays every fsync by a uniform 0 to 2 s, so now and then both fsyncs " +
-						"a phase waits for (the proposer's own acceptor's, then a remote one's) finish inside the 1 s timeout and a rare lease " +
-						"gets through, out of hundreds of thousands requested; the paper's IOzone let none through",
-						"udp": "this machine's disk keeps the logs' fsyncs within tens of milliseconds even under the writer, far inside the " +
-							"1 s response timeout, so classic Paxos slows down but acquires every lease; the paper's 2008 disk did not"}},
+					NoteIn: map[string]string{"sim": "the simulated writer delays every fsync by a uniform 0 to 2 s, so now and then the fsyncs " +
+						"a phase waits for (the proposer's own acceptor's and a remote one's, at the same time) both finish inside the 1 s timeout " +
+						"and a rare lease gets through (the findings below count them); the paper's IOzone let none through",
+						"udp": "this machine's disk keeps the logs' fsyncs far inside the 1 s response timeout even under the writer (the fsync " +
+							"latency column), so classic Paxos slows down but acquires its leases (the findings below count them); the paper's 2008 disk did not"}},
 			},
+			Findings: fig10Findings,
 			EnvNotes: map[string][]string{
 				"udp": {
 					"Over UDP (--env udp) the background writer is runner/udp's: one goroutine overwrites a 256 MiB file in the logs' directory (same filesystem, same device) in 1 MiB writes with an fsync every 64 MiB, 1 to 3 GiB/s on this machine (the table's last column), and costs about a core of CPU, as IOzone did in the paper. Every algorithm gets it.",
-					"Measured when this note was written (`leaselab reproduce --quick --only fig10 --env udp`, 3 repetitions): every algorithm acquired every lease with no timeout; classic Paxos ran at about half its fig5 throughput (its fsync p99 rose to tens of ms), the diskless ones somewhat below theirs, from the writer's CPU. The paper's classic Paxos acquired nothing: this virtio disk absorbs a streaming writer far better than a 2008 disk did.",
+					"Compare the throughput with fig5's over UDP: classic Paxos slows down with its fsyncs (the fsync latency column), the diskless ones from the writer's CPU. The paper's classic Paxos acquired nothing: a virtio disk absorbs a streaming writer far better than a 2008 disk did.",
 					"Runs over UDP measure real time on a shared machine; see fig5's notes on variability.",
 				},
 				"sim": {
-					"fig10 runs in the simulator by default for now (--env udp runs it with a real background writer). Its throughput is therefore the simulator's (no CPU cost per message): compare it with `leaselab reproduce --only fig5 --env sim`, not with fig5 over real UDP.",
+					"fig10 runs in the simulator by default (--env udp runs it with a real background writer). Its throughput is therefore the simulator's (no CPU cost per message): compare it with `leaselab reproduce --only fig5 --env sim`, not with fig5 over real UDP.",
 					"The background writer is modelled in the simulated disk: every fsync also flushes the writer's dirty pages, adding uniform [0, 2 s] to its latency (runner/disk.go). The diskless algorithms never fsync, so the writer cannot touch them in the simulator.",
 					"The paper also saw FaTLease's throughput drop somewhat under IOzone, which it attributes to IOzone's CPU use; the simulator has no CPU model, so that effect is absent here.",
 				},
@@ -543,14 +544,15 @@ func All() []Experiment {
 				{Key: "preemptions", Label: "pre-empted rounds", Unit: "per run"},
 				{Key: "preemption_chain_max", Label: "longest pre-emption chain", Unit: "rounds"},
 			},
-			Chains: true,
+			Chains:   true,
+			Findings: deadlockFindings,
 			Published: []Published{
 				{Source: "PaxosLease Sec. 1", Claim: "with many proposers, no one will be able to get a majority and proposers will continually block each other (naive)",
 					Variant: "naive", Meter: "static_deadlocks", How: "total", Op: ">", Ref: 0},
 				{Source: "PaxosLease Sec. 5", Claim: "static deadlocks, as described in the naive majority vote algorithm, are not possible (Paxos-type)",
 					Variant: "paxoslease", Meter: "static_deadlocks", How: "total", Paper: Num(0), Op: "==", Ref: 0,
-					Note: "without message loss no proposal of PaxosLease is left half-accepted or unlearned for long here; see the loss panels and the notes"},
-				{Source: "PaxosLease Sec. 5", Claim: "static deadlocks ... are not possible (Paxos-type), with message loss",
+					Note: "without message loss, backoff keeps PaxosLease's rounds from failing half-way in these runs; see the loss facet and the notes"},
+				{Source: "PaxosLease Sec. 5", Claim: "static deadlocks, as described in the naive majority vote algorithm, are not possible (Paxos-type)",
 					Variant: "paxoslease", Facet: deadlockLossFacet, Meter: "static_deadlocks", How: "total", Paper: Num(0), Op: "==", Ref: 0,
 					Note: "a proposal accepted by a majority whose Accepted answers are lost (or a split accept) blocks every proposer, its own too, until the acceptors' timers run out: scenarios paxoslease/testdata/deadlock-*.txt"},
 				{Source: "PaxosLease Sec. 5", Claim: "dynamical deadlock ... can be worked around by proposers waiting a small but random time",
@@ -559,9 +561,10 @@ func All() []Experiment {
 			Notes: []string{
 				"The papers give no numbers for this contrast; the rows above check its direction. Blocked time is the share of the time during which some proposer wanted the lease and nobody held it; time in static deadlock is the part of it spent in static-deadlock episodes.",
 				"What blocks is the algorithm's to say (Algorithm.GrantBlocks): a naive grant makes its acceptor deny everyone, and a PaxosLease acceptor's accepted proposal makes its promise closed to everyone but the active holder, until its timer; FaTLease and classic Paxos re-propose the highest accepted lease, so their accepted state blocks nobody and they have no static deadlocks by construction (fatlease/testdata/deadlock-*.txt replay the PaxosLease interleavings and acquire at once). Grants of the proposal its owner last held are a lease in use or in its tail, not a block. An episode counts only if a timer ended it (not a hold, a release or naive-undo's giving back): runner/recorder.go.",
+				"Where PaxosLease blocks statically, in plain words: an acceptor that has accepted a proposal answers every prepare with that proposal until its timer runs out, and a proposer may only propose with a majority of empty answers (an answer naming its own proposal counts only for the lease it holds now, a rule safety needs: paxoslease/testdata/paxoslease-stale-owner-open.txt). A higher ballot gets promises but not empty ones, so it cannot overwrite anything. Two shapes leave a majority of acceptors with such proposals and nobody holding: a split accept, when two rounds each reach one acceptor before failing (paxoslease/testdata/deadlock-split-accept.txt), and a proposal accepted by a majority whose Accepted answers are lost, which not even its own proposer can use (deadlock-lost-answers.txt). Both need a round to fail half-way: message loss, or proposers that retry without backoff and cut each other's rounds short. The paper's argument that proposers can overwrite acceptor state holds for FaTLease, whose proposers re-propose what they find (fatlease/testdata/deadlock-*.txt), not for PaxosLease's empty-majority rule.",
 				"'no backoff' switches off PaxosLease's random wait before a retry (ablation 'backoff').",
 				"For naive, a round counts as pre-empted when so many acceptors deny it (they hold another proposer's grant) that a majority can no longer be reached; so its pre-emptions and chains measure rounds lost to grants, not to higher ballots.",
-				"Chains are capped at the 7 rounds after which an acquisition is abandoned (a failed lease), so 7 in the chains panel means some attempt gave up.",
+				fmt.Sprintf("Chains are capped at the %d rounds after which an acquisition is abandoned (a failed lease), so %d in the chains panel means some attempt gave up.", deadlockBase.Params.MaxRounds, deadlockBase.Params.MaxRounds),
 			},
 		},
 		{

@@ -146,8 +146,12 @@ type Experiment struct {
 	Chains    bool        `json:"chains,omitempty"`
 	Published []Published `json:"published,omitempty"`
 	// Notes explain how our setup differs from the paper's and what that
-	// is expected to do to the numbers; they go into the report.
+	// is expected to do to the numbers; they go into the report. They state
+	// no measured number: Findings do (see findings.go).
 	Notes []string `json:"notes,omitempty"`
+	// Findings, if set, computes the report's notes on what this run
+	// measured, from its results.
+	Findings func(*Report) []string `json:"-"`
 	// EnvNotes are notes that hold only in one environment; Resolve
 	// appends those of the chosen one to Notes.
 	EnvNotes map[string][]string `json:"env_notes,omitempty"`

@@ -169,6 +169,15 @@ func (r *Report) markdown(w io.Writer) error {
 			return err
 		}
 	}
+	if e.Findings != nil {
+		if fs := e.Findings(r); len(fs) > 0 {
+			p("### What this run shows (computed from its results)\n\n")
+			for _, f := range fs {
+				p("- %s\n", f)
+			}
+			p("\n")
+		}
+	}
 	if len(e.Notes) > 0 {
 		p("### How our setup differs, and what that does\n\n")
 		for _, n := range e.Notes {

@@ -139,23 +139,21 @@ var (
 	diskNote = "the simulated disk (16.5 ms mean fsync, 200 MB/s, " + diskRecord + " records, group commit) syncs any batch of this sweep " +
 		"well within the 1 s response timeout and never congests, so classic Paxos keeps speeding up with the batch; " +
 		"the paper's ext3 disk congested at about 2,000 kB/s"
-	udpNoTimeoutNote = "over UDP nothing timed out or failed at any batch size: messages to a peer share datagrams (up to 16 KiB on loopback, " +
-		"about 250 messages each) and the proposer works on at most 4,096 requests at once, so no socket queue overflows and every reply " +
-		"comes within milliseconds; with one message per datagram this machine times out from 4,000 leases on, as the paper did " +
-		"(fig5's '1 msg/datagram' series)"
-	udpDiskNote = "this machine's disk syncs a group commit of hundreds of records in about a millisecond (fig9's table), so the disk never " +
-		"congests: classic Paxos runs at 50 to 100% of FaTLease's throughput (both send 10 messages per lease; the difference is the log) " +
-		"without the paper's drop at 2,000 to 4,000 leases; whatever change the ratio shows is mostly the machine's load"
+	udpNoTimeoutNote = "over UDP messages to a peer share datagrams (up to 16 KiB on loopback, about 250 messages each) and the " +
+		"proposer works on at most 4,096 requests at once, so no socket queue overflows and replies come within milliseconds (the " +
+		"findings count timeouts and failures); with one message per datagram the paper's timeouts appear (fig5's '1 msg/datagram' series)"
+	udpDiskNote = "this machine's disk syncs a group commit of hundreds of records fast (fig9's fsync latency), so the disk does not " +
+		"congest: classic Paxos runs at a large share of FaTLease's throughput (both send 10 messages per lease; the difference is the log; " +
+		"the findings give the share) without the paper's drop at 2,000 to 4,000 leases; whatever change the ratio shows is mostly the machine's load"
 	udpDiskBWNote = "ours is what the log writes (" + diskRecord + " records, 288 bytes per lease) over the run's real time, so it follows " +
-		"the throughput, which is 15 to 50 times the paper's; the disk is not congested (fsyncs take about a millisecond), and the " +
+		"the throughput, far above the paper's; the disk is not congested (the fsync latency columns), and the " +
 		"paper's iostat also counted journal and whole-block writes"
 	oneMsgFailNote = "no failures at any batch size: a message lost to a full socket buffer costs a 1 s timeout and a retry, and " +
 		"with at most 4,096 requests in flight no request lost all 7 rounds; the paper's proposer (beyond 35,000 leases) had no such window, as far as it says"
 	oneMsgTimeoutNote = "with every message in a datagram of its own, the burst of requests in flight overflows the acceptors' socket " +
-		"buffers (the kernel dropped none at 2,000 leases and about 1,400 datagrams at 4,000, where some repetitions overflow and some " +
-		"do not) and each lost message costs a 1 s timeout; " +
-		"where this starts depends on this machine's buffers and the proposer's 4,096-request window (with a 2,048 window nothing times " +
-		"out), so the match with the paper's 4,000 is partly coincidence (see the notes)"
+		"buffers (the kernel's UDP RcvbufErrors counter shows the drops; near the onset some repetitions overflow and some do not) and " +
+		"each lost message costs a 1 s timeout; where this starts depends on this machine's buffers and the proposer's 4,096-request " +
+		"window, so the match with the paper's 4,000 is partly coincidence (see the notes)"
 	oneMsgPaxosNote = "here the drop comes from the same timeouts as FaTLease's (lost datagrams), not from the disk as in the paper; " +
 		"this machine's disk keeps up (see the classicpaxos row)"
 	wanNote = "the collapse point follows from the 512 kB/s limit and leaselab's fixed " + msgSize + " messages, each charged against " +
@@ -183,24 +181,22 @@ var udpBatchNotes = []string{
 	"Over real UDP (the default for this figure): every node is its own event loop with its own socket on 127.0.0.1, all in one process; " +
 		"classic Paxos's acceptors write every promise and acceptance to a real log file and fsync it before answering (one writer per node, " +
 		"group commit). CPU cost is real: the proposer, the three acceptors and the runner share this machine's two cores, which other " +
-		"processes use too, so the runs vary (see the variability table; the seed does not reproduce them). Between invocations: two quick " +
-		"runs a minute apart, when this note was written, gave point means 0 to 25% apart from 4,000 leases on (up to 45% at 100 leases), " +
-		"mostly inside each other's intervals, the second about 10% faster throughout; an earlier one, while another process ran tests, " +
-		"gave FaTLease about 70,000 leases/s at 40,000 leases against 110,000 to 130,000.",
-	"No lease timed out or failed at any batch size, unlike the paper (first timeouts at 4,000 leases, failures beyond 35,000). " +
+		"processes use too, so the runs vary (see the variability table; the seed does not reproduce them), and so do two invocations, " +
+		"most of all while other processes compete for the cores.",
+	"The findings count this run's timeouts and failures; the paper had its first timeouts at 4,000 leases and failures beyond 35,000. " +
 		"Two design choices of runner/udp remove the paper's bottleneck: messages to the same peer share a datagram (up to 16 KiB on " +
 		"loopback, about 250 " + msgSize + " messages), so the kernel handles one packet where a one-message-per-datagram implementation " +
 		"handles hundreds; and the proposer admits at most 4,096 requests at once (udp.DefaultWindow; the rest wait in its queue, and that " +
 		"wait is part of the measured time), so no socket buffer overflows and no reply is late by a second.",
-	"Throughput is far above the paper's (FaTLease at 20,000 leases on the LAN: about 50 times its 'more than 2,500 leases per second', " +
-		"see fig6's comparison), for the datagram sharing above and a 2020s CPU against a 2008 Xeon running Java. The diskless algorithms rank by messages per lease (naive 4, PaxosLease 8, FaTLease 10): per-message CPU is " +
+	"Throughput is far above the paper's (FaTLease at 20,000 leases on the LAN against its 'more than 2,500 leases per second': " +
+		"fig6's comparison), for the datagram sharing above and a 2020s CPU against a 2008 Xeon running Java. The diskless algorithms rank by messages per lease (naive 4, PaxosLease 8, FaTLease 10): per-message CPU is " +
 		"what limits them. Small batches (100 to 1,000 leases) are slow per lease: a batch of 100 takes a few milliseconds, mostly " +
 		"goroutine wake-ups on shared cores rather than protocol work.",
-	"Classic Paxos pays for its real log: every phase waits for an fsync (p50 about 0.5 to 2.5 ms on this machine's ext4 on a virtio " +
-		"disk, p99 up to tens of ms under load; fig9 lists them) and the writer's CPU competes with the nodes. It sends the same 10 messages " +
-		"per lease as FaTLease and reaches about 50 to 100% of its throughput. With group commit one fsync covers hundreds of records, so " +
-		"the disk never saturates and there is no drop at 2,000 to 4,000 leases as in the paper, whose disks took about 16 ms per fsync " +
-		"(Sec. 5.2's 33 ms for two). Of the four it varies most with the machine's load.",
+	"Classic Paxos pays for its real log: every phase waits for an fsync (on this machine's ext4 on a virtio disk; fig9 lists the " +
+		"latencies) and the writer's CPU competes with the nodes. It sends the same 10 messages per lease as FaTLease; the findings give " +
+		"its share of FaTLease's throughput. With group commit one fsync covers hundreds of records, so the disk does not saturate and " +
+		"there is no drop at 2,000 to 4,000 leases as in the paper, whose disks took about 16.5 ms per fsync (Sec. 5.2's 33 ms for two). " +
+		"Of the four it varies most with the machine's load.",
 }
 
 // oneMsgNotes explain fig5's "1 msg/datagram" series (udp only).
@@ -213,20 +209,15 @@ var oneMsgNotes = []string{
 		"assume they did not, as a sender that writes each message when it is produced does; the plain series are runner/udp's own " +
 		"design, which packs messages to the same peer into one datagram.",
 	"One message per datagram is what makes the cost per datagram the limit and brings the paper's timeouts: every datagram costs its " +
-		"sender a system call and its receiver a wake-up and a read, whatever it carries. Measured in two quick runs when this note was " +
-		"written (8 repetitions each): FaTLease ran at about 15,000 to 24,000 leases/s up to 2,000 leases (the plain series: 36,000 to " +
-		"170,000) with no timeout; from 10,000 leases on every repetition timed out (about 270 to 1,300 timeouts per batch) and the " +
-		"throughput was 7,500 to 15,000 leases/s; classic Paxos likewise, somewhat slower (9,000 to 17,000 leases/s up to 2,000 leases; " +
-		"7,000 to 12,000 with 200 to 1,600 timeouts from 10,000 on). No lease failed. 4,000 leases is the edge: each repetition either " +
-		"overflowed (about 3,300 leases/s and 170 to 520 timeouts) or did not (16,000 to 27,000 leases/s, none); 4 of 8 FaTLease and 5 of " +
-		"8 classic Paxos repetitions overflowed in the second run, so the mean there has a wide interval. The paper's FaTLease had its " +
-		"first timeouts and a sharp drop in throughput at 4,000 leases.",
+		"sender a system call and its receiver a wake-up and a read, whatever it carries. The findings give, for each series, its " +
+		"throughput range, its timeouts and the batch size of the first; near the onset a repetition either overflows the buffers or " +
+		"does not, so the mean there has a wide interval. The paper's FaTLease had its first timeouts and a sharp drop in throughput at " +
+		"4,000 leases.",
 	"Why the timeouts start where they do: once the batch reaches the proposer's window (4,096 requests in flight; udp.DefaultWindow), " +
 		"each acceptor receives thousands of one-message datagrams in a burst and its socket buffer (4 MiB asked for) overflows: the " +
-		"kernel's UDP RcvbufErrors counter rose by 0 during a 2,000-lease batch and by about 1,400 during a 4,000-lease one. Each lost " +
-		"message costs the proposer a 1 s response timeout and a retry, and the whole batch waits for the slowest lease. With the window " +
-		"at 2,048 (`leaselab bench --datagram " + fmt.Sprint(runner.MinDatagram) + " --window 2048`) nothing timed out at any size and " +
-		"FaTLease ran at about 20,700 leases/s throughout; with 8,192 the timeouts started at 4,000 as well. So the onset depends on this " +
+		"kernel's UDP RcvbufErrors counter (`netstat -su`) rises during the batches that time out. Each lost message costs the proposer " +
+		"a 1 s response timeout and a retry, and the whole batch waits for the slowest lease. A smaller window " +
+		"(`leaselab bench --datagram " + fmt.Sprint(runner.MinDatagram) + " --window N`) moves the onset. So it depends on this " +
 		"machine's socket buffers and on the window, and its match with the paper's 4,000 is partly coincidence; the mechanism (a proposer " +
 		"that sends faster than its acceptors can take single packets in, and the 1 s timeouts that follow) is the one the paper describes.",
 	"Only fig5 plots these two series, to keep the quick run within its time budget (they take about as long as the four others " +
@@ -294,10 +285,11 @@ func All() []Experiment {
 					Variant: oneMsgName("classicpaxos"), Meter: "leases_per_sec", How: "ratio", X: 2000, X2: 4000, Op: "<", Ref: 1,
 					Note: oneMsgPaxosNote},
 			},
-			Notes: batchNotes,
+			Notes:    batchNotes,
+			Findings: batchFindings,
 			EnvNotes: map[string][]string{
 				"udp": append(append([]string{"The proposer and the acceptors run on this one machine and talk over loopback, with no added delay " +
-					"(the kernel's loopback round trip is about 15 µs: `leaselab bench` prints it)."}, udpBatchNotes...), oneMsgNotes...),
+					"(`leaselab bench` prints the kernel's loopback round trip)."}, udpBatchNotes...), oneMsgNotes...),
 				"sim": {"In the simulator (--env sim) a round trip of 0.05 ms ± 0.01 ms stands for loopback, and the disk is modelled " +
 					"with the paper's 16.5 ms fsync.", simBatchNote},
 			},
@@ -319,9 +311,10 @@ func All() []Experiment {
 					Variant: "classicpaxos", Meter: "leases_per_sec", How: "ratio", X: 2000, X2: 4000, Op: "<", Ref: 1,
 					NoteIn: map[string]string{"sim": diskNote, "udp": udpDiskNote}},
 			},
+			Findings: batchFindings,
 			Notes: append([]string{
 				fmt.Sprintf("The paper gives no LAN round-trip time (only \"Gigabit Ethernet\", and \"less than 1ms\" for the same LAN in Sec. 5.2). "+
-					"We emulate %g ms ± %g ms: a ping between two hosts on one switched Gigabit Ethernet typically takes 0.1 to 0.3 ms.", lanRTTMS, lanJitterMS),
+					"We emulate %g ms ± %g ms: a ping between two hosts on one switched Gigabit Ethernet typically takes a few tenths of a millisecond.", lanRTTMS, lanJitterMS),
 			}, batchNotes...),
 			EnvNotes: map[string][]string{
 				"udp": append([]string{
@@ -329,18 +322,12 @@ func All() []Experiment {
 						"plus a uniform jitter before it is written to the socket. Both 'machines' share this machine's two cores, so the LAN " +
 						"adds delay, not CPU.",
 					"How exact the emulated delay is: a node that has nothing else to do waits for its next delayed datagram on a kernel " +
-						"timer (a timerfd). It used to wait on a Go timer, and the Go runtime waits for its timers in epoll_wait, whose timeout " +
-						"is in whole milliseconds (runtime/netpoll_epoll.go rounds any positive wait below 1 ms up to 1 ms): on this machine " +
-						"time.Sleep and time.Timer of 50, 100, 200 and 500 µs all lasted 1.08 to 1.11 ms at the median, so every 0.1 ms hop " +
-						"took about 1.1 ms on an idle node. With the timerfd a 100 µs wait ends 35 to 60 µs late (median to 90th percentile, " +
-						"`go test ./runner/udp -bench WakeTimer`). `leaselab bench --algo fatlease --workload single --reps 500 --rtt 0.2ms " +
-						"--jitter 0` measured, when this note was written, 0.6 to 0.8 ms per lease (median, over several runs) against 3.6 to " +
-						"3.7 ms before, where two round trips of 0.2 ms plus the 0.05 to 0.06 ms the same lease takes with --rtt 0 make about " +
-						"0.46 ms; the rest, about 0.3 ms per lease at every round trip from 0.1 to 2 ms, is the wake-up latency of idle threads " +
-						"on this 2-core virtual machine, about 75 µs for each of the four hops of an acquisition. Under batch load nodes are " +
-						"busy and send due datagrams between inputs, so the change mostly concerns small batches: in quick runs FaTLease at 100 " +
-						"leases went from about 16,000 to 32,000 to 35,000 leases/s and at 500 from about 87,000 to about 130,000; batches of " +
-						"10,000 and more, and the CPU time they use, did not change beyond the run-to-run spread.",
+						"timer (a timerfd), not on a Go timer: the Go runtime waits for its timers in epoll_wait, whose timeout is in whole " +
+						"milliseconds (runtime/netpoll_epoll.go rounds any positive wait below 1 ms up to 1 ms), so every sub-millisecond hop " +
+						"would last a millisecond. `go test ./runner/udp -bench WakeTimer` measures how late a timerfd wait ends on this machine, " +
+						"and `leaselab bench --algo fatlease --workload single --rtt 0.2ms --jitter 0` what one lease costs against its two " +
+						"round trips; waking an idle thread on a virtual machine with two cores adds tens of microseconds to every hop. Under " +
+						"batch load nodes are busy and send due datagrams between inputs, so this shows mostly in small batches.",
 					"With up to 4,096 requests in flight the round trip hides behind pipelining: from a few thousand leases on, the throughput " +
 						"is fig5's within the run-to-run spread, and only small batches are slower than on plain loopback. The paper's LAN and " +
 						"single-machine curves were close to each other too.",
@@ -373,10 +360,10 @@ func All() []Experiment {
 					Variant: "fatlease", Meter: "net_bytes_per_sec", How: "max", Paper: Num(750), Op: "≈",
 					Note: "ours is the offered load: every message handed to the network, retransmissions included, averaged over the run; once timeouts set in, retransmissions queued behind the 512 kB/s limit dominate it"},
 			},
+			Findings: batchFindings,
 			Notes: append([]string{
-				"fig7 stays in the simulator by default, unlike fig5 and fig6: what shapes it is the 512 kB/s limit, which the simulator models, and over real UDP it does not fit the time budget. " +
-					"Measured when this note was written: `leaselab reproduce --quick --only fig7 --env udp --seeds 1` took 6 min 23 s for ONE repetition (a 40,000-lease batch alone waits about 70 s of real timeouts), against under 5 minutes for the whole quick run. " +
-					"It showed the simulator's shape at small batches (fatlease peaked at 2,000 leases with about 1,900 leases/s, first timeouts at 4,000); beyond that, where every simulated lease fails, the udp proposer's 4,096-request window kept some leases coming.",
+				"fig7 stays in the simulator by default, unlike fig5 and fig6: what shapes it is the 512 kB/s limit, which the simulator models, and over real UDP its large batches wait out real 1 s timeouts, more than the quick run's time budget allows (`leaselab reproduce --only fig7 --env udp` runs it). " +
+					"Over UDP the proposer's 4,096-request window keeps some leases coming where every simulated lease of a large batch fails.",
 				"The paper has no regular-Paxos curve for the WAN (PlanetLab's VServer did not pass fsync through); ours uses the same disk as fig5 in the chosen environment.",
 				"Offered network load is every message handed to the network by any node (" + fmt.Sprint(algorithms.WireSize) + " bytes each, retransmissions included) divided by the run's duration, in kB/s (1 kB = 1024 bytes). It can exceed the link's 512 kB/s per node because messages wait in a queue behind the limit.",
 			}, batchNotes...),

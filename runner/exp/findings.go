@@ -180,3 +180,62 @@ func fig10Findings(r *Report) []string {
 	}
 	return []string{fmt.Sprintf("Over every batch size and repetition of this run (%s): %s.", r.Exp.Env, strings.Join(parts, "; "))}
 }
+
+// batchFindings: per series, the throughput range, timeouts and failures
+// over the sweep, the first batch size with a timeout, and classic
+// Paxos's throughput as a share of FaTLease's (fig5, fig6, fig7).
+func batchFindings(r *Report) []string {
+	var out []string
+	e := r.Exp
+	values := e.ValuesOf(0)
+	means := func(variant, meter string) []float64 {
+		var ms []float64
+		for xi := range values {
+			st, ok := r.stat("", variant, xi, meter)
+			if !ok || st.N == 0 {
+				ms = append(ms, math.NaN())
+				continue
+			}
+			ms = append(ms, st.Mean)
+		}
+		return ms
+	}
+	for _, v := range e.Variants {
+		tp := means(v.Name, "leases_per_sec")
+		lo, hi := math.Inf(1), math.Inf(-1)
+		for _, x := range tp {
+			if !math.IsNaN(x) {
+				lo, hi = math.Min(lo, x), math.Max(hi, x)
+			}
+		}
+		if math.IsInf(lo, 1) {
+			continue
+		}
+		to := r.sweepTotal("", v.Name, "timeouts")
+		failed := r.sweepTotal("", v.Name, "leases_failed")
+		s := fmt.Sprintf("%s: %s to %s leases/s over the sweep, %s timeouts and %s failed leases in all runs", v.Name, numText(lo), numText(hi), numText(to), numText(failed))
+		first := math.NaN()
+		for xi, m := range means(v.Name, "timeouts") {
+			if m > 0 {
+				first = values[xi]
+				break
+			}
+		}
+		if !math.IsNaN(first) {
+			s += fmt.Sprintf(", the first at %s leases", numText(first))
+		}
+		out = append(out, s+".")
+	}
+	cp, fl := means("classicpaxos", "leases_per_sec"), means("fatlease", "leases_per_sec")
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for i := range cp {
+		if i < len(fl) && fl[i] > 0 && !math.IsNaN(cp[i]) {
+			q := cp[i] / fl[i]
+			lo, hi = math.Min(lo, q), math.Max(hi, q)
+		}
+	}
+	if !math.IsInf(lo, 1) {
+		out = append(out, fmt.Sprintf("Classic Paxos's throughput is %s to %s of FaTLease's at the same batch size.", pctText(lo), pctText(hi)))
+	}
+	return out
+}

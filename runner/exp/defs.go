@@ -597,6 +597,7 @@ func All() []Experiment {
 			},
 			Notes: []string{
 				"Every run draws its own fault mix from its seed as `leaselab check --faults all` does (loss, duplication, reordering, partitions, crashes, clock drift and skew within the algorithms' allowances, downtime and partition length), except that the clients' behaviour is fixed per panel instead of drawn; so the baseline 'none' should show no violation.",
+				"classicpaxos without fsync answers before its fsync completes and keeps what the fsync makes durable, so after a crash it forgets only the answers the crash caught inside an fsync, unlike fatlease without restart-wait, which forgets everything it promised and accepted; with this campaign's fast simulated disk that window is small (`leaselab algos` names the slow-disk campaign that exposes it).",
 				"One fault mix cannot expose every rule: an ablation with no violation here is not proven harmless. The table lists the fault each rule's author names as exposing it; `leaselab check --algo A --ablate R --faults ...` targets one.",
 			},
 		},

@@ -59,9 +59,9 @@ type disk struct {
 	curRecs []algorithms.Record
 	curMsgs []algorithms.Message
 	// Outputs waiting for the next sync; bounds[i] ends output i.
-	qRecs   []algorithms.Record
-	qMsgs   []algorithms.Message
-	qBounds []diskBound
+	qRecs     []algorithms.Record
+	qMsgs     []algorithms.Message
+	qBounds   []diskBound
 	durable   []algorithms.Record
 	compactAt int
 	started   int64 // true time the current sync began

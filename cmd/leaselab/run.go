@@ -20,7 +20,7 @@ network, clocks and faults, in the simulator (--env sim, reproducible from
 
 Output: a metric/value table by default; --format json prints the result
 object (keys such as algo, seed, trace_hash, leases_acquired, latency_ms,
-static_deadlocks, violations, and params: every effective parameter, so the
+static_deadlocks, static_deadlock_fraction, violations, and params: every effective parameter, so the
 run can be repeated); --format csv prints a header and one row.
 
 --holds FILE writes every hold interval as CSV

@@ -58,7 +58,8 @@ func Algorithm() algorithms.Algorithm {
 		Summary:   "regular Paxos baseline (FaTLease Sec. 5): FaTLease's lease logic on acceptors that fsync promise and accepted lease before replying; group commit; no restart wait",
 		Ablations: Ablations,
 		Durable:   true,
-		// FaTLease's proposers: accepted state is adopted, it does not block.
+		// FaTLease's proposers: accepted state is adopted, it does not block
+		// (scenario classicpaxos/testdata/deadlock-split-accept.txt).
 		GrantBlocks: false,
 		Check:       fatlease.Check,
 		New: func(cfg algorithms.Config) (algorithms.Node, error) {

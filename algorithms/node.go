@@ -82,7 +82,8 @@ const (
 	Round
 	// Granted: this acceptor now holds a grant (naive) or an accepted
 	// proposal (Paxos family) for Owner, until its local clock reads Until.
-	// Used to detect static deadlocks.
+	// The runner's static-deadlock meter reads it, with
+	// Algorithm.GrantBlocks saying whether such state blocks others.
 	Granted
 	// Cleared: this acceptor's grant / accepted proposal on Resource is gone.
 	Cleared

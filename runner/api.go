@@ -127,4 +127,9 @@ type ReplayResult struct {
 	Violations []Violation `json:"violations"`
 	// Failed lists "expect" lines that did not hold.
 	Failed []string `json:"failed_expectations"`
+	// Result: the run's meters, as `run` reports them (static_deadlocks,
+	// preemptions, leases_acquired, ...), their keys at the top level of
+	// the JSON; its own violation count and list give way to Violations
+	// above.
+	Result
 }

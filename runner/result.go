@@ -99,10 +99,17 @@ type Result struct {
 	// TimeToFirstLeaseMS: from the first request to the first acquisition
 	// (None, JSON null, if none).
 	TimeToFirstLeaseMS OptionalMS `json:"time_to_first_lease_ms"`
-	// StaticDeadlocks: episodes in which every acceptor held an unexpired
-	// grant (Granted events, until Cleared or Until) and no owner held
-	// grants from a majority; counted when such an episode begins.
+	// StaticDeadlocks: episodes in which a node wanted a resource, nobody
+	// held it, fewer than a majority of acceptors were free of live
+	// blocking grants (Granted events of an algorithm with
+	// Algorithm.GrantBlocks, until Cleared or Until) and no one proposal
+	// had a majority of them, ended without a winner (see Recorder).
 	StaticDeadlocks int `json:"static_deadlocks"`
+	// StaticDeadlockFraction: the time in those episodes divided by the
+	// time some node had an Acquire pending (0 if never);
+	// StaticDeadlockMS: that time in ms.
+	StaticDeadlockFraction float64 `json:"static_deadlock_fraction"`
+	StaticDeadlockMS       float64 `json:"static_deadlock_ms"`
 	// Preemptions: Preempted events (rounds lost to a higher ballot).
 	Preemptions int `json:"preemptions"`
 	// PreemptionChains[k] counts requests (acquired or failed) during

@@ -34,6 +34,7 @@ import (
 //	expect grant ACCEPTOR RES OWNER|none
 //	expect violations N
 //	expect acquired N / expect failed N / expect pending N
+//	expect static-deadlocks N [D]   N episodes so far, D their total length
 //
 // In a scenario the network never delivers on its own: every message a
 // node sends to another waits in the pending list (numbered from 1 in send
@@ -104,7 +105,8 @@ func ReplayJSON(scenario io.Reader, w, traceJSON io.Writer) (res ReplayResult, e
 	if err := rp.boot(); err != nil {
 		return rp.res, err
 	}
-	rp.s.rec.Finish(rp.s.now, false)
+	rp.res.Result = rp.s.rec.Finish(rp.s.now, false)
+	rp.res.Result.Env = rp.spec.Env
 	vs, n := rp.s.rec.Checker().Violations()
 	rp.res.Violations = vs
 	fmt.Fprintf(w, "verdict: %d violation(s)\n", n)
@@ -621,7 +623,7 @@ func (rp *replayer) message(cmd string, args []string) error {
 func (rp *replayer) expect(args []string) error {
 	s := rp.s
 	if len(args) == 0 {
-		return fmt.Errorf("expect what? (holder, grant, violations, acquired, failed, pending)")
+		return fmt.Errorf("expect what? (holder, grant, violations, acquired, failed, pending, static-deadlocks)")
 	}
 	s.rec.Checker().Advance(s.now)
 	count := func(name string, got int) error {
@@ -700,8 +702,29 @@ func (rp *replayer) expect(args []string) error {
 		return count("failed", s.rec.Failed())
 	case "pending":
 		return count("pending", len(s.pending))
+	case "static-deadlocks":
+		if len(args) != 2 && len(args) != 3 {
+			return fmt.Errorf("usage: expect static-deadlocks N [D]")
+		}
+		n, err := strconv.Atoi(args[1])
+		if err != nil {
+			return fmt.Errorf("expect static-deadlocks: bad number %q", args[1])
+		}
+		got, ns := s.rec.StaticDeadlocks(s.now)
+		if got != n {
+			return rp.fail("expect static-deadlocks %d: got %d (%v)", n, got, time.Duration(ns))
+		}
+		if len(args) == 3 {
+			d, err := time.ParseDuration(args[2])
+			if err != nil {
+				return fmt.Errorf("expect static-deadlocks: bad duration %q", args[2])
+			}
+			if time.Duration(ns) != d {
+				return rp.fail("expect static-deadlocks %d %v: lasted %v", n, d, time.Duration(ns))
+			}
+		}
 	default:
-		return fmt.Errorf("expect: unknown check %q (holder, grant, violations, acquired, failed, pending)", args[0])
+		return fmt.Errorf("expect: unknown check %q (holder, grant, violations, acquired, failed, pending, static-deadlocks)", args[0])
 	}
 	fmt.Fprintf(rp.w, "  ok\n")
 	return nil

@@ -576,3 +576,32 @@ func TestTimelineHTML(t *testing.T) {
 		}
 	}
 }
+
+// TestReplayMeters: replay reports the run's meters, in its table and in
+// its JSON, with the keys of run; the split-accept scenario counts one
+// static deadlock of 1.9 s.
+func TestReplayMeters(t *testing.T) {
+	file := filepath.Join("..", "..", "paxoslease", "testdata", "deadlock-split-accept.txt")
+	code, stdout, stderr := leaselab("replay", "--format", "json", file)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+	}
+	var m map[string]any
+	if err := json.Unmarshal([]byte(stdout), &m); err != nil {
+		t.Fatal(err)
+	}
+	if m["static_deadlocks"] != 1.0 || m["static_deadlock_ms"] != 1900.0 || m["leases_acquired"] != 1.0 {
+		t.Errorf("static_deadlocks %v, static_deadlock_ms %v, leases_acquired %v; want 1, 1900, 1",
+			m["static_deadlocks"], m["static_deadlock_ms"], m["leases_acquired"])
+	}
+	if _, ok := m["static_deadlock_fraction"]; !ok {
+		t.Error("no static_deadlock_fraction")
+	}
+	if vs, ok := m["violations"].([]any); !ok || len(vs) != 0 {
+		t.Errorf("violations %v, want an empty list", m["violations"])
+	}
+	code, stdout, _ = leaselab("replay", file)
+	if code != 0 || !strings.Contains(stdout, "static_deadlock_fraction") || !strings.Contains(stdout, "preemptions") {
+		t.Fatalf("table: exit %d\n%s", code, stdout)
+	}
+}

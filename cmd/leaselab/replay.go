@@ -23,11 +23,13 @@ func init() {
 duplicate a named message, crash, restart, advance time, expect. The
 scenario format is described in runner/testdata. Prints the trace, then the
 verdict: steps run, lease-invariant violations, and the expect lines that
-did not hold. With --format json only the verdict object is printed on
-stdout (the trace goes to --trace FILE if given). --timeline FILE.html
-writes the replay as an interactive page: holds per node, crashes,
-violations, and every message (hover for kind, ballot, send and delivery
-times), self-contained.
+did not hold, then the run's meters as ` + "`run`" + ` reports them (static_deadlocks,
+static_deadlock_fraction, preemptions, leases_acquired, ...). With --format
+json only the verdict object, meters included, is printed on stdout (the
+trace goes to --trace FILE if given). --timeline FILE.html writes the
+replay as an interactive page: holds per node, crashes, violations, and
+every message (hover for kind, ballot, send and delivery times),
+self-contained.
 
 Exit status 1 when an expectation fails; 2 for bad input, including a
 scenario line that is malformed or cannot apply (e.g. it selects a message
@@ -125,6 +127,11 @@ func setupReplay(fs *pflag.FlagSet) action {
 				if err := writeViolations(c.stdout, rr.Violations); err != nil {
 					return err
 				}
+			}
+			meters := rr.Result
+			meters.ViolationList = nil // listed above
+			if err := writeResult(c.stdout, "table", meters); err != nil {
+				return err
 			}
 		}
 		if len(rr.Failed) > 0 {

@@ -19,10 +19,11 @@ network, clocks and faults, in the simulator (--env sim, reproducible from
 --seed: same flags and seed, same trace_hash) or over real UDP (--env udp).
 
 Output: a metric/value table by default; --format json prints the result
-object (keys such as meta: where the result came from, algo, seed, trace_hash, leases_acquired, latency_ms,
-static_deadlocks, violations, and params: every effective parameter, so the
-run can be repeated); --format csv prints a "# meta ..." comment line
-(the provenance), a header and one row.
+object (keys such as meta: where the result came from, algo, seed,
+trace_hash, leases_acquired, latency_ms, static_deadlocks,
+static_deadlock_fraction, violations, and params: every effective
+parameter, so the run can be repeated); --format csv prints a "# meta ..."
+comment line (the provenance), a header and one row.
 
 --holds FILE writes every hold interval as CSV
 (resource,owner,ballot,start_ns,end_ns, true time) after a "# meta ..."

@@ -266,8 +266,8 @@ func (eng *engine) plan() {
 	for ei, r := range eng.reports {
 		// Calibration runs: repetition 0 at the smallest and at the middle
 		// sweep value of every series; the two give the estimate its slope.
-		mid := len(r.Exp.Values) / 2
 		for _, p := range r.Exp.Points() {
+			mid := len(r.Exp.ValuesOf(p.Facet)) / 2
 			for rep := 0; rep < r.Exp.NReps; rep++ {
 				spec, _ := r.Exp.Spec(p, rep) // validated by Resolve
 				j := job{exp: ei, point: p, rep: rep, spec: spec, exclusive: spec.Env == "udp", dupOf: -1}
@@ -486,7 +486,7 @@ func (eng *engine) estimate() []time.Duration {
 		if len(cs) == 0 {
 			continue
 		}
-		param := eng.reports[j.exp].Exp.Sweep.Param
+		param := eng.reports[j.exp].Exp.SweepOf(j.point.Facet).Param
 		lo := cs[0]
 		w := float64(lo.rec.Wall)
 		if param != "" && j.exclusive && len(cs) > 1 {

@@ -176,6 +176,15 @@ func (r *Report) markdown(w io.Writer) error {
 			return err
 		}
 	}
+	if e.Findings != nil {
+		if fs := e.Findings(r); len(fs) > 0 {
+			p("### What this run shows (computed from its results)\n\n")
+			for _, f := range fs {
+				p("- %s\n", f)
+			}
+			p("\n")
+		}
+	}
 	if len(e.Notes) > 0 {
 		p("### How our setup differs, and what that does\n\n")
 		for _, n := range e.Notes {
@@ -207,8 +216,8 @@ func pointText(r *Report, pt Point) string {
 	if f := r.Exp.Facets[pt.Facet].Name; f != "" {
 		parts = append(parts, f)
 	}
-	if r.Exp.Sweep.Param != "" {
-		parts = append(parts, fmt.Sprintf("%s = %s", r.Exp.Sweep.Param, plots.FormatNumber(pt.X)))
+	if param := r.Exp.SweepOf(pt.Facet).Param; param != "" {
+		parts = append(parts, fmt.Sprintf("%s = %s", param, plots.FormatNumber(pt.X)))
 	}
 	if len(parts) == 0 {
 		return "single point"
@@ -250,7 +259,11 @@ func (r *Report) summaryTable(w io.Writer) error {
 		head = append(head, "facet")
 	}
 	if e.Sweep.Param != "" {
-		head = append(head, e.Sweep.Param)
+		if e.mixedSweeps() {
+			head = append(head, "swept")
+		} else {
+			head = append(head, e.Sweep.Param)
+		}
 	}
 	for _, m := range ms {
 		h := m.Label
@@ -270,7 +283,11 @@ func (r *Report) summaryTable(w io.Writer) error {
 			row = append(row, facet)
 		}
 		if e.Sweep.Param != "" {
-			row = append(row, plots.FormatNumber(pt.X))
+			x := plots.FormatNumber(pt.X)
+			if e.mixedSweeps() {
+				x = e.SweepOf(pt.Facet).Param + " = " + x
+			}
+			row = append(row, x)
 		}
 		for _, m := range ms {
 			st, _ := r.stat(facet, variant, pt.XI, m.Key)
@@ -284,8 +301,8 @@ func (r *Report) summaryTable(w io.Writer) error {
 	}
 	fmt.Fprintln(w)
 	if e.Chains && len(r.Chains) > 0 {
-		xmax := e.Values[len(e.Values)-1]
-		fmt.Fprintf(w, "Pre-emption chains at %s = %s (attempts that lost k rounds in a row to higher ballots, all runs):\n\n", e.Sweep.Param, plots.FormatNumber(xmax))
+		xmax := e.ValuesOf(0)[len(e.ValuesOf(0))-1]
+		fmt.Fprintf(w, "Pre-emption chains at %s = %s (attempts that lost k rounds in a row to higher ballots, all runs):\n\n", e.SweepOf(0).Param, plots.FormatNumber(xmax))
 		var rows [][]string
 		for _, v := range e.Variants {
 			var parts []string
@@ -375,9 +392,17 @@ func setupText(r *Report) string {
 		}
 		text += fmt.Sprintf(" Swept: %s = %s.", e.Sweep.Param, strings.Join(vs, ", "))
 	}
-	for _, f := range e.Facets {
+	for fi, f := range e.Facets {
 		if f.Name != "" {
-			text += fmt.Sprintf(" Facet *%s*: %s.", f.Name, settingsText(f.Set))
+			text += fmt.Sprintf(" Facet *%s*: %s", f.Name, settingsText(f.Set))
+			if f.Sweep != nil {
+				var vs []string
+				for _, v := range e.ValuesOf(fi) {
+					vs = append(vs, plots.FormatNumber(v))
+				}
+				text += fmt.Sprintf(", swept %s = %s", f.Sweep.Param, strings.Join(vs, ", "))
+			}
+			text += "."
 		}
 	}
 	var tweaks []string
@@ -518,13 +543,13 @@ func (r *Report) variabilityTable(w io.Writer) error {
 		}
 		return fmt.Sprintf("%.0f%%", 100*v)
 	}
-	for _, f := range e.Facets {
+	for fi, f := range e.Facets {
 		for _, v := range e.Variants {
-			for _, m := range e.chartMeters() {
+			for _, m := range e.facetMeters(fi) {
 				var cvs []float64
 				worstCI, worstAt := math.NaN(), math.NaN()
 				zero := 0
-				for xi, x := range e.Values {
+				for xi, x := range e.ValuesOf(fi) {
 					st, ok := r.stat(f.Name, v.Name, xi, m.Key)
 					if !ok || st.N < 2 {
 						continue
@@ -544,7 +569,7 @@ func (r *Report) variabilityTable(w io.Writer) error {
 				sort.Float64s(cvs)
 				at := ""
 				if !math.IsNaN(worstAt) {
-					at = fmt.Sprintf("%s (at %s = %s)", pct(worstCI), e.Sweep.Param, plots.FormatNumber(worstAt))
+					at = fmt.Sprintf("%s (at %s = %s)", pct(worstCI), e.SweepOf(fi).Param, plots.FormatNumber(worstAt))
 				}
 				row := []string{v.Name}
 				if len(e.Facets) > 1 || f.Name != "" {

@@ -85,8 +85,11 @@ func csvBytes(rows [][]string) []byte {
 	return buf.Bytes()
 }
 
+// paramColumn names the CSV column of the swept value: the parameter, or
+// "x" when nothing is swept or facets sweep different parameters (the
+// facet column then says which: see the experiment's JSON).
 func (r *Report) paramColumn() string {
-	if r.Exp.Sweep.Param == "" {
+	if r.Exp.Sweep.Param == "" || r.Exp.mixedSweeps() {
 		return "x"
 	}
 	return r.Exp.Sweep.Param

@@ -30,9 +30,11 @@ Client commands come on standard input, one per line:
 (R a resource number; end of input also quits). The node prints one JSON
 object per line on standard output: {"type":"ready",...} once it runs
 (with its restart counter),
-then {"type":"event","event":"acquired","resource":R,"ballot":B,
+then {"type":"event","event":"acquired","resource":R,"owner":I,"ballot":B,
 "local_ns":...,"until_ns":...,"remaining_ns":...} and the like for every
-event, {"type":"error",...} for a bad command. remaining_ns lets a driver
+event, {"type":"error",...} for a bad command. "owner" is present exactly
+when the event has one (acquired and lost: this node; granted and cleared:
+the grant's owner), so node 0 shows as "owner":0. remaining_ns lets a driver
 on another clock place the hold; 'leaselab cluster' is such a driver.
 
 The restart counter goes into the node's ballots, and a diskless node that

@@ -54,14 +54,18 @@ type ProcessConfig struct {
 
 // ProcessLine is one line a node process writes.
 type ProcessLine struct {
-	Type        string `json:"type"` // ready, event, error
-	Node        int    `json:"node"`
-	Addr        string `json:"addr,omitempty"`
-	PID         int    `json:"pid,omitempty"`
-	Restarts    int    `json:"restarts,omitempty"` // ready: the restart counter of this life
-	Event       string `json:"event,omitempty"`
-	Resource    uint64 `json:"resource,omitempty"`
-	Owner       int    `json:"owner,omitempty"`
+	Type     string `json:"type"` // ready, event, error
+	Node     int    `json:"node"`
+	Addr     string `json:"addr,omitempty"`
+	PID      int    `json:"pid,omitempty"`
+	Restarts int    `json:"restarts,omitempty"` // ready: the restart counter of this life
+	Event    string `json:"event,omitempty"`
+	Resource uint64 `json:"resource,omitempty"`
+	// Owner is set only where the event names one: the node itself for
+	// acquired and lost, the grant's owner for granted and cleared. It is
+	// a pointer so that node 0 is written ("owner":0) and an event without
+	// an owner leaves the key out.
+	Owner       *int   `json:"owner,omitempty"`
 	Ballot      uint64 `json:"ballot,omitempty"`
 	LocalNS     int64  `json:"local_ns,omitempty"`
 	UntilNS     int64  `json:"until_ns,omitempty"`
@@ -101,21 +105,38 @@ type lineObs struct {
 }
 
 func (o *lineObs) Event(n *Node, _ int64, now algorithms.Local, ev algorithms.Event) {
-	l := ProcessLine{Type: "event", Node: int(n.id), Event: ev.Kind.String(), Resource: uint64(ev.Resource),
-		Owner: int(ev.Owner), Ballot: uint64(ev.Ballot), LocalNS: int64(now)}
-	if ev.Until != 0 {
-		l.UntilNS = int64(ev.Until)
-		l.RemainingNS = int64(ev.Until - now)
-	}
-	if ev.Owner == algorithms.NoNode {
-		l.Owner = -1
-	}
+	l := eventLine(n.id, now, ev)
 	// A node never waits for its output: if the reader of stdout is too
 	// slow, lines are lost rather than leases.
 	select {
 	case o.lines <- l:
 	default:
 	}
+}
+
+// eventLine is the line for event ev of node id at local time now.
+func eventLine(id algorithms.NodeID, now algorithms.Local, ev algorithms.Event) ProcessLine {
+	l := ProcessLine{Type: "event", Node: int(id), Event: ev.Kind.String(), Resource: uint64(ev.Resource),
+		Ballot: uint64(ev.Ballot), LocalNS: int64(now)}
+	if ev.Until != 0 {
+		l.UntilNS = int64(ev.Until)
+		l.RemainingNS = int64(ev.Until - now)
+	}
+	// The contract defines an event's owner for grants only; for acquired
+	// and lost the holder is the node that emits them, whatever the
+	// algorithm wrote in the field. Other events have no owner.
+	owner := algorithms.NoNode
+	switch ev.Kind {
+	case algorithms.Acquired, algorithms.Lost:
+		owner = id
+	case algorithms.Granted, algorithms.Cleared:
+		owner = ev.Owner
+	}
+	if owner != algorithms.NoNode {
+		o := int(owner)
+		l.Owner = &o
+	}
+	return l
 }
 
 // ProcessEpoch is the instant a node process's local clock reads 0.

@@ -12,12 +12,16 @@
 // a handful of loads with no allocation, and so that the simulator can count
 // bytes with algorithms.WireSize and agree with the real network. Several
 // messages share a datagram because one datagram per message caps a node
-// near the kernel's per-syscall rate (DESIGN.md, Environments).
+// near the kernel's per-syscall rate (DESIGN.md in the repository's root,
+// "Environments").
 //
 // Decoding never trusts its input: a datagram whose length does not match
 // its count, whose magic, version or reserved byte is wrong, that is larger
 // than MaxDatagram, or that carries a message of an unknown kind or from a
 // node other than the sender is rejected with an error, never a panic.
+// A kind is known when it is registered (algorithms.RegisterKinds): the
+// built-in kinds always are, an algorithm's own kinds when its package is
+// part of the binary. Encoding refuses the same kinds decoding rejects.
 package wire
 
 import (
@@ -58,7 +62,7 @@ var (
 	ErrLength   = errors.New("wire: length does not match message count")
 	ErrTooLarge = errors.New("wire: datagram too large")
 	ErrEmpty    = errors.New("wire: datagram carries no message")
-	ErrKind     = errors.New("wire: unknown message kind")
+	ErrKind     = errors.New("wire: message kind not registered by any algorithm of this binary")
 	ErrSender   = errors.New("wire: message not from the datagram's sender")
 	ErrFull     = errors.New("wire: batch full")
 )

@@ -199,6 +199,9 @@ func ParseHeader(p []byte) (Header, error) {
 		return Header{}, ErrEmpty
 	}
 	if want := HeaderSize + h.Count*MsgSize; len(p) != want {
+		if len(p) == want+TagSize {
+			return Header{}, fmt.Errorf("%w (%d messages and a %d-byte tag)", ErrSigned, h.Count, TagSize)
+		}
 		return Header{}, fmt.Errorf("%w: %d bytes for %d messages (want %d)", ErrLength, len(p), h.Count, want)
 	}
 	return h, nil
@@ -246,11 +249,22 @@ type Batch struct {
 // NewBatch returns a builder for datagrams of at most maxBytes bytes
 // (HeaderSize+MsgSize <= maxBytes <= MaxDatagram) from sender.
 func NewBatch(sender algorithms.NodeID, maxBytes int) (*Batch, error) {
-	if maxBytes < HeaderSize+MsgSize || maxBytes > MaxDatagram {
-		return nil, fmt.Errorf("wire: datagram size %d out of range [%d, %d]", maxBytes, HeaderSize+MsgSize, MaxDatagram)
+	return newBatch(sender, maxBytes, 0)
+}
+
+// NewSignedBatch is NewBatch for a node that signs its datagrams: a
+// datagram and its tag together stay within maxBytes.
+func NewSignedBatch(sender algorithms.NodeID, maxBytes int) (*Batch, error) {
+	return newBatch(sender, maxBytes, TagSize)
+}
+
+func newBatch(sender algorithms.NodeID, maxBytes, tag int) (*Batch, error) {
+	if maxBytes < HeaderSize+MsgSize+tag || maxBytes > MaxDatagram {
+		return nil, fmt.Errorf("wire: datagram size %d out of range [%d, %d]", maxBytes, HeaderSize+MsgSize+tag, MaxDatagram)
 	}
-	b := &Batch{sender: sender, limit: (maxBytes - HeaderSize) / MsgSize}
-	b.buf = make([]byte, 0, HeaderSize+b.limit*MsgSize)
+	b := &Batch{sender: sender, limit: (maxBytes - HeaderSize - tag) / MsgSize}
+	// Room for a tag too, so that Key.Sign appends in place.
+	b.buf = make([]byte, 0, HeaderSize+b.limit*MsgSize+TagSize)
 	b.Reset()
 	return b, nil
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	crand "crypto/rand"
 	"errors"
 	"fmt"
 	"slices"
@@ -47,6 +48,11 @@ leases_failed, timeouts, latency_ms {p50,p90,p99,max,mean,n},
 fsyncs, fsync_latency_ms, background_bytes_per_sec (with
 --background-writer), datagrams_per_lease, bytes_per_lease, raw_udp_rtt_us,
 raw_datagrams_per_sec, latency_p50_over_2rtt, ...]}.
+With --sign every point runs twice, first with plain datagrams, then with
+every datagram signed with HMAC-SHA256 and checked (as 'leaselab node
+--key-file' does), so the cost of authentication shows in one run
+("signed" in the JSON; a line per point with the change in leases/s).
+
 Exit status 1 if any lease failed or the checker found a violation.`,
 		setup: setupBench,
 	})
@@ -91,6 +97,8 @@ type benchRun struct {
 	// background writer wrote per second while the run lasted.
 	BackgroundBytesPerS float64 `json:"background_bytes_per_sec,omitempty"`
 	WallMS              float64 `json:"wall_ms"`
+	// Signed: datagrams were signed and checked (--sign).
+	Signed bool `json:"signed"`
 }
 
 type benchOutput struct {
@@ -121,6 +129,7 @@ func setupBench(fs *pflag.FlagSet) action {
 	window := fs.Int("window", udp.DefaultWindow, "udp: acquisitions a proposer works on at once (-1: no bound)")
 	rawReps := fs.Int("raw-reps", 2000, "ping-pongs for the raw UDP round trip")
 	rawTime := fs.Duration("raw-time", 500*time.Millisecond, "how long to measure the raw datagram rate")
+	sign := fs.Bool("sign", false, "udp: run every point twice, with plain and with signed (HMAC-SHA256) datagrams")
 	format := addFormatFlag(fs)
 	quiet := addQuietFlag(fs)
 	return func(c *ctx, args []string) error {
@@ -150,6 +159,9 @@ func setupBench(fs *pflag.FlagSet) action {
 		if *rawReps < 1 || *rawTime <= 0 {
 			return usagef("--raw-reps and --raw-time must be positive")
 		}
+		if *sign && spec.Env != "udp" {
+			return usagef("--sign measures signed datagrams over UDP; give --env udp")
+		}
 		spec.Workload = *workload
 		if *workload == "batch" {
 			spec.Leases = (*leases)[0]
@@ -175,26 +187,40 @@ func setupBench(fs *pflag.FlagSet) action {
 		}
 		// --datagram is the spec's (addNetFlags), checked by validateSpec.
 		eo := udp.EnvOptions{Window: *window}
+		keys := [][]byte{nil}
+		if *sign {
+			keys = append(keys, benchKey())
+		}
 		failed := false
 		if *workload == "single" {
-			r, err := benchSingle(spec, eo, *reps, out)
-			if err != nil {
-				return err
-			}
-			out.Runs = append(out.Runs, r)
-			failed = r.LeasesFailed > 0
-		} else {
-			for _, n := range *leases {
-				s := spec
-				s.Leases = n
-				progress, done := newProgress(c, *quiet, fmt.Sprintf("bench %s %s %d leases", s.Env, s.Algo, n))
-				r, err := benchBatch(s, eo, progress, out)
-				done()
+			for _, key := range keys {
+				r, err := benchSingle(spec, eo, key, *reps, out)
 				if err != nil {
 					return err
 				}
 				out.Runs = append(out.Runs, r)
-				failed = failed || r.LeasesFailed > 0 || r.Violations > 0
+				failed = failed || r.LeasesFailed > 0
+			}
+		} else {
+			for _, n := range *leases {
+				for _, key := range keys {
+					s := spec
+					s.Leases = n
+					e := eo
+					e.Key = key
+					what := fmt.Sprintf("bench %s %s %d leases", s.Env, s.Algo, n)
+					if key != nil {
+						what += " signed"
+					}
+					progress, done := newProgress(c, *quiet, what)
+					r, err := benchBatch(s, e, progress, out)
+					done()
+					if err != nil {
+						return err
+					}
+					out.Runs = append(out.Runs, r)
+					failed = failed || r.LeasesFailed > 0 || r.Violations > 0
+				}
 			}
 		}
 		if err := writeBench(c, *format, out); err != nil {
@@ -229,6 +255,7 @@ func benchBatch(s runner.Spec, eo udp.EnvOptions, progress func(float64), out be
 	}
 	r := fromResult(res, s, out)
 	r.Leases = s.Leases
+	r.Signed = eo.Key != nil
 	if s.Env == "udp" && res.LeasesAcquired > 0 {
 		r.DatagramsPerLease = float64(ex.Meters.DatagramsSent) / float64(res.LeasesAcquired)
 		r.BytesPerLease = float64(ex.Meters.BytesSent) / float64(res.LeasesAcquired)
@@ -258,17 +285,17 @@ func fromResult(res runner.Result, s runner.Spec, out benchOutput) benchRun {
 // them all, one after the other, each on a fresh resource (the runner's
 // single workload would start a new cluster for each); in the simulator
 // each is its own run with seed, seed+1, ...
-func benchSingle(s runner.Spec, eo udp.EnvOptions, reps int, out benchOutput) (benchRun, error) {
+func benchSingle(s runner.Spec, eo udp.EnvOptions, key []byte, reps int, out benchOutput) (benchRun, error) {
 	r := benchRun{Env: s.Env, Algo: s.Algo, Workload: "single", Acceptors: s.Acceptors, Proposers: s.Proposers,
 		Leases: reps, RawUDPRTTUS: out.RawUDPRTTUS, RawDatagramsPerSec: out.RawDatagramsPerSec,
-		SingleBoundUS: 2*out.RawUDPRTTUS + 50}
+		SingleBoundUS: 2*out.RawUDPRTTUS + 50, Signed: key != nil}
 	var lat []int64
 	wall := time.Now()
 	if s.Env == "udp" {
 		cfg := udp.ClusterConfig{Algo: s.Algo, Cluster: clusterOf(s), Params: s.Params, Ablations: s.Ablate,
 			Seed: s.Seed, MaxDatagram: s.Net.Datagram, DiskDir: s.Disk.Dir, SyncEach: !s.Disk.GroupCommit,
 			Net:  udp.NetemOf(s.Net),
-			Skew: s.Clocks.Skew, Drift: s.Clocks.Drift, Background: s.Disk.Background}
+			Skew: s.Clocks.Skew, Drift: s.Clocks.Drift, Background: s.Disk.Background, Key: key}
 		sr, err := udp.RunSingle(context.Background(), cfg, reps, s.Duration)
 		if err != nil {
 			return r, err
@@ -322,6 +349,13 @@ func benchSingle(s runner.Spec, eo udp.EnvOptions, reps int, out benchOutput) (b
 	return r, nil
 }
 
+// benchKey is a fresh random key for --sign.
+func benchKey() []byte {
+	k := make([]byte, 32)
+	crand.Read(k) // never fails (crypto/rand panics rather than return an error)
+	return k
+}
+
 func clusterOf(s runner.Spec) algorithms.Cluster {
 	return algorithms.NewCluster(s.Acceptors, s.Proposers)
 }
@@ -349,11 +383,11 @@ func writeBench(c *ctx, format string, out benchOutput) error {
 	if format == "json" {
 		return writeJSON(c.stdout, out)
 	}
-	header := []string{"env", "algo", "workload", "leases", "leases/s", "failed", "timeouts", "p50 ms", "p99 ms",
+	header := []string{"env", "algo", "workload", "leases", "signed", "leases/s", "failed", "timeouts", "p50 ms", "p99 ms",
 		"msgs/lease", "dgrams/lease", "bytes/lease", "p50/(2 RTT)", "leases/s / raw dgrams/s", "violations"}
 	var rows [][]string
 	for _, r := range out.Runs {
-		rows = append(rows, []string{r.Env, r.Algo, r.Workload, strconv.Itoa(r.Leases),
+		rows = append(rows, []string{r.Env, r.Algo, r.Workload, strconv.Itoa(r.Leases), strconv.FormatBool(r.Signed),
 			fmt.Sprintf("%.0f", r.LeasesPerSec), strconv.Itoa(r.LeasesFailed), strconv.Itoa(r.Timeouts),
 			fmt.Sprintf("%.3f", r.LatencyMS.P50), fmt.Sprintf("%.3f", r.LatencyMS.P99),
 			fmt.Sprintf("%.2f", r.MessagesPerLease), fmt.Sprintf("%.3f", r.DatagramsPerLease), fmt.Sprintf("%.1f", r.BytesPerLease),
@@ -369,6 +403,15 @@ func writeBench(c *ctx, format string, out benchOutput) error {
 			if r.BackgroundBytesPerS > 0 {
 				fmt.Fprintf(c.stdout, "%s %d leases: background writer %.0f MB/s; fsync latency p50 %.3f ms, p99 %.3f ms (%d fsyncs)\n",
 					r.Algo, r.Leases, r.BackgroundBytesPerS/1e6, r.FsyncLatencyMS.P50, r.FsyncLatencyMS.P99, r.Fsyncs)
+			}
+			if r.Signed {
+				for _, plain := range out.Runs {
+					if !plain.Signed && plain.Workload == r.Workload && plain.Leases == r.Leases && plain.LeasesPerSec > 0 {
+						fmt.Fprintf(c.stdout, "signing, %s %d leases: %.0f leases/s signed vs %.0f plain (%+.1f%%), p50 %.3f vs %.3f ms\n",
+							r.Workload, r.Leases, r.LeasesPerSec, plain.LeasesPerSec, 100*(r.LeasesPerSec/plain.LeasesPerSec-1),
+							r.LatencyMS.P50, plain.LatencyMS.P50)
+					}
+				}
 			}
 			if r.SingleBoundUS > 0 {
 				fmt.Fprintf(c.stdout, "single lease median %.1f us vs 2 x raw RTT + 50 us = %.1f us\n", r.LatencyMS.P50*1e3, r.SingleBoundUS)

@@ -3,6 +3,7 @@ package wire
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"testing"
 )
 
@@ -86,5 +87,36 @@ func TestSignedBatch(t *testing.T) {
 	}
 	if _, err := NewSignedBatch(1, HeaderSize+MsgSize+TagSize-1); err == nil {
 		t.Error("a signed batch too small for one message and a tag was accepted")
+	}
+}
+
+// BenchmarkSign and BenchmarkVerify: the CPU cost of authentication per
+// datagram, for one message, a 1400-byte datagram and a 16 KiB loopback
+// datagram (go test -bench Sign ./runner/wire/).
+func BenchmarkSign(b *testing.B)   { benchAuth(b, false) }
+func BenchmarkVerify(b *testing.B) { benchAuth(b, true) }
+
+func benchAuth(b *testing.B, verify bool) {
+	for _, size := range []int{HeaderSize + MsgSize + TagSize, 1400, 16 << 10} {
+		b.Run(fmt.Sprintf("bytes=%d", size), func(b *testing.B) {
+			bt, _ := NewSignedBatch(1, size)
+			m := sample(1)[0]
+			for !bt.Full() {
+				bt.Add(&m)
+			}
+			k, _ := NewKey(bytes.Repeat([]byte{7}, 32))
+			signed := k.Sign(append([]byte(nil), bt.Bytes()...))
+			b.SetBytes(int64(len(signed)))
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				if verify {
+					if _, err := k.Verify(signed); err != nil {
+						b.Fatal(err)
+					}
+				} else {
+					k.Sign(bt.Bytes())
+				}
+			}
+		})
 	}
 }

@@ -132,9 +132,9 @@ func (p *testProc) stats() ProcessStats {
 	return *p.waitFor("stats", func(l ProcessLine) bool { return l.Type == "stats" }).Stats
 }
 
-// The attack of issue 12: node 0 holds a PaxosLease lease; one forged
-// Release per acceptor, sent from a socket that is no node, with node 0's
-// id and exact ballot. Without a key the acceptors clear node 0's grant and
+// A forged release, as anyone who can reach the nodes' ports could send
+// it: node 0 holds a PaxosLease lease; one forged Release per acceptor,
+// sent from a socket that is no node, with node 0's id and exact ballot. Without a key the acceptors clear node 0's grant and
 // node 1 acquires while node 0 still holds (the invariant breaks). With a
 // key the forgeries are dropped and counted, and node 1 gets the lease only
 // after node 0 releases it. The lease span is 30 s, so node 0's lease is

@@ -9,6 +9,7 @@ import (
 	"net/netip"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -115,10 +116,20 @@ func TestFailoverKillsHolderProcess(t *testing.T) {
 			p.ResponseTimeout = 100 * time.Millisecond
 			p.Backoff = 20 * time.Millisecond
 			p.DMax = 100 * time.Millisecond // classic Paxos waits v + d_max
+			node := ProcessConfig{Algo: algo, Params: p, Seed: 1}
+			// PaxosLease runs with signed datagrams (as leaselab cluster
+			// does by default), the others without, so both paths cross
+			// real process boundaries.
+			if algo == "paxoslease" {
+				node.KeyFile = filepath.Join(t.TempDir(), "cluster.key")
+				if err := WriteKeyFile(node.KeyFile); err != nil {
+					t.Fatal(err)
+				}
+			}
 			var log strings.Builder
 			r, err := Failover(context.Background(), FailoverConfig{
 				Nodes:       3,
-				Node:        ProcessConfig{Algo: algo, Params: p, Seed: 1},
+				Node:        node,
 				Command:     selfCommand,
 				Extensions:  2,
 				RenewBefore: 200 * time.Millisecond,
@@ -133,6 +144,9 @@ func TestFailoverKillsHolderProcess(t *testing.T) {
 			}
 			if r.NextOwner < 1 || r.Violations != 0 || !r.SurvivorsAlive {
 				t.Fatalf("next owner %d, violations %d (%v), survivors alive %v", r.NextOwner, r.Violations, r.ViolationList, r.SurvivorsAlive)
+			}
+			if r.Signed != (node.KeyFile != "") {
+				t.Fatalf("signed %v with key file %q", r.Signed, node.KeyFile)
 			}
 			if r.Extensions != 2 {
 				t.Fatalf("holder extended %d times, want 2", r.Extensions)

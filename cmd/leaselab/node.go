@@ -111,6 +111,11 @@ func setupNode(fs *pflag.FlagSet) action {
 			return usagef("give either --restarts or --state-dir, not both")
 		}
 		cfg.Restarts = *restarts
+		if cfg.KeyFile != "" {
+			if _, err := udp.ReadKeyFile(cfg.KeyFile); err != nil {
+				return badInput(err)
+			}
+		}
 		cfg.Net = udp.NetemOf(net)
 		if err := cfg.Net.Validate(); err != nil {
 			return badInput(err)

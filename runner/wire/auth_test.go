@@ -21,6 +21,9 @@ func TestSignVerify(t *testing.T) {
 	if len(signed) != len(plain)+TagSize || !bytes.Equal(signed[:len(plain)], plain) {
 		t.Fatalf("signed datagram of %d bytes does not extend the plain one (%d)", len(signed), len(plain))
 	}
+	if SenderOf(signed) != 5 {
+		t.Fatalf("SenderOf = %v, want n5", SenderOf(signed))
+	}
 	body, err := k.Verify(signed)
 	if err != nil || !bytes.Equal(body, plain) {
 		t.Fatalf("verify: %v", err)

@@ -175,6 +175,12 @@ func AppendDatagram(b []byte, sender algorithms.NodeID, msgs []algorithms.Messag
 	return b, nil
 }
 
+// SenderOf reads the sender field of a datagram's header without checking
+// anything else; p must be at least HeaderSize bytes long.
+func SenderOf(p []byte) algorithms.NodeID {
+	return algorithms.NodeID(binary.LittleEndian.Uint16(p[4:]))
+}
+
 // ParseHeader checks a datagram's header and length and returns the header.
 // After it succeeds, message i is at p[HeaderSize+i*MsgSize:].
 func ParseHeader(p []byte) (Header, error) {

@@ -13,7 +13,7 @@
 // bytes with algorithms.WireSize and agree with the real network. Several
 // messages share a datagram because one datagram per message caps a node
 // near the kernel's per-syscall rate (DESIGN.md in the repository's root,
-// "Environments").
+// "UDP").
 //
 // Decoding never trusts its input: a datagram whose length does not match
 // its count, whose magic, version or reserved byte is wrong, that is larger

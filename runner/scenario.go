@@ -209,13 +209,11 @@ func parseRes(s string) (algorithms.ResourceID, error) {
 }
 
 func parseKind(s string) (algorithms.Kind, error) {
-	for k := algorithms.Kind(1); k.Valid(); k++ {
-		if k.String() == s {
-			return k, nil
-		}
+	if k, ok := algorithms.KindByName(s); ok {
+		return k, nil
 	}
 	var names []string
-	for k := algorithms.Kind(1); k.Valid(); k++ {
+	for _, k := range algorithms.Kinds() {
 		names = append(names, k.String())
 	}
 	return 0, fmt.Errorf("unknown message kind %q (valid: %s)", s, strings.Join(names, ", "))

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	crand "crypto/rand"
 	"errors"
 	"fmt"
 	"io"
@@ -68,7 +69,12 @@ leases, leases_per_sec, leases_failed, timeouts, latency_ms
 {p50,p90,p99,max,mean,n}, fsyncs, fsync_latency_ms,
 background_bytes_per_sec (with --background-writer), datagrams_per_lease,
 bytes_per_lease, raw_udp_rtt_us, raw_datagrams_per_sec,
-latency_p50_over_2rtt, ...], "params"}.
+latency_p50_over_2rtt, signed, ...], "params"}.
+With --sign (udp) every point runs twice, first with plain datagrams, then
+with every datagram signed with HMAC-SHA256 and checked (as 'leaselab node
+--key-file' does), so the cost of authentication shows in one run
+("signed" in the JSON and benchstat names; a line per point with the
+change in leases/s).
 Exit status 1 if any lease failed or the checker found a violation.`,
 		setup: setupBench,
 	})
@@ -79,13 +85,15 @@ type benchRun struct {
 	// Rep: which repetition of its point (0 .. --count-1).
 	Rep int `json:"rep"`
 	// Seed: --seed + Rep, so repetitions in the simulator differ.
-	Seed           uint64  `json:"seed"`
-	Env            string  `json:"env"`
-	Algo           string  `json:"algo"`
-	Workload       string  `json:"workload"`
-	Acceptors      int     `json:"acceptors"`
-	Proposers      int     `json:"proposers"`
-	Leases         int     `json:"leases"`
+	Seed      uint64 `json:"seed"`
+	Env       string `json:"env"`
+	Algo      string `json:"algo"`
+	Workload  string `json:"workload"`
+	Acceptors int    `json:"acceptors"`
+	Proposers int    `json:"proposers"`
+	Leases    int    `json:"leases"`
+	// Signed: datagrams were signed and checked (--sign).
+	Signed         bool    `json:"signed"`
 	LeasesAcquired int     `json:"leases_acquired"`
 	LeasesFailed   int     `json:"leases_failed"`
 	LeasesPerSec   float64 `json:"leases_per_sec"`
@@ -152,6 +160,7 @@ func setupBench(fs *pflag.FlagSet) action {
 	rawReps := fs.Int("raw-reps", 2000, "ping-pongs for the raw UDP round trip")
 	rawTime := fs.Duration("raw-time", 500*time.Millisecond, "how long to measure the raw datagram rate")
 	count := fs.Int("count", 1, "repeat every point this many times, interleaved (every batch size once, then again, ...), so a slow change in the machine's load spreads over all points; repetition k uses seed --seed+k")
+	sign := fs.Bool("sign", false, "udp: run every point twice, with plain and with signed (HMAC-SHA256) datagrams")
 	format := addFormatFlag(fs, "table", "json", "csv", "markdown", "benchstat")
 	quiet := addQuietFlag(fs)
 	return func(c *ctx, args []string) error {
@@ -184,6 +193,9 @@ func setupBench(fs *pflag.FlagSet) action {
 		if *rawReps < 1 || *rawTime <= 0 {
 			return usagef("--raw-reps and --raw-time must be positive")
 		}
+		if *sign && spec.Env != "udp" {
+			return usagef("--sign measures signed datagrams over UDP; give --env udp")
+		}
 		spec.Workload = *workload
 		if *workload == "batch" {
 			spec.Leases = (*leases)[0]
@@ -214,37 +226,50 @@ func setupBench(fs *pflag.FlagSet) action {
 		}
 		// --datagram is the spec's (addNetFlags), checked by validateSpec.
 		eo := udp.EnvOptions{Window: *window}
+		keys := [][]byte{nil}
+		if *sign {
+			keys = append(keys, benchKey())
+		}
 		failed := false
 		for rep := 0; rep < *count; rep++ {
 			if *workload == "single" {
-				s := spec
-				s.Seed = spec.Seed + uint64(rep)
-				r, err := benchSingle(s, eo, *reps, out)
-				if err != nil {
-					return err
+				for _, key := range keys {
+					s := spec
+					s.Seed = spec.Seed + uint64(rep)
+					r, err := benchSingle(s, eo, key, *reps, out)
+					if err != nil {
+						return err
+					}
+					r.Rep, r.Seed = rep, s.Seed
+					out.Runs = append(out.Runs, r)
+					failed = failed || r.LeasesFailed > 0 || r.Violations > 0
 				}
-				r.Rep, r.Seed = rep, s.Seed
-				out.Runs = append(out.Runs, r)
-				failed = failed || r.LeasesFailed > 0 || r.Violations > 0
 				continue
 			}
 			for _, n := range *leases {
-				s := spec
-				s.Leases = n
-				s.Seed = spec.Seed + uint64(rep)
-				label := fmt.Sprintf("bench %s %s %d leases", s.Env, s.Algo, n)
-				if *count > 1 {
-					label += fmt.Sprintf(" (%d of %d)", rep+1, *count)
+				for _, key := range keys {
+					s := spec
+					s.Leases = n
+					s.Seed = spec.Seed + uint64(rep)
+					e := eo
+					e.Key = key
+					label := fmt.Sprintf("bench %s %s %d leases", s.Env, s.Algo, n)
+					if key != nil {
+						label += " signed"
+					}
+					if *count > 1 {
+						label += fmt.Sprintf(" (%d of %d)", rep+1, *count)
+					}
+					progress, done := newProgress(c, *quiet, label)
+					r, err := benchBatch(s, e, progress, out)
+					done()
+					if err != nil {
+						return err
+					}
+					r.Rep, r.Seed = rep, s.Seed
+					out.Runs = append(out.Runs, r)
+					failed = failed || r.LeasesFailed > 0 || r.Violations > 0
 				}
-				progress, done := newProgress(c, *quiet, label)
-				r, err := benchBatch(s, eo, progress, out)
-				done()
-				if err != nil {
-					return err
-				}
-				r.Rep, r.Seed = rep, s.Seed
-				out.Runs = append(out.Runs, r)
-				failed = failed || r.LeasesFailed > 0 || r.Violations > 0
 			}
 		}
 		if err := writeBench(c, *format, out); err != nil {
@@ -279,6 +304,7 @@ func benchBatch(s runner.Spec, eo udp.EnvOptions, progress func(float64), out be
 	}
 	r := fromResult(res, s, out)
 	r.Leases = s.Leases
+	r.Signed = eo.Key != nil
 	if s.Env == "udp" && res.LeasesAcquired > 0 {
 		r.DatagramsPerLease = float64(ex.Meters.DatagramsSent) / float64(res.LeasesAcquired)
 		r.BytesPerLease = float64(ex.Meters.BytesSent) / float64(res.LeasesAcquired)
@@ -308,9 +334,9 @@ func fromResult(res runner.Result, s runner.Spec, out benchOutput) benchRun {
 // them all, one after the other, each on a fresh resource (the runner's
 // single workload would start a new cluster for each); in the simulator
 // each is its own run with seed, seed+1, ...
-func benchSingle(s runner.Spec, eo udp.EnvOptions, reps int, out benchOutput) (benchRun, error) {
+func benchSingle(s runner.Spec, eo udp.EnvOptions, key []byte, reps int, out benchOutput) (benchRun, error) {
 	r := benchRun{Env: s.Env, Algo: s.Algo, Workload: "single", Acceptors: s.Acceptors, Proposers: s.Proposers,
-		Leases: reps, RawUDPRTTUS: out.RawUDPRTTUS, RawDatagramsPerSec: out.RawDatagramsPerSec}
+		Leases: reps, RawUDPRTTUS: out.RawUDPRTTUS, RawDatagramsPerSec: out.RawDatagramsPerSec, Signed: key != nil}
 	if out.RawUDPRTTUS > 0 {
 		r.SingleBoundUS = 2*out.RawUDPRTTUS + 50
 	}
@@ -320,7 +346,7 @@ func benchSingle(s runner.Spec, eo udp.EnvOptions, reps int, out benchOutput) (b
 		cfg := udp.ClusterConfig{Algo: s.Algo, Cluster: clusterOf(s), Params: s.Params, Ablations: s.Ablate,
 			Seed: s.Seed, MaxDatagram: s.Net.Datagram, DiskDir: s.Disk.Dir, SyncEach: !s.Disk.GroupCommit,
 			Net:  udp.NetemOf(s.Net),
-			Skew: s.Clocks.Skew, Drift: s.Clocks.Drift, Background: s.Disk.Background}
+			Skew: s.Clocks.Skew, Drift: s.Clocks.Drift, Background: s.Disk.Background, Key: key}
 		sr, err := udp.RunSingle(context.Background(), cfg, reps, s.Duration)
 		if err != nil {
 			return r, err
@@ -382,6 +408,13 @@ func clusterOf(s runner.Spec) algorithms.Cluster {
 // definition (nearest rank) every leaselab percentile uses.
 func percentiles(ns []int64) runner.Percentiles { return runner.PercentilesMS(ns) }
 
+// benchKey is a fresh random key for --sign.
+func benchKey() []byte {
+	k := make([]byte, 32)
+	crand.Read(k) // never fails (crypto/rand panics rather than return an error)
+	return k
+}
+
 func writeBench(c *ctx, format string, out benchOutput) error {
 	switch format {
 	case "json":
@@ -400,6 +433,13 @@ func writeBench(c *ctx, format string, out benchOutput) error {
 	}
 	if out.Count > 1 {
 		header = append([]string{"rep"}, header...)
+	}
+	signed := false
+	for _, r := range out.Runs {
+		signed = signed || r.Signed
+	}
+	if signed {
+		header = append(header, "signed")
 	}
 	var rows [][]string
 	for _, r := range out.Runs {
@@ -420,6 +460,9 @@ func writeBench(c *ctx, format string, out benchOutput) error {
 		}
 		if out.Count > 1 {
 			row = append([]string{strconv.Itoa(r.Rep + 1)}, row...)
+		}
+		if signed {
+			row = append(row, strconv.FormatBool(r.Signed))
 		}
 		rows = append(rows, row)
 	}
@@ -450,6 +493,15 @@ func writeBench(c *ctx, format string, out benchOutput) error {
 		if r.SingleBoundUS > 0 {
 			fmt.Fprintf(c.stdout, "single lease median %.1f us vs 2 x raw RTT + 50 us = %.1f us\n", r.LatencyMS.P50*1e3, r.SingleBoundUS)
 		}
+		if r.Signed {
+			for _, plain := range out.Runs {
+				if !plain.Signed && plain.Rep == r.Rep && plain.Workload == r.Workload && plain.Leases == r.Leases && plain.LeasesPerSec > 0 {
+					fmt.Fprintf(c.stdout, "signing, %s %d leases: %.0f leases/s signed vs %.0f plain (%+.1f%%), p50 %.3f vs %.3f ms\n",
+						r.Workload, r.Leases, r.LeasesPerSec, plain.LeasesPerSec, 100*(r.LeasesPerSec/plain.LeasesPerSec-1),
+						r.LatencyMS.P50, plain.LatencyMS.P50)
+				}
+			}
+		}
 	}
 	if !wide {
 		fmt.Fprintln(c.stdout, "(--format markdown or csv adds datagrams and bytes per lease and the ratios to the raw limits)")
@@ -471,9 +523,13 @@ func writeBenchstat(w io.Writer, out benchOutput) error {
 	}
 	procs := runtime.GOMAXPROCS(0)
 	for _, r := range out.Runs {
-		name := fmt.Sprintf("BenchmarkBatch/env=%s/algo=%s/leases=%d-%d", r.Env, r.Algo, r.Leases, procs)
+		sig := ""
+		if r.Signed {
+			sig = "/signed=true"
+		}
+		name := fmt.Sprintf("BenchmarkBatch/env=%s/algo=%s%s/leases=%d-%d", r.Env, r.Algo, sig, r.Leases, procs)
 		if r.Workload == "single" {
-			name = fmt.Sprintf("BenchmarkSingle/env=%s/algo=%s-%d", r.Env, r.Algo, procs)
+			name = fmt.Sprintf("BenchmarkSingle/env=%s/algo=%s%s-%d", r.Env, r.Algo, sig, procs)
 		}
 		perLease := 0.0
 		if r.LeasesPerSec > 0 {

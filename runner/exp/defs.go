@@ -566,7 +566,7 @@ func All() []Experiment {
 		},
 		{
 			Name: "ablations", Title: "what each rule buys: violations and availability without it",
-			Paper: "the rules of DESIGN.md (strict readings of PaxosLease, FaTLease's d_max, classic Paxos's fsync)",
+			Paper: "each algorithm's safety rules as `leaselab algos` lists them (strict readings of PaxosLease, FaTLease's d_max, classic Paxos's fsync)",
 			What:  "For each algorithm, the same fault campaign with each of its rules switched off in turn (the baseline is 'none'): the share of runs with a violation of the lease invariant, and the share of wanted time the lease was held.",
 			Kind:  Bars, Base: ablBase,
 			QuickSet: []Setting{{"duration_s", 60}},

@@ -88,6 +88,8 @@ type FailoverResult struct {
 	ViolationList     []runner.Violation `json:"violation_list,omitempty"`
 	SurvivorsAlive    bool               `json:"survivors_alive"`
 	SlackMS           float64            `json:"slack_ms"`
+	// Signed: the nodes signed and checked their datagrams (Node.KeyFile).
+	Signed bool `json:"signed"`
 	// With Restart: node 0's restart counter in its second life, and how
 	// long it stayed silent, on its own clock from its start to its Joined
 	// event (0 for a durable algorithm, which rejoins at once; -1 if it
@@ -174,6 +176,7 @@ func Failover(ctx context.Context, cfg FailoverConfig) (FailoverResult, error) {
 		cfg.Node.StateDir = dir
 	}
 	res.SlackMS = ms(cfg.Slack)
+	res.Signed = cfg.Node.KeyFile != ""
 	res.Contenders = cfg.Contenders
 	ctx, cancel := context.WithTimeout(ctx, cfg.Limit)
 	defer cancel()

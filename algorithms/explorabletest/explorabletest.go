@@ -206,12 +206,12 @@ func (w *World) step(t testing.TB, i int, in algorithms.Input) {
 type ActionKind uint8
 
 const (
-	Deliver ActionKind = iota // deliver flight[Index]; Keep leaves a duplicate in flight
-	Drop                      // lose flight[Index]
-	Client                    // Input Kind on Resource at node Node
-	FireTimer                 // fire node Node's Index-th pending timer (in key order)
-	Advance                   // true time moves by Dur
-	Restart                   // node Node crashes and restarts at once
+	Deliver   ActionKind = iota // deliver flight[Index]; Keep leaves a duplicate in flight
+	Drop                        // lose flight[Index]
+	Client                      // Input Kind on Resource at node Node
+	FireTimer                   // fire node Node's Index-th pending timer (in key order)
+	Advance                     // true time moves by Dur
+	Restart                     // node Node crashes and restarts at once
 )
 
 // Action is one move; the same Action applied to equal worlds gives equal

@@ -42,3 +42,21 @@ func TestDeadlockScenarios(t *testing.T) {
 		})
 	}
 }
+
+// TestOneAcceptorExtend replays testdata/one-acceptor-extend.txt: an
+// Extend at the instant the lease began is done at once, and a later one
+// extends, with a single in-process acceptor.
+func TestOneAcceptorExtend(t *testing.T) {
+	data, err := os.ReadFile("testdata/one-acceptor-extend.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	res, err := runner.Replay(bytes.NewReader(data), &out)
+	if err != nil {
+		t.Fatalf("replay: %v\n%s", err, out.String())
+	}
+	if len(res.Failed) > 0 || len(res.Violations) > 0 {
+		t.Fatalf("failed expectations %v, %d violations\n%s", res.Failed, len(res.Violations), out.String())
+	}
+}

@@ -314,7 +314,10 @@ func TestNonOwnerCannotProposeInRenewInstance(t *testing.T) {
 		t.Fatal("setup: node 0 does not hold")
 	}
 	// Node 0 opens renew instance 2; only node 2 hears the prepare (so the
-	// acceptors' check is not what stops node 2: node 2 itself must).
+	// acceptors' check is not what stops node 2: node 2 itself must). A
+	// moment passes first: an Extend at the instant the lease began is
+	// done at once (testdata/one-acceptor-extend.txt).
+	c.advance(time.Millisecond)
 	c.input(0, algorithms.Extend, res0)
 	c.deliver(to(2))
 	c.drop(func(m algorithms.Message) bool { return m.From == 2 || m.From == 0 || m.To == 0 })

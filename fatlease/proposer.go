@@ -101,7 +101,14 @@ func (e *Node) request(now algorithms.Local, id algorithms.ResourceID, k algorit
 	}
 	holding := p.hold.on && now < p.hold.until
 	switch {
-	case k == algorithms.Acquire && holding:
+	case k == algorithms.Acquire && holding,
+		// An extension asked for at the instant its lease began (or later
+		// than that instant, in a renewal already running) could end no
+		// later than the lease it has: it is done. Proposing it anyway
+		// would never finish, since an extension is done only when its
+		// lease ends later, and with one acceptor, answered in-process,
+		// it would recurse without end.
+		k == algorithms.Extend && holding && p.hold.t >= now.Add(e.p.LeaseSpan):
 		out.Emit(algorithms.Event{Kind: algorithms.Acquired, Resource: id, Owner: e.id, Ballot: p.hold.ballot, Until: p.hold.until})
 		return
 	case k == algorithms.Extend && holding:

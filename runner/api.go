@@ -125,4 +125,8 @@ type ReplayResult struct {
 	Violations []Violation `json:"violations"`
 	// Failed lists "expect" lines that did not hold.
 	Failed []string `json:"failed_expectations"`
+	// ExpectsViolations: the scenario has an "expect violations N" line,
+	// so its expectations, not the bare count of violations, say whether
+	// the outcome is the intended one.
+	ExpectsViolations bool `json:"expects_violations"`
 }

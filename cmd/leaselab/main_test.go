@@ -381,6 +381,37 @@ func TestReplay(t *testing.T) {
 	if code != 1 || !strings.Contains(stdout, "no such pending message") {
 		t.Fatalf("stale step: exit %d\n%s", code, stdout)
 	}
+	// A violation is a finding (exit 1) unless the scenario says it means
+	// to show one with an "expect violations" line.
+	twoOwners := "algo naive\ncluster acceptors=3 proposers=3\nablate restart-wait\n" +
+		"acquire n0 r0\ndeliver request n0->n1 r0\ndeliver grant n1->n0 r0\ndrop request n0->n2 r0\n" +
+		"crash n1\nrestart n1\nadvance 10ms\nacquire n2 r0\ndeliver request n2->n1 r0\ndeliver grant n1->n2 r0\n"
+	for _, tc := range []struct {
+		name, tail string
+		code       int
+		verdict    string
+	}{
+		{"unexpected.txt", "", 1, "VIOLATION ("},
+		{"unexpected-later.txt", "advance 1s\n", 1, "VIOLATION ("},
+		{"unexpected-other-expect.txt", "expect acquired 2\n", 1, "VIOLATION ("},
+		{"expected.txt", "expect violations 1\n", 0, "verdict: 1 violation(s)"},
+		{"expected-wrong.txt", "expect violations 0\n", 1, "FAILED"},
+	} {
+		p := filepath.Join(dir, tc.name)
+		if err := os.WriteFile(p, []byte(twoOwners+tc.tail), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		code, stdout, _ := leaselab("replay", p)
+		if code != tc.code || !strings.Contains(stdout, tc.verdict) || !strings.Contains(stdout, "violation: r0") ||
+			tc.code == 0 && (strings.Contains(stdout, "FAILED") || strings.Contains(stdout, "VIOLATION (")) {
+			t.Errorf("%s: exit %d, want %d and %q\n%s", tc.name, code, tc.code, tc.verdict, stdout)
+		}
+		code, stdout, _ = leaselab("replay", "--format", "json", p)
+		var rr runner.ReplayResult
+		if code != tc.code || json.Unmarshal([]byte(stdout), &rr) != nil || len(rr.Violations) != 1 || rr.ExpectsViolations != strings.Contains(tc.tail, "violations") {
+			t.Errorf("%s json: exit %d, want %d\n%s", tc.name, code, tc.code, stdout)
+		}
+	}
 	trace := filepath.Join(dir, "trace.txt")
 	if code, _, _ = leaselab("replay", "--format", "json", "--trace", trace, good); code != 0 {
 		t.Fatalf("trace file: exit %d", code)

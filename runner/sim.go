@@ -29,8 +29,10 @@ import (
 // sides of an active partition (checked when sent) or with probability
 // Loss; otherwise arrive after RTT/2 + uniform[-Jitter, +Jitter] (floored
 // at 0); with probability Reorder they are held back uniform[0, max(2*RTT,
-// 1ms)] more; with probability Dup a second copy is sent with its own
-// delay. A message that arrives at a node that is down is dropped.
+// 1ms)] more; with probability Stale they are held back uniform[0,
+// StaleSpans * LeaseSpan] more (a stale message, seconds late); with
+// probability Dup a second copy is sent with its own delay. A message that
+// arrives at a node that is down is dropped.
 //
 // Faults (FaultSpec): each node crashes as a Poisson process of CrashRate
 // per minute of true time, stays down uniform[Downtime/2, Downtime], and
@@ -44,7 +46,8 @@ import (
 // rate_i), offset uniform in [-Skew/2, Skew/2] ns, rate uniform in
 // [-Drift, Drift] (kept in parts per billion). Timers are set in local
 // time and fire at the first true instant the local clock reaches them.
-// Clocks survive crashes (they are the machine's).
+// Clocks survive crashes (they are the machine's). Clocks are slewed back
+// at the skew bound (see scheduleSlew) unless Clocks.Free.
 //
 // Disk (DiskSpec, classic Paxos): see disk.go.
 
@@ -212,6 +215,9 @@ type sim struct {
 	onPending func(pendingMsg)
 
 	delivered int64
+	// staleDelivered counts messages held back as stale that reached a
+	// live receiver.
+	staleDelivered int64
 }
 
 // pendingMsg is a message waiting for a scenario's decision.
@@ -270,7 +276,7 @@ func (s *sim) boot() error {
 			return err
 		}
 	}
-	if !s.scripted {
+	if !s.scripted && !s.spec.Clocks.Free {
 		for i := range s.clock {
 			s.scheduleSlew(algorithms.NodeID(i))
 		}
@@ -285,7 +291,8 @@ func (s *sim) boot() error {
 // local clock never runs backwards), yet any two differ by at most Skew for
 // the whole run, as FaTLease's d_max assumes of synchronised clocks.
 // Without a skew bound (Skew 0) clocks run free and drift apart without
-// limit.
+// limit, and so do clocks with Clocks.Free: those keep their rate error
+// for the whole run, Skew bounding only where they start.
 
 // scheduleSlew schedules the instant node n's offset reaches the bound it
 // is heading for.
@@ -689,17 +696,21 @@ func (s *sim) send(m *algorithms.Message) {
 		s.drop(m, DropLoss)
 		return
 	}
-	s.deliverAt(depart+s.delay(), m)
+	d, stale := s.delay()
+	s.deliverMarked(depart+d, m, stale)
 	if net.Dup > 0 && s.netRng.Float64() < net.Dup {
 		if s.tr != nil {
 			s.tr.Add(&TraceRec{T: s.now, Local: s.clock[from].Local(s.now), Kind: TraceDup, Node: from, Msg: *m})
 		}
-		s.deliverAt(depart+s.delay(), m)
+		d, stale := s.delay()
+		s.deliverMarked(depart+d, m, stale)
 	}
 }
 
-// delay draws one message's one-way delay.
-func (s *sim) delay() int64 {
+// delay draws one message's one-way delay, and whether it was held back as
+// a stale message. The stale draw comes last and only with Stale > 0, so
+// runs without stale messages draw exactly what they always did.
+func (s *sim) delay() (int64, bool) {
 	net := &s.spec.Net
 	d := int64(net.RTT) / 2
 	if j := int64(net.Jitter); j > 0 {
@@ -715,7 +726,11 @@ func (s *sim) delay() int64 {
 		}
 		d += s.netRng.Int64N(extra + 1)
 	}
-	return d
+	if net.Stale > 0 && s.netRng.Float64() < net.Stale {
+		max := int64(net.StaleSpans * float64(s.spec.Params.LeaseSpan))
+		return d + s.netRng.Int64N(max+1), true
+	}
+	return d, false
 }
 
 func (s *sim) drop(m *algorithms.Message, reason uint8) {
@@ -724,7 +739,12 @@ func (s *sim) drop(m *algorithms.Message, reason uint8) {
 	}
 }
 
-func (s *sim) deliverAt(t int64, m *algorithms.Message) {
+func (s *sim) deliverAt(t int64, m *algorithms.Message) { s.deliverMarked(t, m, false) }
+
+// deliverMarked schedules m's delivery at t; stale marks a message held
+// back as stale (in the event's gen, which deliveries do not use
+// otherwise).
+func (s *sim) deliverMarked(t int64, m *algorithms.Message, stale bool) {
 	var i int32
 	if k := len(s.msgFree); k > 0 {
 		i = s.msgFree[k-1]
@@ -734,7 +754,11 @@ func (s *sim) deliverAt(t int64, m *algorithms.Message) {
 		s.msgs = append(s.msgs, *m)
 		i = int32(len(s.msgs) - 1)
 	}
-	s.schedule(t, evDeliver, m.To, i, 0)
+	var mark uint32
+	if stale {
+		mark = 1
+	}
+	s.schedule(t, evDeliver, m.To, i, mark)
 }
 
 // --- the event loop ---
@@ -744,6 +768,9 @@ func (s *sim) dispatch(e simEvent) {
 	case evDeliver:
 		m := s.msgs[e.arg]
 		s.msgFree = append(s.msgFree, e.arg)
+		if e.gen == 1 && s.nodes[m.To].up {
+			s.staleDelivered++
+		}
 		s.deliver(&m)
 	case evTimer:
 		ts := &s.tslots[e.arg]

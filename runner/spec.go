@@ -45,6 +45,21 @@ type Spec struct {
 	// RenewBefore: a holder that keeps its lease (failover) extends this long
 	// before its local expiry.
 	RenewBefore time.Duration `json:"renew_before_ns"`
+	// Resources: contention clients pick the resource of each attempt
+	// uniformly among 0..Resources-1 (0 or 1: resource 0 only), so several
+	// resources are contended by several proposers at once.
+	Resources int `json:"resources,omitempty"`
+	// Giveup: contention only; the probability that a client abandons an
+	// acquisition mid-round: it sends Giveup (release) at a time uniform
+	// in [0, 2*RTT] after its Acquire unless the lease came first, while
+	// the round's prepare / propose messages are still in flight.
+	Giveup float64 `json:"giveup,omitempty"`
+	// Extend: contention only; the probability that a client, once it
+	// holds a lease, extends it at a time uniform in [0, half the time
+	// left] and then ends it as it would have (release after Hold, counted
+	// from the acquisition, or expiry), so a release may come while the
+	// extension is still in flight.
+	Extend float64 `json:"extend,omitempty"`
 
 	Net    NetSpec   `json:"net"`
 	Clocks ClockSpec `json:"clocks"`
@@ -59,6 +74,11 @@ type NetSpec struct {
 	Loss    float64       `json:"loss"`      // probability a message is dropped
 	Dup     float64       `json:"dup"`       // probability a message is delivered twice
 	Reorder float64       `json:"reorder"`   // probability a message is held back by up to 2*RTT extra
+	// Stale: probability that a message is held back as a stale message,
+	// by an extra delay uniform in [0, StaleSpans lease spans]: a Propose
+	// or Release that arrives seconds late (simulator only).
+	Stale      float64 `json:"stale,omitempty"`
+	StaleSpans float64 `json:"stale_spans,omitempty"`
 	// Bandwidth limits bytes/s leaving each node (0: unlimited), for the
 	// WAN experiment.
 	Bandwidth int64 `json:"bandwidth_bps"`
@@ -90,6 +110,10 @@ type ClockSpec struct {
 	// clock whose offset reaches ±Skew/2 turns its rate error round, as NTP
 	// slews a clock; with Skew 0 clocks run free and drift apart.
 	Drift float64 `json:"drift"`
+	// Free: clocks run free whatever Skew is: each keeps its drawn rate
+	// error for the whole run and is never slewed back, so Skew bounds
+	// the offsets at true time 0 only.
+	Free bool `json:"free,omitempty"`
 }
 
 // FaultSpec describes crashes and partitions.
@@ -134,7 +158,7 @@ func DefaultSpec() Spec {
 		Pause:       2 * time.Second,
 		Release:     true,
 		RenewBefore: time.Second,
-		Net:         NetSpec{RTT: time.Millisecond, Jitter: 200 * time.Microsecond},
+		Net:         NetSpec{RTT: time.Millisecond, Jitter: 200 * time.Microsecond, StaleSpans: 3},
 		Faults:      FaultSpec{Downtime: 2 * time.Second, PartitionLen: 3 * time.Second},
 		Disk:        DiskSpec{FsyncLatency: 2 * time.Millisecond, GroupCommit: true},
 	}
@@ -171,7 +195,8 @@ func (s Spec) Validate() error {
 	for _, p := range []struct {
 		n string
 		v float64
-	}{{"loss", s.Net.Loss}, {"dup", s.Net.Dup}, {"reorder", s.Net.Reorder}} {
+	}{{"loss", s.Net.Loss}, {"dup", s.Net.Dup}, {"reorder", s.Net.Reorder}, {"stale", s.Net.Stale},
+		{"giveup", s.Giveup}, {"extend", s.Extend}} {
 		if err := checkProb(p.n, p.v); err != nil {
 			return err
 		}
@@ -209,6 +234,18 @@ func (s Spec) Validate() error {
 		return fmt.Errorf("hold, pause and renew-before must not be negative")
 	case s.Disk.FsyncLatency < 0:
 		return fmt.Errorf("fsync latency must not be negative")
+	case math.IsNaN(s.Net.StaleSpans) || math.IsInf(s.Net.StaleSpans, 0) || s.Net.StaleSpans < 0:
+		return fmt.Errorf("stale-max must be a finite number of lease spans >= 0, got %g", s.Net.StaleSpans)
+	case s.Net.Stale > 0 && s.Net.StaleSpans == 0:
+		return fmt.Errorf("stale messages need a positive stale-max (lease spans they may be held back)")
+	case s.Net.StaleSpans*float64(s.Params.LeaseSpan) > float64(24*time.Hour):
+		return fmt.Errorf("stale-max %g lease spans is more than a day (%v)", s.Net.StaleSpans, time.Duration(s.Net.StaleSpans*float64(s.Params.LeaseSpan)))
+	case s.Resources < 0:
+		return fmt.Errorf("resources must not be negative, got %d", s.Resources)
+	case s.Resources > 1 && s.Workload != "contention":
+		return fmt.Errorf("resources > 1 is for the contention workload only (batch has --leases)")
+	case (s.Giveup > 0 || s.Extend > 0) && s.Workload != "contention":
+		return fmt.Errorf("giveup and extend are behaviours of contention clients, not of the %s workload", s.Workload)
 	}
 	return nil
 }

@@ -30,8 +30,11 @@ import (
 // Loss; otherwise arrive after RTT/2 + uniform[-Jitter, +Jitter] (floored
 // at 0); with probability Reorder they are held back uniform[0, max(2*RTT,
 // 1ms)] more; with probability Stale they are held back uniform[0,
-// StaleSpans * LeaseSpan] more (a stale message, seconds late); with
-// probability Dup a second copy is sent with its own delay. A message that
+// StaleSpans * LeaseSpan] more (a stale message, seconds late), and the
+// link from sender to receiver stalls behind it: later messages on that
+// link arrive no earlier than it, in send order (a stuck connection, so
+// a Release is not overtaken by the Propose it follows); with probability
+// Dup a second copy is sent with its own delay. A message that
 // arrives at a node that is down is dropped.
 //
 // Faults (FaultSpec): each node crashes as a Poisson process of CrashRate
@@ -218,6 +221,9 @@ type sim struct {
 	// staleDelivered counts messages held back as stale that reached a
 	// live receiver.
 	staleDelivered int64
+	// linkStall[from*nodes+to]: no message on that link arrives before
+	// this true time (the last stale message on it); nil without Stale.
+	linkStall []int64
 }
 
 // pendingMsg is a message waiting for a scenario's decision.
@@ -697,14 +703,34 @@ func (s *sim) send(m *algorithms.Message) {
 		return
 	}
 	d, stale := s.delay()
-	s.deliverMarked(depart+d, m, stale)
+	s.deliverMarked(s.stall(m, depart+d, stale), m, stale)
 	if net.Dup > 0 && s.netRng.Float64() < net.Dup {
 		if s.tr != nil {
 			s.tr.Add(&TraceRec{T: s.now, Local: s.clock[from].Local(s.now), Kind: TraceDup, Node: from, Msg: *m})
 		}
 		d, stale := s.delay()
-		s.deliverMarked(depart+d, m, stale)
+		s.deliverMarked(s.stall(m, depart+d, stale), m, stale)
 	}
+}
+
+// stall returns when m, due at t, arrives on its link: no earlier than
+// the last stale message sent on that link; a stale m stalls the link
+// until t.
+func (s *sim) stall(m *algorithms.Message, t int64, stale bool) int64 {
+	if s.spec.Net.Stale == 0 {
+		return t
+	}
+	if s.linkStall == nil {
+		s.linkStall = make([]int64, len(s.nodes)*len(s.nodes))
+	}
+	k := int(m.From)*len(s.nodes) + int(m.To)
+	if t < s.linkStall[k] {
+		t = s.linkStall[k]
+	}
+	if stale {
+		s.linkStall[k] = t
+	}
+	return t
 }
 
 // delay draws one message's one-way delay, and whether it was held back as

@@ -57,6 +57,7 @@ func Algorithm() algorithms.Algorithm {
 		Summary:   "regular Paxos baseline (FaTLease Sec. 5): FaTLease's lease logic on acceptors that fsync promise and accepted lease before replying; group commit; no restart wait",
 		Ablations: Ablations,
 		Durable:   true,
+		SkewBound: true,
 		Check:     fatlease.Check,
 		New: func(cfg algorithms.Config) (algorithms.Node, error) {
 			return fatlease.New(cfg, fatlease.Options{Durable: true})

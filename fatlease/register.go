@@ -20,6 +20,11 @@ var Ablations = []algorithms.Ablation{
 		Rule:    "an acceptor that knows a lower instance whose lease may still be valid rejects proposals in higher instances (except the owner's renew instance) and reports that instance (Fig. 4 augmentation)",
 		Exposes: "leaselab check --algo fatlease --faults crash,partition --ablate previous-instance-check: a majority that restarted with empty state negotiates in a low instance while a minority that knows instance n proposes n+1; TestFig4WithoutCheckTwoOwners is the scenario step by step",
 	},
+	{
+		Name:    AblateDriftMargin,
+		Rule:    "the holder ends its hold 2ρ(v + 2·d_max)/(1-ρ) before t, for clocks within d_max when the lease is proposed that drift apart at up to 2ρ while it lives",
+		Exposes: "leaselab check --algo fatlease --faults freeclock --drift-bound 0.05 --ablate drift-margin: clocks within d_max + 2ρ(v + 2·d_max)/(1-ρ) of each other, at the edges, drifting at up to ρ = 5%; a holder on the slowest clock keeps its lease until t while a majority whose clocks lead by more than d_max takes over at t + d_max. With ρ = 0.001 the margin is 12 ms and random search did not hit that window in 2000 seeds",
+	},
 }
 
 // Algorithm is FaTLease's registry entry.
@@ -28,6 +33,7 @@ func Algorithm() algorithms.Algorithm {
 		Name:      "fatlease",
 		Summary:   "FaTLease (HPDC'08): Multipaxos instances per resource, learn/outdated/nack, absolute leases on clocks within d_max, renew instances, invalidation, diskless crash recovery",
 		Ablations: Ablations,
+		SkewBound: true,
 		Check:     Check,
 		New: func(cfg algorithms.Config) (algorithms.Node, error) {
 			return New(cfg, Options{})

@@ -44,12 +44,14 @@ var FaultKinds = []string{"loss", "dup", "reorder", "partition", "crash", "drift
 //	resources  Spec.Resources uniform in {2, 3, 4}: every proposer picks
 //	           one at random for each attempt (contention)
 //	freeclock  clocks run free (Clocks.Free: constant rate error, never
-//	           slewed back). The rate bound is uniform in [0,
-//	           Params.Drift], cut so that two clocks stay within
+//	           slewed back) at the edges of their ranges (Clocks.Edges:
+//	           offsets ±Skew/2, rates ±Drift). Drift is uniform in [0,
+//	           Params.Drift] and Skew in [0, Params.DMax]; for an
+//	           algorithm that assumes a skew bound (Algorithm.SkewBound)
+//	           Drift is cut so that two clocks stay within
 //	           ClockAllowance(Params) of each other for the whole run, and
-//	           the skew at true time 0 uniform in what that leaves. With
-//	           drift requested too, each seed picks free or slewed clocks
-//	           with even odds.
+//	           Skew is uniform in what that leaves. With drift requested
+//	           too, each seed picks free or slewed clocks with even odds.
 //
 // Rates the base spec sets (non-zero) are used as given, for every seed,
 // whether or not their kind is requested; so are those Vary.Fixed names,
@@ -198,16 +200,22 @@ func specFor(base Spec, kinds []string, vary Vary, seed uint64) Spec {
 			if !useFree {
 				continue
 			}
-			s.Clocks.Free = true
-			bound := float64(ClockAllowance(s.Params))
-			dur := float64(s.Duration)
+			s.Clocks.Free, s.Clocks.Edges = true, true
+			a, _ := algorithms.Lookup(s.Algo) // validated by the caller
+			rate := freeRate * s.Params.Drift
+			left := float64(s.Params.DMax)
+			if a.SkewBound {
+				// Two clocks may drift 2·rate·Duration apart over the run:
+				// keep that, and the offsets, within ClockAllowance.
+				bound := float64(ClockAllowance(s.Params))
+				rate = math.Min(rate, bound/(2*float64(s.Duration)))
+				left = bound - 2*math.Floor(rate*1e9)/1e9*float64(s.Duration)
+			}
 			if zero("drift", base.Clocks.Drift) {
 				// Whole ppb, rounded down, as the clocks use them.
-				rate := math.Min(freeRate*s.Params.Drift, bound/(2*dur))
 				s.Clocks.Drift = math.Floor(rate*1e9) / 1e9
 			}
 			if zero("skew", float64(base.Clocks.Skew)) {
-				left := bound - 2*s.Clocks.Drift*dur
 				if left < 0 {
 					left = 0
 				}
@@ -245,7 +253,7 @@ func specFor(base Spec, kinds []string, vary Vary, seed uint64) Spec {
 // when a lease is proposed, drift within ρ while it lives; fatlease/doc.go):
 // within it every algorithm must stay safe, and FaTLease with its
 // drift-margin ablated need not. Naive and PaxosLease assume no bound on
-// the offsets at all.
+// the offsets at all (Algorithm.SkewBound false).
 func ClockAllowance(p algorithms.Params) time.Duration {
 	rho := p.Drift
 	m := math.Ceil(2 * rho * float64(p.LeaseSpan+2*p.DMax) / (1 - rho))

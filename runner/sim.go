@@ -259,11 +259,22 @@ func newSim(spec Spec, tr *Tracer, scripted bool) (*sim, error) {
 	drift := int64(math.Round(spec.Clocks.Drift * 1e9))
 	for i := range s.clock {
 		var off, rate int64
-		if skew > 0 {
-			off = crng.Int64N(skew+1) - skew/2
-		}
-		if drift > 0 {
-			rate = crng.Int64N(2*drift+1) - drift
+		switch {
+		case spec.Clocks.Edges:
+			off, rate = skew/2, drift
+			if crng.IntN(2) == 0 {
+				off = -off
+			}
+			if crng.IntN(2) == 0 {
+				rate = -rate
+			}
+		default:
+			if skew > 0 {
+				off = crng.Int64N(skew+1) - skew/2
+			}
+			if drift > 0 {
+				rate = crng.Int64N(2*drift+1) - drift
+			}
 		}
 		s.clock[i] = Clock{Offset: off, RatePPB: rate}
 	}

@@ -114,6 +114,10 @@ type ClockSpec struct {
 	// error for the whole run and is never slewed back, so Skew bounds
 	// the offsets at true time 0 only.
 	Free bool `json:"free,omitempty"`
+	// Edges: each clock's offset is -Skew/2 or +Skew/2 and its rate
+	// error -Drift or +Drift (signs drawn), instead of uniform in between:
+	// the extremes, where clock assumptions break.
+	Edges bool `json:"edges,omitempty"`
 }
 
 // FaultSpec describes crashes and partitions.

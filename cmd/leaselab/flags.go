@@ -19,7 +19,7 @@ package main
 //	                                 --renew-before --seed --duration
 //	addNetFlags(fs, &spec.Net)       --rtt --jitter --loss --dup --reorder --stale --stale-max
 //	                                 --bandwidth --datagram
-//	addClockFlags(fs, &spec.Clocks)  --drift --skew --free-clocks
+//	addClockFlags(fs, &spec.Clocks)  --drift --skew --free-clocks --clock-edges
 //	addFaultFlags(fs, &spec.Faults)  --crash-rate --downtime --partitions --partition-len
 //	addDiskFlags(fs, &spec.Disk)     --fsync-latency --group-commit --background-writer --disk-dir
 //
@@ -114,6 +114,7 @@ func addClockFlags(fs *pflag.FlagSet, c *runner.ClockSpec) {
 	fs.DurationVar(&c.Skew, "skew", c.Skew, "clock offsets drawn uniformly in [-D/2, D/2]; a clock whose offset reaches ±D/2 turns its rate error round (slewed, as NTP does), "+
 		"so two clocks differ by at most D for the whole run (0: no offsets, clocks run free)")
 	fs.BoolVar(&c.Free, "free-clocks", c.Free, "clocks run free: each keeps its --drift rate error for the whole run, never slewed back; --skew then bounds only the offsets at the start")
+	fs.BoolVar(&c.Edges, "clock-edges", c.Edges, "each clock's offset is -D/2 or +D/2 (--skew) and its rate error -F or +F (--drift), signs drawn, instead of uniform in between: the extremes")
 }
 
 // addFaultFlags: crashes and partitions.

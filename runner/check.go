@@ -34,8 +34,9 @@ var FaultKinds = []string{"loss", "dup", "reorder", "partition", "crash", "drift
 //	           A base spec with a non-zero Clocks.Drift or Skew uses that
 //	           value as given, even beyond the allowance (that is how a
 //	           user shows FaTLease breaking with --skew 3s --dmax 1s).
-//	stale      Net.Stale uniform in [0.005, 0.05]: that share of messages
-//	           is held back up to Net.StaleSpans lease spans (3 if zero)
+//	stale      Net.Stale uniform in [0.5, 3] stalls per link per minute:
+//	           the messages sent on a stalled link arrive when the stall
+//	           ends, up to Net.StaleSpans lease spans (3 if zero) later
 //	giveup     Spec.Giveup uniform in [0.05, 0.3]: clients abandon that
 //	           share of acquisitions mid-round (contention)
 //	extend     Spec.Extend uniform in [0.1, 0.5]: clients extend that
@@ -131,7 +132,7 @@ func specFor(base Spec, kinds []string, vary Vary, seed uint64) Spec {
 	down := uniformF(r, 0, 1)
 	plen := uniformF(r, 0, 1)
 	// Drawn after the above for the same reason.
-	stale := uniformF(r, 0.005, 0.05)
+	stale := uniformF(r, 0.5, 3)
 	giveup := uniformF(r, 0.05, 0.3)
 	extend := uniformF(r, 0.1, 0.5)
 	resources := 2 + r.IntN(3)

@@ -29,12 +29,13 @@ import (
 // sides of an active partition (checked when sent) or with probability
 // Loss; otherwise arrive after RTT/2 + uniform[-Jitter, +Jitter] (floored
 // at 0); with probability Reorder they are held back uniform[0, max(2*RTT,
-// 1ms)] more; with probability Stale they are held back uniform[0,
-// StaleSpans * LeaseSpan] more (a stale message, seconds late), and the
-// link from sender to receiver stalls behind it: later messages on that
-// link arrive no earlier than it, in send order (a stuck connection, so
-// a Release is not overtaken by the Propose it follows); with probability
-// Dup a second copy is sent with its own delay. A message that
+// 1ms)] more; with probability Dup a second copy is sent with its own
+// delay. With Stale > 0 every directed link stalls now and then (Poisson,
+// Stale episodes per minute, each lasting uniform[0, StaleSpans *
+// LeaseSpan]): a message that leaves while its link is stalled arrives
+// when the stall ends, after its normal delay if that is later, with the
+// others held with it in send order: stale messages, seconds late, with a
+// Release never overtaking the Propose it follows. A message that
 // arrives at a node that is down is dropped.
 //
 // Faults (FaultSpec): each node crashes as a Poisson process of CrashRate
@@ -221,10 +222,13 @@ type sim struct {
 	// staleDelivered counts messages held back as stale that reached a
 	// live receiver.
 	staleDelivered int64
-	// linkStall[from*nodes+to]: no message on that link arrives before
-	// this true time (the last stale message on it); nil without Stale.
-	linkStall []int64
+	// links[from*nodes+to]: the link's current or next stall; nil
+	// without Stale.
+	links []linkStall
 }
+
+// linkStall is a link's current or next stall episode, [start, end).
+type linkStall struct{ start, end int64 }
 
 // pendingMsg is a message waiting for a scenario's decision.
 type pendingMsg struct {
@@ -713,41 +717,55 @@ func (s *sim) send(m *algorithms.Message) {
 		s.drop(m, DropLoss)
 		return
 	}
-	d, stale := s.delay()
-	s.deliverMarked(s.stall(m, depart+d, stale), m, stale)
+	at, stale := s.stall(m, depart, depart+s.delay())
+	s.deliverMarked(at, m, stale)
 	if net.Dup > 0 && s.netRng.Float64() < net.Dup {
 		if s.tr != nil {
 			s.tr.Add(&TraceRec{T: s.now, Local: s.clock[from].Local(s.now), Kind: TraceDup, Node: from, Msg: *m})
 		}
-		d, stale := s.delay()
-		s.deliverMarked(s.stall(m, depart+d, stale), m, stale)
+		at, stale := s.stall(m, depart, depart+s.delay())
+		s.deliverMarked(at, m, stale)
 	}
 }
 
-// stall returns when m, due at t, arrives on its link: no earlier than
-// the last stale message sent on that link; a stale m stalls the link
-// until t.
-func (s *sim) stall(m *algorithms.Message, t int64, stale bool) int64 {
+// stall returns when m, leaving at depart and due at t, arrives, and
+// whether its link's stall held it back. Episodes are drawn lazily, link
+// by link, as sends reach them (only with Stale > 0, so runs without
+// stalls draw exactly what they always did).
+func (s *sim) stall(m *algorithms.Message, depart, t int64) (int64, bool) {
 	if s.spec.Net.Stale == 0 {
-		return t
+		return t, false
 	}
-	if s.linkStall == nil {
-		s.linkStall = make([]int64, len(s.nodes)*len(s.nodes))
+	n := len(s.nodes)
+	if s.links == nil {
+		s.links = make([]linkStall, n*n)
+		for i := range s.links {
+			s.links[i] = s.nextStall(0)
+		}
 	}
-	k := int(m.From)*len(s.nodes) + int(m.To)
-	if t < s.linkStall[k] {
-		t = s.linkStall[k]
+	l := &s.links[int(m.From)*n+int(m.To)]
+	for depart >= l.end {
+		*l = s.nextStall(l.end)
 	}
-	if stale {
-		s.linkStall[k] = t
+	if depart < l.start {
+		return t, false
 	}
-	return t
+	if t < l.end {
+		t = l.end
+	}
+	return t, true
 }
 
-// delay draws one message's one-way delay, and whether it was held back as
-// a stale message. The stale draw comes last and only with Stale > 0, so
-// runs without stale messages draw exactly what they always did.
-func (s *sim) delay() (int64, bool) {
+// nextStall draws a link's next stall episode after true time from.
+func (s *sim) nextStall(from int64) linkStall {
+	net := &s.spec.Net
+	start := from + int64(s.netRng.ExpFloat64()*60e9/net.Stale)
+	max := int64(net.StaleSpans * float64(s.spec.Params.LeaseSpan))
+	return linkStall{start: start, end: start + 1 + s.netRng.Int64N(max+1)}
+}
+
+// delay draws one message's one-way delay.
+func (s *sim) delay() int64 {
 	net := &s.spec.Net
 	d := int64(net.RTT) / 2
 	if j := int64(net.Jitter); j > 0 {
@@ -763,11 +781,7 @@ func (s *sim) delay() (int64, bool) {
 		}
 		d += s.netRng.Int64N(extra + 1)
 	}
-	if net.Stale > 0 && s.netRng.Float64() < net.Stale {
-		max := int64(net.StaleSpans * float64(s.spec.Params.LeaseSpan))
-		return d + s.netRng.Int64N(max+1), true
-	}
-	return d, false
+	return d
 }
 
 func (s *sim) drop(m *algorithms.Message, reason uint8) {

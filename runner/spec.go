@@ -74,9 +74,10 @@ type NetSpec struct {
 	Loss    float64       `json:"loss"`      // probability a message is dropped
 	Dup     float64       `json:"dup"`       // probability a message is delivered twice
 	Reorder float64       `json:"reorder"`   // probability a message is held back by up to 2*RTT extra
-	// Stale: probability that a message is held back as a stale message,
-	// by an extra delay uniform in [0, StaleSpans lease spans]: a Propose
-	// or Release that arrives seconds late (simulator only).
+	// Stale: link stalls per directed link per minute (Poisson; simulator
+	// only). A stall lasts uniform in [0, StaleSpans lease spans]; the
+	// messages sent on the link meanwhile arrive when it ends, in send
+	// order: stale messages, a Propose or a Release seconds late.
 	Stale      float64 `json:"stale,omitempty"`
 	StaleSpans float64 `json:"stale_spans,omitempty"`
 	// Bandwidth limits bytes/s leaving each node (0: unlimited), for the
@@ -199,15 +200,17 @@ func (s Spec) Validate() error {
 	for _, p := range []struct {
 		n string
 		v float64
-	}{{"loss", s.Net.Loss}, {"dup", s.Net.Dup}, {"reorder", s.Net.Reorder}, {"stale", s.Net.Stale},
+	}{{"loss", s.Net.Loss}, {"dup", s.Net.Dup}, {"reorder", s.Net.Reorder},
 		{"giveup", s.Giveup}, {"extend", s.Extend}} {
 		if err := checkProb(p.n, p.v); err != nil {
 			return err
 		}
 	}
 	switch {
-	case math.IsInf(s.Faults.CrashRate, 0) || math.IsInf(s.Faults.Partitions, 0):
-		return fmt.Errorf("crash and partition rates must be finite")
+	case math.IsInf(s.Faults.CrashRate, 0) || math.IsInf(s.Faults.Partitions, 0) || math.IsInf(s.Net.Stale, 0):
+		return fmt.Errorf("crash, partition and stall rates must be finite")
+	case math.IsNaN(s.Net.Stale) || s.Net.Stale < 0:
+		return fmt.Errorf("stale (link stalls per minute) must not be negative, got %g", s.Net.Stale)
 	case s.Net.Loss == 1:
 		return fmt.Errorf("loss 1 drops every message; nothing can be measured")
 	case s.Duration <= 0:

@@ -26,9 +26,10 @@ or all of them:
   partition  --partitions drawn in [1, 4] per minute
   crash      --crash-rate drawn in [0.5, 2] per node per minute
   drift      slewed clocks: --drift in [0, --drift-bound], --skew in [0, --dmax]
-  stale      --stale drawn in [0.005, 0.05]: that share of messages is held
-             back up to --stale-max lease spans (default 3), so a Propose
-             or a Release can arrive seconds late
+  stale      --stale drawn in [0.5, 3] stalls per link per minute: the
+             messages sent on a stalled link arrive when the stall ends, up
+             to --stale-max lease spans (default 3) late and in order, so a
+             Propose and the Release after it arrive seconds late
   giveup     --giveup drawn in [0.05, 0.3]: clients abandon acquisitions
              mid-round, while prepare / propose are in flight
   extend     --extend drawn in [0.1, 0.5]: clients extend leases, then

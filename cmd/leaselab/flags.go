@@ -98,9 +98,9 @@ func addNetFlags(fs *pflag.FlagSet, n *runner.NetSpec) {
 	fs.Float64Var(&n.Loss, "loss", n.Loss, "probability in [0, 1) that a message is dropped")
 	fs.Float64Var(&n.Dup, "dup", n.Dup, "probability in [0, 1] that a message is delivered twice")
 	fs.Float64Var(&n.Reorder, "reorder", n.Reorder, "probability in [0, 1] that a message is held back by up to 2*RTT extra")
-	fs.Float64Var(&n.Stale, "stale", n.Stale, "simulator only: probability in [0, 1] that a message is held back as a stale message, by up to --stale-max lease spans extra "+
-		"(a Propose or Release that arrives seconds late)")
-	fs.Float64Var(&n.StaleSpans, "stale-max", n.StaleSpans, "the longest a stale message (--stale) is held back, in lease spans (--lease-span); uniform in [0, this]")
+	fs.Float64Var(&n.Stale, "stale", n.Stale, "simulator only: link stalls per directed link per minute (Poisson; 0: none); messages sent on a stalled link "+
+		"arrive when the stall ends, in send order: stale messages, e.g. a Propose and its Release seconds late")
+	fs.Float64Var(&n.StaleSpans, "stale-max", n.StaleSpans, "a link stall (--stale) lasts uniform in [0, this many lease spans (--lease-span)]")
 	fs.Int64Var(&n.Bandwidth, "bandwidth", n.Bandwidth, "bytes/s that may leave each node (0: unlimited), for WAN experiments")
 	fs.IntVar(&n.Datagram, "datagram", n.Datagram, fmt.Sprintf("affects only --env udp (the simulator has no datagrams and ignores it): "+
 		"largest datagram in bytes; messages to the same peer share one up to this size (0: the environment's default, %d on loopback, "+

@@ -55,10 +55,11 @@ type Spec struct {
 	// the round's prepare / propose messages are still in flight.
 	Giveup float64 `json:"giveup,omitempty"`
 	// Extend: contention only; the probability that a client, once it
-	// holds a lease, extends it at a time uniform in [0, half the time
-	// left] and then ends it as it would have (release after Hold, counted
-	// from the acquisition, or expiry), so a release may come while the
-	// extension is still in flight.
+	// holds a lease, extends it and then ends it as it would have
+	// (release after Hold, counted from the acquisition, or expiry). The
+	// extension comes at a time uniform in [0, half the time left], or,
+	// for half the leases to be released, within 2*RTT before the
+	// release, which then meets the extension in flight (see Driver).
 	Extend float64 `json:"extend,omitempty"`
 
 	Net    NetSpec   `json:"net"`

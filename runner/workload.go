@@ -49,10 +49,12 @@ import (
 //     request is withdrawn (neither acquired nor failed) and the client
 //     pauses.
 //   - Extend: with this probability a lease, once acquired, is extended
-//     (Extend input) at a time uniform in [0, half the time left]; the
-//     client then releases at Hold after the acquisition as before (if
-//     Release), whether or not the extension has come back, or lets the
-//     lease, extended or not, expire.
+//     (Extend input); the client then releases at Hold after the
+//     acquisition as before (if Release), whether or not the extension
+//     has come back, or lets the lease, extended or not, expire. The
+//     extension comes at a time uniform in [0, half the time left], or,
+//     for half the leases a client will release, uniform in [0, 2*RTT]
+//     before the release, so the release meets the extension in flight.
 //
 // Client watchdog: a request that gets neither Acquired nor Failed within
 // MaxLease + MaxRounds*(ResponseTimeout+Backoff) + 1 s counts as failed and
@@ -340,8 +342,17 @@ func (d *Driver) Event(n algorithms.NodeID, local algorithms.Local, ev algorithm
 		}
 		if d.spec.Extend > 0 && d.rng.Float64() < d.spec.Extend {
 			c.endAt = end
+			release := d.spec.Release && d.spec.Hold > 0
 			at := now
-			if end > now {
+			switch {
+			case release && d.rng.IntN(2) == 0:
+				// Extend, then release at once: the release comes while
+				// the extension's round is in flight.
+				at += int64(d.spec.Hold) - d.rng.Int64N(2*int64(d.spec.Net.RTT)+1)
+				if at < now {
+					at = now
+				}
+			case end > now:
 				at += d.rng.Int64N((end-now)/2 + 1)
 			}
 			d.env.At(at, func() {

@@ -83,8 +83,9 @@ func addWorkloadFlags(fs *pflag.FlagSet, s *runner.Spec) {
 	fs.IntVar(&s.Resources, "resources", s.Resources, "contention: each attempt is for a resource drawn uniformly among 0..N-1, so several resources are contended by several proposers (0 or 1: resource 0 only)")
 	fs.Float64Var(&s.Giveup, "giveup", s.Giveup, "contention: probability in [0, 1] that a client gives an acquisition up mid-round: it releases at a time uniform in [0, 2*RTT] after asking, "+
 		"unless the lease came first, while the round's prepare or propose is still in flight (the request then counts as neither acquired nor failed)")
-	fs.Float64Var(&s.Extend, "extend", s.Extend, "contention: probability in [0, 1] that a client extends a lease it acquired, at a time uniform in [0, half the time left]; "+
-		"it still releases --hold after the acquisition (or lets the lease expire), so a release may come while the extension is in flight")
+	fs.Float64Var(&s.Extend, "extend", s.Extend, "contention: probability in [0, 1] that a client extends a lease it acquired, at a time uniform in [0, half the time left] "+
+		"or (half the leases it releases) within 2*RTT before the release; it still releases --hold after the acquisition (or lets the lease expire), "+
+		"so the release may meet the extension in flight")
 	fs.DurationVar(&s.RenewBefore, "renew-before", s.RenewBefore, "failover: the holder extends this long before its local expiry")
 	fs.Uint64Var(&s.Seed, "seed", s.Seed, "seed of everything random in a simulated run: same seed, same trace")
 	fs.DurationVar(&s.Duration, "duration", s.Duration, "true time the contention and failover workloads run; for batch and single, the limit after which unfinished requests count as failed")

@@ -34,9 +34,9 @@ var FaultKinds = []string{"loss", "dup", "reorder", "partition", "crash", "drift
 //	           A base spec with a non-zero Clocks.Drift or Skew uses that
 //	           value as given, even beyond the allowance (that is how a
 //	           user shows FaTLease breaking with --skew 3s --dmax 1s).
-//	stale      Net.Stale uniform in [0.5, 3] stalls per link per minute:
+//	stale      Net.Stale uniform in [0.25, 1.5] stalls per link per minute:
 //	           the messages sent on a stalled link arrive when the stall
-//	           ends, up to Net.StaleSpans lease spans (3 if zero) later
+//	           ends, up to Net.StaleSpans lease spans (4 if zero) later
 //	giveup     Spec.Giveup uniform in [0.05, 0.3]: clients abandon that
 //	           share of acquisitions mid-round (contention)
 //	extend     Spec.Extend uniform in [0.1, 0.5]: clients extend that
@@ -65,9 +65,11 @@ var FaultKinds = []string{"loss", "dup", "reorder", "partition", "crash", "drift
 //	workload       contention clients let the lease run out (half the
 //	               seeds) or release it after a hold uniform in [0, 2T];
 //	               the pause before the next attempt is uniform in [0, T]
-//	downtime       a crashed node stays down for a time uniform in
-//	               [10 ms, 2M]: short downtimes are what make a restart
-//	               quarantine matter
+//	downtime       a crashed node stays down for a time log-uniform in
+//	               [10 ms, 2M] (with the default M, half the seeds below
+//	               0.37 s): short downtimes are what make a restart
+//	               quarantine matter, and the more often a node restarts,
+//	               the more often a message from before its crash finds it
 //	partition-len  a partition lasts uniform in [100 ms, 2T]
 const checkStream = 0x636865636b000007
 
@@ -132,7 +134,7 @@ func specFor(base Spec, kinds []string, vary Vary, seed uint64) Spec {
 	down := uniformF(r, 0, 1)
 	plen := uniformF(r, 0, 1)
 	// Drawn after the above for the same reason.
-	stale := uniformF(r, 0.5, 3)
+	stale := uniformF(r, 0.25, 1.5)
 	giveup := uniformF(r, 0.05, 0.3)
 	extend := uniformF(r, 0.1, 0.5)
 	resources := 2 + r.IntN(3)
@@ -152,7 +154,7 @@ func specFor(base Spec, kinds []string, vary Vary, seed uint64) Spec {
 		}
 		if vary.Downtime {
 			lo, hi := float64(10*time.Millisecond), float64(2*cs.MaxLease)
-			s.Faults.Downtime = time.Duration(lo + down*(hi-lo))
+			s.Faults.Downtime = time.Duration(lo * math.Pow(hi/lo, down))
 		}
 		if vary.PartitionLen {
 			lo, hi := float64(100*time.Millisecond), float64(2*cs.LeaseSpan)
@@ -227,7 +229,7 @@ func specFor(base Spec, kinds []string, vary Vary, seed uint64) Spec {
 				s.Net.Stale = stale
 			}
 			if s.Net.StaleSpans == 0 {
-				s.Net.StaleSpans = 3
+				s.Net.StaleSpans = 4
 			}
 		case "giveup":
 			if contention && zero("giveup", s.Giveup) {

@@ -164,7 +164,7 @@ func DefaultSpec() Spec {
 		Pause:       2 * time.Second,
 		Release:     true,
 		RenewBefore: time.Second,
-		Net:         NetSpec{RTT: time.Millisecond, Jitter: 200 * time.Microsecond, StaleSpans: 3},
+		Net:         NetSpec{RTT: time.Millisecond, Jitter: 200 * time.Microsecond, StaleSpans: 4},
 		Faults:      FaultSpec{Downtime: 2 * time.Second, PartitionLen: 3 * time.Second},
 		Disk:        DiskSpec{FsyncLatency: 2 * time.Millisecond, GroupCommit: true},
 	}

@@ -26,9 +26,9 @@ or all of them:
   partition  --partitions drawn in [1, 4] per minute
   crash      --crash-rate drawn in [0.5, 2] per node per minute
   drift      slewed clocks: --drift in [0, --drift-bound], --skew in [0, --dmax]
-  stale      --stale drawn in [0.5, 3] stalls per link per minute: the
+  stale      --stale drawn in [0.25, 1.5] stalls per link per minute: the
              messages sent on a stalled link arrive when the stall ends, up
-             to --stale-max lease spans (default 3) late and in order, so a
+             to --stale-max lease spans (default 4) late and in order, so a
              Propose and the Release after it arrive seconds late
   giveup     --giveup drawn in [0.05, 0.3]: clients abandon acquisitions
              mid-round, while prepare / propose are in flight
@@ -50,7 +50,7 @@ drawn. The other flags are those of 'leaselab run' and describe the base
 experiment (--seed is replaced by --first-seed).
 Unless fixed by their flags, each seed also draws how contention clients
 end a lease (release after a hold in [0, 2T], or let it expire), their
-pause (in [0, T]), crash downtimes (in [10ms, 2M]) and partition lengths
+pause (in [0, T]), crash downtimes (log-uniform in [10ms, 2M]) and partition lengths
 (in [100ms, 2T]), so one campaign covers hand-over by release and by
 expiry, quick and slow restarts.
 

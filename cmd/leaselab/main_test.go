@@ -303,6 +303,32 @@ func TestCheck(t *testing.T) {
 	}
 }
 
+// A rate given to check is used as given, zero included; left at its
+// default it is drawn per seed. The exercised counts show which.
+func TestCheckExplicitZeros(t *testing.T) {
+	exercised := func(args ...string) runner.Exercised {
+		t.Helper()
+		args = append([]string{"check", "--algo", "paxoslease", "--seeds", "4", "--duration", "1m", "--format", "json"}, args...)
+		code, stdout, stderr := leaselab(args...)
+		var cr runner.CheckResult
+		if code != 0 || json.Unmarshal([]byte(stdout), &cr) != nil {
+			t.Fatalf("%v: exit %d: %s %s", args, code, stdout, stderr)
+		}
+		return cr.Exercised
+	}
+	drawn := exercised("--faults", "all")
+	if drawn.Crashes == 0 || drawn.StaleDelivered == 0 || drawn.GiveupsMidRound == 0 || drawn.Extensions == 0 || drawn.MultiResourceSeeds != 4 {
+		t.Fatalf("faults all exercised nothing: %+v", drawn)
+	}
+	zero := exercised("--faults", "all", "--crash-rate", "0", "--stale", "0", "--giveup", "0", "--extend", "0", "--resources", "1", "--partitions", "0")
+	if zero != (runner.Exercised{FreeClockSeeds: zero.FreeClockSeeds}) {
+		t.Fatalf("zeros given, faults drawn anyway: %+v", zero)
+	}
+	if code, stdout, _ := leaselab("check", "--algo", "paxoslease", "--seeds", "2", "--duration", "1m", "--faults", "crash"); code != 0 || !strings.Contains(stdout, "exercised") {
+		t.Fatalf("table output: exit %d\n%s", code, stdout)
+	}
+}
+
 // specArgs gives back flags that rebuild exactly the same spec.
 func TestSpecArgsRoundTrip(t *testing.T) {
 	s := runner.DefaultSpec()

@@ -37,11 +37,13 @@ or all of them:
              them expire
   resources  --resources drawn in {2, 3, 4}: every proposer contends for a
              random one of several resources on each attempt
-  freeclock  free-running clocks (--free-clocks): a constant rate error up
-             to --drift-bound, never slewed back, cut so that two clocks
-             stay within d_max + 2ρ(v + 2·d_max)/(1 - ρ) over the run (the
-             skew FaTLease's holder margin absorbs); with drift too, each
-             seed has free or slewed clocks with even odds
+  freeclock  free-running clocks at the edges (--free-clocks
+             --clock-edges): offsets ±--skew/2 and a constant rate error of
+             ±--drift, never slewed back, --drift up to --drift-bound; for
+             FaTLease and classic Paxos cut so that two clocks stay within
+             d_max + 2ρ(v + 2·d_max)/(1 - ρ) over the run (the skew
+             FaTLease's holder margin absorbs); with drift too, each seed
+             has free or slewed clocks with even odds
 
 giveup, extend and resources apply to the contention workload. A rate flag
 given on the command line is used as given for every seed, zero included
@@ -50,9 +52,9 @@ drawn. The other flags are those of 'leaselab run' and describe the base
 experiment (--seed is replaced by --first-seed).
 Unless fixed by their flags, each seed also draws how contention clients
 end a lease (release after a hold in [0, 2T], or let it expire), their
-pause (in [0, T]), crash downtimes (log-uniform in [10ms, 2M]) and partition lengths
-(in [100ms, 2T]), so one campaign covers hand-over by release and by
-expiry, quick and slow restarts.
+pause (in [0, T]), crash downtimes (log-uniform in [10ms, 2M]) and
+partition lengths (in [100ms, 2T]), so one campaign covers hand-over by
+release and by expiry, quick and slow restarts.
 
 Prints how many seeds ran, the leases acquired, the violations of the lease
 invariant found and the seeds that produced them (table; --format json

@@ -113,6 +113,7 @@ func (v Vary) fixed(name string) bool { return contains(v.Fixed, name) }
 
 // CheckResult sums a campaign.
 type CheckResult struct {
+	Meta           *Meta                `json:"meta,omitempty"` // filled by the command
 	Algo           string               `json:"algo"`
 	Ablate         algorithms.Ablations `json:"ablate"`
 	Faults         []string             `json:"faults"`
@@ -166,6 +167,7 @@ func (e *Exercised) add(r Result) {
 
 // ReplayResult is what a scenario file produced.
 type ReplayResult struct {
+	Meta       *Meta       `json:"meta,omitempty"` // filled by the command
 	Steps      int         `json:"steps"`
 	Violations []Violation `json:"violations"`
 	// Failed lists "expect" lines that did not hold.
@@ -174,4 +176,9 @@ type ReplayResult struct {
 	// so its expectations, not the bare count of violations, say whether
 	// the outcome is the intended one.
 	ExpectsViolations bool `json:"expects_violations"`
+	// Result: the run's meters, as `run` reports them (static_deadlocks,
+	// preemptions, leases_acquired, ...), their keys at the top level of
+	// the JSON; its own violation count and list give way to Violations
+	// above.
+	Result
 }

@@ -22,6 +22,11 @@ type Algorithm struct {
 	// Durable: acceptors keep their state on stable storage (Output.Persist)
 	// and restart without a quarantine.
 	Durable bool
+	// SkewBound: safety assumes clocks within Params.DMax of each other
+	// (FaTLease, classic Paxos), not only rates within Params.Drift. A
+	// campaign's free-running clocks are kept within its allowance
+	// (runner.ClockAllowance) for such an algorithm only.
+	SkewBound bool
 	// GrantBlocks says what an acceptor's Granted state (from its Granted
 	// event until Cleared or its Until) means for other proposers: true
 	// when a proposer cannot use that acceptor toward a majority while the

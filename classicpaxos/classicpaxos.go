@@ -61,6 +61,7 @@ func Algorithm() algorithms.Algorithm {
 		// FaTLease's proposers: accepted state is adopted, it does not block
 		// (scenario classicpaxos/testdata/deadlock-split-accept.txt).
 		GrantBlocks: false,
+		SkewBound:   true,
 		Check:       fatlease.Check,
 		New: func(cfg algorithms.Config) (algorithms.Node, error) {
 			return fatlease.New(cfg, fatlease.Options{Durable: true})

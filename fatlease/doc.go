@@ -112,8 +112,9 @@
 //
 // restart-wait (rejoin at once), safety-period (treat a lease as over as
 // soon as the clock passes t), previous-instance-check (the Fig. 4
-// augmentation, and the matching rule for learning), and, with durable
-// acceptors only, fsync. See Ablations for what exposes each.
+// augmentation, and the matching rule for learning), drift-margin (the
+// holder keeps its lease until t, without the margin above), and, with
+// durable acceptors only, fsync. See Ablations for what exposes each.
 //
 // # Durable acceptors (classic Paxos)
 //

@@ -39,6 +39,7 @@ const (
 	AblateRestartWait   = "restart-wait"
 	AblateSafetyPeriod  = "safety-period"
 	AblatePrevInstCheck = "previous-instance-check"
+	AblateDriftMargin   = "drift-margin"
 	AblateFsync         = "fsync"
 )
 
@@ -119,7 +120,7 @@ func Check(p algorithms.Params, c algorithms.Cluster) error {
 	return nil
 }
 
-// New builds a node. cfg.Ablations may name restart-wait, safety-period,
+// New builds a node. cfg.Ablations may name restart-wait, safety-period, drift-margin,
 // previous-instance-check and (durable only) fsync.
 func New(cfg algorithms.Config, opt Options) (*Node, error) {
 	if err := cfg.Params.Validate(); err != nil {
@@ -136,7 +137,7 @@ func New(cfg algorithms.Config, opt Options) (*Node, error) {
 	}
 	for _, a := range cfg.Ablations {
 		switch a {
-		case AblateRestartWait, AblateSafetyPeriod, AblatePrevInstCheck:
+		case AblateRestartWait, AblateSafetyPeriod, AblatePrevInstCheck, AblateDriftMargin:
 		case AblateFsync:
 			if !opt.Durable {
 				return nil, fmt.Errorf("ablation %q needs durable acceptors", a)
@@ -146,6 +147,9 @@ func New(cfg algorithms.Config, opt Options) (*Node, error) {
 		}
 	}
 	hold, restart, missed := margins(cfg.Params)
+	if cfg.Ablations.Has(AblateDriftMargin) {
+		hold = 0 // the holder keeps its lease until its clock reads t
+	}
 	n := &Node{
 		id:            cfg.ID,
 		cl:            cfg.Cluster,

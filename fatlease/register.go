@@ -20,6 +20,11 @@ var Ablations = []algorithms.Ablation{
 		Rule:    "an acceptor that knows a lower instance whose lease may still be valid rejects proposals in higher instances (except the owner's renew instance) and reports that instance (Fig. 4 augmentation)",
 		Exposes: "leaselab check --algo fatlease --faults crash,partition --ablate previous-instance-check: a majority that restarted with empty state negotiates in a low instance while a minority that knows instance n proposes n+1; TestFig4WithoutCheckTwoOwners is the scenario step by step",
 	},
+	{
+		Name:    AblateDriftMargin,
+		Rule:    "the holder ends its hold 2ρ(v + 2·d_max)/(1-ρ) before t, for clocks within d_max when the lease is proposed that drift apart at up to 2ρ while it lives",
+		Exposes: "leaselab check --algo fatlease --faults all --ablate drift-margin --seeds 500: free-running clocks (kind freeclock) drift apart to d_max + 2ρ(v + 2·d_max)/(1-ρ) by the end of a run; once two are more than d_max apart, a holder on the slow one keeps its lease until t while nodes on the fast one take over at t + d_max, overlapping by up to the 12 ms margin (ρ = 0.001)",
+	},
 }
 
 // Algorithm is FaTLease's registry entry.
@@ -32,6 +37,7 @@ func Algorithm() algorithms.Algorithm {
 		// one with the highest ballot and so completes the round: accepted
 		// state does not block (scenario fatlease/testdata/fatlease-split-accept.txt).
 		GrantBlocks: false,
+		SkewBound:   true,
 		Check:       Check,
 		New: func(cfg algorithms.Config) (algorithms.Node, error) {
 			return New(cfg, Options{})

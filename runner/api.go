@@ -100,7 +100,16 @@ type Vary struct {
 	Workload     bool // contention: release or expire, hold, pause
 	Downtime     bool // how long a crashed node stays down
 	PartitionLen bool // how long a partition lasts
+	// Fixed lists the rates the caller set on purpose, zero included: a
+	// requested fault kind draws a rate only where the base spec's is zero
+	// and not fixed, so "--loss 0" means no loss. Names are the command's
+	// flags: loss, dup, reorder, partitions, crash-rate, drift, skew,
+	// stale, giveup, extend, resources.
+	Fixed []string
 }
+
+// fixed reports whether name is in v.Fixed.
+func (v Vary) fixed(name string) bool { return contains(v.Fixed, name) }
 
 // CheckResult sums a campaign.
 type CheckResult struct {
@@ -117,7 +126,43 @@ type CheckResult struct {
 	// seed included), so `run` can reproduce each one.
 	First          []Violation `json:"first_violations,omitempty"`
 	ViolatingSpecs []Spec      `json:"violating_specs,omitempty"`
-	WallMS         float64     `json:"wall_ms"`
+	// Exercised sums, over the seeds, how often the faults happened, so a
+	// campaign shows that what it asked for took place.
+	Exercised Exercised `json:"exercised"`
+	WallMS    float64   `json:"wall_ms"`
+}
+
+// Exercised counts what a campaign's faults did (Result's meters of the
+// same names, summed over seeds).
+type Exercised struct {
+	Crashes              int   `json:"crashes"`
+	Partitions           int   `json:"partitions"`
+	StaleDelivered       int64 `json:"stale_delivered"`
+	GiveupsMidRound      int   `json:"giveups_mid_round"`
+	Extensions           int   `json:"extensions"`
+	ExtendReleases       int   `json:"extend_releases"`
+	ReleasesMidExtension int   `json:"releases_mid_extension"`
+	// MultiResourceSeeds: seeds whose clients contend for more than one
+	// resource; FreeClockSeeds: seeds whose clocks run free with a rate
+	// error.
+	MultiResourceSeeds int `json:"multi_resource_seeds"`
+	FreeClockSeeds     int `json:"free_clock_seeds"`
+}
+
+func (e *Exercised) add(r Result) {
+	e.Crashes += r.Crashes
+	e.Partitions += r.PartitionCount
+	e.StaleDelivered += r.StaleDelivered
+	e.GiveupsMidRound += r.GiveupsMidRound
+	e.Extensions += r.Extensions
+	e.ExtendReleases += r.ExtendReleases
+	e.ReleasesMidExtension += r.ReleasesMidExtension
+	if r.Params.Resources > 1 {
+		e.MultiResourceSeeds++
+	}
+	if r.Params.Clocks.Free && r.Params.Clocks.Drift > 0 {
+		e.FreeClockSeeds++
+	}
 }
 
 // ReplayResult is what a scenario file produced.
@@ -127,6 +172,10 @@ type ReplayResult struct {
 	Violations []Violation `json:"violations"`
 	// Failed lists "expect" lines that did not hold.
 	Failed []string `json:"failed_expectations"`
+	// ExpectsViolations: the scenario has an "expect violations N" line,
+	// so its expectations, not the bare count of violations, say whether
+	// the outcome is the intended one.
+	ExpectsViolations bool `json:"expects_violations"`
 	// Result: the run's meters, as `run` reports them (static_deadlocks,
 	// preemptions, leases_acquired, ...), their keys at the top level of
 	// the JSON; its own violation count and list give way to Violations

@@ -2,16 +2,20 @@ package runner
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"runtime"
 	"sort"
 	"sync"
 	"time"
+
+	"leaselab/algorithms"
 )
 
 // FaultKinds are the fault kinds a campaign can draw ("all" means every
 // one).
-var FaultKinds = []string{"loss", "dup", "reorder", "partition", "crash", "drift"}
+var FaultKinds = []string{"loss", "dup", "reorder", "partition", "crash", "drift",
+	"stale", "giveup", "extend", "resources", "freeclock"}
 
 // Campaign defaults, used for a requested fault kind whose rate the base
 // spec leaves at zero. Each seed draws its own rate in the range, from the
@@ -26,13 +30,33 @@ var FaultKinds = []string{"loss", "dup", "reorder", "partition", "crash", "drift
 //	           Downtime from the base spec, 2 s if zero
 //	drift      Clocks.Drift uniform in [0, Params.Drift] and Clocks.Skew
 //	           uniform in [0, Params.DMax]: within what the algorithm is
-//	           told to allow. A base spec with a non-zero Clocks.Drift or
-//	           Skew uses that value as given, even beyond the allowance
-//	           (that is how a user shows FaTLease breaking with --skew 3s
-//	           --dmax 1s).
+//	           told to allow; clocks are slewed back at the skew bound.
+//	           A base spec with a non-zero Clocks.Drift or Skew uses that
+//	           value as given, even beyond the allowance (that is how a
+//	           user shows FaTLease breaking with --skew 3s --dmax 1s).
+//	stale      Net.Stale uniform in [0.25, 1.5] stalls per link per minute:
+//	           the messages sent on a stalled link arrive when the stall
+//	           ends, up to Net.StaleSpans lease spans (4 if zero) later
+//	giveup     Spec.Giveup uniform in [0.05, 0.3]: clients abandon that
+//	           share of acquisitions mid-round (contention)
+//	extend     Spec.Extend uniform in [0.1, 0.5]: clients extend that
+//	           share of their leases, then release or let them expire
+//	           (contention)
+//	resources  Spec.Resources uniform in {2, 3, 4}: every proposer picks
+//	           one at random for each attempt (contention)
+//	freeclock  clocks run free (Clocks.Free: constant rate error, never
+//	           slewed back) at the edges of their ranges (Clocks.Edges:
+//	           offsets ±Skew/2, rates ±Drift). Drift is uniform in [0,
+//	           Params.Drift] and Skew in [0, Params.DMax]; for an
+//	           algorithm that assumes a skew bound (Algorithm.SkewBound)
+//	           Drift is cut so that two clocks stay within
+//	           ClockAllowance(Params) of each other for the whole run, and
+//	           Skew is uniform in what that leaves. With drift requested
+//	           too, each seed picks free or slewed clocks with even odds.
 //
 // Rates the base spec sets (non-zero) are used as given, for every seed,
-// whether or not their kind is requested.
+// whether or not their kind is requested; so are those Vary.Fixed names,
+// zero included.
 //
 // CheckSpec.Vary asks each seed to draw parts of the experiment too, so a
 // campaign covers the ways leases end and the ways nodes come back, not
@@ -41,9 +65,11 @@ var FaultKinds = []string{"loss", "dup", "reorder", "partition", "crash", "drift
 //	workload       contention clients let the lease run out (half the
 //	               seeds) or release it after a hold uniform in [0, 2T];
 //	               the pause before the next attempt is uniform in [0, T]
-//	downtime       a crashed node stays down for a time uniform in
-//	               [10 ms, 2M]: short downtimes are what make a restart
-//	               quarantine matter
+//	downtime       a crashed node stays down for a time log-uniform in
+//	               [10 ms, 2M] (with the default M, half the seeds below
+//	               0.37 s): short downtimes are what make a restart
+//	               quarantine matter, and the more often a node restarts,
+//	               the more often a message from before its crash finds it
 //	partition-len  a partition lasts uniform in [100 ms, 2T]
 const checkStream = 0x636865636b000007
 
@@ -107,6 +133,18 @@ func specFor(base Spec, kinds []string, vary Vary, seed uint64) Spec {
 	pause := uniformF(r, 0, 1)
 	down := uniformF(r, 0, 1)
 	plen := uniformF(r, 0, 1)
+	// Drawn after the above for the same reason.
+	stale := uniformF(r, 0.25, 1.5)
+	giveup := uniformF(r, 0.05, 0.3)
+	extend := uniformF(r, 0.1, 0.5)
+	resources := 2 + r.IntN(3)
+	freeCoin := r.Float64() < 0.5
+	freeRate := uniformF(r, 0, 1)
+	freeSkew := uniformF(r, 0, 1)
+	useFree := contains(kinds, "freeclock") && (!contains(kinds, "drift") || freeCoin)
+	// zero: the base spec leaves this rate to the campaign.
+	zero := func(name string, v float64) bool { return v == 0 && !vary.fixed(name) }
+	contention := s.Workload == "contention"
 	{
 		cs := base.Params
 		if vary.Workload && s.Workload == "contention" {
@@ -116,7 +154,7 @@ func specFor(base Spec, kinds []string, vary Vary, seed uint64) Spec {
 		}
 		if vary.Downtime {
 			lo, hi := float64(10*time.Millisecond), float64(2*cs.MaxLease)
-			s.Faults.Downtime = time.Duration(lo + down*(hi-lo))
+			s.Faults.Downtime = time.Duration(lo * math.Pow(hi/lo, down))
 		}
 		if vary.PartitionLen {
 			lo, hi := float64(100*time.Millisecond), float64(2*cs.LeaseSpan)
@@ -126,41 +164,103 @@ func specFor(base Spec, kinds []string, vary Vary, seed uint64) Spec {
 	for _, k := range kinds {
 		switch k {
 		case "loss":
-			if s.Net.Loss == 0 {
+			if zero("loss", s.Net.Loss) {
 				s.Net.Loss = loss
 			}
 		case "dup":
-			if s.Net.Dup == 0 {
+			if zero("dup", s.Net.Dup) {
 				s.Net.Dup = dup
 			}
 		case "reorder":
-			if s.Net.Reorder == 0 {
+			if zero("reorder", s.Net.Reorder) {
 				s.Net.Reorder = reorder
 			}
 		case "partition":
-			if s.Faults.Partitions == 0 {
+			if zero("partitions", s.Faults.Partitions) {
 				s.Faults.Partitions = parts
 			}
 			if s.Faults.PartitionLen == 0 {
 				s.Faults.PartitionLen = 3 * time.Second
 			}
 		case "crash":
-			if s.Faults.CrashRate == 0 {
+			if zero("crash-rate", s.Faults.CrashRate) {
 				s.Faults.CrashRate = crash
 			}
 			if s.Faults.Downtime == 0 {
 				s.Faults.Downtime = 2 * time.Second
 			}
 		case "drift":
-			if base.Clocks.Drift == 0 {
+			if useFree {
+				continue // this seed's clocks run free (freeclock)
+			}
+			if zero("drift", base.Clocks.Drift) {
 				s.Clocks.Drift = drift * s.Params.Drift
 			}
-			if base.Clocks.Skew == 0 {
+			if zero("skew", float64(base.Clocks.Skew)) {
 				s.Clocks.Skew = time.Duration(skew * float64(s.Params.DMax))
+			}
+		case "freeclock":
+			if !useFree {
+				continue
+			}
+			s.Clocks.Free, s.Clocks.Edges = true, true
+			a, _ := algorithms.Lookup(s.Algo) // validated by the caller
+			rate := freeRate * s.Params.Drift
+			left := float64(s.Params.DMax)
+			if a.SkewBound {
+				// Two clocks may drift 2·rate·Duration apart over the run:
+				// keep that, and the offsets, within ClockAllowance.
+				bound := float64(ClockAllowance(s.Params))
+				rate = math.Min(rate, bound/(2*float64(s.Duration)))
+				left = bound - 2*math.Floor(rate*1e9)/1e9*float64(s.Duration)
+			}
+			if zero("drift", base.Clocks.Drift) {
+				// Whole ppb, rounded down, as the clocks use them.
+				s.Clocks.Drift = math.Floor(rate*1e9) / 1e9
+			}
+			if zero("skew", float64(base.Clocks.Skew)) {
+				if left < 0 {
+					left = 0
+				}
+				s.Clocks.Skew = time.Duration(freeSkew * left)
+			}
+		case "stale":
+			if zero("stale", s.Net.Stale) {
+				s.Net.Stale = stale
+			}
+			if s.Net.StaleSpans == 0 {
+				s.Net.StaleSpans = 4
+			}
+		case "giveup":
+			if contention && zero("giveup", s.Giveup) {
+				s.Giveup = giveup
+			}
+		case "extend":
+			if contention && zero("extend", s.Extend) {
+				s.Extend = extend
+			}
+		case "resources":
+			if contention && zero("resources", float64(s.Resources)) {
+				s.Resources = resources
 			}
 		}
 	}
 	return s
+}
+
+// ClockAllowance is how far apart two clocks may be, at most, for the
+// campaign's free-running clocks: Params.DMax, plus what two clocks whose
+// rates are within Params.Drift = ρ of true time drift apart over the life
+// of one lease and its safety period (v + 2·d_max), 2ρ(v + 2·d_max)/(1 -
+// ρ). That is the assumption FaTLease's holder margin is built on (d_max
+// when a lease is proposed, drift within ρ while it lives; fatlease/doc.go):
+// within it every algorithm must stay safe, and FaTLease with its
+// drift-margin ablated need not. Naive and PaxosLease assume no bound on
+// the offsets at all (Algorithm.SkewBound false).
+func ClockAllowance(p algorithms.Params) time.Duration {
+	rho := p.Drift
+	m := math.Ceil(2 * rho * float64(p.LeaseSpan+2*p.DMax) / (1 - rho))
+	return p.DMax + time.Duration(m)
 }
 
 // maxFirst bounds CheckResult.First and ViolatingSpecs.
@@ -254,6 +354,7 @@ func Check(cs CheckSpec, opt Options) (CheckResult, error) {
 			return CheckResult{}, o.err
 		}
 		cr.LeasesAcquired += o.res.LeasesAcquired
+		cr.Exercised.add(o.res)
 		if o.res.Violations > 0 {
 			cr.Violations += o.res.Violations
 			seed := cs.FirstSeed + uint64(i)

@@ -335,6 +335,17 @@ func (c *Checker) Violations() ([]Violation, int) { return c.violations, c.count
 // yet (not counted by Violations until they end).
 func (c *Checker) OpenViolations() int { return len(c.pending) }
 
+// OpenList returns the overlaps still open, in the order they began, each
+// with its overlap so far (up to the checker's current time).
+func (c *Checker) OpenList() []Violation {
+	out := make([]Violation, len(c.pending))
+	for i, p := range c.pending {
+		out[i] = p.v
+		out[i].OverlapNS = c.now - p.v.StartNS
+	}
+	return out
+}
+
 // Holders returns the owners that hold res at the checker's current time,
 // in the order their intervals began (latest first).
 func (c *Checker) Holders(res algorithms.ResourceID) []algorithms.NodeID {

@@ -307,6 +307,19 @@ func (r *Recorder) Event(t int64, n algorithms.NodeID, local algorithms.Local, e
 	return NoOutcome
 }
 
+// Withdraw ends node n's pending request on res at t because its client
+// gave it up (Spec.Giveup): neither acquired nor failed, it only stops
+// counting as wanted. It reports whether a request was pending.
+func (r *Recorder) Withdraw(t int64, n algorithms.NodeID, res algorithms.ResourceID) bool {
+	r.chk.Advance(t)
+	i, ok := r.resIdx.get(res)
+	if !ok {
+		return false
+	}
+	_, ok = r.takeWant(&r.rs[i], n, t)
+	return ok
+}
+
 // Abandon ends node n's pending request on res without a lease (the client
 // gave up waiting, or the run ended); it counts as failed.
 func (r *Recorder) Abandon(t int64, n algorithms.NodeID, res algorithms.ResourceID) bool {

@@ -146,6 +146,21 @@ type Result struct {
 	// effect on fsync latency, not the writer.
 	BackgroundBytesPerS float64 `json:"background_bytes_per_sec,omitempty"`
 
+	// What the campaign faults of the simulator and the contention
+	// clients did that no other meter shows (zero, and left out, unless
+	// the spec asks for them). StaleDelivered: messages held back as
+	// stale (NetSpec.Stale) that reached a live receiver.
+	// GiveupsMidRound: acquisitions a client abandoned before any lease
+	// came (Spec.Giveup). Extensions: Extend inputs of contention clients
+	// (Spec.Extend). ExtendReleases: releases of a lease the client had
+	// extended or was extending; ReleasesMidExtension: those of them sent
+	// while the extension was still unanswered.
+	StaleDelivered       int64 `json:"stale_delivered,omitempty"`
+	GiveupsMidRound      int   `json:"giveups_mid_round,omitempty"`
+	Extensions           int   `json:"extensions,omitempty"`
+	ExtendReleases       int   `json:"extend_releases,omitempty"`
+	ReleasesMidExtension int   `json:"releases_mid_extension,omitempty"`
+
 	// Violations: overlaps of hold intervals of different owners (see
 	// Checker); ViolationList has the first 100 in detail.
 	Violations     int         `json:"violations"`

@@ -69,6 +69,7 @@ func runSimDetail(spec Spec, opt Options) (Result, *sim, error) {
 		return Result{}, s, fmt.Errorf("seed %d: %w", spec.Seed, s.err)
 	}
 	res := drv.Finish()
+	res.StaleDelivered = s.staleDelivered
 	res.Env = "sim"
 	res.TraceHash = tr.Hash()
 	res.WallMS = float64(time.Since(start).Microseconds()) / 1e3

@@ -30,7 +30,13 @@ import (
 // Loss; otherwise arrive after RTT/2 + uniform[-Jitter, +Jitter] (floored
 // at 0); with probability Reorder they are held back uniform[0, max(2*RTT,
 // 1ms)] more; with probability Dup a second copy is sent with its own
-// delay. A message that arrives at a node that is down is dropped.
+// delay. With Stale > 0 every directed link stalls now and then (Poisson,
+// Stale episodes per minute, each lasting uniform[0, StaleSpans *
+// LeaseSpan]): a message that leaves while its link is stalled arrives
+// when the stall ends, after its normal delay if that is later, with the
+// others held with it in send order: stale messages, seconds late, with a
+// Release never overtaking the Propose it follows. A message that
+// arrives at a node that is down is dropped.
 //
 // Faults (FaultSpec): each node crashes as a Poisson process of CrashRate
 // per minute of true time, stays down uniform[Downtime/2, Downtime], and
@@ -44,7 +50,8 @@ import (
 // rate_i), offset uniform in [-Skew/2, Skew/2] ns, rate uniform in
 // [-Drift, Drift] (kept in parts per billion). Timers are set in local
 // time and fire at the first true instant the local clock reaches them.
-// Clocks survive crashes (they are the machine's).
+// Clocks survive crashes (they are the machine's). Clocks are slewed back
+// at the skew bound (see scheduleSlew) unless Clocks.Free.
 //
 // Disk (DiskSpec, classic Paxos): see disk.go.
 
@@ -212,7 +219,16 @@ type sim struct {
 	onPending func(pendingMsg)
 
 	delivered int64
+	// staleDelivered counts messages held back as stale that reached a
+	// live receiver.
+	staleDelivered int64
+	// links[from*nodes+to]: the link's current or next stall; nil
+	// without Stale.
+	links []linkStall
 }
+
+// linkStall is a link's current or next stall episode, [start, end).
+type linkStall struct{ start, end int64 }
 
 // pendingMsg is a message waiting for a scenario's decision.
 type pendingMsg struct {
@@ -247,11 +263,22 @@ func newSim(spec Spec, tr *Tracer, scripted bool) (*sim, error) {
 	drift := int64(math.Round(spec.Clocks.Drift * 1e9))
 	for i := range s.clock {
 		var off, rate int64
-		if skew > 0 {
-			off = crng.Int64N(skew+1) - skew/2
-		}
-		if drift > 0 {
-			rate = crng.Int64N(2*drift+1) - drift
+		switch {
+		case spec.Clocks.Edges:
+			off, rate = skew/2, drift
+			if crng.IntN(2) == 0 {
+				off = -off
+			}
+			if crng.IntN(2) == 0 {
+				rate = -rate
+			}
+		default:
+			if skew > 0 {
+				off = crng.Int64N(skew+1) - skew/2
+			}
+			if drift > 0 {
+				rate = crng.Int64N(2*drift+1) - drift
+			}
 		}
 		s.clock[i] = Clock{Offset: off, RatePPB: rate}
 	}
@@ -270,7 +297,7 @@ func (s *sim) boot() error {
 			return err
 		}
 	}
-	if !s.scripted {
+	if !s.scripted && !s.spec.Clocks.Free {
 		for i := range s.clock {
 			s.scheduleSlew(algorithms.NodeID(i))
 		}
@@ -285,7 +312,8 @@ func (s *sim) boot() error {
 // local clock never runs backwards), yet any two differ by at most Skew for
 // the whole run, as FaTLease's d_max assumes of synchronised clocks.
 // Without a skew bound (Skew 0) clocks run free and drift apart without
-// limit.
+// limit, and so do clocks with Clocks.Free: those keep their rate error
+// for the whole run, Skew bounding only where they start.
 
 // scheduleSlew schedules the instant node n's offset reaches the bound it
 // is heading for.
@@ -689,13 +717,51 @@ func (s *sim) send(m *algorithms.Message) {
 		s.drop(m, DropLoss)
 		return
 	}
-	s.deliverAt(depart+s.delay(), m)
+	at, stale := s.stall(m, depart, depart+s.delay())
+	s.deliverMarked(at, m, stale)
 	if net.Dup > 0 && s.netRng.Float64() < net.Dup {
 		if s.tr != nil {
 			s.tr.Add(&TraceRec{T: s.now, Local: s.clock[from].Local(s.now), Kind: TraceDup, Node: from, Msg: *m})
 		}
-		s.deliverAt(depart+s.delay(), m)
+		at, stale := s.stall(m, depart, depart+s.delay())
+		s.deliverMarked(at, m, stale)
 	}
+}
+
+// stall returns when m, leaving at depart and due at t, arrives, and
+// whether its link's stall held it back. Episodes are drawn lazily, link
+// by link, as sends reach them (only with Stale > 0, so runs without
+// stalls draw exactly what they always did).
+func (s *sim) stall(m *algorithms.Message, depart, t int64) (int64, bool) {
+	if s.spec.Net.Stale == 0 {
+		return t, false
+	}
+	n := len(s.nodes)
+	if s.links == nil {
+		s.links = make([]linkStall, n*n)
+		for i := range s.links {
+			s.links[i] = s.nextStall(0)
+		}
+	}
+	l := &s.links[int(m.From)*n+int(m.To)]
+	for depart >= l.end {
+		*l = s.nextStall(l.end)
+	}
+	if depart < l.start {
+		return t, false
+	}
+	if t < l.end {
+		t = l.end
+	}
+	return t, true
+}
+
+// nextStall draws a link's next stall episode after true time from.
+func (s *sim) nextStall(from int64) linkStall {
+	net := &s.spec.Net
+	start := from + int64(s.netRng.ExpFloat64()*60e9/net.Stale)
+	max := int64(net.StaleSpans * float64(s.spec.Params.LeaseSpan))
+	return linkStall{start: start, end: start + 1 + s.netRng.Int64N(max+1)}
 }
 
 // delay draws one message's one-way delay.
@@ -724,7 +790,12 @@ func (s *sim) drop(m *algorithms.Message, reason uint8) {
 	}
 }
 
-func (s *sim) deliverAt(t int64, m *algorithms.Message) {
+func (s *sim) deliverAt(t int64, m *algorithms.Message) { s.deliverMarked(t, m, false) }
+
+// deliverMarked schedules m's delivery at t; stale marks a message held
+// back as stale (in the event's gen, which deliveries do not use
+// otherwise).
+func (s *sim) deliverMarked(t int64, m *algorithms.Message, stale bool) {
 	var i int32
 	if k := len(s.msgFree); k > 0 {
 		i = s.msgFree[k-1]
@@ -734,7 +805,11 @@ func (s *sim) deliverAt(t int64, m *algorithms.Message) {
 		s.msgs = append(s.msgs, *m)
 		i = int32(len(s.msgs) - 1)
 	}
-	s.schedule(t, evDeliver, m.To, i, 0)
+	var mark uint32
+	if stale {
+		mark = 1
+	}
+	s.schedule(t, evDeliver, m.To, i, mark)
 }
 
 // --- the event loop ---
@@ -744,6 +819,9 @@ func (s *sim) dispatch(e simEvent) {
 	case evDeliver:
 		m := s.msgs[e.arg]
 		s.msgFree = append(s.msgFree, e.arg)
+		if e.gen == 1 && s.nodes[m.To].up {
+			s.staleDelivered++
+		}
 		s.deliver(&m)
 	case evTimer:
 		ts := &s.tslots[e.arg]

@@ -45,6 +45,22 @@ type Spec struct {
 	// RenewBefore: a holder that keeps its lease (failover) extends this long
 	// before its local expiry.
 	RenewBefore time.Duration `json:"renew_before_ns"`
+	// Resources: contention clients pick the resource of each attempt
+	// uniformly among 0..Resources-1 (0 or 1: resource 0 only), so several
+	// resources are contended by several proposers at once.
+	Resources int `json:"resources,omitempty"`
+	// Giveup: contention only; the probability that a client abandons an
+	// acquisition mid-round: it sends Giveup (release) at a time uniform
+	// in [0, 2*RTT] after its Acquire unless the lease came first, while
+	// the round's prepare / propose messages are still in flight.
+	Giveup float64 `json:"giveup,omitempty"`
+	// Extend: contention only; the probability that a client, once it
+	// holds a lease, extends it and then ends it as it would have
+	// (release after Hold, counted from the acquisition, or expiry). The
+	// extension comes at a time uniform in [0, half the time left], or,
+	// for half the leases to be released, within 2*RTT before the
+	// release, which then meets the extension in flight (see Driver).
+	Extend float64 `json:"extend,omitempty"`
 
 	Net    NetSpec   `json:"net"`
 	Clocks ClockSpec `json:"clocks"`
@@ -59,6 +75,12 @@ type NetSpec struct {
 	Loss    float64       `json:"loss"`      // probability a message is dropped
 	Dup     float64       `json:"dup"`       // probability a message is delivered twice
 	Reorder float64       `json:"reorder"`   // probability a message is held back by up to 2*RTT extra
+	// Stale: link stalls per directed link per minute (Poisson; simulator
+	// only). A stall lasts uniform in [0, StaleSpans lease spans]; the
+	// messages sent on the link meanwhile arrive when it ends, in send
+	// order: stale messages, a Propose or a Release seconds late.
+	Stale      float64 `json:"stale,omitempty"`
+	StaleSpans float64 `json:"stale_spans,omitempty"`
 	// Bandwidth limits bytes/s leaving each node (0: unlimited), for the
 	// WAN experiment.
 	Bandwidth int64 `json:"bandwidth_bytes_per_sec"`
@@ -90,6 +112,14 @@ type ClockSpec struct {
 	// clock whose offset reaches ±Skew/2 turns its rate error round, as NTP
 	// slews a clock; with Skew 0 clocks run free and drift apart.
 	Drift float64 `json:"drift"`
+	// Free: clocks run free whatever Skew is: each keeps its drawn rate
+	// error for the whole run and is never slewed back, so Skew bounds
+	// the offsets at true time 0 only.
+	Free bool `json:"free,omitempty"`
+	// Edges: each clock's offset is -Skew/2 or +Skew/2 and its rate
+	// error -Drift or +Drift (signs drawn), instead of uniform in between:
+	// the extremes, where clock assumptions break.
+	Edges bool `json:"edges,omitempty"`
 }
 
 // FaultSpec describes crashes and partitions.
@@ -151,7 +181,7 @@ func DefaultSpec() Spec {
 		Pause:       2 * time.Second,
 		Release:     true,
 		RenewBefore: time.Second,
-		Net:         NetSpec{RTT: time.Millisecond, Jitter: 200 * time.Microsecond},
+		Net:         NetSpec{RTT: time.Millisecond, Jitter: 200 * time.Microsecond, StaleSpans: 4},
 		Faults:      FaultSpec{Downtime: 2 * time.Second, PartitionLen: 3 * time.Second},
 		Disk:        DiskSpec{FsyncLatency: 2 * time.Millisecond, GroupCommit: true},
 	}
@@ -188,14 +218,17 @@ func (s Spec) Validate() error {
 	for _, p := range []struct {
 		n string
 		v float64
-	}{{"loss", s.Net.Loss}, {"dup", s.Net.Dup}, {"reorder", s.Net.Reorder}} {
+	}{{"loss", s.Net.Loss}, {"dup", s.Net.Dup}, {"reorder", s.Net.Reorder},
+		{"giveup", s.Giveup}, {"extend", s.Extend}} {
 		if err := checkProb(p.n, p.v); err != nil {
 			return err
 		}
 	}
 	switch {
-	case math.IsInf(s.Faults.CrashRate, 0) || math.IsInf(s.Faults.Partitions, 0):
-		return fmt.Errorf("crash and partition rates must be finite")
+	case math.IsInf(s.Faults.CrashRate, 0) || math.IsInf(s.Faults.Partitions, 0) || math.IsInf(s.Net.Stale, 0):
+		return fmt.Errorf("crash, partition and stall rates must be finite")
+	case math.IsNaN(s.Net.Stale) || s.Net.Stale < 0:
+		return fmt.Errorf("stale (link stalls per minute) must not be negative, got %g", s.Net.Stale)
 	case s.Net.Loss == 1:
 		return fmt.Errorf("loss 1 drops every message; nothing can be measured")
 	case s.Duration <= 0:
@@ -233,6 +266,18 @@ func (s Spec) Validate() error {
 		return fmt.Errorf("hold, pause and renew-before must not be negative")
 	case s.Disk.FsyncLatency < 0:
 		return fmt.Errorf("fsync latency must not be negative")
+	case math.IsNaN(s.Net.StaleSpans) || math.IsInf(s.Net.StaleSpans, 0) || s.Net.StaleSpans < 0:
+		return fmt.Errorf("stale-max must be a finite number of lease spans >= 0, got %g", s.Net.StaleSpans)
+	case s.Net.Stale > 0 && s.Net.StaleSpans == 0:
+		return fmt.Errorf("stale messages need a positive stale-max (lease spans they may be held back)")
+	case s.Net.StaleSpans*float64(s.Params.LeaseSpan) > float64(24*time.Hour):
+		return fmt.Errorf("stale-max %g lease spans is more than a day (%v)", s.Net.StaleSpans, time.Duration(s.Net.StaleSpans*float64(s.Params.LeaseSpan)))
+	case s.Resources < 0:
+		return fmt.Errorf("resources must not be negative, got %d", s.Resources)
+	case s.Resources > 1 && s.Workload != "contention":
+		return fmt.Errorf("resources > 1 is for the contention workload only (batch has --leases)")
+	case (s.Giveup > 0 || s.Extend > 0) && s.Workload != "contention":
+		return fmt.Errorf("giveup and extend are behaviours of contention clients, not of the %s workload", s.Workload)
 	}
 	return nil
 }

@@ -80,7 +80,8 @@ type toyGrant struct {
 type toyReq struct {
 	wanting bool
 	holding bool
-	ballot  algorithms.Ballot
+	ballot  algorithms.Ballot // of the latest request
+	held    algorithms.Ballot // of the grant held
 	round   uint32
 	tries   int
 	sentAt  algorithms.Local
@@ -143,12 +144,20 @@ func (n *toyNode) Step(now algorithms.Local, in algorithms.Input, out *algorithm
 		q.tries = 0
 		n.send(now, in.Resource, q, out)
 	case algorithms.Giveup:
+		// A pending request is abandoned (a grant for it that comes
+		// later is ignored and lapses at the server); the release names
+		// the grant held, never a request still in flight.
 		q := n.req(in.Resource)
+		if q.wanting {
+			q.wanting = false
+			out.CancelTimer(algorithms.TimerKey{Resource: in.Resource, Kind: toyTimerTimeout})
+			out.CancelTimer(algorithms.TimerKey{Resource: in.Resource, Kind: toyTimerRetry})
+		}
 		if q.holding {
 			q.holding = false
-			out.Emit(algorithms.Event{Kind: algorithms.Lost, Resource: in.Resource, Ballot: q.ballot})
+			out.Emit(algorithms.Event{Kind: algorithms.Lost, Resource: in.Resource, Ballot: q.held})
 			out.CancelTimer(algorithms.TimerKey{Resource: in.Resource, Kind: toyTimerExpire})
-			out.Send(algorithms.Message{Kind: algorithms.Release, From: n.cfg.ID, To: n.server(), Owner: n.cfg.ID, Resource: in.Resource, Ballot: q.ballot})
+			out.Send(algorithms.Message{Kind: algorithms.Release, From: n.cfg.ID, To: n.server(), Owner: n.cfg.ID, Resource: in.Resource, Ballot: q.held})
 		}
 	case algorithms.Fire:
 		r := in.Timer.Resource
@@ -227,6 +236,7 @@ func (n *toyNode) Step(now algorithms.Local, in algorithms.Input, out *algorithm
 				return
 			}
 			q.holding = true
+			q.held = q.ballot
 			q.until = until
 			out.SetTimer(algorithms.TimerKey{Resource: m.Resource, Kind: toyTimerExpire}, until)
 			out.Emit(algorithms.Event{Kind: algorithms.Acquired, Resource: m.Resource, Owner: n.cfg.ID, Ballot: q.ballot, Until: until})

@@ -38,6 +38,24 @@ import (
 //     crash to the next hold interval of another node. Proposer 0 restarts
 //     after Faults.Downtime (if positive) but asks for nothing more.
 //
+// Contention clients may also (each only when its Spec field asks, so a
+// spec without them draws and schedules exactly what it always did):
+//
+//   - Resources > 1: pick the resource of each attempt uniformly among
+//     0..Resources-1.
+//   - Giveup: with this probability an attempt is given up at a time
+//     uniform in [0, 2*RTT] after the Acquire, if no lease came by then
+//     (Giveup input, mid-round: prepare or propose still in flight); the
+//     request is withdrawn (neither acquired nor failed) and the client
+//     pauses.
+//   - Extend: with this probability a lease, once acquired, is extended
+//     (Extend input); the client then releases at Hold after the
+//     acquisition as before (if Release), whether or not the extension
+//     has come back, or lets the lease, extended or not, expire. The
+//     extension comes at a time uniform in [0, half the time left], or,
+//     for half the leases a client will release, uniform in [0, 2*RTT]
+//     before the release, so the release meets the extension in flight.
+//
 // Client watchdog: a request that gets neither Acquired nor Failed within
 // MaxLease + MaxRounds*(ResponseTimeout+Backoff) + 1 s counts as failed and
 // the client moves on (contention and failover only, so a silent algorithm
@@ -58,6 +76,8 @@ type Driver struct {
 	failed      bool // the failover crash happened
 	watchdog    int64
 	retry       int64
+	// counters for Result (see its fields of the same names)
+	giveupsMidRound, extensions, extendReleases, releasesMidExtension int
 }
 
 type clientState uint8
@@ -72,6 +92,13 @@ const (
 type client struct {
 	gen   uint32 // bumps invalidate scheduled callbacks
 	state clientState
+	// res: the resource of the current attempt or hold.
+	res algorithms.ResourceID
+	// Extend: extended (an Extend went in during this hold), extending
+	// (it is not answered yet), endAt (true time the hold ends, extension
+	// included).
+	extended, extending bool
+	endAt               int64
 	// active: this client takes part in the workload now.
 	active bool
 	// keep: extend before expiry instead of releasing (failover holders).
@@ -169,7 +196,12 @@ func (d *Driver) FailUnresolved() bool {
 // Finish ends the run at the environment's current time and returns the
 // meters.
 func (d *Driver) Finish() Result {
-	return d.rec.Finish(d.env.Now(), d.FailUnresolved())
+	res := d.rec.Finish(d.env.Now(), d.FailUnresolved())
+	res.GiveupsMidRound = d.giveupsMidRound
+	res.Extensions = d.extensions
+	res.ExtendReleases = d.extendReleases
+	res.ReleasesMidExtension = d.releasesMidExtension
+	return res
 }
 
 // input hands in to node n and tells the recorder.
@@ -187,7 +219,10 @@ func (d *Driver) acquire(n algorithms.NodeID, gen uint32) {
 	if c.gen != gen || !c.active || c.state == clientDown {
 		return
 	}
-	if !d.input(n, algorithms.Input{Kind: algorithms.Acquire}) {
+	if d.spec.Resources > 1 {
+		c.res = algorithms.ResourceID(d.rng.IntN(d.spec.Resources))
+	}
+	if !d.input(n, algorithms.Input{Kind: algorithms.Acquire, Resource: c.res}) {
 		return // down; Restarted resumes the client
 	}
 	c.gen++
@@ -196,10 +231,35 @@ func (d *Driver) acquire(n algorithms.NodeID, gen uint32) {
 	d.env.At(d.env.Now()+d.watchdog, func() {
 		c := &d.clients[n]
 		if c.gen == g && c.state == clientWanting {
-			d.rec.Abandon(d.env.Now(), n, 0)
+			d.rec.Abandon(d.env.Now(), n, c.res)
 			d.pause(n)
 		}
 	})
+	if d.spec.Giveup > 0 && d.rng.Float64() < d.spec.Giveup {
+		wait := d.rng.Int64N(2*int64(d.spec.Net.RTT) + 1)
+		d.env.At(d.env.Now()+wait, func() {
+			c := &d.clients[n]
+			if c.gen == g && c.state == clientWanting {
+				d.input(n, algorithms.Input{Kind: algorithms.Giveup, Resource: c.res})
+				d.rec.Withdraw(d.env.Now(), n, c.res)
+				d.giveupsMidRound++
+				d.pause(n)
+			}
+		})
+	}
+}
+
+// release ends client n's hold with a Giveup input and pauses.
+func (d *Driver) release(n algorithms.NodeID) {
+	c := &d.clients[n]
+	d.input(n, algorithms.Input{Kind: algorithms.Giveup, Resource: c.res})
+	if c.extended {
+		d.extendReleases++
+		if c.extending {
+			d.releasesMidExtension++
+		}
+	}
+	d.pause(n)
 }
 
 // pause schedules the client's next attempt.
@@ -207,6 +267,7 @@ func (d *Driver) pause(n algorithms.NodeID) {
 	c := &d.clients[n]
 	c.gen++
 	c.state = clientIdle
+	c.extended, c.extending = false, false
 	var wait int64
 	if d.spec.Workload == "failover" {
 		wait = d.retry + d.rng.Int64N(int64(d.spec.Params.Backoff)+1)
@@ -232,7 +293,7 @@ func (d *Driver) Event(n algorithms.NodeID, local algorithms.Local, ev algorithm
 		}
 		return
 	}
-	if ev.Resource != 0 || int(n) >= len(d.clients) || !d.clients[n].active {
+	if int(n) >= len(d.clients) || !d.clients[n].active || ev.Resource != d.clients[n].res {
 		return
 	}
 	if d.armed && n == 0 && ev.Kind == algorithms.Acquired {
@@ -245,6 +306,13 @@ func (d *Driver) Event(n algorithms.NodeID, local algorithms.Local, ev algorithm
 	switch ev.Kind {
 	case algorithms.Acquired:
 		if c.state == clientDown {
+			return
+		}
+		if c.state == clientHolding && c.extending {
+			// The extension came through: the hold ends later.
+			c.extending = false
+			c.endAt = d.env.TrueAt(n, ev.Until)
+			d.expireAt(n, c.gen, c.endAt)
 			return
 		}
 		c.state = clientHolding
@@ -272,12 +340,44 @@ func (d *Driver) Event(n algorithms.NodeID, local algorithms.Local, ev algorithm
 			})
 			return
 		}
+		if d.spec.Extend > 0 && d.rng.Float64() < d.spec.Extend {
+			c.endAt = end
+			release := d.spec.Release && d.spec.Hold > 0
+			at := now
+			switch {
+			case release && d.rng.IntN(2) == 0:
+				// Extend, then release at once: the release comes while
+				// the extension's round is in flight.
+				at += int64(d.spec.Hold) - d.rng.Int64N(2*int64(d.spec.Net.RTT)+1)
+				if at < now {
+					at = now
+				}
+			case end > now:
+				at += d.rng.Int64N((end-now)/2 + 1)
+			}
+			d.env.At(at, func() {
+				c := &d.clients[n]
+				if c.gen == g && c.state == clientHolding && d.input(n, algorithms.Input{Kind: algorithms.Extend, Resource: c.res}) {
+					c.extended, c.extending = true, true
+					d.extensions++
+				}
+			})
+			if d.spec.Release && d.spec.Hold > 0 {
+				d.env.At(now+int64(d.spec.Hold), func() {
+					c := &d.clients[n]
+					if c.gen == g && c.state == clientHolding {
+						d.release(n)
+					}
+				})
+			}
+			d.expireAt(n, g, end)
+			return
+		}
 		if d.spec.Release && d.spec.Hold > 0 && now+int64(d.spec.Hold) < end {
 			d.env.At(now+int64(d.spec.Hold), func() {
 				c := &d.clients[n]
 				if c.gen == g && c.state == clientHolding {
-					d.input(n, algorithms.Input{Kind: algorithms.Giveup})
-					d.pause(n)
+					d.release(n)
 				}
 			})
 			return
@@ -297,6 +397,17 @@ func (d *Driver) Event(n algorithms.NodeID, local algorithms.Local, ev algorithm
 			d.pause(n)
 		}
 	}
+}
+
+// expireAt pauses client n at true time end if it still holds the lease
+// of generation g and its hold (extensions included) ends by then.
+func (d *Driver) expireAt(n algorithms.NodeID, g uint32, end int64) {
+	d.env.At(end, func() {
+		c := &d.clients[n]
+		if c.gen == g && c.state == clientHolding && d.env.Now() >= c.endAt {
+			d.pause(n)
+		}
+	})
 }
 
 // failover crashes proposer 0 and sets the others going (once).

@@ -20,24 +20,57 @@ func init() {
 		summary: "run a seeded fault campaign and check the lease invariant",
 		usage:   "--algo NAME --seeds K [--first-seed N] [--faults all|loss,dup,...] [flags]",
 		long: `Runs K simulations (runner.Check) with seeds N, N+1, ..., N+K-1. Each draws
-a random fault schedule from its seed using the fault kinds of --faults:
-loss, dup, reorder, partition, crash, drift, or all of them. The other
-flags are those of 'leaselab run' and describe the base experiment (the
-fault-rate flags set its rates; --seed is replaced by --first-seed).
+a random fault schedule from its seed using the fault kinds of --faults,
+or all of them:
+
+  loss       --loss drawn in [0.01, 0.10]
+  dup        --dup drawn in [0.01, 0.10]
+  reorder    --reorder drawn in [0.05, 0.25]
+  partition  --partitions drawn in [1, 4] per minute
+  crash      --crash-rate drawn in [0.5, 2] per node per minute
+  drift      slewed clocks: --drift in [0, --drift-bound], --skew in [0, --dmax]
+  stale      --stale drawn in [0.25, 1.5] stalls per link per minute: the
+             messages sent on a stalled link arrive when the stall ends, up
+             to --stale-max lease spans (default 4) late and in order, so a
+             Propose and the Release after it arrive seconds late
+  giveup     --giveup drawn in [0.05, 0.3]: clients abandon acquisitions
+             mid-round, while prepare / propose are in flight
+  extend     --extend drawn in [0.1, 0.5]: clients extend leases, then
+             release (sometimes while the extension is in flight) or let
+             them expire
+  resources  --resources drawn in {2, 3, 4}: every proposer contends for a
+             random one of several resources on each attempt
+  freeclock  free-running clocks at the edges (--free-clocks
+             --clock-edges): offsets ±--skew/2 and a constant rate error of
+             ±--drift, never slewed back, --drift up to --drift-bound; for
+             FaTLease and classic Paxos cut so that two clocks stay within
+             d_max + 2ρ(v + 2·d_max)/(1 - ρ) over the run (the skew
+             FaTLease's holder margin absorbs); with drift too, each seed
+             has free or slewed clocks with even odds
+
+giveup, extend and resources apply to the contention workload. A rate flag
+given on the command line is used as given for every seed, zero included
+(--faults all --loss 0: every fault but loss); one left at its default is
+drawn. The other flags are those of 'leaselab run' and describe the base
+experiment (--seed is replaced by --first-seed).
 Unless fixed by their flags, each seed also draws how contention clients
 end a lease (release after a hold in [0, 2T], or let it expire), their
-pause (in [0, T]), crash downtimes (in [10ms, 2M]) and partition lengths
-(in [100ms, 2T]), so one campaign covers hand-over by release and by
-expiry, quick and slow restarts.
+pause (in [0, T]), crash downtimes (log-uniform in [10ms, 2M]) and
+partition lengths (in [100ms, 2T]), so one campaign covers hand-over by
+release and by expiry, quick and slow restarts.
 
 Prints how many seeds ran, the leases acquired, the violations of the lease
 invariant found and the seeds that produced them (table; --format json
 gives keys seeds, leases_acquired, violations, violating_seeds, and
 violating_specs: the full spec of each violating run, fault rates drawn for
-its seed included). After the table, on a line of its own, it prints the
-'leaselab run' command that re-runs the first violating seed alone; add
---trace FILE or --timeline FILE.html to it for the full trace, or give
---trace / --holds / --violation-trace / --timeline to check itself.
+its seed included, and exercised: how often the faults happened, summed
+over the seeds: crashes, partitions, stale messages delivered, mid-round
+give-ups, extensions, releases of extended leases and of leases whose
+extension was in flight, seeds with several resources and with
+free-running clocks). After the table, on a line of its own, it prints
+the 'leaselab run' command that re-runs the first violating seed alone;
+add --trace FILE or --timeline FILE.html to it for the full trace, or
+give --trace / --holds / --violation-trace / --timeline to check itself.
 
 Exit status 1 when any violation is found, 2 for bad input.`,
 		setup: setupCheck,
@@ -123,6 +156,13 @@ func setupCheck(fs *pflag.FlagSet) action {
 			Downtime:     !fs.Changed("downtime"),
 			PartitionLen: !fs.Changed("partition-len"),
 		}
+		// A rate given on the command line is used as given, zero
+		// included; one left at its default is drawn for each seed.
+		for _, name := range checkRates {
+			if fs.Changed(name) {
+				vary.Fixed = append(vary.Fixed, name)
+			}
+		}
 		res, err := runner.Check(runner.CheckSpec{Base: spec, Faults: kinds, Seeds: *seeds, FirstSeed: *first, Vary: vary, StopAtFirst: *stopFirst}, opt)
 		done()
 		if err != nil {
@@ -159,6 +199,10 @@ func setupCheck(fs *pflag.FlagSet) action {
 		return nil
 	}
 }
+
+// checkRates are the flags whose values a campaign draws per seed for the
+// requested fault kinds unless they are given.
+var checkRates = []string{"loss", "dup", "reorder", "partitions", "crash-rate", "drift", "skew", "stale", "giveup", "extend", "resources"}
 
 func writeCheck(c *ctx, format string, res runner.CheckResult) error {
 	if res.ViolatingSeeds == nil {
@@ -199,6 +243,7 @@ func writeCheck(c *ctx, format string, res runner.CheckResult) error {
 		{"leases acquired", strconv.Itoa(res.LeasesAcquired)},
 		{"violations", strconv.Itoa(res.Violations)},
 		{"violating seeds", none(strings.Join(seeds, " "))},
+		{"exercised", exercised(res.Exercised)},
 		{"wall time", formatValue(res.WallMS/1000, false) + " s"},
 	}
 	if err := writeTable(c.stdout, []string{"check", "value"}, rows); err != nil {
@@ -214,6 +259,14 @@ func writeCheck(c *ctx, format string, res runner.CheckResult) error {
 		fmt.Fprintf(c.stdout, "\nre-run the first violating seed alone (add --trace FILE or --timeline FILE.html to see it):\n%s\n", cmd)
 	}
 	return nil
+}
+
+// exercised says in one line how often the campaign's faults happened.
+func exercised(e runner.Exercised) string {
+	return fmt.Sprintf("%d crashes, %d partitions, %d stale messages delivered, %d mid-round give-ups, "+
+		"%d extensions, %d releases after extending (%d mid-extension), %d multi-resource seeds, %d free-clock seeds",
+		e.Crashes, e.Partitions, e.StaleDelivered, e.GiveupsMidRound, e.Extensions, e.ExtendReleases,
+		e.ReleasesMidExtension, e.MultiResourceSeeds, e.FreeClockSeeds)
 }
 
 // rerun is the command line that reproduces the first violating seed.

@@ -15,9 +15,11 @@ package main
 //	addProtocolFlags(fs, &spec.Params)  --lease-span --max-lease --dmax --drift-bound
 //	                                 --response-timeout --max-rounds --backoff
 //	addWorkloadFlags(fs, &spec)      --workload --leases --hold --pause --release
+//	                                 --resources --giveup --extend
 //	                                 --renew-before --seed --duration
-//	addNetFlags(fs, &spec.Net)       --rtt --jitter --loss --dup --reorder --bandwidth --datagram
-//	addClockFlags(fs, &spec.Clocks)  --drift --skew
+//	addNetFlags(fs, &spec.Net)       --rtt --jitter --loss --dup --reorder --stale --stale-max
+//	                                 --bandwidth --datagram
+//	addClockFlags(fs, &spec.Clocks)  --drift --skew --free-clocks --clock-edges
 //	addFaultFlags(fs, &spec.Faults)  --crash-rate --downtime --partitions --partition-len
 //	addDiskFlags(fs, &spec.Disk)     --fsync-latency --group-commit --background-writer --disk-dir
 //
@@ -80,6 +82,12 @@ func addWorkloadFlags(fs *pflag.FlagSet, s *runner.Spec) {
 	fs.DurationVar(&s.Hold, "hold", s.Hold, "contention: how long a client keeps a lease before releasing it (0: let it expire)")
 	fs.DurationVar(&s.Pause, "pause", s.Pause, "contention: upper bound of the random think time before the next attempt")
 	fs.BoolVar(&s.Release, "release", s.Release, "contention: release after --hold (--release=false: let the lease expire)")
+	fs.IntVar(&s.Resources, "resources", s.Resources, "contention: each attempt is for a resource drawn uniformly among 0..N-1, so several resources are contended by several proposers (0 or 1: resource 0 only)")
+	fs.Float64Var(&s.Giveup, "giveup", s.Giveup, "contention: probability in [0, 1] that a client gives an acquisition up mid-round: it releases at a time uniform in [0, 2*RTT] after asking, "+
+		"unless the lease came first, while the round's prepare or propose is still in flight (the request then counts as neither acquired nor failed)")
+	fs.Float64Var(&s.Extend, "extend", s.Extend, "contention: probability in [0, 1] that a client extends a lease it acquired, at a time uniform in [0, half the time left] "+
+		"or (half the leases it releases) within 2*RTT before the release; it still releases --hold after the acquisition (or lets the lease expire), "+
+		"so the release may meet the extension in flight")
 	fs.DurationVar(&s.RenewBefore, "renew-before", s.RenewBefore, "failover: the holder extends this long before its local expiry")
 	fs.Uint64Var(&s.Seed, "seed", s.Seed, "seed of everything random in a simulated run: same seed, same trace")
 	fs.DurationVar(&s.Duration, "duration", s.Duration, "true time the contention and failover workloads run; for batch and single, the limit after which unfinished requests count as failed")
@@ -93,6 +101,9 @@ func addNetFlags(fs *pflag.FlagSet, n *runner.NetSpec) {
 	fs.Float64Var(&n.Loss, "loss", n.Loss, "probability in [0, 1) that a message is dropped")
 	fs.Float64Var(&n.Dup, "dup", n.Dup, "probability in [0, 1] that a message is delivered twice")
 	fs.Float64Var(&n.Reorder, "reorder", n.Reorder, "probability in [0, 1] that a message is held back by up to 2*RTT extra")
+	fs.Float64Var(&n.Stale, "stale", n.Stale, "simulator only: link stalls per directed link per minute (Poisson; 0: none); messages sent on a stalled link "+
+		"arrive when the stall ends, in send order: stale messages, e.g. a Propose and its Release seconds late")
+	fs.Float64Var(&n.StaleSpans, "stale-max", n.StaleSpans, "a link stall (--stale) lasts uniform in [0, this many lease spans (--lease-span)]")
 	fs.Int64Var(&n.Bandwidth, "bandwidth", n.Bandwidth, "bytes/s that may leave each node (0: unlimited), for WAN experiments")
 	fs.IntVar(&n.Datagram, "datagram", n.Datagram, fmt.Sprintf("affects only --env udp (the simulator has no datagrams and ignores it): "+
 		"largest datagram in bytes; messages to the same peer share one up to this size (0: the environment's default, %d on loopback, "+
@@ -103,7 +114,10 @@ func addNetFlags(fs *pflag.FlagSet, n *runner.NetSpec) {
 func addClockFlags(fs *pflag.FlagSet, c *runner.ClockSpec) {
 	fs.Float64Var(&c.Drift, "drift", c.Drift,
 		"ACTUAL rate error of the simulated clocks: each node's drawn uniformly in [-F, F] (0.001 = gains or loses 1 ms/s); compare --drift-bound, what the algorithms allow for")
-	fs.DurationVar(&c.Skew, "skew", c.Skew, "clock offsets drawn uniformly in [-D/2, D/2], so two clocks differ by at most D")
+	fs.DurationVar(&c.Skew, "skew", c.Skew, "clock offsets drawn uniformly in [-D/2, D/2]; a clock whose offset reaches ±D/2 turns its rate error round (slewed, as NTP does), "+
+		"so two clocks differ by at most D for the whole run (0: no offsets, clocks run free)")
+	fs.BoolVar(&c.Free, "free-clocks", c.Free, "clocks run free: each keeps its --drift rate error for the whole run, never slewed back; --skew then bounds only the offsets at the start")
+	fs.BoolVar(&c.Edges, "clock-edges", c.Edges, "each clock's offset is -D/2 or +D/2 (--skew) and its rate error -F or +F (--drift), signs drawn, instead of uniform in between: the extremes")
 }
 
 // addFaultFlags: crashes and partitions.

@@ -74,6 +74,17 @@ func TestBadInput(t *testing.T) {
 		{[]string{"check", "--algo", "naive", "--env", "udp"}, "simulator only"},
 		{[]string{"run", "--algo", "naive", "--env", "udp", "--crash-rate", "1"}, "random crashes (crash rate) are simulator-only"},
 		{[]string{"check", "--algo", "nosuch"}, `unknown algorithm "nosuch"`},
+		{[]string{"run", "--algo", "naive", "--stale", "-1"}, "stale (link stalls per minute) must not be negative"},
+		{[]string{"run", "--algo", "naive", "--stale", "inf"}, "stall rates must be finite"},
+		{[]string{"run", "--algo", "naive", "--stale", "1", "--stale-max", "0"}, "stale messages need a positive stale-max"},
+		{[]string{"run", "--algo", "naive", "--stale-max", "nan"}, "stale-max must be a finite number of lease spans"},
+		{[]string{"run", "--algo", "naive", "--giveup", "1.5"}, "giveup must be a probability in [0, 1]"},
+		{[]string{"run", "--algo", "naive", "--extend", "-0.5"}, "extend must be a probability in [0, 1]"},
+		{[]string{"run", "--algo", "naive", "--resources", "-2"}, "resources must not be negative"},
+		{[]string{"run", "--algo", "naive", "--workload", "batch", "--resources", "3"}, "resources > 1 is for the contention workload only"},
+		{[]string{"run", "--algo", "naive", "--workload", "failover", "--giveup", "0.1"}, "giveup and extend are behaviours of contention clients"},
+		{[]string{"run", "--algo", "naive", "--env", "udp", "--stale", "1"}, "stale messages (held back for lease spans) are simulator-only"},
+		{[]string{"check", "--algo", "naive", "--stale", "-1"}, "stale (link stalls per minute) must not be negative"},
 		{[]string{"check", "--algo", "naive", "--acceptors", "0"}, "need at least 1 acceptor"},
 		{[]string{"replay"}, "replay takes one scenario FILE, got 0 arguments"},
 		{[]string{"replay", "a", "b"}, "got 2 arguments"},
@@ -354,6 +365,32 @@ func TestCheck(t *testing.T) {
 	}
 }
 
+// A rate given to check is used as given, zero included; left at its
+// default it is drawn per seed. The exercised counts show which.
+func TestCheckExplicitZeros(t *testing.T) {
+	exercised := func(args ...string) runner.Exercised {
+		t.Helper()
+		args = append([]string{"check", "--algo", "paxoslease", "--seeds", "4", "--duration", "1m", "--format", "json"}, args...)
+		code, stdout, stderr := leaselab(args...)
+		var cr runner.CheckResult
+		if code != 0 || json.Unmarshal([]byte(stdout), &cr) != nil {
+			t.Fatalf("%v: exit %d: %s %s", args, code, stdout, stderr)
+		}
+		return cr.Exercised
+	}
+	drawn := exercised("--faults", "all")
+	if drawn.Crashes == 0 || drawn.StaleDelivered == 0 || drawn.GiveupsMidRound == 0 || drawn.Extensions == 0 || drawn.MultiResourceSeeds != 4 {
+		t.Fatalf("faults all exercised nothing: %+v", drawn)
+	}
+	zero := exercised("--faults", "all", "--crash-rate", "0", "--stale", "0", "--giveup", "0", "--extend", "0", "--resources", "1", "--partitions", "0")
+	if zero != (runner.Exercised{FreeClockSeeds: zero.FreeClockSeeds}) {
+		t.Fatalf("zeros given, faults drawn anyway: %+v", zero)
+	}
+	if code, stdout, _ := leaselab("check", "--algo", "paxoslease", "--seeds", "2", "--duration", "1m", "--faults", "crash"); code != 0 || !strings.Contains(stdout, "exercised") {
+		t.Fatalf("table output: exit %d\n%s", code, stdout)
+	}
+}
+
 // specArgs gives back flags that rebuild exactly the same spec.
 func TestSpecArgsRoundTrip(t *testing.T) {
 	s := runner.DefaultSpec()
@@ -442,6 +479,37 @@ func TestReplay(t *testing.T) {
 	code, stdout, _ = leaselab("replay", scenario("stale.txt", "deliver grant n1->n0 r0"))
 	if code != 1 || !strings.Contains(stdout, "no such pending message") {
 		t.Fatalf("stale step: exit %d\n%s", code, stdout)
+	}
+	// A violation is a finding (exit 1) unless the scenario says it means
+	// to show one with an "expect violations" line.
+	twoOwners := "algo naive\ncluster acceptors=3 proposers=3\nablate restart-wait\n" +
+		"acquire n0 r0\ndeliver request n0->n1 r0\ndeliver grant n1->n0 r0\ndrop request n0->n2 r0\n" +
+		"crash n1\nrestart n1\nadvance 10ms\nacquire n2 r0\ndeliver request n2->n1 r0\ndeliver grant n1->n2 r0\n"
+	for _, tc := range []struct {
+		name, tail string
+		code       int
+		verdict    string
+	}{
+		{"unexpected.txt", "", 1, "VIOLATION ("},
+		{"unexpected-later.txt", "advance 1s\n", 1, "VIOLATION ("},
+		{"unexpected-other-expect.txt", "expect acquired 2\n", 1, "VIOLATION ("},
+		{"expected.txt", "expect violations 1\n", 0, "verdict: 1 violation(s)"},
+		{"expected-wrong.txt", "expect violations 0\n", 1, "FAILED"},
+	} {
+		p := filepath.Join(dir, tc.name)
+		if err := os.WriteFile(p, []byte(twoOwners+tc.tail), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		code, stdout, _ := leaselab("replay", p)
+		if code != tc.code || !strings.Contains(stdout, tc.verdict) || !strings.Contains(stdout, "violation: r0") ||
+			tc.code == 0 && (strings.Contains(stdout, "FAILED") || strings.Contains(stdout, "VIOLATION (")) {
+			t.Errorf("%s: exit %d, want %d and %q\n%s", tc.name, code, tc.code, tc.verdict, stdout)
+		}
+		code, stdout, _ = leaselab("replay", "--format", "json", p)
+		var rr runner.ReplayResult
+		if code != tc.code || json.Unmarshal([]byte(stdout), &rr) != nil || len(rr.Violations) != 1 || rr.ExpectsViolations != strings.Contains(tc.tail, "violations") {
+			t.Errorf("%s json: exit %d, want %d\n%s", tc.name, code, tc.code, stdout)
+		}
 	}
 	trace := filepath.Join(dir, "trace.txt")
 	if code, _, _ = leaselab("replay", "--format", "json", "--trace", trace, good); code != 0 {

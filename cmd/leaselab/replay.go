@@ -31,9 +31,12 @@ replay as an interactive page: holds per node, crashes, violations, and
 every message (hover for kind, ballot, send and delivery times),
 self-contained.
 
-Exit status 1 when an expectation fails; 2 for bad input, including a
-scenario line that is malformed or cannot apply (e.g. it selects a message
-that is not pending).`,
+Exit status 1 when an expectation fails, or when the checker finds a
+violation and the scenario has no 'expect violations N' line (a scenario
+that means to show a violation says so with that line; then the
+expectations alone decide); 2 for bad input, including a scenario line
+that is malformed or cannot apply (e.g. it selects a message that is not
+pending).`,
 		setup: setupReplay,
 	})
 }
@@ -90,6 +93,8 @@ func setupReplay(fs *pflag.FlagSet) action {
 			// cannot apply (a message that is not pending) is bad input.
 			return badInput(err)
 		}
+		// A violation nobody expected is a finding, as in run and check.
+		unexpected := len(rr.Violations) > 0 && !rr.ExpectsViolations
 		if *format == "json" {
 			if rr.Violations == nil {
 				rr.Violations = []runner.Violation{}
@@ -103,8 +108,11 @@ func setupReplay(fs *pflag.FlagSet) action {
 			}
 		} else {
 			verdict := "ok"
-			if len(rr.Failed) > 0 {
+			switch {
+			case len(rr.Failed) > 0:
 				verdict = "FAILED"
+			case unexpected:
+				verdict = "VIOLATION (the scenario expects none: it has no 'expect violations' line)"
 			}
 			failed := strings.Join(rr.Failed, "; ")
 			if failed == "" {
@@ -134,7 +142,7 @@ func setupReplay(fs *pflag.FlagSet) action {
 				return err
 			}
 		}
-		if len(rr.Failed) > 0 {
+		if len(rr.Failed) > 0 || unexpected {
 			return exitStatus(1)
 		}
 		return nil

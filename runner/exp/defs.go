@@ -596,7 +596,7 @@ func All() []Experiment {
 				{Key: "violations", Label: "violations", Unit: "count", Sum: true, TableOnly: true},
 			},
 			Notes: []string{
-				"Every run draws its own fault mix from its seed as `leaselab check --faults all` does (loss, duplication, reordering, partitions, crashes, clock drift and skew within the algorithms' allowances, downtime and partition length), except that the clients' behaviour is fixed per panel instead of drawn; so the baseline 'none' should show no violation.",
+				"Every run draws its own fault mix from its seed as `leaselab check --faults all` does (loss, duplication, reordering, partitions, crashes, clock drift and skew within the algorithms' allowances, slewed or free-running, link stalls that deliver messages seconds late, clients that give up mid-round or extend and then release, several resources, downtime and partition length), except that release, hold and pause are fixed per panel instead of drawn; so the baseline 'none' should show no violation.",
 				"classicpaxos without fsync answers before its fsync completes and keeps what the fsync makes durable, so after a crash it forgets only the answers the crash caught inside an fsync, unlike fatlease without restart-wait, which forgets everything it promised and accepted; with this campaign's fast simulated disk that window is small (`leaselab algos` names the slow-disk campaign that exposes it).",
 				"One fault mix cannot expose every rule: an ablation with no violation here is not proven harmless. The table lists the fault each rule's author names as exposing it; `leaselab check --algo A --ablate R --faults ...` targets one.",
 			},

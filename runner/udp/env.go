@@ -101,6 +101,9 @@ func RunSpec(spec runner.Spec, opt runner.Options, eo EnvOptions) (runner.Result
 	if spec.Faults.CrashRate > 0 {
 		return runner.Result{}, Extra{}, runner.BadSpec(errors.New("udp: random crashes (crash rate) are simulator-only; the udp environment crashes nodes only as the workload asks (failover)"))
 	}
+	if spec.Net.Stale > 0 {
+		return runner.Result{}, Extra{}, runner.BadSpec(errors.New("udp: stale messages (held back for lease spans) are simulator-only"))
+	}
 	alg, err := algorithms.Lookup(spec.Algo)
 	if err != nil {
 		return runner.Result{}, Extra{}, err

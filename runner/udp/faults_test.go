@@ -514,6 +514,16 @@ func TestCrashRateSimulatorOnly(t *testing.T) {
 	}
 }
 
+// Stalled links (stale messages) are the simulator's too.
+func TestStaleSimulatorOnly(t *testing.T) {
+	s := udpSpec("paxoslease", "contention")
+	s.Net.Stale, s.Net.StaleSpans = 1, 3
+	_, _, err := RunSpec(s, runner.Options{}, EnvOptions{})
+	if err == nil || !strings.Contains(err.Error(), "simulator-only") || !errors.Is(err, runner.ErrBadSpec) {
+		t.Fatalf("want the simulator-only bad-spec error, got %v", err)
+	}
+}
+
 // Jitter has the simulator's law: the one-way delay is RTT/2 plus uniform
 // [-Jitter, +Jitter], cut at zero, so a jittered link has the same mean
 // delay in both environments.

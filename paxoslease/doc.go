@@ -41,36 +41,38 @@
 //     that lease is the proposer's active one: same ballot, not expired
 //     (ablation stale-owner-open). An older proposal of its own may be one
 //     it abandoned, whose in-flight Propose overwrote someone else's lease.
-//   - Keep-others: an acceptor lets a Propose overwrite another owner's
-//     live accepted lease only if it promised that exact ballot in its
-//     current life (ablation abandon-release; the TLA+ audit proposes a
-//     stricter guard). The paper's acceptor accepts any ballot at or above
-//     its promise, and without disk that is not enough: a restart undoes
-//     promises, and a Propose may reach an acceptor that never saw its
-//     Prepare. Such a stale Propose, arriving seconds late, takes the
+//   - Keep-others: an acceptor rejects a Propose of another owner while it
+//     holds a live accepted lease (ablation abandon-release; the TLA+ audit
+//     proposes the same guard). The paper's acceptor accepts any ballot at
+//     or above its promise, and without disk that is not enough: a restart
+//     undoes promises, a Propose may reach an acceptor that never saw its
+//     Prepare, and a stale copy of a Prepare draws a promise its proposer
+//     never counts. Such a stale Propose, arriving seconds late, takes the
 //     place of a later holder's lease (the holder's ballot may be lower),
-//     and the Release that its proposer sent when the client gave up
-//     during the propose phase then clears it: a third proposer finds a
-//     majority empty and acquires beside the holder
+//     and the Release its proposer sent when the client gave up during the
+//     propose phase, or when it ended that lease, then clears it: a third
+//     proposer finds a majority empty and acquires beside the holder
 //     (testdata/paxoslease-abandon-release.txt, with every other rule on).
 //
-// Why keep-others is sound: an acceptor that promised ballot b told b's
-// proposer of the lease it held, so that proposer could only propose on a
-// majority of other, open promises. While a lease is validly held, its
-// live records sit on a majority; any open majority for b would share an
-// acceptor with it, and that acceptor either held the lease when it
-// promised b (and was not open) or promised b first (and then rejected the
-// holder's lower ballot). So a proposal that overwrites under the rule
-// never displaces a lease anyone holds by, and one that could is turned
-// away. With the rule, an acceptor's record of a held lease ends only by
-// its timer, by its owner's exact release, by an overwrite of that kind,
-// or by a crash (whose quarantine outlasts the lease). Overwrites by the
-// promised ballot are what let a later round clear the leftovers of a
-// split accept, and the stricter guard (reject every other owner) gave
-// them up: on the 8-proposer, 5%-loss contention workload (seeds 1-5) it
-// cut acquisitions by 15% and doubled the blocked time, while this rule
-// gives the same runs as the paper's acceptor (README, "The stale-propose
-// bug").
+// Why keep-others is sound: with it, an acceptor's record of a live lease
+// ends only by its timer, by its owner's exact release, or by a crash
+// (whose quarantine outlasts the lease). Two owners holding at once would
+// need two majorities of live records, which share an acceptor, and that
+// acceptor keeps one record. The rule only ever refuses, so it cannot make
+// anything else unsafe. A round that counted a majority of open promises
+// never needs an overwrite: the acceptors it counted were empty, or held
+// its own lease, when they promised.
+//
+// What it costs: overwrites of leftovers at acceptors a round did not
+// count were what let a later round clear a split accept and survive a
+// lost Accepted. Without them, on the 8-proposer, 5%-loss contention
+// workload, PaxosLease acquires fewer leases and spends longer blocked
+// (README, "The stale-propose bug", has the measured figures). A laxer
+// guard that let the ballot an acceptor promised overwrite another owner's
+// lease kept the liveness but is unsafe: a stale copy of a Prepare makes
+// the acceptor promise a ballot whose proposer will never learn of the
+// lease it reported (check --algo paxoslease --faults all found two such
+// runs in 2,000 seeds).
 //
 // # Clock drift: the holder's margin
 //

@@ -74,7 +74,7 @@ type Node struct {
 	distinctVotes  bool // votes counted by distinct acceptor
 	exactRelease   bool // release clears only the exact (owner, ballot)
 	activeOnly     bool // an own reported lease is open only if it is the active one
-	keepOthers     bool // another owner's live accepted lease is overwritten only by the ballot promised here
+	keepOthers     bool // another owner's live accepted lease is never overwritten
 
 	hold       time.Duration // how long a lease lasts on the holder's clock, from its Prepare
 	quarantine time.Duration // silence after a restart, on this node's clock
@@ -366,18 +366,20 @@ func (n *Node) onPropose(now algorithms.Local, m algorithms.Message, out *algori
 			n.rejectWith(now, m, algorithms.ProposeReject, s, out)
 			return
 		}
-		// A live lease of another owner is overwritten only by the ballot
-		// this acceptor promised in its current life: the proposer then
-		// ran its prepare phase here, was told of that lease, and still
-		// counted a majority of open promises elsewhere, so the lease is
-		// a leftover nobody holds by (see the package doc). Any other
-		// proposal that meets it is stale: sent on a promise majority
-		// that a restart has since undone, or to an acceptor that never
-		// saw its prepare. Accepting it would put its owner's (owner,
-		// ballot) where the holder's lease was, and that owner's release,
-		// sent for the round it gave up, would then erase the holder's
-		// lease here (abandon-release ablation).
-		if n.keepOthers && s.accepted != 0 && s.accepted.Node() != m.Owner && m.Ballot != s.promised {
+		// A live lease of another owner stays. A proposer with a valid
+		// majority of open promises never needs to overwrite one: the
+		// acceptors it counted were empty (or held its own lease), and a
+		// lease accepted there after its prepare carries a higher ballot,
+		// which makes its proposal fail anyway. So a proposal that meets
+		// another owner's live lease is stale: sent on a promise majority
+		// that a restart has since undone, to an acceptor that never saw
+		// its prepare, or after a stale copy of its prepare (a promise
+		// its proposer never counted). Accepting it would put its owner's
+		// (owner, ballot) where the holder's lease was, and that owner's
+		// release, sent for the round it gave up or the lease it ended,
+		// would then erase the holder's lease here (abandon-release
+		// ablation).
+		if n.keepOthers && s.accepted != 0 && s.accepted.Node() != m.Owner {
 			n.rejectWith(now, m, algorithms.ProposeReject, s, out)
 			return
 		}

@@ -61,7 +61,7 @@ var ablations = []algorithms.Ablation{
 	},
 	{
 		Name:    AblateAbandonRelease,
-		Rule:    "keep-others: an acceptor lets a proposal overwrite another owner's live accepted lease only if it promised that exact ballot in its current life, so a stale proposal (its promises undone by a restart, or its prepare never seen here) cannot take the holder's place and the release of the round it belonged to cannot erase the holder's lease",
+		Rule:    "keep-others: an acceptor rejects a proposal of another owner while it holds a live accepted lease, so a stale proposal (its promises undone by a restart, its prepare never seen here, or answered only by a stale copy) cannot take the holder's place and the release of the round it belonged to cannot erase the holder's lease",
 		Exposes: "scenario paxoslease/testdata/paxoslease-abandon-release.txt (leaselab replay): a round abandoned during its propose phase releases its ballot; its stale Propose overwrites a later holder's lease at two acceptors (one had forgotten its promise in a restart, one never saw the prepare), the stale Release clears both, and a third proposer acquires beside the holder; also leaselab explore --algo paxoslease --ablate abandon-release and leaselab check --algo paxoslease --faults all --ablate abandon-release --seeds 2000",
 	},
 }

@@ -1,0 +1,83 @@
+package explore
+
+import (
+	"strings"
+	"testing"
+
+	"leaselab/runner"
+)
+
+func toyConfig(algo string) Config {
+	c := DefaultConfig()
+	c.Algo = algo
+	c.Acceptors, c.Proposers = 1, 3
+	c.Inputs, c.Crashes, c.Drops, c.Dups = 2, 1, 1, 1
+	c.Workers = 2
+	return c
+}
+
+// replay runs a counterexample through the scenario interpreter and
+// returns the violations it reports and any failed expectation.
+func replay(t *testing.T, sc string) int {
+	t.Helper()
+	var out strings.Builder
+	rr, err := runner.Replay(strings.NewReader(sc), &out)
+	if err != nil {
+		t.Fatalf("replay: %v\nscenario:\n%s", err, sc)
+	}
+	if len(rr.Failed) > 0 {
+		t.Fatalf("replay: failed expectations %v\nscenario:\n%s\ntrace:\n%s", rr.Failed, sc, out.String())
+	}
+	return len(rr.Violations)
+}
+
+func TestExhaustsCorrectToy(t *testing.T) {
+	res, err := Explore(toyConfig("xtoy-lock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%+v", res)
+	if !res.Exhausted || res.Violations != 0 || res.States < 100 {
+		t.Fatalf("want an exhausted search of more than 100 states without violations, got %+v", res)
+	}
+}
+
+func TestFindsPlantedBugs(t *testing.T) {
+	for _, algo := range []string{"xtoy-double-grant", "xtoy-amnesia"} {
+		t.Run(algo, func(t *testing.T) {
+			res, err := Explore(toyConfig(algo))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Violations == 0 || res.Scenario == "" {
+				t.Fatalf("no violation found: %+v", res)
+			}
+			t.Logf("depth %d, %d states\n%s", res.CounterexampleDepth, res.States, res.Scenario)
+			if n := replay(t, res.Scenario); n == 0 {
+				t.Fatalf("the counterexample replays without a violation:\n%s", res.Scenario)
+			}
+		})
+	}
+}
+
+func TestWorkerCountIndependence(t *testing.T) {
+	for _, algo := range []string{"xtoy-lock", "xtoy-amnesia"} {
+		var first Result
+		for i, w := range []int{1, 2, 5} {
+			c := toyConfig(algo)
+			c.Workers = w
+			res, err := Explore(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if i == 0 {
+				first = res
+				continue
+			}
+			if res.States != first.States || res.Transitions != first.Transitions || res.Scenario != first.Scenario || res.Violations != first.Violations {
+				t.Fatalf("%s: %d workers: states %d transitions %d violations %d; 1 worker: %d %d %d (or the scenario differs)",
+					algo, w, res.States, res.Transitions, res.Violations, first.States, first.Transitions, first.Violations)
+			}
+		}
+	}
+}

@@ -81,3 +81,20 @@ func TestWorkerCountIndependence(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkExploreToy measures states per second on the toy lock (the real
+// algorithms' figures are in the README, from 'leaselab explore').
+func BenchmarkExploreToy(b *testing.B) {
+	c := toyConfig("xtoy-lock")
+	c.Workers = 1
+	c.Inputs = 3
+	var states int64
+	for b.Loop() {
+		res, err := Explore(c)
+		if err != nil {
+			b.Fatal(err)
+		}
+		states += res.States
+	}
+	b.ReportMetric(float64(states)/b.Elapsed().Seconds(), "states/s")
+}

@@ -28,8 +28,9 @@ func (x *exec) fingerprint() fp {
 			h.word(0xd0 | uint64(w.restarts[n])<<8)
 		} else {
 			h.word(0x11 | uint64(w.restarts[n])<<8)
-			x.enc = s.node.AppendState(x.enc[:0], local)
-			h.bytes(x.enc)
+			nf := x.nodeHash(n, local)
+			h.word(nf.a)
+			h.word(nf.b)
 		}
 		if d := w.disks[n]; d != nil {
 			h.word(uint64(len(d.durable))<<32 | uint64(len(d.unsynced)))
@@ -112,4 +113,31 @@ func msgHash(m *algorithms.Message, now int64) fp {
 		h.word(uint64(int64(m.Expiry) - now))
 	}
 	return h.sum()
+}
+
+// nodeHash is the fingerprint of node n's AppendState at local time
+// local: the parent's, when this transition did not touch the node and
+// time did not move, else computed.
+func (x *exec) nodeHash(n int, local algorithms.Local) fp {
+	p := x.parent
+	if p != nil && x.touched&(1<<n) == 0 && p.now == x.w.now && p.nh != nil && p.nodes[n] == x.w.nodes[n] {
+		return p.nh[n]
+	}
+	x.enc = x.w.nodes[n].node.AppendState(x.enc[:0], local)
+	return hashBytes(x.enc)
+}
+
+// fillNodeHashes stores every live node's fingerprint in x.w (for the
+// worlds of the frontier, whose children reuse them).
+func (x *exec) fillNodeHashes() {
+	w := x.w
+	if cap(w.nh) < len(w.nodes) {
+		w.nh = make([]fp, len(w.nodes))
+	}
+	w.nh = w.nh[:len(w.nodes)]
+	for n, s := range w.nodes {
+		if s != nil {
+			w.nh[n] = x.nodeHash(n, x.clock(algorithms.NodeID(n)).Local(w.now))
+		}
+	}
 }

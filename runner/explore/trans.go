@@ -77,6 +77,7 @@ func (c *config) moves(w *world, ms []move) []move {
 // search skips it.
 func (x *exec) apply(parent *world, m move) bool {
 	w := x.w
+	x.parent = parent
 	x.touched = 0
 	x.effects = 0
 	for i := range x.disk {

@@ -88,6 +88,8 @@ type world struct {
 	budget   budgets
 	seq      uint64
 	pendSeq  int32
+	// nh: each live node's fingerprint at now (frontier worlds only).
+	nh []fp
 	// bad: two owners hold one resource at once (at rest, after the
 	// transition that led here settled).
 	bad bool
@@ -103,6 +105,7 @@ func (w *world) copyFrom(p *world) {
 	w.pending = append(w.pending[:0], p.pending...)
 	w.disks = append(w.disks[:0], p.disks...)
 	w.holds = append(w.holds[:0], p.holds...)
+	w.nh = w.nh[:0]
 }
 
 // clone returns a copy of w with buffers of its own, sized to fit.
@@ -160,6 +163,7 @@ type exec struct {
 	// effects counts steps whose output did anything (the prune test for
 	// client inputs).
 	effects int
+	parent  *world // the world x.w was copied from, nil for a root
 	enc     []byte
 	enc2    []byte
 	mh      []fp

@@ -110,7 +110,7 @@ type Result struct {
 	StatesPerCPUSec float64 `json:"states_per_cpu_sec"`
 	WallMS          float64 `json:"wall_ms"`
 	CPUMS           float64 `json:"cpu_ms"`
-	Workers      int     `json:"workers"`
+	Workers         int     `json:"workers"`
 	// Violations is the number of distinct violating states at the depth
 	// of the first one (the search stops after that level).
 	Violations int `json:"violations"`

@@ -137,8 +137,15 @@ type config struct {
 // ErrBadConfig marks a Config that cannot be explored (bad input).
 var ErrBadConfig = errors.New("bad explore configuration")
 
+// badConfig is an error that is ErrBadConfig without saying so in its
+// message.
+type badConfig struct{ msg string }
+
+func (e badConfig) Error() string        { return e.msg }
+func (e badConfig) Is(target error) bool { return target == ErrBadConfig }
+
 func badf(format string, a ...any) error {
-	return fmt.Errorf("%w: %s", ErrBadConfig, fmt.Sprintf(format, a...))
+	return badConfig{msg: fmt.Sprintf(format, a...)}
 }
 
 func prepare(c Config) (*config, error) {
@@ -167,13 +174,6 @@ func prepare(c Config) (*config, error) {
 		return nil, badf("workers must not be negative, got %d", c.Workers)
 	case c.ClockDrift < 0 || c.ClockDrift >= 0.5:
 		return nil, badf("clock drift must be in [0, 0.5), got %g", c.ClockDrift)
-	}
-	probe, err := algo.New(algorithms.Config{ID: 0, Cluster: cl, Params: c.Params, Ablations: c.Ablate, Rand: rand.New(runner.NodeSource(c.Seed, 0, 0))})
-	if err != nil {
-		return nil, badf("%v", err)
-	}
-	if _, ok := probe.(algorithms.Explorable); !ok {
-		return nil, badf("algorithm %s cannot be explored: its nodes (%T) do not implement algorithms.Explorable", c.Algo, probe)
 	}
 	cf := &config{Config: c, algo: algo, cluster: cl}
 	cf.inputs = c.InputKinds
@@ -230,6 +230,13 @@ func prepare(c Config) (*config, error) {
 			k /= len(per)
 		}
 		cf.roots = append(cf.roots, cs)
+	}
+	probe, err := algo.New(algorithms.Config{ID: 0, Cluster: cl, Params: c.Params, Ablations: c.Ablate, Rand: rand.New(runner.NodeSource(c.Seed, 0, 0))})
+	if err != nil {
+		return nil, badf("%v", err)
+	}
+	if _, ok := probe.(algorithms.Explorable); !ok {
+		return nil, badf("algorithm %s cannot be explored: its nodes (%T) do not implement algorithms.Explorable", c.Algo, probe)
 	}
 	return cf, nil
 }

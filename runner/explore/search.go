@@ -276,6 +276,7 @@ type cand struct {
 	parent int32 // index in the frontier
 	move   int32
 	bad    bool
+	fresh  bool // not seen before (phase 2)
 }
 
 type ref struct {
@@ -301,7 +302,11 @@ func (c *config) run() (Result, error) {
 	cpu0 := cpuTime()
 	res := Result{Algo: c.Algo, Ablate: append([]string{}, c.Ablate...), Acceptors: c.Acceptors, Proposers: c.Proposers,
 		Clocks: c.Clocks, Workers: c.Workers, InitStates: len(c.roots)}
-	visited := make(map[fp]struct{}, 1<<16)
+	shards := c.Workers
+	visited := make([]map[fp]struct{}, shards)
+	for k := range visited {
+		visited[k] = make(map[fp]struct{}, 1<<12)
+	}
 	var refs []ref // by global index
 	var frontier []*world
 	var fidx []int32 // global index of each frontier state
@@ -314,10 +319,11 @@ func (c *config) run() (Result, error) {
 		}
 		x.parent = nil
 		f := x.fingerprint()
-		if _, dup := visited[f]; dup {
+		vs := visited[f.a%uint64(shards)]
+		if _, dup := vs[f]; dup {
 			continue
 		}
-		visited[f] = struct{}{}
+		vs[f] = struct{}{}
 		refs = append(refs, ref{parent: -1, move: int32(i)})
 		if w.bad {
 			bad = append(bad, int32(len(refs)-1))
@@ -387,19 +393,42 @@ func (c *config) run() (Result, error) {
 				return res, e
 			}
 		}
-		// Phase 2: deduplicate in the frontier's order (deterministic).
+		// Phase 2: deduplicate. Shard k of the visited set (fingerprints
+		// with a % workers == k) is owned by one goroutine, which walks the
+		// candidates in the frontier's order, so the first of equal
+		// candidates is the one kept whatever the number of workers.
+		var wg2 sync.WaitGroup
+		for k := range shards {
+			wg2.Add(1)
+			go func(k int) {
+				defer wg2.Done()
+				vs := visited[k]
+				for _, cs := range out {
+					for i := range cs {
+						cd := &cs[i]
+						if int(cd.f.a%uint64(shards)) != k {
+							continue
+						}
+						if _, dup := vs[cd.f]; !dup {
+							vs[cd.f] = struct{}{}
+							cd.fresh = true
+						}
+					}
+				}
+			}(k)
+		}
+		wg2.Wait()
 		var nrefs []int32
 		for _, cs := range out {
 			transitions += int64(len(cs))
 			for _, cd := range cs {
-				if _, dup := visited[cd.f]; dup {
+				if !cd.fresh {
 					continue
 				}
 				if c.MaxStates > 0 && int64(len(refs)) >= c.MaxStates {
 					truncated = true
 					break
 				}
-				visited[cd.f] = struct{}{}
 				refs = append(refs, ref{parent: fidx[cd.parent], move: cd.move})
 				g := int32(len(refs) - 1)
 				if cd.bad {

@@ -123,7 +123,7 @@ func (x *exec) nodeHash(n int, local algorithms.Local) fp {
 	if p != nil && x.touched&(1<<n) == 0 && p.now == x.w.now && p.nh != nil && p.nodes[n] == x.w.nodes[n] {
 		return p.nh[n]
 	}
-	x.enc = x.w.nodes[n].node.AppendState(x.enc[:0], local)
+	x.enc = x.w.nodes[n].node.(algorithms.Explorable).AppendState(x.enc[:0], local)
 	return hashBytes(x.enc)
 }
 

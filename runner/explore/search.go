@@ -149,6 +149,22 @@ func badf(format string, a ...any) error {
 }
 
 func prepare(c Config) (*config, error) {
+	cf, err := prepareAny(c)
+	if err != nil {
+		return nil, err
+	}
+	probe, err := cf.algo.New(algorithms.Config{ID: 0, Cluster: cf.cluster, Params: c.Params, Ablations: c.Ablate, Rand: rand.New(runner.NodeSource(c.Seed, 0, 0))})
+	if err != nil {
+		return nil, badf("%v", err)
+	}
+	if _, ok := probe.(algorithms.Explorable); !ok {
+		return nil, badf("algorithm %s cannot be explored: its nodes (%T) do not implement algorithms.Explorable", c.Algo, probe)
+	}
+	return cf, nil
+}
+
+// prepareAny validates c without asking for Explorable nodes.
+func prepareAny(c Config) (*config, error) {
 	algo, err := algorithms.Lookup(c.Algo)
 	if err != nil {
 		return nil, badf("%v", err)
@@ -231,13 +247,6 @@ func prepare(c Config) (*config, error) {
 		}
 		cf.roots = append(cf.roots, cs)
 	}
-	probe, err := algo.New(algorithms.Config{ID: 0, Cluster: cl, Params: c.Params, Ablations: c.Ablate, Rand: rand.New(runner.NodeSource(c.Seed, 0, 0))})
-	if err != nil {
-		return nil, badf("%v", err)
-	}
-	if _, ok := probe.(algorithms.Explorable); !ok {
-		return nil, badf("algorithm %s cannot be explored: its nodes (%T) do not implement algorithms.Explorable", c.Algo, probe)
-	}
 	return cf, nil
 }
 
@@ -266,7 +275,9 @@ func (c *config) root(x *exec, i int) (*world, error) {
 	x.settle()
 	w.bad = overlaps(w.holds) > 0
 	x.parent = nil
-	x.fillNodeHashes()
+	if !x.walk && x.err == nil {
+		x.fillNodeHashes()
+	}
 	return w, x.err
 }
 

@@ -18,19 +18,14 @@ const never = math.MaxInt64
 // holding it is published: a transition that steps the node steps a
 // Clone, so worlds share the nodes they did not touch.
 type snap struct {
-	node algorithms.Explorable
+	node algorithms.Node // an algorithms.Explorable whenever the search branches
 	src  *rand.PCG // the source behind the node's Config.Rand
 }
 
 func (s *snap) clone() *snap {
 	src := new(rand.PCG)
 	*src = *s.src
-	n := s.node.Clone(rand.New(src))
-	e, ok := n.(algorithms.Explorable)
-	if !ok {
-		panic(fmt.Sprintf("explore: Clone of %T returned %T, which is not Explorable", s.node, n))
-	}
-	return &snap{node: e, src: src}
+	return &snap{node: s.node.(algorithms.Explorable).Clone(rand.New(src)), src: src}
 }
 
 // timer is a pending timer of a node, as the runner keeps it outside the
@@ -164,6 +159,9 @@ type exec struct {
 	// client inputs).
 	effects int
 	parent  *world // the world x.w was copied from, nil for a root
+	// walk: steps change nodes in place (a single path, no branching:
+	// the random walks of the tests, which need no Explorable).
+	walk bool
 	enc     []byte
 	enc2    []byte
 	mh      []fp
@@ -180,7 +178,7 @@ func (x *exec) clock(n algorithms.NodeID) runner.Clock { return x.cfg.roots[x.w.
 // own returns node n's snap, cloned first if this transition has not
 // cloned it yet.
 func (x *exec) own(n algorithms.NodeID) *snap {
-	if x.touched&(1<<n) == 0 {
+	if x.touched&(1<<n) == 0 && !x.walk {
 		x.w.nodes[n] = x.w.nodes[n].clone()
 		x.touched |= 1 << n
 	}
@@ -484,12 +482,11 @@ func (x *exec) start(n algorithms.NodeID, again bool) {
 		x.fail(fmt.Errorf("building node %d: %w", n, err))
 		return
 	}
-	e, ok := nd.(algorithms.Explorable)
-	if !ok {
+	if _, ok := nd.(algorithms.Explorable); !ok && !x.walk {
 		x.fail(fmt.Errorf("algorithm %s cannot be explored: its nodes (%T) do not implement algorithms.Explorable", x.cfg.Algo, nd))
 		return
 	}
-	w.nodes[n] = &snap{node: e, src: src}
+	w.nodes[n] = &snap{node: nd, src: src}
 	x.touched |= 1 << n
 	x.step(n, algorithms.Input{Kind: algorithms.Start})
 }
@@ -525,7 +522,10 @@ func (x *exec) sameNode(parent *world, n algorithms.NodeID) bool {
 		return a == b
 	}
 	local := x.clock(n).Local(x.w.now)
-	x.enc = a.node.AppendState(x.enc[:0], local)
-	x.enc2 = b.node.AppendState(x.enc2[:0], local)
+	if x.walk {
+		return false
+	}
+	x.enc = a.node.(algorithms.Explorable).AppendState(x.enc[:0], local)
+	x.enc2 = b.node.(algorithms.Explorable).AppendState(x.enc2[:0], local)
 	return string(x.enc) == string(x.enc2)
 }

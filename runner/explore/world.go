@@ -19,7 +19,7 @@ const never = math.MaxInt64
 // Clone, so worlds share the nodes they did not touch.
 type snap struct {
 	node algorithms.Node // an algorithms.Explorable whenever the search branches
-	src  *rand.PCG // the source behind the node's Config.Rand
+	src  *rand.PCG       // the source behind the node's Config.Rand
 }
 
 func (s *snap) clone() *snap {
@@ -162,9 +162,9 @@ type exec struct {
 	// walk: steps change nodes in place (a single path, no branching:
 	// the random walks of the tests, which need no Explorable).
 	walk bool
-	enc     []byte
-	enc2    []byte
-	mh      []fp
+	enc  []byte
+	enc2 []byte
+	mh   []fp
 }
 
 func (x *exec) fail(err error) {

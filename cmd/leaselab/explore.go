@@ -63,6 +63,8 @@ func setupExplore(fs *pflag.FlagSet) action {
 	fs.StringVar(&cfg.Clocks, "clocks", cfg.Clocks, "clock models, chosen once per node at the start: exact (all read true time), "+
 		"drift (rate error -F or +F, F = --drift), skew (offset -d_max/2 or +d_max/2), extremes (both)")
 	drift := fs.Float64("drift", cfg.Params.Drift, "ACTUAL rate error of drifting clocks (--clocks drift|extremes); default: the --drift-bound value")
+	fs.IntVar(&cfg.MaxPending, "max-pending", cfg.MaxPending, "a state with more messages in flight is judged by the checker but not expanded (0: no bound; the TLA+ audit's MaxNetwork)")
+	fs.DurationVar(&cfg.Horizon, "horizon", cfg.Horizon, "true time never advances past this (0: no bound)")
 	fs.IntVar(&cfg.MaxDepth, "max-depth", 0, "explore at most this many transitions from the start (0: no bound)")
 	fs.Int64Var(&cfg.MaxStates, "max-states", 20_000_000, "stop after this many distinct states (0: no bound; memory grows by roughly 100 bytes per state plus the widest level)")
 	fs.IntVar(&cfg.Workers, "workers", cfg.Workers, "goroutines expanding states (the result does not depend on it)")
@@ -164,6 +166,7 @@ func writeExploreTable(c *ctx, r explore.Result) error {
 		{"clocks", fmt.Sprintf("%s (%d initial states)", r.Clocks, r.InitStates)},
 		{"states (distinct)", strconv.FormatInt(r.States, 10)},
 		{"transitions", strconv.FormatInt(r.Transitions, 10)},
+		{"constrained (beyond --max-pending)", strconv.FormatInt(r.Constrained, 10)},
 		{"max depth", strconv.Itoa(r.MaxDepth)},
 		{"exhausted", strconv.FormatBool(r.Exhausted)},
 		{"states/s", fmt.Sprintf("%.0f (%d workers)", r.StatesPerSec, r.Workers)},

@@ -41,6 +41,13 @@ type Config struct {
 	Clocks     string
 	ClockDrift float64
 
+	// MaxPending bounds the messages in flight: a state with more is
+	// judged by the checker but not expanded (0: no bound), like the
+	// network bound of the TLA+ audit's configurations.
+	MaxPending int
+	// Horizon bounds true time: time never advances past it (0: no bound).
+	Horizon time.Duration
+
 	MaxDepth  int   // transitions from the initial state (0: no bound)
 	MaxStates int64 // distinct states (0: no bound)
 	Workers   int   // 0: runtime.NumCPU()
@@ -53,7 +60,9 @@ type Config struct {
 var ClockModes = []string{"exact", "drift", "skew", "extremes"}
 
 // DefaultConfig is the explorer's default: 3 acceptors, 2 proposers, one
-// resource, two client inputs, one crash, one drop, no duplicates, exact
+// resource, two client inputs, one crash, no drops (a message never
+// delivered is a lost one, so drops add no reachable violation, only
+// states), no duplicates, exact
 // clocks, and protocol parameters under which a round is never abandoned
 // while a restarted node waits out M (timeout above M) and a retry never
 // waits a random time (Backoff 0).
@@ -65,7 +74,7 @@ func DefaultConfig() Config {
 	return Config{
 		Algo: "paxoslease", Acceptors: 3, Proposers: 2, Resources: 1,
 		Params: p, Seed: 1,
-		Inputs: 2, Crashes: 1, Drops: 1, Dups: 0,
+		Inputs: 2, Crashes: 1, Drops: 0, Dups: 0, MaxPending: 4,
 		Clocks: "exact", ClockDrift: p.Drift,
 	}
 }
@@ -111,6 +120,8 @@ type Result struct {
 	WallMS          float64 `json:"wall_ms"`
 	CPUMS           float64 `json:"cpu_ms"`
 	Workers         int     `json:"workers"`
+	// Constrained: states beyond --max-pending, judged but not expanded.
+	Constrained int64 `json:"constrained"`
 	// Violations is the number of distinct violating states at the depth
 	// of the first one (the search stops after that level).
 	Violations int `json:"violations"`
@@ -182,6 +193,10 @@ func prepareAny(c Config) (*config, error) {
 		return nil, badf("budgets must not be negative (inputs %d, crashes %d, drops %d, dups %d)", c.Inputs, c.Crashes, c.Drops, c.Dups)
 	case c.Inputs > math.MaxInt16 || c.Crashes > math.MaxInt16 || c.Drops > math.MaxInt16 || c.Dups > math.MaxInt16:
 		return nil, badf("budgets must be at most %d", math.MaxInt16)
+	case c.MaxPending < 0:
+		return nil, badf("max pending must not be negative, got %d", c.MaxPending)
+	case c.Horizon < 0:
+		return nil, badf("horizon must not be negative, got %v", c.Horizon)
 	case c.MaxDepth < 0:
 		return nil, badf("max depth must not be negative, got %d", c.MaxDepth)
 	case c.MaxStates < 0:
@@ -288,6 +303,7 @@ type cand struct {
 	move   int32
 	bad    bool
 	fresh  bool // not seen before (phase 2)
+	over   bool // beyond --max-pending: judged, not expanded
 }
 
 type ref struct {
@@ -308,7 +324,7 @@ func (c *config) run() (Result, error) {
 	// The search allocates many short-lived node copies and keeps few:
 	// collecting less often costs memory it has and saves a fifth of the
 	// time.
-	defer debug.SetGCPercent(debug.SetGCPercent(400))
+	defer debug.SetGCPercent(debug.SetGCPercent(150))
 	start := time.Now()
 	cpu0 := cpuTime()
 	res := Result{Algo: c.Algo, Ablate: append([]string{}, c.Ablate...), Acceptors: c.Acceptors, Proposers: c.Proposers,
@@ -350,6 +366,7 @@ func (c *config) run() (Result, error) {
 	truncated := false
 	depth := 0
 	var transitions int64
+	var constrained int64
 	for len(bad) == 0 && len(frontier) > 0 && !truncated {
 		if c.MaxDepth > 0 && depth >= c.MaxDepth {
 			break
@@ -391,7 +408,8 @@ func (c *config) run() (Result, error) {
 								errs[wk] = x.err
 								return
 							}
-							cs = append(cs, cand{f: x.fingerprint(), parent: int32(i), move: int32(mi), bad: overlaps(scratch.holds) > 0})
+							cs = append(cs, cand{f: x.fingerprint(), parent: int32(i), move: int32(mi), bad: overlaps(scratch.holds) > 0,
+								over: c.MaxPending > 0 && len(scratch.pending) > c.MaxPending})
 						}
 					}
 					out[k] = cs
@@ -446,6 +464,10 @@ func (c *config) run() (Result, error) {
 					bad = append(bad, g)
 					continue
 				}
+				if cd.over {
+					constrained++
+					continue
+				}
 				nrefs = append(nrefs, g)
 			}
 			if truncated {
@@ -497,6 +519,7 @@ func (c *config) run() (Result, error) {
 	}
 	res.States = int64(len(refs))
 	res.Transitions = transitions
+	res.Constrained = constrained
 	res.Exhausted = len(bad) == 0 && !truncated && (len(frontier) == 0 || c.stuck(frontier))
 	el := time.Since(start)
 	res.WallMS = float64(el.Microseconds()) / 1000

@@ -36,6 +36,11 @@ var inputKinds = [...]algorithms.InputKind{algorithms.Acquire, algorithms.Extend
 // to the next timer deadline.
 func (c *config) moves(w *world, ms []move) []move {
 	for i := range w.pending {
+		if w.nodes[w.pending[i].msg.To] == nil {
+			// Delivering to a node that is down loses the message; leaving
+			// it in flight for ever has the same futures and more.
+			continue
+		}
 		ms = append(ms, move{kind: tDeliver, arg: int32(i)})
 		if w.budget.drops > 0 {
 			ms = append(ms, move{kind: tDrop, arg: int32(i)})
@@ -65,7 +70,7 @@ func (c *config) moves(w *world, ms []move) []move {
 			ms = append(ms, move{kind: tRestart, arg: int32(n)})
 		}
 	}
-	if w.nextDeadline() != never {
+	if t := w.nextDeadline(); t != never && (c.Horizon == 0 || t <= int64(c.Horizon)) {
 		ms = append(ms, move{kind: tAdvance})
 	}
 	return ms
@@ -97,6 +102,15 @@ func (x *exec) apply(parent *world, m move) bool {
 		}
 		if m.kind != tDrop {
 			x.deliver(&p.msg)
+			x.settle()
+			if x.err == nil && x.effects == 0 && x.sameNode(parent, p.msg.To) {
+				// The receiver ignored it: the state is the parent's
+				// without the message (or with one budget less), and the
+				// parent, which may still deliver it or never, has every
+				// future this one has.
+				return false
+			}
+			return true
 		}
 	case tInput:
 		w.budget.inputs--

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -29,5 +30,42 @@ func TestExploreBadInput(t *testing.T) {
 				t.Errorf("exit %d, stdout %q, stderr %q; want exit 2 and %q", code, stdout, stderr, tc.want)
 			}
 		})
+	}
+}
+
+// explore finds a rule's violation, writes it as a scenario, and replay
+// shows the same violation; with every rule on a small space is exhausted.
+func TestExploreFindsAndReplays(t *testing.T) {
+	f := t.TempDir() + "/ce.txt"
+	code, stdout, stderr := leaselab("explore", "--algo", "naive", "--ablate", "restart-wait", "--out", f, "--format", "json", "--workers", "2")
+	if code != 1 {
+		t.Fatalf("exit %d, want 1 (a violation); stderr %q", code, stderr)
+	}
+	var r map[string]any
+	if err := json.Unmarshal([]byte(stdout), &r); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"algo", "states", "transitions", "max_depth", "exhausted", "states_per_sec", "wall_ms", "violations", "counterexample"} {
+		if _, ok := r[k]; !ok {
+			t.Errorf("JSON lacks %q: %s", k, stdout)
+		}
+	}
+	if r["counterexample"] != f || r["violations"].(float64) < 1 {
+		t.Fatalf("%s", stdout)
+	}
+	_, out, _ := leaselab("replay", "--format", "json", f)
+	var rr struct {
+		Violations []json.RawMessage `json:"violations"`
+		Failed     []string          `json:"failed"`
+	}
+	if err := json.Unmarshal([]byte(out), &rr); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if len(rr.Violations) == 0 || len(rr.Failed) != 0 {
+		t.Fatalf("replay of the counterexample: %s", out)
+	}
+	code, stdout, stderr = leaselab("explore", "--algo", "paxoslease", "--inputs", "1", "--format", "json")
+	if code != 0 || !strings.Contains(stdout, `"exhausted": true`) || !strings.Contains(stdout, `"violations": 0`) {
+		t.Fatalf("exit %d: %s %s", code, stdout, stderr)
 	}
 }

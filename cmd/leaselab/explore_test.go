@@ -56,7 +56,7 @@ func TestExploreFindsAndReplays(t *testing.T) {
 	_, out, _ := leaselab("replay", "--format", "json", f)
 	var rr struct {
 		Violations []json.RawMessage `json:"violations"`
-		Failed     []string          `json:"failed"`
+		Failed     []string          `json:"failed_expectations"`
 	}
 	if err := json.Unmarshal([]byte(out), &rr); err != nil {
 		t.Fatalf("%v: %s", err, out)

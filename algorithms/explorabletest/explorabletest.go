@@ -1,0 +1,597 @@
+// Package explorabletest checks an algorithms.Explorable implementation
+// against the contract the explorer relies on: Clone gives an independent
+// copy, equal inputs give equal outputs and encodings, encodings do not
+// change when every time is shifted, and nodes with equal encodings behave
+// alike. Algorithm packages call Run from their tests; each adds its own
+// sensitivity tests (states that differ in something that matters).
+//
+// Everything is driven by seeded random walks over a small cluster: a
+// network that delivers, duplicates and drops any message in flight, client
+// requests, timers fired when their node's clock reaches them, free time
+// steps, and crash-restarts. Nothing reads the wall clock.
+package explorabletest
+
+import (
+	"bytes"
+	"fmt"
+	"hash/fnv"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"leaselab/algorithms"
+)
+
+// Setup describes the algorithm under test.
+type Setup struct {
+	Acceptors, Proposers int
+	Params               algorithms.Params
+	// Resources: client requests name resources 1..Resources.
+	Resources int
+	// TimerKinds the algorithm uses, for Fire inputs of arbitrary keys.
+	TimerKinds []uint8
+	// New builds node id of cl after restarts earlier starts, with the
+	// durable records it made before (nil unless the algorithm is durable).
+	New func(id algorithms.NodeID, cl algorithms.Cluster, restarts uint16, recovered []algorithms.Record, r *rand.Rand) (algorithms.Explorable, error)
+}
+
+// Base is the true time the test worlds start at: far from zero, so that no
+// real time is ever 0 and "0 = unset" fields stay distinct from times.
+const Base algorithms.Local = 1_000_000_000_000
+
+// World is a cluster under a hand-driven network and one true clock; node
+// i's local clock reads true time + off[i].
+type World struct {
+	s        *Setup
+	cl       algorithms.Cluster
+	nodes    []algorithms.Explorable
+	pcg      []*rand.PCG
+	base     algorithms.Local
+	now      int64 // true time since base
+	off      []int64
+	restarts []uint16
+	records  [][]algorithms.Record
+	flight   []algorithms.Message
+	timers   []map[algorithms.TimerKey]algorithms.Local
+	out      algorithms.Output
+	// Log holds each step's output, times written relative to base.
+	Log []string
+}
+
+// NewWorld builds and starts a cluster whose clocks start at base.
+func NewWorld(t testing.TB, s *Setup, base algorithms.Local) *World {
+	t.Helper()
+	cl := algorithms.NewCluster(s.Acceptors, s.Proposers)
+	w := &World{s: s, cl: cl, base: base}
+	for i := 0; i < cl.Nodes; i++ {
+		// Small distinct clock offsets: the nodes do not share one clock.
+		w.off = append(w.off, int64(i)*int64(3*time.Millisecond)-int64(2*time.Millisecond))
+		w.pcg = append(w.pcg, rand.NewPCG(uint64(i)+1, 0xc10e))
+		n, err := s.New(algorithms.NodeID(i), cl, 0, nil, rand.New(w.pcg[i]))
+		if err != nil {
+			t.Fatalf("New(%d): %v", i, err)
+		}
+		w.nodes = append(w.nodes, n)
+		w.restarts = append(w.restarts, 0)
+		w.records = append(w.records, nil)
+		w.timers = append(w.timers, map[algorithms.TimerKey]algorithms.Local{})
+	}
+	for i := range w.nodes {
+		w.step(t, i, algorithms.Input{Kind: algorithms.Start})
+	}
+	return w
+}
+
+// Local is node i's clock now.
+func (w *World) Local(i int) algorithms.Local {
+	return w.base + algorithms.Local(w.now+w.off[i])
+}
+
+// Nodes returns the nodes.
+func (w *World) Nodes() []algorithms.Explorable { return w.nodes }
+
+func copyPCG(t testing.TB, p *rand.PCG) *rand.PCG {
+	t.Helper()
+	state, err := p.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := new(rand.PCG)
+	if err := q.UnmarshalBinary(state); err != nil {
+		t.Fatal(err)
+	}
+	return q
+}
+
+// Clone copies the world: every node with Clone (each drawing from a copy
+// of its random source, so both worlds draw the same numbers), the network,
+// the timers and the durable records.
+func (w *World) Clone(t testing.TB) *World {
+	t.Helper()
+	c := *w
+	c.nodes = make([]algorithms.Explorable, len(w.nodes))
+	c.pcg = make([]*rand.PCG, len(w.pcg))
+	for i, n := range w.nodes {
+		c.pcg[i] = copyPCG(t, w.pcg[i])
+		e, ok := n.Clone(rand.New(c.pcg[i])).(algorithms.Explorable)
+		if !ok {
+			t.Fatalf("Clone of node %d is not Explorable", i)
+		}
+		if e == n {
+			t.Fatalf("Clone of node %d returned the node itself", i)
+		}
+		c.nodes[i] = e
+	}
+	c.off = slices.Clone(w.off)
+	c.restarts = slices.Clone(w.restarts)
+	c.records = make([][]algorithms.Record, len(w.records))
+	for i := range w.records {
+		c.records[i] = slices.Clone(w.records[i])
+	}
+	c.flight = slices.Clone(w.flight)
+	c.timers = make([]map[algorithms.TimerKey]algorithms.Local, len(w.timers))
+	for i, m := range w.timers {
+		c.timers[i] = make(map[algorithms.TimerKey]algorithms.Local, len(m))
+		for k, v := range m {
+			c.timers[i][k] = v
+		}
+	}
+	c.out = algorithms.Output{}
+	c.Log = nil
+	return &c
+}
+
+// Encode is every node's AppendState at its own clock, in node order.
+func (w *World) Encode() []byte {
+	var b []byte
+	for i, n := range w.nodes {
+		b = n.AppendState(b, w.Local(i))
+	}
+	return b
+}
+
+// rel writes a time relative to base; 0 stays 0 (an unused field).
+func rel(t, base algorithms.Local) int64 {
+	if t == 0 {
+		return 0
+	}
+	return int64(t - base)
+}
+
+// FormatOutput writes out with every time relative to base.
+func FormatOutput(out *algorithms.Output, base algorithms.Local) string {
+	var sb strings.Builder
+	for _, r := range out.Persist {
+		r.Expiry = algorithms.Local(rel(r.Expiry, base))
+		fmt.Fprintf(&sb, "persist %+v;", r)
+	}
+	if out.NoSync {
+		sb.WriteString("nosync;")
+	}
+	for _, m := range out.Msgs {
+		m.Expiry = algorithms.Local(rel(m.Expiry, base))
+		fmt.Fprintf(&sb, "msg %+v;", m)
+	}
+	for _, tm := range out.Timers {
+		if !tm.Cancel {
+			tm.At = algorithms.Local(rel(tm.At, base))
+		}
+		fmt.Fprintf(&sb, "timer %+v;", tm)
+	}
+	for _, e := range out.Events {
+		e.Until = algorithms.Local(rel(e.Until, base))
+		fmt.Fprintf(&sb, "event %+v;", e)
+	}
+	return sb.String()
+}
+
+func (w *World) step(t testing.TB, i int, in algorithms.Input) {
+	w.out.Reset()
+	w.nodes[i].Step(w.Local(i), in, &w.out)
+	for _, tm := range w.out.Timers {
+		if tm.Cancel {
+			delete(w.timers[i], tm.Key)
+		} else {
+			w.timers[i][tm.Key] = tm.At
+		}
+	}
+	w.flight = append(w.flight, w.out.Msgs...)
+	w.records[i] = append(w.records[i], w.out.Persist...)
+	w.Log = append(w.Log, fmt.Sprintf("n%d %v: %s", i, in.Kind, FormatOutput(&w.out, w.base)))
+}
+
+// ActionKind is one move of a random walk.
+type ActionKind uint8
+
+const (
+	Deliver   ActionKind = iota // deliver flight[Index]; Keep leaves a duplicate in flight
+	Drop                        // lose flight[Index]
+	Client                      // Input Kind on Resource at node Node
+	FireTimer                   // fire node Node's Index-th pending timer (in key order)
+	Advance                     // true time moves by Dur
+	Restart                     // node Node crashes and restarts at once
+)
+
+// Action is one move; the same Action applied to equal worlds gives equal
+// worlds.
+type Action struct {
+	Kind     ActionKind
+	Node     int
+	Index    int
+	Keep     bool
+	Input    algorithms.InputKind
+	Resource algorithms.ResourceID
+	Dur      time.Duration
+}
+
+// RandomAction draws a plausible next move for w.
+func (w *World) RandomAction(rng *rand.Rand) Action {
+	x := rng.IntN(100)
+	switch {
+	case x < 60 && len(w.flight) > 0:
+		return Action{Kind: Deliver, Index: rng.IntN(len(w.flight)), Keep: rng.IntN(8) == 0}
+	case x < 64 && len(w.flight) > 0:
+		return Action{Kind: Drop, Index: rng.IntN(len(w.flight))}
+	case x < 78:
+		kinds := [...]algorithms.InputKind{algorithms.Acquire, algorithms.Acquire, algorithms.Extend, algorithms.Giveup}
+		return Action{Kind: Client, Node: rng.IntN(w.cl.Proposers), Input: kinds[rng.IntN(len(kinds))],
+			Resource: algorithms.ResourceID(1 + rng.IntN(w.s.Resources))}
+	case x < 95:
+		var with []int
+		for i := range w.timers {
+			if len(w.timers[i]) > 0 {
+				with = append(with, i)
+			}
+		}
+		if len(with) > 0 {
+			i := with[rng.IntN(len(with))]
+			return Action{Kind: FireTimer, Node: i, Index: rng.IntN(len(w.timers[i]))}
+		}
+		return Action{Kind: Advance, Dur: time.Duration(rng.Int64N(int64(w.s.Params.LeaseSpan)))}
+	case x < 98:
+		return Action{Kind: Advance, Dur: time.Duration(rng.Int64N(int64(w.s.Params.ResponseTimeout)))}
+	default:
+		return Action{Kind: Restart, Node: rng.IntN(len(w.nodes))}
+	}
+}
+
+func sortedKeys(m map[algorithms.TimerKey]algorithms.Local) []algorithms.TimerKey {
+	keys := make([]algorithms.TimerKey, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b algorithms.TimerKey) int {
+		if a.Resource != b.Resource {
+			if a.Resource < b.Resource {
+				return -1
+			}
+			return 1
+		}
+		return int(a.Kind) - int(b.Kind)
+	})
+	return keys
+}
+
+// Apply performs a.
+func (w *World) Apply(t testing.TB, a Action) {
+	t.Helper()
+	switch a.Kind {
+	case Deliver:
+		m := w.flight[a.Index]
+		if !a.Keep {
+			w.flight = slices.Delete(w.flight, a.Index, a.Index+1)
+		}
+		if int(m.To) < len(w.nodes) {
+			w.step(t, int(m.To), algorithms.Input{Kind: algorithms.Recv, Msg: m})
+		}
+	case Drop:
+		w.flight = slices.Delete(w.flight, a.Index, a.Index+1)
+	case Client:
+		w.step(t, a.Node, algorithms.Input{Kind: a.Input, Resource: a.Resource})
+	case FireTimer:
+		key := sortedKeys(w.timers[a.Node])[a.Index]
+		at := w.timers[a.Node][key]
+		delete(w.timers[a.Node], key)
+		if d := int64(at - w.Local(a.Node)); d > 0 {
+			w.now += d
+		}
+		w.step(t, a.Node, algorithms.Input{Kind: algorithms.Fire, Timer: key})
+	case Advance:
+		w.now += int64(a.Dur)
+	case Restart:
+		i := a.Node
+		w.restarts[i]++
+		w.pcg[i] = rand.NewPCG(uint64(i)+1, 0x5eed+uint64(w.restarts[i]))
+		n, err := w.s.New(algorithms.NodeID(i), w.cl, w.restarts[i], slices.Clone(w.records[i]), rand.New(w.pcg[i]))
+		if err != nil {
+			t.Fatalf("restart of node %d: %v", i, err)
+		}
+		w.nodes[i] = n
+		w.timers[i] = map[algorithms.TimerKey]algorithms.Local{}
+		w.step(t, i, algorithms.Input{Kind: algorithms.Start})
+	}
+}
+
+// Run runs every generic check of the contract on s.
+func Run(t *testing.T, s *Setup) {
+	t.Run("CloneIndependence", func(t *testing.T) { CloneIndependence(t, s) })
+	t.Run("CloneDeterminism", func(t *testing.T) { CloneDeterminism(t, s) })
+	t.Run("StateTimeShift", func(t *testing.T) { StateTimeShift(t, s) })
+	t.Run("CloneRandomSuffix", func(t *testing.T) { CloneRandomSuffix(t, s) })
+	t.Run("StateEqualBehaviour", func(t *testing.T) { StateEqualBehaviour(t, s) })
+}
+
+// walk applies n random actions drawn from rng to w.
+func walk(t testing.TB, w *World, rng *rand.Rand, n int) {
+	for k := 0; k < n; k++ {
+		w.Apply(t, w.RandomAction(rng))
+	}
+}
+
+// CloneIndependence: stepping a clone leaves the original's encoding
+// unchanged and the other way round; and the clone draws from its own
+// random source (a second clone taken at the same point and the original
+// still agree after the first clone ran).
+func CloneIndependence(t *testing.T, s *Setup) {
+	for seed := uint64(1); seed <= 40; seed++ {
+		rng := rand.New(rand.NewPCG(seed, 1))
+		a := NewWorld(t, s, Base)
+		walk(t, a, rng, rng.IntN(60))
+		b := a.Clone(t)
+		c := a.Clone(t)
+		before := a.Encode()
+		walk(t, b, rand.New(rand.NewPCG(seed, 2)), 40)
+		if got := a.Encode(); !bytes.Equal(got, before) {
+			t.Fatalf("seed %d: stepping the clone changed the original's encoding", seed)
+		}
+		cBefore := c.Encode()
+		walk(t, a, rand.New(rand.NewPCG(seed, 3)), 40)
+		if got := c.Encode(); !bytes.Equal(got, cBefore) {
+			t.Fatalf("seed %d: stepping the original changed a clone's encoding", seed)
+		}
+		walk(t, c, rand.New(rand.NewPCG(seed, 3)), 40)
+		if !slices.Equal(a.Log[len(a.Log)-len(c.Log):], c.Log) {
+			t.Fatalf("seed %d: the original and a clone disagree after another clone ran:\n%s", seed, diff(a.Log[len(a.Log)-len(c.Log):], c.Log))
+		}
+	}
+}
+
+// CloneDeterminism: two clones given equal inputs give equal outputs and
+// equal encodings after every step.
+func CloneDeterminism(t *testing.T, s *Setup) {
+	for seed := uint64(1); seed <= 40; seed++ {
+		rng := rand.New(rand.NewPCG(seed, 4))
+		w := NewWorld(t, s, Base)
+		walk(t, w, rng, rng.IntN(60))
+		a, b := w.Clone(t), w.Clone(t)
+		for k := 0; k < 60; k++ {
+			act := a.RandomAction(rng)
+			a.Apply(t, act)
+			b.Apply(t, act)
+			if !slices.Equal(a.Log, b.Log) {
+				t.Fatalf("seed %d step %d: outputs differ:\n%s", seed, k, diff(a.Log, b.Log))
+			}
+			if !bytes.Equal(a.Encode(), b.Encode()) {
+				t.Fatalf("seed %d step %d: encodings differ", seed, k)
+			}
+		}
+	}
+}
+
+// StateTimeShift: the same actions on a world whose clocks all start Δ
+// later give equal encodings (each at its node's shifted now) and outputs
+// equal up to the shift.
+func StateTimeShift(t *testing.T, s *Setup) {
+	for seed := uint64(1); seed <= 40; seed++ {
+		delta := algorithms.Local(12_345_678_901 * int64(seed))
+		rng := rand.New(rand.NewPCG(seed, 5))
+		a := NewWorld(t, s, Base)
+		b := NewWorld(t, s, Base+delta)
+		for k := 0; k < 120; k++ {
+			act := a.RandomAction(rng)
+			a.Apply(t, act)
+			b.Apply(t, act)
+			if !slices.Equal(a.Log, b.Log) {
+				t.Fatalf("seed %d step %d: outputs differ under a time shift:\n%s", seed, k, diff(a.Log, b.Log))
+			}
+			if !bytes.Equal(a.Encode(), b.Encode()) {
+				t.Fatalf("seed %d step %d: encodings differ under a time shift of %d", seed, k, delta)
+			}
+		}
+	}
+}
+
+// CloneRandomSuffix: clone at a random point of a random walk, feed the
+// same random suffix to both: identical outputs and encodings.
+func CloneRandomSuffix(t *testing.T, s *Setup) {
+	for seed := uint64(1); seed <= 100; seed++ {
+		rng := rand.New(rand.NewPCG(seed, 6))
+		a := NewWorld(t, s, Base)
+		walk(t, a, rng, rng.IntN(150))
+		b := a.Clone(t)
+		a.Log = nil
+		for k := 0; k < 80; k++ {
+			act := a.RandomAction(rng)
+			a.Apply(t, act)
+			b.Apply(t, act)
+		}
+		if !slices.Equal(a.Log, b.Log) {
+			t.Fatalf("seed %d: outputs after the clone point differ:\n%s", seed, diff(a.Log, b.Log))
+		}
+		if !bytes.Equal(a.Encode(), b.Encode()) {
+			t.Fatalf("seed %d: encodings after the clone point differ", seed)
+		}
+	}
+}
+
+// snapshot is one node as a random walk left it.
+type snapshot struct {
+	node    algorithms.Explorable
+	now     algorithms.Local
+	history uint64 // hash of the inputs that led there, times relative
+	where   string
+}
+
+// poolMsg is a message seen in some walk, its expiry relative to the
+// sender's clock when sent.
+type poolMsg struct {
+	m   algorithms.Message
+	rel int64
+}
+
+// StateEqualBehaviour: nodes reached by different input histories whose
+// encodings are equal answer the same random input sequences (messages
+// seen in the walks, client requests, Fire of any timer key, at the same
+// times relative to their own now) with the same outputs, given the same
+// random source. At least 20 such pairs must be found and compared.
+func StateEqualBehaviour(t *testing.T, s *Setup) {
+	seen := map[string]*snapshot{}
+	var pool []poolMsg
+	compared := 0
+	for walkNo := uint64(1); walkNo <= 400 && compared < 300; walkNo++ {
+		rng := rand.New(rand.NewPCG(walkNo, 7))
+		w := NewWorld(t, s, Base)
+		hist := make([]uint64, len(w.nodes))
+		for k := 0; k < 30 && compared < 300; k++ {
+			act := w.RandomAction(rng)
+			// The input this action gives a node, for the history hash.
+			target, input := -1, ""
+			switch act.Kind {
+			case Deliver:
+				m := w.flight[act.Index]
+				target = int(m.To)
+				m.Expiry = algorithms.Local(rel(m.Expiry, w.Local(int(m.From))))
+				input = fmt.Sprintf("recv %+v", m)
+			case Client:
+				target, input = act.Node, fmt.Sprintf("client %v %d", act.Input, act.Resource)
+			case FireTimer:
+				target = act.Node
+				key := sortedKeys(w.timers[act.Node])[act.Index]
+				input = fmt.Sprintf("fire %+v", key)
+			case Restart:
+				target, input = act.Node, "restart"
+			}
+			nFlight := len(w.flight)
+			w.Apply(t, act)
+			for _, m := range w.flight[min(nFlight, len(w.flight)):] {
+				pool = append(pool, poolMsg{m: m, rel: rel(m.Expiry, w.Local(int(m.From)))})
+			}
+			if target < 0 {
+				continue
+			}
+			h := fnv.New64a()
+			fmt.Fprintf(h, "%d|%s|%d", hist[target], input, int64(w.Local(target)-Base))
+			hist[target] = h.Sum64()
+			key := string(w.nodes[target].AppendState([]byte{byte(target)}, w.Local(target)))
+			cur := &snapshot{now: w.Local(target), history: hist[target], where: fmt.Sprintf("walk %d step %d node %d", walkNo, k, target)}
+			prev, ok := seen[key]
+			if !ok {
+				cur.node = w.nodes[target].Clone(rand.New(rand.NewPCG(0, 0))).(algorithms.Explorable)
+				seen[key] = cur
+				continue
+			}
+			if prev.history == cur.history {
+				continue
+			}
+			compared++
+			for suf := uint64(0); suf < 4; suf++ {
+				la := runSuffix(t, s, target, prev.node, prev.now, pool, walkNo*7+suf)
+				lb := runSuffix(t, s, target, w.nodes[target], cur.now, pool, walkNo*7+suf)
+				if !slices.Equal(la, lb) {
+					t.Fatalf("equal encodings, different behaviour: %s and %s, suffix %d:\n%s", prev.where, cur.where, suf, diff(la, lb))
+				}
+			}
+		}
+	}
+	if compared < 20 {
+		t.Fatalf("only %d pairs of distinct histories with equal encodings found; the check needs at least 20", compared)
+	}
+	t.Logf("%d pairs of distinct histories with equal encodings behaved alike on 4 suffixes each", compared)
+}
+
+// runSuffix feeds a clone of node id n (at local time now) a random input
+// sequence drawn from seed and returns its outputs, times relative to now:
+// messages from the pool (readdressed to n), its own messages back to it,
+// the timers it asked for at their deadlines, Fire of arbitrary keys,
+// client requests and time steps.
+func runSuffix(t testing.TB, s *Setup, id int, n algorithms.Explorable, now algorithms.Local, pool []poolMsg, seed uint64) []string {
+	rng := rand.New(rand.NewPCG(seed, 8))
+	c := n.Clone(rand.New(rand.NewPCG(seed, 9)))
+	start := now
+	var out algorithms.Output
+	var log []string
+	var own []algorithms.Message
+	timers := map[algorithms.TimerKey]algorithms.Local{}
+	for k := 0; k < 40; k++ {
+		if rng.IntN(10) == 0 {
+			now += algorithms.Local(rng.Int64N(int64(s.Params.ResponseTimeout)))
+		}
+		var in algorithms.Input
+		switch x := rng.IntN(20); {
+		case x < 6 && len(pool) > 0:
+			pm := pool[rng.IntN(len(pool))]
+			m := pm.m
+			m.To = algorithms.NodeID(id)
+			if m.Expiry != 0 {
+				m.Expiry = now + algorithms.Local(pm.rel)
+			}
+			in = algorithms.Input{Kind: algorithms.Recv, Msg: m}
+		case x < 10 && len(own) > 0:
+			// One of its own messages, answered as if by its addressee:
+			// the node's own requests come back to it (as acceptor) or
+			// are echoed with the sender and addressee swapped.
+			m := own[rng.IntN(len(own))]
+			if rng.IntN(2) == 0 {
+				m.From, m.To = m.To, algorithms.NodeID(id)
+			} else {
+				m.To = algorithms.NodeID(id)
+			}
+			in = algorithms.Input{Kind: algorithms.Recv, Msg: m}
+		case x < 14 && len(timers) > 0:
+			key := sortedKeys(timers)[rng.IntN(len(timers))]
+			if at := timers[key]; at > now {
+				now = at
+			}
+			delete(timers, key)
+			in = algorithms.Input{Kind: algorithms.Fire, Timer: key}
+		case x < 15:
+			in = algorithms.Input{Kind: algorithms.Fire, Timer: algorithms.TimerKey{
+				Resource: algorithms.ResourceID(rng.IntN(s.Resources + 1)),
+				Kind:     s.TimerKinds[rng.IntN(len(s.TimerKinds))]}}
+		default:
+			kinds := [...]algorithms.InputKind{algorithms.Acquire, algorithms.Acquire, algorithms.Extend, algorithms.Giveup}
+			in = algorithms.Input{Kind: kinds[rng.IntN(len(kinds))], Resource: algorithms.ResourceID(1 + rng.IntN(s.Resources))}
+		}
+		out.Reset()
+		c.Step(now, in, &out)
+		for _, tm := range out.Timers {
+			if tm.Cancel {
+				delete(timers, tm.Key)
+			} else {
+				timers[tm.Key] = tm.At
+			}
+		}
+		own = append(own, out.Msgs...)
+		log = append(log, fmt.Sprintf("@%d %v: %s", now-start, in.Kind, FormatOutput(&out, start)))
+	}
+	return log
+}
+
+// diff shows the first difference of two logs.
+func diff(a, b []string) string {
+	for i := 0; i < len(a) || i < len(b); i++ {
+		var x, y string
+		if i < len(a) {
+			x = a[i]
+		}
+		if i < len(b) {
+			y = b[i]
+		}
+		if x != y {
+			return fmt.Sprintf("first difference at entry %d:\n  %s\n  %s", i, x, y)
+		}
+	}
+	return "(equal)"
+}

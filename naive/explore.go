@@ -1,0 +1,139 @@
+package naive
+
+import (
+	"encoding/binary"
+	"maps"
+	"math/rand/v2"
+	"slices"
+
+	"leaselab/algorithms"
+)
+
+var _ algorithms.Explorable = (*Node)(nil)
+
+// Clone implements algorithms.Explorable: a deep copy that draws its
+// backoff from r. Proposals are copied into one backing array, so a copy
+// costs a few allocations whatever the number of resources.
+func (n *Node) Clone(r *rand.Rand) algorithms.Node {
+	c := *n
+	c.rnd = r
+	c.deferred = slices.Clone(n.deferred)
+	c.grants = maps.Clone(n.grants)
+	c.props = maps.Clone(n.props)
+	if len(n.props) > 0 {
+		// Replacing the values of existing keys while ranging is allowed
+		// and keeps the cloned map's layout.
+		backing := make([]proposal, 0, len(n.props))
+		for k, p := range c.props {
+			backing = append(backing, *p)
+			q := &backing[len(backing)-1]
+			q.granted.more = slices.Clone(p.granted.more)
+			q.denied.more = slices.Clone(p.denied.more)
+			c.props[k] = q
+		}
+	}
+	return &c
+}
+
+// AppendState implements algorithms.Explorable.
+//
+// Written: id, restart counter, quarantine and the deferred acquisitions
+// (in order: join starts them in that order), the ballot run counter, every
+// grant (owner, ballot, expiry) and every proposal in resource order.
+//
+// Left out, because no future output depends on them:
+//   - the configuration (cluster, params, rule switches, variant): fixed
+//     for a run, the explorer compares nodes of one configuration only;
+//   - the random source (the contract);
+//   - proposal.lastDeny: written just before the only read (the Preempted
+//     event of the same step);
+//   - of a proposal that is not collecting: ballot, sent, the answer sets
+//     and grantMsgs (startRound resets them before they are read again;
+//     giveup, fail and onAnswer read them only while collecting);
+//   - of an idle proposal: extend and failed (set again by acquire or
+//     extendLease before the next round);
+//   - of a proposal that does not hold: holdBallot and holdUntil.
+func (n *Node) AppendState(b []byte, now algorithms.Local) []byte {
+	b = binary.AppendUvarint(b, uint64(n.id))
+	b = binary.AppendUvarint(b, uint64(n.restarts))
+	b = appendBool(b, n.quarantined)
+	b = binary.AppendUvarint(b, uint64(len(n.deferred)))
+	for _, r := range n.deferred {
+		b = binary.AppendUvarint(b, uint64(r))
+	}
+	b = binary.AppendUvarint(b, uint64(n.counter))
+
+	var buf [16]algorithms.ResourceID
+	keys := buf[:0]
+	for k := range n.grants {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	b = binary.AppendUvarint(b, uint64(len(keys)))
+	for _, k := range keys {
+		g := n.grants[k]
+		b = binary.AppendUvarint(b, uint64(k))
+		b = binary.AppendUvarint(b, uint64(g.owner))
+		b = binary.AppendUvarint(b, uint64(g.ballot))
+		b = binary.AppendVarint(b, int64(g.until-now))
+	}
+
+	keys = keys[:0]
+	for k := range n.props {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	b = binary.AppendUvarint(b, uint64(len(keys)))
+	for _, k := range keys {
+		b = binary.AppendUvarint(b, uint64(k))
+		b = n.props[k].appendState(b, now)
+	}
+	return b
+}
+
+func (p *proposal) appendState(b []byte, now algorithms.Local) []byte {
+	var flags byte
+	if p.holding {
+		flags |= 1
+	}
+	if p.phase != idle && p.extend {
+		flags |= 2
+	}
+	b = append(b, byte(p.phase), flags)
+	if p.phase != idle {
+		b = binary.AppendUvarint(b, uint64(p.failed))
+	}
+	if p.phase == collecting {
+		b = binary.AppendUvarint(b, uint64(p.ballot))
+		b = binary.AppendVarint(b, int64(p.sent-now))
+		b = p.granted.appendState(b)
+		b = p.denied.appendState(b)
+		b = binary.AppendUvarint(b, uint64(p.grantMsgs))
+	}
+	if p.holding {
+		b = binary.AppendUvarint(b, uint64(p.holdBallot))
+		b = binary.AppendVarint(b, int64(p.holdUntil-now))
+	}
+	return b
+}
+
+func (s *acceptorSet) appendState(b []byte) []byte {
+	b = binary.AppendUvarint(b, s.w0)
+	// Trailing zero words are the same set as no words.
+	more := s.more
+	for len(more) > 0 && more[len(more)-1] == 0 {
+		more = more[:len(more)-1]
+	}
+	b = binary.AppendUvarint(b, uint64(len(more)))
+	for _, w := range more {
+		b = binary.AppendUvarint(b, w)
+	}
+	return b
+}
+
+func appendBool(b []byte, v bool) []byte {
+	if v {
+		return append(b, 1)
+	}
+	return append(b, 0)
+}

@@ -1,0 +1,174 @@
+package naive
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"reflect"
+	"slices"
+	"testing"
+	"time"
+
+	"leaselab/algorithms"
+	"leaselab/algorithms/explorabletest"
+)
+
+func exploreSetup(undo bool, ablate ...string) *explorabletest.Setup {
+	p := testParams()
+	p.Backoff = 50 * time.Millisecond // exercise the random source too
+	return &explorabletest.Setup{
+		Acceptors: 3, Proposers: 3, Params: p, Resources: 2,
+		TimerKinds: []uint8{timerProposer, timerHold, timerGrant, timerQuarantine},
+		New: func(id algorithms.NodeID, cl algorithms.Cluster, restarts uint16, _ []algorithms.Record, r *rand.Rand) (algorithms.Explorable, error) {
+			return New(algorithms.Config{ID: id, Cluster: cl, Params: p, Ablations: ablate, Rand: r, Restarts: restarts}, Options{Undo: undo})
+		},
+	}
+}
+
+func TestExplorable(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		undo   bool
+		ablate []string
+	}{
+		{"naive", false, nil},
+		{"naive-undo", true, nil},
+		{"naive-count-by-message", false, []string{AblCountByMessage}},
+	} {
+		t.Run(tc.name, func(t *testing.T) { explorabletest.Run(t, exploreSetup(tc.undo, tc.ablate...)) })
+	}
+}
+
+// stateNode is a node with a little of everything: a grant, a hold, a
+// collecting round, built by hand.
+func stateNode(t testing.TB) *Node {
+	t.Helper()
+	n, err := New(algorithms.Config{ID: 1, Cluster: algorithms.NewCluster(3, 3), Params: testParams(), Rand: newRand()}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n.counter = 7
+	n.grants[4] = grant{owner: 2, ballot: algorithms.MakeBallot(3, 0, 2), until: 5000}
+	n.grants[9] = grant{owner: 1, ballot: algorithms.MakeBallot(6, 0, 1), until: 6000}
+	n.props[9] = &proposal{phase: idle, holding: true, holdBallot: algorithms.MakeBallot(6, 0, 1), holdUntil: 5500}
+	p := &proposal{phase: collecting, ballot: algorithms.MakeBallot(7, 0, 1), sent: 900, failed: 1, lastDeny: algorithms.NoNode}
+	p.granted.add(0)
+	n.props[4] = p
+	return n
+}
+
+const stateNow algorithms.Local = 1000
+
+// TestStateSensitivity: changes that matter change the encoding; changes
+// that cannot influence any future output do not.
+func TestStateSensitivity(t *testing.T) {
+	ballot := algorithms.MakeBallot(9, 0, 1)
+	for _, tc := range []struct {
+		name    string
+		change  func(n *Node)
+		differs bool
+	}{
+		{"grant owner", func(n *Node) { g := n.grants[4]; g.owner = 0; n.grants[4] = g }, true},
+		{"grant ballot", func(n *Node) { g := n.grants[4]; g.ballot++; n.grants[4] = g }, true},
+		{"grant expiry", func(n *Node) { g := n.grants[4]; g.until++; n.grants[4] = g }, true},
+		{"grant added", func(n *Node) { n.grants[5] = grant{owner: 0, ballot: 1, until: 2000} }, true},
+		{"grant removed", func(n *Node) { delete(n.grants, 9) }, true},
+		{"quarantine", func(n *Node) { n.quarantined = true }, true},
+		{"deferred", func(n *Node) { n.deferred = []algorithms.ResourceID{3} }, true},
+		{"deferred order", func(n *Node) { n.deferred = []algorithms.ResourceID{3, 4} }, true},
+		{"run counter", func(n *Node) { n.counter++ }, true},
+		{"restart counter", func(n *Node) { n.restarts++ }, true},
+		{"round phase", func(n *Node) { n.props[4].phase = waiting }, true},
+		{"round ballot", func(n *Node) { n.props[4].ballot = ballot }, true},
+		{"round send time", func(n *Node) { n.props[4].sent-- }, true},
+		{"round grant from another acceptor", func(n *Node) { n.props[4].granted.add(2) }, true},
+		{"round deny", func(n *Node) { n.props[4].denied.add(2) }, true},
+		{"round failures", func(n *Node) { n.props[4].failed++ }, true},
+		{"round is extension", func(n *Node) { n.props[4].extend = true }, true},
+		{"hold expiry", func(n *Node) { n.props[9].holdUntil++ }, true},
+		{"hold ballot", func(n *Node) { n.props[9].holdBallot = ballot }, true},
+		{"hold ended", func(n *Node) { n.props[9].holding = false; n.props[9].holdBallot = 0 }, true},
+		{"last deny (written before read)", func(n *Node) { n.props[4].lastDeny = 2 }, false},
+		{"random source", func(n *Node) { n.rnd = rand.New(rand.NewPCG(9, 9)) }, false},
+		{"stale ballot of an idle proposal", func(n *Node) { n.props[9].ballot = ballot }, false},
+		{"stale send time of an idle proposal", func(n *Node) { n.props[9].sent = 12345 }, false},
+		{"stale failures of an idle proposal", func(n *Node) { n.props[9].failed = 2 }, false},
+		{"empty extra acceptor words", func(n *Node) { n.props[4].denied.more = []uint64{0} }, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			base := stateNode(t).AppendState(nil, stateNow)
+			n := stateNode(t)
+			tc.change(n)
+			got := n.AppendState(nil, stateNow)
+			if differs := !bytes.Equal(base, got); differs != tc.differs {
+				t.Fatalf("encoding differs = %v, want %v", differs, tc.differs)
+			}
+		})
+	}
+}
+
+// TestStateCoversFields fails when a field is added to the node's state
+// without a decision: encode it in AppendState, or say there why not.
+func TestStateCoversFields(t *testing.T) {
+	for _, tc := range []struct {
+		v      any
+		fields []string
+	}{
+		{Node{}, []string{"id", "cluster", "params", "rnd", "restarts", "undo", "restartWait", "distinct", "exactRelease", "hold", "quarantined", "deferred", "counter", "props", "grants"}},
+		{proposal{}, []string{"phase", "extend", "ballot", "sent", "failed", "granted", "denied", "grantMsgs", "lastDeny", "holding", "holdBallot", "holdUntil"}},
+		{grant{}, []string{"owner", "ballot", "until"}},
+		{acceptorSet{}, []string{"w0", "more"}},
+	} {
+		typ := reflect.TypeOf(tc.v)
+		var got []string
+		for i := 0; i < typ.NumField(); i++ {
+			got = append(got, typ.Field(i).Name)
+		}
+		if !slices.Equal(got, tc.fields) {
+			t.Errorf("%s has fields %v; AppendState and Clone were written for %v", typ.Name(), got, tc.fields)
+		}
+	}
+}
+
+// TestCloneDeep: the copy shares no map, slice or proposal with the
+// original.
+func TestCloneDeep(t *testing.T) {
+	n := stateNode(t)
+	n.deferred = []algorithms.ResourceID{3}
+	n.props[4].granted.more = []uint64{0}
+	c := n.Clone(newRand()).(*Node)
+	c.deferred[0] = 8
+	c.grants[4] = grant{}
+	c.props[4].phase = waiting
+	c.props[4].granted.more[0] = 1
+	c.props[9].holdUntil = 1
+	if n.deferred[0] != 3 || n.grants[4].owner != 2 || n.props[4].phase != collecting || n.props[4].granted.more[0] != 0 || n.props[9].holdUntil != 5500 {
+		t.Fatal("changing the clone changed the original")
+	}
+}
+
+func BenchmarkClone(b *testing.B) {
+	n := benchNode(b)
+	r := newRand()
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = n.Clone(r)
+	}
+}
+
+func BenchmarkAppendState(b *testing.B) {
+	n := benchNode(b)
+	buf := make([]byte, 0, 512)
+	b.ReportAllocs()
+	for b.Loop() {
+		buf = n.AppendState(buf[:0], stateNow)
+	}
+}
+
+// benchNode is a node with a few resources of state: two grants, a hold
+// and a collecting round.
+func benchNode(b *testing.B) *Node {
+	n := stateNode(b)
+	n.grants[11] = grant{owner: 0, ballot: algorithms.MakeBallot(2, 0, 0), until: 4000}
+	n.props[12] = &proposal{phase: waiting, failed: 2}
+	return n
+}

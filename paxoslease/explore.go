@@ -1,0 +1,160 @@
+package paxoslease
+
+import (
+	"cmp"
+	"encoding/binary"
+	"maps"
+	"math/rand/v2"
+	"slices"
+
+	"leaselab/algorithms"
+)
+
+var _ algorithms.Explorable = (*Node)(nil)
+
+// Clone implements algorithms.Explorable: a deep copy (table, rounds,
+// pending requests) that draws its backoff from r. Rounds are copied into
+// one backing array; the free list starts empty and the peak counter at
+// the number of rounds.
+func (n *Node) Clone(r *rand.Rand) algorithms.Node {
+	c := *n
+	c.rand = r
+	c.res = table{slots: slices.Clone(n.res.slots), dist: slices.Clone(n.res.dist), n: n.res.n}
+	c.pending = slices.Clone(n.pending)
+	c.free = nil
+	c.rounds = maps.Clone(n.rounds)
+	c.roundsPeak = len(n.rounds)
+	if len(n.rounds) > 0 {
+		backing := make([]round, 0, len(n.rounds))
+		// Replacing the values of existing keys while ranging is allowed.
+		for k, rd := range c.rounds {
+			backing = append(backing, *rd)
+			c.rounds[k] = &backing[len(backing)-1]
+		}
+	}
+	return &c
+}
+
+// Markers of a time in the encoding: only tAt is followed by the time,
+// relative to now.
+const (
+	tUnset byte = 0 // 0 = not known (a round's deadline under late-timer)
+	tPast  byte = 1 // at or before now: every later input sees it as over
+	tAt    byte = 2
+)
+
+func appendTime(b []byte, t, now algorithms.Local) []byte {
+	switch {
+	case t == 0:
+		return append(b, tUnset)
+	case t <= now:
+		return append(b, tPast)
+	}
+	return binary.AppendVarint(append(b, tAt), int64(t-now))
+}
+
+// AppendState implements algorithms.Explorable.
+//
+// Written: id, restart counter, started and silent (quarantine), the run
+// counter of ballots, the pending requests in order (join starts them in
+// that order, duplicates and stale entries included), every resource's
+// slot with any state, and every round, both in resource order.
+//
+// Times are written relative to now, and as one "past" marker once they
+// are at or before now: an acceptor's accUntil and a holder's until are
+// only ever compared with the current time (expire clears the accepted
+// proposal before any answer reads accUntil), so every past value acts
+// alike. A round's deadline likewise (propose and onAccepted stop at it).
+//
+// Left out, because no future output depends on them:
+//   - the configuration (cluster, params, rule switches, hold and
+//     quarantine spans): fixed for a run, the explorer compares nodes of
+//     one configuration only;
+//   - the random source (the contract), the free list of rounds and the
+//     peak count of rounds (memory only);
+//   - slots with no state at all (nothing promised, accepted or held): a
+//     lookup that finds one acts as one that finds none;
+//   - round.start: never read;
+//   - of a round between phases (phaseWait): deadline, vote sets, vote
+//     counts and hint (startRound resets them before they are read).
+func (n *Node) AppendState(b []byte, now algorithms.Local) []byte {
+	b = binary.AppendUvarint(b, uint64(n.id))
+	b = binary.AppendUvarint(b, uint64(n.restarts))
+	var flags byte
+	if n.started {
+		flags |= 1
+	}
+	if n.silent {
+		flags |= 2
+	}
+	b = append(b, flags)
+	b = binary.AppendUvarint(b, uint64(n.lastRound))
+	b = binary.AppendUvarint(b, uint64(len(n.pending)))
+	for _, r := range n.pending {
+		b = binary.AppendUvarint(b, uint64(r))
+	}
+
+	var sbuf [16]int32
+	idx := sbuf[:0]
+	for i := range n.res.slots {
+		if n.res.dist[i] == 0 {
+			continue
+		}
+		if s := &n.res.slots[i]; s.promised != 0 || s.accepted != 0 || s.held != 0 {
+			idx = append(idx, int32(i))
+		}
+	}
+	slots := n.res.slots
+	slices.SortFunc(idx, func(i, j int32) int { return cmp.Compare(slots[i].key, slots[j].key) })
+	b = binary.AppendUvarint(b, uint64(len(idx)))
+	for _, i := range idx {
+		s := &slots[i]
+		b = binary.AppendUvarint(b, uint64(s.key))
+		b = binary.AppendUvarint(b, uint64(s.promised))
+		b = binary.AppendUvarint(b, uint64(s.accepted))
+		if s.accepted != 0 {
+			b = appendTime(b, s.accUntil, now)
+		}
+		b = binary.AppendUvarint(b, uint64(s.held))
+		if s.held != 0 {
+			b = appendTime(b, s.until, now)
+		}
+	}
+
+	var kbuf [16]algorithms.ResourceID
+	keys := kbuf[:0]
+	for k := range n.rounds {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	b = binary.AppendUvarint(b, uint64(len(keys)))
+	for _, k := range keys {
+		b = binary.AppendUvarint(b, uint64(k))
+		b = n.rounds[k].appendState(b, now)
+	}
+	return b
+}
+
+func (rd *round) appendState(b []byte, now algorithms.Local) []byte {
+	var flags byte
+	if rd.busy {
+		flags |= 1
+	}
+	if rd.queued {
+		flags |= 2
+	}
+	b = append(b, byte(rd.phase), flags)
+	b = binary.AppendUvarint(b, uint64(rd.ballot))
+	b = binary.AppendUvarint(b, uint64(rd.learned))
+	b = binary.AppendUvarint(b, uint64(rd.fails))
+	if rd.phase == phaseWait {
+		return b
+	}
+	b = appendTime(b, rd.deadline, now)
+	for _, set := range [...]uint64{rd.promised, rd.open, rd.accepted, rd.rejected, rd.leased} {
+		b = binary.AppendUvarint(b, set)
+	}
+	b = binary.AppendUvarint(b, uint64(rd.nOpen))
+	b = binary.AppendUvarint(b, uint64(rd.nAccepted))
+	return binary.AppendVarint(b, int64(rd.hint))
+}

@@ -26,8 +26,9 @@ second model): from every state it tries delivering any message in flight
 losing one (--drops), duplicating one (--dups), a client input at any
 proposer that is up (--inputs: acquire, extend, release), crashing a node
 (--crashes) and restarting it, and letting true time pass to the next
-timer deadline. The lease-invariant checker judges every state in true
-time. States are deduplicated by a 128-bit fingerprint of their canonical
+timer deadline. A delivery or client input the node ignores is skipped
+(the state before it keeps every future). The lease-invariant checker
+judges every state in true time. States are deduplicated by a 128-bit fingerprint of their canonical
 encoding, so the search ends when the bounded space is exhausted.
 
 The semantics are those of scenario files (runner/testdata/README.md): a
@@ -58,7 +59,7 @@ func setupExplore(fs *pflag.FlagSet) action {
 	fs.IntVar(&cfg.Inputs, "inputs", cfg.Inputs, "client inputs along one path (each an acquire, extend or release at any proposer)")
 	kinds := fs.StringSlice("input-kinds", []string{"acquire", "extend", "release"}, "which client inputs are offered: acquire, extend, release")
 	fs.IntVar(&cfg.Crashes, "crashes", cfg.Crashes, "crashes along one path (a crashed node may restart at any later point)")
-	fs.IntVar(&cfg.Drops, "drops", cfg.Drops, "messages lost along one path")
+	fs.IntVar(&cfg.Drops, "drops", cfg.Drops, "messages lost along one path (0 by default: a message never delivered is already a lost one, so drops add states, never a violation)")
 	fs.IntVar(&cfg.Dups, "dups", cfg.Dups, "messages duplicated along one path")
 	fs.StringVar(&cfg.Clocks, "clocks", cfg.Clocks, "clock models, chosen once per node at the start: exact (all read true time), "+
 		"drift (rate error -F or +F, F = --drift), skew (offset -d_max/2 or +d_max/2), extremes (both)")
@@ -66,7 +67,7 @@ func setupExplore(fs *pflag.FlagSet) action {
 	fs.IntVar(&cfg.MaxPending, "max-pending", cfg.MaxPending, "a state with more messages in flight is judged by the checker but not expanded (0: no bound; the TLA+ audit's MaxNetwork)")
 	fs.DurationVar(&cfg.Horizon, "horizon", cfg.Horizon, "true time never advances past this (0: no bound)")
 	fs.IntVar(&cfg.MaxDepth, "max-depth", 0, "explore at most this many transitions from the start (0: no bound)")
-	fs.Int64Var(&cfg.MaxStates, "max-states", 20_000_000, "stop after this many distinct states (0: no bound; memory grows by roughly 100 bytes per state plus the widest level)")
+	fs.Int64Var(&cfg.MaxStates, "max-states", 20_000_000, "stop after this many distinct states (0: no bound; memory grows by about 2.3 KB per state, see the README)")
 	fs.IntVar(&cfg.Workers, "workers", cfg.Workers, "goroutines expanding states (the result does not depend on it)")
 	out := fs.String("out", "", "write the counterexample (a scenario file for 'leaselab replay') to FILE")
 	format := addFormatFlag(fs, "table", "json")

@@ -39,9 +39,20 @@
 // proof over dense time: an interleaving that needs a delivery strictly
 // between two deadlines is not explored.
 //
-// A client input a node ignores (extend while not holding, release of
-// nothing) changes nothing but the budget; such transitions are skipped,
-// since their state is the parent's with fewer options.
+// Reductions, each of which keeps every reachable violation: a delivery
+// or client input the node ignores (no output, same encoding) is skipped,
+// since its state is the parent's without the message or with less
+// budget, and the parent, which may still deliver the message or never,
+// has every future the child has; a delivery to a node that is down is
+// skipped (it loses the message; leaving it in flight has the same futures
+// and more); drops are off by default for the same reason (a message
+// never delivered is a lost one). No symmetry reduction: ballots carry
+// node ids, so nodes are not interchangeable.
+//
+// Bounds: the budgets; MaxPending (a state with more messages in flight is
+// judged by the checker but not expanded, like the network bound of a TLC
+// configuration); Horizon (time never advances past it); MaxDepth;
+// MaxStates.
 //
 // # Clocks
 //
@@ -108,8 +119,9 @@
 // 1ns" (so the overlap has a length) and "expect violations N". The tests
 // replay every counterexample they find with runner.Replay.
 //
-// Exhausted means every state within the budgets was expanded: no bound
-// (--max-depth, --max-states) cut the search and no violation stopped it.
+// Exhausted means every state within the budgets, MaxPending and Horizon
+// was expanded: MaxDepth and MaxStates cut nothing and no violation
+// stopped the search.
 //
 // # Disk
 //

@@ -88,17 +88,6 @@ func TestClusterValidate(t *testing.T) {
 	}
 }
 
-func TestKindString(t *testing.T) {
-	for k := Kind(1); k < kindCount; k++ {
-		if !k.Valid() || k.String() == "" || strings.HasPrefix(k.String(), "kind(") {
-			t.Errorf("kind %d has no name", k)
-		}
-	}
-	if Kind(0).Valid() || kindCount.Valid() {
-		t.Error("invalid kinds reported valid")
-	}
-}
-
 func TestLookupUnknown(t *testing.T) {
 	_, err := Lookup("nosuch")
 	if err == nil || !strings.Contains(err.Error(), "unknown algorithm") {
@@ -126,5 +115,72 @@ func TestOutputReset(t *testing.T) {
 	o.Reset()
 	if len(o.Msgs)+len(o.Timers)+len(o.Events)+len(o.Persist) != 0 || o.NoSync {
 		t.Errorf("reset left %+v", o)
+	}
+}
+
+// The built-in kinds keep their numbers (they are the wire format) and
+// names, and are the only kinds below FirstExtensionKind.
+func TestBuiltinKinds(t *testing.T) {
+	want := []string{"request", "grant", "deny", "prepare", "promise", "prepare-reject", "propose", "accepted",
+		"propose-reject", "outdated", "learn", "release", "invalidate"}
+	for i, name := range want {
+		k := Kind(i + 1)
+		if k.String() != name || !k.Valid() || k.Owner() != "leaselab" {
+			t.Errorf("kind %d: %q valid=%v owner=%q, want %q", k, k.String(), k.Valid(), k.Owner(), name)
+		}
+		if got, ok := KindByName(name); !ok || got != k {
+			t.Errorf("KindByName(%q) = %d, %v", name, got, ok)
+		}
+	}
+	if Invalidate != 13 || KindInvalid.Valid() || Kind(14).Valid() {
+		t.Errorf("kind numbers moved: invalidate %d, invalid valid %v, 14 valid %v", Invalidate, KindInvalid.Valid(), Kind(14).Valid())
+	}
+	if KindInvalid.String() != "invalid" || Kind(200).String() != "kind(200)" {
+		t.Errorf("names of unregistered kinds: %q %q", KindInvalid, Kind(200))
+	}
+}
+
+func TestRegisterKinds(t *testing.T) {
+	ks := RegisterKinds("kinds-test", 240, "kt-a", "kt-b")
+	if len(ks) != 2 || ks[0] != 240 || ks[1] != 241 || !ks[1].Valid() || ks[1].String() != "kt-b" || ks[0].Owner() != "kinds-test" {
+		t.Fatalf("registered %v (%q, owner %q)", ks, ks[1], ks[0].Owner())
+	}
+	if k, ok := KindByName("kt-b"); !ok || k != 241 {
+		t.Fatalf("KindByName(kt-b) = %d, %v", k, ok)
+	}
+	all := Kinds()
+	if all[0] != Request || all[len(all)-1] != 241 {
+		t.Fatalf("Kinds() = %v, want ascending from request to 241", all)
+	}
+	bad := []struct {
+		name  string
+		owner string
+		first Kind
+		names []string
+		want  string
+	}{
+		{"overlaps a built-in", "x", Release, []string{"x1"}, "taken by leaselab"},
+		{"overlaps another block", "x", 241, []string{"x1"}, "taken by kinds-test"},
+		{"kind 0", "x", 0, []string{"x1"}, "KindInvalid"},
+		{"past 255", "x", 255, []string{"x1", "x2"}, "past 255"},
+		{"name taken", "x", 200, []string{"grant"}, `"grant" is taken`},
+		{"name twice", "x", 200, []string{"x1", "x1"}, "given twice"},
+		{"blank name", "x", 200, []string{"a b"}, "without blanks"},
+		{"no kinds", "x", 200, nil, "no kind"},
+		{"no owner", "", 200, []string{"x1"}, "owner"},
+	}
+	for _, b := range bad {
+		func() {
+			defer func() {
+				r := recover()
+				if s, _ := r.(string); !strings.Contains(s, b.want) {
+					t.Errorf("%s: panic %v, want one mentioning %q", b.name, r, b.want)
+				}
+			}()
+			RegisterKinds(b.owner, b.first, b.names...)
+		}()
+		if Kind(200).Valid() {
+			t.Fatalf("%s: a refused block left kind 200 registered", b.name)
+		}
 	}
 }

@@ -13,6 +13,9 @@
 // run is reproducible from its seed) and over real UDP.
 //
 // This package holds no algorithm logic: ids, ballots, the one message type
-// shared by all algorithms, inputs, outputs, parameters and the registry by
-// name.
+// shared by all algorithms and the registry of its kinds (kinds.go),
+// inputs, outputs, parameters, the registry of algorithms by name, and
+// Explorable, what the exhaustive explorer needs from a node. DESIGN.md at
+// the repository's root describes the contract as a whole, and
+// algorithms/example is a complete algorithm written against it.
 package algorithms

@@ -2,8 +2,11 @@ package algorithms
 
 import "fmt"
 
-// Kind says what a Message is. One set of kinds serves all algorithms; each
-// algorithm uses the ones its paper defines and ignores the rest.
+// Kind says what a Message is. The kinds below are leaselab's own; each
+// algorithm uses the ones its paper defines and ignores the rest. An
+// algorithm that needs others registers them with RegisterKinds (see
+// kinds.go): a kind is valid, on the wire and in scenario files, only
+// when it is registered.
 type Kind uint8
 
 const (
@@ -25,12 +28,11 @@ const (
 	Learn         // FaTLease: consensus reached on (Owner, Expiry) in Instance
 	Release       // naive / PaxosLease: Owner gives up the lease accepted with Ballot
 	Invalidate    // FaTLease: the owner ends its lease in Instance early
-
-	kindCount // number of kinds; keep last
 )
 
-var kindNames = [...]string{
-	KindInvalid:   "invalid",
+// builtinKindNames are the names of leaselab's own kinds, by number. The
+// numbers are part of the wire format: they never change.
+var builtinKindNames = []string{
 	Request:       "request",
 	Grant:         "grant",
 	Deny:          "deny",
@@ -45,16 +47,6 @@ var kindNames = [...]string{
 	Release:       "release",
 	Invalidate:    "invalidate",
 }
-
-func (k Kind) String() string {
-	if k < kindCount {
-		return kindNames[k]
-	}
-	return fmt.Sprintf("kind(%d)", uint8(k))
-}
-
-// Valid reports whether k is a known kind other than KindInvalid.
-func (k Kind) Valid() bool { return k > KindInvalid && k < kindCount }
 
 // Message is the one message type of every algorithm. It is a small value
 // with no pointers, so the simulator moves millions of them without garbage

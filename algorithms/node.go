@@ -1,6 +1,7 @@
 package algorithms
 
 import (
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"time"
@@ -81,7 +82,8 @@ const (
 	Round
 	// Granted: this acceptor now holds a grant (naive) or an accepted
 	// proposal (Paxos family) for Owner, until its local clock reads Until.
-	// Used to detect static deadlocks.
+	// The runner's static-deadlock meter reads it, with
+	// Algorithm.GrantBlocks saying whether such state blocks others.
 	Granted
 	// Cleared: this acceptor's grant / accepted proposal on Resource is gone.
 	Cleared
@@ -223,23 +225,23 @@ func (c Cluster) Validate() error {
 type Params struct {
 	// LeaseSpan is T (naive, PaxosLease) or v (FaTLease, classic Paxos):
 	// how long one acquisition or extension holds.
-	LeaseSpan time.Duration
+	LeaseSpan time.Duration `json:"lease_span_ns"`
 	// MaxLease is M: no lease is longer; a restarted diskless node stays
 	// silent this long (PaxosLease). T < M.
-	MaxLease time.Duration
+	MaxLease time.Duration `json:"max_lease_ns"`
 	// DMax bounds the difference of any two clocks (FaTLease). v > DMax.
-	DMax time.Duration
+	DMax time.Duration `json:"dmax_ns"`
 	// Drift bounds the clock rate error of any node, as a fraction (0.001 =
 	// 1000 ppm). Holders end their lease a margin early to absorb it.
-	Drift float64
+	Drift float64 `json:"drift_bound"`
 	// ResponseTimeout: a phase that got no majority by then times out and
 	// the round is retried (FaTLease Sec. 5: 1 s).
-	ResponseTimeout time.Duration
+	ResponseTimeout time.Duration `json:"response_timeout_ns"`
 	// MaxRounds: an acquisition is abandoned (a failed lease) after this many
 	// rounds (FaTLease Sec. 5: 7).
-	MaxRounds int
+	MaxRounds int `json:"max_rounds"`
 	// Backoff is the upper bound of the random wait before a retry.
-	Backoff time.Duration
+	Backoff time.Duration `json:"backoff_ns"`
 }
 
 // DefaultParams are the defaults of the command line.
@@ -280,6 +282,14 @@ func (p Params) Validate() error {
 // Ablations names the rules switched off for a run. Only membership is
 // asked, so the order never leaks into results.
 type Ablations []string
+
+// MarshalJSON writes none as [] (not null), so readers see a list.
+func (a Ablations) MarshalJSON() ([]byte, error) {
+	if a == nil {
+		return []byte("[]"), nil
+	}
+	return json.Marshal([]string(a))
+}
 
 // Has reports whether rule name is switched off.
 func (a Ablations) Has(name string) bool {

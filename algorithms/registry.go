@@ -22,6 +22,17 @@ type Algorithm struct {
 	// Durable: acceptors keep their state on stable storage (Output.Persist)
 	// and restart without a quarantine.
 	Durable bool
+	// GrantBlocks says what an acceptor's Granted state (from its Granted
+	// event until Cleared or its Until) means for other proposers: true
+	// when a proposer cannot use that acceptor toward a majority while the
+	// state lasts, whoever the proposer is (naive: the acceptor denies
+	// every request; PaxosLease: its promise reports the accepted lease,
+	// which counts as open only for the active holder's own extension), so
+	// a new round needs a majority of acceptors without such state. False
+	// when a round can go through acceptors in that state (FaTLease and
+	// classic Paxos adopt and re-propose the highest accepted lease). The
+	// runner's static-deadlock meter counts only blocking state.
+	GrantBlocks bool
 	// Check validates parameters beyond Params.Validate (e.g. T < M, v >
 	// d_max) and the cluster; the error says what is wrong.
 	Check func(Params, Cluster) error

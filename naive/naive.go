@@ -70,7 +70,9 @@ func init() {
 		Name:      "naive",
 		Summary:   "naive majority vote (PaxosLease paper Sec. 1): grant if empty, else deny; blocks under contention",
 		Ablations: ablationsFor("naive"),
-		Check:     Check,
+		// A grant makes the acceptor deny every request, its owner's too.
+		GrantBlocks: true,
+		Check:       Check,
 		New: func(c algorithms.Config) (algorithms.Node, error) {
 			return New(c, Options{})
 		},
@@ -79,7 +81,10 @@ func init() {
 		Name:      "naive-undo",
 		Summary:   "naive majority vote with undo (paper footnote 1): a failed round gives back the grants it got",
 		Ablations: ablationsFor("naive-undo"),
-		Check:     Check,
+		// The same acceptors as naive: a grant denies every request until
+		// it lapses or its owner gives it back.
+		GrantBlocks: true,
+		Check:       Check,
 		New: func(c algorithms.Config) (algorithms.Node, error) {
 			return New(c, Options{Undo: true})
 		},

@@ -41,6 +41,39 @@
 //     that lease is the proposer's active one: same ballot, not expired
 //     (ablation stale-owner-open). An older proposal of its own may be one
 //     it abandoned, whose in-flight Propose overwrote someone else's lease.
+//   - Keep-others: an acceptor rejects a Propose of another owner while it
+//     holds a live accepted lease (ablation abandon-release; the TLA+
+//     audit proposes the same guard). The paper's acceptor accepts any
+//     ballot at or above its promise, and that is not enough without disk:
+//     a restart undoes promises, so a proposal whose promise majority was
+//     valid when it was sent can arrive, seconds later, at acceptors that
+//     have since accepted a later holder's lease with a lower ballot. Such
+//     a stale Propose takes the holder's place, and the Release that its
+//     proposer sent when the client gave up during the propose phase (or
+//     after a finished lease) then clears it: a third proposer finds a
+//     majority empty and acquires beside the holder
+//     (testdata/paxoslease-abandon-release.txt, found with every other
+//     rule on).
+//
+// Why keep-others is sound and costs little: a proposer that counted a
+// majority of open promises never needs to overwrite another owner's live
+// lease. The acceptors it counted were empty or held its own lease when
+// they promised, and anything accepted there since carries a higher ballot
+// and makes the proposal fail anyway; the acceptors it did not count are
+// not needed for its majority. So the only proposals the rule turns away
+// are stale ones, and with it in force an acceptor's record of a live
+// lease ends only by its timer, by its owner's exact release, or by a crash
+// (after which the quarantine outlasts the lease). Two holders would need
+// two majorities of live records, which must share an acceptor, which holds
+// one record. Safety then rests on the timers outlasting the hold (early
+// timer, drift margin), the quarantine, distinct votes and exact
+// releases; late-timer and stale-owner-open break safety only together
+// with abandon-release, because each of their counterexamples needs a
+// stale Propose to overwrite a live lease (their scenario files ablate
+// both; leaselab explore searches each alone and exhausts without a
+// violation). The liveness cost: a proposer whose Propose meets a live
+// lease it did not count gets a reject and waits for that lease, as it
+// would have after its prepare phase.
 //
 // # Clock drift: the holder's margin
 //

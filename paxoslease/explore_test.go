@@ -127,7 +127,7 @@ func TestStateCoversFields(t *testing.T) {
 		fields []string
 	}{
 		{Node{}, []string{"id", "cluster", "params", "rand", "restarts", "majority",
-			"restartWait", "driftMargin", "backoff", "ballotLearning", "earlyTimer", "distinctVotes", "exactRelease", "activeOnly",
+			"restartWait", "driftMargin", "backoff", "ballotLearning", "earlyTimer", "distinctVotes", "exactRelease", "activeOnly", "keepOthers",
 			"hold", "quarantine", "silent", "started", "lastRound", "res", "rounds", "roundsPeak", "free", "pending"}},
 		{round{}, []string{"ballot", "start", "deadline", "promised", "open", "accepted", "rejected", "leased", "nOpen", "nAccepted", "learned", "hint", "fails", "phase", "busy", "queued"}},
 		{slot{}, []string{"key", "promised", "accepted", "accUntil", "held", "until"}},

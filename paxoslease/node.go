@@ -74,6 +74,7 @@ type Node struct {
 	distinctVotes  bool // votes counted by distinct acceptor
 	exactRelease   bool // release clears only the exact (owner, ballot)
 	activeOnly     bool // an own reported lease is open only if it is the active one
+	keepOthers     bool // a live accepted lease is never overwritten by another owner's proposal
 
 	hold       time.Duration // how long a lease lasts on the holder's clock, from its Prepare
 	quarantine time.Duration // silence after a restart, on this node's clock
@@ -159,6 +160,7 @@ func New(cfg algorithms.Config) (*Node, error) {
 		distinctVotes:  !ab.Has(AblateCountByMessage),
 		exactRelease:   !ab.Has(AblateOwnerOnlyRelease),
 		activeOnly:     !ab.Has(AblateStaleOwnerOpen),
+		keepOthers:     !ab.Has(AblateAbandonRelease),
 		quarantine:     Quarantine(cfg.Params),
 		rounds:         make(map[algorithms.ResourceID]*round),
 		// A restarted node is silent from the start; Start arms the end of
@@ -361,6 +363,20 @@ func (n *Node) onPropose(now algorithms.Local, m algorithms.Message, out *algori
 	if s != nil {
 		n.expire(now, m.Resource, s, out)
 		if m.Ballot < s.promised {
+			n.rejectWith(now, m, algorithms.ProposeReject, s, out)
+			return
+		}
+		// A live lease of another owner stays. A proposer with a valid
+		// majority of open promises never needs to overwrite one: the
+		// acceptors it counted were empty (or held its own lease), and a
+		// lease accepted after its prepare would carry a higher ballot.
+		// So a proposal that meets another owner's live lease is stale (a
+		// round abandoned or finished long ago, whose promise majority a
+		// restart has since undone); accepting it would put its owner's
+		// (owner, ballot) where the holder's lease was, and that owner's
+		// release, sent for the round it gave up, would then erase the
+		// holder's lease at this acceptor (abandon-release ablation).
+		if n.keepOthers && s.accepted != 0 && s.accepted.Node() != m.Owner {
 			n.rejectWith(now, m, algorithms.ProposeReject, s, out)
 			return
 		}

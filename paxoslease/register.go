@@ -12,6 +12,7 @@ const (
 	AblateCountByMessage   = "count-by-message"
 	AblateOwnerOnlyRelease = "owner-only-release"
 	AblateStaleOwnerOpen   = "stale-owner-open"
+	AblateAbandonRelease   = "abandon-release"
 )
 
 // Name is the registered name.
@@ -56,7 +57,12 @@ var ablations = []algorithms.Ablation{
 	{
 		Name:    AblateStaleOwnerOpen,
 		Rule:    "a reported lease of one's own counts as open only if it is the currently active lease (same ballot, not expired)",
-		Exposes: "scenario paxoslease/testdata/paxoslease-stale-owner-open.txt (leaselab replay): a propose left in flight by an abandoned round overwrites the holder's lease at restarted acceptors, and the abandoning proposer reads it back as its own and acquires beside the holder",
+		Exposes: "scenario paxoslease/testdata/paxoslease-stale-owner-open.txt (leaselab replay, with abandon-release also ablated: the keep-others rule alone already stops the stale propose this rule guards against): a propose left in flight by an abandoned round overwrites the holder's lease at restarted acceptors, and the abandoning proposer reads it back as its own and acquires beside the holder",
+	},
+	{
+		Name:    AblateAbandonRelease,
+		Rule:    "an acceptor rejects a proposal of another owner while it holds a live accepted lease (keep-others), so a stale proposal cannot take the holder's place and the release of the round it belonged to cannot erase the holder's lease",
+		Exposes: "scenario paxoslease/testdata/paxoslease-abandon-release.txt (leaselab replay): a round abandoned during its propose phase releases its ballot; its stale Propose overwrites a later holder's lease at two acceptors (one had forgotten its promise in a restart, one never saw the prepare), the stale Release clears both, and a third proposer acquires beside the holder; also leaselab explore --algo paxoslease --ablate abandon-release and leaselab check --algo paxoslease --faults all --ablate abandon-release",
 	},
 }
 
@@ -66,7 +72,12 @@ func Algorithm() algorithms.Algorithm {
 		Name:      Name,
 		Summary:   "PaxosLease: diskless Paxos leases (prepare/propose, extension, release, many resources, restart quarantine)",
 		Ablations: append([]algorithms.Ablation(nil), ablations...),
-		Check:     Check,
+		// An accepted proposal makes the acceptor's promise closed to every
+		// proposer but the active holder extending its own lease, until the
+		// acceptor's timer clears it: a round needs a majority of empty
+		// promises (scenario paxoslease/testdata/deadlock-split-accept.txt).
+		GrantBlocks: true,
+		Check:       Check,
 		New: func(cfg algorithms.Config) (algorithms.Node, error) {
 			n, err := New(cfg)
 			if err != nil {

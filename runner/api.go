@@ -104,6 +104,7 @@ type Vary struct {
 
 // CheckResult sums a campaign.
 type CheckResult struct {
+	Meta           *Meta                `json:"meta,omitempty"` // filled by the command
 	Algo           string               `json:"algo"`
 	Ablate         algorithms.Ablations `json:"ablate"`
 	Faults         []string             `json:"faults"`
@@ -121,8 +122,14 @@ type CheckResult struct {
 
 // ReplayResult is what a scenario file produced.
 type ReplayResult struct {
+	Meta       *Meta       `json:"meta,omitempty"` // filled by the command
 	Steps      int         `json:"steps"`
 	Violations []Violation `json:"violations"`
 	// Failed lists "expect" lines that did not hold.
 	Failed []string `json:"failed_expectations"`
+	// Result: the run's meters, as `run` reports them (static_deadlocks,
+	// preemptions, leases_acquired, ...), their keys at the top level of
+	// the JSON; its own violation count and list give way to Violations
+	// above.
+	Result
 }

@@ -33,12 +33,13 @@ import (
 // the paper's extra writer thread did. Without it, every Output with
 // records gets its own fsync, one after the other.
 //
-// NoSync (the fsync ablation): the records are written (bytes counted,
-// no fsync) and the messages leave at once. They become durable only if a
-// later fsync on the same node covers them (an fsync syncs the whole file);
-// a periodic background flush by the OS is NOT modelled, so a crash loses
-// every record written since the node's last fsync: the worst case the
-// ablation is meant to expose.
+// NoSync (the fsync ablation): the answer does not wait for the disk. The
+// records join the fsync queue as any others (and are synced with the
+// next group commit), but the Output's messages leave at once. A crash
+// loses the records whose fsync had not completed, so a restarted node,
+// which trusts its log and skips the restart wait as durable nodes do,
+// has forgotten only what it answered in the last fsync's latency before
+// the crash.
 //
 // Durable records survive crashes and come back, oldest first, in
 // Config.Recovered. They are kept only when the run can crash nodes
@@ -58,11 +59,9 @@ type disk struct {
 	curRecs []algorithms.Record
 	curMsgs []algorithms.Message
 	// Outputs waiting for the next sync; bounds[i] ends output i.
-	qRecs   []algorithms.Record
-	qMsgs   []algorithms.Message
-	qBounds []diskBound
-	// Written with NoSync, not yet covered by an fsync.
-	unsynced  []algorithms.Record
+	qRecs     []algorithms.Record
+	qMsgs     []algorithms.Message
+	qBounds   []diskBound
 	durable   []algorithms.Record
 	compactAt int
 	started   int64 // true time the current sync began
@@ -78,7 +77,6 @@ func (d *disk) crash() {
 	d.qRecs = d.qRecs[:0]
 	d.qMsgs = d.qMsgs[:0]
 	d.qBounds = d.qBounds[:0]
-	d.unsynced = d.unsynced[:0]
 }
 
 // diskWrite handles an Output with records.
@@ -91,16 +89,14 @@ func (s *sim) diskWrite(n algorithms.NodeID, out *algorithms.Output) {
 	}
 	s.trace(&TraceRec{T: s.now, Local: s.clock[n].Local(s.now), Kind: TracePersist, Node: n, X: int64(len(out.Persist)), Y: nosync})
 	if out.NoSync {
-		if s.keepDurable {
-			d.unsynced = append(d.unsynced, out.Persist...)
-		}
+		// The answer leaves now; the records wait for the next fsync.
 		for i := range out.Msgs {
 			s.send(&out.Msgs[i])
 		}
-		return
+	} else {
+		d.qMsgs = append(d.qMsgs, out.Msgs...)
 	}
 	d.qRecs = append(d.qRecs, out.Persist...)
-	d.qMsgs = append(d.qMsgs, out.Msgs...)
 	d.qBounds = append(d.qBounds, diskBound{recs: len(d.qRecs), msgs: len(d.qMsgs)})
 	if !d.busy {
 		s.startSync(n)
@@ -108,7 +104,7 @@ func (s *sim) diskWrite(n algorithms.NodeID, out *algorithms.Output) {
 }
 
 // startSync begins an fsync of the next queued output (all of them with
-// group commit) plus any NoSync records written before.
+// group commit).
 func (s *sim) startSync(n algorithms.NodeID) {
 	d := &s.nodes[n].disk
 	if len(d.qBounds) == 0 {
@@ -120,9 +116,7 @@ func (s *sim) startSync(n algorithms.NodeID) {
 		take = d.qBounds[len(d.qBounds)-1]
 		k = len(d.qBounds)
 	}
-	d.curRecs = append(d.curRecs[:0], d.unsynced...)
-	d.unsynced = d.unsynced[:0]
-	d.curRecs = append(d.curRecs, d.qRecs[:take.recs]...)
+	d.curRecs = append(d.curRecs[:0], d.qRecs[:take.recs]...)
 	d.curMsgs = append(d.curMsgs[:0], d.qMsgs[:take.msgs]...)
 	// Shift the rest of the queue down.
 	d.qRecs = d.qRecs[:copy(d.qRecs, d.qRecs[take.recs:])]

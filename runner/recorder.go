@@ -2,6 +2,7 @@ package runner
 
 import (
 	"bufio"
+	"cmp"
 	"io"
 	"math"
 	"slices"
@@ -31,6 +32,10 @@ type Recorder struct {
 	csvErr    error
 	majority  int
 	acceptors int
+	// blocks: the algorithm's Granted state blocks other proposers
+	// (algorithms.Algorithm.GrantBlocks); without it there is no static
+	// deadlock to count.
+	blocks bool
 
 	// OnViolation, if set, is called when an overlap begins (before its
 	// length is known).
@@ -59,6 +64,7 @@ type Recorder struct {
 	ownerChanges                int
 	wantedNS, blockedNS         int64
 	deadlocks                   int
+	deadlockNS                  int64
 	failoverAt                  int64
 	failoverNode                algorithms.NodeID
 	failoverGap                 int64
@@ -72,6 +78,15 @@ type resState struct {
 	nwant  int32
 	nhold  int32
 	last   int64 // when wanted/blocked time was last accrued
+	// Static deadlock: dlSeen is the last instant the condition was
+	// evaluated at (grant expiries after it are still to be looked at);
+	// dlOn says an episode is open, since dlStart.
+	dlSeen  int64
+	dlStart int64
+	dlOn    bool
+	// held is the proposal (owner and ballot) of the latest Acquired event
+	// on the resource: grants for it are a lease that was used.
+	held grant
 }
 
 // want is a pending client request: node asked to acquire the resource at
@@ -85,8 +100,9 @@ type want struct {
 
 // grant is an acceptor's grant / accepted proposal; live while end > now.
 type grant struct {
-	end   int64 // true time it ends; 0: none
-	owner algorithms.NodeID
+	end    int64 // true time it ends; 0: none
+	ballot algorithms.Ballot
+	owner  algorithms.NodeID
 }
 
 // NewRecorder returns a recorder for spec whose clocks map local expiries
@@ -103,6 +119,9 @@ func NewRecorder(spec Spec, clocks Clocks, tr *Tracer) *Recorder {
 		firstAcquire: -1,
 		failoverAt:   -1,
 		failoverGap:  -1,
+	}
+	if a, err := algorithms.Lookup(spec.Algo); err == nil {
+		r.blocks = a.GrantBlocks
 	}
 	r.chk = NewChecker(clocks, spec.Seed, r)
 	return r
@@ -140,8 +159,11 @@ func (r *Recorder) res(id algorithms.ResourceID) *resState {
 	return &r.rs[len(r.rs)-1]
 }
 
-// accrue adds the time since s.last to the wanted and blocked totals.
+// accrue adds the time since s.last to the wanted and blocked totals and
+// brings the static-deadlock state up to t; callers change s after it and
+// call r.settleDeadlock(s, t) after the change.
 func (r *Recorder) accrue(s *resState, t int64) {
+	r.advanceDeadlock(s, t)
 	if s.nwant > 0 && t > s.last {
 		r.wantedNS += t - s.last
 		if s.nhold == 0 {
@@ -189,6 +211,7 @@ func (r *Recorder) Request(t int64, n algorithms.NodeID, local algorithms.Local,
 	r.wants[i] = want{start: t, node: n, next: s.wants}
 	s.wants = i
 	s.nwant++
+	r.settleDeadlock(s, t, true)
 }
 
 // takeWant removes n's pending request on s and returns it.
@@ -208,6 +231,7 @@ func (r *Recorder) takeWant(s *resState, n algorithms.NodeID, t int64) (want, bo
 		}
 		s.nwant--
 		r.wfree = append(r.wfree, i)
+		r.settleDeadlock(s, t, true)
 		return w, true
 	}
 	return want{}, false
@@ -234,8 +258,10 @@ func (r *Recorder) Event(t int64, n algorithms.NodeID, local algorithms.Local, e
 	}
 	switch ev.Kind {
 	case algorithms.Acquired:
-		r.chk.Acquired(t, n, ev.Resource, ev.Ballot, ev.Until)
 		s := r.res(ev.Resource)
+		s.held = grant{owner: n, ballot: ev.Ballot}
+		r.chk.Acquired(t, n, ev.Resource, ev.Ballot, ev.Until)
+		s = r.res(ev.Resource)
 		w, ok := r.takeWant(s, n, t)
 		if !ok {
 			r.extensions++
@@ -275,7 +301,7 @@ func (r *Recorder) Event(t int64, n algorithms.NodeID, local algorithms.Local, e
 		r.granted(t, n, ev)
 	case algorithms.Cleared:
 		if i, ok := r.resIdx.get(ev.Resource); ok {
-			r.dropGrant(&r.rs[i], n)
+			r.dropGrant(&r.rs[i], n, t, false)
 		}
 	}
 	return NoOutcome
@@ -299,37 +325,106 @@ func (r *Recorder) Abandon(t int64, n algorithms.NodeID, res algorithms.Resource
 	return true
 }
 
-// deadlocked: every acceptor holds a grant live at t and no owner has a
-// majority of them.
+// A static deadlock of a resource is a stretch of true time in which some
+// node wants the resource (an Acquire pending), nobody holds it, and so many
+// acceptors keep live blocking grants (Granted events of an algorithm whose
+// Algorithm.GrantBlocks is set, until Cleared or their Until) that fewer
+// than a majority of acceptors are open: nobody, whatever its ballot, can
+// win a round until a grant goes away. Two shapes reach it: a split (the
+// naive vote's, or PaxosLease's split accept: two proposals accepted by one
+// acceptor each, the third empty), and a proposal that won a majority whose
+// owner never learned it (its answers were lost) and so cannot use it
+// either.
+//
+// Grants of the proposal its owner last held (the latest Acquired event)
+// are left out when they form a majority: that is a lease in use or in its
+// tail (the holder's drift margin, a release still on its way, a crashed
+// holder), and waiting for it is the price of every lease.
+//
+// An episode counts when nothing but a timer ended it: a blocking grant
+// reached its Until, or, before that, the last request went away (the
+// proposers gave up), an acceptor crashed, or the run ended. An episode
+// ended by a message is not counted: by a hold (a proposal's accepts
+// reached a majority and its owner learned it: an ordinary acquisition, or
+// a race between proposals that one of them won), or by a Cleared event
+// before the grant's Until (a release, or naive-undo's giving back).
+
+// deadlocked reports whether the static-deadlock condition holds for s at
+// t, with grants live while end > t.
 func (r *Recorder) deadlocked(s *resState, t int64) bool {
-	if s.grants < 0 {
+	if !r.blocks || s.grants < 0 || s.nwant == 0 || s.nhold > 0 {
 		return false
 	}
 	block := r.grants[s.grants : s.grants+int32(r.acceptors)]
+	live := 0
 	for _, g := range block {
-		if g.end <= t {
-			return false
+		if g.end > t {
+			live++
 		}
 	}
-	for i, g := range block {
-		c := 0
-		for _, h := range block[i:] {
-			if h.owner == g.owner {
-				c++
-			}
-		}
-		if c >= r.majority {
-			return false
+	if r.acceptors-live >= r.majority {
+		return false
+	}
+	// The last held proposal's grants at a majority: a lease, not a block.
+	c := 0
+	for _, g := range block {
+		if g.end > t && g.owner == s.held.owner && g.ballot == s.held.ballot {
+			c++
 		}
 	}
-	return true
+	return c < r.majority
 }
 
-// granted records acceptor a's grant and counts the start of a static
-// deadlock episode. Expiries are not tracked one by one: an expiry can
-// only end a deadlock, never start one, so a new episode is exactly a
-// Granted event after which the condition holds and before which (with
-// the grants live at that instant) it did not.
+// advanceDeadlock evaluates the condition at every grant expiry of s in
+// (s.dlSeen, t], in order: an expiry can end an episode and, with five or
+// more acceptors, start one (a winning proposal's grants lapse unevenly).
+func (r *Recorder) advanceDeadlock(s *resState, t int64) {
+	if !r.blocks || s.grants < 0 {
+		return
+	}
+	block := r.grants[s.grants : s.grants+int32(r.acceptors)]
+	for {
+		next := int64(math.MaxInt64)
+		for _, g := range block {
+			if g.end > s.dlSeen && g.end <= t && g.end < next {
+				next = g.end
+			}
+		}
+		if next == math.MaxInt64 {
+			break
+		}
+		r.settleDeadlock(s, next, true)
+	}
+	if t > s.dlSeen {
+		s.dlSeen = t
+	}
+}
+
+// settleDeadlock opens or closes s's episode according to the condition
+// at t, after a change of s; an episode it closes counts if byTimer (the
+// change was an expiry, the proposers giving up, or a crash).
+func (r *Recorder) settleDeadlock(s *resState, t int64, byTimer bool) {
+	if !r.blocks {
+		return
+	}
+	if t > s.dlSeen {
+		s.dlSeen = t
+	}
+	on := r.deadlocked(s, t)
+	switch {
+	case on && !s.dlOn:
+		s.dlOn, s.dlStart = true, t
+	case !on && s.dlOn:
+		s.dlOn = false
+		if !byTimer {
+			return // ended by a message: not a static deadlock
+		}
+		r.deadlocks++
+		r.deadlockNS += t - s.dlStart
+	}
+}
+
+// granted records acceptor a's grant.
 func (r *Recorder) granted(t int64, a algorithms.NodeID, ev algorithms.Event) {
 	if int(a) >= r.acceptors {
 		return // not an acceptor: not part of the deadlock condition
@@ -340,20 +435,47 @@ func (r *Recorder) granted(t int64, a algorithms.NodeID, ev algorithms.Event) {
 		for i := 0; i < r.acceptors; i++ {
 			r.grants = append(r.grants, grant{})
 		}
+		s.dlSeen = t
 	}
-	before := r.deadlocked(s, t)
+	r.advanceDeadlock(s, t)
 	g := &r.grants[s.grants+int32(a)]
 	g.owner = ev.Owner
+	g.ballot = ev.Ballot
 	g.end = r.clocks.TrueAt(a, ev.Until)
-	if !before && r.deadlocked(s, t) {
-		r.deadlocks++
+	r.settleDeadlock(s, t, false)
+}
+
+// dropGrant forgets acceptor a's grant on s at t: a Cleared event before
+// the grant's Until (a message ended it; byTimer false), or a crash.
+func (r *Recorder) dropGrant(s *resState, a algorithms.NodeID, t int64, byTimer bool) {
+	if s.grants >= 0 && int(a) < r.acceptors {
+		r.advanceDeadlock(s, t)
+		r.grants[s.grants+int32(a)] = grant{}
+		r.settleDeadlock(s, t, byTimer)
 	}
 }
 
-func (r *Recorder) dropGrant(s *resState, a algorithms.NodeID) {
-	if s.grants >= 0 && int(a) < r.acceptors {
-		r.grants[s.grants+int32(a)] = grant{}
+// StaticDeadlocks reports the static-deadlock episodes up to t (the run's
+// Finish counts the same): counted episodes, an episode still open counted
+// as one ending at t, and their total length in ns.
+func (r *Recorder) StaticDeadlocks(t int64) (episodes int, ns int64) {
+	episodes, ns = r.deadlocks, r.deadlockNS
+	for i := range r.rs {
+		s := &r.rs[i]
+		// Only expiries can have changed s since its last change: look at
+		// them on a copy, so that asking changes nothing.
+		c := *s
+		saveD, saveNS := r.deadlocks, r.deadlockNS
+		r.advanceDeadlock(&c, t)
+		episodes += r.deadlocks - saveD
+		ns += r.deadlockNS - saveNS
+		r.deadlocks, r.deadlockNS = saveD, saveNS
+		if c.dlOn {
+			episodes++
+			ns += t - c.dlStart
+		}
 	}
+	return episodes, ns
 }
 
 // Sent records a message handed to the network. Messages a node sends to
@@ -393,7 +515,7 @@ func (r *Recorder) Crash(t int64, n algorithms.NodeID) int {
 			}
 		}
 		if s.grants >= 0 {
-			r.dropGrant(s, n)
+			r.dropGrant(s, n, t, true)
 		}
 	}
 	return aborted
@@ -418,6 +540,7 @@ func (r *Recorder) HoldStart(t int64, res algorithms.ResourceID, owner algorithm
 	s := r.res(res)
 	r.accrue(s, t)
 	s.nhold++
+	r.settleDeadlock(s, t, false)
 	if r.failoverAt >= 0 && r.failoverGap < 0 && owner != r.failoverNode && t >= r.failoverAt {
 		r.failoverGap = t - r.failoverAt
 	}
@@ -431,6 +554,7 @@ func (r *Recorder) HoldEnd(t int64, res algorithms.ResourceID, owner algorithms.
 	s := r.res(res)
 	r.accrue(s, t)
 	s.nhold--
+	r.settleDeadlock(s, t, false)
 	if r.tr != nil {
 		r.tr.Add(&TraceRec{T: t, Local: localOf(r.clocks, owner, t), Kind: TraceHoldEnd, Node: owner, Res: res, Owner: owner, Ballot: ballot, X: start})
 	}
@@ -511,6 +635,12 @@ func (r *Recorder) Finish(end int64, failUnresolved bool) Result {
 				r.chains[int(w.preempts)]++
 			}
 		}
+		if s.dlOn {
+			// Still open at the end: nobody got out of it within the run.
+			s.dlOn = false
+			r.deadlocks++
+			r.deadlockNS += end - s.dlStart
+		}
 	}
 	if r.csv != nil && r.csvErr == nil {
 		r.csvErr = r.csv.Flush()
@@ -523,18 +653,18 @@ func (r *Recorder) Finish(end int64, failUnresolved bool) Result {
 		Seed:               spec.Seed,
 		LeasesAcquired:     r.acquired,
 		LeasesFailed:       r.failed,
-		LatencyMS:          percentilesMS(r.latencies),
+		LatencyMS:          PercentilesMS(r.latencies),
 		Timeouts:           r.timeouts,
-		TimeToFirstLeaseMS: -1,
+		TimeToFirstLeaseMS: None,
 		StaticDeadlocks:    r.deadlocks,
 		Preemptions:        r.preemptions,
 		PreemptionChains:   r.chains,
 		Messages:           r.messages,
-		FailoverGapMS:      -1,
+		FailoverGapMS:      None,
 		OwnerChanges:       r.ownerChanges,
 		Fsyncs:             r.fsyncs,
 		DiskBytes:          r.diskBytes,
-		FsyncLatencyMS:     percentilesMS(r.fsyncLat),
+		FsyncLatencyMS:     PercentilesMS(r.fsyncLat),
 		Crashes:            r.crashes,
 		PartitionCount:     r.partitions,
 		SimulatedNS:        end,
@@ -542,12 +672,14 @@ func (r *Recorder) Finish(end int64, failUnresolved bool) Result {
 	}
 	if r.wantedNS > 0 {
 		res.BlockedFraction = float64(r.blockedNS) / float64(r.wantedNS)
+		res.StaticDeadlockFraction = float64(r.deadlockNS) / float64(r.wantedNS)
 	}
+	res.StaticDeadlockMS = float64(r.deadlockNS) / 1e6
 	if r.firstAcquire >= 0 {
-		res.TimeToFirstLeaseMS = float64(r.firstAcquire-r.firstRequest) / 1e6
+		res.TimeToFirstLeaseMS = OptionalMS(float64(r.firstAcquire-r.firstRequest) / 1e6)
 	}
 	if r.failoverGap >= 0 {
-		res.FailoverGapMS = float64(r.failoverGap) / 1e6
+		res.FailoverGapMS = OptionalMS(float64(r.failoverGap) / 1e6)
 	}
 	switch spec.Workload {
 	case "batch", "single":
@@ -576,30 +708,40 @@ func (r *Recorder) Finish(end int64, failUnresolved bool) Result {
 // HoldsError reports the first error writing the holds CSV.
 func (r *Recorder) HoldsError() error { return r.csvErr }
 
-// percentilesMS summarises ns samples in ms (nearest-rank percentiles).
-func percentilesMS(ns []int64) Percentiles {
+// PercentilesMS summarises ns samples in ms. Percentiles are nearest-rank
+// (see NearestRank); every percentile leaselab prints is computed so.
+func PercentilesMS(ns []int64) Percentiles {
 	if len(ns) == 0 {
 		return Percentiles{}
 	}
 	s := slices.Clone(ns)
 	slices.Sort(s)
-	rank := func(p float64) float64 {
-		k := int(math.Ceil(p*float64(len(s)))) - 1
-		if k < 0 {
-			k = 0
-		}
-		return float64(s[k]) / 1e6
-	}
 	var sum float64
 	for _, v := range s {
 		sum += float64(v)
 	}
 	return Percentiles{
-		P50:  rank(0.50),
-		P90:  rank(0.90),
-		P99:  rank(0.99),
+		P50:  float64(NearestRank(s, 0.50)) / 1e6,
+		P90:  float64(NearestRank(s, 0.90)) / 1e6,
+		P99:  float64(NearestRank(s, 0.99)) / 1e6,
 		Max:  float64(s[len(s)-1]) / 1e6,
 		Mean: sum / float64(len(s)) / 1e6,
 		N:    len(s),
 	}
+}
+
+// NearestRank is the p-quantile (0 < p <= 1) of sorted samples by the
+// nearest-rank definition: the smallest sample such that at least a
+// fraction p of the samples are at or below it, sorted[ceil(p*n)-1]. It
+// is always one of the samples (no interpolation). sorted must be
+// non-empty and in ascending order.
+func NearestRank[T cmp.Ordered](sorted []T, p float64) T {
+	k := int(math.Ceil(p*float64(len(sorted)))) - 1
+	if k < 0 {
+		k = 0
+	}
+	if k >= len(sorted) {
+		k = len(sorted) - 1
+	}
+	return sorted[k]
 }

@@ -4,8 +4,9 @@ import "leaselab/algorithms"
 
 // resTable maps resource ids to small indices. Workloads number their
 // resources 0..N-1, so ids below denseMax live in a plain slice (one load,
-// no hashing: a map lookup per message was the simulator's biggest cost at
-// a million resources); any other id falls back to a map.
+// no hashing, which matters at a million resources, where a map lookup per
+// message would dominate the simulator's cost); any other id falls back to
+// a map.
 type resTable struct {
 	dense  []int32 // index+1; 0 means absent
 	sparse map[algorithms.ResourceID]int32

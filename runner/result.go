@@ -1,6 +1,45 @@
 package runner
 
-import "leaselab/algorithms"
+import (
+	"encoding/json"
+	"math"
+
+	"leaselab/algorithms"
+)
+
+// OptionalMS is a duration in milliseconds that may not apply to a run
+// (no acquisition, no failover): a negative value or NaN means "not
+// applicable" and marshals as JSON null (and prints empty in CSV, "-" in
+// tables); null unmarshals back to -1.
+type OptionalMS float64
+
+// None is the "not applicable" value.
+const None OptionalMS = -1
+
+// Valid reports whether the value applies.
+func (v OptionalMS) Valid() bool { return v >= 0 && !math.IsInf(float64(v), 0) }
+
+// MarshalJSON writes null when the value does not apply.
+func (v OptionalMS) MarshalJSON() ([]byte, error) {
+	if !v.Valid() {
+		return []byte("null"), nil
+	}
+	return json.Marshal(float64(v))
+}
+
+// UnmarshalJSON reads a number, or null as None.
+func (v *OptionalMS) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		*v = None
+		return nil
+	}
+	var f float64
+	if err := json.Unmarshal(b, &f); err != nil {
+		return err
+	}
+	*v = OptionalMS(f)
+	return nil
+}
 
 // Percentiles of a distribution, in milliseconds.
 type Percentiles struct {
@@ -26,6 +65,10 @@ type Violation struct {
 // Result is what one run measured. The JSON keys are a public interface:
 // scripts and the reproduce command read them.
 type Result struct {
+	// Meta: the provenance of the result (build, machine, start time),
+	// filled by the command that prints it (runner.Run leaves it nil).
+	Meta *Meta `json:"meta,omitempty"`
+
 	Algo     string `json:"algo"`
 	Workload string `json:"workload"`
 	Env      string `json:"env"`
@@ -54,12 +97,19 @@ type Result struct {
 	// some node had an Acquire pending (0 if never).
 	BlockedFraction float64 `json:"blocked_fraction"`
 	// TimeToFirstLeaseMS: from the first request to the first acquisition
-	// (-1 if none).
-	TimeToFirstLeaseMS float64 `json:"time_to_first_lease_ms"`
-	// StaticDeadlocks: episodes in which every acceptor held an unexpired
-	// grant (Granted events, until Cleared or Until) and no owner held
-	// grants from a majority; counted when such an episode begins.
+	// (None, JSON null, if none).
+	TimeToFirstLeaseMS OptionalMS `json:"time_to_first_lease_ms"`
+	// StaticDeadlocks: episodes in which a node wanted a resource, nobody
+	// held it, fewer than a majority of acceptors were free of live
+	// blocking grants (Granted events of an algorithm with
+	// Algorithm.GrantBlocks, until Cleared or Until) and no one proposal
+	// had a majority of them, ended without a winner (see Recorder).
 	StaticDeadlocks int `json:"static_deadlocks"`
+	// StaticDeadlockFraction: the time in those episodes divided by the
+	// time some node had an Acquire pending (0 if never);
+	// StaticDeadlockMS: that time in ms.
+	StaticDeadlockFraction float64 `json:"static_deadlock_fraction"`
+	StaticDeadlockMS       float64 `json:"static_deadlock_ms"`
 	// Preemptions: Preempted events (rounds lost to a higher ballot).
 	Preemptions int `json:"preemptions"`
 	// PreemptionChains[k] counts requests (acquired or failed) during
@@ -73,8 +123,9 @@ type Result struct {
 	BytesPerLease    float64 `json:"bytes_per_lease"`
 	Messages         int64   `json:"messages"`
 	// FailoverGapMS: failover workload, from the holder's crash to the next
-	// acquisition by another node (-1 if none).
-	FailoverGapMS float64 `json:"failover_gap_ms"`
+	// acquisition by another node (None, JSON null, if none or not the
+	// failover workload).
+	FailoverGapMS OptionalMS `json:"failover_gap_ms"`
 	// OwnerChanges: hold intervals that started with an owner different
 	// from the previous holder of the resource.
 	OwnerChanges int `json:"owner_changes"`

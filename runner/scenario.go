@@ -34,6 +34,7 @@ import (
 //	expect grant ACCEPTOR RES OWNER|none
 //	expect violations N
 //	expect acquired N / expect failed N / expect pending N
+//	expect static-deadlocks N [D]   N episodes so far, D their total length
 //
 // In a scenario the network never delivers on its own: every message a
 // node sends to another waits in the pending list (numbered from 1 in send
@@ -52,6 +53,10 @@ type replayer struct {
 	started bool
 	// preClocks are clocks set before the boot.
 	preClocks map[algorithms.NodeID]Clock
+	// traceJSON, if set, receives every trace record as a JSON line
+	// (ReplayJSON); tr is the tracer writing it.
+	traceJSON io.Writer
+	tr        *Tracer
 }
 
 // Replay runs a scenario file step by step and writes the trace, the
@@ -59,7 +64,21 @@ type replayer struct {
 // line is an error (with its line number); an expectation that does not
 // hold is reported in ReplayResult.Failed and the replay goes on.
 func Replay(scenario io.Reader, w io.Writer) (ReplayResult, error) {
-	rp := &replayer{w: w, spec: scenarioSpec()}
+	return ReplayJSON(scenario, w, nil)
+}
+
+// ReplayJSON is Replay that also writes every trace record to traceJSON
+// as JSON lines (the format of Options.Trace), e.g. for an HTML timeline;
+// nil: none.
+func ReplayJSON(scenario io.Reader, w, traceJSON io.Writer) (res ReplayResult, err error) {
+	rp := &replayer{w: w, spec: scenarioSpec(), traceJSON: traceJSON}
+	defer func() {
+		if rp.tr != nil {
+			if ferr := rp.tr.Flush(); ferr != nil && err == nil {
+				err = ferr
+			}
+		}
+	}()
 	sc := bufio.NewScanner(scenario)
 	for sc.Scan() {
 		rp.line++
@@ -86,7 +105,8 @@ func Replay(scenario io.Reader, w io.Writer) (ReplayResult, error) {
 	if err := rp.boot(); err != nil {
 		return rp.res, err
 	}
-	rp.s.rec.Finish(rp.s.now, false)
+	rp.res.Result = rp.s.rec.Finish(rp.s.now, false)
+	rp.res.Result.Env = rp.spec.Env
 	vs, n := rp.s.rec.Checker().Violations()
 	rp.res.Violations = vs
 	fmt.Fprintf(w, "verdict: %d violation(s)\n", n)
@@ -123,8 +143,9 @@ func (rp *replayer) boot() error {
 	if err := rp.spec.Validate(); err != nil {
 		return err
 	}
-	tr := NewTracer(nil, 0)
+	tr := NewTracer(rp.traceJSON, 0)
 	tr.Hook = func(r TraceRec) { fmt.Fprintf(rp.w, "  %s\n", FormatTrace(&r)) }
+	rp.tr = tr
 	s, err := newSim(rp.spec, tr, true)
 	if err != nil {
 		return err
@@ -188,13 +209,11 @@ func parseRes(s string) (algorithms.ResourceID, error) {
 }
 
 func parseKind(s string) (algorithms.Kind, error) {
-	for k := algorithms.Kind(1); k.Valid(); k++ {
-		if k.String() == s {
-			return k, nil
-		}
+	if k, ok := algorithms.KindByName(s); ok {
+		return k, nil
 	}
 	var names []string
-	for k := algorithms.Kind(1); k.Valid(); k++ {
+	for _, k := range algorithms.Kinds() {
 		names = append(names, k.String())
 	}
 	return 0, fmt.Errorf("unknown message kind %q (valid: %s)", s, strings.Join(names, ", "))
@@ -602,7 +621,7 @@ func (rp *replayer) message(cmd string, args []string) error {
 func (rp *replayer) expect(args []string) error {
 	s := rp.s
 	if len(args) == 0 {
-		return fmt.Errorf("expect what? (holder, grant, violations, acquired, failed, pending)")
+		return fmt.Errorf("expect what? (holder, grant, violations, acquired, failed, pending, static-deadlocks)")
 	}
 	s.rec.Checker().Advance(s.now)
 	count := func(name string, got int) error {
@@ -681,8 +700,29 @@ func (rp *replayer) expect(args []string) error {
 		return count("failed", s.rec.Failed())
 	case "pending":
 		return count("pending", len(s.pending))
+	case "static-deadlocks":
+		if len(args) != 2 && len(args) != 3 {
+			return fmt.Errorf("usage: expect static-deadlocks N [D]")
+		}
+		n, err := strconv.Atoi(args[1])
+		if err != nil {
+			return fmt.Errorf("expect static-deadlocks: bad number %q", args[1])
+		}
+		got, ns := s.rec.StaticDeadlocks(s.now)
+		if got != n {
+			return rp.fail("expect static-deadlocks %d: got %d (%v)", n, got, time.Duration(ns))
+		}
+		if len(args) == 3 {
+			d, err := time.ParseDuration(args[2])
+			if err != nil {
+				return fmt.Errorf("expect static-deadlocks: bad duration %q", args[2])
+			}
+			if time.Duration(ns) != d {
+				return rp.fail("expect static-deadlocks %d %v: lasted %v", n, d, time.Duration(ns))
+			}
+		}
 	default:
-		return fmt.Errorf("expect: unknown check %q (holder, grant, violations, acquired, failed, pending)", args[0])
+		return fmt.Errorf("expect: unknown check %q (holder, grant, violations, acquired, failed, pending, static-deadlocks)", args[0])
 	}
 	fmt.Fprintf(rp.w, "  ok\n")
 	return nil

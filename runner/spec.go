@@ -61,7 +61,7 @@ type NetSpec struct {
 	Reorder float64       `json:"reorder"`   // probability a message is held back by up to 2*RTT extra
 	// Bandwidth limits bytes/s leaving each node (0: unlimited), for the
 	// WAN experiment.
-	Bandwidth int64 `json:"bandwidth_bps"`
+	Bandwidth int64 `json:"bandwidth_bytes_per_sec"`
 	// Datagram bounds the UDP datagrams a node sends, in bytes (0: the
 	// environment's default). Messages to the same peer share a datagram
 	// up to this size; MinDatagram (header + one message) sends every
@@ -95,13 +95,13 @@ type ClockSpec struct {
 // FaultSpec describes crashes and partitions.
 type FaultSpec struct {
 	// CrashRate: crashes per node per minute of true time (Poisson).
-	CrashRate float64 `json:"crash_rate"`
+	CrashRate float64 `json:"crash_rate_per_min"`
 	// Downtime: how long a crashed node stays down before it restarts
 	// (drawn uniformly in [Downtime/2, Downtime]).
 	Downtime time.Duration `json:"downtime_ns"`
 	// Partitions: partition episodes per minute; each splits the nodes in
 	// two random groups for PartitionLen (uniform in [len/2, len]).
-	Partitions   float64       `json:"partitions"`
+	Partitions   float64       `json:"partitions_per_min"`
 	PartitionLen time.Duration `json:"partition_len_ns"`
 }
 
@@ -116,6 +116,23 @@ type DiskSpec struct {
 	Background bool `json:"background_writer"`
 	// Dir: where the udp environment keeps the real log files.
 	Dir string `json:"dir,omitempty"`
+}
+
+// MinResponseTimeout is the default response timeout on fast networks
+// (FaTLease Sec. 5: 1 s).
+const MinResponseTimeout = time.Second
+
+// WorstRoundTrip is the longest round trip the network n makes without
+// faults: two one-way delays of RTT/2 + Jitter.
+func WorstRoundTrip(n NetSpec) time.Duration { return n.RTT + 2*n.Jitter }
+
+// DefaultResponseTimeout is the response timeout the command line uses
+// when none is given: 1 s (FaTLease's), or twice the worst round trip
+// (WorstRoundTrip) if that is longer, so that on a slow network a phase
+// does not time out at the instant its answers arrive. With RTT 1 s and
+// jitter 0.2 ms it is 2.0008 s.
+func DefaultResponseTimeout(n NetSpec) time.Duration {
+	return max(MinResponseTimeout, 2*WorstRoundTrip(n))
 }
 
 // DefaultSpec is the command line's default.
@@ -187,6 +204,13 @@ func (s Spec) Validate() error {
 		return fmt.Errorf("batch needs --leases >= 1, got %d", s.Leases)
 	case s.Net.RTT < 0 || s.Net.Jitter < 0:
 		return fmt.Errorf("rtt and jitter must not be negative")
+	case 2*s.Net.Jitter > s.Net.RTT:
+		return fmt.Errorf("jitter %v is more than half the round trip %v: a one-way delay of RTT/2 ± jitter would go below zero "+
+			"(nothing is clamped; raise --rtt to at least %v or lower --jitter to at most %v)", s.Net.Jitter, s.Net.RTT, 2*s.Net.Jitter, s.Net.RTT/2)
+	case s.Params.ResponseTimeout <= WorstRoundTrip(s.Net):
+		return fmt.Errorf("response timeout %v is not longer than a round trip plus jitter (%v = rtt %v + 2 × jitter %v): "+
+			"every phase would time out before its answers could arrive (leave --response-timeout out for the default, %v here)",
+			s.Params.ResponseTimeout, WorstRoundTrip(s.Net), s.Net.RTT, s.Net.Jitter, DefaultResponseTimeout(s.Net))
 	case s.Net.Bandwidth < 0:
 		return fmt.Errorf("bandwidth must not be negative")
 	case s.Net.Datagram != 0 && (s.Net.Datagram < MinDatagram || s.Net.Datagram > MaxDatagram):

@@ -76,7 +76,7 @@ func TestWorkloadFailoverNaive(t *testing.T) {
 		t.Fatal(err)
 	}
 	span := float64(s.Params.LeaseSpan / time.Millisecond)
-	if res.Violations != 0 || res.FailoverGapMS <= 0 || res.FailoverGapMS > span+float64(s.Params.MaxLease/time.Millisecond) {
+	if res.Violations != 0 || res.FailoverGapMS <= 0 || float64(res.FailoverGapMS) > span+float64(s.Params.MaxLease/time.Millisecond) {
 		t.Fatalf("failover gap %.1f ms (lease span %v), violations %d", res.FailoverGapMS, s.Params.LeaseSpan, res.Violations)
 	}
 	if res.Crashes < 1 || res.OwnerChanges < 1 {

@@ -102,7 +102,7 @@ func Decode(b []byte) (algorithms.Record, error) {
 type Storage interface {
 	// Append makes recs durable (written and synced) before it returns.
 	Append(recs []algorithms.Record) error
-	// Write writes recs without waiting for a sync (the fsync ablation).
+	// Write writes recs without waiting for a sync.
 	Write(recs []algorithms.Record) error
 	// Sync makes everything written so far durable.
 	Sync() error

@@ -12,13 +12,15 @@ func init() {
 	register(command{
 		name:    "algos",
 		summary: "list the registered algorithms and the ablations (rules that can be switched off) of each",
-		usage:   "[--format table|json|csv]",
+		usage:   "[--format table|markdown|json|csv]",
 		long: `For every algorithm, in a fixed order: its one-line summary, whether its
 acceptors keep state on disk, and each ablation: the name to give to
---ablate, the rule it switches off, and the faults that expose a violation
-without the rule (for 'leaselab check').`,
+--ablate and the rule it switches off. --format markdown, json and csv add,
+for each ablation, the faults or the scenario that expose a violation
+without the rule (for 'leaselab check' or 'leaselab replay'); the default
+table leaves that column out to stay narrow.`,
 		setup: func(fs *pflag.FlagSet) action {
-			format := addFormatFlag(fs)
+			format := addFormatFlag(fs, "table", "markdown", "json", "csv")
 			return func(c *ctx, args []string) error {
 				if len(args) > 0 {
 					return usagef("unexpected argument %q", args[0])
@@ -76,6 +78,7 @@ func writeAlgos(c *ctx, format string) error {
 		}
 		return writeCSV(c.stdout, []string{"algorithm", "summary", "durable", "ablation", "rule", "exposed_by"}, rows)
 	}
+	wide := format == "markdown"
 	var algos, abls [][]string
 	for _, a := range infos {
 		disk := "no"
@@ -84,10 +87,20 @@ func writeAlgos(c *ctx, format string) error {
 		}
 		algos = append(algos, []string{a.Name, disk, a.Summary})
 		for _, ab := range a.Ablations {
-			abls = append(abls, []string{a.Name, ab.Name, ab.Rule, ab.Exposes})
+			row := []string{a.Name, ab.Name, ab.Rule}
+			if wide {
+				row = append(row, ab.Exposes)
+			}
+			abls = append(abls, row)
 		}
 	}
-	if err := writeTable(c.stdout, []string{"algorithm", "disk", "summary"}, algos); err != nil {
+	table := func(header []string, rows [][]string) error {
+		if wide {
+			return writeMarkdownTable(c.stdout, header, rows)
+		}
+		return writeTableWidth(c.stdout, header, rows, 60)
+	}
+	if err := table([]string{"algorithm", "disk", "summary"}, algos); err != nil {
 		return err
 	}
 	if len(abls) == 0 {
@@ -96,5 +109,13 @@ func writeAlgos(c *ctx, format string) error {
 	if _, err := c.stdout.Write([]byte("\nablations (--ablate NAME switches the rule off):\n")); err != nil {
 		return err
 	}
-	return writeTable(c.stdout, []string{"algorithm", "ablation", "rule", "exposed by"}, abls)
+	header := []string{"algorithm", "ablation", "rule"}
+	if wide {
+		return table(append(header, "exposed by"), abls)
+	}
+	if err := table(header, abls); err != nil {
+		return err
+	}
+	_, err := c.stdout.Write([]byte("(--format markdown, json or csv add the faults or scenario that expose each)\n"))
+	return err
 }

@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
+	crand "crypto/rand"
 	"errors"
 	"fmt"
-	"slices"
+	"io"
+	"runtime"
 	"strconv"
 	"time"
 
@@ -29,24 +31,50 @@ phase without a majority within --response-timeout.
 --workload single measures one lease at a time, --reps times, on an idle
 cluster (request to acquisition, FaTLease Sec. 5.2).
 
-In the same run it measures the machine's own limits on loopback: the
-median round trip of a 64-byte UDP datagram between two sockets
-(raw_udp_rtt_us) and how many 64-byte datagrams one goroutine can send to
-another per second (raw_datagrams_per_sec); results are also given as
-ratios of these (acquisition latency / (2 x raw RTT), leases/s / raw
-datagrams/s).
+Over UDP it measures in the same run the machine's own limits on
+loopback: the median round trip of a 64-byte UDP datagram between two
+sockets (raw_udp_rtt_us) and how many 64-byte datagrams one goroutine can
+send to another per second (raw_datagrams_per_sec); results are also given
+as ratios of these (acquisition latency / (2 x raw RTT), leases/s / raw
+datagrams/s). In the simulator (--env sim) there is no real network to
+measure and the simulator charges no CPU time per message, so it needs
+--rtt (with --rtt 0 every lease would take no time: bench refuses) and
+reports no raw limits or ratios.
 
 Over UDP (the default here) every node has its own socket on 127.0.0.1 and
 its own event loop in this process; messages to the same peer share
 datagrams (--datagram bytes), and each proposer works on at most --window
 acquisitions at once (the rest wait in its queue, counted in latency).
 
-JSON (--format json): {"raw_udp_rtt_us", "raw_datagrams_per_sec",
-"runs": [one object per batch size with at least leases, leases_per_sec,
-leases_failed, timeouts, latency_ms {p50,p90,p99,max,mean,n},
-fsyncs, fsync_latency_ms, background_bytes_per_sec (with
---background-writer), datagrams_per_lease, bytes_per_lease, raw_udp_rtt_us,
-raw_datagrams_per_sec, latency_p50_over_2rtt, ...]}.
+--count N repeats every point N times, interleaved: every batch size once,
+then every one again, ... (repetition k uses seed --seed+k), as reproduce
+does, so a slow change in the machine's load spreads over all points.
+
+Output: a narrow table by default (algo, leases, leases/s, failed,
+timeouts, p50/p99 latency, messages per lease, violations; a rep column
+with --count); --format markdown and csv add env, workload, datagrams and
+bytes per lease and the ratios to the raw limits. --format benchstat
+prints one Go benchmark line per run, e.g.
+  BenchmarkBatch/env=udp/algo=paxoslease/leases=10000-2  1  8.5e-06 s/lease  117260 leases/s  ...
+(units s/lease, leases/s, p50-ms, p99-ms, msgs/lease, timeouts, failed),
+which golang.org/x/perf/cmd/benchstat compares:
+  leaselab bench --count 10 --format benchstat > old.txt
+  (change something, rebuild)
+  leaselab bench --count 10 --format benchstat > new.txt
+  benchstat old.txt new.txt
+
+JSON (--format json): {"meta", "raw_udp_rtt_us", "raw_datagrams_per_sec"
+(udp), "count", "runs": [one object per run with at least rep, seed,
+leases, leases_per_sec, leases_failed, timeouts, latency_ms
+{p50,p90,p99,max,mean,n}, fsyncs, fsync_latency_ms,
+background_bytes_per_sec (with --background-writer), datagrams_per_lease,
+bytes_per_lease, raw_udp_rtt_us, raw_datagrams_per_sec,
+latency_p50_over_2rtt, signed, ...], "params"}.
+With --sign (udp) every point runs twice, first with plain datagrams, then
+with every datagram signed with HMAC-SHA256 and checked (as 'leaselab node
+--key-file' does), so the cost of authentication shows in one run
+("signed" in the JSON and benchstat names; a line per point with the
+change in leases/s).
 Exit status 1 if any lease failed or the checker found a violation.`,
 		setup: setupBench,
 	})
@@ -54,12 +82,18 @@ Exit status 1 if any lease failed or the checker found a violation.`,
 
 // benchRun is one row of bench's output.
 type benchRun struct {
-	Env            string  `json:"env"`
-	Algo           string  `json:"algo"`
-	Workload       string  `json:"workload"`
-	Acceptors      int     `json:"acceptors"`
-	Proposers      int     `json:"proposers"`
-	Leases         int     `json:"leases"`
+	// Rep: which repetition of its point (0 .. --count-1).
+	Rep int `json:"rep"`
+	// Seed: --seed + Rep, so repetitions in the simulator differ.
+	Seed      uint64 `json:"seed"`
+	Env       string `json:"env"`
+	Algo      string `json:"algo"`
+	Workload  string `json:"workload"`
+	Acceptors int    `json:"acceptors"`
+	Proposers int    `json:"proposers"`
+	Leases    int    `json:"leases"`
+	// Signed: datagrams were signed and checked (--sign).
+	Signed         bool    `json:"signed"`
 	LeasesAcquired int     `json:"leases_acquired"`
 	LeasesFailed   int     `json:"leases_failed"`
 	LeasesPerSec   float64 `json:"leases_per_sec"`
@@ -70,18 +104,19 @@ type benchRun struct {
 	MessagesPerLease  float64            `json:"messages_per_lease"`
 	DatagramsPerLease float64            `json:"datagrams_per_lease"` // udp only
 	BytesPerLease     float64            `json:"bytes_per_lease"`     // udp: UDP payload incl. datagram headers; sim: 64 per message
-	// The machine's own limits, measured in this run.
-	RawUDPRTTUS        float64 `json:"raw_udp_rtt_us"`
-	RawDatagramsPerSec float64 `json:"raw_datagrams_per_sec"`
+	// The machine's own limits, measured in this run (udp only: absent
+	// in the simulator, which does not use the machine's network).
+	RawUDPRTTUS        float64 `json:"raw_udp_rtt_us,omitempty"`
+	RawDatagramsPerSec float64 `json:"raw_datagrams_per_sec,omitempty"`
 	// LatencyP50Over2RTT: median acquisition latency / (2 x raw RTT), the
 	// two round trips of a Paxos-style acquisition on this machine.
-	LatencyP50Over2RTT float64 `json:"latency_p50_over_2rtt"`
+	LatencyP50Over2RTT float64 `json:"latency_p50_over_2rtt,omitempty"`
 	// SingleBoundUS: 2 x raw RTT + 50 us, the target for a single lease's
 	// median over UDP (workload single).
 	SingleBoundUS float64 `json:"single_bound_us,omitempty"`
 	// LeasesPerRawDatagram: leases/s divided by raw datagrams/s (above 1
 	// thanks to batching many messages per datagram).
-	LeasesPerRawDatagram float64 `json:"leases_per_sec_over_raw_datagrams_per_sec"`
+	LeasesPerRawDatagram float64 `json:"leases_per_sec_over_raw_datagrams_per_sec,omitempty"`
 	Violations           int     `json:"violations"`
 	Fsyncs               int64   `json:"fsyncs"`
 	FsyncsPerLease       float64 `json:"fsyncs_per_lease"`
@@ -94,9 +129,12 @@ type benchRun struct {
 }
 
 type benchOutput struct {
-	RawUDPRTTUS        float64     `json:"raw_udp_rtt_us"`
-	RawUDPRTTP90US     float64     `json:"raw_udp_rtt_p90_us"`
-	RawDatagramsPerSec float64     `json:"raw_datagrams_per_sec"`
+	Meta *runner.Meta `json:"meta"`
+	// The machine's limits (udp only).
+	RawUDPRTTUS        float64     `json:"raw_udp_rtt_us,omitempty"`
+	RawUDPRTTP90US     float64     `json:"raw_udp_rtt_p90_us,omitempty"`
+	RawDatagramsPerSec float64     `json:"raw_datagrams_per_sec,omitempty"`
+	Count              int         `json:"count"` // repetitions of every point (--count)
 	Runs               []benchRun  `json:"runs"`
 	Spec               runner.Spec `json:"params"`
 }
@@ -121,11 +159,16 @@ func setupBench(fs *pflag.FlagSet) action {
 	window := fs.Int("window", udp.DefaultWindow, "udp: acquisitions a proposer works on at once (-1: no bound)")
 	rawReps := fs.Int("raw-reps", 2000, "ping-pongs for the raw UDP round trip")
 	rawTime := fs.Duration("raw-time", 500*time.Millisecond, "how long to measure the raw datagram rate")
-	format := addFormatFlag(fs)
+	count := fs.Int("count", 1, "repeat every point this many times, interleaved (every batch size once, then again, ...), so a slow change in the machine's load spreads over all points; repetition k uses seed --seed+k")
+	sign := fs.Bool("sign", false, "udp: run every point twice, with plain and with signed (HMAC-SHA256) datagrams")
+	format := addFormatFlag(fs, "table", "json", "csv", "markdown", "benchstat")
 	quiet := addQuietFlag(fs)
 	return func(c *ctx, args []string) error {
 		if len(args) > 0 {
 			return usagef("unexpected arguments %v", args)
+		}
+		if *count < 1 {
+			return usagef("--count must be at least 1, got %d", *count)
 		}
 		switch *workload {
 		case "batch":
@@ -150,51 +193,83 @@ func setupBench(fs *pflag.FlagSet) action {
 		if *rawReps < 1 || *rawTime <= 0 {
 			return usagef("--raw-reps and --raw-time must be positive")
 		}
+		if *sign && spec.Env != "udp" {
+			return usagef("--sign measures signed datagrams over UDP; give --env udp")
+		}
 		spec.Workload = *workload
 		if *workload == "batch" {
 			spec.Leases = (*leases)[0]
 		}
+		networkDefaults(fs, &spec)
 		if err := validateSpec(spec); err != nil {
 			return err
 		}
 
-		// The machine's limits first, on an idle machine.
-		rtts, err := udp.RawRTT(*rawReps)
-		if err != nil {
-			return err
+		if spec.Env == "sim" && spec.Net.RTT == 0 {
+			return usagef("bench --env sim needs --rtt: the simulator charges no CPU time per message, so on a zero-delay network " +
+				"every lease takes no time and leases/s is undefined; give the network to simulate (e.g. --rtt 1ms --jitter 0.1ms), or use --env udp")
 		}
-		rate, err := udp.RawDatagrams(64, *rawTime)
-		if err != nil {
-			return err
-		}
-		out := benchOutput{
-			RawUDPRTTUS:        us(rtts[len(rtts)/2]),
-			RawUDPRTTP90US:     us(rtts[len(rtts)*9/10]),
-			RawDatagramsPerSec: rate.RecvPerSec,
-			Spec:               spec,
-		}
-		// --datagram is the spec's (addNetFlags), checked by validateSpec.
-		eo := udp.EnvOptions{Window: *window}
-		failed := false
-		if *workload == "single" {
-			r, err := benchSingle(spec, eo, *reps, out)
+		out := benchOutput{Meta: c.meta(), Count: *count, Spec: spec}
+		if spec.Env == "udp" {
+			// The machine's limits first, on an idle machine.
+			rtts, err := udp.RawRTT(*rawReps)
 			if err != nil {
 				return err
 			}
-			out.Runs = append(out.Runs, r)
-			failed = r.LeasesFailed > 0
-		} else {
-			for _, n := range *leases {
-				s := spec
-				s.Leases = n
-				progress, done := newProgress(c, *quiet, fmt.Sprintf("bench %s %s %d leases", s.Env, s.Algo, n))
-				r, err := benchBatch(s, eo, progress, out)
-				done()
-				if err != nil {
-					return err
+			rate, err := udp.RawDatagrams(64, *rawTime)
+			if err != nil {
+				return err
+			}
+			out.RawUDPRTTUS = us(runner.NearestRank(rtts, 0.5)) // RawRTT returns them sorted
+			out.RawUDPRTTP90US = us(runner.NearestRank(rtts, 0.9))
+			out.RawDatagramsPerSec = rate.RecvPerSec
+		}
+		// --datagram is the spec's (addNetFlags), checked by validateSpec.
+		eo := udp.EnvOptions{Window: *window}
+		keys := [][]byte{nil}
+		if *sign {
+			keys = append(keys, benchKey())
+		}
+		failed := false
+		for rep := 0; rep < *count; rep++ {
+			if *workload == "single" {
+				for _, key := range keys {
+					s := spec
+					s.Seed = spec.Seed + uint64(rep)
+					r, err := benchSingle(s, eo, key, *reps, out)
+					if err != nil {
+						return err
+					}
+					r.Rep, r.Seed = rep, s.Seed
+					out.Runs = append(out.Runs, r)
+					failed = failed || r.LeasesFailed > 0 || r.Violations > 0
 				}
-				out.Runs = append(out.Runs, r)
-				failed = failed || r.LeasesFailed > 0 || r.Violations > 0
+				continue
+			}
+			for _, n := range *leases {
+				for _, key := range keys {
+					s := spec
+					s.Leases = n
+					s.Seed = spec.Seed + uint64(rep)
+					e := eo
+					e.Key = key
+					label := fmt.Sprintf("bench %s %s %d leases", s.Env, s.Algo, n)
+					if key != nil {
+						label += " signed"
+					}
+					if *count > 1 {
+						label += fmt.Sprintf(" (%d of %d)", rep+1, *count)
+					}
+					progress, done := newProgress(c, *quiet, label)
+					r, err := benchBatch(s, e, progress, out)
+					done()
+					if err != nil {
+						return err
+					}
+					r.Rep, r.Seed = rep, s.Seed
+					out.Runs = append(out.Runs, r)
+					failed = failed || r.LeasesFailed > 0 || r.Violations > 0
+				}
 			}
 		}
 		if err := writeBench(c, *format, out); err != nil {
@@ -229,6 +304,7 @@ func benchBatch(s runner.Spec, eo udp.EnvOptions, progress func(float64), out be
 	}
 	r := fromResult(res, s, out)
 	r.Leases = s.Leases
+	r.Signed = eo.Key != nil
 	if s.Env == "udp" && res.LeasesAcquired > 0 {
 		r.DatagramsPerLease = float64(ex.Meters.DatagramsSent) / float64(res.LeasesAcquired)
 		r.BytesPerLease = float64(ex.Meters.BytesSent) / float64(res.LeasesAcquired)
@@ -258,17 +334,19 @@ func fromResult(res runner.Result, s runner.Spec, out benchOutput) benchRun {
 // them all, one after the other, each on a fresh resource (the runner's
 // single workload would start a new cluster for each); in the simulator
 // each is its own run with seed, seed+1, ...
-func benchSingle(s runner.Spec, eo udp.EnvOptions, reps int, out benchOutput) (benchRun, error) {
+func benchSingle(s runner.Spec, eo udp.EnvOptions, key []byte, reps int, out benchOutput) (benchRun, error) {
 	r := benchRun{Env: s.Env, Algo: s.Algo, Workload: "single", Acceptors: s.Acceptors, Proposers: s.Proposers,
-		Leases: reps, RawUDPRTTUS: out.RawUDPRTTUS, RawDatagramsPerSec: out.RawDatagramsPerSec,
-		SingleBoundUS: 2*out.RawUDPRTTUS + 50}
+		Leases: reps, RawUDPRTTUS: out.RawUDPRTTUS, RawDatagramsPerSec: out.RawDatagramsPerSec, Signed: key != nil}
+	if out.RawUDPRTTUS > 0 {
+		r.SingleBoundUS = 2*out.RawUDPRTTUS + 50
+	}
 	var lat []int64
 	wall := time.Now()
 	if s.Env == "udp" {
 		cfg := udp.ClusterConfig{Algo: s.Algo, Cluster: clusterOf(s), Params: s.Params, Ablations: s.Ablate,
 			Seed: s.Seed, MaxDatagram: s.Net.Datagram, DiskDir: s.Disk.Dir, SyncEach: !s.Disk.GroupCommit,
 			Net:  udp.NetemOf(s.Net),
-			Skew: s.Clocks.Skew, Drift: s.Clocks.Drift, Background: s.Disk.Background}
+			Skew: s.Clocks.Skew, Drift: s.Clocks.Drift, Background: s.Disk.Background, Key: key}
 		sr, err := udp.RunSingle(context.Background(), cfg, reps, s.Duration)
 		if err != nil {
 			return r, err
@@ -326,54 +404,145 @@ func clusterOf(s runner.Spec) algorithms.Cluster {
 	return algorithms.NewCluster(s.Acceptors, s.Proposers)
 }
 
-// percentiles of ns values in ms (sorting a copy).
-func percentiles(ns []int64) runner.Percentiles {
-	if len(ns) == 0 {
-		return runner.Percentiles{}
-	}
-	v := append([]int64(nil), ns...)
-	slices.Sort(v)
-	at := func(q float64) float64 {
-		i := int(q * float64(len(v)-1))
-		return float64(v[i]) / 1e6
-	}
-	var sum float64
-	for _, x := range v {
-		sum += float64(x)
-	}
-	return runner.Percentiles{P50: at(0.5), P90: at(0.9), P99: at(0.99), Max: float64(v[len(v)-1]) / 1e6,
-		Mean: sum / float64(len(v)) / 1e6, N: len(v)}
+// percentiles of ns values in ms: runner.PercentilesMS, the one
+// definition (nearest rank) every leaselab percentile uses.
+func percentiles(ns []int64) runner.Percentiles { return runner.PercentilesMS(ns) }
+
+// benchKey is a fresh random key for --sign.
+func benchKey() []byte {
+	k := make([]byte, 32)
+	crand.Read(k) // never fails (crypto/rand panics rather than return an error)
+	return k
 }
 
 func writeBench(c *ctx, format string, out benchOutput) error {
-	if format == "json" {
+	switch format {
+	case "json":
 		return writeJSON(c.stdout, out)
+	case "benchstat":
+		return writeBenchstat(c.stdout, out)
 	}
-	header := []string{"env", "algo", "workload", "leases", "leases/s", "failed", "timeouts", "p50 ms", "p99 ms",
-		"msgs/lease", "dgrams/lease", "bytes/lease", "p50/(2 RTT)", "leases/s / raw dgrams/s", "violations"}
+	// The default table keeps to the columns that answer "how fast, and
+	// did it work"; csv and markdown add the per-lease costs and the
+	// ratios to the machine's raw limits.
+	wide := format != "table"
+	header := []string{"algo", "leases", "leases/s", "failed", "timeouts", "p50 ms", "p99 ms", "msgs/lease", "violations"}
+	if wide {
+		header = append([]string{"env", "workload"}, header...)
+		header = append(header, "dgrams/lease", "bytes/lease", "p50/(2 RTT)", "leases/s / raw dgrams/s")
+	}
+	if out.Count > 1 {
+		header = append([]string{"rep"}, header...)
+	}
+	signed := false
+	for _, r := range out.Runs {
+		signed = signed || r.Signed
+	}
+	if signed {
+		header = append(header, "signed")
+	}
 	var rows [][]string
 	for _, r := range out.Runs {
-		rows = append(rows, []string{r.Env, r.Algo, r.Workload, strconv.Itoa(r.Leases),
+		row := []string{r.Algo, strconv.Itoa(r.Leases),
 			fmt.Sprintf("%.0f", r.LeasesPerSec), strconv.Itoa(r.LeasesFailed), strconv.Itoa(r.Timeouts),
 			fmt.Sprintf("%.3f", r.LatencyMS.P50), fmt.Sprintf("%.3f", r.LatencyMS.P99),
-			fmt.Sprintf("%.2f", r.MessagesPerLease), fmt.Sprintf("%.3f", r.DatagramsPerLease), fmt.Sprintf("%.1f", r.BytesPerLease),
-			fmt.Sprintf("%.2f", r.LatencyP50Over2RTT), fmt.Sprintf("%.3f", r.LeasesPerRawDatagram), strconv.Itoa(r.Violations)})
+			fmt.Sprintf("%.2f", r.MessagesPerLease), strconv.Itoa(r.Violations)}
+		if wide {
+			row = append([]string{r.Env, r.Workload}, row...)
+			opt := func(v float64, f string) string {
+				if v == 0 {
+					return "-" // the simulator has no datagrams and no raw limits
+				}
+				return fmt.Sprintf(f, v)
+			}
+			row = append(row, opt(r.DatagramsPerLease, "%.3f"), fmt.Sprintf("%.1f", r.BytesPerLease),
+				opt(r.LatencyP50Over2RTT, "%.2f"), opt(r.LeasesPerRawDatagram, "%.3f"))
+		}
+		if out.Count > 1 {
+			row = append([]string{strconv.Itoa(r.Rep + 1)}, row...)
+		}
+		if signed {
+			row = append(row, strconv.FormatBool(r.Signed))
+		}
+		rows = append(rows, row)
 	}
-	if err := writeRows(c.stdout, format, header, rows, out); err != nil {
-		return err
+	switch format {
+	case "csv":
+		if err := writeMetaComment(c.stdout, out.Meta); err != nil {
+			return err
+		}
+		return writeCSV(c.stdout, header, rows)
+	case "markdown":
+		if err := writeMarkdownTable(c.stdout, header, rows); err != nil {
+			return err
+		}
+	default:
+		if err := writeTable(c.stdout, header, rows); err != nil {
+			return err
+		}
 	}
-	if format == "table" {
+	if out.RawUDPRTTUS > 0 {
 		fmt.Fprintf(c.stdout, "raw loopback UDP: round trip %.1f us median (p90 %.1f us), %.0f datagrams/s (64 bytes, one sender, one receiver)\n",
 			out.RawUDPRTTUS, out.RawUDPRTTP90US, out.RawDatagramsPerSec)
-		for _, r := range out.Runs {
-			if r.BackgroundBytesPerS > 0 {
-				fmt.Fprintf(c.stdout, "%s %d leases: background writer %.0f MB/s; fsync latency p50 %.3f ms, p99 %.3f ms (%d fsyncs)\n",
-					r.Algo, r.Leases, r.BackgroundBytesPerS/1e6, r.FsyncLatencyMS.P50, r.FsyncLatencyMS.P99, r.Fsyncs)
+	}
+	for _, r := range out.Runs {
+		if r.BackgroundBytesPerS > 0 {
+			fmt.Fprintf(c.stdout, "%s %d leases: background writer %.0f MB/s; fsync latency p50 %.3f ms, p99 %.3f ms (%d fsyncs)\n",
+				r.Algo, r.Leases, r.BackgroundBytesPerS/1e6, r.FsyncLatencyMS.P50, r.FsyncLatencyMS.P99, r.Fsyncs)
+		}
+		if r.SingleBoundUS > 0 {
+			fmt.Fprintf(c.stdout, "single lease median %.1f us vs 2 x raw RTT + 50 us = %.1f us\n", r.LatencyMS.P50*1e3, r.SingleBoundUS)
+		}
+		if r.Signed {
+			for _, plain := range out.Runs {
+				if !plain.Signed && plain.Rep == r.Rep && plain.Workload == r.Workload && plain.Leases == r.Leases && plain.LeasesPerSec > 0 {
+					fmt.Fprintf(c.stdout, "signing, %s %d leases: %.0f leases/s signed vs %.0f plain (%+.1f%%), p50 %.3f vs %.3f ms\n",
+						r.Workload, r.Leases, r.LeasesPerSec, plain.LeasesPerSec, 100*(r.LeasesPerSec/plain.LeasesPerSec-1),
+						r.LatencyMS.P50, plain.LatencyMS.P50)
+				}
 			}
-			if r.SingleBoundUS > 0 {
-				fmt.Fprintf(c.stdout, "single lease median %.1f us vs 2 x raw RTT + 50 us = %.1f us\n", r.LatencyMS.P50*1e3, r.SingleBoundUS)
-			}
+		}
+	}
+	if !wide {
+		fmt.Fprintln(c.stdout, "(--format markdown or csv adds datagrams and bytes per lease and the ratios to the raw limits)")
+	}
+	return nil
+}
+
+// writeBenchstat prints every run as a Go benchmark result line, so that
+// golang.org/x/perf/cmd/benchstat compares two bench outputs (with
+// --count N it has N samples per point). The header lines are benchstat's
+// configuration (goos, goarch, cpu count, revision). Names:
+// BenchmarkBatch/env=udp/algo=paxoslease/leases=10000-P or
+// BenchmarkSingle/env=udp/algo=paxoslease-P, P = GOMAXPROCS; one
+// iteration each; the units: s/lease (1 / leases/s), leases/s, p50-ms and
+// p99-ms (latency), msgs/lease, timeouts, failed.
+func writeBenchstat(w io.Writer, out benchOutput) error {
+	if m := out.Meta; m != nil {
+		fmt.Fprintf(w, "goos: %s\ngoarch: %s\npkg: leaselab/cmd/leaselab\nrevision: %s\nnum_cpu: %d\n", m.GOOS, m.GOARCH, m.Revision, m.NumCPU)
+	}
+	procs := runtime.GOMAXPROCS(0)
+	for _, r := range out.Runs {
+		sig := ""
+		if r.Signed {
+			sig = "/signed=true"
+		}
+		name := fmt.Sprintf("BenchmarkBatch/env=%s/algo=%s%s/leases=%d-%d", r.Env, r.Algo, sig, r.Leases, procs)
+		if r.Workload == "single" {
+			name = fmt.Sprintf("BenchmarkSingle/env=%s/algo=%s%s-%d", r.Env, r.Algo, sig, procs)
+		}
+		perLease := 0.0
+		if r.LeasesPerSec > 0 {
+			perLease = 1 / r.LeasesPerSec
+		}
+		if _, err := fmt.Fprintf(w, "%s\t1\t%s s/lease\t%s leases/s\t%s p50-ms\t%s p99-ms\t%s msgs/lease\t%d timeouts\t%d failed\n",
+			name, benchNum(perLease), benchNum(r.LeasesPerSec), benchNum(r.LatencyMS.P50), benchNum(r.LatencyMS.P99),
+			benchNum(r.MessagesPerLease), r.Timeouts, r.LeasesFailed); err != nil {
+			return err
 		}
 	}
 	return nil
 }
+
+// benchNum prints a benchmark value with 6 significant digits.
+func benchNum(v float64) string { return strconv.FormatFloat(v, 'g', 6, 64) }

@@ -1,6 +1,10 @@
 package main
 
 import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -30,9 +34,10 @@ Prints how many seeds ran, the leases acquired, the violations of the lease
 invariant found and the seeds that produced them (table; --format json
 gives keys seeds, leases_acquired, violations, violating_seeds, and
 violating_specs: the full spec of each violating run, fault rates drawn for
-its seed included). The table prints the 'leaselab run' command that
-re-runs the first violating seed alone; add --trace FILE to it for the
-full trace, or give --trace / --holds / --violation-trace to check itself.
+its seed included). After the table, on a line of its own, it prints the
+'leaselab run' command that re-runs the first violating seed alone; add
+--trace FILE or --timeline FILE.html to it for the full trace, or give
+--trace / --holds / --violation-trace / --timeline to check itself.
 
 Exit status 1 when any violation is found, 2 for bad input.`,
 		setup: setupCheck,
@@ -57,6 +62,8 @@ func setupCheck(fs *pflag.FlagSet) action {
 	trace := fs.String("trace", "", "re-run the first violating seed and write its full trace to this file (JSON lines)")
 	holds := fs.String("holds", "", "re-run the first violating seed and write its hold intervals to this CSV file")
 	vtrace := fs.String("violation-trace", "", "re-run the first violating seed and write the trace records leading to its first violation to this file")
+	timeline := fs.String("timeline", "", "re-run the first violating seed and write the trace leading to its first violation as an interactive, self-contained HTML page to this .html file "+
+		"(holds, crashes, partitions, the violation, every message: hover for kind, ballot, send and delivery times)")
 	stopFirst := fs.Bool("stop-at-first", false, "end the campaign at the first violating seed (in seed order; every seed before it still runs, so the result does not depend on scheduling)")
 	quiet := addQuietFlag(fs)
 	return func(c *ctx, args []string) error {
@@ -77,6 +84,7 @@ func setupCheck(fs *pflag.FlagSet) action {
 			return err
 		}
 		spec.Seed = *first
+		networkDefaults(fs, &spec)
 		if err := validateSpec(spec); err != nil {
 			return err
 		}
@@ -89,8 +97,24 @@ func setupCheck(fs *pflag.FlagSet) action {
 		if err := out.open("holds", *holds, &opt.Holds); err != nil {
 			return err
 		}
+		if opt.Holds != nil {
+			if err := writeMetaComment(opt.Holds, c.meta()); err != nil {
+				return err
+			}
+		}
 		if err := out.open("violation-trace", *vtrace, &opt.ViolationTrace); err != nil {
 			return err
+		}
+		var vbuf *bytes.Buffer
+		if *timeline != "" {
+			if !isHTML(*timeline) {
+				return usagef("--timeline %s: check writes an .html page", *timeline)
+			}
+			if st, err := os.Stat(filepath.Dir(*timeline)); err != nil || !st.IsDir() {
+				return usagef("--timeline %s: no such directory %s", *timeline, filepath.Dir(*timeline))
+			}
+			vbuf = &bytes.Buffer{}
+			opt.ViolationTrace = teeWriter(opt.ViolationTrace, vbuf)
 		}
 		progress, done := newProgress(c, *quiet, "check "+spec.Algo)
 		opt.Progress = progress
@@ -107,8 +131,27 @@ func setupCheck(fs *pflag.FlagSet) action {
 		if err := out.finish(); err != nil {
 			return err
 		}
+		res.Meta = c.meta()
 		if err := writeCheck(c, *format, res); err != nil {
 			return err
+		}
+		if vbuf != nil {
+			if len(res.ViolatingSpecs) == 0 {
+				fmt.Fprintf(c.stderr, "timeline: no violation, so no violation trace; %s not written\n", *timeline)
+			} else {
+				s := res.ViolatingSpecs[0]
+				var vs []runner.Violation
+				for _, v := range res.First {
+					if v.Seed == s.Seed {
+						vs = append(vs, v)
+					}
+				}
+				title := fmt.Sprintf("leaselab check: %s, seed %d, the %d trace records before its first violation", s.Algo, s.Seed, runner.ViolationContext)
+				if err := writeHTMLTimeline(*timeline, title, res.Meta, s, 0, 0, vs, vbuf.Bytes()); err != nil {
+					return fmt.Errorf("--timeline: %w", err)
+				}
+				fmt.Fprintf(c.stderr, "timeline: %s\n", *timeline)
+			}
 		}
 		if res.Violations > 0 {
 			return exitStatus(1)
@@ -125,10 +168,13 @@ func writeCheck(c *ctx, format string, res runner.CheckResult) error {
 	case "json":
 		return writeJSON(c.stdout, res)
 	case "csv":
+		if err := writeMetaComment(c.stdout, res.Meta); err != nil {
+			return err
+		}
 		var header, row []string
 		for _, f := range flatten(res) {
-			if f.key == "first_violations" || f.key == "violating_specs" {
-				continue // lists of objects: see --format json
+			if f.key == "first_violations" || f.key == "violating_specs" || f.key == "meta" || strings.HasPrefix(f.key, "meta.") {
+				continue // lists of objects: see --format json; the meta is the comment line
 			}
 			header = append(header, f.key)
 			row = append(row, formatValue(f.value, true))
@@ -153,14 +199,19 @@ func writeCheck(c *ctx, format string, res runner.CheckResult) error {
 		{"leases acquired", strconv.Itoa(res.LeasesAcquired)},
 		{"violations", strconv.Itoa(res.Violations)},
 		{"violating seeds", none(strings.Join(seeds, " "))},
-		{"re-run first", none(rerun(res))},
 		{"wall time", formatValue(res.WallMS/1000, false) + " s"},
 	}
 	if err := writeTable(c.stdout, []string{"check", "value"}, rows); err != nil {
 		return err
 	}
 	if len(res.First) > 0 {
-		return writeViolations(c.stdout, res.First)
+		if err := writeViolations(c.stdout, res.First); err != nil {
+			return err
+		}
+	}
+	if cmd := rerun(res); cmd != "" {
+		// On a line of its own, outside any table, so it can be copied.
+		fmt.Fprintf(c.stdout, "\nre-run the first violating seed alone (add --trace FILE or --timeline FILE.html to see it):\n%s\n", cmd)
 	}
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -31,6 +32,10 @@ restart counter 1, and a diskless algorithm must keep it silent for M
 (FaTLease: v + d_max) before it joins; the output says how long it was
 silent, on its own clock.
 
+The nodes share a fresh random key (written to a temporary file, readable
+by this user only, removed at the end) and sign every datagram with it
+('leaselab node --key-file'); --key=false runs them without.
+
 The lease-invariant checker runs on the driver's clock: each node reports
 the time left on its lease; a hold is dated from the moment the driver reads
 the report to that moment + the time left + --slack (reports reach the
@@ -49,7 +54,7 @@ func setupCluster(fs *pflag.FlagSet) action {
 	params.ResponseTimeout = 200 * time.Millisecond
 	params.Backoff = 50 * time.Millisecond
 	var (
-		nodes       = fs.Int("nodes", 3, "number of node processes (all acceptors and proposers)")
+		nodes       = fs.Int("nodes", 3, "number of node processes (all acceptors and proposers; at least 3, so that a majority is left after the kill)")
 		algo        = fs.String("algo", "paxoslease", "algorithm (see 'leaselab algos')")
 		ablate      = fs.StringSlice("ablate", nil, "rules of the algorithm to switch off")
 		extensions  = fs.Int("extensions", 2, "how often node 0 extends before it is killed")
@@ -60,6 +65,7 @@ func setupCluster(fs *pflag.FlagSet) action {
 		seed        = fs.Uint64("seed", 1, "seed of the nodes' random choices")
 		verbose     = fs.Bool("verbose", false, "log what the driver does on stderr")
 		restart     = fs.Bool("restart", false, "after the takeover, start node 0 again and measure its silence before it joins")
+		sign        = fs.Bool("key", true, "give the nodes a fresh shared key: they sign every datagram and drop unsigned or foreign ones")
 	)
 	addProtocolFlags(fs, &params)
 	format := addFormatFlag(fs, "table", "json")
@@ -67,8 +73,8 @@ func setupCluster(fs *pflag.FlagSet) action {
 		if len(args) > 0 {
 			return usagef("unexpected arguments %v", args)
 		}
-		if *nodes < 2 {
-			return usagef("--nodes must be at least 2, got %d", *nodes)
+		if err := udp.FailoverNodesError(*nodes); err != nil {
+			return badInput(fmt.Errorf("--nodes: %w", err))
 		}
 		alg, err := algorithms.Lookup(*algo)
 		if err != nil {
@@ -96,6 +102,17 @@ func setupCluster(fs *pflag.FlagSet) action {
 		if *verbose {
 			cfg.Log = c.stderr
 		}
+		if *sign {
+			dir, err := os.MkdirTemp("", "leaselab-key-")
+			if err != nil {
+				return err
+			}
+			defer os.RemoveAll(dir)
+			cfg.Node.KeyFile = filepath.Join(dir, "cluster.key")
+			if err := udp.WriteKeyFile(cfg.Node.KeyFile); err != nil {
+				return err
+			}
+		}
 		res, err := udp.Failover(context.Background(), cfg)
 		if err != nil {
 			return err
@@ -117,6 +134,7 @@ func setupCluster(fs *pflag.FlagSet) action {
 				{"survivors alive", strconv.FormatBool(res.SurvivorsAlive)},
 				{"violations", strconv.Itoa(res.Violations)},
 				{"slack", fmt.Sprintf("%.1f ms", res.SlackMS)},
+				{"signed datagrams", strconv.FormatBool(res.Signed)},
 			}
 			if res.Restarted {
 				silent := fmt.Sprintf("%.1f ms", res.QuarantineMS)
@@ -166,6 +184,9 @@ func nodeArgs(pc udp.ProcessConfig) []string {
 	}
 	if pc.DiskDir != "" {
 		args = append(args, "--disk-dir", pc.DiskDir)
+	}
+	if pc.KeyFile != "" {
+		args = append(args, "--key-file", pc.KeyFile)
 	}
 	if len(pc.Ablations) > 0 {
 		args = append(args, "--ablate", strings.Join(pc.Ablations, ","))

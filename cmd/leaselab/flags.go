@@ -64,7 +64,9 @@ func addProtocolFlags(fs *pflag.FlagSet, p *algorithms.Params) {
 	fs.DurationVar(&p.DMax, "dmax", p.DMax, "d_max: the bound on any two clocks' difference that FaTLease and classic Paxos assume")
 	fs.Float64Var(&p.Drift, "drift-bound", p.Drift,
 		"clock rate error the ALGORITHMS allow for (0.001 = 1000 ppm): holders end their lease this much early; compare --drift, the simulated clocks' actual error")
-	fs.DurationVar(&p.ResponseTimeout, "response-timeout", p.ResponseTimeout, "a phase without a majority by then times out and the round is retried")
+	fs.DurationVar(&p.ResponseTimeout, "response-timeout", p.ResponseTimeout,
+		"a phase without a majority by then times out and the round is retried; when not given: 1s, or 2 × (rtt + 2 × jitter) if that is longer; "+
+			"given, it must be longer than rtt + 2 × jitter")
 	fs.IntVar(&p.MaxRounds, "max-rounds", p.MaxRounds, "an acquisition is abandoned (a failed lease) after this many failed rounds")
 	fs.DurationVar(&p.Backoff, "backoff", p.Backoff, "upper bound of the random wait before a retry")
 }
@@ -87,7 +89,7 @@ func addWorkloadFlags(fs *pflag.FlagSet, s *runner.Spec) {
 func addNetFlags(fs *pflag.FlagSet, n *runner.NetSpec) {
 	fs.DurationVar(&n.RTT, "rtt", n.RTT, "round-trip time of every link (one way is half); with --env udp added to the real one in user space, "+
 		"each hop ending some tens of µs late on an idle machine (wake-up latency; see 'go test ./runner/udp -bench WakeTimer')")
-	fs.DurationVar(&n.Jitter, "jitter", n.Jitter, "one-way delay varies uniformly by up to this")
+	fs.DurationVar(&n.Jitter, "jitter", n.Jitter, "one-way delay is RTT/2 ± a uniform draw up to this; at most RTT/2 (a larger value is an error, not cut at zero)")
 	fs.Float64Var(&n.Loss, "loss", n.Loss, "probability in [0, 1) that a message is dropped")
 	fs.Float64Var(&n.Dup, "dup", n.Dup, "probability in [0, 1] that a message is delivered twice")
 	fs.Float64Var(&n.Reorder, "reorder", n.Reorder, "probability in [0, 1] that a message is held back by up to 2*RTT extra")
@@ -118,6 +120,16 @@ func addDiskFlags(fs *pflag.FlagSet, d *runner.DiskSpec) {
 	fs.BoolVar(&d.GroupCommit, "group-commit", d.GroupCommit, "records arriving during a sync are written and synced together (--group-commit=false: one fsync per record)")
 	fs.BoolVar(&d.Background, "background-writer", d.Background, "a background writer saturates the disk (FaTLease Fig. 10)")
 	fs.StringVar(&d.Dir, "disk-dir", d.Dir, "udp environment: directory for the real log files (default: a temporary directory)")
+}
+
+// networkDefaults sets what follows the network unless its flag was given:
+// the response timeout (runner.DefaultResponseTimeout: 1 s, or twice the
+// worst round trip on a slow network). Call it after parsing, before
+// validateSpec.
+func networkDefaults(fs *pflag.FlagSet, s *runner.Spec) {
+	if f := fs.Lookup("response-timeout"); f != nil && !f.Changed {
+		s.Params.ResponseTimeout = runner.DefaultResponseTimeout(s.Net)
+	}
 }
 
 // validateSpec checks s with runner.Spec.Validate and marks a failure as

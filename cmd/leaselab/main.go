@@ -49,8 +49,11 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/spf13/pflag"
+
+	"leaselab/runner"
 )
 
 func main() {
@@ -60,7 +63,14 @@ func main() {
 // ctx is what an action writes to.
 type ctx struct {
 	stdout, stderr io.Writer
-	name           string // the subcommand, for messages
+	name           string    // the subcommand, for messages
+	started        time.Time // when the command started (meta.started_at)
+}
+
+// meta is the provenance every result of the command carries.
+func (c *ctx) meta() *runner.Meta {
+	m := runner.NewMeta(c.started)
+	return &m
 }
 
 // action runs a subcommand after its flags were parsed; args are the
@@ -127,6 +137,7 @@ func (e exitStatus) Error() string { return fmt.Sprintf("exit status %d", int(e)
 // subcommand and returns the exit status (0 ok, 1 runtime failure or a
 // finding such as a violation, 2 bad input).
 func run(args []string, stdout, stderr io.Writer) int {
+	started := time.Now()
 	if len(args) == 0 {
 		topUsage(stderr)
 		return 2
@@ -163,7 +174,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "leaselab %s: %v (see leaselab %s --help)\n", name, err, name)
 		return 2
 	}
-	err := act(&ctx{stdout: stdout, stderr: stderr, name: name}, fs.Args())
+	err := act(&ctx{stdout: stdout, stderr: stderr, name: name, started: started}, fs.Args())
 	var st exitStatus
 	var ue usageError
 	switch {

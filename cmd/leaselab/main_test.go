@@ -4,11 +4,15 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/spf13/pflag"
 
@@ -56,6 +60,12 @@ func TestBadInput(t *testing.T) {
 		{[]string{"run", "--algo", "naive", "--duration", "0s"}, "duration must be positive"},
 		{[]string{"run", "--algo", "naive", "--lease-span", "5"}, `invalid argument "5" for "--lease-span"`},
 		{[]string{"run", "--format", "xml"}, "format must be one of table, json, csv"},
+		{[]string{"run", "--rtt", "1s", "--response-timeout", "1s"}, "response timeout 1s is not longer than a round trip plus jitter"},
+		{[]string{"run", "--rtt", "1ms", "--jitter", "10ms"}, "jitter 10ms is more than half the round trip 1ms"},
+		{[]string{"check", "--rtt", "1ms", "--jitter", "10ms"}, "jitter 10ms is more than half the round trip 1ms"},
+		{[]string{"cluster", "--nodes", "2"}, "after node 0 is killed 1 of 2 acceptors are left"},
+		{[]string{"bench", "--env", "sim"}, "bench --env sim needs --rtt"},
+		{[]string{"bench", "--env", "sim", "--rtt", "1ms", "--count", "0"}, "--count must be at least 1"},
 		{[]string{"run", "--algo", "naive", "extra"}, `unexpected argument "extra"`},
 		{[]string{"run", "--algo", "naive", "--holds", missing}, "--holds:"},
 		{[]string{"check", "--algo", "naive", "--faults", "nope"}, `unknown fault kind "nope" (valid: all, loss,`},
@@ -149,10 +159,20 @@ func TestAlgos(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d", code)
 	}
-	for _, want := range []string{"naive", "naive-undo", "restart-wait", "drift-margin", "count-by-message", "exposed by"} {
+	for _, want := range []string{"naive", "naive-undo", "restart-wait", "drift-margin", "count-by-message", "--format markdown"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("algos lacks %q:\n%s", want, stdout)
 		}
+	}
+	// The default table stays narrow; the exposing faults are in markdown.
+	for _, l := range strings.Split(stdout, "\n") {
+		if n := len([]rune(l)); n > 110 {
+			t.Errorf("algos table line of %d characters: %s", n, l)
+		}
+	}
+	code, md, _ := leaselab("algos", "--format", "markdown")
+	if code != 0 || !strings.Contains(md, "exposed by") || !strings.Contains(md, "leaselab check --algo naive") {
+		t.Errorf("algos markdown: exit %d\n%s", code, md)
 	}
 	if i, j := strings.Index(stdout, "naive "), strings.Index(stdout, "naive-undo"); i < 0 || j < i {
 		t.Errorf("naive should be listed first")
@@ -189,6 +209,33 @@ func TestRunFormats(t *testing.T) {
 			t.Errorf("json lacks %q", k)
 		}
 	}
+	meta, _ := m["meta"].(map[string]any)
+	for _, k := range []string{"version", "revision", "go_version", "goos", "goarch", "num_cpu", "hostname", "started_at"} {
+		if _, ok := meta[k]; !ok {
+			t.Errorf("meta lacks %q: %v", k, meta)
+		}
+	}
+	// Every parameter key is snake_case; durations name their unit.
+	var keys func(prefix string, v any)
+	keys = func(prefix string, v any) {
+		obj, ok := v.(map[string]any)
+		if !ok {
+			return
+		}
+		for k, x := range obj {
+			if k != strings.ToLower(k) || strings.ContainsAny(k, " -") {
+				t.Errorf("params key %s%s is not snake_case", prefix, k)
+			}
+			keys(prefix+k+".", x)
+		}
+	}
+	keys("params.", m["params"])
+	if ab, ok := m["params"].(map[string]any)["ablate"].([]any); !ok || len(ab) != 0 {
+		t.Errorf("params.ablate = %v, want []", m["params"].(map[string]any)["ablate"])
+	}
+	if v, ok := m["failover_gap_ms"]; !ok || v != nil {
+		t.Errorf("failover_gap_ms = %v (present %v), want null: not the failover workload", v, ok)
+	}
 	lat, _ := m["latency_ms"].(map[string]any)
 	for _, k := range []string{"p50", "p90", "p99", "max"} {
 		if _, ok := lat[k]; !ok {
@@ -211,7 +258,12 @@ func TestRunFormats(t *testing.T) {
 	}
 
 	code, stdout, _ = leaselab(append(base, "--format", "csv")...)
-	recs, err := csv.NewReader(strings.NewReader(stdout)).ReadAll()
+	if !strings.HasPrefix(stdout, "# meta version=") || !strings.Contains(stdout, " revision=") {
+		t.Errorf("csv does not start with the # meta line: %q", stdout)
+	}
+	cr := csv.NewReader(strings.NewReader(stdout))
+	cr.Comment = '#'
+	recs, err := cr.ReadAll()
 	if code != 0 || err != nil || len(recs) != 2 || len(recs[0]) != len(recs[1]) {
 		t.Fatalf("csv: exit %d, %v, %q", code, err, stdout)
 	}
@@ -219,7 +271,7 @@ func TestRunFormats(t *testing.T) {
 	for i, h := range recs[0] {
 		col[h] = recs[1][i]
 	}
-	if col["trace_hash"] != m["trace_hash"] || col["latency_ms.p50"] == "" || col["params.protocol.LeaseSpan"] != "5000000000" {
+	if col["trace_hash"] != m["trace_hash"] || col["latency_ms.p50"] == "" || col["params.protocol.lease_span_ns"] != "5000000000" || col["params.ablate"] != "" {
 		t.Errorf("csv columns %v", col)
 	}
 
@@ -231,7 +283,8 @@ func TestRunFormats(t *testing.T) {
 	}
 	h, _ := os.ReadFile(holds)
 	tr, _ := os.ReadFile(trace)
-	if !strings.HasPrefix(string(h), "resource,owner,ballot,start_ns,end_ns\n") || strings.Count(string(h), "\n") < 2 {
+	metaLine, rest, _ := strings.Cut(string(h), "\n")
+	if !strings.HasPrefix(metaLine, "# meta ") || !strings.HasPrefix(rest, "resource,owner,ballot,start_ns,end_ns\n") || strings.Count(rest, "\n") < 2 {
 		t.Errorf("holds file %q", h)
 	}
 	var first map[string]any
@@ -277,16 +330,25 @@ func TestCheck(t *testing.T) {
 			t.Errorf("check output lacks %q:\n%s", want, stdout)
 		}
 	}
-	// The printed command line reproduces the seed's violation. (The
-	// table may wrap it; build it from the JSON's spec the same way.)
+	// The printed command line, on its own line, reproduces the seed's
+	// violation.
+	var line string
+	for _, l := range strings.Split(stdout, "\n") {
+		if strings.HasPrefix(l, "leaselab run ") {
+			line = l
+		}
+	}
+	if line == "" {
+		t.Fatalf("no line starts with the re-run command:\n%s", stdout)
+	}
+	args := strings.Fields(strings.TrimPrefix(line, "leaselab "))
+	code, out, _ := leaselab(append(args, "--format", "json")...)
+	var res runner.Result
 	_, js, _ := leaselab("check", "--algo", "naive", "--seeds", "200", "--faults", "dup", "--ablate", "count-by-message", "--format", "json")
 	var cr runner.CheckResult
 	if err := json.Unmarshal([]byte(js), &cr); err != nil || len(cr.ViolatingSpecs) == 0 {
 		t.Fatalf("no violating specs: %v", err)
 	}
-	args := append([]string{"run"}, specArgs(cr.ViolatingSpecs[0])...)
-	code, out, _ := leaselab(append(args, "--format", "json")...)
-	var res runner.Result
 	if code != 1 || json.Unmarshal([]byte(out), &res) != nil || res.Violations == 0 || res.Seed != cr.ViolatingSeeds[0] {
 		t.Fatalf("re-run %v: exit %d, %d violations", args, code, res.Violations)
 	}
@@ -339,8 +401,8 @@ func TestFlatten(t *testing.T) {
 	if keys["algo"] != "naive" || keys["latency_ms.p50"] != 1.5 || keys["preemption_chains"] != "2:3 10:1" {
 		t.Errorf("flatten: %v", keys)
 	}
-	if order[0] != "algo" || order[1] != "workload" {
-		t.Errorf("order %v", order[:2])
+	if order[0] != "meta" || order[1] != "algo" || order[2] != "workload" {
+		t.Errorf("order %v", order[:3])
 	}
 }
 
@@ -387,5 +449,159 @@ func TestReplay(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(trace); !strings.Contains(string(b), "grant") {
 		t.Errorf("trace file %q", b)
+	}
+}
+
+// The default response timeout follows the network: with a 1 s round trip
+// a single PaxosLease acquisition takes its two round trips, not a chain
+// of timeouts.
+func TestResponseTimeoutFollowsRTT(t *testing.T) {
+	code, stdout, stderr := leaselab("run", "--algo", "paxoslease", "--workload", "single", "--acceptors", "3", "--rtt", "1s", "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var res struct {
+		Timeouts int `json:"timeouts"`
+		Latency  struct {
+			P50 float64 `json:"p50"`
+		} `json:"latency_ms"`
+		Params struct {
+			Protocol struct {
+				ResponseTimeoutNS int64 `json:"response_timeout_ns"`
+			} `json:"protocol"`
+		} `json:"params"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &res); err != nil {
+		t.Fatal(err)
+	}
+	if res.Latency.P50 < 1999 || res.Latency.P50 > 2002 || res.Timeouts != 0 {
+		t.Errorf("p50 %v ms with %d timeouts, want two round trips (2000 ms) and none", res.Latency.P50, res.Timeouts)
+	}
+	if want := int64(2 * (time.Second + 400*time.Microsecond)); res.Params.Protocol.ResponseTimeoutNS != want {
+		t.Errorf("response timeout %d ns, want %d (2 x (rtt + 2 x jitter))", res.Params.Protocol.ResponseTimeoutNS, want)
+	}
+}
+
+// bench --count repeats every point, interleaved, with seed+k, and
+// --format benchstat prints Go benchmark lines (benchstat itself is
+// not in CI; the format is checked here line by line).
+func TestBenchCountBenchstat(t *testing.T) {
+	code, stdout, stderr := leaselab("bench", "--env", "sim", "--rtt", "1ms", "--jitter", "100us", "--leases", "10,20", "--count", "2", "--format", "benchstat")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var names []string
+	line := regexp.MustCompile(`^(Benchmark\S+-\d+)\t1(\t[-+0-9.e]+ \S+)+$`)
+	for _, l := range strings.Split(strings.TrimSpace(stdout), "\n") {
+		if strings.HasPrefix(l, "Benchmark") {
+			m := line.FindStringSubmatch(l)
+			if m == nil {
+				t.Fatalf("not a benchmark line: %q", l)
+			}
+			names = append(names, m[1])
+			if !strings.Contains(l, " s/lease\t") || !strings.Contains(l, " leases/s\t") {
+				t.Errorf("units missing in %q", l)
+			}
+		} else if !regexp.MustCompile(`^[a-z_]+: \S+$`).MatchString(l) {
+			t.Errorf("neither a config nor a benchmark line: %q", l)
+		}
+	}
+	procs := fmt.Sprint(runtime.GOMAXPROCS(0))
+	want := []string{"BenchmarkBatch/env=sim/algo=paxoslease/leases=10-" + procs, "BenchmarkBatch/env=sim/algo=paxoslease/leases=20-" + procs}
+	want = append(want, want...) // interleaved: every size, then again
+	if strings.Join(names, " ") != strings.Join(want, " ") {
+		t.Errorf("benchmarks %v, want %v", names, want)
+	}
+	code, stdout, _ = leaselab("bench", "--env", "sim", "--rtt", "1ms", "--leases", "10", "--count", "2", "--format", "json")
+	var out struct {
+		Count int `json:"count"`
+		Runs  []struct {
+			Rep  int    `json:"rep"`
+			Seed uint64 `json:"seed"`
+		} `json:"runs"`
+	}
+	if code != 0 || json.Unmarshal([]byte(stdout), &out) != nil || out.Count != 2 || len(out.Runs) != 2 ||
+		out.Runs[1].Rep != 1 || out.Runs[1].Seed != out.Runs[0].Seed+1 {
+		t.Errorf("json runs %+v (exit %d)", out, code)
+	}
+	if strings.Contains(stdout, "raw_udp_rtt_us") {
+		t.Errorf("the simulator reports raw UDP limits: %s", stdout)
+	}
+}
+
+// --timeline FILE.html: run, check (the first violating seed) and replay
+// write one self-contained page with the run's data embedded.
+func TestTimelineHTML(t *testing.T) {
+	dir := t.TempDir()
+	page := func(path string) string {
+		t.Helper()
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := string(b)
+		if strings.Contains(s, "http://") || strings.Contains(s, "https://") || !strings.Contains(s, `<script id="data" type="application/json">`) {
+			t.Errorf("%s is not a self-contained timeline page", path)
+		}
+		return s
+	}
+	run := filepath.Join(dir, "run.html")
+	code, _, stderr := leaselab("run", "--algo", "paxoslease", "--duration", "10s", "--crash-rate", "3", "--timeline", run)
+	if code != 0 {
+		t.Fatalf("run: exit %d: %s", code, stderr)
+	}
+	if s := page(run); !strings.Contains(s, `"msgs":[{`) || !strings.Contains(s, `"holds":[{`) || !strings.Contains(s, `"meta":{`) {
+		t.Errorf("run page lacks messages, holds or meta")
+	}
+	chk := filepath.Join(dir, "check.html")
+	code, _, stderr = leaselab("check", "--algo", "naive", "--seeds", "200", "--faults", "dup", "--ablate", "count-by-message", "--stop-at-first", "--timeline", chk)
+	if code != 1 {
+		t.Fatalf("check: exit %d, want 1: %s", code, stderr)
+	}
+	if s := page(chk); !strings.Contains(s, `"violations":[{`) {
+		t.Errorf("check page shows no violation")
+	}
+	rep := filepath.Join(dir, "replay.html")
+	code, _, stderr = leaselab("replay", "--timeline", rep, "../../paxoslease/testdata/paxoslease-late-timer.txt")
+	if code != 0 {
+		t.Fatalf("replay: exit %d: %s", code, stderr)
+	}
+	if s := page(rep); !strings.Contains(s, `"violations":[{`) {
+		t.Errorf("replay page shows no violation")
+	}
+	for _, args := range [][]string{{"replay", "--timeline", filepath.Join(dir, "x.png"), "../../paxoslease/testdata/paxoslease-late-timer.txt"},
+		{"check", "--timeline", filepath.Join(dir, "x.txt")}, {"run", "--timeline", filepath.Join(dir, "x.pdf")}} {
+		if code, _, _ := leaselab(args...); code != 2 {
+			t.Errorf("%v: exit %d, want 2", args, code)
+		}
+	}
+}
+
+// TestReplayMeters: replay reports the run's meters, in its table and in
+// its JSON, with the keys of run; the split-accept scenario counts one
+// static deadlock of 1.9 s.
+func TestReplayMeters(t *testing.T) {
+	file := filepath.Join("..", "..", "paxoslease", "testdata", "deadlock-split-accept.txt")
+	code, stdout, stderr := leaselab("replay", "--format", "json", file)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+	}
+	var m map[string]any
+	if err := json.Unmarshal([]byte(stdout), &m); err != nil {
+		t.Fatal(err)
+	}
+	if m["static_deadlocks"] != 1.0 || m["static_deadlock_ms"] != 1900.0 || m["leases_acquired"] != 1.0 {
+		t.Errorf("static_deadlocks %v, static_deadlock_ms %v, leases_acquired %v; want 1, 1900, 1",
+			m["static_deadlocks"], m["static_deadlock_ms"], m["leases_acquired"])
+	}
+	if _, ok := m["static_deadlock_fraction"]; !ok {
+		t.Error("no static_deadlock_fraction")
+	}
+	if vs, ok := m["violations"].([]any); !ok || len(vs) != 0 {
+		t.Errorf("violations %v, want an empty list", m["violations"])
+	}
+	code, stdout, _ = leaselab("replay", file)
+	if code != 0 || !strings.Contains(stdout, "static_deadlock_fraction") || !strings.Contains(stdout, "preemptions") {
+		t.Fatalf("table: exit %d\n%s", code, stdout)
 	}
 }

@@ -26,13 +26,27 @@ highest id + 1). All nodes of a cluster must be given the same --algo,
 --acceptors, --proposers and protocol flags.
 
 Client commands come on standard input, one per line:
-  acquire R | extend R | release R | quit
+  acquire R | extend R | release R | stats | quit
 (R a resource number; end of input also quits). The node prints one JSON
 object per line on standard output: {"type":"ready",...} once it runs
 (with its restart counter),
-then {"type":"event","event":"acquired","resource":R,"ballot":B,
+then {"type":"event","event":"acquired","resource":R,"owner":I,"ballot":B,
 "local_ns":...,"until_ns":...,"remaining_ns":...} and the like for every
-event, {"type":"error",...} for a bad command. remaining_ns lets a driver
+event, {"type":"error",...} for a bad command. "owner" is present exactly
+when the event has one (acquired and lost: this node; granted and cleared:
+the grant's owner), so node 0 shows as "owner":0. "stats" prints
+{"type":"stats","stats":{"bad_datagrams":B,"unauthenticated":U}}, the
+datagrams dropped so far; the node prints a stats line as its last line too.
+
+Without a key a node reads whatever datagram reaches its port and trusts
+the sender it names: anyone who can send to it can forge a Release or a
+Propose and break the lease invariant. With --key-file F (the same file on
+every node; 'leaselab cluster' makes one) the node signs every datagram
+with HMAC-SHA256 over its header and messages and drops, counted in
+unauthenticated, every datagram without a valid signature or from an
+address other than the --peers entry of the node it names; malformed ones
+are counted in bad_datagrams. A signed datagram can still be captured and
+sent again from the right address spoofed (see the README). remaining_ns lets a driver
 on another clock place the hold; 'leaselab cluster' is such a driver.
 
 The restart counter goes into the node's ballots, and a diskless node that
@@ -62,6 +76,7 @@ func setupNode(fs *pflag.FlagSet) action {
 	fs.Uint64Var(&cfg.Seed, "seed", 1, "seed of the node's random choices (ballot jitter, backoff)")
 	restarts := fs.Uint16("restarts", 0, "how often this node ran before (goes into its ballots; a restarted diskless node waits M); or use --state-dir")
 	fs.StringVar(&cfg.StateDir, "state-dir", "", "directory where the node counts its own starts (file nodeI.restarts, synced before it runs) instead of --restarts")
+	fs.StringVar(&cfg.KeyFile, "key-file", "", "sign and check every datagram with the cluster key in this file (at least 16 bytes; white space around them is ignored)")
 	fs.StringVar(&cfg.DiskDir, "disk-dir", "", "durable algorithms: directory of the log (default: --state-dir, else a temporary directory)")
 	fs.DurationVar(&net.RTT, "rtt", 0, "emulated round trip added on send (one way is half)")
 	fs.DurationVar(&net.Jitter, "jitter", 0, "emulated one-way delay varies by up to this")
@@ -96,6 +111,11 @@ func setupNode(fs *pflag.FlagSet) action {
 			return usagef("give either --restarts or --state-dir, not both")
 		}
 		cfg.Restarts = *restarts
+		if cfg.KeyFile != "" {
+			if _, err := udp.ReadKeyFile(cfg.KeyFile); err != nil {
+				return badInput(err)
+			}
+		}
 		cfg.Net = udp.NetemOf(net)
 		if err := cfg.Net.Validate(); err != nil {
 			return badInput(err)

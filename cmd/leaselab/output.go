@@ -58,7 +58,13 @@ func newTable(w io.Writer, opts ...tablewriter.Option) *tablewriter.Table {
 
 // writeTable writes a bordered text table.
 func writeTable(w io.Writer, header []string, rows [][]string) error {
-	t := newTable(w)
+	return writeTableWidth(w, header, rows, 72)
+}
+
+// writeTableWidth writes a bordered text table whose cells wrap at width
+// characters.
+func writeTableWidth(w io.Writer, header []string, rows [][]string, width int) error {
+	t := newTable(w, tablewriter.WithRowMaxWidth(width))
 	t.Header(header)
 	if err := t.Bulk(rows); err != nil {
 		return err
@@ -86,6 +92,18 @@ func writeCSV(w io.Writer, header []string, rows [][]string) error {
 		return err
 	}
 	return cw.Error()
+}
+
+// writeMetaComment writes the provenance as the "# meta ..." line that
+// starts every CSV a command prints (nothing if m is nil). CSV readers
+// skip it when told that '#' starts a comment (Go: csv.Reader.Comment =
+// '#'; pandas: comment='#').
+func writeMetaComment(w io.Writer, m *runner.Meta) error {
+	if m == nil {
+		return nil
+	}
+	_, err := fmt.Fprintln(w, m.CommentLine())
+	return err
 }
 
 // writeJSON writes v as one indented JSON object and a newline.
@@ -180,6 +198,14 @@ func flattenValue(prefix string, v reflect.Value, out *[]field) {
 // exact in CSV), everything else with fmt.
 func formatValue(v any, exact bool) string {
 	switch x := v.(type) {
+	case runner.OptionalMS:
+		if !x.Valid() {
+			if exact {
+				return "" // CSV: an empty cell
+			}
+			return "-"
+		}
+		return formatValue(float64(x), exact)
 	case float64:
 		if math.IsInf(x, 0) || math.IsNaN(x) {
 			return strconv.FormatFloat(x, 'g', -1, 64)
@@ -202,11 +228,17 @@ func formatValue(v any, exact bool) string {
 func resultFields(res runner.Result, withParams bool) []field {
 	all := flatten(res)
 	if withParams {
-		return all
+		out := all[:0]
+		for _, f := range all {
+			if f.key != "meta" && !strings.HasPrefix(f.key, "meta.") {
+				out = append(out, f) // the meta is the CSV's comment line
+			}
+		}
+		return out
 	}
 	out := all[:0]
 	for _, f := range all {
-		if !strings.HasPrefix(f.key, "params.") && f.key != "violation_list" {
+		if !strings.HasPrefix(f.key, "params.") && f.key != "violation_list" && f.key != "meta" && !strings.HasPrefix(f.key, "meta.") {
 			out = append(out, f)
 		}
 	}
@@ -222,6 +254,9 @@ func writeResult(w io.Writer, format string, res runner.Result) error {
 	case "json":
 		return writeJSON(w, res)
 	case "csv":
+		if err := writeMetaComment(w, res.Meta); err != nil {
+			return err
+		}
 		fs := resultFields(res, true)
 		header := make([]string, len(fs))
 		row := make([]string, len(fs))

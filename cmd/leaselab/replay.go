@@ -1,8 +1,11 @@
 package main
 
 import (
+	"bytes"
+	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -15,13 +18,18 @@ func init() {
 	register(command{
 		name:    "replay",
 		summary: "replay a scenario file step by step and print the trace and verdict",
-		usage:   "[--format table|json] [--trace FILE] FILE",
+		usage:   "[--format table|json] [--trace FILE] [--timeline FILE.html] FILE",
 		long: `Runs a scripted interleaving (runner.Replay): acquire, deliver / drop /
 duplicate a named message, crash, restart, advance time, expect. The
 scenario format is described in runner/testdata. Prints the trace, then the
 verdict: steps run, lease-invariant violations, and the expect lines that
-did not hold. With --format json only the verdict object is printed on
-stdout (the trace goes to --trace FILE if given).
+did not hold, then the run's meters as ` + "`run`" + ` reports them (static_deadlocks,
+static_deadlock_fraction, preemptions, leases_acquired, ...). With --format
+json only the verdict object, meters included, is printed on stdout (the
+trace goes to --trace FILE if given). --timeline FILE.html writes the
+replay as an interactive page: holds per node, crashes, violations, and
+every message (hover for kind, ballot, send and delivery times),
+self-contained.
 
 Exit status 1 when an expectation fails; 2 for bad input, including a
 scenario line that is malformed or cannot apply (e.g. it selects a message
@@ -33,6 +41,7 @@ that is not pending).`,
 func setupReplay(fs *pflag.FlagSet) action {
 	format := addFormatFlag(fs, "table", "json")
 	trace := fs.String("trace", "", "write the trace to this file instead of stdout")
+	timeline := fs.String("timeline", "", "write the replay as an interactive, self-contained HTML page to this .html file")
 	return func(c *ctx, args []string) error {
 		if len(args) != 1 {
 			return usagef("replay takes one scenario FILE, got %d arguments", len(args))
@@ -54,7 +63,28 @@ func setupReplay(fs *pflag.FlagSet) action {
 			defer tf.Close()
 			w = tf
 		}
-		rr, err := runner.Replay(f, w)
+		if *timeline != "" && !isHTML(*timeline) {
+			return usagef("--timeline %s: replay writes an .html page", *timeline)
+		}
+		var traceJSON *bytes.Buffer
+		if *timeline != "" {
+			if st, err := os.Stat(filepath.Dir(*timeline)); err != nil || !st.IsDir() {
+				return usagef("--timeline %s: no such directory %s", *timeline, filepath.Dir(*timeline))
+			}
+			traceJSON = &bytes.Buffer{}
+		}
+		var tj io.Writer
+		if traceJSON != nil {
+			tj = traceJSON
+		}
+		rr, err := runner.ReplayJSON(f, w, tj)
+		if err == nil && traceJSON != nil {
+			title := "leaselab replay " + filepath.Base(args[0])
+			if err := writeHTMLTimeline(*timeline, title, c.meta(), runner.Spec{}, 0, 0, rr.Violations, traceJSON.Bytes()); err != nil {
+				return fmt.Errorf("--timeline: %w", err)
+			}
+			fmt.Fprintf(c.stderr, "timeline: %s\n", *timeline)
+		}
 		if err != nil {
 			// The scenario is the input: a line that is malformed or
 			// cannot apply (a message that is not pending) is bad input.
@@ -67,6 +97,7 @@ func setupReplay(fs *pflag.FlagSet) action {
 			if rr.Failed == nil {
 				rr.Failed = []string{}
 			}
+			rr.Meta = c.meta()
 			if err := writeJSON(c.stdout, rr); err != nil {
 				return err
 			}
@@ -96,6 +127,11 @@ func setupReplay(fs *pflag.FlagSet) action {
 				if err := writeViolations(c.stdout, rr.Violations); err != nil {
 					return err
 				}
+			}
+			meters := rr.Result
+			meters.ViolationList = nil // listed above
+			if err := writeResult(c.stdout, "table", meters); err != nil {
+				return err
 			}
 		}
 		if len(rr.Failed) > 0 {

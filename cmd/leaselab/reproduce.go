@@ -16,8 +16,10 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"leaselab/algorithms"
 	"leaselab/runner"
 	"leaselab/runner/exp"
+	"leaselab/runner/htmlview"
 )
 
 func init() {
@@ -139,7 +141,7 @@ func setupReproduce(fs *pflag.FlagSet) action {
 		}
 		start := time.Now()
 		reports, err := exp.Reproduce(exps, exp.Config{
-			Options: opt, Out: *out, Workers: *workers, Command: cmdline,
+			Options: opt, Out: *out, Workers: *workers, Command: cmdline, Meta: c.meta(),
 			Progress: func(p exp.Progress) {
 				if p.Calibrated && !*quick {
 					bar.clear()
@@ -304,11 +306,13 @@ func (b *reproduceProgress) clear() {
 var timelineState struct {
 	path         *string
 	holds, trace *bytes.Buffer
+	html         *htmlview.Collector // --timeline FILE.html: reads the trace as it is written
 }
 
 func timelineFlags(fs *pflag.FlagSet) {
-	timelineState.path = fs.String("timeline", "", "draw who held the lease over time (one row per node, crashes, partitions, violations) to this .png or .svg file")
-	timelineState.holds, timelineState.trace = nil, nil
+	timelineState.path = fs.String("timeline", "", "draw who held the lease over time (one row per node, crashes, partitions, violations) to this .png or .svg file, "+
+		"or write it as an interactive .html page (zoom, pan, and every message: hover for kind, ballot, send and delivery times; self-contained, no network needed)")
+	timelineState.holds, timelineState.trace, timelineState.html = nil, nil, nil
 }
 
 func timelineBefore(c *ctx, spec runner.Spec, opt *runner.Options) error {
@@ -317,14 +321,20 @@ func timelineBefore(c *ctx, spec runner.Spec, opt *runner.Options) error {
 		return nil
 	}
 	switch strings.ToLower(filepath.Ext(path)) {
-	case ".png", ".svg":
+	case ".png", ".svg", ".html", ".htm":
 	default:
-		return usagef("--timeline %s: the file must end in .png or .svg", path)
+		return usagef("--timeline %s: the file must end in .png, .svg or .html", path)
 	}
 	// Fail fast on a missing directory, before the run (without leaving
 	// an empty file behind if the run then fails).
 	if st, err := os.Stat(filepath.Dir(path)); err != nil || !st.IsDir() {
 		return usagef("--timeline %s: no such directory %s", path, filepath.Dir(path))
+	}
+	if isHTML(path) {
+		c := algorithms.NewCluster(spec.Acceptors, spec.Proposers)
+		timelineState.html = htmlview.NewCollector(htmlview.Input{Nodes: c.Nodes, Acceptors: c.Acceptors, Proposers: c.Proposers})
+		opt.Trace = teeWriter(opt.Trace, timelineState.html)
+		return nil
 	}
 	timelineState.holds, timelineState.trace = &bytes.Buffer{}, &bytes.Buffer{}
 	opt.Holds = teeWriter(opt.Holds, timelineState.holds)
@@ -333,12 +343,31 @@ func timelineBefore(c *ctx, spec runner.Spec, opt *runner.Options) error {
 }
 
 func timelineAfter(c *ctx, res runner.Result) error {
-	if timelineState.holds == nil {
-		return nil
-	}
 	series := res.Algo
 	if len(res.Params.Ablate) > 0 {
 		series += " (no " + strings.Join(res.Params.Ablate, ", no ") + ")"
+	}
+	if col := timelineState.html; col != nil {
+		s := res.Params
+		in := col.Input()
+		in.Title = fmt.Sprintf("leaselab run: %s, %s workload, seed %d", series, s.Workload, s.Seed)
+		in.Meta, in.EndNS, in.Violations = res.Meta, res.SimulatedNS, res.ViolationList
+		d, err := col.Finish()
+		if err != nil {
+			return fmt.Errorf("--timeline: %w", err)
+		}
+		var buf bytes.Buffer
+		if err := htmlview.Render(&buf, d); err != nil {
+			return fmt.Errorf("--timeline: %w", err)
+		}
+		if err := os.WriteFile(*timelineState.path, buf.Bytes(), 0o644); err != nil {
+			return fmt.Errorf("--timeline: %w", err)
+		}
+		fmt.Fprintf(c.stderr, "timeline: %s\n", *timelineState.path)
+		return nil
+	}
+	if timelineState.holds == nil {
+		return nil
 	}
 	t, err := exp.TimelineOf(res, timelineState.holds.Bytes(), timelineState.trace.Bytes(), series)
 	if err != nil {
@@ -349,4 +378,21 @@ func timelineAfter(c *ctx, res runner.Result) error {
 	}
 	fmt.Fprintf(c.stderr, "timeline: %s\n", *timelineState.path)
 	return nil
+}
+
+func isHTML(path string) bool {
+	ext := strings.ToLower(filepath.Ext(path))
+	return ext == ".html" || ext == ".htm"
+}
+
+// writeHTMLTimeline writes the interactive page (runner/htmlview) of a
+// JSON-lines trace to path.
+func writeHTMLTimeline(path, title string, meta *runner.Meta, s runner.Spec, startNS, endNS int64, vs []runner.Violation, trace []byte) error {
+	c := algorithms.NewCluster(s.Acceptors, s.Proposers)
+	var buf bytes.Buffer
+	if err := htmlview.Write(&buf, htmlview.Input{Title: title, Meta: meta, Nodes: c.Nodes, Acceptors: c.Acceptors,
+		Proposers: c.Proposers, StartNS: startNS, EndNS: endNS, Violations: vs, Trace: trace}); err != nil {
+		return err
+	}
+	return os.WriteFile(path, buf.Bytes(), 0o644)
 }

@@ -19,12 +19,15 @@ network, clocks and faults, in the simulator (--env sim, reproducible from
 --seed: same flags and seed, same trace_hash) or over real UDP (--env udp).
 
 Output: a metric/value table by default; --format json prints the result
-object (keys such as algo, seed, trace_hash, leases_acquired, latency_ms,
-static_deadlocks, violations, and params: every effective parameter, so the
-run can be repeated); --format csv prints a header and one row.
+object (keys such as meta: where the result came from, algo, seed,
+trace_hash, leases_acquired, latency_ms, static_deadlocks,
+static_deadlock_fraction, violations, and params: every effective
+parameter, so the run can be repeated); --format csv prints a "# meta ..."
+comment line (the provenance), a header and one row.
 
 --holds FILE writes every hold interval as CSV
-(resource,owner,ballot,start_ns,end_ns, true time); --trace FILE writes one
+(resource,owner,ballot,start_ns,end_ns, true time) after a "# meta ..."
+comment line; --trace FILE writes one
 JSON object per line for every event, with true time and the node's local
 time.
 
@@ -80,6 +83,7 @@ func setupRun(fs *pflag.FlagSet) action {
 		if len(args) > 0 {
 			return usagef("unexpected argument %q", args[0])
 		}
+		networkDefaults(fs, &spec)
 		if err := validateSpec(spec); err != nil {
 			return err
 		}
@@ -88,6 +92,11 @@ func setupRun(fs *pflag.FlagSet) action {
 		defer out.abort()
 		if err := out.open("holds", *holds, &opt.Holds); err != nil {
 			return err
+		}
+		if opt.Holds != nil {
+			if err := writeMetaComment(opt.Holds, c.meta()); err != nil {
+				return err
+			}
 		}
 		if err := out.open("trace", *trace, &opt.Trace); err != nil {
 			return err
@@ -112,6 +121,7 @@ func setupRun(fs *pflag.FlagSet) action {
 		if err := out.finish(); err != nil {
 			return err
 		}
+		res.Meta = c.meta()
 		if err := writeResult(c.stdout, *format, res); err != nil {
 			return err
 		}

@@ -22,14 +22,14 @@ func (r *Report) Figure() (plots.Figure, error) {
 	switch e.Kind {
 	case Lines:
 		i := 0
-		meters := e.chartMeters()
-		for _, f := range e.Facets {
-			for _, m := range meters {
+		meters := e.facetMeters(0)
+		for fi, f := range e.Facets {
+			for _, m := range e.facetMeters(fi) {
 				title := panelLetter(i) + m.Label
 				if f.Name != "" {
 					title += ", " + f.Name
 				}
-				fig.Panels = append(fig.Panels, r.linePanel(f.Name, m, title))
+				fig.Panels = append(fig.Panels, r.linePanel(fi, m, title))
 				i++
 			}
 		}
@@ -115,18 +115,19 @@ func repsText(n int, seed uint64) string {
 	return fmt.Sprintf("%d repetitions per point (seeds %d..%d)", n, seed, seed+uint64(n)-1)
 }
 
-func (r *Report) linePanel(facet string, m Meter, title string) plots.LineChart {
+func (r *Report) linePanel(fi int, m Meter, title string) plots.LineChart {
 	e := r.Exp
-	lc := plots.LineChart{Title: title, XLabel: params[e.Sweep.Param].Label, YLabel: m.AxisLabel(),
-		LogX: e.Sweep.LogX, LogY: m.LogY, Dodge: vg.Points(2.5 * float64(len(e.Variants)))}
-	if len(e.Values) <= 12 {
+	facet, sw, values := e.Facets[fi].Name, e.SweepOf(fi), e.ValuesOf(fi)
+	lc := plots.LineChart{Title: title, XLabel: params[sw.Param].Label, YLabel: m.AxisLabel(),
+		LogX: sw.LogX, LogY: m.LogY, Dodge: vg.Points(2.5 * float64(len(e.Variants)))}
+	if len(values) <= 12 {
 		// Label the sweep's own points; a long sweep gets round numbers.
-		lc.XTicks = e.Values
+		lc.XTicks = values
 	}
 	k := m.scale()
 	for _, v := range e.Variants {
 		s := plots.Series{Name: v.Name}
-		for xi, x := range e.Values {
+		for xi, x := range values {
 			st, _ := r.stat(facet, v.Name, xi, m.Key)
 			lo, hi := m.clip(st.Lo*k, st.Hi*k)
 			s.X = append(s.X, x)
@@ -165,9 +166,9 @@ func (r *Report) barPanel(facet string, m Meter, title string) plots.BarChart {
 // largest swept value, summed over repetitions.
 func (r *Report) chainPanel(letter string) plots.LineChart {
 	e := r.Exp
-	xmax := e.Values[len(e.Values)-1]
+	xmax := e.ValuesOf(0)[len(e.ValuesOf(0))-1]
 	lc := plots.LineChart{
-		Title:  fmt.Sprintf("%spre-emption chains, %s = %s", letter, shortParam(e.Sweep.Param), plots.FormatNumber(xmax)),
+		Title:  fmt.Sprintf("%spre-emption chains, %s = %s", letter, shortParam(e.SweepOf(0).Param), plots.FormatNumber(xmax)),
 		XLabel: "rounds lost in a row to higher ballots", YLabel: fmt.Sprintf("attempts (total of %d runs)", e.NReps),
 		LogY: true, Dodge: vg.Points(2.5 * float64(len(e.Variants))),
 	}

@@ -153,6 +153,9 @@ func (r *Report) compare(p Published) Comparison {
 	}
 	xs, ms := valid()
 	param := r.Exp.Sweep.Param
+	if fi := r.Exp.facetIndex(p.Facet); fi >= 0 {
+		param = r.Exp.SweepOf(fi).Param
+	}
 	switch p.How {
 	case "at":
 		v, ok := at(p.X)

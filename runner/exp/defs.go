@@ -30,6 +30,13 @@ var oneMsgPerDatagram = []Setting{{"datagram_bytes", float64(runner.MinDatagram)
 // a datagram of its own.
 func oneMsgName(algo string) string { return algo + " (1 msg/datagram)" }
 
+// The deadlock study's loss facet: message loss swept at a fixed number of
+// proposers.
+const (
+	deadlockLossProposers = 8
+	deadlockLossFacet     = "8 proposers, by message loss"
+)
+
 // fig5Variants are the four algorithms plus, over real UDP only, FaTLease
 // and classic Paxos with one message per datagram (the simulator has no
 // datagrams: there the series would repeat the plain ones).
@@ -132,23 +139,21 @@ var (
 	diskNote = "the simulated disk (16.5 ms mean fsync, 200 MB/s, " + diskRecord + " records, group commit) syncs any batch of this sweep " +
 		"well within the 1 s response timeout and never congests, so classic Paxos keeps speeding up with the batch; " +
 		"the paper's ext3 disk congested at about 2,000 kB/s"
-	udpNoTimeoutNote = "over UDP nothing timed out or failed at any batch size: messages to a peer share datagrams (up to 16 KiB on loopback, " +
-		"about 250 messages each) and the proposer works on at most 4,096 requests at once, so no socket queue overflows and every reply " +
-		"comes within milliseconds; with one message per datagram this machine times out from 4,000 leases on, as the paper did " +
-		"(fig5's '1 msg/datagram' series)"
-	udpDiskNote = "this machine's disk syncs a group commit of hundreds of records in about a millisecond (fig9's table), so the disk never " +
-		"congests: classic Paxos runs at 50 to 100% of FaTLease's throughput (both send 10 messages per lease; the difference is the log) " +
-		"without the paper's drop at 2,000 to 4,000 leases; whatever change the ratio shows is mostly the machine's load"
+	udpNoTimeoutNote = "over UDP messages to a peer share datagrams (up to 16 KiB on loopback, about 250 messages each) and the " +
+		"proposer works on at most 4,096 requests at once, so no socket queue overflows and replies come within milliseconds (the " +
+		"findings count timeouts and failures); with one message per datagram the paper's timeouts appear (fig5's '1 msg/datagram' series)"
+	udpDiskNote = "this machine's disk syncs a group commit of hundreds of records fast (fig9's fsync latency), so the disk does not " +
+		"congest: classic Paxos runs at a large share of FaTLease's throughput (both send 10 messages per lease; the difference is the log; " +
+		"the findings give the share) without the paper's drop at 2,000 to 4,000 leases; whatever change the ratio shows is mostly the machine's load"
 	udpDiskBWNote = "ours is what the log writes (" + diskRecord + " records, 288 bytes per lease) over the run's real time, so it follows " +
-		"the throughput, which is 15 to 50 times the paper's; the disk is not congested (fsyncs take about a millisecond), and the " +
+		"the throughput, far above the paper's; the disk is not congested (the fsync latency columns), and the " +
 		"paper's iostat also counted journal and whole-block writes"
 	oneMsgFailNote = "no failures at any batch size: a message lost to a full socket buffer costs a 1 s timeout and a retry, and " +
 		"with at most 4,096 requests in flight no request lost all 7 rounds; the paper's proposer (beyond 35,000 leases) had no such window, as far as it says"
 	oneMsgTimeoutNote = "with every message in a datagram of its own, the burst of requests in flight overflows the acceptors' socket " +
-		"buffers (the kernel dropped none at 2,000 leases and about 1,400 datagrams at 4,000, where some repetitions overflow and some " +
-		"do not) and each lost message costs a 1 s timeout; " +
-		"where this starts depends on this machine's buffers and the proposer's 4,096-request window (with a 2,048 window nothing times " +
-		"out), so the match with the paper's 4,000 is partly coincidence (see the notes)"
+		"buffers (the kernel's UDP RcvbufErrors counter shows the drops; near the onset some repetitions overflow and some do not) and " +
+		"each lost message costs a 1 s timeout; where this starts depends on this machine's buffers and the proposer's 4,096-request " +
+		"window, so the match with the paper's 4,000 is partly coincidence (see the notes)"
 	oneMsgPaxosNote = "here the drop comes from the same timeouts as FaTLease's (lost datagrams), not from the disk as in the paper; " +
 		"this machine's disk keeps up (see the classicpaxos row)"
 	wanNote = "the collapse point follows from the 512 kB/s limit and leaselab's fixed " + msgSize + " messages, each charged against " +
@@ -176,24 +181,22 @@ var udpBatchNotes = []string{
 	"Over real UDP (the default for this figure): every node is its own event loop with its own socket on 127.0.0.1, all in one process; " +
 		"classic Paxos's acceptors write every promise and acceptance to a real log file and fsync it before answering (one writer per node, " +
 		"group commit). CPU cost is real: the proposer, the three acceptors and the runner share this machine's two cores, which other " +
-		"processes use too, so the runs vary (see the variability table; the seed does not reproduce them). Between invocations: two quick " +
-		"runs a minute apart, when this note was written, gave point means 0 to 25% apart from 4,000 leases on (up to 45% at 100 leases), " +
-		"mostly inside each other's intervals, the second about 10% faster throughout; an earlier one, while another process ran tests, " +
-		"gave FaTLease about 70,000 leases/s at 40,000 leases against 110,000 to 130,000.",
-	"No lease timed out or failed at any batch size, unlike the paper (first timeouts at 4,000 leases, failures beyond 35,000). " +
+		"processes use too, so the runs vary (see the variability table; the seed does not reproduce them), and so do two invocations, " +
+		"most of all while other processes compete for the cores.",
+	"The findings count this run's timeouts and failures; the paper had its first timeouts at 4,000 leases and failures beyond 35,000. " +
 		"Two design choices of runner/udp remove the paper's bottleneck: messages to the same peer share a datagram (up to 16 KiB on " +
 		"loopback, about 250 " + msgSize + " messages), so the kernel handles one packet where a one-message-per-datagram implementation " +
 		"handles hundreds; and the proposer admits at most 4,096 requests at once (udp.DefaultWindow; the rest wait in its queue, and that " +
 		"wait is part of the measured time), so no socket buffer overflows and no reply is late by a second.",
-	"Throughput is far above the paper's (FaTLease at 20,000 leases on the LAN: about 50 times its 'more than 2,500 leases per second', " +
-		"see fig6's comparison), for the datagram sharing above and a 2020s CPU against a 2008 Xeon running Java. The diskless algorithms rank by messages per lease (naive 4, PaxosLease 8, FaTLease 10): per-message CPU is " +
+	"Throughput is far above the paper's (FaTLease at 20,000 leases on the LAN against its 'more than 2,500 leases per second': " +
+		"fig6's comparison), for the datagram sharing above and a 2020s CPU against a 2008 Xeon running Java. The diskless algorithms rank by messages per lease (naive 4, PaxosLease 8, FaTLease 10): per-message CPU is " +
 		"what limits them. Small batches (100 to 1,000 leases) are slow per lease: a batch of 100 takes a few milliseconds, mostly " +
 		"goroutine wake-ups on shared cores rather than protocol work.",
-	"Classic Paxos pays for its real log: every phase waits for an fsync (p50 about 0.5 to 2.5 ms on this machine's ext4 on a virtio " +
-		"disk, p99 up to tens of ms under load; fig9 lists them) and the writer's CPU competes with the nodes. It sends the same 10 messages " +
-		"per lease as FaTLease and reaches about 50 to 100% of its throughput. With group commit one fsync covers hundreds of records, so " +
-		"the disk never saturates and there is no drop at 2,000 to 4,000 leases as in the paper, whose disks took about 16 ms per fsync " +
-		"(Sec. 5.2's 33 ms for two). Of the four it varies most with the machine's load.",
+	"Classic Paxos pays for its real log: every phase waits for an fsync (on this machine's ext4 on a virtio disk; fig9 lists the " +
+		"latencies) and the writer's CPU competes with the nodes. It sends the same 10 messages per lease as FaTLease; the findings give " +
+		"its share of FaTLease's throughput. With group commit one fsync covers hundreds of records, so the disk does not saturate and " +
+		"there is no drop at 2,000 to 4,000 leases as in the paper, whose disks took about 16.5 ms per fsync (Sec. 5.2's 33 ms for two). " +
+		"Of the four it varies most with the machine's load.",
 }
 
 // oneMsgNotes explain fig5's "1 msg/datagram" series (udp only).
@@ -206,20 +209,15 @@ var oneMsgNotes = []string{
 		"assume they did not, as a sender that writes each message when it is produced does; the plain series are runner/udp's own " +
 		"design, which packs messages to the same peer into one datagram.",
 	"One message per datagram is what makes the cost per datagram the limit and brings the paper's timeouts: every datagram costs its " +
-		"sender a system call and its receiver a wake-up and a read, whatever it carries. Measured in two quick runs when this note was " +
-		"written (8 repetitions each): FaTLease ran at about 15,000 to 24,000 leases/s up to 2,000 leases (the plain series: 36,000 to " +
-		"170,000) with no timeout; from 10,000 leases on every repetition timed out (about 270 to 1,300 timeouts per batch) and the " +
-		"throughput was 7,500 to 15,000 leases/s; classic Paxos likewise, somewhat slower (9,000 to 17,000 leases/s up to 2,000 leases; " +
-		"7,000 to 12,000 with 200 to 1,600 timeouts from 10,000 on). No lease failed. 4,000 leases is the edge: each repetition either " +
-		"overflowed (about 3,300 leases/s and 170 to 520 timeouts) or did not (16,000 to 27,000 leases/s, none); 4 of 8 FaTLease and 5 of " +
-		"8 classic Paxos repetitions overflowed in the second run, so the mean there has a wide interval. The paper's FaTLease had its " +
-		"first timeouts and a sharp drop in throughput at 4,000 leases.",
+		"sender a system call and its receiver a wake-up and a read, whatever it carries. The findings give, for each series, its " +
+		"throughput range, its timeouts and the batch size of the first; near the onset a repetition either overflows the buffers or " +
+		"does not, so the mean there has a wide interval. The paper's FaTLease had its first timeouts and a sharp drop in throughput at " +
+		"4,000 leases.",
 	"Why the timeouts start where they do: once the batch reaches the proposer's window (4,096 requests in flight; udp.DefaultWindow), " +
 		"each acceptor receives thousands of one-message datagrams in a burst and its socket buffer (4 MiB asked for) overflows: the " +
-		"kernel's UDP RcvbufErrors counter rose by 0 during a 2,000-lease batch and by about 1,400 during a 4,000-lease one. Each lost " +
-		"message costs the proposer a 1 s response timeout and a retry, and the whole batch waits for the slowest lease. With the window " +
-		"at 2,048 (`leaselab bench --datagram " + fmt.Sprint(runner.MinDatagram) + " --window 2048`) nothing timed out at any size and " +
-		"FaTLease ran at about 20,700 leases/s throughout; with 8,192 the timeouts started at 4,000 as well. So the onset depends on this " +
+		"kernel's UDP RcvbufErrors counter (`netstat -su`) rises during the batches that time out. Each lost message costs the proposer " +
+		"a 1 s response timeout and a retry, and the whole batch waits for the slowest lease. A smaller window " +
+		"(`leaselab bench --datagram " + fmt.Sprint(runner.MinDatagram) + " --window N`) moves the onset. So it depends on this " +
 		"machine's socket buffers and on the window, and its match with the paper's 4,000 is partly coincidence; the mechanism (a proposer " +
 		"that sends faster than its acceptors can take single packets in, and the 1 s timeouts that follow) is the one the paper describes.",
 	"Only fig5 plots these two series, to keep the quick run within its time budget (they take about as long as the four others " +
@@ -287,10 +285,11 @@ func All() []Experiment {
 					Variant: oneMsgName("classicpaxos"), Meter: "leases_per_sec", How: "ratio", X: 2000, X2: 4000, Op: "<", Ref: 1,
 					Note: oneMsgPaxosNote},
 			},
-			Notes: batchNotes,
+			Notes:    batchNotes,
+			Findings: batchFindings,
 			EnvNotes: map[string][]string{
 				"udp": append(append([]string{"The proposer and the acceptors run on this one machine and talk over loopback, with no added delay " +
-					"(the kernel's loopback round trip is about 15 µs: `leaselab bench` prints it)."}, udpBatchNotes...), oneMsgNotes...),
+					"(`leaselab bench` prints the kernel's loopback round trip)."}, udpBatchNotes...), oneMsgNotes...),
 				"sim": {"In the simulator (--env sim) a round trip of 0.05 ms ± 0.01 ms stands for loopback, and the disk is modelled " +
 					"with the paper's 16.5 ms fsync.", simBatchNote},
 			},
@@ -312,9 +311,10 @@ func All() []Experiment {
 					Variant: "classicpaxos", Meter: "leases_per_sec", How: "ratio", X: 2000, X2: 4000, Op: "<", Ref: 1,
 					NoteIn: map[string]string{"sim": diskNote, "udp": udpDiskNote}},
 			},
+			Findings: batchFindings,
 			Notes: append([]string{
 				fmt.Sprintf("The paper gives no LAN round-trip time (only \"Gigabit Ethernet\", and \"less than 1ms\" for the same LAN in Sec. 5.2). "+
-					"We emulate %g ms ± %g ms: a ping between two hosts on one switched Gigabit Ethernet typically takes 0.1 to 0.3 ms.", lanRTTMS, lanJitterMS),
+					"We emulate %g ms ± %g ms: a ping between two hosts on one switched Gigabit Ethernet typically takes a few tenths of a millisecond.", lanRTTMS, lanJitterMS),
 			}, batchNotes...),
 			EnvNotes: map[string][]string{
 				"udp": append([]string{
@@ -322,18 +322,12 @@ func All() []Experiment {
 						"plus a uniform jitter before it is written to the socket. Both 'machines' share this machine's two cores, so the LAN " +
 						"adds delay, not CPU.",
 					"How exact the emulated delay is: a node that has nothing else to do waits for its next delayed datagram on a kernel " +
-						"timer (a timerfd). It used to wait on a Go timer, and the Go runtime waits for its timers in epoll_wait, whose timeout " +
-						"is in whole milliseconds (runtime/netpoll_epoll.go rounds any positive wait below 1 ms up to 1 ms): on this machine " +
-						"time.Sleep and time.Timer of 50, 100, 200 and 500 µs all lasted 1.08 to 1.11 ms at the median, so every 0.1 ms hop " +
-						"took about 1.1 ms on an idle node. With the timerfd a 100 µs wait ends 35 to 60 µs late (median to 90th percentile, " +
-						"`go test ./runner/udp -bench WakeTimer`). `leaselab bench --algo fatlease --workload single --reps 500 --rtt 0.2ms " +
-						"--jitter 0` measured, when this note was written, 0.6 to 0.8 ms per lease (median, over several runs) against 3.6 to " +
-						"3.7 ms before, where two round trips of 0.2 ms plus the 0.05 to 0.06 ms the same lease takes with --rtt 0 make about " +
-						"0.46 ms; the rest, about 0.3 ms per lease at every round trip from 0.1 to 2 ms, is the wake-up latency of idle threads " +
-						"on this 2-core virtual machine, about 75 µs for each of the four hops of an acquisition. Under batch load nodes are " +
-						"busy and send due datagrams between inputs, so the change mostly concerns small batches: in quick runs FaTLease at 100 " +
-						"leases went from about 16,000 to 32,000 to 35,000 leases/s and at 500 from about 87,000 to about 130,000; batches of " +
-						"10,000 and more, and the CPU time they use, did not change beyond the run-to-run spread.",
+						"timer (a timerfd), not on a Go timer: the Go runtime waits for its timers in epoll_wait, whose timeout is in whole " +
+						"milliseconds (runtime/netpoll_epoll.go rounds any positive wait below 1 ms up to 1 ms), so every sub-millisecond hop " +
+						"would last a millisecond. `go test ./runner/udp -bench WakeTimer` measures how late a timerfd wait ends on this machine, " +
+						"and `leaselab bench --algo fatlease --workload single --rtt 0.2ms --jitter 0` what one lease costs against its two " +
+						"round trips; waking an idle thread on a virtual machine with two cores adds tens of microseconds to every hop. Under " +
+						"batch load nodes are busy and send due datagrams between inputs, so this shows mostly in small batches.",
 					"With up to 4,096 requests in flight the round trip hides behind pipelining: from a few thousand leases on, the throughput " +
 						"is fig5's within the run-to-run spread, and only small batches are slower than on plain loopback. The paper's LAN and " +
 						"single-machine curves were close to each other too.",
@@ -366,10 +360,10 @@ func All() []Experiment {
 					Variant: "fatlease", Meter: "net_bytes_per_sec", How: "max", Paper: Num(750), Op: "≈",
 					Note: "ours is the offered load: every message handed to the network, retransmissions included, averaged over the run; once timeouts set in, retransmissions queued behind the 512 kB/s limit dominate it"},
 			},
+			Findings: batchFindings,
 			Notes: append([]string{
-				"fig7 stays in the simulator by default, unlike fig5 and fig6: what shapes it is the 512 kB/s limit, which the simulator models, and over real UDP it does not fit the time budget. " +
-					"Measured when this note was written: `leaselab reproduce --quick --only fig7 --env udp --seeds 1` took 6 min 23 s for ONE repetition (a 40,000-lease batch alone waits about 70 s of real timeouts), against under 5 minutes for the whole quick run. " +
-					"It showed the simulator's shape at small batches (fatlease peaked at 2,000 leases with about 1,900 leases/s, first timeouts at 4,000); beyond that, where every simulated lease fails, the udp proposer's 4,096-request window kept some leases coming.",
+				"fig7 stays in the simulator by default, unlike fig5 and fig6: what shapes it is the 512 kB/s limit, which the simulator models, and over real UDP its large batches wait out real 1 s timeouts, more than the quick run's time budget allows (`leaselab reproduce --only fig7 --env udp` runs it). " +
+					"Over UDP the proposer's 4,096-request window keeps some leases coming where every simulated lease of a large batch fails.",
 				"The paper has no regular-Paxos curve for the WAN (PlanetLab's VServer did not pass fsync through); ours uses the same disk as fig5 in the chosen environment.",
 				"Offered network load is every message handed to the network by any node (" + fmt.Sprint(algorithms.WireSize) + " bytes each, retransmissions included) divided by the run's duration, in kB/s (1 kB = 1024 bytes). It can exceed the link's 512 kB/s per node because messages wait in a queue behind the limit.",
 			}, batchNotes...),
@@ -408,12 +402,12 @@ func All() []Experiment {
 					Variant: "fatlease", Facet: "RTT 55 ms", Meter: "latency_ms.mean", How: "spread", MinX: 2, Op: "<=", Ref: 0.25},
 				{Source: "FaTLease Sec. 5.2", Claim: "the additional latency of the two fsync operations required for regular Paxos is around 33ms",
 					Variant: "classicpaxos", Other: "fatlease", Facet: "RTT 0.5 ms", Meter: "latency_ms.mean", How: "diff_mean", MinX: 2, Paper: Num(33), Op: "≈",
-					Note: "in leaselab node 0 is both the proposer and an acceptor and makes its own promise and accept durable before its messages leave, so each phase waits for two fsyncs in series (local, then the remote majority's): about four per negotiation where the paper's separate proposer waited for two"},
+					Note: "in each phase the proposer's own acceptor (node 0) and the remote ones sync at the same time and the phase waits for the majority's, so a negotiation waits for two fsyncs in series, as the paper's separate proposer did (see the findings)"},
 			},
+			Findings: fig8Findings,
 			Notes: []string{
 				"In leaselab the proposer is node 0, which is also acceptor 0. With one acceptor the majority is the proposer itself and nothing crosses the network, so the point at 1 acceptor shows local cost only; the paper's proposer ran on its own machine with 1 to 30 REMOTE acceptors. The comparisons above use 2 acceptors and more.",
-				"The simulated fsync latency (16.5 ms) is derived from the paper's own 33 ms for two fsyncs, so the 33 ms comparison checks how many fsyncs classic Paxos puts on the critical path of a negotiation, not the disk. This machine's real disk syncs in about 0.5 to 2.5 ms at the median (fig9's table, over UDP).",
-				"At one acceptor classic Paxos shows 0 ms: that node makes its promise and accept durable and announces the lease in the same step, and the runner applies events at once (only messages wait for the fsync), so with no message to send the lease is taken before the disk has confirmed it.",
+				"The simulated fsync latency (16.5 ms) is derived from the paper's own 33 ms for two fsyncs, so the 33 ms comparison checks how many fsyncs classic Paxos puts on the critical path of a negotiation, not the disk. This machine's real disk syncs far faster (fig9's fsync latency column, over UDP).",
 				"The paper's proposer sent to up to 30 machines; the simulator delivers every message after the round trip with uniform jitter and no per-message CPU cost, so waiting for the k-th fastest reply of 30 adds only the jitter's order statistics.",
 			},
 		},
@@ -469,11 +463,11 @@ func All() []Experiment {
 				return s
 			}(),
 			EnvSet: loopback(),
-			// fig10 stays in the simulator by default for now (the lead's
-			// decision); --env udp runs it with runner/udp's real
-			// background writer. Making udp the default is this one line:
-			//	Envs: []string{"udp", "sim"},
-			// (the udp settings and notes are in place already).
+			// The simulator is the default: its writer reproduces the
+			// paper's situation (fsyncs delayed by seconds), which this
+			// machine's disk under runner/udp's real writer does not.
+			// --env udp runs it with that writer; Envs: []string{"udp",
+			// "sim"} would make it the default.
 			Envs:  []string{"sim", "udp"},
 			Sweep: batchSweep, Variants: fourAlgos, Reps: 3, QuickReps: 3,
 			Meters: []Meter{
@@ -487,20 +481,21 @@ func All() []Experiment {
 			Published: []Published{
 				{Source: "FaTLease Sec. 5.3", Claim: "regular Paxos was not able to negotiate a single lease",
 					Variant: "classicpaxos", Meter: "leases_acquired", How: "total", Paper: Num(0), Op: "==", Ref: 0,
-					NoteIn: map[string]string{"sim": "the simulated writer delays every fsync by a uniform 0 to 2 s, so now and then both fsyncs " +
-						"a phase waits for (the proposer's own acceptor's, then a remote one's) finish inside the 1 s timeout and a rare lease " +
-						"gets through, out of hundreds of thousands requested; the paper's IOzone let none through",
-						"udp": "this machine's disk keeps the logs' fsyncs within tens of milliseconds even under the writer, far inside the " +
-							"1 s response timeout, so classic Paxos slows down but acquires every lease; the paper's 2008 disk did not"}},
+					NoteIn: map[string]string{"sim": "the simulated writer delays every fsync by a uniform 0 to 2 s, so now and then the fsyncs " +
+						"a phase waits for (the proposer's own acceptor's and a remote one's, at the same time) both finish inside the 1 s timeout " +
+						"and a rare lease gets through (the findings below count them); the paper's IOzone let none through",
+						"udp": "this machine's disk keeps the logs' fsyncs far inside the 1 s response timeout even under the writer (the fsync " +
+							"latency column), so classic Paxos slows down but acquires its leases (the findings below count them); the paper's 2008 disk did not"}},
 			},
+			Findings: fig10Findings,
 			EnvNotes: map[string][]string{
 				"udp": {
 					"Over UDP (--env udp) the background writer is runner/udp's: one goroutine overwrites a 256 MiB file in the logs' directory (same filesystem, same device) in 1 MiB writes with an fsync every 64 MiB, 1 to 3 GiB/s on this machine (the table's last column), and costs about a core of CPU, as IOzone did in the paper. Every algorithm gets it.",
-					"Measured when this note was written (`leaselab reproduce --quick --only fig10 --env udp`, 3 repetitions): every algorithm acquired every lease with no timeout; classic Paxos ran at about half its fig5 throughput (its fsync p99 rose to tens of ms), the diskless ones somewhat below theirs, from the writer's CPU. The paper's classic Paxos acquired nothing: this virtio disk absorbs a streaming writer far better than a 2008 disk did.",
+					"Compare the throughput with fig5's over UDP: classic Paxos slows down with its fsyncs (the fsync latency column), the diskless ones from the writer's CPU. The paper's classic Paxos acquired nothing: a virtio disk absorbs a streaming writer far better than a 2008 disk did.",
 					"Runs over UDP measure real time on a shared machine; see fig5's notes on variability.",
 				},
 				"sim": {
-					"fig10 runs in the simulator by default for now (--env udp runs it with a real background writer). Its throughput is therefore the simulator's (no CPU cost per message): compare it with `leaselab reproduce --only fig5 --env sim`, not with fig5 over real UDP.",
+					"fig10 runs in the simulator by default (--env udp runs it with a real background writer). Its throughput is therefore the simulator's (no CPU cost per message): compare it with `leaselab reproduce --only fig5 --env sim`, not with fig5 over real UDP.",
 					"The background writer is modelled in the simulated disk: every fsync also flushes the writer's dirty pages, adding uniform [0, 2 s] to its latency (runner/disk.go). The diskless algorithms never fsync, so the writer cannot touch them in the simulator.",
 					"The paper also saw FaTLease's throughput drop somewhat under IOzone, which it attributes to IOzone's CPU use; the simulator has no CPU model, so that effect is absent here.",
 				},
@@ -509,9 +504,16 @@ func All() []Experiment {
 		{
 			Name: "deadlock", Title: "static vs dynamic deadlock under contention",
 			Paper: "PaxosLease Sec. 1 and 5",
-			What:  "P proposers loop acquire, hold 1 s, release, think up to 0.5 s, on ONE resource. Naive majority vote can deadlock statically (every acceptor holds a grant, nobody has a majority, all wait for expiry); the Paxos family cannot, but rounds can pre-empt each other (dynamic deadlock), which random backoff damps.",
-			Kind:  Lines, Base: deadlockBase,
+			What: "P proposers loop acquire, hold 1 s, release, think up to 0.5 s, on ONE resource. A static deadlock is an episode in which someone wants the lease, nobody holds it, and so many acceptors keep state that blocks every new round that no majority of open acceptors exists, so everyone waits for an acceptor's timer: the naive vote's split grants. " +
+				"A dynamic deadlock is rounds pre-empting each other (higher ballots), which random backoff damps. The last row of panels fixes " + fmt.Sprint(deadlockLossProposers) + " proposers and sweeps message loss.",
+			Kind: Lines, Base: deadlockBase,
 			Sweep: Sweep{Param: "proposers", Full: []float64{2, 3, 4, 6, 8, 12, 16}, Quick: []float64{2, 3, 4, 6, 8, 12, 16}, LogX: true},
+			Facets: []Facet{
+				{Name: ""},
+				{Name: deadlockLossFacet, Set: []Setting{{"proposers", deadlockLossProposers}},
+					Sweep:  &Sweep{Param: "loss", Full: []float64{0, 0.01, 0.02, 0.05, 0.1}, Quick: []float64{0, 0.01, 0.02, 0.05, 0.1}},
+					Meters: []string{"static_deadlocks", "static_deadlock_fraction", "blocked_fraction"}},
+			},
 			Variants: []Variant{
 				{Name: "naive", Algo: "naive"},
 				{Name: "naive (undo)", Algo: "naive-undo"},
@@ -525,24 +527,31 @@ func All() []Experiment {
 				{Key: "blocked_fraction", Label: "blocked time", Unit: "% of wanted time", Scale: 100, Max: 100},
 				{Key: "time_to_first_lease_ms", Label: "time to first lease", Unit: "ms", LogY: true},
 				{Key: "static_deadlocks", Label: "static deadlocks", Unit: "per run"},
+				{Key: "static_deadlock_fraction", Label: "time in static deadlock", Unit: "% of wanted time", Scale: 100, Max: 100},
 				{Key: "preemptions", Label: "pre-empted rounds", Unit: "per run"},
 				{Key: "preemption_chain_max", Label: "longest pre-emption chain", Unit: "rounds"},
 			},
-			Chains: true,
+			Chains:   true,
+			Findings: deadlockFindings,
 			Published: []Published{
 				{Source: "PaxosLease Sec. 1", Claim: "with many proposers, no one will be able to get a majority and proposers will continually block each other (naive)",
 					Variant: "naive", Meter: "static_deadlocks", How: "total", Op: ">", Ref: 0},
 				{Source: "PaxosLease Sec. 5", Claim: "static deadlocks, as described in the naive majority vote algorithm, are not possible (Paxos-type)",
-					Variant: "paxoslease", Meter: "static_deadlocks", How: "total", Paper: Num(0), Op: "==", Ref: 0},
+					Variant: "paxoslease", Meter: "static_deadlocks", How: "total", Paper: Num(0), Op: "==", Ref: 0,
+					Note: "without message loss, backoff keeps PaxosLease's rounds from failing half-way in these runs; see the loss facet and the notes"},
+				{Source: "PaxosLease Sec. 5", Claim: "static deadlocks, as described in the naive majority vote algorithm, are not possible (Paxos-type)",
+					Variant: "paxoslease", Facet: deadlockLossFacet, Meter: "static_deadlocks", How: "total", Paper: Num(0), Op: "==", Ref: 0,
+					Note: "a proposal accepted by a majority whose Accepted answers are lost (or a split accept) blocks every proposer, its own too, until the acceptors' timers run out: scenarios paxoslease/testdata/deadlock-*.txt"},
 				{Source: "PaxosLease Sec. 5", Claim: "dynamical deadlock ... can be worked around by proposers waiting a small but random time",
 					Variant: "paxoslease (no backoff)", Other: "paxoslease", Meter: "preemptions", How: "greater_total", Op: ">", Ref: 0},
 			},
 			Notes: []string{
-				"The papers give no numbers for this contrast; the rows above check its direction. Blocked time is the share of the time during which some proposer wanted the lease and nobody held it.",
-				"A static deadlock is counted when every acceptor holds an unexpired grant and no proposer has a majority (the recorder's definition); the Paxos family overwrites grants, so it should never count one.",
+				"The papers give no numbers for this contrast; the rows above check its direction. Blocked time is the share of the time during which some proposer wanted the lease and nobody held it; time in static deadlock is the part of it spent in static-deadlock episodes.",
+				"What blocks is the algorithm's to say (Algorithm.GrantBlocks): a naive grant makes its acceptor deny everyone, and a PaxosLease acceptor's accepted proposal makes its promise closed to everyone but the active holder, until its timer; FaTLease and classic Paxos re-propose the highest accepted lease, so their accepted state blocks nobody and they have no static deadlocks by construction (fatlease/testdata/deadlock-*.txt replay the PaxosLease interleavings and acquire at once). Grants of the proposal its owner last held are a lease in use or in its tail, not a block. An episode counts only if a timer ended it (not a hold, a release or naive-undo's giving back): runner/recorder.go.",
+				"Where PaxosLease blocks statically, in plain words: an acceptor that has accepted a proposal answers every prepare with that proposal until its timer runs out, and a proposer may only propose with a majority of empty answers (an answer naming its own proposal counts only for the lease it holds now, a rule safety needs: paxoslease/testdata/paxoslease-stale-owner-open.txt). A higher ballot gets promises but not empty ones, so it cannot overwrite anything. Two shapes leave a majority of acceptors with such proposals and nobody holding: a split accept, when two rounds each reach one acceptor before failing (paxoslease/testdata/deadlock-split-accept.txt), and a proposal accepted by a majority whose Accepted answers are lost, which not even its own proposer can use (deadlock-lost-answers.txt). Both need a round to fail half-way: message loss, or proposers that retry without backoff and cut each other's rounds short. The paper's argument that proposers can overwrite acceptor state holds for FaTLease, whose proposers re-propose what they find (fatlease/testdata/deadlock-*.txt), not for PaxosLease's empty-majority rule.",
 				"'no backoff' switches off PaxosLease's random wait before a retry (ablation 'backoff').",
 				"For naive, a round counts as pre-empted when so many acceptors deny it (they hold another proposer's grant) that a majority can no longer be reached; so its pre-emptions and chains measure rounds lost to grants, not to higher ballots.",
-				"Chains are capped at the 7 rounds after which an acquisition is abandoned (a failed lease), so 7 in panel e) means some attempt gave up.",
+				fmt.Sprintf("Chains are capped at the %d rounds after which an acquisition is abandoned (a failed lease), so %d in the chains panel means some attempt gave up.", deadlockBase.Params.MaxRounds, deadlockBase.Params.MaxRounds),
 			},
 		},
 		{
@@ -557,7 +566,7 @@ func All() []Experiment {
 		},
 		{
 			Name: "ablations", Title: "what each rule buys: violations and availability without it",
-			Paper: "the rules of DESIGN.md (strict readings of PaxosLease, FaTLease's d_max, classic Paxos's fsync)",
+			Paper: "each algorithm's safety rules as `leaselab algos` lists them (strict readings of PaxosLease, FaTLease's d_max, classic Paxos's fsync)",
 			What:  "For each algorithm, the same fault campaign with each of its rules switched off in turn (the baseline is 'none'): the share of runs with a violation of the lease invariant, and the share of wanted time the lease was held.",
 			Kind:  Bars, Base: ablBase,
 			QuickSet: []Setting{{"duration_s", 60}},
@@ -588,6 +597,7 @@ func All() []Experiment {
 			},
 			Notes: []string{
 				"Every run draws its own fault mix from its seed as `leaselab check --faults all` does (loss, duplication, reordering, partitions, crashes, clock drift and skew within the algorithms' allowances, downtime and partition length), except that the clients' behaviour is fixed per panel instead of drawn; so the baseline 'none' should show no violation.",
+				"classicpaxos without fsync answers before its fsync completes and keeps what the fsync makes durable, so after a crash it forgets only the answers the crash caught inside an fsync, unlike fatlease without restart-wait, which forgets everything it promised and accepted; with this campaign's fast simulated disk that window is small (`leaselab algos` names the slow-disk campaign that exposes it).",
 				"One fault mix cannot expose every rule: an ablation with no violation here is not proven harmless. The table lists the fault each rule's author names as exposing it; `leaselab check --algo A --ablate R --faults ...` targets one.",
 			},
 		},

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"path/filepath"
 	"runtime"
 	"sort"
 	"strings"
@@ -34,6 +35,11 @@ type Config struct {
 	Progress func(Progress)
 	// Command is the command line shown in the report.
 	Command string
+	// Meta, if set, is the provenance written into every experiment's JSON,
+	// into report.md and, for the CSV files, into meta.json beside them
+	// (a sidecar, so that the CSV files of a simulated run stay identical
+	// from one invocation to the next).
+	Meta *runner.Meta
 }
 
 // Progress is the state of a reproduction.
@@ -90,7 +96,12 @@ type Report struct {
 	Files       []string
 	Wall        time.Duration // wall time of its runs, summed
 	Failed      int           // runs that returned an error
+	Meta        *runner.Meta  // provenance (Config.Meta)
 }
+
+// MetaFile is the sidecar beside the CSV files that says where they came
+// from (runner.Meta as JSON).
+const MetaFile = "meta.json"
 
 // ErrRunsFailed is returned (wrapped) when some runs failed; every file was
 // still written, and the report lists the failures.
@@ -192,7 +203,7 @@ func Reproduce(exps []Experiment, cfg Config) ([]*Report, error) {
 		if err != nil {
 			return nil, err
 		}
-		eng.reports = append(eng.reports, &Report{Exp: r})
+		eng.reports = append(eng.reports, &Report{Exp: r, Meta: cfg.Meta})
 	}
 	if cfg.Env != "" {
 		applied := false
@@ -207,6 +218,15 @@ func Reproduce(exps []Experiment, cfg Config) ([]*Report, error) {
 	}
 	if err := os.MkdirAll(cfg.Out, 0o755); err != nil {
 		return nil, err
+	}
+	if cfg.Meta != nil {
+		b, err := json.MarshalIndent(cfg.Meta, "", "  ")
+		if err != nil {
+			return nil, err
+		}
+		if err := writeAtomic(filepath.Join(cfg.Out, MetaFile), append(b, '\n')); err != nil {
+			return nil, err
+		}
 	}
 	eng.plan()
 	if err := eng.execute(); err != nil {
@@ -246,8 +266,8 @@ func (eng *engine) plan() {
 	for ei, r := range eng.reports {
 		// Calibration runs: repetition 0 at the smallest and at the middle
 		// sweep value of every series; the two give the estimate its slope.
-		mid := len(r.Exp.Values) / 2
 		for _, p := range r.Exp.Points() {
+			mid := len(r.Exp.ValuesOf(p.Facet)) / 2
 			for rep := 0; rep < r.Exp.NReps; rep++ {
 				spec, _ := r.Exp.Spec(p, rep) // validated by Resolve
 				j := job{exp: ei, point: p, rep: rep, spec: spec, exclusive: spec.Env == "udp", dupOf: -1}
@@ -466,7 +486,7 @@ func (eng *engine) estimate() []time.Duration {
 		if len(cs) == 0 {
 			continue
 		}
-		param := eng.reports[j.exp].Exp.Sweep.Param
+		param := eng.reports[j.exp].Exp.SweepOf(j.point.Facet).Param
 		lo := cs[0]
 		w := float64(lo.rec.Wall)
 		if param != "" && j.exclusive && len(cs) > 1 {
@@ -659,9 +679,11 @@ func (r *Report) aggregate() {
 // ChainRow is how many acquisitions (or abandoned attempts) lost Length
 // rounds in a row to higher ballots, summed over the repetitions.
 type ChainRow struct {
-	Facet, Variant string
-	X              float64
-	Length, Count  int
+	Facet   string  `json:"facet"`
+	Variant string  `json:"variant"`
+	X       float64 `json:"x"`
+	Length  int     `json:"length"`
+	Count   int     `json:"count"`
 }
 
 func (r *Report) aggregateChains() {

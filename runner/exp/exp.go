@@ -49,6 +49,14 @@ type Sweep struct {
 type Facet struct {
 	Name string    `json:"name"`
 	Set  []Setting `json:"set,omitempty"`
+	// Sweep, if set, replaces the experiment's sweep in this facet: its
+	// panels show the meters against another parameter (the deadlock
+	// study's message loss at a fixed number of proposers, with the
+	// proposers in Set).
+	Sweep *Sweep `json:"sweep,omitempty"`
+	// Meters, if set, are the keys of the experiment's meters this
+	// facet's chart panels show (all chart meters if empty).
+	Meters []string `json:"meters,omitempty"`
 }
 
 // Variant is one line (or bar) of a chart: an algorithm with ablations and
@@ -138,8 +146,12 @@ type Experiment struct {
 	Chains    bool        `json:"chains,omitempty"`
 	Published []Published `json:"published,omitempty"`
 	// Notes explain how our setup differs from the paper's and what that
-	// is expected to do to the numbers; they go into the report.
+	// is expected to do to the numbers; they go into the report. They state
+	// no measured number: Findings do (see findings.go).
 	Notes []string `json:"notes,omitempty"`
+	// Findings, if set, computes the report's notes on what this run
+	// measured, from its results.
+	Findings func(*Report) []string `json:"-"`
 	// EnvNotes are notes that hold only in one environment; Resolve
 	// appends those of the chosen one to Notes.
 	EnvNotes map[string][]string `json:"env_notes,omitempty"`
@@ -167,11 +179,14 @@ func (p Point) Key() [3]int { return [3]int{p.Facet, p.Variant, p.XI} }
 // expanded, the sweep values and repetitions chosen, the environment set.
 type Resolved struct {
 	Experiment
-	Values  []float64 // sweep values in this mode (one NaN if no sweep)
-	NReps   int
-	Env     string
-	EnvNote string // set when the requested environment was not available
-	Quick   bool
+	Values []float64 // sweep values in this mode (one NaN if no sweep)
+	// FacetValues: per facet, its sweep values in this mode (Values unless
+	// the facet has its own Sweep).
+	FacetValues [][]float64
+	NReps       int
+	Env         string
+	EnvNote     string // set when the requested environment was not available
+	Quick       bool
 }
 
 // Options of a reproduction.
@@ -220,28 +235,8 @@ func (e Experiment) Validate() error {
 			return fail("no meters")
 		}
 	}
-	if e.Sweep.Param != "" {
-		if _, err := lookupParam(e.Sweep.Param); err != nil {
-			return fail("%v", err)
-		}
-		for _, vals := range [][]float64{e.Sweep.Full, e.Sweep.Quick} {
-			if len(vals) == 0 {
-				return fail("sweep of %s has no values", e.Sweep.Param)
-			}
-			for i, v := range vals {
-				if err := checkValue(e.Sweep.Param, v); err != nil {
-					return fail("%v", err)
-				}
-				if e.Sweep.LogX && v <= 0 {
-					return fail("log x axis cannot show %s = %g", e.Sweep.Param, v)
-				}
-				if i > 0 && v <= vals[i-1] {
-					return fail("sweep values must increase")
-				}
-			}
-		}
-	} else if len(e.Sweep.Full)+len(e.Sweep.Quick) > 0 {
-		return fail("sweep values without a parameter")
+	if err := e.Sweep.check(); err != nil {
+		return fail("%v", err)
 	}
 	settings := append([]Setting{}, e.QuickSet...)
 	// Settings and notes may name an environment the experiment does not
@@ -264,6 +259,23 @@ func (e Experiment) Validate() error {
 		}
 		facets[f.Name] = true
 		settings = append(settings, f.Set...)
+		if f.Sweep != nil {
+			if e.Sweep.Param == "" || f.Sweep.Param == "" {
+				return fail("facet %q: a sweep of its own needs a parameter, and the experiment one too", f.Name)
+			}
+			if err := f.Sweep.check(); err != nil {
+				return fail("facet %q: %v", f.Name, err)
+			}
+		}
+		for _, k := range f.Meters {
+			found := false
+			for _, m := range e.Meters {
+				found = found || (m.Key == k && !m.TableOnly)
+			}
+			if !found {
+				return fail("facet %q: %s is not a chart meter of the experiment", f.Name, k)
+			}
+		}
 	}
 	names := map[string]bool{}
 	for _, v := range e.Variants {
@@ -309,6 +321,88 @@ func (e Experiment) Validate() error {
 		}
 	}
 	return nil
+}
+
+// check validates a sweep's parameter and values.
+func (s Sweep) check() error {
+	if s.Param == "" {
+		if len(s.Full)+len(s.Quick) > 0 {
+			return fmt.Errorf("sweep values without a parameter")
+		}
+		return nil
+	}
+	if _, err := lookupParam(s.Param); err != nil {
+		return err
+	}
+	for _, vals := range [][]float64{s.Full, s.Quick} {
+		if len(vals) == 0 {
+			return fmt.Errorf("sweep of %s has no values", s.Param)
+		}
+		for i, v := range vals {
+			if err := checkValue(s.Param, v); err != nil {
+				return err
+			}
+			if s.LogX && v <= 0 {
+				return fmt.Errorf("log x axis cannot show %s = %g", s.Param, v)
+			}
+			if i > 0 && v <= vals[i-1] {
+				return fmt.Errorf("sweep values must increase")
+			}
+		}
+	}
+	return nil
+}
+
+// SweepOf is the sweep of facet f: its own, or the experiment's.
+func (r Resolved) SweepOf(f int) Sweep {
+	if s := r.Facets[f].Sweep; s != nil {
+		return *s
+	}
+	return r.Sweep
+}
+
+// ValuesOf are facet f's sweep values in this mode.
+func (r Resolved) ValuesOf(f int) []float64 {
+	if f < len(r.FacetValues) {
+		return r.FacetValues[f]
+	}
+	return r.Values
+}
+
+// facetIndex finds a facet by name (-1 if none).
+func (r Resolved) facetIndex(name string) int {
+	for i, f := range r.Facets {
+		if f.Name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// mixedSweeps reports whether some facet sweeps its own parameter.
+func (r Resolved) mixedSweeps() bool {
+	for _, f := range r.Facets {
+		if f.Sweep != nil && f.Sweep.Param != r.Sweep.Param {
+			return true
+		}
+	}
+	return false
+}
+
+// facetMeters are the chart meters facet f shows.
+func (r Resolved) facetMeters(f int) []Meter {
+	ms := r.chartMeters()
+	keys := r.Facets[f].Meters
+	if len(keys) == 0 {
+		return ms
+	}
+	var out []Meter
+	for _, m := range ms {
+		if contains(keys, m.Key) {
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 // sortedKeys gives a map's keys in order, so that nothing depends on map
@@ -446,6 +540,16 @@ func (e Experiment) Resolve(opt Options) (Resolved, error) {
 	if len(r.Facets) == 0 {
 		r.Facets = []Facet{{Name: ""}}
 	}
+	r.FacetValues = make([][]float64, len(r.Facets))
+	for i, f := range r.Facets {
+		r.FacetValues[i] = r.Values
+		if f.Sweep != nil {
+			r.FacetValues[i] = f.Sweep.Full
+			if opt.Quick {
+				r.FacetValues[i] = f.Sweep.Quick
+			}
+		}
+	}
 	// Every spec must be valid before anything runs.
 	for _, p := range r.Points() {
 		for rep := 0; rep < r.NReps; rep++ {
@@ -467,7 +571,7 @@ func (r Resolved) Points() []Point {
 	var ps []Point
 	for f := range r.Facets {
 		for v := range r.Variants {
-			for xi, x := range r.Values {
+			for xi, x := range r.ValuesOf(f) {
 				ps = append(ps, Point{Facet: f, Variant: v, XI: xi, X: x})
 			}
 		}
@@ -480,8 +584,8 @@ func (r Resolved) pointName(p Point) string {
 	if f := r.Facets[p.Facet].Name; f != "" {
 		s += ", " + f
 	}
-	if r.Sweep.Param != "" {
-		s += fmt.Sprintf(", %s=%g", r.Sweep.Param, p.X)
+	if param := r.SweepOf(p.Facet).Param; param != "" {
+		s += fmt.Sprintf(", %s=%g", param, p.X)
 	}
 	return s
 }
@@ -504,8 +608,8 @@ func (r Resolved) Spec(p Point, rep int) (runner.Spec, error) {
 	sets = append(sets, r.EnvSet[r.Env]...)
 	sets = append(sets, r.Facets[p.Facet].Set...)
 	sets = append(sets, v.Set...)
-	if r.Sweep.Param != "" {
-		sets = append(sets, Setting{r.Sweep.Param, p.X})
+	if param := r.SweepOf(p.Facet).Param; param != "" {
+		sets = append(sets, Setting{param, p.X})
 	}
 	if err := Apply(&s, sets...); err != nil {
 		return runner.Spec{}, fmt.Errorf("experiment %s, %s: %w", r.Name, r.pointName(p), err)

@@ -74,7 +74,7 @@ func fakeRun(s runner.Spec, opt runner.Options) (runner.Result, error) {
 	}
 	res.SimulatedNS = int64(10 * time.Second)
 	res.BlockedFraction = 0.1 * float64(s.Proposers) / 16 * algo
-	res.TimeToFirstLeaseMS = 2 + 10*noise
+	res.TimeToFirstLeaseMS = runner.OptionalMS(2 + 10*noise)
 	if s.Algo == "naive" {
 		res.StaticDeadlocks = s.Proposers
 		res.TimeToFirstLeaseMS = -1 // never acquired: the "none" marker

@@ -70,6 +70,13 @@ func Markdown(w io.Writer, reports []*Report, cfg Config) error {
 		mode = "quick (--quick: shorter sweeps, fewer repetitions)"
 	}
 	p(" Mode: %s.\n\n", mode)
+	if cfg.Meta != nil {
+		var kv []string
+		for _, f := range cfg.Meta.Fields() {
+			kv = append(kv, f[0]+" `"+f[1]+"`")
+		}
+		p("Provenance: %s (also in every JSON file and in %s, which covers the CSV files).\n\n", strings.Join(kv, ", "), MetaFile)
+	}
 	p("Every number below comes from the CSV and JSON files next to this report; the charts are drawn from the summary CSVs. ")
 	p("Means are over repetitions with different seeds; ± is the half-width of the 95%% confidence interval (Student's t). ")
 	p("A verdict of *agrees* means our number satisfies the stated rule; *within ×2* is deliberately loose because the paper ran 2008 hardware and we run a simulator or real UDP on one shared machine: the point is the shape and the order of magnitude, not the digits. *Inconclusive* means the repetitions cannot tell the change the paper describes from noise (the two points' 95%% intervals overlap).\n\n")
@@ -169,6 +176,15 @@ func (r *Report) markdown(w io.Writer) error {
 			return err
 		}
 	}
+	if e.Findings != nil {
+		if fs := e.Findings(r); len(fs) > 0 {
+			p("### What this run shows (computed from its results)\n\n")
+			for _, f := range fs {
+				p("- %s\n", f)
+			}
+			p("\n")
+		}
+	}
 	if len(e.Notes) > 0 {
 		p("### How our setup differs, and what that does\n\n")
 		for _, n := range e.Notes {
@@ -200,8 +216,8 @@ func pointText(r *Report, pt Point) string {
 	if f := r.Exp.Facets[pt.Facet].Name; f != "" {
 		parts = append(parts, f)
 	}
-	if r.Exp.Sweep.Param != "" {
-		parts = append(parts, fmt.Sprintf("%s = %s", r.Exp.Sweep.Param, plots.FormatNumber(pt.X)))
+	if param := r.Exp.SweepOf(pt.Facet).Param; param != "" {
+		parts = append(parts, fmt.Sprintf("%s = %s", param, plots.FormatNumber(pt.X)))
 	}
 	if len(parts) == 0 {
 		return "single point"
@@ -243,7 +259,11 @@ func (r *Report) summaryTable(w io.Writer) error {
 		head = append(head, "facet")
 	}
 	if e.Sweep.Param != "" {
-		head = append(head, e.Sweep.Param)
+		if e.mixedSweeps() {
+			head = append(head, "swept")
+		} else {
+			head = append(head, e.Sweep.Param)
+		}
 	}
 	for _, m := range ms {
 		h := m.Label
@@ -263,7 +283,11 @@ func (r *Report) summaryTable(w io.Writer) error {
 			row = append(row, facet)
 		}
 		if e.Sweep.Param != "" {
-			row = append(row, plots.FormatNumber(pt.X))
+			x := plots.FormatNumber(pt.X)
+			if e.mixedSweeps() {
+				x = e.SweepOf(pt.Facet).Param + " = " + x
+			}
+			row = append(row, x)
 		}
 		for _, m := range ms {
 			st, _ := r.stat(facet, variant, pt.XI, m.Key)
@@ -277,8 +301,8 @@ func (r *Report) summaryTable(w io.Writer) error {
 	}
 	fmt.Fprintln(w)
 	if e.Chains && len(r.Chains) > 0 {
-		xmax := e.Values[len(e.Values)-1]
-		fmt.Fprintf(w, "Pre-emption chains at %s = %s (attempts that lost k rounds in a row to higher ballots, all runs):\n\n", e.Sweep.Param, plots.FormatNumber(xmax))
+		xmax := e.ValuesOf(0)[len(e.ValuesOf(0))-1]
+		fmt.Fprintf(w, "Pre-emption chains at %s = %s (attempts that lost k rounds in a row to higher ballots, all runs):\n\n", e.SweepOf(0).Param, plots.FormatNumber(xmax))
 		var rows [][]string
 		for _, v := range e.Variants {
 			var parts []string
@@ -368,9 +392,17 @@ func setupText(r *Report) string {
 		}
 		text += fmt.Sprintf(" Swept: %s = %s.", e.Sweep.Param, strings.Join(vs, ", "))
 	}
-	for _, f := range e.Facets {
+	for fi, f := range e.Facets {
 		if f.Name != "" {
-			text += fmt.Sprintf(" Facet *%s*: %s.", f.Name, settingsText(f.Set))
+			text += fmt.Sprintf(" Facet *%s*: %s", f.Name, settingsText(f.Set))
+			if f.Sweep != nil {
+				var vs []string
+				for _, v := range e.ValuesOf(fi) {
+					vs = append(vs, plots.FormatNumber(v))
+				}
+				text += fmt.Sprintf(", swept %s = %s", f.Sweep.Param, strings.Join(vs, ", "))
+			}
+			text += "."
 		}
 	}
 	var tweaks []string
@@ -511,13 +543,13 @@ func (r *Report) variabilityTable(w io.Writer) error {
 		}
 		return fmt.Sprintf("%.0f%%", 100*v)
 	}
-	for _, f := range e.Facets {
+	for fi, f := range e.Facets {
 		for _, v := range e.Variants {
-			for _, m := range e.chartMeters() {
+			for _, m := range e.facetMeters(fi) {
 				var cvs []float64
 				worstCI, worstAt := math.NaN(), math.NaN()
 				zero := 0
-				for xi, x := range e.Values {
+				for xi, x := range e.ValuesOf(fi) {
 					st, ok := r.stat(f.Name, v.Name, xi, m.Key)
 					if !ok || st.N < 2 {
 						continue
@@ -537,13 +569,13 @@ func (r *Report) variabilityTable(w io.Writer) error {
 				sort.Float64s(cvs)
 				at := ""
 				if !math.IsNaN(worstAt) {
-					at = fmt.Sprintf("%s (at %s = %s)", pct(worstCI), e.Sweep.Param, plots.FormatNumber(worstAt))
+					at = fmt.Sprintf("%s (at %s = %s)", pct(worstCI), e.SweepOf(fi).Param, plots.FormatNumber(worstAt))
 				}
 				row := []string{v.Name}
 				if len(e.Facets) > 1 || f.Name != "" {
 					row = append(row, f.Name)
 				}
-				row = append(row, m.Label, pct(cvs[len(cvs)/2]), pct(cvs[len(cvs)-1]), at,
+				row = append(row, m.Label, pct(runner.NearestRank(cvs, 0.5)), pct(cvs[len(cvs)-1]), at,
 					fmt.Sprintf("%d of %d", len(cvs), len(cvs)+zero))
 				rows = append(rows, row)
 			}

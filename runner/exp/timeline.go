@@ -27,35 +27,37 @@ type Hold struct {
 
 // NodeSpan is a stretch of true time of one node (down after a crash).
 type NodeSpan struct {
-	Node           int
-	StartNS, EndNS int64
+	Node    int   `json:"node"`
+	StartNS int64 `json:"start_ns"`
+	EndNS   int64 `json:"end_ns"`
 }
 
 // NodeMark is an instant on one node.
 type NodeMark struct {
-	Node int
-	TNS  int64
+	Node int   `json:"node"`
+	TNS  int64 `json:"t_ns"`
 }
 
 // TimelineRun is what the timeline chart shows of one run.
 type TimelineRun struct {
-	Variant    string
-	Algo       string
-	Seed       uint64
-	Nodes      int
-	Acceptors  int
-	Proposers  int
-	EndNS      int64
-	Holds      []Hold
-	Down       []NodeSpan
-	Crashes    []NodeMark
-	Restarts   []NodeMark
-	Partitions [][2]int64
-	Violations []runner.Violation
+	Variant    string             `json:"variant"`
+	Algo       string             `json:"algo"`
+	Seed       uint64             `json:"seed"`
+	Nodes      int                `json:"nodes"`
+	Acceptors  int                `json:"acceptors"`
+	Proposers  int                `json:"proposers"`
+	EndNS      int64              `json:"end_ns"`
+	Holds      []Hold             `json:"holds"`
+	Down       []NodeSpan         `json:"down"`
+	Crashes    []NodeMark         `json:"crashes"`
+	Restarts   []NodeMark         `json:"restarts"`
+	Partitions [][2]int64         `json:"partitions_ns"` // [start, end] of each
+	Violations []runner.Violation `json:"violations"`
 }
 
 // ParseHolds reads the hold-interval CSV of runner.Options.Holds:
-// resource,owner,ballot,start_ns,end_ns (a header line is allowed).
+// resource,owner,ballot,start_ns,end_ns (a header line and lines starting
+// with '#', such as the "# meta" provenance line, are allowed).
 func ParseHolds(data []byte) ([]Hold, error) {
 	var out []Hold
 	sc := bufio.NewScanner(bytes.NewReader(data))
@@ -64,8 +66,8 @@ func ParseHolds(data []byte) ([]Hold, error) {
 	for sc.Scan() {
 		line++
 		text := strings.TrimSpace(sc.Text())
-		if text == "" {
-			continue
+		if text == "" || strings.HasPrefix(text, "#") {
+			continue // blank, or a comment such as the "# meta" line
 		}
 		f := strings.Split(text, ",")
 		if len(f) != 5 {
@@ -192,10 +194,29 @@ func TimelineOf(res runner.Result, holdsCSV, trace []byte, series string) (Timel
 	if err != nil {
 		return TimelineRun{}, err
 	}
+	if holds == nil {
+		holds = []Hold{}
+	}
+	if down == nil {
+		down = []NodeSpan{}
+	}
+	if crashes == nil {
+		crashes = []NodeMark{}
+	}
+	if restarts == nil {
+		restarts = []NodeMark{}
+	}
+	if parts == nil {
+		parts = [][2]int64{}
+	}
+	vs := res.ViolationList
+	if vs == nil {
+		vs = []runner.Violation{}
+	}
 	return TimelineRun{
 		Variant: series, Algo: res.Algo, Seed: res.Seed, Nodes: c.Nodes, Acceptors: c.Acceptors,
 		Proposers: c.Proposers, EndNS: end, Holds: holds, Down: down, Crashes: crashes, Restarts: restarts,
-		Partitions: parts, Violations: res.ViolationList,
+		Partitions: parts, Violations: vs,
 	}, nil
 }
 

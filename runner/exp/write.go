@@ -85,8 +85,11 @@ func csvBytes(rows [][]string) []byte {
 	return buf.Bytes()
 }
 
+// paramColumn names the CSV column of the swept value: the parameter, or
+// "x" when nothing is swept or facets sweep different parameters (the
+// facet column then says which: see the experiment's JSON).
 func (r *Report) paramColumn() string {
-	if r.Exp.Sweep.Param == "" {
+	if r.Exp.Sweep.Param == "" || r.Exp.mixedSweeps() {
 		return "x"
 	}
 	return r.Exp.Sweep.Param
@@ -110,6 +113,9 @@ func (r *Report) RunsCSV() []byte {
 				continue
 			}
 			v, _ := Value(rec.Result, k)
+			if noneIfNegative[k] && v < 0 {
+				v = math.NaN() // not applicable: an empty cell
+			}
 			row = append(row, num(v))
 		}
 		rows = append(rows, row)
@@ -228,6 +234,7 @@ type compJSON struct {
 }
 
 type expJSON struct {
+	Meta      *runner.Meta  `json:"meta,omitempty"`
 	Name      string        `json:"name"`
 	Title     string        `json:"title"`
 	Paper     string        `json:"paper"`
@@ -257,12 +264,15 @@ type expJSON struct {
 // Result (with wall times), the summary and the comparisons.
 func (r *Report) JSON() ([]byte, error) {
 	e := r.Exp
-	out := expJSON{Name: e.Name, Title: e.Title, Paper: e.Paper, What: e.What, Kind: e.Kind, Env: e.Env,
+	out := expJSON{Meta: r.Meta, Name: e.Name, Title: e.Title, Paper: e.Paper, What: e.What, Kind: e.Kind, Env: e.Env,
 		EnvNote: e.EnvNote, Quick: e.Quick, Reps: e.NReps, Param: e.Sweep.Param, Base: e.Base, QuickSet: e.QuickSet,
 		Facets: e.Facets, Variants: e.Variants, Meters: e.Meters, Published: e.Published, Notes: e.Notes,
 		Chains: r.Chains, Timelines: r.Timelines}
 	if e.Sweep.Param != "" {
 		out.Values = e.Values
+	}
+	if out.Meters == nil {
+		out.Meters = []Meter{} // a list, even when empty
 	}
 	for _, rec := range r.Runs {
 		out.Runs = append(out.Runs, runJSON{Facet: rec.Facet, Variant: rec.Variant, X: jnum(rec.Point.X), Rep: rec.Rep,
@@ -289,8 +299,8 @@ func sanitizeResult(res runner.Result) runner.Result {
 			*p = -1
 		}
 	}
-	for _, p := range []*float64{&res.LeasesPerSec, &res.BlockedFraction, &res.TimeToFirstLeaseMS, &res.MessagesPerLease,
-		&res.BytesPerLease, &res.FailoverGapMS, &res.FsyncsPerLease, &res.DiskBytesPerS, &res.WallMS} {
+	for _, p := range []*float64{&res.LeasesPerSec, &res.BlockedFraction, &res.MessagesPerLease,
+		&res.BytesPerLease, &res.FsyncsPerLease, &res.DiskBytesPerS, &res.WallMS} {
 		fix(p)
 	}
 	for _, pc := range []*runner.Percentiles{&res.LatencyMS, &res.FsyncLatencyMS} {

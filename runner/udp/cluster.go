@@ -44,6 +44,9 @@ type ClusterConfig struct {
 	// any algorithm (see StartBackground).
 	Background bool
 	Observer   Observer
+	// Key, if set, makes the nodes sign and check every datagram
+	// (NodeConfig.Key).
+	Key []byte
 }
 
 // Cluster is a running in-process cluster.
@@ -127,6 +130,7 @@ func StartCluster(cfg ClusterConfig) (*Cluster, error) {
 			Net:         cfg.Net,
 			SyncEach:    cfg.SyncEach,
 			Observer:    cfg.Observer,
+			Key:         cfg.Key,
 		}
 		if alg.Durable {
 			st, _, err := OpenLog(dir, algorithms.NodeID(i), !cfg.SyncEach, true)
@@ -210,7 +214,7 @@ func (c *Cluster) Background() BackgroundStats { return c.bgStats }
 func (c *Cluster) Meters() Meters {
 	var m Meters
 	for _, n := range c.Nodes {
-		addMeters(&m, n.meters)
+		addMeters(&m, n.Meters())
 	}
 	return m
 }

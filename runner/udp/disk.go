@@ -32,12 +32,12 @@ import (
 // records are written and synced on their own, one Output after the other,
 // one fsync per record (wal.Log.Append of one record), the unbatched cost.
 //
-// Output.NoSync (the fsync ablation): the records are written without
-// waiting for an fsync, and the Output's messages leave at once (unless
-// earlier messages are still held, which keep their order). They become
-// durable when a later fsync covers them. When a node is killed, records
-// still waiting in its loop are lost, as in a crash; whatever already went
-// to the file survives a process crash in the page cache (only a machine
+// Output.NoSync (the fsync ablation): the Output's messages do not wait for
+// its records (they leave at once unless earlier messages are still held,
+// which keep their order); the records are written and synced with the
+// next request, as in the simulator. When a node is killed, records still
+// waiting in its loop are lost, as in a crash; whatever already went to
+// the file survives a process crash in the page cache (only a machine
 // crash would lose it, which the simulator models and this environment
 // does not).
 //
@@ -85,15 +85,15 @@ type diskStep struct {
 	ticket uint64
 }
 
+// diskReq is one write and fsync of the writer; ticket is the highest
+// ticket of the Outputs whose messages wait for it (0: none).
 type diskReq struct {
 	recs   []algorithms.Record
-	sync   bool
 	ticket uint64
 }
 
 type diskDone struct {
 	recs    []algorithms.Record // the request's buffer, back for reuse
-	sync    bool
 	ticket  uint64
 	bytes   int64
 	fsyncNS []int64
@@ -143,7 +143,6 @@ func (d *diskState) kick() {
 	d.buf = nil
 	for _, s := range d.steps[:k] {
 		if s.sync {
-			r.sync = true
 			r.ticket = max(r.ticket, s.ticket)
 		}
 	}
@@ -168,10 +167,8 @@ func (d *diskState) writer() {
 		written = st.Stats().Bytes
 	}
 	for r := range d.req {
-		res := diskDone{recs: r.recs, sync: r.sync, ticket: r.ticket, bytes: int64(len(r.recs)) * wal.RecordSize}
+		res := diskDone{recs: r.recs, ticket: r.ticket, bytes: int64(len(r.recs)) * wal.RecordSize}
 		switch {
-		case !r.sync:
-			res.err = d.st.Write(r.recs)
 		case d.each:
 			for i := range r.recs {
 				start := time.Now()
@@ -221,7 +218,7 @@ func (n *Node) diskDone(r diskDone) {
 		d.held, d.heldT = d.held[:0], d.heldT[:0]
 		return
 	}
-	if r.sync && r.ticket > d.durable {
+	if r.ticket > d.durable {
 		d.durable = r.ticket
 	}
 	k := 0

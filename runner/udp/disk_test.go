@@ -301,7 +301,7 @@ func TestDiskBytesIncludeCompaction(t *testing.T) {
 	const n = 20
 	for i := range n {
 		rec := algorithms.Record{Resource: algorithms.ResourceID(i % 3), Instance: uint64(i + 1), Owner: algorithms.NoNode}
-		d.req <- diskReq{recs: []algorithms.Record{rec}, sync: true, ticket: uint64(i + 1)}
+		d.req <- diskReq{recs: []algorithms.Record{rec}, ticket: uint64(i + 1)}
 		r := <-d.done
 		if r.err != nil {
 			t.Fatal(r.err)

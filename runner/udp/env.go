@@ -33,6 +33,9 @@ type EnvOptions struct {
 	Window int
 	// Addr is the address the nodes bind; the zero value is 127.0.0.1.
 	Addr netip.Addr
+	// Key, if set, makes the nodes sign and check every datagram
+	// (NodeConfig.Key).
+	Key []byte
 }
 
 // Extra is what the udp environment measured beyond runner.Result.
@@ -306,6 +309,7 @@ func (e *env) boot(id algorithms.NodeID) error {
 		Observer:    e,
 		Window:      e.eo.Window,
 		SyncEach:    !e.spec.Disk.GroupCommit,
+		Key:         e.eo.Key,
 	}
 	if e.alg.Durable {
 		// The first start of a run begins with an empty log; a restart
@@ -418,7 +422,7 @@ func (e *env) shutdown() {
 	e.mu.Unlock()
 	for _, n := range dead {
 		<-n.Done()
-		addMeters(&e.meters, n.meters)
+		addMeters(&e.meters, n.Meters())
 		if n.err != nil && e.err == nil {
 			e.err = n.err
 		}
@@ -697,6 +701,7 @@ func addMeters(m *Meters, x Meters) {
 	m.DatagramsRecv += x.DatagramsRecv
 	m.BytesRecv += x.BytesRecv
 	m.BadDatagrams += x.BadDatagrams
+	m.Unauthenticated += x.Unauthenticated
 	m.Steps += x.Steps
 	m.Fsyncs += x.Fsyncs
 	m.DiskBytes += x.DiskBytes

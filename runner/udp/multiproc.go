@@ -54,18 +54,32 @@ type FailoverConfig struct {
 	Stderr io.Writer
 }
 
+// FailoverNodesError says why n node processes cannot show a failover:
+// once node 0 is killed the n-1 left must still be a majority of the n
+// acceptors, so n must be at least 3. Nil if n will do.
+func FailoverNodesError(n int) error {
+	if n >= 3 {
+		return nil
+	}
+	if n < 1 {
+		return fmt.Errorf("failover needs at least 3 nodes, got %d", n)
+	}
+	return fmt.Errorf("failover needs at least 3 nodes, got %d: after node 0 is killed %d of %d acceptors are left, "+
+		"and no lease can be granted without a majority (%d)", n, n-1, n, n/2+1)
+}
+
 // FailoverResult is what the failover run saw.
 type FailoverResult struct {
-	Nodes       int     `json:"nodes"`
-	Algo        string  `json:"algo"`
-	Contenders  int     `json:"contenders"`
-	FirstOwner  int     `json:"first_owner"`
-	Extensions  int     `json:"extensions"`
-	KilledPID   int     `json:"killed_pid"`
-	NextOwner   int     `json:"next_owner"`
-	GapMS       float64 `json:"failover_gap_ms"` // kill to the next owner's acquisition (-1 if none)
-	LeaseSpanMS float64 `json:"lease_span_ms"`
-	MaxLeaseMS  float64 `json:"max_lease_ms"`
+	Nodes       int               `json:"nodes"`
+	Algo        string            `json:"algo"`
+	Contenders  int               `json:"contenders"`
+	FirstOwner  int               `json:"first_owner"`
+	Extensions  int               `json:"extensions"`
+	KilledPID   int               `json:"killed_pid"`
+	NextOwner   int               `json:"next_owner"`
+	GapMS       runner.OptionalMS `json:"failover_gap_ms"` // kill to the next owner's acquisition (null if none)
+	LeaseSpanMS float64           `json:"lease_span_ms"`
+	MaxLeaseMS  float64           `json:"max_lease_ms"`
 	// RemainingAtKillMS: how much of the killed holder's last lease was
 	// left, by its own report, when it was killed.
 	RemainingAtKillMS float64            `json:"remaining_at_kill_ms"`
@@ -74,6 +88,8 @@ type FailoverResult struct {
 	ViolationList     []runner.Violation `json:"violation_list,omitempty"`
 	SurvivorsAlive    bool               `json:"survivors_alive"`
 	SlackMS           float64            `json:"slack_ms"`
+	// Signed: the nodes signed and checked their datagrams (Node.KeyFile).
+	Signed bool `json:"signed"`
 	// With Restart: node 0's restart counter in its second life, and how
 	// long it stayed silent, on its own clock from its start to its Joined
 	// event (0 for a durable algorithm, which rejoins at once; -1 if it
@@ -124,10 +140,10 @@ func (p *proc) send(cmd string) error {
 // report reaches the driver within Slack. Overlaps are therefore reported
 // conservatively.
 func Failover(ctx context.Context, cfg FailoverConfig) (FailoverResult, error) {
-	res := FailoverResult{Nodes: cfg.Nodes, Algo: cfg.Node.Algo, FirstOwner: 0, NextOwner: -1, GapMS: -1,
+	res := FailoverResult{Nodes: cfg.Nodes, Algo: cfg.Node.Algo, FirstOwner: 0, NextOwner: -1, GapMS: runner.None,
 		LeaseSpanMS: ms(cfg.Node.Params.LeaseSpan), MaxLeaseMS: ms(cfg.Node.Params.MaxLease)}
-	if cfg.Nodes < 2 {
-		return res, fmt.Errorf("failover needs at least 2 nodes, got %d", cfg.Nodes)
+	if err := FailoverNodesError(cfg.Nodes); err != nil {
+		return res, err
 	}
 	if cfg.Command == nil {
 		return res, errors.New("failover: no command to start node processes")
@@ -160,6 +176,7 @@ func Failover(ctx context.Context, cfg FailoverConfig) (FailoverResult, error) {
 		cfg.Node.StateDir = dir
 	}
 	res.SlackMS = ms(cfg.Slack)
+	res.Signed = cfg.Node.KeyFile != ""
 	res.Contenders = cfg.Contenders
 	ctx, cancel := context.WithTimeout(ctx, cfg.Limit)
 	defer cancel()
@@ -284,7 +301,12 @@ func Failover(ctx context.Context, cfg FailoverConfig) (FailoverResult, error) {
 			case phase == 1:
 				return res, fmt.Errorf("failover: node 0 did not acquire and extend %d times within %v (%d acquisitions)", cfg.Extensions, cfg.Limit, res.Acquisitions)
 			default:
-				return res, fmt.Errorf("failover: no surviving node acquired the lease in the %v after node 0 was killed with %.1f ms left (the run's limit is %v); naive can block a lone contender this way, see the README", time.Duration(now()-killAt).Round(time.Millisecond), res.RemainingAtKillMS, cfg.Limit)
+				why := ""
+				if cfg.Node.Algo == "naive" {
+					why = "; naive can block a lone contender this way (README, Known limits)"
+				}
+				return res, fmt.Errorf("failover: no surviving node acquired the lease in the %v after node 0 was killed with %.1f ms left (the run's limit is %v)%s",
+					time.Duration(now()-killAt).Round(time.Millisecond), res.RemainingAtKillMS, cfg.Limit, why)
 			}
 		case pl := <-lines:
 			t := now()
@@ -360,7 +382,7 @@ func Failover(ctx context.Context, cfg FailoverConfig) (FailoverResult, error) {
 				case phase == 2 && pl.node != 0:
 					takeover = t
 					res.NextOwner = pl.node
-					res.GapMS = float64(takeover-killAt) / 1e6
+					res.GapMS = runner.OptionalMS(float64(takeover-killAt) / 1e6)
 					phase = 3
 					if cfg.Restart {
 						if err := startProc(0); err != nil {

@@ -27,11 +27,10 @@ import (
 //     and so a delay, as they would on a real link. An idle node waits for
 //     the next due datagram on a timerfd (wakeTimer, Linux), not on a Go
 //     timer, which would round every sub-millisecond wait up to about
-//     1.1 ms. What remains is the machine's wake-up latency: measured on
-//     the 2-core VM this was written on, a 0.1 ms wait ends 35 to 60 µs
-//     late (BenchmarkWakeTimer), and a single FaTLease acquisition over a
-//     0.2 ms round trip takes about 0.3 ms more than its two round trips
-//     (four hops, each also waking an idle receiver).
+//     1.1 ms. What remains is the machine's wake-up latency, which
+//     BenchmarkWakeTimer measures: on a small virtual machine a short wait
+//     ends tens of microseconds late, and each of the four hops of an
+//     acquisition also wakes an idle receiver.
 //   - Reorder holds a message back, with this probability, by a uniform
 //     [0, max(2*RTT, 1ms)] more than its delay, as the simulator does. Such
 //     a message travels in a datagram of its own: the messages of a

@@ -25,6 +25,7 @@ import (
 	"net"
 	"net/netip"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"leaselab/algorithms"
@@ -91,6 +92,12 @@ type NodeConfig struct {
 	// SyncEach turns group commit off: every Output's records get their
 	// own write and fsync (one per record), one Output after the other.
 	SyncEach bool
+	// Key, if set, is the secret the cluster's nodes share (at least
+	// wire.MinKeySize bytes): the node signs every datagram it sends and
+	// accepts only datagrams that come from the address of the node their
+	// header names (one of Peers) and carry a valid tag. Without it the
+	// node reads whatever arrives and trusts the sender it names.
+	Key []byte
 	// ReadBuffer is the socket receive buffer to ask for (0: 4 MiB).
 	ReadBuffer int
 	Observer   Observer
@@ -133,11 +140,17 @@ type Meters struct {
 	MsgsRecv      int64
 	DatagramsRecv int64
 	BytesRecv     int64
-	BadDatagrams  int64 // rejected by the decoder
-	Steps         int64
-	Fsyncs        int64
-	DiskBytes     int64
-	FsyncNS       []int64 // latency of every fsync
+	// BadDatagrams: datagrams the decoder rejected (malformed, an
+	// unregistered kind, a message not from the sender or not for this
+	// node). Unauthenticated: with a key, datagrams dropped because they
+	// came from an address that is not the peer they name, or carried no
+	// valid tag. Neither reaches the algorithm.
+	BadDatagrams    int64
+	Unauthenticated int64
+	Steps           int64
+	Fsyncs          int64
+	DiskBytes       int64
+	FsyncNS         []int64 // latency of every fsync
 }
 
 // Node is one running node.
@@ -166,16 +179,20 @@ type Node struct {
 	rxMsgs  []algorithms.Message
 	net     *netem
 
-	in     chan []byte
-	free   chan []byte
-	stop   chan struct{}
-	kill   sync.Once
-	wg     sync.WaitGroup
-	done   chan struct{}
-	timer  *time.Timer
-	wake   *wakeTimer // delayed datagrams' timer (nil: none, or not on Linux)
-	meters Meters
-	err    error // first fatal error (storage)
+	in   chan rx
+	free chan []byte
+	key  *wire.Key // nil: datagrams are neither signed nor checked
+	// rejected counts BadDatagrams and Unauthenticated as they happen,
+	// so that Rejected can be read from any goroutine while the node runs.
+	rejected [2]atomic.Int64
+	stop     chan struct{}
+	kill     sync.Once
+	wg       sync.WaitGroup
+	done     chan struct{}
+	timer    *time.Timer
+	wake     *wakeTimer // delayed datagrams' timer (nil: none, or not on Linux)
+	meters   Meters
+	err      error // first fatal error (storage)
 }
 
 // NewNode builds a node (the algorithm is constructed here) without
@@ -212,7 +229,7 @@ func NewNode(cfg NodeConfig) (*Node, error) {
 		cfg: cfg, id: cfg.ID, alg: alg, clock: cfg.Clock, obs: cfg.Observer,
 		conn: cfg.Conn, peers: cfg.Peers, timers: newTimers(),
 		batch:  make([]*wire.Batch, c.Nodes),
-		in:     make(chan []byte, 64),
+		in:     make(chan rx, 64),
 		free:   make(chan []byte, 80),
 		stop:   make(chan struct{}),
 		done:   make(chan struct{}),
@@ -227,8 +244,15 @@ func NewNode(cfg NodeConfig) (*Node, error) {
 	if cfg.Window < 0 {
 		return nil, fmt.Errorf("udp: window must not be negative, got %d", cfg.Window)
 	}
+	newBatch := wire.NewBatch
+	if cfg.Key != nil {
+		if n.key, err = wire.NewKey(cfg.Key); err != nil {
+			return nil, err
+		}
+		newBatch = wire.NewSignedBatch
+	}
 	for i := range n.batch {
-		if n.batch[i], err = wire.NewBatch(cfg.ID, cfg.MaxDatagram); err != nil {
+		if n.batch[i], err = newBatch(cfg.ID, cfg.MaxDatagram); err != nil {
 			return nil, err
 		}
 	}
@@ -270,7 +294,24 @@ func (n *Node) Addr() netip.AddrPort { return n.conn.LocalAddr().(*net.UDPAddr).
 func (n *Node) Clock() *Clock { return n.clock }
 
 // Meters returns the node's counters; call after Stop.
-func (n *Node) Meters() Meters { return n.meters }
+func (n *Node) Meters() Meters {
+	m := n.meters
+	m.BadDatagrams, m.Unauthenticated = n.Rejected()
+	return m
+}
+
+// Rejected returns how many datagrams the node has dropped so far as
+// malformed (Meters.BadDatagrams) and as unauthenticated
+// (Meters.Unauthenticated); safe to call while the node runs.
+func (n *Node) Rejected() (bad, unauthenticated int64) {
+	return n.rejected[0].Load(), n.rejected[1].Load()
+}
+
+// rx is a datagram as read, with the address it came from.
+type rx struct {
+	buf  []byte
+	from netip.AddrPort
+}
 
 // Err is the first fatal error the node met (a storage failure stops it).
 func (n *Node) Err() error { return n.err }
@@ -369,7 +410,7 @@ func (n *Node) read() {
 		// The buffer is one byte larger than the largest valid datagram so
 		// that an oversized one shows as such instead of being truncated
 		// to something that might decode.
-		k, _, err := n.conn.ReadFromUDPAddrPort(buf[:cap(buf)])
+		k, from, err := n.conn.ReadFromUDPAddrPort(buf[:cap(buf)])
 		if err != nil {
 			n.free <- buf
 			if errors.Is(err, net.ErrClosed) {
@@ -378,7 +419,7 @@ func (n *Node) read() {
 			continue // e.g. ECONNREFUSED from an ICMP; UDP goes on
 		}
 		select {
-		case n.in <- buf[:k]:
+		case n.in <- rx{buf: buf[:k], from: from}:
 		case <-n.stop:
 			return
 		}
@@ -566,14 +607,33 @@ func (n *Node) command(c []algorithms.Input) {
 	n.fire()
 }
 
-func (n *Node) recv(p []byte) {
+func (n *Node) recv(r rx) {
+	p := r.buf
 	n.meters.DatagramsRecv++
 	n.meters.BytesRecv += int64(len(p))
+	body := p
 	var err error
-	_, n.rxMsgs, err = wire.Decode(p, n.rxMsgs[:0])
+	if n.key != nil {
+		// The address first (it costs nothing), then the tag: a datagram
+		// must come from the address of the node its header names, and a
+		// key holder must have written it. Decode checks the sender named
+		// in every message against the header.
+		if len(p) < wire.HeaderSize || !n.fromPeer(wire.SenderOf(p), r.from) {
+			err = wire.ErrAuth
+		} else {
+			body, err = n.key.Verify(p)
+		}
+	}
+	if err == nil {
+		_, n.rxMsgs, err = wire.Decode(body, n.rxMsgs[:0])
+	}
 	n.free <- p[:cap(p)]
-	if err != nil {
-		n.meters.BadDatagrams++
+	switch {
+	case errors.Is(err, wire.ErrAuth):
+		n.rejected[1].Add(1)
+		return
+	case err != nil:
+		n.rejected[0].Add(1)
 		return
 	}
 	n.meters.MsgsRecv += int64(len(n.rxMsgs))
@@ -585,13 +645,23 @@ func (n *Node) recv(p []byte) {
 	// dated earlier than the message that started it.
 	for i := range n.rxMsgs {
 		if n.rxMsgs[i].To != n.id {
-			n.meters.BadDatagrams++
+			n.rejected[0].Add(1)
 			continue
 		}
 		n.step(algorithms.Input{Kind: algorithms.Recv, Msg: n.rxMsgs[i]})
 	}
 	n.end()
 	n.fire()
+}
+
+// fromPeer reports whether from is the address of node id (the peer a
+// datagram's header names). An IPv4 address may arrive mapped into IPv6.
+func (n *Node) fromPeer(id algorithms.NodeID, from netip.AddrPort) bool {
+	if int(id) >= len(n.peers) || id == n.id {
+		return false
+	}
+	want := n.peers[id]
+	return want.Port() == from.Port() && want.Addr().Unmap() == from.Addr().Unmap()
 }
 
 // fire admits queued requests the window has room for, steps every timer
@@ -762,6 +832,11 @@ func (n *Node) send(to algorithms.NodeID, p []byte) {
 }
 
 func (n *Node) write(to algorithms.NodeID, p []byte) {
+	if n.key != nil {
+		// Signed as it leaves, after any emulated delay; the buffer has
+		// room for the tag (NewSignedBatch, netem's pooled buffers).
+		p = n.key.Sign(p)
+	}
 	if _, err := n.conn.WriteToUDPAddrPort(p, n.peers[to]); err != nil {
 		if errors.Is(err, net.ErrClosed) {
 			// Kill closed the socket while the loop was still sending

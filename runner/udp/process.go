@@ -3,6 +3,8 @@ package udp
 import (
 	"bufio"
 	"context"
+	crand "crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -16,6 +18,7 @@ import (
 	"leaselab/algorithms"
 	"leaselab/classicpaxos/wal"
 	"leaselab/runner"
+	"leaselab/runner/wire"
 )
 
 // A node process (`leaselab node`) runs one node of a cluster that spans
@@ -23,10 +26,12 @@ import (
 // keeps the network socket for the protocol alone:
 //
 //   - stdin, one command per line: "acquire R", "extend R", "release R",
-//     "quit" (R a resource number). End of input also quits.
+//     "stats", "quit" (R a resource number). End of input also quits.
 //   - stdout, one JSON object per line: first {"type":"ready",...} once the
 //     socket is bound and the node started, then {"type":"event",...} for
-//     every event the node emits, and {"type":"error",...} for a bad command.
+//     every event the node emits, {"type":"error",...} for a bad command,
+//     and {"type":"stats",...} (datagrams dropped so far) after "stats"
+//     and as the last line.
 //
 // Event lines carry the node's local time, the Until of the event and, so a
 // driver on another clock can place the hold, RemainingNS = Until - local.
@@ -50,23 +55,76 @@ type ProcessConfig struct {
 	// DiskDir holds the log of a durable algorithm ("" means StateDir, or
 	// without one a temporary directory, removed at exit).
 	DiskDir string
+	// KeyFile, if set, names a file holding the key the cluster shares
+	// (ReadKeyFile): the node signs its datagrams and drops any that are
+	// not signed with it or do not come from a peer's address.
+	KeyFile string
 }
 
 // ProcessLine is one line a node process writes.
 type ProcessLine struct {
-	Type        string `json:"type"` // ready, event, error
-	Node        int    `json:"node"`
-	Addr        string `json:"addr,omitempty"`
-	PID         int    `json:"pid,omitempty"`
-	Restarts    int    `json:"restarts,omitempty"` // ready: the restart counter of this life
-	Event       string `json:"event,omitempty"`
-	Resource    uint64 `json:"resource,omitempty"`
-	Owner       int    `json:"owner,omitempty"`
+	Type     string `json:"type"` // ready, event, error
+	Node     int    `json:"node"`
+	Addr     string `json:"addr,omitempty"`
+	PID      int    `json:"pid,omitempty"`
+	Restarts int    `json:"restarts,omitempty"` // ready: the restart counter of this life
+	Event    string `json:"event,omitempty"`
+	Resource uint64 `json:"resource,omitempty"`
+	// Owner is set only where the event names one: the node itself for
+	// acquired and lost, the grant's owner for granted and cleared. It is
+	// a pointer so that node 0 is written ("owner":0) and an event without
+	// an owner leaves the key out.
+	Owner       *int   `json:"owner,omitempty"`
 	Ballot      uint64 `json:"ballot,omitempty"`
 	LocalNS     int64  `json:"local_ns,omitempty"`
 	UntilNS     int64  `json:"until_ns,omitempty"`
 	RemainingNS int64  `json:"remaining_ns,omitempty"`
 	Error       string `json:"error,omitempty"`
+	// Auth: ready, the node signs and checks datagrams (--key-file).
+	Auth bool `json:"auth,omitempty"`
+	// Stats: the stats line's counters.
+	Stats *ProcessStats `json:"stats,omitempty"`
+}
+
+// ProcessStats are the counters of a stats line: datagrams the node
+// dropped before its algorithm saw them (Meters.BadDatagrams and
+// Meters.Unauthenticated).
+type ProcessStats struct {
+	BadDatagrams    int64 `json:"bad_datagrams"`
+	Unauthenticated int64 `json:"unauthenticated"`
+}
+
+// ReadKeyFile reads a cluster key: the file's bytes, without the white
+// space around them, at least wire.MinKeySize of them. They are used as
+// they are (e.g. 64 hex digits are a 64-byte key).
+func ReadKeyFile(path string) ([]byte, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("key file: %w", err)
+	}
+	k := []byte(strings.TrimSpace(string(b)))
+	if len(k) < wire.MinKeySize {
+		return nil, fmt.Errorf("key file %s holds %d bytes, at least %d needed (e.g. 64 hex digits from a random source; leaselab cluster writes one)", path, len(k), wire.MinKeySize)
+	}
+	return k, nil
+}
+
+// WriteKeyFile writes a fresh random key (32 random bytes as 64 hex
+// digits) to a new file path, readable by its owner only.
+func WriteKeyFile(path string) error {
+	var raw [32]byte
+	if _, err := crand.Read(raw[:]); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
+	}
+	if _, err := fmt.Fprintf(f, "%s\n", hex.EncodeToString(raw[:])); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 // ParsePeers parses "0=127.0.0.1:7000,1=127.0.0.1:7001".
@@ -101,21 +159,38 @@ type lineObs struct {
 }
 
 func (o *lineObs) Event(n *Node, _ int64, now algorithms.Local, ev algorithms.Event) {
-	l := ProcessLine{Type: "event", Node: int(n.id), Event: ev.Kind.String(), Resource: uint64(ev.Resource),
-		Owner: int(ev.Owner), Ballot: uint64(ev.Ballot), LocalNS: int64(now)}
-	if ev.Until != 0 {
-		l.UntilNS = int64(ev.Until)
-		l.RemainingNS = int64(ev.Until - now)
-	}
-	if ev.Owner == algorithms.NoNode {
-		l.Owner = -1
-	}
+	l := eventLine(n.id, now, ev)
 	// A node never waits for its output: if the reader of stdout is too
 	// slow, lines are lost rather than leases.
 	select {
 	case o.lines <- l:
 	default:
 	}
+}
+
+// eventLine is the line for event ev of node id at local time now.
+func eventLine(id algorithms.NodeID, now algorithms.Local, ev algorithms.Event) ProcessLine {
+	l := ProcessLine{Type: "event", Node: int(id), Event: ev.Kind.String(), Resource: uint64(ev.Resource),
+		Ballot: uint64(ev.Ballot), LocalNS: int64(now)}
+	if ev.Until != 0 {
+		l.UntilNS = int64(ev.Until)
+		l.RemainingNS = int64(ev.Until - now)
+	}
+	// The contract defines an event's owner for grants only; for acquired
+	// and lost the holder is the node that emits them, whatever the
+	// algorithm wrote in the field. Other events have no owner.
+	owner := algorithms.NoNode
+	switch ev.Kind {
+	case algorithms.Acquired, algorithms.Lost:
+		owner = id
+	case algorithms.Granted, algorithms.Cleared:
+		owner = ev.Owner
+	}
+	if owner != algorithms.NoNode {
+		o := int(owner)
+		l.Owner = &o
+	}
+	return l
 }
 
 // ProcessEpoch is the instant a node process's local clock reads 0.
@@ -175,6 +250,12 @@ func RunProcess(ctx context.Context, cfg ProcessConfig, stdin io.Reader, stdout 
 	if err := alg.Validate(cfg.Params, cl, cfg.Ablations); err != nil {
 		return err
 	}
+	var key []byte
+	if cfg.KeyFile != "" {
+		if key, err = ReadKeyFile(cfg.KeyFile); err != nil {
+			return err
+		}
+	}
 	if cfg.StateDir != "" {
 		if cfg.Restarts != 0 {
 			return fmt.Errorf("give the restart counter either by hand (--restarts %d) or from a state directory (--state-dir %s), not both", cfg.Restarts, cfg.StateDir)
@@ -232,6 +313,7 @@ func RunProcess(ctx context.Context, cfg ProcessConfig, stdin io.Reader, stdout 
 		Conn: conn, Peers: peers, Clock: clock,
 		Net: cfg.Net, Storage: st, Observer: obs,
 		MaxDatagram: DefaultDatagram(peers),
+		Key:         key,
 	})
 	if err != nil {
 		conn.Close()
@@ -260,7 +342,12 @@ func RunProcess(ctx context.Context, cfg ProcessConfig, stdin io.Reader, stdout 
 		}
 		out.Flush()
 	}()
-	obs.lines <- ProcessLine{Type: "ready", Node: int(cfg.ID), Addr: self.String(), PID: os.Getpid(), Restarts: int(cfg.Restarts), LocalNS: int64(started)}
+	obs.lines <- ProcessLine{Type: "ready", Node: int(cfg.ID), Addr: self.String(), PID: os.Getpid(), Restarts: int(cfg.Restarts),
+		LocalNS: int64(started), Auth: key != nil}
+	stats := func() ProcessLine {
+		bad, unauth := node.Rejected()
+		return ProcessLine{Type: "stats", Node: int(cfg.ID), Stats: &ProcessStats{BadDatagrams: bad, Unauthenticated: unauth}}
+	}
 
 	cmds := make(chan string)
 	go func() {
@@ -272,6 +359,7 @@ func RunProcess(ctx context.Context, cfg ProcessConfig, stdin io.Reader, stdout 
 	}()
 	defer func() {
 		node.Stop()
+		obs.lines <- stats() // the writer drains the channel: this cannot block for long
 		close(obs.lines)
 		<-writerDone
 	}()
@@ -282,6 +370,10 @@ func RunProcess(ctx context.Context, cfg ProcessConfig, stdin io.Reader, stdout 
 		case line, ok := <-cmds:
 			if !ok {
 				return node.Err()
+			}
+			if strings.TrimSpace(line) == "stats" {
+				obs.lines <- stats()
+				continue
 			}
 			in, quit, err := parseCommand(line)
 			switch {
@@ -307,7 +399,7 @@ func parseCommand(line string) (*algorithms.Input, bool, error) {
 	kinds := map[string]algorithms.InputKind{"acquire": algorithms.Acquire, "extend": algorithms.Extend, "release": algorithms.Giveup}
 	k, ok := kinds[f[0]]
 	if !ok {
-		return nil, false, fmt.Errorf("unknown command %q (acquire R, extend R, release R, quit)", f[0])
+		return nil, false, fmt.Errorf("unknown command %q (acquire R, extend R, release R, stats, quit)", f[0])
 	}
 	if len(f) != 2 {
 		return nil, false, fmt.Errorf("%s needs exactly one resource number", f[0])

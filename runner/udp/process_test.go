@@ -9,6 +9,7 @@ import (
 	"net/netip"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -115,10 +116,20 @@ func TestFailoverKillsHolderProcess(t *testing.T) {
 			p.ResponseTimeout = 100 * time.Millisecond
 			p.Backoff = 20 * time.Millisecond
 			p.DMax = 100 * time.Millisecond // classic Paxos waits v + d_max
+			node := ProcessConfig{Algo: algo, Params: p, Seed: 1}
+			// PaxosLease runs with signed datagrams (as leaselab cluster
+			// does by default), the others without, so both paths cross
+			// real process boundaries.
+			if algo == "paxoslease" {
+				node.KeyFile = filepath.Join(t.TempDir(), "cluster.key")
+				if err := WriteKeyFile(node.KeyFile); err != nil {
+					t.Fatal(err)
+				}
+			}
 			var log strings.Builder
 			r, err := Failover(context.Background(), FailoverConfig{
 				Nodes:       3,
-				Node:        ProcessConfig{Algo: algo, Params: p, Seed: 1},
+				Node:        node,
 				Command:     selfCommand,
 				Extensions:  2,
 				RenewBefore: 200 * time.Millisecond,
@@ -134,13 +145,16 @@ func TestFailoverKillsHolderProcess(t *testing.T) {
 			if r.NextOwner < 1 || r.Violations != 0 || !r.SurvivorsAlive {
 				t.Fatalf("next owner %d, violations %d (%v), survivors alive %v", r.NextOwner, r.Violations, r.ViolationList, r.SurvivorsAlive)
 			}
+			if r.Signed != (node.KeyFile != "") {
+				t.Fatalf("signed %v with key file %q", r.Signed, node.KeyFile)
+			}
 			if r.Extensions != 2 {
 				t.Fatalf("holder extended %d times, want 2", r.Extensions)
 			}
 			// The next owner cannot get the lease before the killed
 			// holder's lease ran out at the acceptors, and should get it
 			// within M plus a few retries after the kill.
-			if r.GapMS < r.RemainingAtKillMS-1 || r.GapMS > r.MaxLeaseMS+500 {
+			if g := float64(r.GapMS); g < r.RemainingAtKillMS-1 || g > r.MaxLeaseMS+500 {
 				t.Fatalf("failover gap %.1f ms (holder had %.1f ms left, M = %.0f ms)", r.GapMS, r.RemainingAtKillMS, r.MaxLeaseMS)
 			}
 			// Node 0's second life counted itself in its state directory;
@@ -264,5 +278,44 @@ func TestProcessStateDirCountsRestarts(t *testing.T) {
 	cfg.Restarts = 3
 	if err := RunProcess(context.Background(), cfg, strings.NewReader("quit\n"), io.Discard); err == nil || !strings.Contains(err.Error(), "not both") {
 		t.Fatalf("--restarts with --state-dir: %v", err)
+	}
+}
+
+// The owner key of an event line: present exactly when the event has an
+// owner, and written for node 0 too (a driver must tell node 0's lease
+// from an event without owner).
+func TestEventLineOwner(t *testing.T) {
+	nd := algorithms.NoNode
+	cases := []struct {
+		name string
+		id   algorithms.NodeID
+		ev   algorithms.Event
+		want string // the owner key as marshalled, "" for absent
+	}{
+		{"node 0 acquires", 0, algorithms.Event{Kind: algorithms.Acquired, Owner: 0, Until: 5}, `"owner":0`},
+		{"acquired names the emitter whatever the field says", 2, algorithms.Event{Kind: algorithms.Acquired, Owner: nd, Until: 5}, `"owner":2`},
+		{"node 0 loses", 0, algorithms.Event{Kind: algorithms.Lost}, `"owner":0`},
+		{"grant for node 0", 1, algorithms.Event{Kind: algorithms.Granted, Owner: 0, Until: 5}, `"owner":0`},
+		{"cleared grant of node 3", 1, algorithms.Event{Kind: algorithms.Cleared, Owner: 3}, `"owner":3`},
+		{"cleared without owner", 1, algorithms.Event{Kind: algorithms.Cleared, Owner: nd}, ""},
+		{"round has no owner", 0, algorithms.Event{Kind: algorithms.Round, Owner: 0}, ""},
+		{"timeout has no owner", 0, algorithms.Event{Kind: algorithms.Timeout}, ""},
+	}
+	for _, c := range cases {
+		js, err := json.Marshal(eventLine(c.id, 1, c.ev))
+		if err != nil {
+			t.Fatal(err)
+		}
+		has := strings.Contains(string(js), `"owner"`)
+		if c.want == "" && has || c.want != "" && !strings.Contains(string(js), c.want) {
+			t.Errorf("%s: %s, want %q", c.name, js, c.want)
+		}
+		var back ProcessLine
+		if err := json.Unmarshal(js, &back); err != nil {
+			t.Fatal(err)
+		}
+		if (back.Owner != nil) != (c.want != "") {
+			t.Errorf("%s: decoded owner %v", c.name, back.Owner)
+		}
 	}
 }

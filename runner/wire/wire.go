@@ -12,12 +12,16 @@
 // a handful of loads with no allocation, and so that the simulator can count
 // bytes with algorithms.WireSize and agree with the real network. Several
 // messages share a datagram because one datagram per message caps a node
-// near the kernel's per-syscall rate (DESIGN.md, Environments).
+// near the kernel's per-syscall rate (DESIGN.md in the repository's root,
+// "UDP").
 //
 // Decoding never trusts its input: a datagram whose length does not match
 // its count, whose magic, version or reserved byte is wrong, that is larger
 // than MaxDatagram, or that carries a message of an unknown kind or from a
 // node other than the sender is rejected with an error, never a panic.
+// A kind is known when it is registered (algorithms.RegisterKinds): the
+// built-in kinds always are, an algorithm's own kinds when its package is
+// part of the binary. Encoding refuses the same kinds decoding rejects.
 package wire
 
 import (
@@ -58,7 +62,7 @@ var (
 	ErrLength   = errors.New("wire: length does not match message count")
 	ErrTooLarge = errors.New("wire: datagram too large")
 	ErrEmpty    = errors.New("wire: datagram carries no message")
-	ErrKind     = errors.New("wire: unknown message kind")
+	ErrKind     = errors.New("wire: message kind not registered by any algorithm of this binary")
 	ErrSender   = errors.New("wire: message not from the datagram's sender")
 	ErrFull     = errors.New("wire: batch full")
 )
@@ -171,6 +175,12 @@ func AppendDatagram(b []byte, sender algorithms.NodeID, msgs []algorithms.Messag
 	return b, nil
 }
 
+// SenderOf reads the sender field of a datagram's header without checking
+// anything else; p must be at least HeaderSize bytes long.
+func SenderOf(p []byte) algorithms.NodeID {
+	return algorithms.NodeID(binary.LittleEndian.Uint16(p[4:]))
+}
+
 // ParseHeader checks a datagram's header and length and returns the header.
 // After it succeeds, message i is at p[HeaderSize+i*MsgSize:].
 func ParseHeader(p []byte) (Header, error) {
@@ -195,6 +205,9 @@ func ParseHeader(p []byte) (Header, error) {
 		return Header{}, ErrEmpty
 	}
 	if want := HeaderSize + h.Count*MsgSize; len(p) != want {
+		if len(p) == want+TagSize {
+			return Header{}, fmt.Errorf("%w (%d messages and a %d-byte tag)", ErrSigned, h.Count, TagSize)
+		}
 		return Header{}, fmt.Errorf("%w: %d bytes for %d messages (want %d)", ErrLength, len(p), h.Count, want)
 	}
 	return h, nil
@@ -242,11 +255,22 @@ type Batch struct {
 // NewBatch returns a builder for datagrams of at most maxBytes bytes
 // (HeaderSize+MsgSize <= maxBytes <= MaxDatagram) from sender.
 func NewBatch(sender algorithms.NodeID, maxBytes int) (*Batch, error) {
-	if maxBytes < HeaderSize+MsgSize || maxBytes > MaxDatagram {
-		return nil, fmt.Errorf("wire: datagram size %d out of range [%d, %d]", maxBytes, HeaderSize+MsgSize, MaxDatagram)
+	return newBatch(sender, maxBytes, 0)
+}
+
+// NewSignedBatch is NewBatch for a node that signs its datagrams: a
+// datagram and its tag together stay within maxBytes.
+func NewSignedBatch(sender algorithms.NodeID, maxBytes int) (*Batch, error) {
+	return newBatch(sender, maxBytes, TagSize)
+}
+
+func newBatch(sender algorithms.NodeID, maxBytes, tag int) (*Batch, error) {
+	if maxBytes < HeaderSize+MsgSize+tag || maxBytes > MaxDatagram {
+		return nil, fmt.Errorf("wire: datagram size %d out of range [%d, %d]", maxBytes, HeaderSize+MsgSize+tag, MaxDatagram)
 	}
-	b := &Batch{sender: sender, limit: (maxBytes - HeaderSize) / MsgSize}
-	b.buf = make([]byte, 0, HeaderSize+b.limit*MsgSize)
+	b := &Batch{sender: sender, limit: (maxBytes - HeaderSize - tag) / MsgSize}
+	// Room for a tag too, so that Key.Sign appends in place.
+	b.buf = make([]byte, 0, HeaderSize+b.limit*MsgSize+TagSize)
 	b.Reset()
 	return b, nil
 }

@@ -333,3 +333,44 @@ func BenchmarkDecode(b *testing.B) {
 	// messages/s is what the environment cares about.
 	b.ReportMetric(float64(b.N)*1000/b.Elapsed().Seconds(), "msgs/s")
 }
+
+// wireTestKind is registered by this test package only: it stands for an
+// algorithm's own kind. Kind 251 stays unregistered.
+var wireTestKind = algorithms.RegisterKinds("wire-test", 250, "wire-test-ping")[0]
+
+// The codec knows the kinds registered in the binary and nothing else: a
+// registered extension kind travels both ways, an unregistered one is
+// refused by the encoder and the decoder with ErrKind.
+func TestRegisteredKinds(t *testing.T) {
+	m := sample(3)[0]
+	m.Kind = wireTestKind
+	dg, err := AppendDatagram(nil, 3, []algorithms.Message{m})
+	if err != nil {
+		t.Fatalf("registered kind refused by the encoder: %v", err)
+	}
+	_, got, err := Decode(dg, nil)
+	if err != nil || len(got) != 1 || got[0] != m {
+		t.Fatalf("registered kind: got %v, %v", got, err)
+	}
+	b, _ := NewBatch(3, 1400)
+	if err := b.Add(&m); err != nil {
+		t.Fatalf("batch refused a registered kind: %v", err)
+	}
+
+	unknown := m
+	unknown.Kind = 251
+	if _, err := AppendDatagram(nil, 3, []algorithms.Message{unknown}); !errors.Is(err, ErrKind) {
+		t.Fatalf("encoder: unregistered kind gave %v, want ErrKind", err)
+	}
+	if err := b.Add(&unknown); !errors.Is(err, ErrKind) {
+		t.Fatalf("batch: unregistered kind gave %v, want ErrKind", err)
+	}
+	dg[HeaderSize] = 251 // the same datagram with the kind byte changed
+	_, got, err = Decode(dg, nil)
+	if !errors.Is(err, ErrKind) || len(got) != 0 {
+		t.Fatalf("decoder: unregistered kind gave %v (%d messages), want ErrKind", err, len(got))
+	}
+	if want := "kind not registered"; !bytes.Contains([]byte(err.Error()), []byte(want)) || !bytes.Contains([]byte(err.Error()), []byte("251")) {
+		t.Fatalf("error %q should say the kind (251) is not registered", err)
+	}
+}

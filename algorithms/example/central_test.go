@@ -1,0 +1,237 @@
+package example_test
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"leaselab/algorithms"
+	"leaselab/algorithms/example"
+	"leaselab/runner"
+)
+
+func spec() runner.Spec {
+	s := runner.DefaultSpec()
+	s.Algo = example.Name
+	s.Acceptors = 1
+	s.Proposers = 3
+	return s
+}
+
+// Under contention in the simulator the lease changes hands, nobody holds
+// it twice, and the same seed gives the same trace.
+func TestRunContention(t *testing.T) {
+	s := spec()
+	res, err := runner.Run(s, runner.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.LeasesAcquired < 10 || res.OwnerChanges < 5 || res.Violations != 0 {
+		t.Fatalf("acquired %d, owner changes %d, violations %d", res.LeasesAcquired, res.OwnerChanges, res.Violations)
+	}
+	again, err := runner.Run(s, runner.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.TraceHash != res.TraceHash {
+		t.Fatalf("same seed, traces %s and %s", res.TraceHash, again.TraceHash)
+	}
+}
+
+// A fault campaign with every fault kind finds no violation, and one
+// with a rule switched off finds some (the checker can fail).
+func TestCampaign(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fault campaign")
+	}
+	vary := runner.Vary{Workload: true, Downtime: true, PartitionLen: true}
+	cases := []struct {
+		ablate string
+		faults string
+		want   bool // violations expected
+	}{
+		{"", "all", false},
+		{example.AblateRestartWait, "crash", true},
+		{example.AblateDriftMargin, "drift", true},
+	}
+	for _, c := range cases {
+		s := spec()
+		s.Proposers = 5
+		s.Duration = 10 * time.Minute
+		if c.ablate != "" {
+			s.Ablate = algorithms.Ablations{c.ablate}
+		}
+		res, err := runner.Check(runner.CheckSpec{Base: s, Faults: []string{c.faults}, Seeds: 100, FirstSeed: 1, Vary: vary}, runner.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.LeasesAcquired == 0 || (res.Violations > 0) != c.want {
+			t.Errorf("ablate %q, faults %s: %d leases, %d violations", c.ablate, c.faults, res.LeasesAcquired, res.Violations)
+		}
+	}
+}
+
+func replay(t *testing.T, text string) runner.ReplayResult {
+	t.Helper()
+	var out bytes.Buffer
+	res, err := runner.Replay(strings.NewReader(text), &out)
+	if err != nil {
+		t.Fatalf("replay: %v\n%s", err, out.String())
+	}
+	if len(res.Failed) > 0 {
+		t.Fatalf("failed expectations %v\n%s", res.Failed, out.String())
+	}
+	return res
+}
+
+// The scenario files hold (every expectation, no violation); the restart
+// scenario without the restart wait shows two holders.
+func TestScenarios(t *testing.T) {
+	for _, f := range []string{"testdata/central-basic.txt", "testdata/central-restart.txt"} {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res := replay(t, string(data)); len(res.Violations) != 0 {
+			t.Fatalf("%s: %d violations", f, len(res.Violations))
+		}
+	}
+	// The restart scenario's opening without the rule: the restarted
+	// server answers n2 at once while n1 still holds.
+	loose := []string{
+		"algo central", "cluster acceptors=1 proposers=3",
+		"params lease-span=2s max-lease=3s drift=0.001 timeout=1s rounds=5 backoff=0s",
+		"ablate " + example.AblateRestartWait,
+		"acquire n1 r0", "deliver all", "deliver all", "crash n0", "restart n0",
+		"acquire n2 r0", "deliver all", "deliver all", "advance 1s",
+	}
+	var out bytes.Buffer
+	res, err := runner.Replay(strings.NewReader(strings.Join(loose, "\n")), &out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Violations) == 0 {
+		t.Fatalf("without the restart wait the forgetful server should grant twice\n%s", out.String())
+	}
+}
+
+func TestCheckRejects(t *testing.T) {
+	a, err := algorithms.Lookup(example.Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := algorithms.DefaultParams()
+	if err := a.Validate(p, algorithms.NewCluster(3, 3), nil); err == nil || !strings.Contains(err.Error(), "exactly 1 acceptor") {
+		t.Errorf("3 acceptors: %v", err)
+	}
+	p.LeaseSpan = p.MaxLease
+	if err := a.Validate(p, algorithms.NewCluster(1, 3), nil); err == nil || !strings.Contains(err.Error(), "below max lease") {
+		t.Errorf("T = M: %v", err)
+	}
+	if err := a.Validate(algorithms.DefaultParams(), algorithms.NewCluster(1, 3), algorithms.Ablations{"nosuch"}); err == nil {
+		t.Error("unknown ablation accepted")
+	}
+}
+
+// The kinds are registered under the algorithm's name with fixed numbers.
+func TestKinds(t *testing.T) {
+	for i, name := range []string{"central-ask", "central-granted", "central-busy", "central-free"} {
+		k, ok := algorithms.KindByName(name)
+		if !ok || k != algorithms.FirstExtensionKind+algorithms.Kind(i) || k.Owner() != example.Name {
+			t.Errorf("%s: kind %d, registered %v, owner %q", name, k, ok, k.Owner())
+		}
+	}
+}
+
+// newNode builds a node to step by hand.
+func newNode(t *testing.T, id algorithms.NodeID, seed uint64) algorithms.Explorable {
+	t.Helper()
+	n, err := example.New(algorithms.Config{ID: id, Cluster: algorithms.NewCluster(1, 3), Params: algorithms.DefaultParams(),
+		Rand: rand.New(rand.NewPCG(seed, 0))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n.(algorithms.Explorable)
+}
+
+func step(n algorithms.Node, now algorithms.Local, in algorithms.Input) algorithms.Output {
+	var out algorithms.Output
+	n.Step(now, in, &out)
+	return out
+}
+
+func ask(from algorithms.NodeID, r algorithms.ResourceID, b algorithms.Ballot) algorithms.Input {
+	return algorithms.Input{Kind: algorithms.Recv, Msg: algorithms.Message{Kind: example.KindAsk, From: from, To: example.Server,
+		Owner: from, Resource: r, Ballot: b, Span: int64(5 * time.Second)}}
+}
+
+// Clone is deep and AppendState is canonical: relative to now, and
+// independent of the order in which resources were first touched.
+func TestExplorable(t *testing.T) {
+	const sec = algorithms.Local(time.Second)
+	a := newNode(t, example.Server, 1)
+	step(a, 0, algorithms.Input{Kind: algorithms.Start})
+	step(a, 10*sec, ask(1, 7, algorithms.MakeBallot(1, 0, 1)))
+	step(a, 10*sec, ask(2, 3, algorithms.MakeBallot(1, 0, 2)))
+
+	// The same grants made in the other order and 100 s later.
+	b := newNode(t, example.Server, 1)
+	step(b, 0, algorithms.Input{Kind: algorithms.Start})
+	step(b, 110*sec, ask(2, 3, algorithms.MakeBallot(1, 0, 2)))
+	step(b, 110*sec, ask(1, 7, algorithms.MakeBallot(1, 0, 1)))
+	sa, sb := a.AppendState(nil, 11*sec), b.AppendState(nil, 111*sec)
+	if !bytes.Equal(sa, sb) {
+		t.Fatalf("equal states encode differently:\n%x\n%x", sa, sb)
+	}
+	if bytes.Equal(sa, a.AppendState(nil, 12*sec)) {
+		t.Fatal("the encoding does not depend on now, though the grants' ends do")
+	}
+
+	c := a.Clone(rand.New(rand.NewPCG(2, 0))).(algorithms.Explorable)
+	if !bytes.Equal(c.AppendState(nil, 11*sec), sa) {
+		t.Fatal("a clone encodes differently from its original")
+	}
+	// Node 1's grant on r7 is released on the clone only.
+	out := step(c, 12*sec, algorithms.Input{Kind: algorithms.Recv, Msg: algorithms.Message{Kind: example.KindFree, From: 1, To: example.Server,
+		Owner: 1, Resource: 7, Ballot: algorithms.MakeBallot(1, 0, 1)}})
+	if len(out.Events) != 1 || out.Events[0].Kind != algorithms.Cleared {
+		t.Fatalf("release on the clone: %+v", out.Events)
+	}
+	if !bytes.Equal(a.AppendState(nil, 11*sec), sa) {
+		t.Fatal("stepping the clone changed the original")
+	}
+	// The original still has the grant: node 2 is told node 1 holds r7.
+	out = step(a, 12*sec, ask(2, 7, algorithms.MakeBallot(2, 0, 2)))
+	if len(out.Msgs) != 1 || out.Msgs[0].Kind != example.KindBusy || out.Msgs[0].Owner != 1 {
+		t.Fatalf("original after the clone's release: %+v", out.Msgs)
+	}
+}
+
+// The server ignores an ask of the owner older than its grant, and a
+// release older than the grant.
+func TestServerOrdersByBallot(t *testing.T) {
+	n := newNode(t, example.Server, 1)
+	step(n, 0, algorithms.Input{Kind: algorithms.Start})
+	b1, b2 := algorithms.MakeBallot(1, 0, 1), algorithms.MakeBallot(2, 0, 1)
+	if out := step(n, 1, ask(1, 0, b2)); len(out.Msgs) != 1 || out.Msgs[0].Kind != example.KindGranted {
+		t.Fatalf("first ask: %+v", out.Msgs)
+	}
+	if out := step(n, 2, ask(1, 0, b1)); len(out.Msgs) != 0 || len(out.Events) != 0 {
+		t.Fatalf("stale ask answered: %+v %+v", out.Msgs, out.Events)
+	}
+	free := algorithms.Input{Kind: algorithms.Recv, Msg: algorithms.Message{Kind: example.KindFree, From: 1, To: example.Server, Owner: 1, Ballot: b1}}
+	if out := step(n, 3, free); len(out.Events) != 0 {
+		t.Fatalf("stale release cleared the grant: %+v", out.Events)
+	}
+	free.Msg.From, free.Msg.Ballot = 2, algorithms.MakeBallot(9, 0, 2)
+	if out := step(n, 3, free); len(out.Events) != 0 {
+		t.Fatalf("another node's release cleared the grant: %+v", out.Events)
+	}
+	free.Msg.From, free.Msg.Ballot = 1, b2
+	if out := step(n, 4, free); len(out.Events) != 1 || out.Events[0].Kind != algorithms.Cleared {
+		t.Fatalf("the owner's release: %+v", out.Events)
+	}
+}

@@ -1,0 +1,15 @@
+package main
+
+// The algorithms this command knows. Each package registers itself (and
+// its message kinds) with the algorithms package from init, so importing
+// it is all it takes: to add an algorithm to leaselab, add one line here.
+import (
+	_ "leaselab/algorithms/example" // "central": the extension guide's example
+	_ "leaselab/classicpaxos"
+	_ "leaselab/fatlease"
+	_ "leaselab/naive" // "naive" and "naive-undo"
+	_ "leaselab/paxoslease"
+)
+
+// The udp environment (--env udp) registers itself the same way.
+import _ "leaselab/runner/udp"

@@ -1,0 +1,287 @@
+package htmlview
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	_ "leaselab/naive"
+	_ "leaselab/paxoslease"
+	"leaselab/runner"
+)
+
+// replayPage replays a scenario with a violation and builds its page data.
+func replayPage(t *testing.T) (Input, runner.ReplayResult) {
+	t.Helper()
+	f, err := os.Open("../../paxoslease/testdata/paxoslease-late-timer.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var tr bytes.Buffer
+	rr, err := runner.ReplayJSON(f, &bytes.Buffer{}, &tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rr.Violations) == 0 {
+		t.Fatal("the scenario shows no violation")
+	}
+	return Input{Title: "late timer <test>", Violations: rr.Violations, Trace: tr.Bytes()}, rr
+}
+
+// embedded extracts the page's data block.
+func embedded(t *testing.T, page string) Data {
+	t.Helper()
+	m := regexp.MustCompile(`(?s)<script id="data" type="application/json">(.*?)</script>`).FindStringSubmatch(page)
+	if m == nil {
+		t.Fatal("no data block")
+	}
+	var d Data
+	if err := json.Unmarshal([]byte(m[1]), &d); err != nil {
+		t.Fatalf("data block: %v", err)
+	}
+	return d
+}
+
+// The page is one self-contained file: no external URL, no src or href,
+// inline style and script, and the data block holds the trace's holds,
+// crashes, violations and every message with its send and delivery.
+func TestPageStructureAndData(t *testing.T) {
+	in, rr := replayPage(t)
+	var buf bytes.Buffer
+	if err := Write(&buf, in); err != nil {
+		t.Fatal(err)
+	}
+	page := buf.String()
+	for _, bad := range []string{"http://", "https://", " src=", " href=", "@import", "url("} {
+		if strings.Contains(page, bad) {
+			t.Errorf("page contains %q: not self-contained", bad)
+		}
+	}
+	for _, want := range []string{"<!DOCTYPE html>", "<style>", `<svg id="timeline">`, `<svg id="sequence">`, `id="zoom-in"`, `id="tip"`,
+		"late timer &lt;test&gt;"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+	if strings.Count(page, "<script") != 2 {
+		t.Errorf("want the data block and one inline script, got %d script tags", strings.Count(page, "<script"))
+	}
+	d := embedded(t, page)
+	if len(d.Violations) != len(rr.Violations) || d.Violations[0].Owners != [2]int{int(rr.Violations[0].Owners[0]), int(rr.Violations[0].Owners[1])} {
+		t.Errorf("violations %+v, want those of the replay %+v", d.Violations, rr.Violations)
+	}
+	if v := d.Violations[0]; v.End-v.Start != rr.Violations[0].OverlapNS {
+		t.Errorf("violation overlap %d, want %d", v.End-v.Start, rr.Violations[0].OverlapNS)
+	}
+	if len(d.Holds) < 2 || len(d.Crashes) != 1 || len(d.Rows) != 5 {
+		t.Errorf("%d holds, %d crashes, %d rows; want >= 2, 1, 5", len(d.Holds), len(d.Crashes), len(d.Rows))
+	}
+	sends := strings.Count(string(in.Trace), `"what":"send"`)
+	if d.TotalMsgs != sends || len(d.Msgs) != sends || d.Kept != "" {
+		t.Errorf("%d messages embedded of %d, trace has %d sends (kept %q)", len(d.Msgs), d.TotalMsgs, sends, d.Kept)
+	}
+	delivered := 0
+	for _, m := range d.Msgs {
+		if m.Kind == "" || m.Ballot == "" {
+			t.Errorf("message without kind or ballot: %+v", m)
+		}
+		if m.Deliver >= 0 {
+			delivered++
+			if m.Deliver < m.Send {
+				t.Errorf("delivered before sent: %+v", m)
+			}
+		} else if m.Drop == "" {
+			t.Errorf("undelivered message without a reason: %+v", m)
+		}
+	}
+	if delivered != strings.Count(string(in.Trace), `"what":"deliver"`) {
+		t.Errorf("%d messages delivered, trace has %d deliveries", delivered, strings.Count(string(in.Trace), `"what":"deliver"`))
+	}
+}
+
+// A long run's file stays bounded: at most Limits.Messages messages, the
+// ones nearest the violation, and the page says so.
+func TestLimitsKeepMessagesNearViolations(t *testing.T) {
+	s := runner.DefaultSpec()
+	s.Duration = 60 * time.Second
+	s.Faults.CrashRate, s.Faults.Partitions = 2, 2
+	var tr bytes.Buffer
+	res, err := runner.Run(s, runner.Options{Trace: &tr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	viol := runner.Violation{Resource: 0, StartNS: int64(30 * time.Second), OverlapNS: int64(time.Millisecond)}
+	in := Input{Title: "bounded", Nodes: 3, Acceptors: 3, Proposers: 3, EndNS: res.SimulatedNS, Trace: tr.Bytes(),
+		Violations: []runner.Violation{viol}, Limits: Limits{Messages: 50, Holds: 5}}
+	d, err := Build(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.TotalMsgs <= 50 || len(d.Msgs) != 50 || !strings.Contains(d.Kept, "nearest a violation") {
+		t.Fatalf("%d of %d messages kept (%q)", len(d.Msgs), d.TotalMsgs, d.Kept)
+	}
+	if len(d.Holds) != 5 || d.TotalHolds <= 5 {
+		t.Errorf("%d of %d holds kept, want 5", len(d.Holds), d.TotalHolds)
+	}
+	if len(d.Partitions) == 0 && res.PartitionCount > 0 {
+		t.Errorf("no partitions in the page, the run had %d", res.PartitionCount)
+	}
+	// Every kept message is at least as near the violation as every
+	// message left out.
+	in.Limits.Messages = 1 << 30
+	all, err := Build(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept := map[Msg]bool{}
+	far := int64(0)
+	for i, m := range d.Msgs {
+		if i > 0 && m.Send < d.Msgs[i-1].Send {
+			t.Fatalf("kept messages out of send order")
+		}
+		kept[m] = true
+		far = max(far, abs(m.Send-viol.StartNS))
+	}
+	for _, m := range all.Msgs {
+		if !kept[m] && abs(m.Send-viol.StartNS) < far {
+			t.Fatalf("left out a message %v from the violation, kept one %v away", time.Duration(abs(m.Send-viol.StartNS)), time.Duration(far))
+		}
+	}
+	in.Limits.Messages = 50
+	// Without a violation: those nearest the start and the end.
+	in.Violations = nil
+	d, err = Build(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(d.Kept, "nearest the start and the end") || len(d.Msgs) != 50 {
+		t.Fatalf("without a violation: %d kept, %q", len(d.Msgs), d.Kept)
+	}
+	for _, m := range d.Msgs {
+		if m.Send > int64(10*time.Second) && m.Send < res.SimulatedNS-int64(10*time.Second) {
+			t.Errorf("kept a message sent at %v, far from both ends", time.Duration(m.Send))
+		}
+	}
+}
+
+// Streaming: the trace written in pieces of any size, with a memory bound
+// far below the trace's messages, gives the messages nearest the
+// violation, each paired with its own delivery.
+func TestCollectorStreamsWithinMemoryBound(t *testing.T) {
+	s := runner.DefaultSpec()
+	s.Duration = 60 * time.Second
+	viol := runner.Violation{StartNS: int64(45 * time.Second), OverlapNS: 1}
+	in := Input{Nodes: 3, Acceptors: 3, Proposers: 3, Violations: []runner.Violation{viol}, Limits: Limits{Messages: 20, Holds: 100}}
+	c := NewCollector(in)
+	var whole bytes.Buffer
+	if _, err := runner.Run(s, runner.Options{Trace: io.MultiWriter(&whole, chunked{c, 97})}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := c.Finish()
+	if err != nil {
+		t.Fatal(err)
+	}
+	in.Trace = whole.Bytes()
+	in.Limits.Messages = 1 << 30 // no bound: every message
+	all, err := Build(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.TotalMsgs != all.TotalMsgs || got.TotalMsgs < 8*20*2 {
+		t.Fatalf("streamed %d messages, whole %d (want well above the in-memory bound %d)", got.TotalMsgs, all.TotalMsgs, 8*20)
+	}
+	want, _ := keepMessages(all.Msgs, all.TotalMsgs, all.Violations, all.Start, all.End, 20)
+	if len(got.Msgs) != 20 || !reflect.DeepEqual(got.Msgs, want) {
+		t.Errorf("streamed selection differs from the whole trace's:\n%+v\n%+v", got.Msgs, want)
+	}
+}
+
+// chunked writes to w in pieces of n bytes.
+type chunked struct {
+	w io.Writer
+	n int
+}
+
+func (c chunked) Write(p []byte) (int, error) {
+	for i := 0; i < len(p); i += c.n {
+		if _, err := c.w.Write(p[i:min(i+c.n, len(p))]); err != nil {
+			return 0, err
+		}
+	}
+	return len(p), nil
+}
+
+func abs(x int64) int64 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+// A malformed trace line is an error, not a broken page.
+func TestBadTrace(t *testing.T) {
+	if _, err := Build(Input{Trace: []byte("{\"t\":1}\nnot json\n")}); err == nil || !strings.Contains(err.Error(), "line 2") {
+		t.Errorf("err = %v, want one naming line 2", err)
+	}
+}
+
+// In a real headless browser (Debian's chromium, when installed; CI has
+// only Go and skips this): the page renders its holds, messages and the
+// violation, and its self-test (#selftest) hovers a message and the
+// violation through mouse events, zooms by button and wheel and pans by
+// dragging.
+func TestPageInChromium(t *testing.T) {
+	chromium, err := exec.LookPath("chromium")
+	if err != nil {
+		t.Skip("chromium not installed (apt-get install chromium)")
+	}
+	if testing.Short() {
+		t.Skip("browser test in -short mode")
+	}
+	in, _ := replayPage(t)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "t.html")
+	var buf bytes.Buffer
+	if err := Write(&buf, in); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+		"--disable-background-networking", "--disable-component-update", "--disable-sync",
+		"--user-data-dir="+filepath.Join(dir, "profile"), "--window-size=1200,800", "--dump-dom", "file://"+path+"#selftest")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("chromium: %v\n%s", err, stderr.String())
+	}
+	dom := string(out)
+	for _, want := range []string{`data-ready="1"`, `<rect class="hold"`, `<line class="msg"`, `<rect class="violation"`,
+		`<path class="crash"`, `class="jump-violation"`} {
+		if !strings.Contains(dom, want) {
+			t.Errorf("rendered page lacks %s", want)
+		}
+	}
+	m := regexp.MustCompile(`(?s)<pre id="selftest">(.*?)</pre>`).FindStringSubmatch(dom)
+	if m == nil {
+		t.Fatalf("no self-test output in the rendered page:\n%.2000s", dom)
+	}
+	self := m[1]
+	for _, want := range []string{"hover-msg: block ", "ballot ", "sent ", "delivered ", "hover-violation: block VIOLATION on resource 0",
+		"zoom-button: true", "zoom-wheel: true", "pan: true", "reset: true"} {
+		if !strings.Contains(self, want) {
+			t.Errorf("self-test lacks %q:\n%s", want, self)
+		}
+	}
+}

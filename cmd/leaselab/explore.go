@@ -55,6 +55,7 @@ func setupExplore(fs *pflag.FlagSet) action {
 	fs.IntVar(&cfg.Proposers, "proposers", cfg.Proposers, "number of proposers (nodes 0..P-1; a node may be both)")
 	fs.IntVar(&cfg.Resources, "resources", cfg.Resources, "resources r0..r{N-1} the clients may ask for (1..16)")
 	addProtocolFlags(fs, &cfg.Params)
+	fs.DurationVar(&cfg.FsyncLatency, "fsync-latency", cfg.FsyncLatency, "classic Paxos: every fsync takes exactly this long (a crash within it loses the records; with --ablate fsync the answers have already left)")
 	fs.Uint64Var(&cfg.Seed, "seed", cfg.Seed, "seed of the nodes' random sources (matters only with --backoff > 0)")
 	fs.IntVar(&cfg.Inputs, "inputs", cfg.Inputs, "client inputs along one path (each an acquire, extend or release at any proposer)")
 	kinds := fs.StringSlice("input-kinds", []string{"acquire", "extend", "release"}, "which client inputs are offered: acquire, extend, release")

@@ -125,10 +125,10 @@
 //
 // # Disk
 //
-// Classic Paxos's fsyncs take no time in the explorer (the scenario's
-// "disk fsync=0s"): records with their messages are durable at the instant
-// of the step, after what was already due. A crash can therefore not fall
-// between a write and its fsync; the fsync ablation (NoSync) is explored
-// in full: its records stay unsynced, and lost in a crash, until a later
-// fsync of the same node covers them.
+// Classic Paxos's disk is the scenario interpreter's with group commit
+// and every fsync taking exactly FsyncLatency (the scenario's "disk
+// fsync=D", 1 ms by default): records queue for the next fsync, whose
+// completion is a deadline like a timer's; the messages of an Output wait
+// for it unless the Output says NoSync (the fsync ablation), and a crash
+// before it completes loses the records.
 package explore

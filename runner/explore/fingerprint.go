@@ -33,8 +33,12 @@ func (x *exec) fingerprint() fp {
 			h.word(nf.b)
 		}
 		if d := w.disks[n]; d != nil {
-			h.word(uint64(len(d.durable))<<32 | uint64(len(d.unsynced)))
-			for _, rs := range [][]algorithms.Record{d.durable, d.unsynced} {
+			var busy uint64
+			if d.busy {
+				busy = 1
+			}
+			h.word(busy | uint64(len(d.durable))<<8 | uint64(len(d.curRecs))<<24 | uint64(len(d.qRecs))<<40)
+			for _, rs := range [][]algorithms.Record{d.durable, d.curRecs, d.qRecs} {
 				for i := range rs {
 					r := &rs[i]
 					h.word(uint64(r.Resource))
@@ -42,11 +46,15 @@ func (x *exec) fingerprint() fp {
 					h.word(uint64(r.Promised))
 					h.word(uint64(r.Accepted))
 					h.word(uint64(r.Owner))
-					if r.Expiry == 0 {
-						h.word(0x8000000000000000)
-					} else {
-						h.word(uint64(r.Expiry - local))
-					}
+					h.word(uint64(r.Expiry - local))
+				}
+			}
+			h.word(uint64(len(d.curMsgs))<<32 | uint64(len(d.qMsgs)))
+			for _, ms := range [][]algorithms.Message{d.curMsgs, d.qMsgs} {
+				for i := range ms {
+					m := msgHash(&ms[i], w.now)
+					h.word(m.a)
+					h.word(m.b)
 				}
 			}
 		}
@@ -54,7 +62,11 @@ func (x *exec) fingerprint() fp {
 	h.word(0x7e | uint64(len(w.timers))<<8)
 	for i := range w.timers {
 		t := &w.timers[i]
-		h.word(uint64(t.node) | uint64(t.key.Kind)<<16)
+		var dk uint64
+		if t.disk {
+			dk = 1 << 32
+		}
+		h.word(uint64(t.node) | uint64(t.key.Kind)<<16 | dk)
 		h.word(uint64(t.key.Resource))
 		if t.t == never {
 			h.word(0x8000000000000000)

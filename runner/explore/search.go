@@ -26,6 +26,9 @@ type Config struct {
 	Resources int // resources r0..r{Resources-1} the clients ask for
 	Params    algorithms.Params
 	Seed      uint64 // seeds the nodes' Config.Rand, as in a scenario
+	// FsyncLatency: every fsync takes exactly this long (Durable
+	// algorithms; the scenario's "disk fsync=D").
+	FsyncLatency time.Duration
 
 	// Budgets along one path.
 	Inputs  int // client inputs (acquire, extend, release) in all
@@ -73,7 +76,7 @@ func DefaultConfig() Config {
 	p.Backoff = 0
 	return Config{
 		Algo: "paxoslease", Acceptors: 3, Proposers: 2, Resources: 1,
-		Params: p, Seed: 1,
+		Params: p, Seed: 1, FsyncLatency: time.Millisecond,
 		Inputs: 2, Crashes: 1, Drops: 0, Dups: 0, MaxPending: 4,
 		Clocks: "exact", ClockDrift: p.Drift,
 	}
@@ -193,6 +196,8 @@ func prepareAny(c Config) (*config, error) {
 		return nil, badf("budgets must not be negative (inputs %d, crashes %d, drops %d, dups %d)", c.Inputs, c.Crashes, c.Drops, c.Dups)
 	case c.Inputs > math.MaxInt16 || c.Crashes > math.MaxInt16 || c.Drops > math.MaxInt16 || c.Dups > math.MaxInt16:
 		return nil, badf("budgets must be at most %d", math.MaxInt16)
+	case c.FsyncLatency < 0:
+		return nil, badf("fsync latency must not be negative, got %v", c.FsyncLatency)
 	case c.MaxPending < 0:
 		return nil, badf("max pending must not be negative, got %d", c.MaxPending)
 	case c.Horizon < 0:
@@ -266,7 +271,7 @@ func prepareAny(c Config) (*config, error) {
 }
 
 func (c *config) newExec() *exec {
-	return &exec{cfg: c, w: &world{}, disk: make([]diskOp, c.cluster.Nodes)}
+	return &exec{cfg: c, w: &world{}}
 }
 
 // root builds initial state i: every node started at true time 0 under
@@ -613,7 +618,7 @@ func (c *config) header(b *strings.Builder, w *world) {
 		fmt.Fprintf(b, "ablate %s\n", strings.Join(c.Ablate, ","))
 	}
 	fmt.Fprintf(b, "seed %d\n", c.Seed)
-	b.WriteString("disk fsync=0s group-commit=true\n")
+	fmt.Fprintf(b, "disk fsync=%s group-commit=true\n", c.FsyncLatency)
 	for n, ck := range c.roots[w.root] {
 		if ck != (runner.Clock{}) {
 			fmt.Fprintf(b, "clock n%d offset=%s rate=%s\n", n, time.Duration(ck.Offset), strconv.FormatFloat(float64(ck.RatePPB)/1e9, 'g', -1, 64))

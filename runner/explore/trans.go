@@ -85,9 +85,6 @@ func (x *exec) apply(parent *world, m move) bool {
 	x.parent = parent
 	x.touched = 0
 	x.effects = 0
-	for i := range x.disk {
-		x.disk[i].busy = false
-	}
 	switch m.kind {
 	case tDeliver, tDrop, tDup:
 		p := w.pending[m.arg]

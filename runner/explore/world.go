@@ -37,6 +37,7 @@ type timer struct {
 	seq  uint64
 	key  algorithms.TimerKey
 	node algorithms.NodeID
+	disk bool // the completion of node's fsync, not a node timer
 }
 
 // pmsg is a message in flight. id is the scenario's pending number (send
@@ -55,13 +56,18 @@ type hold struct {
 	end    int64
 }
 
-// diskState is a node's stable storage (Durable algorithms): records
-// durable (returned on restart) and records written with NoSync and not
-// yet covered by an fsync (lost in a crash). Shared between worlds, copied
-// before a change.
+// diskState is a node's stable storage (Durable algorithms,
+// runner/disk.go with group commit): the durable records (returned on
+// restart), the fsync in progress (its records, the messages waiting for
+// it) and the outputs queued for the next one. Shared between worlds,
+// copied before a change.
 type diskState struct {
-	durable  []algorithms.Record
-	unsynced []algorithms.Record
+	durable []algorithms.Record
+	busy    bool
+	curRecs []algorithms.Record
+	curMsgs []algorithms.Message
+	qRecs   []algorithms.Record
+	qMsgs   []algorithms.Message
 }
 
 // budgets are the faults and client inputs a path may still use.
@@ -132,18 +138,7 @@ type qev struct {
 const (
 	qDeliver uint8 = iota + 1
 	qInput
-	qDisk
 )
-
-// diskOp is a node's fsync machinery during one settle (empty at rest: an
-// fsync completes at the instant it starts).
-type diskOp struct {
-	busy    bool
-	curRecs []algorithms.Record
-	curMsgs []algorithms.Message
-	qRecs   []algorithms.Record
-	qMsgs   []algorithms.Message
-}
 
 // exec carries out transitions on a world. Each worker has its own.
 type exec struct {
@@ -153,7 +148,6 @@ type exec struct {
 	qhead   int
 	out     algorithms.Output
 	touched uint64 // nodes cloned in this transition (bit per node)
-	disk    []diskOp
 	err     error
 	// effects counts steps whose output did anything (the prune test for
 	// client inputs).
@@ -233,7 +227,7 @@ func (x *exec) step(n algorithms.NodeID, in algorithms.Input) {
 func (x *exec) setTimer(n algorithms.NodeID, local algorithms.Local, t *algorithms.Timer) {
 	w := x.w
 	for i := range w.timers {
-		if w.timers[i].node == n && w.timers[i].key == t.Key {
+		if w.timers[i].node == n && w.timers[i].key == t.Key && !w.timers[i].disk {
 			w.timers = append(w.timers[:i], w.timers[i+1:]...)
 			break
 		}
@@ -246,8 +240,13 @@ func (x *exec) setTimer(n algorithms.NodeID, local algorithms.Local, t *algorith
 		at = x.clock(n).TrueAt(t.At)
 	}
 	w.seq++
-	tm := timer{t: at, seq: w.seq, key: t.Key, node: n}
-	// Insert keeping (t, seq) order; seq is the largest so far.
+	w.insertTimer(timer{t: at, seq: w.seq, key: t.Key, node: n})
+}
+
+// insertTimer adds tm, whose seq is the largest so far, keeping (t, seq)
+// order.
+func (w *world) insertTimer(tm timer) {
+	at := tm.t
 	i := len(w.timers)
 	for i > 0 && w.timers[i-1].t > at {
 		i--
@@ -278,68 +277,69 @@ func (x *exec) deliver(m *algorithms.Message) {
 	x.step(m.To, algorithms.Input{Kind: algorithms.Recv, Msg: *m})
 }
 
-// --- the disk (runner/disk.go with an fsync that takes no time) ---
+// --- the disk (runner/disk.go, group commit, fsync latency fixed) ---
 
 func (x *exec) ownDisk(n algorithms.NodeID) *diskState {
 	d := x.w.disks[n]
 	c := &diskState{}
 	if d != nil {
 		c.durable = append([]algorithms.Record(nil), d.durable...)
-		c.unsynced = append([]algorithms.Record(nil), d.unsynced...)
+		c.busy = d.busy
+		c.curRecs = append([]algorithms.Record(nil), d.curRecs...)
+		c.curMsgs = append([]algorithms.Message(nil), d.curMsgs...)
+		c.qRecs = append([]algorithms.Record(nil), d.qRecs...)
+		c.qMsgs = append([]algorithms.Message(nil), d.qMsgs...)
 	}
 	x.w.disks[n] = c
 	return c
 }
 
+// diskWrite: the records join the fsync queue; the messages wait for the
+// fsync, unless the Output says NoSync (then they leave at once).
 func (x *exec) diskWrite(n algorithms.NodeID, out *algorithms.Output) {
+	d := x.ownDisk(n)
 	if out.NoSync {
-		d := x.ownDisk(n)
-		d.unsynced = append(d.unsynced, out.Persist...)
 		for i := range out.Msgs {
 			x.send(out.Msgs[i])
 		}
-		return
+	} else {
+		d.qMsgs = append(d.qMsgs, out.Msgs...)
 	}
-	op := &x.disk[n]
-	op.qRecs = append(op.qRecs, out.Persist...)
-	op.qMsgs = append(op.qMsgs, out.Msgs...)
-	if !op.busy {
-		x.startSync(n)
+	d.qRecs = append(d.qRecs, out.Persist...)
+	if !d.busy {
+		x.startSync(n, d)
 	}
 }
 
-// startSync begins an fsync of everything queued (group commit) plus the
-// records written before with NoSync.
-func (x *exec) startSync(n algorithms.NodeID) {
-	op := &x.disk[n]
-	if len(op.qRecs) == 0 && len(op.qMsgs) == 0 {
+// startSync begins an fsync of everything queued (group commit); it
+// completes FsyncLatency later.
+func (x *exec) startSync(n algorithms.NodeID, d *diskState) {
+	if len(d.qRecs) == 0 && len(d.qMsgs) == 0 {
 		return
 	}
-	d := x.ownDisk(n)
-	op.curRecs = append(op.curRecs[:0], d.unsynced...)
-	d.unsynced = d.unsynced[:0]
-	op.curRecs = append(op.curRecs, op.qRecs...)
-	op.curMsgs = append(op.curMsgs[:0], op.qMsgs...)
-	op.qRecs = op.qRecs[:0]
-	op.qMsgs = op.qMsgs[:0]
-	op.busy = true
-	x.schedule(qev{kind: qDisk, node: n})
+	d.curRecs = append(d.curRecs[:0], d.qRecs...)
+	d.curMsgs = append(d.curMsgs[:0], d.qMsgs...)
+	d.qRecs = d.qRecs[:0]
+	d.qMsgs = d.qMsgs[:0]
+	d.busy = true
+	x.w.seq++
+	x.w.insertTimer(timer{t: x.w.now + int64(x.cfg.FsyncLatency), seq: x.w.seq, node: n, disk: true})
 }
 
 func (x *exec) diskDone(n algorithms.NodeID) {
-	op := &x.disk[n]
-	if x.w.nodes[n] == nil || !op.busy {
+	if x.w.nodes[n] == nil || x.w.disks[n] == nil || !x.w.disks[n].busy {
 		return
 	}
 	d := x.ownDisk(n)
-	d.durable = append(d.durable, op.curRecs...)
-	op.busy = false
-	for i := range op.curMsgs {
-		x.send(op.curMsgs[i])
+	d.durable = append(d.durable, d.curRecs...)
+	d.busy = false
+	msgs := d.curMsgs
+	d.curMsgs = nil
+	d.curRecs = d.curRecs[:0]
+	for i := range msgs {
+		x.send(msgs[i])
 	}
-	op.curMsgs = op.curMsgs[:0]
-	op.curRecs = op.curRecs[:0]
-	x.startSync(n)
+	x.startSync(n, d)
 }
 
 // --- the checker's view (runner/checker.go) ---
@@ -427,8 +427,6 @@ func (x *exec) settle() {
 				if w.nodes[e.node] != nil {
 					x.step(e.node, algorithms.Input{Kind: e.in, Resource: e.res})
 				}
-			case qDisk:
-				x.diskDone(e.node)
 			}
 			continue
 		}
@@ -437,15 +435,14 @@ func (x *exec) settle() {
 		}
 		tm := w.timers[0]
 		w.timers = append(w.timers[:0], w.timers[1:]...)
+		if tm.disk {
+			x.diskDone(tm.node)
+			continue
+		}
 		x.step(tm.node, algorithms.Input{Kind: algorithms.Fire, Timer: tm.key})
 	}
 	x.q = x.q[:0]
 	x.qhead = 0
-	for i := range x.disk {
-		if x.disk[i].busy {
-			x.fail(fmt.Errorf("explore: node %d's fsync still running at rest", i))
-		}
-	}
 }
 
 // nextDeadline is the earliest finite timer deadline, or never.
@@ -502,8 +499,10 @@ func (x *exec) crash(n algorithms.NodeID) {
 		}
 	}
 	w.timers = w.timers[:k]
-	if d := w.disks[n]; d != nil && len(d.unsynced) > 0 {
-		x.ownDisk(n).unsynced = nil
+	if d := w.disks[n]; d != nil && (d.busy || len(d.qRecs) > 0 || len(d.qMsgs) > 0) {
+		c := x.ownDisk(n)
+		c.busy = false
+		c.curRecs, c.curMsgs, c.qRecs, c.qMsgs = nil, nil, nil, nil
 	}
 	k = 0
 	for _, h := range w.holds {

@@ -76,7 +76,7 @@ func DefaultConfig() Config {
 	p.Backoff = 0
 	return Config{
 		Algo: "paxoslease", Acceptors: 3, Proposers: 2, Resources: 1,
-		Params: p, Seed: 1, FsyncLatency: time.Millisecond,
+		Params: p, Seed: 1,
 		Inputs: 2, Crashes: 1, Drops: 0, Dups: 0, MaxPending: 4,
 		Clocks: "exact", ClockDrift: p.Drift,
 	}

@@ -360,7 +360,15 @@ func (s *sim) slew(n algorithms.NodeID) {
 }
 
 func (s *sim) nodeRand(n algorithms.NodeID, restarts uint16) *rand.Rand {
-	return rand.New(rand.NewPCG(s.seed^uint64(n)<<32^uint64(restarts), streamNode))
+	return rand.New(NodeSource(s.seed, n, restarts))
+}
+
+// NodeSource is the random source behind Config.Rand of node n in the
+// life that follows restarts earlier starts, in a simulated run with seed:
+// the explorer (runner/explore) builds its nodes from the same sources, so
+// a path it finds replays with the same draws.
+func NodeSource(seed uint64, n algorithms.NodeID, restarts uint16) *rand.PCG {
+	return rand.NewPCG(seed^uint64(n)<<32^uint64(restarts), streamNode)
 }
 
 // startNode builds node n (a restart if again) and steps it with Start.

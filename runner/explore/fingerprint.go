@@ -1,0 +1,155 @@
+package explore
+
+import (
+	"slices"
+
+	"leaselab/algorithms"
+)
+
+// fingerprint hashes the canonical encoding of x.w: the clock assignment;
+// true time when clocks drift (with exact or offset-only clocks every time
+// is written relative to now, so states that differ only by a shift in
+// time are one); per node up/down, restart counter, AppendState relative
+// to its local now, durable and unsynced records; the timers in firing
+// order with deadlines relative to now; the messages in flight as a sorted
+// multiset (their pending numbers left out); the checker's holds with
+// their ends relative to now; the budgets left.
+func (x *exec) fingerprint() fp {
+	w := x.w
+	h := newHasher()
+	h.word(uint64(w.root))
+	if x.cfg.absTime {
+		h.word(uint64(w.now))
+	}
+	for n, s := range w.nodes {
+		id := algorithms.NodeID(n)
+		local := x.clock(id).Local(w.now)
+		if s == nil {
+			h.word(0xd0 | uint64(w.restarts[n])<<8)
+		} else {
+			h.word(0x11 | uint64(w.restarts[n])<<8)
+			nf := x.nodeHash(n, local)
+			h.word(nf.a)
+			h.word(nf.b)
+		}
+		if d := w.disks[n]; d != nil {
+			var busy uint64
+			if d.busy {
+				busy = 1
+			}
+			h.word(busy | uint64(len(d.durable))<<8 | uint64(len(d.curRecs))<<24 | uint64(len(d.qRecs))<<40)
+			for _, rs := range [][]algorithms.Record{d.durable, d.curRecs, d.qRecs} {
+				for i := range rs {
+					r := &rs[i]
+					h.word(uint64(r.Resource))
+					h.word(r.Instance)
+					h.word(uint64(r.Promised))
+					h.word(uint64(r.Accepted))
+					h.word(uint64(r.Owner))
+					h.word(uint64(r.Expiry - local))
+				}
+			}
+			h.word(uint64(len(d.curMsgs))<<32 | uint64(len(d.qMsgs)))
+			for _, ms := range [][]algorithms.Message{d.curMsgs, d.qMsgs} {
+				for i := range ms {
+					m := msgHash(&ms[i], w.now)
+					h.word(m.a)
+					h.word(m.b)
+				}
+			}
+		}
+	}
+	h.word(0x7e | uint64(len(w.timers))<<8)
+	for i := range w.timers {
+		t := &w.timers[i]
+		var dk uint64
+		if t.disk {
+			dk = 1 << 32
+		}
+		h.word(uint64(t.node) | uint64(t.key.Kind)<<16 | dk)
+		h.word(uint64(t.key.Resource))
+		if t.t == never {
+			h.word(0x8000000000000000)
+		} else {
+			h.word(uint64(t.t - w.now))
+		}
+	}
+	x.mh = x.mh[:0]
+	for i := range w.pending {
+		x.mh = append(x.mh, msgHash(&w.pending[i].msg, w.now))
+	}
+	slices.SortFunc(x.mh, func(a, b fp) int {
+		switch {
+		case a.a < b.a:
+			return -1
+		case a.a > b.a:
+			return 1
+		case a.b < b.b:
+			return -1
+		case a.b > b.b:
+			return 1
+		}
+		return 0
+	})
+	h.word(0x3e | uint64(len(x.mh))<<8)
+	for _, m := range x.mh {
+		h.word(m.a)
+		h.word(m.b)
+	}
+	h.word(0x40 | uint64(len(w.holds))<<8)
+	for i := range w.holds {
+		o := &w.holds[i]
+		h.word(uint64(o.res))
+		h.word(uint64(o.owner))
+		h.word(uint64(o.end - w.now))
+	}
+	b := w.budget
+	h.word(uint64(uint16(b.inputs)) | uint64(uint16(b.crashes))<<16 | uint64(uint16(b.drops))<<32 | uint64(uint16(b.dups))<<48)
+	return h.sum()
+}
+
+// msgHash hashes a message in flight; its absolute expiry (FaTLease) is
+// written relative to now.
+func msgHash(m *algorithms.Message, now int64) fp {
+	h := newHasher()
+	h.word(uint64(m.Kind) | uint64(m.Flags)<<8 | uint64(m.From)<<16 | uint64(m.To)<<32 | uint64(m.Owner)<<48)
+	h.word(uint64(m.Resource))
+	h.word(uint64(m.Ballot))
+	h.word(uint64(m.Accepted))
+	h.word(uint64(m.Promised))
+	h.word(m.Instance)
+	h.word(uint64(m.Span))
+	if m.Expiry == 0 {
+		h.word(0x8000000000000000)
+	} else {
+		h.word(uint64(int64(m.Expiry) - now))
+	}
+	return h.sum()
+}
+
+// nodeHash is the fingerprint of node n's AppendState at local time
+// local: the parent's, when this transition did not touch the node and
+// time did not move, else computed.
+func (x *exec) nodeHash(n int, local algorithms.Local) fp {
+	p := x.parent
+	if p != nil && x.touched&(1<<n) == 0 && p.now == x.w.now && p.nh != nil && p.nodes[n] == x.w.nodes[n] {
+		return p.nh[n]
+	}
+	x.enc = x.w.nodes[n].node.(algorithms.Explorable).AppendState(x.enc[:0], local)
+	return hashBytes(x.enc)
+}
+
+// fillNodeHashes stores every live node's fingerprint in x.w (for the
+// worlds of the frontier, whose children reuse them).
+func (x *exec) fillNodeHashes() {
+	w := x.w
+	if cap(w.nh) < len(w.nodes) {
+		w.nh = make([]fp, len(w.nodes))
+	}
+	w.nh = w.nh[:len(w.nodes)]
+	for n, s := range w.nodes {
+		if s != nil {
+			w.nh[n] = x.nodeHash(n, x.clock(algorithms.NodeID(n)).Local(w.now))
+		}
+	}
+}

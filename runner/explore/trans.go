@@ -1,0 +1,160 @@
+package explore
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"leaselab/algorithms"
+)
+
+// Transition kinds, in the order they are enumerated from a state.
+const (
+	tDeliver uint8 = iota + 1
+	tDrop
+	tDup
+	tInput
+	tCrash
+	tRestart
+	tAdvance
+)
+
+// move is one transition out of a state. arg is the pending index
+// (deliver, drop, dup) or the node (input, crash, restart).
+type move struct {
+	kind uint8
+	in   algorithms.InputKind
+	arg  int32
+	res  algorithms.ResourceID
+}
+
+var inputKinds = [...]algorithms.InputKind{algorithms.Acquire, algorithms.Extend, algorithms.Giveup}
+
+// moves appends the transitions enabled in w, in a fixed order: for each
+// message in flight (send order) deliver, drop, duplicate; client inputs
+// per proposer, resource and kind; crash or restart per node; advance time
+// to the next timer deadline.
+func (c *config) moves(w *world, ms []move) []move {
+	for i := range w.pending {
+		if w.nodes[w.pending[i].msg.To] == nil {
+			// Delivering to a node that is down loses the message; leaving
+			// it in flight for ever has the same futures and more.
+			continue
+		}
+		ms = append(ms, move{kind: tDeliver, arg: int32(i)})
+		if w.budget.drops > 0 {
+			ms = append(ms, move{kind: tDrop, arg: int32(i)})
+		}
+		if w.budget.dups > 0 {
+			ms = append(ms, move{kind: tDup, arg: int32(i)})
+		}
+	}
+	if w.budget.inputs > 0 {
+		for p := 0; p < c.cluster.Proposers; p++ {
+			if w.nodes[p] == nil {
+				continue
+			}
+			for r := 0; r < c.Resources; r++ {
+				for _, k := range c.inputs {
+					ms = append(ms, move{kind: tInput, in: k, arg: int32(p), res: algorithms.ResourceID(r)})
+				}
+			}
+		}
+	}
+	for n := range w.nodes {
+		if w.nodes[n] != nil {
+			if w.budget.crashes > 0 {
+				ms = append(ms, move{kind: tCrash, arg: int32(n)})
+			}
+		} else {
+			ms = append(ms, move{kind: tRestart, arg: int32(n)})
+		}
+	}
+	if t := w.nextDeadline(); t != never && (c.Horizon == 0 || t <= int64(c.Horizon)) {
+		ms = append(ms, move{kind: tAdvance})
+	}
+	return ms
+}
+
+// apply carries out m on x.w (a copy of the parent) and settles. It
+// returns false when the move changed nothing but a budget (a client input
+// the node ignored): such a state is the parent with fewer options, so the
+// search skips it.
+func (x *exec) apply(parent *world, m move) bool {
+	w := x.w
+	x.parent = parent
+	x.touched = 0
+	x.effects = 0
+	switch m.kind {
+	case tDeliver, tDrop, tDup:
+		p := w.pending[m.arg]
+		if m.kind != tDup {
+			w.pending = append(w.pending[:m.arg], w.pending[m.arg+1:]...)
+		}
+		switch m.kind {
+		case tDrop:
+			w.budget.drops--
+		case tDup:
+			w.budget.dups--
+		}
+		if m.kind != tDrop {
+			x.deliver(&p.msg)
+			x.settle()
+			if x.err == nil && x.effects == 0 && x.sameNode(parent, p.msg.To) {
+				// The receiver ignored it: the state is the parent's
+				// without the message (or with one budget less), and the
+				// parent, which may still deliver it or never, has every
+				// future this one has.
+				return false
+			}
+			return true
+		}
+	case tInput:
+		w.budget.inputs--
+		x.schedule(qev{kind: qInput, node: algorithms.NodeID(m.arg), in: m.in, res: m.res})
+		x.settle()
+		n := algorithms.NodeID(m.arg)
+		if x.err == nil && x.effects == 0 && x.sameNode(parent, n) {
+			return false
+		}
+		return true
+	case tCrash:
+		w.budget.crashes--
+		x.crash(algorithms.NodeID(m.arg))
+	case tRestart:
+		x.start(algorithms.NodeID(m.arg), true)
+	case tAdvance:
+		t := w.nextDeadline()
+		w.now = t
+		x.advanceHolds(t)
+	}
+	x.settle()
+	return true
+}
+
+// describe writes m as a scenario command (and a comment) for world w
+// before the move.
+func (c *config) describe(w *world, m move) string {
+	switch m.kind {
+	case tDeliver, tDrop, tDup:
+		p := w.pending[m.arg]
+		verb := map[uint8]string{tDeliver: "deliver", tDrop: "drop", tDup: "dup"}[m.kind]
+		return fmt.Sprintf("%-24s # %s", fmt.Sprintf("%s %d", verb, p.id), p.msg)
+	case tInput:
+		verb := map[algorithms.InputKind]string{algorithms.Acquire: "acquire", algorithms.Extend: "extend", algorithms.Giveup: "release"}[m.in]
+		return fmt.Sprintf("%s n%d r%d", verb, m.arg, m.res)
+	case tCrash:
+		return fmt.Sprintf("crash n%d", m.arg)
+	case tRestart:
+		return fmt.Sprintf("restart n%d", m.arg)
+	case tAdvance:
+		d := time.Duration(w.nextDeadline() - w.now)
+		return fmt.Sprintf("%-24s # to t=%s", "advance "+d.String(), time.Duration(w.nextDeadline()))
+	}
+	return "?"
+}
+
+// kindName is used in summaries.
+func kindName(k uint8) string {
+	return strings.TrimSpace([]string{"", "deliver", "drop", "dup", "input", "crash", "restart", "advance"}[k])
+}

@@ -116,8 +116,9 @@
 // stops; Result.Violations is the number of violating states in that
 // level and the counterexample is the first of them, rebuilt from the
 // parent pointers and written as a scenario file ending with "advance
-// 1ns" (so the overlap has a length) and "expect violations N". The tests
-// replay every counterexample they find with runner.Replay.
+// 1ns" (so the overlap has a length) and with no "expect violations"
+// line, so that leaselab replay exits 1 on it. The tests replay every
+// counterexample they find with runner.Replay.
 //
 // Exhausted means every state within the budgets, MaxPending and Horizon
 // was expanded: MaxDepth and MaxStates cut nothing and no violation

@@ -598,7 +598,10 @@ func (c *config) counterexample(refs []ref, g int32) (string, *Violation, int, e
 		}
 	}
 	b.WriteString("advance 1ns               # let the overlap last, so the verdict counts it\n")
-	fmt.Fprintf(&b, "expect violations %d\n", n)
+	// No "expect violations" line: replay exits 1 on a violation the file
+	// does not expect, so a counterexample fails wherever it is replayed.
+	// Kept as a regression test of the fix, it gets "expect violations 0".
+	fmt.Fprintf(&b, "# the checker finds %d violation(s) here: leaselab replay exits 1\n", n)
 	return b.String(), v, len(path), nil
 }
 

@@ -1,13 +1,9 @@
 package fatlease_test
 
 import (
-	"bytes"
-	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 
-	"leaselab/runner"
+	"leaselab/runner/replaytest"
 )
 
 // TestDeadlockScenarios replays testdata/deadlock-*.txt, scripted
@@ -15,48 +11,12 @@ import (
 // algorithm: each states how many episodes it must count and how long
 // they last, and every expectation must hold.
 func TestDeadlockScenarios(t *testing.T) {
-	files, err := filepath.Glob("testdata/deadlock-*.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(files) == 0 {
-		t.Fatal("no testdata/deadlock-*.txt")
-	}
-	for _, f := range files {
-		t.Run(filepath.Base(f), func(t *testing.T) {
-			data, err := os.ReadFile(f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !strings.Contains(string(data), "expect static-deadlocks") {
-				t.Fatal("the scenario checks no static-deadlock count")
-			}
-			var out bytes.Buffer
-			res, err := runner.Replay(bytes.NewReader(data), &out)
-			if err != nil {
-				t.Fatalf("replay: %v\n%s", err, out.String())
-			}
-			if len(res.Failed) > 0 || len(res.Violations) > 0 {
-				t.Fatalf("failed expectations %v, %d violations\n%s", res.Failed, len(res.Violations), out.String())
-			}
-		})
-	}
+	replaytest.Files(t, "testdata/deadlock-*.txt", "expect static-deadlocks")
 }
 
 // TestOneAcceptorExtend replays testdata/one-acceptor-extend.txt: an
 // Extend at the instant the lease began is done at once, and a later one
 // extends, with a single in-process acceptor.
 func TestOneAcceptorExtend(t *testing.T) {
-	data, err := os.ReadFile("testdata/one-acceptor-extend.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out bytes.Buffer
-	res, err := runner.Replay(bytes.NewReader(data), &out)
-	if err != nil {
-		t.Fatalf("replay: %v\n%s", err, out.String())
-	}
-	if len(res.Failed) > 0 || len(res.Violations) > 0 {
-		t.Fatalf("failed expectations %v, %d violations\n%s", res.Failed, len(res.Violations), out.String())
-	}
+	replaytest.Files(t, "testdata/one-acceptor-extend.txt", "expect holder")
 }

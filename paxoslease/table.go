@@ -76,7 +76,7 @@ func home(h uint64, size int) int {
 // few contiguous runs of the table (few cache lines and pages) instead of
 // one random place per resource. Hashing the block number still spreads
 // strided or clustered id sets over the whole table.
-const homeBlock = 16
+const homeBlock = 8
 
 // homeOf is k's home slot in a table of size slots.
 func homeOf(k algorithms.ResourceID, size int) int {

@@ -25,10 +25,9 @@ func newTimers() *timers {
 
 // set makes key fire at local time at, replacing any pending deadline.
 func (t *timers) set(key algorithms.TimerKey, at algorithms.Local) {
-	if old, ok := t.live.get(key); ok && old == at {
+	if old, ok := t.live.set(key, at); ok && old == at {
 		return // already pending at this instant: nothing to push
 	}
-	t.live.set(key, at)
 	t.push(timerEntry{at: at, key: key})
 	if len(t.heap) > 2*t.live.len()+1024 {
 		t.rebuild()

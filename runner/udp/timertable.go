@@ -76,17 +76,19 @@ func (t *timerTable) get(k algorithms.TimerKey) (algorithms.Local, bool) {
 	return 0, false
 }
 
-// set stores at for k, adding k if absent.
-func (t *timerTable) set(k algorithms.TimerKey, at algorithms.Local) {
+// set stores at for k, adding k if absent, and returns k's previous
+// deadline (ok false: k was absent).
+func (t *timerTable) set(k algorithms.TimerKey, at algorithms.Local) (old algorithms.Local, ok bool) {
 	if i := t.find(k); i >= 0 {
-		t.slots[i].at = at
-		return
+		old, t.slots[i].at = t.slots[i].at, at
+		return old, true
 	}
 	if (t.n+1)*timerLoadDen > len(t.slots)*timerLoadNum {
 		t.grow()
 	}
 	t.insert(timerSlot{res: k.Resource, kind: k.Kind, at: at})
 	t.n++
+	return 0, false
 }
 
 func (t *timerTable) insert(s timerSlot) {

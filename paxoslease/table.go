@@ -71,6 +71,22 @@ func home(h uint64, size int) int {
 	return int(hi)
 }
 
+// homeBlock consecutive resource ids share one hashed home and sit side
+// by side after it: a batch touches ids in order, so its working set is a
+// few contiguous runs of the table (few cache lines and pages) instead of
+// one random place per resource. Hashing the block number still spreads
+// strided or clustered id sets over the whole table.
+const homeBlock = 8
+
+// homeOf is k's home slot in a table of size slots.
+func homeOf(k algorithms.ResourceID, size int) int {
+	i := home(hash(k/homeBlock), size) + int(k%homeBlock)
+	if i >= size {
+		i %= size // small tables: size may be below homeBlock
+	}
+	return i
+}
+
 // len returns the number of resources in the table.
 func (t *table) len() int { return t.n }
 
@@ -81,7 +97,7 @@ func (t *table) get(k algorithms.ResourceID) *slot {
 	if size == 0 {
 		return nil
 	}
-	i := home(hash(k), size)
+	i := homeOf(k, size)
 	for d := 0; ; d++ {
 		di := t.dist[i]
 		if di == 0 || int(di)-1 < d {
@@ -121,7 +137,7 @@ func (t *table) insert(s slot) (int, bool) {
 	size := len(t.slots)
 	// Check first that the Robin Hood chain ends within bounds, so a
 	// failure never leaves a key half-moved.
-	i := home(hash(s.key), size)
+	i := homeOf(s.key, size)
 	d := 0
 	for j := 0; ; j++ {
 		if j == size {
@@ -141,7 +157,7 @@ func (t *table) insert(s slot) (int, bool) {
 			i = 0
 		}
 	}
-	i = home(hash(s.key), size)
+	i = homeOf(s.key, size)
 	d = 0
 	placed := -1
 	for {

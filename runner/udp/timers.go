@@ -4,13 +4,13 @@ import "leaselab/algorithms"
 
 // timers is one node's timer set: at most one live deadline per key, kept
 // in a binary min-heap on local time. Replacing or cancelling a timer does
-// not search the heap: the live map says which deadline is current and
+// not search the heap: the live table says which deadline is current and
 // stale heap entries are skipped when they surface (lazy deletion). When
 // stale entries outnumber live ones the heap is rebuilt, so memory stays
 // proportional to the live timers even when every lease sets and cancels
 // several timers (the batch workload does, for millions of resources).
 type timers struct {
-	live map[algorithms.TimerKey]algorithms.Local
+	live timerTable
 	heap []timerEntry
 }
 
@@ -20,32 +20,31 @@ type timerEntry struct {
 }
 
 func newTimers() *timers {
-	return &timers{live: make(map[algorithms.TimerKey]algorithms.Local)}
+	return &timers{}
 }
 
 // set makes key fire at local time at, replacing any pending deadline.
 func (t *timers) set(key algorithms.TimerKey, at algorithms.Local) {
-	if old, ok := t.live[key]; ok && old == at {
+	if old, ok := t.live.set(key, at); ok && old == at {
 		return // already pending at this instant: nothing to push
 	}
-	t.live[key] = at
 	t.push(timerEntry{at: at, key: key})
-	if len(t.heap) > 2*len(t.live)+1024 {
+	if len(t.heap) > 2*t.live.len()+1024 {
 		t.rebuild()
 	}
 }
 
 // cancel forgets key.
-func (t *timers) cancel(key algorithms.TimerKey) { delete(t.live, key) }
+func (t *timers) cancel(key algorithms.TimerKey) { t.live.del(key) }
 
 // len is the number of live timers.
-func (t *timers) len() int { return len(t.live) }
+func (t *timers) len() int { return t.live.len() }
 
 // next returns the earliest live deadline, dropping stale entries on top.
 func (t *timers) next() (algorithms.Local, bool) {
 	for len(t.heap) > 0 {
 		e := t.heap[0]
-		if at, ok := t.live[e.key]; ok && at == e.at {
+		if at, ok := t.live.get(e.key); ok && at == e.at {
 			return e.at, true
 		}
 		t.pop()
@@ -61,15 +60,15 @@ func (t *timers) due(now algorithms.Local) (algorithms.TimerKey, bool) {
 		return algorithms.TimerKey{}, false
 	}
 	e := t.pop()
-	delete(t.live, e.key)
+	t.live.del(e.key)
 	return e.key, true
 }
 
 func (t *timers) rebuild() {
 	t.heap = t.heap[:0]
-	for k, at := range t.live {
+	t.live.each(func(k algorithms.TimerKey, at algorithms.Local) {
 		t.heap = append(t.heap, timerEntry{at: at, key: k})
-	}
+	})
 	for i := len(t.heap)/2 - 1; i >= 0; i-- {
 		t.down(i)
 	}

@@ -29,3 +29,21 @@ type Explorable interface {
 	//     as fixed by the seed (see runner/explore).
 	AppendState(b []byte, now Local) []byte
 }
+
+// CloneValues returns a copy of m whose values are copies of m's, all in
+// one backing array (one allocation whatever the size, which keeps Clone
+// cheap on the explorer's hot path). deep, if not nil, is called with
+// each copy and its original to copy what the value itself points to.
+func CloneValues[K comparable, V any](m map[K]*V, deep func(cp, orig *V)) map[K]*V {
+	c := make(map[K]*V, len(m))
+	backing := make([]V, 0, len(m))
+	for k, v := range m {
+		backing = append(backing, *v)
+		cp := &backing[len(backing)-1]
+		if deep != nil {
+			deep(cp, v)
+		}
+		c[k] = cp
+	}
+	return c
+}

@@ -2,7 +2,6 @@ package fatlease
 
 import (
 	"encoding/binary"
-	"maps"
 	"math/rand/v2"
 	"slices"
 
@@ -20,29 +19,14 @@ func (e *Node) Clone(r *rand.Rand) algorithms.Node {
 	c.rand = r
 	c.recovered = slices.Clone(e.recovered)
 	c.pending = slices.Clone(e.pending)
-	c.res = maps.Clone(e.res)
-	if len(e.res) > 0 {
-		backing := make([]rstate, 0, len(e.res))
-		// Replacing the values of existing keys while ranging is allowed.
-		for k, rs := range c.res {
-			backing = append(backing, *rs)
-			c.res[k] = &backing[len(backing)-1]
-		}
-	}
-	c.props = maps.Clone(e.props)
-	if len(e.props) > 0 {
-		backing := make([]prop, 0, len(e.props))
-		words := make([]uint64, 2*e.words*len(e.props))
-		for k, p := range c.props {
-			backing = append(backing, *p)
-			q := &backing[len(backing)-1]
-			q.votes, words = words[:e.words:e.words], words[e.words:]
-			q.neg, words = words[:e.words:e.words], words[e.words:]
-			copy(q.votes, p.votes)
-			copy(q.neg, p.neg)
-			c.props[k] = q
-		}
-	}
+	c.res = algorithms.CloneValues(e.res, nil)
+	words := make([]uint64, 2*e.words*len(e.props)) // every vote set, in one array
+	c.props = algorithms.CloneValues(e.props, func(q, p *prop) {
+		q.votes, words = words[:e.words:e.words], words[e.words:]
+		q.neg, words = words[:e.words:e.words], words[e.words:]
+		copy(q.votes, p.votes)
+		copy(q.neg, p.neg)
+	})
 	return &c
 }
 

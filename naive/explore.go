@@ -19,19 +19,10 @@ func (n *Node) Clone(r *rand.Rand) algorithms.Node {
 	c.rnd = r
 	c.deferred = slices.Clone(n.deferred)
 	c.grants = maps.Clone(n.grants)
-	c.props = maps.Clone(n.props)
-	if len(n.props) > 0 {
-		// Replacing the values of existing keys while ranging is allowed
-		// and keeps the cloned map's layout.
-		backing := make([]proposal, 0, len(n.props))
-		for k, p := range c.props {
-			backing = append(backing, *p)
-			q := &backing[len(backing)-1]
-			q.granted.more = slices.Clone(p.granted.more)
-			q.denied.more = slices.Clone(p.denied.more)
-			c.props[k] = q
-		}
-	}
+	c.props = algorithms.CloneValues(n.props, func(q, p *proposal) {
+		q.granted.more = slices.Clone(p.granted.more)
+		q.denied.more = slices.Clone(p.denied.more)
+	})
 	return &c
 }
 

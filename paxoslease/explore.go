@@ -3,7 +3,6 @@ package paxoslease
 import (
 	"cmp"
 	"encoding/binary"
-	"maps"
 	"math/rand/v2"
 	"slices"
 
@@ -22,16 +21,8 @@ func (n *Node) Clone(r *rand.Rand) algorithms.Node {
 	c.res = table{slots: slices.Clone(n.res.slots), dist: slices.Clone(n.res.dist), n: n.res.n}
 	c.pending = slices.Clone(n.pending)
 	c.free = nil
-	c.rounds = maps.Clone(n.rounds)
+	c.rounds = algorithms.CloneValues(n.rounds, nil)
 	c.roundsPeak = len(n.rounds)
-	if len(n.rounds) > 0 {
-		backing := make([]round, 0, len(n.rounds))
-		// Replacing the values of existing keys while ranging is allowed.
-		for k, rd := range c.rounds {
-			backing = append(backing, *rd)
-			c.rounds[k] = &backing[len(backing)-1]
-		}
-	}
 	return &c
 }
 

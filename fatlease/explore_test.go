@@ -3,8 +3,6 @@ package fatlease
 import (
 	"bytes"
 	"math/rand/v2"
-	"reflect"
-	"slices"
 	"testing"
 
 	"leaselab/algorithms"
@@ -142,28 +140,12 @@ func TestStateSensitivity(t *testing.T) {
 // TestStateCoversFields fails when a field is added to the node's state
 // without a decision: encode it in AppendState, or say there why not.
 func TestStateCoversFields(t *testing.T) {
-	for _, tc := range []struct {
-		v      any
-		fields []string
-	}{
-		{Node{}, []string{"id", "cl", "p", "rand", "restarts", "isAcceptor", "isProp", "durable", "noSync", "noRestartWait", "noSafety", "noPrevCheck",
-			"dmax", "holdMargin", "restartFor", "missedFor", "words", "recovered", "ownFloor", "joining", "pending", "res", "props"}},
-		{rstate{}, []string{"cur", "prev", "inv", "mine", "granted"}},
-		{instance{}, []string{"n", "since", "promised", "accBal", "acc", "lrnBal", "lrn", "over", "accVoid", "lrnVoid"}},
-		{lease{}, []string{"owner", "t"}},
-		{prop{}, []string{"req", "fails", "extendFrom", "maxBal", "triedPrev", "blockedUntil", "rd", "votes", "neg", "hold"}},
-		{prop{}.hold, []string{"on", "inst", "t", "until", "ballot"}},
-		{round{}, []string{"active", "phase", "learnPrev", "inst", "ballot", "own", "value", "adoptBal", "adopt", "blockUntil"}},
-	} {
-		typ := reflect.TypeOf(tc.v)
-		var got []string
-		for i := 0; i < typ.NumField(); i++ {
-			got = append(got, typ.Field(i).Name)
-		}
-		if !slices.Equal(got, tc.fields) {
-			t.Errorf("%s has fields %v; AppendState and Clone were written for %v", typ, got, tc.fields)
-		}
-	}
+	explorabletest.Fields(t, Node{}, "id", "cl", "p", "rand", "restarts", "isAcceptor", "isProp", "durable", "noSync", "noRestartWait", "noSafety", "noPrevCheck", "dmax", "holdMargin", "restartFor", "missedFor", "words", "recovered", "ownFloor", "joining", "pending", "res", "props")
+	explorabletest.Fields(t, rstate{}, "cur", "prev", "inv", "mine", "granted")
+	explorabletest.Fields(t, instance{}, "n", "since", "promised", "accBal", "acc", "lrnBal", "lrn", "over", "accVoid", "lrnVoid")
+	explorabletest.Fields(t, lease{}, "owner", "t")
+	explorabletest.Fields(t, prop{}, "req", "fails", "extendFrom", "maxBal", "triedPrev", "blockedUntil", "rd", "votes", "neg", "hold")
+	explorabletest.Fields(t, round{}, "active", "phase", "learnPrev", "inst", "ballot", "own", "value", "adoptBal", "adopt", "blockUntil")
 }
 
 // TestCloneDeep: the copy shares no map, slice, resource state or

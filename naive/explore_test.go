@@ -3,8 +3,6 @@ package naive
 import (
 	"bytes"
 	"math/rand/v2"
-	"reflect"
-	"slices"
 	"testing"
 	"time"
 
@@ -109,24 +107,10 @@ func TestStateSensitivity(t *testing.T) {
 // TestStateCoversFields fails when a field is added to the node's state
 // without a decision: encode it in AppendState, or say there why not.
 func TestStateCoversFields(t *testing.T) {
-	for _, tc := range []struct {
-		v      any
-		fields []string
-	}{
-		{Node{}, []string{"id", "cluster", "params", "rnd", "restarts", "undo", "restartWait", "distinct", "exactRelease", "hold", "quarantined", "deferred", "counter", "props", "grants"}},
-		{proposal{}, []string{"phase", "extend", "ballot", "sent", "failed", "granted", "denied", "grantMsgs", "lastDeny", "holding", "holdBallot", "holdUntil"}},
-		{grant{}, []string{"owner", "ballot", "until"}},
-		{acceptorSet{}, []string{"w0", "more"}},
-	} {
-		typ := reflect.TypeOf(tc.v)
-		var got []string
-		for i := 0; i < typ.NumField(); i++ {
-			got = append(got, typ.Field(i).Name)
-		}
-		if !slices.Equal(got, tc.fields) {
-			t.Errorf("%s has fields %v; AppendState and Clone were written for %v", typ.Name(), got, tc.fields)
-		}
-	}
+	explorabletest.Fields(t, Node{}, "id", "cluster", "params", "rnd", "restarts", "undo", "restartWait", "distinct", "exactRelease", "hold", "quarantined", "deferred", "counter", "props", "grants")
+	explorabletest.Fields(t, proposal{}, "phase", "extend", "ballot", "sent", "failed", "granted", "denied", "grantMsgs", "lastDeny", "holding", "holdBallot", "holdUntil")
+	explorabletest.Fields(t, grant{}, "owner", "ballot", "until")
+	explorabletest.Fields(t, acceptorSet{}, "w0", "more")
 }
 
 // TestCloneDeep: the copy shares no map, slice or proposal with the

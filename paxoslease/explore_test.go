@@ -3,8 +3,6 @@ package paxoslease
 import (
 	"bytes"
 	"math/rand/v2"
-	"reflect"
-	"slices"
 	"testing"
 
 	"leaselab/algorithms"
@@ -122,26 +120,10 @@ func TestStateSensitivity(t *testing.T) {
 // TestStateCoversFields fails when a field is added to the node's state
 // without a decision: encode it in AppendState, or say there why not.
 func TestStateCoversFields(t *testing.T) {
-	for _, tc := range []struct {
-		v      any
-		fields []string
-	}{
-		{Node{}, []string{"id", "cluster", "params", "rand", "restarts", "majority",
-			"restartWait", "driftMargin", "backoff", "ballotLearning", "earlyTimer", "distinctVotes", "exactRelease", "activeOnly", "keepOthers",
-			"hold", "quarantine", "silent", "started", "lastRound", "res", "rounds", "roundsPeak", "free", "pending"}},
-		{round{}, []string{"ballot", "start", "deadline", "promised", "open", "accepted", "rejected", "leased", "nOpen", "nAccepted", "learned", "hint", "fails", "phase", "busy", "queued"}},
-		{slot{}, []string{"key", "promised", "accepted", "accUntil", "held", "until"}},
-		{table{}, []string{"slots", "dist", "n"}},
-	} {
-		typ := reflect.TypeOf(tc.v)
-		var got []string
-		for i := 0; i < typ.NumField(); i++ {
-			got = append(got, typ.Field(i).Name)
-		}
-		if !slices.Equal(got, tc.fields) {
-			t.Errorf("%s has fields %v; AppendState and Clone were written for %v", typ.Name(), got, tc.fields)
-		}
-	}
+	explorabletest.Fields(t, Node{}, "id", "cluster", "params", "rand", "restarts", "majority", "restartWait", "driftMargin", "backoff", "ballotLearning", "earlyTimer", "distinctVotes", "exactRelease", "activeOnly", "keepOthers", "hold", "quarantine", "silent", "started", "lastRound", "res", "rounds", "roundsPeak", "free", "pending")
+	explorabletest.Fields(t, round{}, "ballot", "start", "deadline", "promised", "open", "accepted", "rejected", "leased", "nOpen", "nAccepted", "learned", "hint", "fails", "phase", "busy", "queued")
+	explorabletest.Fields(t, slot{}, "key", "promised", "accepted", "accUntil", "held", "until")
+	explorabletest.Fields(t, table{}, "slots", "dist", "n")
 }
 
 // TestCloneDeep: the copy shares no table, map, slice or round with the

@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -594,4 +595,20 @@ func diff(a, b []string) string {
 		}
 	}
 	return "(equal)"
+}
+
+// Fields fails t unless v's struct type has exactly the fields named, in
+// order. A package's field-coverage test lists, per state type, the fields
+// its Clone and AppendState were written for, so adding one without
+// deciding how to copy and encode it fails the test.
+func Fields(t testing.TB, v any, want ...string) {
+	t.Helper()
+	typ := reflect.TypeOf(v)
+	got := make([]string, typ.NumField())
+	for i := range got {
+		got[i] = typ.Field(i).Name
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("%s has fields %v; AppendState and Clone were written for %v", typ.Name(), got, want)
+	}
 }

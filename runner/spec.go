@@ -79,8 +79,8 @@ type NetSpec struct {
 	// only). A stall lasts uniform in [0, StaleSpans lease spans]; the
 	// messages sent on the link meanwhile arrive when it ends, in send
 	// order: stale messages, a Propose or a Release seconds late.
-	Stale      float64 `json:"stale,omitempty"`
-	StaleSpans float64 `json:"stale_spans,omitempty"`
+	Stale      float64 `json:"stale_per_min,omitempty"`
+	StaleSpans float64 `json:"stale_max,omitempty"`
 	// Bandwidth limits bytes/s leaving each node (0: unlimited), for the
 	// WAN experiment.
 	Bandwidth int64 `json:"bandwidth_bytes_per_sec"`
@@ -115,11 +115,11 @@ type ClockSpec struct {
 	// Free: clocks run free whatever Skew is: each keeps its drawn rate
 	// error for the whole run and is never slewed back, so Skew bounds
 	// the offsets at true time 0 only.
-	Free bool `json:"free,omitempty"`
+	Free bool `json:"free_clocks,omitempty"`
 	// Edges: each clock's offset is -Skew/2 or +Skew/2 and its rate
 	// error -Drift or +Drift (signs drawn), instead of uniform in between:
 	// the extremes, where clock assumptions break.
-	Edges bool `json:"edges,omitempty"`
+	Edges bool `json:"clock_edges,omitempty"`
 }
 
 // FaultSpec describes crashes and partitions.
@@ -145,7 +145,7 @@ type DiskSpec struct {
 	// Background: a background writer saturates the disk (Fig. 10).
 	Background bool `json:"background_writer"`
 	// Dir: where the udp environment keeps the real log files.
-	Dir string `json:"dir,omitempty"`
+	Dir string `json:"disk_dir,omitempty"`
 }
 
 // MinResponseTimeout is the default response timeout on fast networks
@@ -165,26 +165,14 @@ func DefaultResponseTimeout(n NetSpec) time.Duration {
 	return max(MinResponseTimeout, 2*WorstRoundTrip(n))
 }
 
-// DefaultSpec is the command line's default.
+// DefaultSpec is the command line's default: every parameter's Default
+// (the table in params.go).
 func DefaultSpec() Spec {
-	return Spec{
-		Algo:        "paxoslease",
-		Workload:    "contention",
-		Env:         "sim",
-		Acceptors:   3,
-		Proposers:   3,
-		Params:      algorithms.DefaultParams(),
-		Seed:        1,
-		Duration:    60 * time.Second,
-		Leases:      1000,
-		Hold:        time.Second,
-		Pause:       2 * time.Second,
-		Release:     true,
-		RenewBefore: time.Second,
-		Net:         NetSpec{RTT: time.Millisecond, Jitter: 200 * time.Microsecond, StaleSpans: 4},
-		Faults:      FaultSpec{Downtime: 2 * time.Second, PartitionLen: 3 * time.Second},
-		Disk:        DiskSpec{FsyncLatency: 2 * time.Millisecond, GroupCommit: true},
+	var s Spec
+	for _, p := range params {
+		p.setDefault(&s)
 	}
+	return s
 }
 
 func checkProb(name string, p float64) error {

@@ -30,6 +30,7 @@ import (
 
 	"leaselab/algorithms"
 	"leaselab/classicpaxos/wal"
+	"leaselab/runner"
 	"leaselab/runner/wire"
 )
 
@@ -282,7 +283,7 @@ func DefaultDatagram(peers []netip.AddrPort) int {
 
 // LoopbackDatagram is the default datagram size on loopback (see
 // BenchmarkLoopbackBatch, which compares 1400 bytes, 16 KiB and 64 KiB).
-const LoopbackDatagram = 16 << 10
+const LoopbackDatagram = runner.LoopbackDatagram
 
 // ID is the node's id.
 func (n *Node) ID() algorithms.NodeID { return n.id }

@@ -242,6 +242,31 @@ func ParamNames(ps []Param) []string {
 	return names
 }
 
+// NamedParams are the named parameters, in that order; a name not in the
+// table is a programming error (a panic).
+func NamedParams(names ...string) []Param {
+	ps := make([]Param, len(names))
+	for i, n := range names {
+		p, err := LookupParam(n, nil)
+		if err != nil {
+			panic(err)
+		}
+		ps[i] = p
+	}
+	return ps
+}
+
+// FormatParams writes the parameters ps of s as NAME=VALUE, separated by
+// spaces: a scenario file's setup line (without its command) that
+// SetParams reads back.
+func FormatParams(s Spec, ps []Param) string {
+	kv := make([]string, len(ps))
+	for i, p := range ps {
+		kv[i] = p.Name + "=" + p.Format(s)
+	}
+	return strings.Join(kv, " ")
+}
+
 // LookupParam finds a parameter by name among ps (nil: the whole table);
 // an unknown name is an error that lists the valid ones.
 func LookupParam(name string, ps []Param) (Param, error) {

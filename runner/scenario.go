@@ -19,10 +19,10 @@ import (
 //
 //	algo NAME                       setup, before the first action
 //	cluster acceptors=N proposers=P
-//	params lease-span=D max-lease=D dmax=D drift=F timeout=D rounds=N backoff=D
+//	params lease-span=D max-lease=D dmax=D drift-bound=F response-timeout=D max-rounds=N backoff=D
 //	ablate NAME[,NAME...]
 //	seed N
-//	disk fsync=D group-commit=BOOL
+//	disk fsync-latency=D group-commit=BOOL
 //	start                           boot every node (implicit before the first action)
 //	clock NODE offset=D rate=F      set NODE's clock: local = offset + t + t*rate
 //	acquire|extend|release NODE RES client input
@@ -266,38 +266,11 @@ func (rp *replayer) exec(f []string) error {
 			return err
 		}
 		rp.spec.Algo = args[0]
-	case "cluster":
+	case "cluster", "params", "disk":
 		if err := rp.setup(cmd); err != nil {
 			return err
 		}
-		kv, err := parseKV(args)
-		if err != nil {
-			return err
-		}
-		for _, kp := range kv {
-			k, v := kp.key, kp.val
-			n, err := strconv.Atoi(v)
-			if err != nil {
-				return fmt.Errorf("cluster %s: %q is not a number", k, v)
-			}
-			switch k {
-			case "acceptors":
-				rp.spec.Acceptors = n
-			case "proposers":
-				rp.spec.Proposers = n
-			default:
-				return fmt.Errorf("cluster: unknown key %q (valid: acceptors, proposers)", k)
-			}
-		}
-	case "params":
-		if err := rp.setup(cmd); err != nil {
-			return err
-		}
-		kv, err := parseKV(args)
-		if err != nil {
-			return err
-		}
-		return applyParams(&rp.spec.Params, kv)
+		return rp.setParams(cmd, args, scenarioParams[cmd])
 	case "ablate":
 		if err := rp.setup(cmd); err != nil {
 			return err
@@ -318,33 +291,6 @@ func (rp *replayer) exec(f []string) error {
 			return fmt.Errorf("bad seed %q", args[0])
 		}
 		rp.spec.Seed = v
-	case "disk":
-		if err := rp.setup(cmd); err != nil {
-			return err
-		}
-		kv, err := parseKV(args)
-		if err != nil {
-			return err
-		}
-		for _, kp := range kv {
-			k, v := kp.key, kp.val
-			switch k {
-			case "fsync":
-				d, err := time.ParseDuration(v)
-				if err != nil || d < 0 {
-					return fmt.Errorf("disk fsync: bad duration %q", v)
-				}
-				rp.spec.Disk.FsyncLatency = d
-			case "group-commit":
-				b, err := strconv.ParseBool(v)
-				if err != nil {
-					return fmt.Errorf("disk group-commit: bad bool %q", v)
-				}
-				rp.spec.Disk.GroupCommit = b
-			default:
-				return fmt.Errorf("disk: unknown key %q (valid: fsync, group-commit)", k)
-			}
-		}
 	case "start":
 		if rp.started {
 			return fmt.Errorf("already started")
@@ -485,46 +431,26 @@ func (rp *replayer) fail(format string, a ...any) error {
 	return nil
 }
 
-func applyParams(p *algorithms.Params, kv []kvPair) error {
-	for _, kp := range kv {
-		k, v := kp.key, kp.val
-		dur := func() (time.Duration, error) {
-			d, err := time.ParseDuration(v)
-			if err != nil {
-				return 0, fmt.Errorf("params %s: bad duration %q", k, v)
-			}
-			return d, nil
-		}
-		var err error
-		switch k {
-		case "lease-span":
-			p.LeaseSpan, err = dur()
-		case "max-lease":
-			p.MaxLease, err = dur()
-		case "dmax":
-			p.DMax, err = dur()
-		case "timeout":
-			p.ResponseTimeout, err = dur()
-		case "backoff":
-			p.Backoff, err = dur()
-		case "drift":
-			p.Drift, err = strconv.ParseFloat(v, 64)
-			if err != nil {
-				err = fmt.Errorf("params drift: bad number %q", v)
-			}
-		case "rounds":
-			p.MaxRounds, err = strconv.Atoi(v)
-			if err != nil {
-				err = fmt.Errorf("params rounds: bad number %q", v)
-			}
-		default:
-			err = fmt.Errorf("params: unknown key %q (valid: lease-span, max-lease, dmax, drift, timeout, rounds, backoff)", k)
-		}
-		if err != nil {
-			return err
-		}
+// scenarioParams are the parameters each setup command sets, spelled as
+// in runner's parameter table (the command line's flags without "--").
+var scenarioParams = map[string][]Param{
+	"cluster": NamedParams("acceptors", "proposers"),
+	"params":  ParamsOf(GroupProtocol),
+	"disk":    NamedParams("fsync-latency", "group-commit"),
+}
+
+// setParams sets the KEY=VALUE arguments of a setup command: keys are
+// parameters of ps.
+func (rp *replayer) setParams(cmd string, args []string, ps []Param) error {
+	kv, err := parseKV(args)
+	if err != nil {
+		return err
 	}
-	return nil
+	pairs := make([][2]string, len(kv))
+	for i, kp := range kv {
+		pairs[i] = [2]string{kp.key, kp.val}
+	}
+	return SetParams(&rp.spec, cmd, ps, pairs)
 }
 
 // selectPending finds the pending messages SEL names.

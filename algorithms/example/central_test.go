@@ -103,7 +103,7 @@ func TestScenarios(t *testing.T) {
 	// server answers n2 at once while n1 still holds.
 	loose := []string{
 		"algo central", "cluster acceptors=1 proposers=3",
-		"params lease-span=2s max-lease=3s drift=0.001 timeout=1s rounds=5 backoff=0s",
+		"params lease-span=2s max-lease=3s drift-bound=0.001 response-timeout=1s max-rounds=5 backoff=0s",
 		"ablate " + example.AblateRestartWait,
 		"acquire n1 r0", "deliver all", "deliver all", "crash n0", "restart n0",
 		"acquire n2 r0", "deliver all", "deliver all", "advance 1s",

@@ -118,7 +118,7 @@ func repsText(n int, seed uint64) string {
 func (r *Report) linePanel(fi int, m Meter, title string) plots.LineChart {
 	e := r.Exp
 	facet, sw, values := e.Facets[fi].Name, e.SweepOf(fi), e.ValuesOf(fi)
-	lc := plots.LineChart{Title: title, XLabel: params[sw.Param].Label, YLabel: m.AxisLabel(),
+	lc := plots.LineChart{Title: title, XLabel: paramLabel(sw.Param), YLabel: m.AxisLabel(),
 		LogX: sw.LogX, LogY: m.LogY, Dodge: vg.Points(2.5 * float64(len(e.Variants)))}
 	if len(values) <= 12 {
 		// Label the sweep's own points; a long sweep gets round numbers.
@@ -203,7 +203,7 @@ func (r *Report) chainPanel(letter string) plots.LineChart {
 }
 
 func shortParam(p string) string {
-	return strings.SplitN(params[p].Label, " ", 2)[0]
+	return strings.SplitN(paramLabel(p), " ", 2)[0]
 }
 
 // chartMeters are the meters drawn (TableOnly ones are left out).

@@ -24,7 +24,7 @@ var fourAlgos = []Variant{
 
 // oneMsgPerDatagram is the udp datagram size that carries exactly one
 // message: the datagram header and one message (runner.MinDatagram).
-var oneMsgPerDatagram = []Setting{{"datagram_bytes", float64(runner.MinDatagram)}}
+var oneMsgPerDatagram = []Setting{{"datagram", float64(runner.MinDatagram)}}
 
 // oneMsgName names the variant of an algorithm that sends every message in
 // a datagram of its own.
@@ -83,7 +83,7 @@ func throughputEnvs() []string { return []string{"udp", "sim"} }
 // delay; the simulator has no kernel, so its base spec carries a
 // stand-in 0.05 ms ± 0.01 ms.
 func loopback() map[string][]Setting {
-	return map[string][]Setting{"udp": {{"rtt_ms", 0}, {"jitter_ms", 0}}}
+	return map[string][]Setting{"udp": {{"rtt", 0}, {"jitter", 0}}}
 }
 
 // lanRTTMS is fig6's emulated LAN round trip: a ping between two hosts on
@@ -391,7 +391,7 @@ func All() []Experiment {
 				return s
 			}(),
 			Sweep:  fig8Sweep,
-			Facets: []Facet{{Name: "RTT 0.5 ms", Set: []Setting{{"rtt_ms", 0.5}, {"jitter_ms", 0.05}}}, {Name: "RTT 55 ms", Set: []Setting{{"rtt_ms", 55}, {"jitter_ms", 1}}}},
+			Facets: []Facet{{Name: "RTT 0.5 ms", Set: []Setting{{"rtt", 0.5}, {"jitter", 0.05}}}, {Name: "RTT 55 ms", Set: []Setting{{"rtt", 55}, {"jitter", 1}}}},
 			// The paper: "For each data point we took the average of three measurements."
 			Variants: fourAlgos, Envs: []string{"sim"}, Reps: 3, QuickReps: 3,
 			Meters: []Meter{{Key: "latency_ms.mean", Label: "negotiation duration", Unit: "ms"}},
@@ -569,15 +569,15 @@ func All() []Experiment {
 			Paper: "each algorithm's safety rules as `leaselab algos` lists them (strict readings of PaxosLease, FaTLease's d_max, classic Paxos's fsync)",
 			What:  "For each algorithm, the same fault campaign with each of its rules switched off in turn (the baseline is 'none'): the share of runs with a violation of the lease invariant, and the share of wanted time the lease was held.",
 			Kind:  Bars, Base: ablBase,
-			QuickSet: []Setting{{"duration_s", 60}},
+			QuickSet: []Setting{{"duration", 60}},
 			// Two client behaviours, because the rules guard different
 			// moments: quick release and re-acquisition (late releases,
 			// duplicated grants) and leases that run out (restarts and
 			// clock drift around the expiry); each rule's "exposed by"
 			// names one of them.
 			Facets: []Facet{
-				{Name: "quick release", Set: []Setting{{"release", 1}, {"hold_ms", 10}, {"pause_ms", 1}}},
-				{Name: "leases expire", Set: []Setting{{"release", 0}, {"hold_ms", 0}, {"pause_ms", 500}}},
+				{Name: "quick release", Set: []Setting{{"release", 1}, {"hold", 10}, {"pause", 1}}},
+				{Name: "leases expire", Set: []Setting{{"release", 0}, {"hold", 0}, {"pause", 500}}},
 			},
 			Variants: []Variant{
 				{Algo: "naive", AllAblations: true},

@@ -157,7 +157,7 @@ func TestValidateRejects(t *testing.T) {
 		}, "whole number"},
 		{"unknown meter", func(e *Experiment) { e.Meters = append(e.Meters, Meter{Key: "bogus", Label: "b"}) }, "unknown meter"},
 		{"log of zero", func(e *Experiment) {
-			e.Sweep = Sweep{Param: "rtt_ms", Full: []float64{0, 1}, Quick: []float64{0, 1}, LogX: true}
+			e.Sweep = Sweep{Param: "rtt", Full: []float64{0, 1}, Quick: []float64{0, 1}, LogX: true}
 		}, "log x axis"},
 		{"decreasing sweep", func(e *Experiment) { e.Sweep.Quick = []float64{10, 5} }, "increase"},
 		{"no variants", func(e *Experiment) { e.Variants = nil }, "no variants"},
@@ -263,19 +263,20 @@ func close(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(1, math.Ab
 
 func TestApply(t *testing.T) {
 	s := runner.DefaultSpec()
-	if err := Apply(&s, Setting{"rtt_ms", 66}, Setting{"bandwidth_kBps", 512}, Setting{"acceptors", 5}, Setting{"background_writer", 1}); err != nil {
+	if err := Apply(&s, Setting{"rtt", 66}, Setting{"bandwidth", 512 * 1024}, Setting{"acceptors", 5}, Setting{"background-writer", 1}); err != nil {
 		t.Fatal(err)
 	}
 	if s.Net.RTT != 66*time.Millisecond || s.Net.Bandwidth != 512*1024 || s.Acceptors != 5 || !s.Disk.Background {
 		t.Errorf("not applied: %+v", s)
 	}
-	for _, bad := range []Setting{{"acceptors", 2.5}, {"acceptors", 0}, {"warp", 1}, {"rtt_ms", math.NaN()}, {"rtt_ms", -1}} {
+	for _, bad := range []Setting{{"acceptors", 2.5}, {"acceptors", 0}, {"warp", 1}, {"rtt", math.NaN()}, {"rtt", -1},
+		{"algo", 1}, {"release", 2}, {"rtt_ms", 1}} {
 		if err := Apply(&s, bad); err == nil {
 			t.Errorf("Apply(%v): no error", bad)
 		}
 	}
-	if v, err := Get(s, "rtt_ms"); err != nil || v != 66 {
-		t.Errorf("Get rtt_ms = %g, %v", v, err)
+	if v, err := Get(s, "rtt"); err != nil || v != 66 {
+		t.Errorf("Get rtt = %g (ms), %v", v, err)
 	}
 }
 
@@ -686,7 +687,7 @@ func TestEnvironments(t *testing.T) {
 	}
 	// Settings and notes for an unknown environment are an error.
 	bad := byName["fig5"]
-	bad.EnvSet = map[string][]Setting{"mars": {{"rtt_ms", 1}}}
+	bad.EnvSet = map[string][]Setting{"mars": {{"rtt", 1}}}
 	if err := bad.Validate(); err == nil || !strings.Contains(err.Error(), `"mars"`) {
 		t.Errorf("EnvSet for mars: %v", err)
 	}
@@ -696,7 +697,7 @@ func TestEnvironments(t *testing.T) {
 		t.Errorf("EnvNotes for mars: %v", err)
 	}
 	bad = byName["fig5"]
-	bad.EnvSet = map[string][]Setting{"udp": {{"rtt_ms", -1}}}
+	bad.EnvSet = map[string][]Setting{"udp": {{"rtt", -1}}}
 	if err := bad.Validate(); err == nil {
 		t.Errorf("EnvSet with a negative rtt: no error")
 	}

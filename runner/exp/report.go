@@ -262,7 +262,7 @@ func (r *Report) summaryTable(w io.Writer) error {
 		if e.mixedSweeps() {
 			head = append(head, "swept")
 		} else {
-			head = append(head, e.Sweep.Param)
+			head = append(head, paramText(e.Sweep.Param))
 		}
 	}
 	for _, m := range ms {
@@ -285,7 +285,7 @@ func (r *Report) summaryTable(w io.Writer) error {
 		if e.Sweep.Param != "" {
 			x := plots.FormatNumber(pt.X)
 			if e.mixedSweeps() {
-				x = e.SweepOf(pt.Facet).Param + " = " + x
+				x = paramText(e.SweepOf(pt.Facet).Param) + " = " + x
 			}
 			row = append(row, x)
 		}
@@ -390,7 +390,7 @@ func setupText(r *Report) string {
 		for _, v := range e.Values {
 			vs = append(vs, plots.FormatNumber(v))
 		}
-		text += fmt.Sprintf(" Swept: %s = %s.", e.Sweep.Param, strings.Join(vs, ", "))
+		text += fmt.Sprintf(" Swept: %s = %s.", paramText(e.Sweep.Param), strings.Join(vs, ", "))
 	}
 	for fi, f := range e.Facets {
 		if f.Name != "" {
@@ -400,7 +400,7 @@ func setupText(r *Report) string {
 				for _, v := range e.ValuesOf(fi) {
 					vs = append(vs, plots.FormatNumber(v))
 				}
-				text += fmt.Sprintf(", swept %s = %s", f.Sweep.Param, strings.Join(vs, ", "))
+				text += fmt.Sprintf(", swept %s = %s", paramText(f.Sweep.Param), strings.Join(vs, ", "))
 			}
 			text += "."
 		}
@@ -476,7 +476,7 @@ func diskText(d runner.DiskSpec, env string) string {
 func settingsText(ss []Setting) string {
 	var parts []string
 	for _, s := range ss {
-		parts = append(parts, fmt.Sprintf("%s = %s", s.Param, plots.FormatNumber(s.Value)))
+		parts = append(parts, fmt.Sprintf("%s = %s", paramText(s.Param), plots.FormatNumber(s.Value)))
 	}
 	return strings.Join(parts, ", ")
 }

@@ -71,8 +71,8 @@ func TestVariantEnvsRejects(t *testing.T) {
 		resolve bool
 	}{
 		{"unknown env", Variant{Name: "x", Algo: "naive", Envs: []string{"mars"}}, "unknown environment", false},
-		{"datagram too small", Variant{Name: "x", Algo: "naive", Set: []Setting{{"datagram_bytes", 10}}}, "datagram size", true},
-		{"datagram fractional", Variant{Name: "x", Algo: "naive", Set: []Setting{{"datagram_bytes", 72.5}}}, "whole number", false},
+		{"datagram too small", Variant{Name: "x", Algo: "naive", Set: []Setting{{"datagram", 10}}}, "datagram size", true},
+		{"datagram fractional", Variant{Name: "x", Algo: "naive", Set: []Setting{{"datagram", 72.5}}}, "whole number", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := base

@@ -128,7 +128,7 @@
 //
 // Classic Paxos's disk is the scenario interpreter's with group commit
 // and every fsync taking exactly FsyncLatency (the scenario's "disk
-// fsync=D"): records queue for the next fsync, whose completion is a
+// fsync-latency=D"): records queue for the next fsync, whose completion is a
 // deadline like a timer's; the messages of an Output wait for it unless
 // the Output says NoSync (the fsync ablation), and a crash before it
 // completes loses the records. The default latency is 0: the fsync

@@ -27,7 +27,7 @@ type Config struct {
 	Params    algorithms.Params
 	Seed      uint64 // seeds the nodes' Config.Rand, as in a scenario
 	// FsyncLatency: every fsync takes exactly this long (Durable
-	// algorithms; the scenario's "disk fsync=D").
+	// algorithms; the scenario's "disk fsync-latency=D").
 	FsyncLatency time.Duration
 
 	// Budgets along one path.
@@ -607,21 +607,22 @@ func (c *config) counterexample(refs []ref, g int32) (string, *Violation, int, e
 
 // header writes the setup lines of a scenario.
 func (c *config) header(b *strings.Builder, w *world) {
-	p := c.Params
 	fmt.Fprintf(b, "# leaselab explore counterexample: %s", c.Algo)
 	if len(c.Ablate) > 0 {
 		fmt.Fprintf(b, " --ablate %s", strings.Join(c.Ablate, ","))
 	}
 	fmt.Fprintf(b, ", %d acceptors, %d proposers\n", c.Acceptors, c.Proposers)
 	fmt.Fprintf(b, "algo %s\n", c.Algo)
-	fmt.Fprintf(b, "cluster acceptors=%d proposers=%d\n", c.Acceptors, c.Proposers)
-	fmt.Fprintf(b, "params lease-span=%s max-lease=%s dmax=%s drift=%s timeout=%s rounds=%d backoff=%s\n",
-		p.LeaseSpan, p.MaxLease, p.DMax, strconv.FormatFloat(p.Drift, 'g', -1, 64), p.ResponseTimeout, p.MaxRounds, p.Backoff)
+	// The setup lines spell parameters as runner's table does.
+	spec := runner.Spec{Acceptors: c.Acceptors, Proposers: c.Proposers, Params: c.Params,
+		Disk: runner.DiskSpec{FsyncLatency: c.FsyncLatency, GroupCommit: true}}
+	fmt.Fprintf(b, "cluster %s\n", runner.FormatParams(spec, runner.NamedParams("acceptors", "proposers")))
+	fmt.Fprintf(b, "params %s\n", runner.FormatParams(spec, runner.ParamsOf(runner.GroupProtocol)))
 	if len(c.Ablate) > 0 {
 		fmt.Fprintf(b, "ablate %s\n", strings.Join(c.Ablate, ","))
 	}
 	fmt.Fprintf(b, "seed %d\n", c.Seed)
-	fmt.Fprintf(b, "disk fsync=%s group-commit=true\n", c.FsyncLatency)
+	fmt.Fprintf(b, "disk %s\n", runner.FormatParams(spec, runner.NamedParams("fsync-latency", "group-commit")))
 	for n, ck := range c.roots[w.root] {
 		if ck != (runner.Clock{}) {
 			fmt.Fprintf(b, "clock n%d offset=%s rate=%s\n", n, time.Duration(ck.Offset), strconv.FormatFloat(float64(ck.RatePPB)/1e9, 'g', -1, 64))

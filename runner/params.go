@@ -131,14 +131,14 @@ var params = []Param{
 		Help:  "failover: the holder extends this long before its local expiry",
 		field: func(s *Spec) any { return &s.RenewBefore }},
 	{Name: "seed", Group: GroupWorkload, Default: uint64(1), Label: "seed",
-		Help:  "seed of everything random in a simulated run: same seed, same trace",
+		Help:  "seed of everything random: in a simulated run, same seed, same trace; over UDP it seeds the nodes' draws (ballot jitter, backoff) and the emulated network, but real time is not reproducible",
 		field: func(s *Spec) any { return &s.Seed }},
 	{Name: "duration", Group: GroupWorkload, Default: 60 * time.Second, Unit: "s", Label: "run length (s)",
 		Help:  "true time the contention and failover workloads run; for batch and single, the limit after which unfinished requests count as failed",
 		field: func(s *Spec) any { return &s.Duration }},
 
 	{Name: "rtt", Group: GroupNet, Default: time.Millisecond, Unit: "ms", Label: "round-trip time (ms)",
-		Help: "round-trip time of every link (one way is half); with --env udp added to the real one in user space, " +
+		Help: "round-trip time of every link (one way is half); over UDP (--env udp, node processes) emulated on top of the real one in user space, " +
 			"each hop ending some tens of µs late on an idle machine (wake-up latency; see 'go test ./runner/udp -bench WakeTimer')",
 		field: func(s *Spec) any { return &s.Net.RTT }},
 	{Name: "jitter", Group: GroupNet, Default: 200 * time.Microsecond, Unit: "ms", Label: "one-way jitter (ms)",

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"leaselab/runner/record"
 	"runtime"
 	"strconv"
 	"time"
@@ -220,8 +221,8 @@ func setupBench(fs *pflag.FlagSet) action {
 			if err != nil {
 				return err
 			}
-			out.RawUDPRTTUS = us(runner.NearestRank(rtts, 0.5)) // RawRTT returns them sorted
-			out.RawUDPRTTP90US = us(runner.NearestRank(rtts, 0.9))
+			out.RawUDPRTTUS = us(record.NearestRank(rtts, 0.5)) // RawRTT returns them sorted
+			out.RawUDPRTTP90US = us(record.NearestRank(rtts, 0.9))
 			out.RawDatagramsPerSec = rate.RecvPerSec
 		}
 		// --datagram is the spec's (addNetFlags), checked by validateSpec.
@@ -406,7 +407,7 @@ func clusterOf(s runner.Spec) algorithms.Cluster {
 
 // percentiles of ns values in ms: runner.PercentilesMS, the one
 // definition (nearest rank) every leaselab percentile uses.
-func percentiles(ns []int64) runner.Percentiles { return runner.PercentilesMS(ns) }
+func percentiles(ns []int64) runner.Percentiles { return record.PercentilesMS(ns) }
 
 // benchKey is a fresh random key for --sign.
 func benchKey() []byte {

@@ -28,6 +28,7 @@ package main
 
 import (
 	"fmt"
+	"leaselab/runner/campaign"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -155,13 +156,13 @@ func validateSpec(s runner.Spec) error {
 // parseFaults checks a --faults list: "all", or names from
 // runner.FaultKinds.
 func parseFaults(list []string) ([]string, error) {
-	valid := "all, " + strings.Join(runner.FaultKinds, ", ")
+	valid := "all, " + strings.Join(campaign.FaultKinds, ", ")
 	if len(list) == 0 {
 		return nil, usagef("--faults needs at least one of: %s", valid)
 	}
 	for _, f := range list {
 		ok := f == "all"
-		for _, k := range runner.FaultKinds {
+		for _, k := range campaign.FaultKinds {
 			ok = ok || f == k
 		}
 		if !ok {

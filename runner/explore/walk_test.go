@@ -2,12 +2,12 @@ package explore
 
 import (
 	"fmt"
+	"leaselab/runner/sim"
 	"math/rand/v2"
 	"strings"
 	"testing"
 
 	"leaselab/algorithms"
-	"leaselab/runner"
 
 	_ "leaselab/classicpaxos"
 	_ "leaselab/fatlease"
@@ -98,7 +98,7 @@ func TestWalksAgreeWithReplay(t *testing.T) {
 			for seed := range uint64(20) {
 				sc, _ := walk(t, c, seed, 80)
 				var out strings.Builder
-				rr, err := runner.Replay(strings.NewReader(sc), &out)
+				rr, err := sim.Replay(strings.NewReader(sc), &out)
 				if err != nil {
 					t.Fatalf("%s %s seed %d: %v\n%s", name, abl, seed, err, sc)
 				}

@@ -2,12 +2,12 @@ package explore
 
 import (
 	"fmt"
+	"leaselab/runner/faults"
 	"math"
 	"math/rand/v2"
 	"sort"
 
 	"leaselab/algorithms"
-	"leaselab/runner"
 )
 
 // never is the true deadline of a timer whose local deadline the node's
@@ -167,7 +167,7 @@ func (x *exec) fail(err error) {
 	}
 }
 
-func (x *exec) clock(n algorithms.NodeID) runner.Clock { return x.cfg.roots[x.w.root][n] }
+func (x *exec) clock(n algorithms.NodeID) faults.Clock { return x.cfg.roots[x.w.root][n] }
 
 // own returns node n's snap, cloned first if this transition has not
 // cloned it yet.
@@ -462,7 +462,7 @@ func (x *exec) start(n algorithms.NodeID, again bool) {
 	if again {
 		w.restarts[n]++
 	}
-	src := runner.NodeSource(x.cfg.Seed, n, w.restarts[n])
+	src := faults.NodeSource(x.cfg.Seed, n, w.restarts[n])
 	c := algorithms.Config{
 		ID:        n,
 		Cluster:   x.cfg.cluster,

@@ -4,12 +4,11 @@ package replaytest
 
 import (
 	"bytes"
+	"leaselab/runner/sim"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"leaselab/runner"
 )
 
 // Files replays every file matching pattern as a subtest. Each file must
@@ -37,7 +36,7 @@ func Files(t *testing.T, pattern string, mustSay ...string) {
 				}
 			}
 			var out bytes.Buffer
-			res, err := runner.Replay(bytes.NewReader(data), &out)
+			res, err := sim.Replay(bytes.NewReader(data), &out)
 			if err != nil {
 				t.Fatalf("replay: %v\n%s", err, out.String())
 			}

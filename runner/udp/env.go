@@ -3,6 +3,8 @@ package udp
 import (
 	"errors"
 	"fmt"
+	"leaselab/runner/record"
+	"leaselab/runner/workload"
 	"math/rand/v2"
 	"net"
 	"net/netip"
@@ -78,8 +80,8 @@ type env struct {
 	cut  *Partition
 	plan *partitionPlan
 
-	drv *runner.Driver
-	rec *runner.Recorder
+	drv *workload.Driver
+	rec *record.Recorder
 
 	now    int64               // latest true time handed to the driver
 	timers timeq.Queue[func()] // timed callbacks, in (time, call order)
@@ -184,8 +186,8 @@ func RunSpec(spec runner.Spec, opt runner.Options, eo EnvOptions) (runner.Result
 	if opt.ViolationTrace != nil {
 		ring = runner.ViolationContext
 	}
-	tr := runner.NewTracer(opt.Trace, ring)
-	e.rec = runner.NewRecorder(spec, e, tr)
+	tr := record.NewTracer(opt.Trace, ring)
+	e.rec = record.NewRecorder(spec, e, tr)
 	if opt.Holds != nil {
 		e.rec.WriteHolds(opt.Holds)
 	}
@@ -199,7 +201,7 @@ func RunSpec(spec runner.Spec, opt runner.Options, eo EnvOptions) (runner.Result
 			recent := tr.Recent()
 			var b []byte
 			for i := range recent {
-				b = runner.AppendTraceJSON(b[:0], &recent[i])
+				b = record.AppendTraceJSON(b[:0], &recent[i])
 				b = append(b, '\n')
 				if _, err := opt.ViolationTrace.Write(b); err != nil {
 					return
@@ -207,7 +209,7 @@ func RunSpec(spec runner.Spec, opt runner.Options, eo EnvOptions) (runner.Result
 			}
 		}
 	}
-	e.drv, err = runner.NewDriver(spec, e, e.rec)
+	e.drv, err = workload.NewDriver(spec, e, e.rec)
 	if err != nil {
 		return runner.Result{}, Extra{}, err
 	}
@@ -501,24 +503,24 @@ func (e *env) split(heal int64) {
 			mask |= 1 << i
 		}
 	}
-	e.traceNet(runner.TracePartition, mask)
+	e.traceNet(record.TracePartition, mask)
 	e.At(heal, e.heal)
 }
 
 // traceNet writes a partition or heal line to the trace, if there is one.
 // Holds that ended before now go in first, so the trace stays in
 // true-time order.
-func (e *env) traceNet(kind runner.TraceKind, mask int64) {
+func (e *env) traceNet(kind record.TraceKind, mask int64) {
 	if tr := e.rec.Tracer(); tr != nil {
 		e.rec.Checker().Advance(e.now)
-		tr.Add(&runner.TraceRec{T: e.now, Local: algorithms.Local(e.now), Kind: kind, Node: algorithms.NoNode, X: mask})
+		tr.Add(&record.TraceRec{T: e.now, Local: algorithms.Local(e.now), Kind: kind, Node: algorithms.NoNode, X: mask})
 	}
 }
 
 // heal ends an episode (a timed callback: mu is held).
 func (e *env) heal() {
 	e.cut.Heal()
-	e.traceNet(runner.TraceHeal, 0)
+	e.traceNet(record.TraceHeal, 0)
 	e.planPartition()
 }
 

@@ -12,7 +12,7 @@ import (
 
 	"leaselab/algorithms"
 	"leaselab/runner"
-	"leaselab/runner/wire"
+	"leaselab/runner/udp/wire"
 
 	_ "leaselab/fatlease"
 	_ "leaselab/naive"

@@ -10,7 +10,7 @@ import (
 	"leaselab/algorithms"
 	"leaselab/runner"
 	"leaselab/runner/timeq"
-	"leaselab/runner/wire"
+	"leaselab/runner/udp/wire"
 )
 
 // Netem is user-space network emulation on the sending side, for LAN and

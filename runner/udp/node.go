@@ -29,8 +29,8 @@ import (
 	"time"
 
 	"leaselab/algorithms"
-	"leaselab/classicpaxos/wal"
-	"leaselab/runner/wire"
+	"leaselab/runner/udp/wal"
+	"leaselab/runner/udp/wire"
 )
 
 // Observer sees what nodes do. Its methods are called on the node's event

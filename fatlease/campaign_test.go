@@ -1,7 +1,6 @@
 package fatlease_test
 
 import (
-	"leaselab/runner/campaign"
 	"testing"
 	"time"
 
@@ -9,6 +8,7 @@ import (
 	_ "leaselab/classicpaxos"
 	_ "leaselab/fatlease"
 	"leaselab/runner"
+	"leaselab/runner/campaign"
 )
 
 // Short fault campaigns through the runner: the rules hold under every

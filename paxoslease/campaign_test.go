@@ -1,13 +1,13 @@
 package paxoslease_test
 
 import (
-	"leaselab/runner/campaign"
 	"testing"
 	"time"
 
 	"leaselab/algorithms"
 	"leaselab/paxoslease"
 	"leaselab/runner"
+	"leaselab/runner/campaign"
 )
 
 // TestCampaigns runs short seeded fault campaigns through the runner's

@@ -2,7 +2,6 @@ package paxoslease_test
 
 import (
 	"bytes"
-	"leaselab/runner/sim"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +9,7 @@ import (
 
 	"leaselab/algorithms"
 	"leaselab/paxoslease"
+	"leaselab/runner/sim"
 )
 
 // TestScenarioFiles replays every testdata/paxoslease-*.txt through the

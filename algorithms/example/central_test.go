@@ -2,8 +2,6 @@ package example_test
 
 import (
 	"bytes"
-	"leaselab/runner/campaign"
-	"leaselab/runner/sim"
 	"math/rand/v2"
 	"os"
 	"strings"
@@ -13,6 +11,8 @@ import (
 	"leaselab/algorithms"
 	"leaselab/algorithms/example"
 	"leaselab/runner"
+	"leaselab/runner/campaign"
+	"leaselab/runner/sim"
 )
 
 func spec() runner.Spec {

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"leaselab/runner/record"
 	"runtime"
 	"strconv"
 	"time"
@@ -15,6 +14,7 @@ import (
 
 	"leaselab/algorithms"
 	"leaselab/runner"
+	"leaselab/runner/record"
 	"leaselab/runner/udp" // also registers --env udp for every command
 )
 

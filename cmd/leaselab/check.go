@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"fmt"
-	"leaselab/runner/campaign"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -13,6 +12,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"leaselab/runner"
+	"leaselab/runner/campaign"
 )
 
 func init() {

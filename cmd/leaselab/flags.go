@@ -28,13 +28,13 @@ package main
 
 import (
 	"fmt"
-	"leaselab/runner/campaign"
 	"strings"
 
 	"github.com/spf13/pflag"
 
 	"leaselab/algorithms"
 	"leaselab/runner"
+	"leaselab/runner/campaign"
 	"leaselab/runner/udp"
 )
 

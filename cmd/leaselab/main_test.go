@@ -5,8 +5,6 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
-	"leaselab/runner/campaign"
-	"leaselab/runner/sim"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -19,6 +17,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"leaselab/runner"
+	"leaselab/runner/campaign"
+	"leaselab/runner/sim"
 )
 
 // leaselab runs the command in-process.

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"leaselab/runner/sim"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -13,6 +12,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"leaselab/runner"
+	"leaselab/runner/sim"
 )
 
 func init() {
@@ -22,7 +22,7 @@ func init() {
 		usage:   "[--format table|json] [--trace FILE] [--timeline FILE.html] FILE",
 		long: `Runs a scripted interleaving (sim.Replay): acquire, deliver / drop /
 duplicate a named message, crash, restart, advance time, expect. The
-scenario format is described in runner/testdata. Prints the trace, then the
+scenario format is described in runner/sim/testdata. Prints the trace, then the
 verdict: steps run, lease-invariant violations, and the expect lines that
 did not hold, then the run's meters as ` + "`run`" + ` reports them (static_deadlocks,
 static_deadlock_fraction, preemptions, leases_acquired, ...). With --format

@@ -2,8 +2,6 @@ package campaign
 
 import (
 	"fmt"
-	"leaselab/runner"
-	"leaselab/runner/sim"
 	"math"
 	"math/rand/v2"
 	"runtime"
@@ -13,6 +11,8 @@ import (
 	"time"
 
 	"leaselab/algorithms"
+	"leaselab/runner"
+	"leaselab/runner/sim"
 )
 
 // FaultKinds are the fault kinds a campaign can draw ("all" means every

@@ -2,11 +2,12 @@ package campaign
 
 import (
 	"fmt"
-	"leaselab/runner"
-	"leaselab/runner/internal/toy"
 	"runtime"
 	"testing"
 	"time"
+
+	"leaselab/runner"
+	"leaselab/runner/internal/toy"
 )
 
 func TestCheckCampaign(t *testing.T) {

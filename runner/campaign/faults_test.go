@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"leaselab/runner"
 	"math"
 	"testing"
 	"time"
@@ -12,6 +11,7 @@ import (
 	"leaselab/algorithms"
 	_ "leaselab/fatlease"   // free-clock allowance of an algorithm that assumes a skew bound
 	_ "leaselab/paxoslease" // the campaign faults run against a real algorithm
+	"leaselab/runner"
 )
 
 // traceLine is the part of a JSON trace record these tests read.

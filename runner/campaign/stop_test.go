@@ -1,12 +1,13 @@
 package campaign
 
 import (
-	"leaselab/runner"
-	"leaselab/runner/internal/toy"
 	"reflect"
 	"runtime"
 	"testing"
 	"time"
+
+	"leaselab/runner"
+	"leaselab/runner/internal/toy"
 )
 
 // StopAtFirst ends at the lowest violating seed, runs every seed before

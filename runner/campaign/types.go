@@ -16,7 +16,7 @@ type CheckSpec struct {
 	Faults    []string
 	Seeds     int
 	FirstSeed uint64
-	// Vary: parts of the experiment each seed draws afresh (see check.go).
+	// Vary: parts of the experiment each seed draws afresh (see campaign.go).
 	Vary Vary
 	// StopAtFirst ends the campaign at the lowest violating seed: every
 	// seed up to it runs, none after (CheckResult.Seeds says how many).

@@ -2,12 +2,12 @@ package experiments
 
 import (
 	"fmt"
-	"leaselab/runner/campaign"
-	"leaselab/runner/record"
 	"time"
 
 	"leaselab/algorithms"
 	"leaselab/runner"
+	"leaselab/runner/campaign"
+	"leaselab/runner/record"
 )
 
 // The experiments, as data. To add one, append an Experiment to the list
@@ -549,7 +549,7 @@ func All() []Experiment {
 			},
 			Notes: []string{
 				"The papers give no numbers for this contrast; the rows above check its direction. Blocked time is the share of the time during which some proposer wanted the lease and nobody held it; time in static deadlock is the part of it spent in static-deadlock episodes.",
-				"What blocks is the algorithm's to say (Algorithm.GrantBlocks): a naive grant makes its acceptor deny everyone, and a PaxosLease acceptor's accepted proposal makes its promise closed to everyone but the active holder, until its timer; FaTLease and classic Paxos re-propose the highest accepted lease, so their accepted state blocks nobody and they have no static deadlocks by construction (fatlease/testdata/deadlock-*.txt replay the PaxosLease interleavings and acquire at once). Grants of the proposal its owner last held are a lease in use or in its tail, not a block. An episode counts only if a timer ended it (not a hold, a release or naive-undo's giving back): runner/recorder.go.",
+				"What blocks is the algorithm's to say (Algorithm.GrantBlocks): a naive grant makes its acceptor deny everyone, and a PaxosLease acceptor's accepted proposal makes its promise closed to everyone but the active holder, until its timer; FaTLease and classic Paxos re-propose the highest accepted lease, so their accepted state blocks nobody and they have no static deadlocks by construction (fatlease/testdata/deadlock-*.txt replay the PaxosLease interleavings and acquire at once). Grants of the proposal its owner last held are a lease in use or in its tail, not a block. An episode counts only if a timer ended it (not a hold, a release or naive-undo's giving back): runner/record/recorder.go.",
 				"Where PaxosLease blocks statically, in plain words: an acceptor that has accepted a proposal answers every prepare with that proposal until its timer runs out, and a proposer may only propose with a majority of empty answers (an answer naming its own proposal counts only for the lease it holds now, a rule safety needs: paxoslease/testdata/paxoslease-stale-owner-open.txt). A higher ballot gets promises but not empty ones, so it cannot overwrite anything. Two shapes leave a majority of acceptors with such proposals and nobody holding: a split accept, when two rounds each reach one acceptor before failing (paxoslease/testdata/deadlock-split-accept.txt), and a proposal accepted by a majority whose Accepted answers are lost, which not even its own proposer can use (deadlock-lost-answers.txt). Both need a round to fail half-way: message loss, or proposers that retry without backoff and cut each other's rounds short. The paper's argument that proposers can overwrite acceptor state holds for FaTLease, whose proposers re-propose what they find (fatlease/testdata/deadlock-*.txt), not for PaxosLease's empty-majority rule.",
 				"'no backoff' switches off PaxosLease's random wait before a retry (ablation 'backoff').",
 				"For naive, a round counts as pre-empted when so many acceptors deny it (they hold another proposer's grant) that a majority can no longer be reached; so its pre-emptions and chains measure rounds lost to grants, not to higher ballots.",

@@ -13,13 +13,13 @@ package experiments
 
 import (
 	"fmt"
-	"leaselab/runner/campaign"
 	"math"
 	"sort"
 	"strings"
 
 	"leaselab/algorithms"
 	"leaselab/runner"
+	"leaselab/runner/campaign"
 )
 
 // Kind is how an experiment is drawn.
@@ -159,10 +159,10 @@ type Experiment struct {
 	// Trace: runs keep the hold intervals and the event trace (timeline).
 	Trace bool `json:"trace,omitempty"`
 	// Faults makes every run a member of a fault campaign, exactly as
-	// `leaselab check --faults ...` draws it: runner.CheckSpecFor gives each
+	// `leaselab check --faults ...` draws it: campaign.CheckSpecFor gives each
 	// seed its own fault rates of these kinds (ablations).
 	Faults []string `json:"faults,omitempty"`
-	// Vary: what else each campaign seed draws afresh (runner.Vary).
+	// Vary: what else each campaign seed draws afresh (campaign.Vary).
 	Vary campaign.Vary `json:"vary,omitempty"`
 }
 

@@ -2,7 +2,6 @@ package experiments
 
 import (
 	"encoding/json"
-	"leaselab/runner/record"
 	"math"
 	"path/filepath"
 	"regexp"
@@ -16,6 +15,7 @@ import (
 	_ "leaselab/naive"
 	_ "leaselab/paxoslease"
 	"leaselab/runner"
+	"leaselab/runner/record"
 	"leaselab/runner/udp"
 )
 

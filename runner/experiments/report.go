@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"leaselab/runner/record"
 	"math"
 	"path/filepath"
 	"sort"
@@ -18,6 +17,7 @@ import (
 	"leaselab/algorithms"
 	"leaselab/plots"
 	"leaselab/runner"
+	"leaselab/runner/record"
 )
 
 // mdTable writes a Markdown table. Cells are kept on one line (Markdown

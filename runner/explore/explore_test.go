@@ -1,12 +1,12 @@
 package explore
 
 import (
-	"leaselab/runner/sim"
 	"strings"
 	"testing"
 
 	"leaselab/algorithms"
 	"leaselab/runner"
+	"leaselab/runner/sim"
 )
 
 func toyConfig(algo string) Config {

@@ -3,7 +3,6 @@ package explore
 import (
 	"errors"
 	"fmt"
-	"leaselab/runner/faults"
 	"math"
 	"math/rand/v2"
 	"runtime"
@@ -15,6 +14,7 @@ import (
 	"time"
 
 	"leaselab/algorithms"
+	"leaselab/runner/faults"
 )
 
 // Config is what to explore and how far.

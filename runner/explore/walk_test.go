@@ -2,17 +2,16 @@ package explore
 
 import (
 	"fmt"
-	"leaselab/runner/sim"
 	"math/rand/v2"
 	"strings"
 	"testing"
 
 	"leaselab/algorithms"
-
 	_ "leaselab/classicpaxos"
 	_ "leaselab/fatlease"
 	_ "leaselab/naive"
 	_ "leaselab/paxoslease"
+	"leaselab/runner/sim"
 )
 
 // walk takes random moves from a random initial state without branching
@@ -72,7 +71,7 @@ func walk(t *testing.T, c Config, seed uint64, steps int) (string, bool) {
 }
 
 // TestWalksAgreeWithReplay: random paths over every algorithm and
-// ablation, each replayed by runner.Replay, which must see the same
+// ablation, each replayed by sim.Replay, which must see the same
 // pending messages, holders and violations.
 func TestWalksAgreeWithReplay(t *testing.T) {
 	found := 0

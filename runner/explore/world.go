@@ -2,16 +2,16 @@ package explore
 
 import (
 	"fmt"
-	"leaselab/runner/faults"
 	"math"
 	"math/rand/v2"
 	"sort"
 
 	"leaselab/algorithms"
+	"leaselab/runner/faults"
 )
 
 // never is the true deadline of a timer whose local deadline the node's
-// clock never reaches (runner.Clock.TrueAt's "never").
+// clock never reaches (faults.Clock.TrueAt's "never").
 const never = math.MaxInt64
 
 // snap is a node between two steps. A snap is never changed once a world
@@ -185,7 +185,7 @@ func (x *exec) schedule(e qev) {
 	x.q = append(x.q, e)
 }
 
-// step hands in to node n now and carries out its output (runner/sim.go's
+// step hands in to node n now and carries out its output (runner/sim/sim.go's
 // step).
 func (x *exec) step(n algorithms.NodeID, in algorithms.Input) {
 	w := x.w
@@ -342,7 +342,7 @@ func (x *exec) diskDone(n algorithms.NodeID) {
 	x.startSync(n, d)
 }
 
-// --- the checker's view (runner/checker.go) ---
+// --- the checker's view (runner/checker) ---
 
 func (x *exec) acquired(n algorithms.NodeID, ev *algorithms.Event) {
 	w := x.w
@@ -456,7 +456,7 @@ func (w *world) nextDeadline() int64 {
 // --- node life ---
 
 // start builds node n (a restart when again) and steps it with Start
-// (runner/sim.go's startNode).
+// (runner/sim/sim.go's startNode).
 func (x *exec) start(n algorithms.NodeID, again bool) {
 	w := x.w
 	if again {

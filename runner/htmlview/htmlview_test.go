@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
-	"leaselab/runner/sim"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,6 +16,7 @@ import (
 	_ "leaselab/naive"
 	_ "leaselab/paxoslease"
 	"leaselab/runner"
+	"leaselab/runner/sim"
 )
 
 // replayPage replays a scenario with a violation and builds its page data.

@@ -4,19 +4,19 @@ import (
 	"bufio"
 	"cmp"
 	"io"
-	"leaselab/runner"
-	"leaselab/runner/checker"
-	"leaselab/runner/restable"
 	"math"
 	"slices"
 	"strconv"
 
 	"leaselab/algorithms"
+	"leaselab/runner"
+	"leaselab/runner/checker"
+	"leaselab/runner/restable"
 )
 
 // DiskRecordSize is the number of bytes one algorithms.Record costs on the
 // simulated disk: the size of a record in classic Paxos's real log
-// (classicpaxos/wal.RecordSize: the fields plus a checksum), so that
+// (runner/udp/wal.RecordSize: the fields plus a checksum), so that
 // simulated and real byte counts compare. A test keeps the two equal; the
 // runner does not import the algorithm packages.
 const DiskRecordSize = 48

@@ -4,11 +4,12 @@ package replaytest
 
 import (
 	"bytes"
-	"leaselab/runner/sim"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"leaselab/runner/sim"
 )
 
 // Files replays every file matching pattern as a subtest. Each file must

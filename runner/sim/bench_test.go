@@ -1,9 +1,10 @@
 package sim
 
 import (
-	"leaselab/runner"
 	"testing"
 	"time"
+
+	"leaselab/runner"
 )
 
 // BenchmarkSimDeliver runs the batch workload of the naive majority vote
@@ -20,7 +21,7 @@ func BenchmarkSimDeliver(b *testing.B) {
 	start := time.Now()
 	for i := 0; i < b.N; i++ {
 		s.Seed = uint64(i + 1)
-		res, sm, err := runSimDetail(s, runner.Options{})
+		res, sm, err := runDetail(s, runner.Options{})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -43,7 +44,7 @@ func BenchmarkSimContention(b *testing.B) {
 	start := time.Now()
 	for i := 0; i < b.N; i++ {
 		s.Seed = uint64(i + 1)
-		_, sm, err := runSimDetail(s, runner.Options{})
+		_, sm, err := runDetail(s, runner.Options{})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -1,10 +1,10 @@
 package sim
 
 import (
-	"leaselab/runner/record"
 	"math"
 
 	"leaselab/algorithms"
+	"leaselab/runner/record"
 )
 
 // The simulated disk (classic Paxos's stable storage). In scenario files

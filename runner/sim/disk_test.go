@@ -1,13 +1,13 @@
 package sim_test
 
 import (
+	"testing"
+	"time"
+
 	"leaselab/runner"
 	"leaselab/runner/campaign"
 	"leaselab/runner/internal/toy"
 	"leaselab/runner/record"
-	"testing"
-	"time"
-
 	"leaselab/runner/udp/wal"
 )
 
@@ -126,6 +126,6 @@ func TestDiskCrashRecovery(t *testing.T) {
 
 func TestDiskRecordSizeMatchesWAL(t *testing.T) {
 	if record.DiskRecordSize != wal.RecordSize {
-		t.Fatalf("DiskRecordSize %d, classicpaxos/wal.RecordSize %d", record.DiskRecordSize, wal.RecordSize)
+		t.Fatalf("DiskRecordSize %d, wal.RecordSize %d", record.DiskRecordSize, wal.RecordSize)
 	}
 }

@@ -2,11 +2,12 @@ package sim
 
 import (
 	"fmt"
+	"slices"
+	"time"
+
 	"leaselab/runner"
 	"leaselab/runner/record"
 	"leaselab/runner/workload"
-	"slices"
-	"time"
 )
 
 func init() { runner.RegisterEnv("sim", Run) }
@@ -14,13 +15,13 @@ func init() { runner.RegisterEnv("sim", Run) }
 // Run runs one validated spec in the simulator (runner.Run validates, then
 // calls it for Env "sim").
 func Run(spec runner.Spec, opt runner.Options) (runner.Result, error) {
-	res, _, err := runSimDetail(spec, opt)
+	res, _, err := runDetail(spec, opt)
 	return res, err
 }
 
-// runSimDetail is Run that also returns the simulator (for its
+// runDetail is Run that also returns the simulator (for its
 // counters, in tests and benchmarks).
-func runSimDetail(spec runner.Spec, opt runner.Options) (runner.Result, *sim, error) {
+func runDetail(spec runner.Spec, opt runner.Options) (runner.Result, *sim, error) {
 	start := time.Now()
 	ring := 0
 	if opt.ViolationTrace != nil {

@@ -4,20 +4,20 @@ import (
 	"bufio"
 	"fmt"
 	"io"
-	"leaselab/runner"
-	"leaselab/runner/faults"
-	"leaselab/runner/record"
 	"strconv"
 	"strings"
 	"time"
 
 	"leaselab/algorithms"
+	"leaselab/runner"
+	"leaselab/runner/faults"
+	"leaselab/runner/record"
 )
 
 // Scenario files drive the simulator step by step, in the spirit of etcd
 // raft's datadriven testdata: a specific interleaving (a counterexample
 // from a paper, a model checker or a fault campaign) replayed exactly.
-// The format is documented in runner/testdata/README.md; in short, one
+// The format is documented in runner/sim/testdata/README.md; in short, one
 // command per line, '#' starts a comment:
 //
 //	algo NAME                       setup, before the first action

@@ -2,15 +2,15 @@ package sim
 
 import (
 	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"leaselab/algorithms"
 	"leaselab/runner"
 	"leaselab/runner/faults"
 	"leaselab/runner/record"
 	"leaselab/runner/restable"
 	"leaselab/runner/workload"
-	"math"
-	"math/rand/v2"
-
-	"leaselab/algorithms"
 )
 
 // The discrete-event simulator.

@@ -2,10 +2,11 @@ package sim
 
 import (
 	"fmt"
-	"leaselab/runner"
-	"leaselab/runner/internal/toy"
 	"testing"
 	"time"
+
+	"leaselab/runner"
+	"leaselab/runner/internal/toy"
 )
 
 func TestRunToy(t *testing.T) {

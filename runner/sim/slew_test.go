@@ -1,12 +1,12 @@
 package sim
 
 import (
-	"leaselab/runner"
-	"leaselab/runner/internal/toy"
 	"testing"
 	"time"
 
 	"leaselab/algorithms"
+	"leaselab/runner"
+	"leaselab/runner/internal/toy"
 )
 
 // Clocks with a skew bound drift but stay within it for the whole run (as

@@ -5,14 +5,14 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
-	"leaselab/runner"
-	"leaselab/runner/internal/toy"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"leaselab/algorithms"
+	"leaselab/runner"
+	"leaselab/runner/internal/toy"
 )
 
 func TestWorkloadBatch(t *testing.T) {

@@ -1,10 +1,10 @@
 package udp
 
 import (
-	"leaselab/runner/faults"
 	"time"
 
 	"leaselab/algorithms"
+	"leaselab/runner/faults"
 )
 
 // Clock is a node's local clock over the process's monotonic clock.

@@ -3,7 +3,6 @@ package udp
 import (
 	"errors"
 	"fmt"
-	"leaselab/runner/faults"
 	"math/rand/v2"
 	"net"
 	"net/netip"
@@ -11,6 +10,7 @@ import (
 	"time"
 
 	"leaselab/algorithms"
+	"leaselab/runner/faults"
 )
 
 // ClusterConfig describes a cluster whose nodes all run in this process,

@@ -3,8 +3,6 @@ package udp
 import (
 	"errors"
 	"fmt"
-	"leaselab/runner/record"
-	"leaselab/runner/workload"
 	"math/rand/v2"
 	"net"
 	"net/netip"
@@ -14,7 +12,9 @@ import (
 
 	"leaselab/algorithms"
 	"leaselab/runner"
+	"leaselab/runner/record"
 	"leaselab/runner/timeq"
+	"leaselab/runner/workload"
 )
 
 func init() {
@@ -52,8 +52,8 @@ type Extra struct {
 	Background BackgroundStats
 }
 
-// env implements runner.Env over real sockets. Every call into the
-// driver, the recorder and the checker happens under mu, as runner.Env
+// env implements workload.Env over real sockets. Every call into the
+// driver, the recorder and the checker happens under mu, as workload.Env
 // requires; a node takes mu once per step (its events and the messages it
 // hands to the network), so three node goroutines and the environment's
 // own goroutine (timed callbacks) take turns at the meters while the
@@ -524,7 +524,7 @@ func (e *env) heal() {
 	e.planPartition()
 }
 
-// --- runner.Env (every method is called with mu held) ---
+// --- workload.Env (every method is called with mu held) ---
 
 func (e *env) Now() int64 { return e.now }
 

@@ -7,8 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"leaselab/runner/checker"
-	"leaselab/runner/record"
 	"net"
 	"net/netip"
 	"os"
@@ -18,6 +16,8 @@ import (
 
 	"leaselab/algorithms"
 	"leaselab/runner"
+	"leaselab/runner/checker"
+	"leaselab/runner/record"
 )
 
 // FailoverConfig drives `leaselab cluster`: N node processes on loopback,

@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"leaselab/runner/faults"
 	"net"
 	"net/netip"
 	"os"
@@ -17,6 +16,7 @@ import (
 	"time"
 
 	"leaselab/algorithms"
+	"leaselab/runner/faults"
 	"leaselab/runner/udp/wal"
 	"leaselab/runner/udp/wire"
 )

@@ -1,3 +1,6 @@
+// Package workload plays the clients of a run: Driver runs the workloads
+// (workload.go) against Env, which every environment implements, so the
+// simulator and the UDP environment run the same workloads.
 package workload
 
 import (
@@ -20,7 +23,7 @@ import (
 // An environment's duties, in the order of one run:
 //
 //  1. Build the nodes (Restarts 0), step each with Input{Kind: Start}.
-//  2. rec := NewRecorder(spec, env, tracer); drv, err := NewDriver(spec, env, rec);
+//  2. rec := record.NewRecorder(spec, env, tracer); drv, err := NewDriver(spec, env, rec);
 //     drv.Start() at true time 0 (it issues the first client requests through
 //     Env.Input and Env.At).
 //  3. For every node Step, handle the Output:

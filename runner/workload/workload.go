@@ -2,13 +2,13 @@ package workload
 
 import (
 	"fmt"
-	"leaselab/runner"
-	"leaselab/runner/faults"
-	"leaselab/runner/record"
 	"math/rand/v2"
 	"time"
 
 	"leaselab/algorithms"
+	"leaselab/runner"
+	"leaselab/runner/faults"
+	"leaselab/runner/record"
 )
 
 // The workload driver plays the clients of a run. It is written against

@@ -14,7 +14,7 @@ import (
 // appenders, as an acceptor answering many proposers would), and the raw
 // fsyncs/s of the same disk (64 bytes written + Sync, in a loop).
 //
-//	go test -run - -bench Disk -benchtime 2s ./classicpaxos/wal/
+//	go test -run - -bench Disk -benchtime 2s ./runner/udp/wal/
 func BenchmarkDisk(b *testing.B) {
 	for _, gc := range []bool{true, false} {
 		name := "GroupCommit"

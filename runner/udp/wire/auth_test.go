@@ -95,7 +95,7 @@ func TestSignedBatch(t *testing.T) {
 
 // BenchmarkSign and BenchmarkVerify: the CPU cost of authentication per
 // datagram, for one message, a 1400-byte datagram and a 16 KiB loopback
-// datagram (go test -bench Sign ./runner/wire/).
+// datagram (go test -bench Sign ./runner/udp/wire/).
 func BenchmarkSign(b *testing.B)   { benchAuth(b, false) }
 func BenchmarkVerify(b *testing.B) { benchAuth(b, true) }
 

@@ -53,7 +53,9 @@ type Link struct {
 
 // Net draws, message by message, what the network does, from one stream
 // (seed's StreamNet). A draw is taken only where the Link asks for it
-// (Loss > 0, ...), so a link without a fault draws nothing for it.
+// (Loss > 0, ...), so a link without a fault draws nothing for it. A Net
+// is one run's stream: use it from one goroutine at a time (a concurrent
+// environment draws under its lock, or keeps one Net per link or node).
 type Net struct {
 	Link
 	rng *rand.Rand
@@ -99,7 +101,7 @@ func (n *Net) NextStall(from int64) Stall {
 }
 
 // Schedule draws the fault schedule (crashes, downtimes, partitions) from
-// one stream (seed's StreamFault).
+// one stream (seed's StreamFault); like Net, one goroutine at a time.
 type Schedule struct{ rng *rand.Rand }
 
 // NewSchedule returns the fault-schedule draws of a run with seed.

@@ -22,8 +22,8 @@
 // rewrites it with only that state (write to a temporary file, sync,
 // rename, sync the directory), so a long run does not grow without bound.
 //
-// This package is environment code (the UDP runner uses it); it may use
-// goroutines and files. It must not import the runner.
+// This package is environment code (the UDP environment uses it); it may use
+// goroutines and files. Of this module it imports only package algorithms.
 package wal
 
 import (

@@ -25,7 +25,7 @@ type Algorithm struct {
 	// SkewBound: safety assumes clocks within Params.DMax of each other
 	// (FaTLease, classic Paxos), not only rates within Params.Drift. A
 	// campaign's free-running clocks are kept within its allowance
-	// (runner.ClockAllowance) for such an algorithm only.
+	// (runner/campaign.ClockAllowance) for such an algorithm only.
 	SkewBound bool
 	// GrantBlocks says what an acceptor's Granted state (from its Granted
 	// event until Cleared or its Until) means for other proposers: true

@@ -7,7 +7,7 @@
 // accepted lease) comes out of Step as an algorithms.Record in
 // Output.Persist, in the same Output as the Promise or Accepted it backs,
 // so the runner makes it durable before the message leaves (etcd raft's
-// MustSync rule). Package wal is the real log for the UDP environment:
+// MustSync rule). Package runner/udp/wal is the real log for the UDP environment:
 // checksummed fixed-size records, torn-tail recovery, compaction and group
 // commit.
 //

@@ -8,6 +8,7 @@ import (
 	_ "leaselab/classicpaxos"
 	_ "leaselab/fatlease"
 	"leaselab/runner"
+	"leaselab/runner/campaign"
 )
 
 // Short fault campaigns through the runner: the rules hold under every
@@ -49,7 +50,7 @@ func TestCampaigns(t *testing.T) {
 		if tc.mod != nil {
 			tc.mod(&base)
 		}
-		res, err := runner.Check(runner.CheckSpec{Base: base, Faults: tc.faults, Seeds: tc.seeds, FirstSeed: 1}, runner.Options{})
+		res, err := campaign.Check(campaign.CheckSpec{Base: base, Faults: tc.faults, Seeds: tc.seeds, FirstSeed: 1}, runner.Options{})
 		if err != nil {
 			t.Fatalf("%s %s: %v", tc.algo, tc.ablate, err)
 		}

@@ -7,6 +7,7 @@ import (
 	"leaselab/algorithms"
 	"leaselab/paxoslease"
 	"leaselab/runner"
+	"leaselab/runner/campaign"
 )
 
 // TestCampaigns runs short seeded fault campaigns through the runner's
@@ -57,7 +58,7 @@ func TestCampaigns(t *testing.T) {
 		if tc.ablate != "" {
 			base.Ablate = algorithms.Ablations{tc.ablate}
 		}
-		res, err := runner.Check(runner.CheckSpec{Base: base, Faults: tc.faults, Seeds: tc.seeds, FirstSeed: 1}, runner.Options{})
+		res, err := campaign.Check(campaign.CheckSpec{Base: base, Faults: tc.faults, Seeds: tc.seeds, FirstSeed: 1}, runner.Options{})
 		if err != nil {
 			t.Fatalf("ablate %q: %v", tc.ablate, err)
 		}

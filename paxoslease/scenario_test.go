@@ -9,7 +9,7 @@ import (
 
 	"leaselab/algorithms"
 	"leaselab/paxoslease"
-	"leaselab/runner"
+	"leaselab/runner/sim"
 )
 
 // TestScenarioFiles replays every testdata/paxoslease-*.txt through the
@@ -57,7 +57,7 @@ func TestScenarioFiles(t *testing.T) {
 			covered[ablation] = true
 
 			var out bytes.Buffer
-			res, err := runner.Replay(bytes.NewReader(data), &out)
+			res, err := sim.Replay(bytes.NewReader(data), &out)
 			if err != nil {
 				t.Fatalf("replay: %v\n%s", err, out.String())
 			}
@@ -69,7 +69,7 @@ func TestScenarioFiles(t *testing.T) {
 			t.Logf("ablate %s: the checker reports r%d held by %s and %s for %.3f ms", ablation, v.Resource, v.Owners[0], v.Owners[1], float64(v.OverlapNS)/1e6)
 
 			out.Reset()
-			res, err = runner.Replay(strings.NewReader(strings.Join(strict, "\n")), &out)
+			res, err = sim.Replay(strings.NewReader(strings.Join(strict, "\n")), &out)
 			if err != nil {
 				t.Fatalf("replay without the ablation: %v\n%s", err, out.String())
 			}

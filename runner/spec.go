@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"leaselab/algorithms"
-	"leaselab/runner/wire"
+	"leaselab/runner/udp/wire"
 )
 
 // Workloads the runner knows.

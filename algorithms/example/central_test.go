@@ -11,6 +11,8 @@ import (
 	"leaselab/algorithms"
 	"leaselab/algorithms/example"
 	"leaselab/runner"
+	"leaselab/runner/campaign"
+	"leaselab/runner/sim"
 )
 
 func spec() runner.Spec {
@@ -47,7 +49,7 @@ func TestCampaign(t *testing.T) {
 	if testing.Short() {
 		t.Skip("fault campaign")
 	}
-	vary := runner.Vary{Workload: true, Downtime: true, PartitionLen: true}
+	vary := campaign.Vary{Workload: true, Downtime: true, PartitionLen: true}
 	cases := []struct {
 		ablate string
 		faults string
@@ -64,7 +66,7 @@ func TestCampaign(t *testing.T) {
 		if c.ablate != "" {
 			s.Ablate = algorithms.Ablations{c.ablate}
 		}
-		res, err := runner.Check(runner.CheckSpec{Base: s, Faults: []string{c.faults}, Seeds: 100, FirstSeed: 1, Vary: vary}, runner.Options{})
+		res, err := campaign.Check(campaign.CheckSpec{Base: s, Faults: []string{c.faults}, Seeds: 100, FirstSeed: 1, Vary: vary}, runner.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -74,10 +76,10 @@ func TestCampaign(t *testing.T) {
 	}
 }
 
-func replay(t *testing.T, text string) runner.ReplayResult {
+func replay(t *testing.T, text string) sim.ReplayResult {
 	t.Helper()
 	var out bytes.Buffer
-	res, err := runner.Replay(strings.NewReader(text), &out)
+	res, err := sim.Replay(strings.NewReader(text), &out)
 	if err != nil {
 		t.Fatalf("replay: %v\n%s", err, out.String())
 	}
@@ -109,7 +111,7 @@ func TestScenarios(t *testing.T) {
 		"acquire n2 r0", "deliver all", "deliver all", "advance 1s",
 	}
 	var out bytes.Buffer
-	res, err := runner.Replay(strings.NewReader(strings.Join(loose, "\n")), &out)
+	res, err := sim.Replay(strings.NewReader(strings.Join(loose, "\n")), &out)
 	if err != nil {
 		t.Fatal(err)
 	}

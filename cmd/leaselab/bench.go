@@ -14,6 +14,7 @@ import (
 
 	"leaselab/algorithms"
 	"leaselab/runner"
+	"leaselab/runner/record"
 	"leaselab/runner/udp" // also registers --env udp for every command
 )
 
@@ -216,8 +217,8 @@ func setupBench(fs *pflag.FlagSet) action {
 			if err != nil {
 				return err
 			}
-			out.RawUDPRTTUS = us(runner.NearestRank(rtts, 0.5)) // RawRTT returns them sorted
-			out.RawUDPRTTP90US = us(runner.NearestRank(rtts, 0.9))
+			out.RawUDPRTTUS = us(record.NearestRank(rtts, 0.5)) // RawRTT returns them sorted
+			out.RawUDPRTTP90US = us(record.NearestRank(rtts, 0.9))
 			out.RawDatagramsPerSec = rate.RecvPerSec
 		}
 		// --datagram is the spec's (addNetFlags), checked by validateSpec.
@@ -402,7 +403,7 @@ func clusterOf(s runner.Spec) algorithms.Cluster {
 
 // percentiles of ns values in ms: runner.PercentilesMS, the one
 // definition (nearest rank) every leaselab percentile uses.
-func percentiles(ns []int64) runner.Percentiles { return runner.PercentilesMS(ns) }
+func percentiles(ns []int64) runner.Percentiles { return record.PercentilesMS(ns) }
 
 // benchKey is a fresh random key for --sign.
 func benchKey() []byte {

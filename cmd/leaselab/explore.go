@@ -32,7 +32,7 @@ timer deadline. A delivery or client input the node ignores is skipped
 judges every state in true time. States are deduplicated by a 128-bit fingerprint of their canonical
 encoding, so the search ends when the bounded space is exhausted.
 
-The semantics are those of scenario files (runner/testdata/README.md): a
+The semantics are those of scenario files (runner/sim/testdata/README.md): a
 counterexample is the shortest path to a state where two owners hold one
 resource, written with --out FILE as a scenario that 'leaselab replay FILE'
 replays to the same violation.

@@ -29,6 +29,7 @@ import (
 
 	"leaselab/algorithms"
 	"leaselab/runner"
+	"leaselab/runner/campaign"
 )
 
 // addSpecFlags declares every flag that fills s.
@@ -101,13 +102,13 @@ func validateSpec(s runner.Spec) error {
 // parseFaults checks a --faults list: "all", or names from
 // runner.FaultKinds.
 func parseFaults(list []string) ([]string, error) {
-	valid := "all, " + strings.Join(runner.FaultKinds, ", ")
+	valid := "all, " + strings.Join(campaign.FaultKinds, ", ")
 	if len(list) == 0 {
 		return nil, usagef("--faults needs at least one of: %s", valid)
 	}
 	for _, f := range list {
 		ok := f == "all"
-		for _, k := range runner.FaultKinds {
+		for _, k := range campaign.FaultKinds {
 			ok = ok || f == k
 		}
 		if !ok {

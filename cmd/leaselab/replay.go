@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"leaselab/runner"
+	"leaselab/runner/sim"
 )
 
 func init() {
@@ -19,9 +20,9 @@ func init() {
 		name:    "replay",
 		summary: "replay a scenario file step by step and print the trace and verdict",
 		usage:   "[--format table|json] [--trace FILE] [--timeline FILE.html] FILE",
-		long: `Runs a scripted interleaving (runner.Replay): acquire, deliver / drop /
+		long: `Runs a scripted interleaving (sim.Replay): acquire, deliver / drop /
 duplicate a named message, crash, restart, advance time, expect. The
-scenario format is described in runner/testdata. Prints the trace, then the
+scenario format is described in runner/sim/testdata. Prints the trace, then the
 verdict: steps run, lease-invariant violations, and the expect lines that
 did not hold, then the run's meters as ` + "`run`" + ` reports them (static_deadlocks,
 static_deadlock_fraction, preemptions, leases_acquired, ...). With --format
@@ -80,7 +81,7 @@ func setupReplay(fs *pflag.FlagSet) action {
 		if traceJSON != nil {
 			tj = traceJSON
 		}
-		rr, err := runner.ReplayJSON(f, w, tj)
+		rr, err := sim.ReplayJSON(f, w, tj)
 		if err == nil && traceJSON != nil {
 			title := "leaselab replay " + filepath.Base(args[0])
 			if err := writeHTMLTimeline(*timeline, title, c.meta(), runner.Spec{}, 0, 0, rr.Violations, traceJSON.Bytes()); err != nil {

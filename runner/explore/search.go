@@ -15,6 +15,7 @@ import (
 
 	"leaselab/algorithms"
 	"leaselab/runner"
+	"leaselab/runner/faults"
 )
 
 // Config is what to explore and how far.
@@ -144,7 +145,7 @@ type config struct {
 	algo    algorithms.Algorithm
 	cluster algorithms.Cluster
 	inputs  []algorithms.InputKind
-	roots   [][]runner.Clock
+	roots   [][]faults.Clock
 	absTime bool // clocks drift: true time is part of the state
 }
 
@@ -167,7 +168,7 @@ func prepare(c Config) (*config, error) {
 	if err != nil {
 		return nil, err
 	}
-	probe, err := cf.algo.New(algorithms.Config{ID: 0, Cluster: cf.cluster, Params: c.Params, Ablations: c.Ablate, Rand: rand.New(runner.NodeSource(c.Seed, 0, 0))})
+	probe, err := cf.algo.New(algorithms.Config{ID: 0, Cluster: cf.cluster, Params: c.Params, Ablations: c.Ablate, Rand: rand.New(faults.NodeSource(c.Seed, 0, 0))})
 	if err != nil {
 		return nil, badf("%v", err)
 	}
@@ -241,10 +242,10 @@ func prepareAny(c Config) (*config, error) {
 		return nil, badf("unknown clock mode %q (valid: %s)", c.Clocks, strings.Join(ClockModes, ", "))
 	}
 	offs, rates = slices.Compact(offs), slices.Compact(rates)
-	per := make([]runner.Clock, 0, len(offs)*len(rates))
+	per := make([]faults.Clock, 0, len(offs)*len(rates))
 	for _, o := range offs {
 		for _, r := range rates {
-			per = append(per, runner.Clock{Offset: o, RatePPB: r})
+			per = append(per, faults.Clock{Offset: o, RatePPB: r})
 			if r != 0 {
 				cf.absTime = true
 			}
@@ -259,7 +260,7 @@ func prepareAny(c Config) (*config, error) {
 		}
 	}
 	for i := range total {
-		cs := make([]runner.Clock, cl.Nodes)
+		cs := make([]faults.Clock, cl.Nodes)
 		k := i
 		for n := range cs {
 			cs[n] = per[k%len(per)]
@@ -624,7 +625,7 @@ func (c *config) header(b *strings.Builder, w *world) {
 	fmt.Fprintf(b, "seed %d\n", c.Seed)
 	fmt.Fprintf(b, "disk %s\n", runner.FormatParams(spec, runner.NamedParams("fsync-latency", "group-commit")))
 	for n, ck := range c.roots[w.root] {
-		if ck != (runner.Clock{}) {
+		if ck != (faults.Clock{}) {
 			fmt.Fprintf(b, "clock n%d offset=%s rate=%s\n", n, time.Duration(ck.Offset), strconv.FormatFloat(float64(ck.RatePPB)/1e9, 'g', -1, 64))
 		}
 	}

@@ -7,11 +7,11 @@ import (
 	"sort"
 
 	"leaselab/algorithms"
-	"leaselab/runner"
+	"leaselab/runner/faults"
 )
 
 // never is the true deadline of a timer whose local deadline the node's
-// clock never reaches (runner.Clock.TrueAt's "never").
+// clock never reaches (faults.Clock.TrueAt's "never").
 const never = math.MaxInt64
 
 // snap is a node between two steps. A snap is never changed once a world
@@ -167,7 +167,7 @@ func (x *exec) fail(err error) {
 	}
 }
 
-func (x *exec) clock(n algorithms.NodeID) runner.Clock { return x.cfg.roots[x.w.root][n] }
+func (x *exec) clock(n algorithms.NodeID) faults.Clock { return x.cfg.roots[x.w.root][n] }
 
 // own returns node n's snap, cloned first if this transition has not
 // cloned it yet.
@@ -185,7 +185,7 @@ func (x *exec) schedule(e qev) {
 	x.q = append(x.q, e)
 }
 
-// step hands in to node n now and carries out its output (runner/sim.go's
+// step hands in to node n now and carries out its output (runner/sim/sim.go's
 // step).
 func (x *exec) step(n algorithms.NodeID, in algorithms.Input) {
 	w := x.w
@@ -342,7 +342,7 @@ func (x *exec) diskDone(n algorithms.NodeID) {
 	x.startSync(n, d)
 }
 
-// --- the checker's view (runner/checker.go) ---
+// --- the checker's view (runner/checker) ---
 
 func (x *exec) acquired(n algorithms.NodeID, ev *algorithms.Event) {
 	w := x.w
@@ -456,13 +456,13 @@ func (w *world) nextDeadline() int64 {
 // --- node life ---
 
 // start builds node n (a restart when again) and steps it with Start
-// (runner/sim.go's startNode).
+// (runner/sim/sim.go's startNode).
 func (x *exec) start(n algorithms.NodeID, again bool) {
 	w := x.w
 	if again {
 		w.restarts[n]++
 	}
-	src := runner.NodeSource(x.cfg.Seed, n, w.restarts[n])
+	src := faults.NodeSource(x.cfg.Seed, n, w.restarts[n])
 	c := algorithms.Config{
 		ID:        n,
 		Cluster:   x.cfg.cluster,

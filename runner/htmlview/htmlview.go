@@ -6,7 +6,7 @@
 //
 // The file needs no network: its script, style and data are inline, and it
 // names no external resource. The data comes from the JSON-lines trace
-// (runner.Options.Trace, Options.ViolationTrace, runner.ReplayJSON), so
+// (runner.Options.Trace, Options.ViolationTrace, sim.ReplayJSON), so
 // whatever produced a trace can be viewed.
 //
 // A long run's trace holds millions of messages; the file stays bounded:

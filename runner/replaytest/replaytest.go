@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"leaselab/runner"
+	"leaselab/runner/sim"
 )
 
 // Files replays every file matching pattern as a subtest. Each file must
@@ -37,7 +37,7 @@ func Files(t *testing.T, pattern string, mustSay ...string) {
 				}
 			}
 			var out bytes.Buffer
-			res, err := runner.Replay(bytes.NewReader(data), &out)
+			res, err := sim.Replay(bytes.NewReader(data), &out)
 			if err != nil {
 				t.Fatalf("replay: %v\n%s", err, out.String())
 			}

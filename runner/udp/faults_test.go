@@ -11,12 +11,11 @@ import (
 	"time"
 
 	"leaselab/algorithms"
-	"leaselab/runner"
-	"leaselab/runner/wire"
-
 	_ "leaselab/fatlease"
 	_ "leaselab/naive"
 	_ "leaselab/paxoslease"
+	"leaselab/runner"
+	"leaselab/runner/udp/wire"
 )
 
 func TestNetemValidate(t *testing.T) {

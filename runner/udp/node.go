@@ -29,9 +29,9 @@ import (
 	"time"
 
 	"leaselab/algorithms"
-	"leaselab/classicpaxos/wal"
 	"leaselab/runner"
-	"leaselab/runner/wire"
+	"leaselab/runner/udp/wal"
+	"leaselab/runner/udp/wire"
 )
 
 // Observer sees what nodes do. Its methods are called on the node's event

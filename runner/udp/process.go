@@ -16,9 +16,9 @@ import (
 	"time"
 
 	"leaselab/algorithms"
-	"leaselab/classicpaxos/wal"
-	"leaselab/runner"
-	"leaselab/runner/wire"
+	"leaselab/runner/faults"
+	"leaselab/runner/udp/wal"
+	"leaselab/runner/udp/wire"
 )
 
 // A node process (`leaselab node`) runs one node of a cluster that spans
@@ -209,7 +209,7 @@ var ProcessEpoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 func ProcessClock() *Clock {
 	start := time.Now()
 	off := start.Round(0).Sub(ProcessEpoch).Nanoseconds()
-	return &Clock{Start: start, Map: runner.NewClock(off, 0)}
+	return &Clock{Start: start, Map: faults.NewClock(off, 0)}
 }
 
 // RunProcess runs one node until ctx ends, stdin says "quit" or ends.

@@ -95,7 +95,7 @@ func TestParseCommand(t *testing.T) {
 // registered in this build). Not plain naive: a lone contender can keep
 // renewing the grant that just lapsed at one acceptor while its own earlier
 // grant blocks it at the other, and never take over (CI saw 20 s of it;
-// runner/testdata/naive-lone-contender.txt replays the interleaving).
+// runner/sim/testdata/naive-lone-contender.txt replays the interleaving).
 // naive-undo gives back a failed attempt's grants, so it must take over.
 func failoverAlgos() []string {
 	var out []string

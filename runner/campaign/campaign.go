@@ -1,0 +1,380 @@
+package campaign
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"slices"
+	"sort"
+	"sync"
+	"time"
+
+	"leaselab/algorithms"
+	"leaselab/runner"
+	"leaselab/runner/sim"
+)
+
+// FaultKinds are the fault kinds a campaign can draw ("all" means every
+// one).
+var FaultKinds = []string{"loss", "dup", "reorder", "partition", "crash", "drift",
+	"stale", "giveup", "extend", "resources", "freeclock"}
+
+// Campaign defaults, used for a requested fault kind whose rate the base
+// spec leaves at zero. Each seed draws its own rate in the range, from the
+// seed, so a campaign covers mild and harsh mixes:
+//
+//	loss       Net.Loss uniform in [0.01, 0.10]
+//	dup        Net.Dup uniform in [0.01, 0.10]
+//	reorder    Net.Reorder uniform in [0.05, 0.25]
+//	partition  Faults.Partitions uniform in [1, 4] per minute; PartitionLen
+//	           from the base spec, 3 s if zero
+//	crash      Faults.CrashRate uniform in [0.5, 2] per node per minute;
+//	           Downtime from the base spec, 2 s if zero
+//	drift      Clocks.Drift uniform in [0, Params.Drift] and Clocks.Skew
+//	           uniform in [0, Params.DMax]: within what the algorithm is
+//	           told to allow; clocks are slewed back at the skew bound.
+//	           A base spec with a non-zero Clocks.Drift or Skew uses that
+//	           value as given, even beyond the allowance (that is how a
+//	           user shows FaTLease breaking with --skew 3s --dmax 1s).
+//	stale      Net.Stale uniform in [0.25, 1.5] stalls per link per minute:
+//	           the messages sent on a stalled link arrive when the stall
+//	           ends, up to Net.StaleSpans lease spans (4 if zero) later
+//	giveup     Spec.Giveup uniform in [0.05, 0.3]: clients abandon that
+//	           share of acquisitions mid-round (contention)
+//	extend     Spec.Extend uniform in [0.1, 0.5]: clients extend that
+//	           share of their leases, then release or let them expire
+//	           (contention)
+//	resources  Spec.Resources uniform in {2, 3, 4}: every proposer picks
+//	           one at random for each attempt (contention)
+//	freeclock  clocks run free (Clocks.Free: constant rate error, never
+//	           slewed back) at the edges of their ranges (Clocks.Edges:
+//	           offsets ±Skew/2, rates ±Drift). Drift is uniform in [0,
+//	           Params.Drift] and Skew in [0, Params.DMax]; for an
+//	           algorithm that assumes a skew bound (Algorithm.SkewBound)
+//	           Drift is cut so that two clocks stay within
+//	           ClockAllowance(Params) of each other for the whole run, and
+//	           Skew is uniform in what that leaves. With drift requested
+//	           too, each seed picks free or slewed clocks with even odds.
+//
+// Rates the base spec sets (non-zero) are used as given, for every seed,
+// whether or not their kind is requested; so are those Vary.Fixed names,
+// zero included.
+//
+// CheckSpec.Vary asks each seed to draw parts of the experiment too, so a
+// campaign covers the ways leases end and the ways nodes come back, not
+// just one:
+//
+//	workload       contention clients let the lease run out (half the
+//	               seeds) or release it after a hold uniform in [0, 2T];
+//	               the pause before the next attempt is uniform in [0, T]
+//	downtime       a crashed node stays down for a time log-uniform in
+//	               [10 ms, 2M] (with the default M, half the seeds below
+//	               0.37 s): short downtimes are what make a restart
+//	               quarantine matter, and the more often a node restarts,
+//	               the more often a message from before its crash finds it
+//	partition-len  a partition lasts uniform in [100 ms, 2T]
+const checkStream = 0x636865636b000007
+
+// expandFaults checks and expands the fault kinds.
+func expandFaults(kinds []string) ([]string, error) {
+	if len(kinds) == 0 {
+		return nil, fmt.Errorf("no fault kinds given (valid: all, %v)", FaultKinds)
+	}
+	set := map[string]bool{}
+	for _, k := range kinds {
+		if k == "all" {
+			for _, f := range FaultKinds {
+				set[f] = true
+			}
+			continue
+		}
+		if !slices.Contains(FaultKinds, k) {
+			return nil, fmt.Errorf("unknown fault kind %q (valid: all, %v)", k, FaultKinds)
+		}
+		set[k] = true
+	}
+	var out []string
+	for _, f := range FaultKinds {
+		if set[f] {
+			out = append(out, f)
+		}
+	}
+	return out, nil
+}
+
+func uniformF(r *rand.Rand, lo, hi float64) float64 { return lo + r.Float64()*(hi-lo) }
+
+// CheckSpecFor returns the spec campaign cs runs for seed: the base spec
+// with the seed and the fault rates drawn for it. Running it with Run
+// reproduces that seed of the campaign exactly.
+func CheckSpecFor(cs CheckSpec, seed uint64) (runner.Spec, error) {
+	kinds, err := expandFaults(cs.Faults)
+	if err != nil {
+		return runner.Spec{}, err
+	}
+	return specFor(cs.Base, kinds, cs.Vary, seed), nil
+}
+
+func specFor(base runner.Spec, kinds []string, vary Vary, seed uint64) runner.Spec {
+	s := base
+	s.Seed = seed
+	r := rand.New(rand.NewPCG(seed, checkStream))
+	// Draw every range in a fixed order whether or not it is used, so one
+	// kind's presence does not shift another kind's draw.
+	loss := uniformF(r, 0.01, 0.10)
+	dup := uniformF(r, 0.01, 0.10)
+	reorder := uniformF(r, 0.05, 0.25)
+	parts := uniformF(r, 1, 4)
+	crash := uniformF(r, 0.5, 2)
+	drift := uniformF(r, 0, 1)
+	skew := uniformF(r, 0, 1)
+	// Drawn after the rates so that adding them left every seed's rates
+	// as they were.
+	expire := r.Float64() < 0.5
+	hold := uniformF(r, 0, 2)
+	pause := uniformF(r, 0, 1)
+	down := uniformF(r, 0, 1)
+	plen := uniformF(r, 0, 1)
+	// Drawn after the above for the same reason.
+	stale := uniformF(r, 0.25, 1.5)
+	giveup := uniformF(r, 0.05, 0.3)
+	extend := uniformF(r, 0.1, 0.5)
+	resources := 2 + r.IntN(3)
+	freeCoin := r.Float64() < 0.5
+	freeRate := uniformF(r, 0, 1)
+	freeSkew := uniformF(r, 0, 1)
+	useFree := slices.Contains(kinds, "freeclock") && (!slices.Contains(kinds, "drift") || freeCoin)
+	// zero: the base spec leaves this rate to the campaign.
+	zero := func(name string, v float64) bool { return v == 0 && !vary.fixed(name) }
+	contention := s.Workload == "contention"
+	{
+		cs := base.Params
+		if vary.Workload && s.Workload == "contention" {
+			s.Release = !expire
+			s.Hold = time.Duration(hold * float64(cs.LeaseSpan))
+			s.Pause = time.Duration(pause * float64(cs.LeaseSpan))
+		}
+		if vary.Downtime {
+			lo, hi := float64(10*time.Millisecond), float64(2*cs.MaxLease)
+			s.Faults.Downtime = time.Duration(lo * math.Pow(hi/lo, down))
+		}
+		if vary.PartitionLen {
+			lo, hi := float64(100*time.Millisecond), float64(2*cs.LeaseSpan)
+			s.Faults.PartitionLen = time.Duration(lo + plen*(hi-lo))
+		}
+	}
+	for _, k := range kinds {
+		switch k {
+		case "loss":
+			if zero("loss", s.Net.Loss) {
+				s.Net.Loss = loss
+			}
+		case "dup":
+			if zero("dup", s.Net.Dup) {
+				s.Net.Dup = dup
+			}
+		case "reorder":
+			if zero("reorder", s.Net.Reorder) {
+				s.Net.Reorder = reorder
+			}
+		case "partition":
+			if zero("partitions", s.Faults.Partitions) {
+				s.Faults.Partitions = parts
+			}
+			if s.Faults.PartitionLen == 0 {
+				s.Faults.PartitionLen = 3 * time.Second
+			}
+		case "crash":
+			if zero("crash-rate", s.Faults.CrashRate) {
+				s.Faults.CrashRate = crash
+			}
+			if s.Faults.Downtime == 0 {
+				s.Faults.Downtime = 2 * time.Second
+			}
+		case "drift":
+			if useFree {
+				continue // this seed's clocks run free (freeclock)
+			}
+			if zero("drift", base.Clocks.Drift) {
+				s.Clocks.Drift = drift * s.Params.Drift
+			}
+			if zero("skew", float64(base.Clocks.Skew)) {
+				s.Clocks.Skew = time.Duration(skew * float64(s.Params.DMax))
+			}
+		case "freeclock":
+			if !useFree {
+				continue
+			}
+			s.Clocks.Free, s.Clocks.Edges = true, true
+			a, _ := algorithms.Lookup(s.Algo) // validated by the caller
+			rate := freeRate * s.Params.Drift
+			left := float64(s.Params.DMax)
+			if a.SkewBound {
+				// Two clocks may drift 2·rate·Duration apart over the run:
+				// keep that, and the offsets, within ClockAllowance.
+				bound := float64(ClockAllowance(s.Params))
+				rate = math.Min(rate, bound/(2*float64(s.Duration)))
+				left = bound - 2*math.Floor(rate*1e9)/1e9*float64(s.Duration)
+			}
+			if zero("drift", base.Clocks.Drift) {
+				// Whole ppb, rounded down, as the clocks use them.
+				s.Clocks.Drift = math.Floor(rate*1e9) / 1e9
+			}
+			if zero("skew", float64(base.Clocks.Skew)) {
+				if left < 0 {
+					left = 0
+				}
+				s.Clocks.Skew = time.Duration(freeSkew * left)
+			}
+		case "stale":
+			if zero("stale", s.Net.Stale) {
+				s.Net.Stale = stale
+			}
+			if s.Net.StaleSpans == 0 {
+				s.Net.StaleSpans = 4
+			}
+		case "giveup":
+			if contention && zero("giveup", s.Giveup) {
+				s.Giveup = giveup
+			}
+		case "extend":
+			if contention && zero("extend", s.Extend) {
+				s.Extend = extend
+			}
+		case "resources":
+			if contention && zero("resources", float64(s.Resources)) {
+				s.Resources = resources
+			}
+		}
+	}
+	return s
+}
+
+// ClockAllowance is how far apart two clocks may be, at most, for the
+// campaign's free-running clocks: Params.DMax, plus what two clocks whose
+// rates are within Params.Drift = ρ of true time drift apart over the life
+// of one lease and its safety period (v + 2·d_max), 2ρ(v + 2·d_max)/(1 -
+// ρ). That is the assumption FaTLease's holder margin is built on (d_max
+// when a lease is proposed, drift within ρ while it lives; fatlease/doc.go):
+// within it every algorithm must stay safe, and FaTLease with its
+// drift-margin ablated need not. Naive and PaxosLease assume no bound on
+// the offsets at all (Algorithm.SkewBound false).
+func ClockAllowance(p algorithms.Params) time.Duration {
+	rho := p.Drift
+	m := math.Ceil(2 * rho * float64(p.LeaseSpan+2*p.DMax) / (1 - rho))
+	return p.DMax + time.Duration(m)
+}
+
+// maxFirst bounds CheckResult.First and ViolatingSpecs.
+const maxFirst = 20
+
+// Check runs a fault campaign: Seeds simulations with seeds FirstSeed,
+// FirstSeed+1, ..., each with its own fault mix (CheckSpecFor), in
+// parallel on GOMAXPROCS workers. The result does not depend on the
+// scheduling: runs are independent and summed in seed order.
+//
+// Options: Progress gets the fraction of seeds done. Trace, Holds and
+// ViolationTrace, if set, receive the output of a re-run of the first
+// violating seed (nothing if there is none).
+func Check(cs CheckSpec, opt runner.Options) (CheckResult, error) {
+	start := time.Now()
+	if cs.Seeds < 1 {
+		return CheckResult{}, fmt.Errorf("need at least 1 seed, got %d", cs.Seeds)
+	}
+	kinds, err := expandFaults(cs.Faults)
+	if err != nil {
+		return CheckResult{}, err
+	}
+	if cs.Base.Env != "sim" {
+		return CheckResult{}, fmt.Errorf("check runs in the simulator only, not env %q", cs.Base.Env)
+	}
+	if err := cs.Base.Validate(); err != nil {
+		return CheckResult{}, err
+	}
+	type outcome struct {
+		res runner.Result
+		err error
+	}
+	results := make([]outcome, cs.Seeds)
+	workers := runtime.GOMAXPROCS(0)
+	if workers > cs.Seeds {
+		workers = cs.Seeds
+	}
+	// With StopAtFirst, last is the index of the lowest violating seed
+	// found so far: seeds above it are not started, and every seed below it
+	// is run, so the result is the same whatever the scheduling.
+	var (
+		next int
+		done int
+		last = cs.Seeds - 1
+		mu   sync.Mutex
+		wg   sync.WaitGroup
+	)
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				mu.Lock()
+				i := next
+				next++
+				stop := i > last
+				mu.Unlock()
+				if stop {
+					return
+				}
+				spec := specFor(cs.Base, kinds, cs.Vary, cs.FirstSeed+uint64(i))
+				var o outcome
+				if err := spec.Validate(); err != nil {
+					o.err = fmt.Errorf("seed %d: %w", spec.Seed, err)
+				} else {
+					o.res, o.err = sim.Run(spec, runner.Options{})
+				}
+				results[i] = o
+				mu.Lock()
+				if cs.StopAtFirst && o.err == nil && o.res.Violations > 0 && i < last {
+					last = i
+				}
+				done++
+				if opt.Progress != nil {
+					opt.Progress(float64(done) / float64(cs.Seeds))
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	cr := CheckResult{
+		Algo:           cs.Base.Algo,
+		Ablate:         cs.Base.Ablate,
+		Faults:         kinds,
+		Seeds:          last + 1,
+		ViolatingSeeds: []uint64{},
+	}
+	for i, o := range results[:last+1] {
+		if o.err != nil {
+			return CheckResult{}, o.err
+		}
+		cr.LeasesAcquired += o.res.LeasesAcquired
+		cr.Exercised.add(o.res)
+		if o.res.Violations > 0 {
+			cr.Violations += o.res.Violations
+			seed := cs.FirstSeed + uint64(i)
+			cr.ViolatingSeeds = append(cr.ViolatingSeeds, seed)
+			if len(cr.First) < maxFirst && len(o.res.ViolationList) > 0 {
+				cr.First = append(cr.First, o.res.ViolationList[0])
+				cr.ViolatingSpecs = append(cr.ViolatingSpecs, o.res.Params)
+			}
+		}
+	}
+	sort.Slice(cr.ViolatingSeeds, func(i, j int) bool { return cr.ViolatingSeeds[i] < cr.ViolatingSeeds[j] })
+	if len(cr.ViolatingSeeds) > 0 && (opt.Trace != nil || opt.Holds != nil || opt.ViolationTrace != nil) {
+		spec := specFor(cs.Base, kinds, cs.Vary, cr.ViolatingSeeds[0])
+		if _, err := sim.Run(spec, runner.Options{Trace: opt.Trace, Holds: opt.Holds, ViolationTrace: opt.ViolationTrace}); err != nil {
+			return cr, err
+		}
+	}
+	cr.WallMS = float64(time.Since(start).Microseconds()) / 1e3
+	return cr, nil
+}

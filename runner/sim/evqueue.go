@@ -1,0 +1,86 @@
+package sim
+
+import (
+	"math"
+
+	"leaselab/runner/timeq"
+)
+
+// evQueue is the simulator's pending-event queue, ordered by (t, seq). It
+// is a two-tier calendar: events in the current time bucket (2^bucketShift
+// ns wide) live in a 4-ary heap; later ones are appended, unsorted, to
+// their bucket and enter the heap only when time reaches that bucket. At a
+// million leases most pending events are timers far in the future
+// (response timeouts, lease expiries) that are replaced or never fire
+// before the run ends; keeping them out of the heap keeps it small and
+// cache-resident.
+type evQueue struct {
+	near    eventHeap
+	cur     int64 // bucket key of the near heap; events of later buckets wait in far
+	far     map[int64]int32
+	buckets [][]simEvent
+	free    []int32
+	keys    timeq.Queue[int32] // bucket keys (as times) and their bucket
+	n       int
+}
+
+// bucketShift: buckets of 2^14 ns (about 16 µs): a LAN round trip spans a
+// few dozen of them, so the heap holds a small slice of what is in flight.
+const bucketShift = 14
+
+func (q *evQueue) Len() int { return q.n }
+
+func (q *evQueue) push(e simEvent) {
+	q.n++
+	k := e.t >> bucketShift
+	if k <= q.cur {
+		q.near.push(e)
+		return
+	}
+	if q.far == nil {
+		q.far = make(map[int64]int32)
+	}
+	b, ok := q.far[k]
+	if !ok {
+		if f := len(q.free); f > 0 {
+			b = q.free[f-1]
+			q.free = q.free[:f-1]
+		} else {
+			q.buckets = append(q.buckets, nil)
+			b = int32(len(q.buckets) - 1)
+		}
+		q.far[k] = b
+		q.keys.Push(k, b)
+	}
+	q.buckets[b] = append(q.buckets[b], e)
+}
+
+// fill moves the next bucket into the heap while the heap is empty.
+func (q *evQueue) fill() {
+	for len(q.near) == 0 && q.keys.Len() > 0 {
+		k, b := q.keys.Pop()
+		delete(q.far, k)
+		q.cur = k
+		for _, e := range q.buckets[b] {
+			q.near.push(e)
+		}
+		q.buckets[b] = q.buckets[b][:0]
+		q.free = append(q.free, b)
+	}
+}
+
+// peek returns the earliest event's time (MaxInt64 if none).
+func (q *evQueue) peek() int64 {
+	q.fill()
+	if len(q.near) == 0 {
+		return math.MaxInt64
+	}
+	return q.near[0].t
+}
+
+// pop removes the earliest event; the queue must not be empty.
+func (q *evQueue) pop() simEvent {
+	q.fill()
+	q.n--
+	return q.near.pop()
+}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	crand "crypto/rand"
 	"errors"
 	"fmt"
@@ -12,7 +11,6 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"leaselab/algorithms"
 	"leaselab/runner"
 	"leaselab/runner/record"
 	"leaselab/runner/udp" // also registers --env udp for every command
@@ -327,59 +325,61 @@ func fromResult(res runner.Result, s runner.Spec, out benchOutput) benchRun {
 	return r
 }
 
-// benchSingle measures reps single leases. Over UDP one cluster serves
-// them all, one after the other, each on a fresh resource (the runner's
-// single workload would start a new cluster for each); in the simulator
-// each is its own run with seed, seed+1, ...
+// benchSingle measures reps single leases, each its own run (the runner's
+// single workload) with seed, seed+1, ...: over UDP each on a fresh
+// cluster, whose start is not part of the latency (from the request to
+// the Acquired event).
 func benchSingle(s runner.Spec, eo udp.EnvOptions, key []byte, reps int, out benchOutput) (benchRun, error) {
 	r := benchRun{Env: s.Env, Algo: s.Algo, Workload: "single", Acceptors: s.Acceptors, Proposers: s.Proposers,
 		Leases: reps, RawUDPRTTUS: out.RawUDPRTTUS, RawDatagramsPerSec: out.RawDatagramsPerSec, Signed: key != nil}
 	if out.RawUDPRTTUS > 0 {
 		r.SingleBoundUS = 2*out.RawUDPRTTUS + 50
 	}
-	var lat []int64
+	var lat, fsyncNS []int64
+	var msgs, datagrams, bytes, bgBytesPerS float64
+	eo.Key = key
 	wall := time.Now()
-	if s.Env == "udp" {
-		cfg := udp.ClusterConfig{Algo: s.Algo, Cluster: clusterOf(s), Params: s.Params, Ablations: s.Ablate,
-			Seed: s.Seed, MaxDatagram: s.Net.Datagram, DiskDir: s.Disk.Dir, SyncEach: !s.Disk.GroupCommit,
-			Net:  udp.NetemOf(s.Net),
-			Skew: s.Clocks.Skew, Drift: s.Clocks.Drift, Background: s.Disk.Background, Key: key}
-		sr, err := udp.RunSingle(context.Background(), cfg, reps, s.Duration)
+	for i := 0; i < reps; i++ {
+		si := s
+		si.Seed = s.Seed + uint64(i)
+		var res runner.Result
+		var err error
+		if s.Env == "udp" {
+			var ex udp.Extra
+			res, ex, err = udp.RunSpec(si, runner.Options{}, eo)
+			datagrams += float64(ex.Meters.DatagramsSent)
+			bytes += float64(ex.Meters.BytesSent)
+			fsyncNS = append(fsyncNS, ex.Meters.FsyncNS...)
+		} else {
+			res, err = runner.Run(si, runner.Options{})
+			bytes += float64(res.Messages * 64)
+		}
+		if errors.Is(err, runner.ErrBadSpec) {
+			return r, badInput(err)
+		}
 		if err != nil {
 			return r, err
 		}
-		lat = sr.LatencyNS
-		r.LeasesFailed = sr.Failed
-		r.Timeouts = sr.Timeouts
-		r.Fsyncs = sr.Meters.Fsyncs
-		r.FsyncLatencyMS = percentiles(sr.Meters.FsyncNS)
-		r.BackgroundBytesPerS = sr.Background.BytesPerSec
-		if n := len(lat); n > 0 {
-			r.MessagesPerLease = float64(sr.Meters.MsgsSent) / float64(n)
-			r.DatagramsPerLease = float64(sr.Meters.DatagramsSent) / float64(n)
-			r.BytesPerLease = float64(sr.Meters.BytesSent) / float64(n)
-			r.FsyncsPerLease = float64(sr.Meters.Fsyncs) / float64(n)
+		r.LeasesFailed += res.LeasesFailed
+		r.Timeouts += res.Timeouts
+		r.Violations += res.Violations
+		r.Fsyncs += res.Fsyncs
+		msgs += float64(res.Messages)
+		bgBytesPerS += res.BackgroundBytesPerS
+		if res.LeasesAcquired > 0 {
+			lat = append(lat, int64(res.TimeToFirstLeaseMS*1e6))
 		}
-	} else {
-		var msgs int64
-		for i := 0; i < reps; i++ {
-			si := s
-			si.Seed = s.Seed + uint64(i)
-			res, err := runner.Run(si, runner.Options{})
-			if err != nil {
-				return r, err
-			}
-			r.LeasesFailed += res.LeasesFailed
-			r.Timeouts += res.Timeouts
-			r.Violations += res.Violations
-			msgs += res.Messages
-			if res.LeasesAcquired > 0 {
-				lat = append(lat, int64(res.TimeToFirstLeaseMS*1e6))
-			}
-		}
-		if len(lat) > 0 {
-			r.MessagesPerLease = float64(msgs) / float64(len(lat))
-			r.BytesPerLease = r.MessagesPerLease * 64
+	}
+	r.BackgroundBytesPerS = bgBytesPerS / float64(reps)
+	if s.Env == "udp" {
+		r.FsyncLatencyMS = percentiles(fsyncNS)
+	}
+	if n := float64(len(lat)); n > 0 {
+		r.MessagesPerLease = msgs / n
+		r.BytesPerLease = bytes / n
+		if s.Env == "udp" {
+			r.DatagramsPerLease = datagrams / n
+			r.FsyncsPerLease = float64(r.Fsyncs) / n
 		}
 	}
 	r.LeasesAcquired = len(lat)
@@ -395,10 +395,6 @@ func benchSingle(s runner.Spec, eo udp.EnvOptions, key []byte, reps int, out ben
 		}
 	}
 	return r, nil
-}
-
-func clusterOf(s runner.Spec) algorithms.Cluster {
-	return algorithms.NewCluster(s.Acceptors, s.Proposers)
 }
 
 // percentiles of ns values in ms: runner.PercentilesMS, the one

@@ -68,7 +68,7 @@ func TestNodeArgsRoundTrip(t *testing.T) {
 		Algo:  "fatlease", Acceptors: 3, Proposers: 2, Seed: 99,
 		Params:    algorithms.Params{LeaseSpan: 2 * time.Second, MaxLease: 3 * time.Second, DMax: 7 * time.Millisecond, Drift: 0.0025, ResponseTimeout: 300 * time.Millisecond, MaxRounds: 4, Backoff: 20 * time.Millisecond},
 		Ablations: algorithms.Ablations{"drift-margin"},
-		Net:       udp.Netem{RTT: 3 * time.Millisecond, Jitter: time.Millisecond, Loss: 0.125, Dup: 0.25, Reorder: 0.5, Bandwidth: 1 << 20},
+		Net:       runner.NetSpec{RTT: 3 * time.Millisecond, Jitter: time.Millisecond, Loss: 0.125, Dup: 0.25, Reorder: 0.5, Bandwidth: 1 << 20},
 		DiskDir:   "/tmp/x", StateDir: "/tmp/s", KeyFile: "/tmp/k",
 	}
 	args := nodeArgs(pc)

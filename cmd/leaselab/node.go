@@ -107,7 +107,7 @@ func setupNode(fs *pflag.FlagSet) action {
 				return badInput(err)
 			}
 		}
-		if err := cfg.Net.Validate(); err != nil {
+		if err := udp.ValidNet(cfg.Net); err != nil {
 			return badInput(err)
 		}
 		sctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

@@ -74,6 +74,13 @@ func (n *Net) Duplicated() bool { return n.Dup > 0 && n.rng.Float64() < n.Dup }
 // +Jitter] (floored at 0), plus, with probability Reorder, uniform [0,
 // max(2*RTT, 1 ms)].
 func (n *Net) Delay() int64 {
+	d, _ := n.DelayHeld()
+	return d
+}
+
+// DelayHeld is Delay that also says whether the message was held back
+// (the Reorder draw came up), with the same draws in the same order.
+func (n *Net) DelayHeld() (int64, bool) {
 	d := int64(n.RTT) / 2
 	if j := int64(n.Jitter); j > 0 {
 		d += n.rng.Int64N(2*j+1) - j
@@ -87,8 +94,9 @@ func (n *Net) Delay() int64 {
 			extra = 1_000_000
 		}
 		d += n.rng.Int64N(extra + 1)
+		return d, true
 	}
-	return d
+	return d, false
 }
 
 // Stall is a link's stall episode, [Start, End).

@@ -1,7 +1,6 @@
 package udp
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -171,21 +170,22 @@ func TestBatchWithBackgroundWriter(t *testing.T) {
 	}
 }
 
-// The in-process cluster (bench --workload single) runs the writer too
-// and removes its file.
+// The single workload (bench --workload single) runs the writer too and
+// removes its file.
 func TestSingleWithBackgroundWriter(t *testing.T) {
-	cfg := testCluster("naive", 3, 1)
-	cfg.Background = true
-	cfg.DiskDir = t.TempDir()
-	r, err := RunSingle(context.Background(), cfg, 50, 5*time.Second)
+	s := udpSpec("naive", "single")
+	s.Proposers = 1
+	s.Disk.Background = true
+	s.Disk.Dir = t.TempDir()
+	r, ex, err := RunSpec(s, runner.Options{}, EnvOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("%d leases, writer %+v", len(r.LatencyNS), r.Background)
-	if len(r.LatencyNS)+r.Failed != 50 || r.Background.File == "" || filepath.Dir(r.Background.File) != cfg.DiskDir {
-		t.Fatalf("%d acquired, %d failed; writer %+v", len(r.LatencyNS), r.Failed, r.Background)
+	t.Logf("%d leases, writer %+v", r.LeasesAcquired, ex.Background)
+	if r.LeasesAcquired+r.LeasesFailed != 1 || ex.Background.File == "" || filepath.Dir(ex.Background.File) != s.Disk.Dir {
+		t.Fatalf("%d acquired, %d failed; writer %+v", r.LeasesAcquired, r.LeasesFailed, ex.Background)
 	}
-	if names := dirEntries(t, cfg.DiskDir); len(names) != 0 {
+	if names := dirEntries(t, s.Disk.Dir); len(names) != 0 {
 		t.Fatalf("left behind: %v", names)
 	}
 }

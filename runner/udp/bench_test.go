@@ -1,11 +1,11 @@
 package udp
 
 import (
-	"context"
 	"strconv"
 	"testing"
 	"time"
 
+	"leaselab/runner"
 	"leaselab/runner/udp/wire"
 )
 
@@ -15,18 +15,22 @@ import (
 func BenchmarkLoopbackBatch(b *testing.B) {
 	for _, size := range []int{1400, LoopbackDatagram, wire.MaxDatagram} {
 		b.Run(byteSize(size), func(b *testing.B) {
-			cfg := testCluster("naive", 3, 1)
-			cfg.MaxDatagram = size
-			var leases, ns int64
+			s := udpSpec("naive", "batch")
+			s.Proposers = 1
+			s.Leases = 10000
+			s.Duration = 30 * time.Second
+			s.Net.Datagram = size
+			var leases int64
+			var sec float64
 			for b.Loop() {
-				r, err := RunBatch(context.Background(), cfg, BatchConfig{Leases: 10000, Limit: 30 * time.Second})
-				if err != nil || r.Failed > 0 {
-					b.Fatalf("err %v, failed %d", err, r.Failed)
+				r, _, err := RunSpec(s, runner.Options{}, EnvOptions{})
+				if err != nil || r.LeasesFailed > 0 {
+					b.Fatalf("err %v, failed %d", err, r.LeasesFailed)
 				}
-				leases += int64(r.Acquired)
-				ns += r.ElapsedNS
+				leases += int64(r.LeasesAcquired)
+				sec += float64(r.LeasesAcquired) / r.LeasesPerSec
 			}
-			b.ReportMetric(float64(leases)/(float64(ns)/1e9), "leases/s")
+			b.ReportMetric(float64(leases)/sec, "leases/s")
 		})
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"leaselab/algorithms"
 	"leaselab/runner"
+	"leaselab/runner/faults"
 	"leaselab/runner/record"
 	"leaselab/runner/timeq"
 	"leaselab/runner/workload"
@@ -39,6 +40,13 @@ type EnvOptions struct {
 	// (NodeConfig.Key).
 	Key []byte
 }
+
+// DefaultWindow is the per-node bound on Acquire requests in flight in
+// the udp environment (EnvOptions.Window, NodeConfig.Window). 4096
+// acquisitions of a Paxos-style algorithm put at most about 2 x 4096
+// 64-byte messages in each acceptor's receive queue, well inside the 8 MiB
+// socket buffer the nodes ask for; leaselab bench --window tries others.
+const DefaultWindow = 4096
 
 // Extra is what the udp environment measured beyond runner.Result.
 type Extra struct {
@@ -74,7 +82,7 @@ type env struct {
 	dir      string
 	tempDir  bool
 	bg       *Background // Spec.Disk.Background's writer, nil without
-	seeds    *rand.Rand
+	draws    *NetDraws   // the run's network draws, shared by every node
 	// Partitions (Spec.Faults.Partitions): cut is what the nodes read on
 	// every send (nil without partitions), plan draws the episodes.
 	cut  *Partition
@@ -97,23 +105,73 @@ type env struct {
 // loopback and its own event loop, the runner's driver, recorder and
 // checker in true time (this process's monotonic clock).
 func RunSpec(spec runner.Spec, opt runner.Options, eo EnvOptions) (runner.Result, Extra, error) {
-	if err := spec.Validate(); err != nil {
+	alg, eo, err := checkSpec(spec, eo)
+	if err != nil {
 		return runner.Result{}, Extra{}, err
 	}
+	wall := time.Now()
+	e := &env{spec: spec, eo: eo, alg: alg, wake: make(chan struct{}, 1), ended: make(chan struct{}),
+		draws: NewNetDraws(spec.Seed, spec.Net)}
+	defer e.release()
+	if err := e.bind(); err != nil {
+		return runner.Result{}, Extra{}, err
+	}
+	if err := e.startDisk(); err != nil {
+		return runner.Result{}, Extra{}, err
+	}
+	n := len(e.addrs)
+	e.base = Clock{Start: time.Now()}
+	for _, c := range drawClocks(spec, n) {
+		e.clocks = append(e.clocks, &Clock{Start: e.base.Start, Map: c})
+	}
+	if spec.Faults.Partitions > 0 && n > 1 {
+		e.cut = &Partition{}
+		e.plan = newPartitionPlan(spec.Seed, spec.Faults.Partitions, spec.Faults.PartitionLen, n)
+	}
+	e.nodes = make([]*Node, n)
+	e.lives = make([]*Node, n)
+	e.restarts = make([]uint16, n)
+	tr := e.record(opt)
+	if e.drv, err = workload.NewDriver(spec, e, e.rec); err != nil {
+		return runner.Result{}, Extra{}, err
+	}
+	if err := e.start(); err != nil {
+		return runner.Result{}, Extra{}, err
+	}
+	e.serve(opt.Progress)
+	res, ex, err := e.finish()
+	res.WallMS = float64(time.Since(wall).Microseconds()) / 1e3
+	if err != nil {
+		return res, ex, err
+	}
+	if err := tr.Flush(); err != nil {
+		return res, ex, fmt.Errorf("writing trace: %w", err)
+	}
+	if err := e.rec.HoldsError(); err != nil {
+		return res, ex, fmt.Errorf("writing holds: %w", err)
+	}
+	return res, ex, nil
+}
+
+// checkSpec says whether spec can run over UDP and fills in eo's defaults.
+func checkSpec(spec runner.Spec, eo EnvOptions) (algorithms.Algorithm, EnvOptions, error) {
+	if err := spec.Validate(); err != nil {
+		return algorithms.Algorithm{}, eo, err
+	}
 	if spec.Faults.CrashRate > 0 {
-		return runner.Result{}, Extra{}, runner.BadSpec(errors.New("udp: random crashes (crash rate) are simulator-only; the udp environment crashes nodes only as the workload asks (failover)"))
+		return algorithms.Algorithm{}, eo, runner.BadSpec(errors.New("udp: random crashes (crash rate) are simulator-only; the udp environment crashes nodes only as the workload asks (failover)"))
 	}
 	if spec.Net.Stale > 0 {
-		return runner.Result{}, Extra{}, runner.BadSpec(errors.New("udp: stale messages (held back for lease spans) are simulator-only"))
+		return algorithms.Algorithm{}, eo, runner.BadSpec(errors.New("udp: stale messages (held back for lease spans) are simulator-only"))
 	}
 	alg, err := algorithms.Lookup(spec.Algo)
 	if err != nil {
-		return runner.Result{}, Extra{}, err
+		return alg, eo, err
 	}
 	if eo.MaxDatagram == 0 {
 		eo.MaxDatagram = spec.Net.Datagram
 	} else if spec.Net.Datagram != 0 && spec.Net.Datagram != eo.MaxDatagram {
-		return runner.Result{}, Extra{}, runner.BadSpec(fmt.Errorf("udp: datagram size %d in the spec but %d in the environment options", spec.Net.Datagram, eo.MaxDatagram))
+		return alg, eo, runner.BadSpec(fmt.Errorf("udp: datagram size %d in the spec but %d in the environment options", spec.Net.Datagram, eo.MaxDatagram))
 	}
 	if eo.Window == 0 {
 		eo.Window = DefaultWindow
@@ -121,73 +179,83 @@ func RunSpec(spec runner.Spec, opt runner.Options, eo EnvOptions) (runner.Result
 	if eo.Window < 0 {
 		eo.Window = 0
 	}
-	wall := time.Now()
-	cl := algorithms.NewCluster(spec.Acceptors, spec.Proposers)
-	e := &env{spec: spec, eo: eo, alg: alg, wake: make(chan struct{}, 1), ended: make(chan struct{}),
-		seeds: rand.New(rand.NewPCG(spec.Seed, 0x756470))}
-	addr := eo.Addr
-	if !addr.IsValid() {
-		addr = netip.AddrFrom4([4]byte{127, 0, 0, 1})
+	if !eo.Addr.IsValid() {
+		eo.Addr = netip.AddrFrom4([4]byte{127, 0, 0, 1})
 	}
-	defer func() {
-		for _, c := range e.conns {
-			if c != nil {
-				c.Close()
-			}
-		}
-		if e.bg != nil {
-			e.bg.Stop() // error paths only: a finished run has stopped it
-		}
-		if e.tempDir {
-			os.RemoveAll(e.dir)
-		}
-	}()
-	// Addresses are fixed for the run: a restarted node binds its port
-	// again, so the others need not learn a new one.
+	return alg, eo, nil
+}
+
+// drawClocks draws the nodes' clocks of a run with spec: the simulator's
+// draws (faults.DrawClocks on the seed's clock stream).
+func drawClocks(spec runner.Spec, nodes int) []faults.Clock {
+	return faults.DrawClocks(spec.Seed, nodes, spec.Clocks.Skew, spec.Clocks.Drift, spec.Clocks.Edges)
+}
+
+// bind binds one socket per node. Addresses are fixed for the run: a
+// restarted node binds its port again, so the others need not learn a
+// new one.
+func (e *env) bind() error {
+	cl := algorithms.NewCluster(e.spec.Acceptors, e.spec.Proposers)
 	for i := 0; i < cl.Nodes; i++ {
-		c, err := net.ListenUDP("udp", net.UDPAddrFromAddrPort(netip.AddrPortFrom(addr, 0)))
+		c, err := net.ListenUDP("udp", net.UDPAddrFromAddrPort(netip.AddrPortFrom(e.eo.Addr, 0)))
 		if err != nil {
-			return runner.Result{}, Extra{}, fmt.Errorf("udp: bind node %d: %w", i, err)
+			return fmt.Errorf("udp: bind node %d: %w", i, err)
 		}
 		e.conns = append(e.conns, c)
 		e.addrs = append(e.addrs, c.LocalAddr().(*net.UDPAddr).AddrPort())
 	}
-	if alg.Durable || spec.Disk.Background {
-		e.dir = spec.Disk.Dir
-		if e.dir == "" {
-			if e.dir, err = os.MkdirTemp("", "leaselab-udp-"); err != nil {
-				return runner.Result{}, Extra{}, err
-			}
-			e.tempDir = true
-		}
-	}
-	if spec.Disk.Background {
-		// Started (and warmed up: the disk already busy with it) before
-		// the nodes, so the whole run competes with it; the diskless
-		// algorithms get it too, as in the paper, where it costs them CPU.
-		if e.bg, err = StartBackground(BackgroundConfig{Dir: e.dir}); err != nil {
-			return runner.Result{}, Extra{}, err
-		}
-	}
-	crng := rand.New(rand.NewPCG(spec.Seed, 0x636c6f636b))
-	e.base = Clock{Start: time.Now()}
-	for i := 0; i < cl.Nodes; i++ {
-		e.clocks = append(e.clocks, &Clock{Start: e.base.Start, Map: drawClock(crng, spec.Clocks.Skew, spec.Clocks.Drift)})
-	}
-	if spec.Faults.Partitions > 0 && cl.Nodes > 1 {
-		e.cut = &Partition{}
-		e.plan = newPartitionPlan(spec.Seed, spec.Faults.Partitions, spec.Faults.PartitionLen, cl.Nodes)
-	}
-	e.nodes = make([]*Node, cl.Nodes)
-	e.lives = make([]*Node, cl.Nodes)
-	e.restarts = make([]uint16, cl.Nodes)
+	return nil
+}
 
+// startDisk makes the log directory (durable algorithms, the background
+// writer) and starts the background writer.
+func (e *env) startDisk() error {
+	if !e.alg.Durable && !e.spec.Disk.Background {
+		return nil
+	}
+	e.dir = e.spec.Disk.Dir
+	if e.dir == "" {
+		var err error
+		if e.dir, err = os.MkdirTemp("", "leaselab-udp-"); err != nil {
+			return err
+		}
+		e.tempDir = true
+	}
+	if !e.spec.Disk.Background {
+		return nil
+	}
+	// Started (and warmed up: the disk already busy with it) before the
+	// nodes, so the whole run competes with it; the diskless algorithms
+	// get it too, as in the paper, where it costs them CPU.
+	var err error
+	e.bg, err = StartBackground(BackgroundConfig{Dir: e.dir})
+	return err
+}
+
+// release frees what a run that did not finish still holds (error paths;
+// a finished run has stopped the writer and handed the sockets over).
+func (e *env) release() {
+	for _, c := range e.conns {
+		if c != nil {
+			c.Close()
+		}
+	}
+	if e.bg != nil {
+		e.bg.Stop()
+	}
+	if e.tempDir {
+		os.RemoveAll(e.dir)
+	}
+}
+
+// record sets up the recorder and its tracer for opt's outputs.
+func (e *env) record(opt runner.Options) *record.Tracer {
 	ring := 0
 	if opt.ViolationTrace != nil {
 		ring = runner.ViolationContext
 	}
 	tr := record.NewTracer(opt.Trace, ring)
-	e.rec = record.NewRecorder(spec, e, tr)
+	e.rec = record.NewRecorder(e.spec, e, tr)
 	if opt.Holds != nil {
 		e.rec.WriteHolds(opt.Holds)
 	}
@@ -209,13 +277,12 @@ func RunSpec(spec runner.Spec, opt runner.Options, eo EnvOptions) (runner.Result
 			}
 		}
 	}
-	e.drv, err = workload.NewDriver(spec, e, e.rec)
-	if err != nil {
-		return runner.Result{}, Extra{}, err
-	}
+	return tr
+}
 
-	// Start every node, then the workload at true time 0 (the clock was
-	// just set; the lock keeps the nodes' first events behind drv.Start).
+// start boots every node, then the workload at true time 0 (the clock is
+// set here; the lock keeps the nodes' first events behind drv.Start).
+func (e *env) start() error {
 	e.mu.Lock()
 	e.base.Start = time.Now()
 	for _, c := range e.clocks {
@@ -225,7 +292,7 @@ func RunSpec(spec runner.Spec, opt runner.Options, eo EnvOptions) (runner.Result
 		if err := e.boot(algorithms.NodeID(i)); err != nil {
 			e.mu.Unlock()
 			e.shutdown()
-			return runner.Result{}, Extra{}, err
+			return err
 		}
 	}
 	e.now = 0
@@ -234,9 +301,12 @@ func RunSpec(spec runner.Spec, opt runner.Options, eo EnvOptions) (runner.Result
 		e.planPartition()
 	}
 	e.mu.Unlock()
+	return nil
+}
 
-	e.serve(opt.Progress)
-
+// finish ends the run: the driver's result, the background writer
+// stopped, every node shut down, the extras summed.
+func (e *env) finish() (runner.Result, Extra, error) {
 	e.mu.Lock()
 	end := e.base.True()
 	if end < e.now {
@@ -252,13 +322,12 @@ func RunSpec(spec runner.Spec, opt runner.Options, eo EnvOptions) (runner.Result
 		// Stopped as soon as the run is over, before the nodes' shutdown:
 		// the rate is the writer's while the workload ran.
 		bg, bgErr = e.bg.Stop()
+		e.bg = nil
 		res.BackgroundBytesPerS = bg.BytesPerSec
 	}
 	e.shutdown()
-
 	res.Env = "udp"
 	res.TraceHash = "" // real time: no two runs are alike
-	res.WallMS = float64(time.Since(wall).Microseconds()) / 1e3
 	ex := Extra{Meters: e.meters, RunNS: end, Background: bg}
 	for _, r := range e.restarts {
 		ex.Restarts += int(r)
@@ -266,18 +335,9 @@ func RunSpec(spec runner.Spec, opt runner.Options, eo EnvOptions) (runner.Result
 	if e.err != nil {
 		return res, ex, e.err
 	}
-	if bgErr != nil {
-		// The writer died during the run: the run did not measure what
-		// was asked.
-		return res, ex, bgErr
-	}
-	if err := tr.Flush(); err != nil {
-		return res, ex, fmt.Errorf("writing trace: %w", err)
-	}
-	if err := e.rec.HoldsError(); err != nil {
-		return res, ex, fmt.Errorf("writing holds: %w", err)
-	}
-	return res, ex, nil
+	// A writer that died during the run: the run did not measure what was
+	// asked.
+	return res, ex, bgErr
 }
 
 // boot builds and starts node id (first start or restart); mu is held.
@@ -303,13 +363,15 @@ func (e *env) boot(id algorithms.NodeID) error {
 		ID:   id,
 		Algo: e.alg,
 		Node: algorithms.Config{Cluster: algorithms.NewCluster(e.spec.Acceptors, e.spec.Proposers),
-			Params: e.spec.Params, Ablations: e.spec.Ablate, Restarts: e.restarts[id]},
-		Seed:        e.seeds.Uint64(),
+			Params: e.spec.Params, Ablations: e.spec.Ablate, Restarts: e.restarts[id],
+			Rand: rand.New(faults.NodeSource(e.spec.Seed, id, e.restarts[id]))},
+		Seed:        e.spec.Seed,
 		Conn:        conn,
 		Peers:       e.addrs,
 		Clock:       e.clocks[id],
 		MaxDatagram: e.eo.MaxDatagram,
-		Net:         NetemOf(e.spec.Net),
+		Net:         e.spec.Net,
+		Draws:       e.draws,
 		Partition:   e.cut,
 		Observer:    e,
 		Window:      e.eo.Window,
@@ -447,9 +509,9 @@ func (e *env) clockNow() int64 {
 
 // --- partitions ---
 
-// partitionPlan draws a run's partition episodes the way the simulator
-// does (sim.scheduleFaults, startPartition, heal), from a source of their
-// own seeded with the run's seed: episodes start as a Poisson process of
+// partitionPlan draws a run's partition episodes with the simulator's
+// draws, in its order (faults.Schedule on the seed's fault stream: the
+// gap, the sides, the length): episodes start as a Poisson process of
 // perMinute per minute of true time, the next drawn from where the
 // previous one healed (they never overlap); each puts every node on a
 // random side, both sides non-empty, for uniform [length/2, length].
@@ -457,7 +519,7 @@ func (e *env) clockNow() int64 {
 // happened to run, so the whole schedule depends on the seed alone; only
 // what the messages meet over UDP is real-time chance.
 type partitionPlan struct {
-	rng       *rand.Rand
+	sched     *faults.Schedule
 	perMinute float64
 	length    int64
 	healed    int64   // planned end of the previous episode (0 at first)
@@ -465,24 +527,16 @@ type partitionPlan struct {
 }
 
 func newPartitionPlan(seed uint64, perMinute float64, length time.Duration, nodes int) *partitionPlan {
-	return &partitionPlan{rng: rand.New(rand.NewPCG(seed, 0x7061727469)), perMinute: perMinute,
+	return &partitionPlan{sched: faults.NewSchedule(seed), perMinute: perMinute,
 		length: int64(length), sides: make([]uint8, nodes)}
 }
 
 // next plans the next episode: it splits at start and heals at heal, with
 // node i on side p.sides[i].
 func (p *partitionPlan) next() (start, heal int64) {
-	start = p.healed + int64(p.rng.ExpFloat64()*60e9/p.perMinute)
-	n, b := len(p.sides), 0
-	for i := range p.sides {
-		p.sides[i] = uint8(p.rng.IntN(2))
-		b += int(p.sides[i])
-	}
-	if b == 0 || b == n {
-		// Everyone landed on one side: move one random node across.
-		p.sides[p.rng.IntN(n)] ^= 1
-	}
-	heal = start + p.length/2 + p.rng.Int64N(p.length-p.length/2+1)
+	start = p.healed + p.sched.Gap(p.perMinute)
+	p.sched.Split(p.sides)
+	heal = start + p.sched.Length(p.length)
 	p.healed = heal
 	return start, heal
 }

@@ -27,7 +27,7 @@ func TestRunBatchThroughRunner(t *testing.T) {
 	// A small window keeps the test safe on a loaded machine (or under
 	// -race): a window that takes longer than the response timeout to
 	// work through makes the proposer retry what is only queued.
-	r, _, err := RunSpec(s, runner.Options{}, EnvOptions{Window: 256})
+	r, ex, err := RunSpec(s, runner.Options{}, EnvOptions{Window: 256})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,6 +35,30 @@ func TestRunBatchThroughRunner(t *testing.T) {
 		r.LeasesAcquired, r.LeasesFailed, r.Timeouts, r.LeasesPerSec, r.LatencyMS.P50, r.MessagesPerLease, r.WallMS)
 	if r.Env != "udp" || r.LeasesAcquired != 20000 || r.LeasesFailed != 0 || r.Violations != 0 {
 		t.Fatalf("env %s acquired %d failed %d violations %d", r.Env, r.LeasesAcquired, r.LeasesFailed, r.Violations)
+	}
+	// Datagrams the kernel refused (SendErrors) are loss, which the
+	// protocol retries; they are logged, not failed on. Undecodable
+	// datagrams and unencodable messages are bugs.
+	if m := ex.Meters; m.SendErrors > 0 {
+		t.Logf("%d datagrams lost to send errors (first: %s)", m.SendErrors, m.FirstSendError)
+	}
+	if m := ex.Meters; m.BadDatagrams != 0 || m.EncodeErrors != 0 {
+		t.Fatalf("bad datagrams %d, encode errors %d", m.BadDatagrams, m.EncodeErrors)
+	}
+}
+
+// The single workload acquires one lease at proposer 0, and its latency is
+// measured from the request to the Acquired event.
+func TestRunSingleThroughRunner(t *testing.T) {
+	s := udpSpec("naive", "single")
+	s.Proposers = 1
+	r, _, err := RunSpec(s, runner.Options{}, EnvOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("single naive lease %.3f ms", r.LatencyMS.P50)
+	if r.LeasesAcquired != 1 || r.LeasesFailed != 0 || r.LatencyMS.N != 1 || r.LatencyMS.P50 <= 0 {
+		t.Fatalf("acquired %d failed %d latency %+v", r.LeasesAcquired, r.LeasesFailed, r.LatencyMS)
 	}
 }
 

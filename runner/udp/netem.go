@@ -3,34 +3,40 @@ package udp
 import (
 	"fmt"
 	"math"
-	"math/rand/v2"
+	"sync"
 	"sync/atomic"
-	"time"
 
 	"leaselab/algorithms"
 	"leaselab/runner"
+	"leaselab/runner/faults"
 	"leaselab/runner/timeq"
 	"leaselab/runner/udp/wire"
 )
 
-// Netem is user-space network emulation on the sending side, for LAN and
-// WAN experiments on one machine (the kernel's netem is not available
-// here). It acts on what a node sends to other nodes, with the meaning the
-// simulator gives the same NetSpec fields (runner/sim/sim.go):
+// Network emulation is user-space, on the sending side, for LAN and WAN
+// experiments on one machine (the kernel's netem is not available here).
+// It acts on what a node sends to other nodes, with the meaning the
+// simulator gives the same runner.NetSpec fields, and with the simulator's
+// draws: every random decision comes from a faults.Net on the run's
+// StreamNet, drawn per message in the simulator's order (loss, delay with
+// the chance of being held back, duplication, the copy's delay). The nodes
+// of one process share one Net (NetDraws), so a run whose messages are
+// sent in the simulator's order gets the simulator's decisions.
 //
 //   - Loss drops each message independently with this probability, before
 //     batching, so loss is per message as in the simulator.
 //   - Delay holds each datagram RTT/2 plus a uniform [-Jitter, +Jitter]
 //     (never less than no delay; the simulator's law, so a jittered link
 //     has the same mean in both environments) before it is written to the
-//     socket; messages batched together share a datagram
-//     and so a delay, as they would on a real link. An idle node waits for
-//     the next due datagram on a timerfd (wakeTimer, Linux), not on a Go
-//     timer, which would round every sub-millisecond wait up to about
-//     1.1 ms. What remains is the machine's wake-up latency, which
-//     BenchmarkWakeTimer measures: on a small virtual machine a short wait
-//     ends tens of microseconds late, and each of the four hops of an
-//     acquisition also wakes an idle receiver.
+//     socket; messages batched together share a datagram and so a delay
+//     (the one drawn for its first message), as they would on a real
+//     link. An idle node waits for the next due datagram on a timerfd
+//     (wakeTimer, Linux), not on a Go timer, which would round every
+//     sub-millisecond wait up to about 1.1 ms. What remains is the
+//     machine's wake-up latency, which BenchmarkWakeTimer measures: on a
+//     small virtual machine a short wait ends tens of microseconds late,
+//     and each of the four hops of an acquisition also wakes an idle
+//     receiver.
 //   - Reorder holds a message back, with this probability, by a uniform
 //     [0, max(2*RTT, 1ms)] more than its delay, as the simulator does. Such
 //     a message travels in a datagram of its own: the messages of a
@@ -47,27 +53,14 @@ import (
 //   - Bandwidth (bytes/s, 0 = unlimited) serialises datagrams leaving the
 //     node: each one departs when the previous one has been "transmitted".
 //
-// Partitions (Partition) are not part of Netem: they are one state that all
-// nodes of a process share, not a property of each node's link.
-type Netem struct {
-	RTT       time.Duration
-	Jitter    time.Duration
-	Loss      float64
-	Dup       float64
-	Reorder   float64
-	Bandwidth int64
-}
+// Partitions (Partition) are not part of the link: they are one state that
+// all nodes of a process share, drawn by the fault schedule (faults.Schedule).
 
-// NetemOf is the emulation of a runner NetSpec (its Datagram is not
-// emulation but the node's datagram size: see NodeConfig.MaxDatagram).
-func NetemOf(n runner.NetSpec) Netem {
-	return Netem{RTT: n.RTT, Jitter: n.Jitter, Loss: n.Loss, Dup: n.Dup, Reorder: n.Reorder, Bandwidth: n.Bandwidth}
-}
-
-// Validate says what is wrong with n. Dup and Reorder may be 1 (every
-// message duplicated, or held back: harsh but meaningful, and the
-// simulator's Spec allows it); Loss may not (nothing would arrive).
-func (n Netem) Validate() error {
+// ValidNet says what is wrong with the emulation n asks for. Dup and
+// Reorder may be 1 (every message duplicated, or held back: harsh but
+// meaningful, and the simulator's Spec allows it); Loss may not (nothing
+// would arrive).
+func ValidNet(n runner.NetSpec) error {
 	switch {
 	case n.RTT < 0 || n.Jitter < 0:
 		return fmt.Errorf("udp: rtt and jitter must not be negative (rtt %v, jitter %v)", n.RTT, n.Jitter)
@@ -81,6 +74,51 @@ func (n Netem) Validate() error {
 		return fmt.Errorf("udp: bandwidth must not be negative, got %d", n.Bandwidth)
 	}
 	return nil
+}
+
+// NetDraws is a run's network draws (faults.Net on the seed's StreamNet),
+// shared by the nodes of one process: each takes the lock for the draws
+// of one message. In the runner's udp environment the nodes send under the
+// environment's lock anyway, so the draws follow the order in which the
+// messages are sent.
+type NetDraws struct {
+	mu  sync.Mutex
+	net *faults.Net
+}
+
+// NewNetDraws returns the network draws of a run with seed over n.
+func NewNetDraws(seed uint64, n runner.NetSpec) *NetDraws {
+	return &NetDraws{net: faults.NewNet(seed, linkOf(n))}
+}
+
+// linkOf is the part of n that faults.Net draws for (the simulator builds
+// the same Link from the same fields).
+func linkOf(n runner.NetSpec) faults.Link {
+	return faults.Link{RTT: n.RTT, Jitter: n.Jitter, Loss: n.Loss, Dup: n.Dup, Reorder: n.Reorder}
+}
+
+// fate is what the network does to one message to another node.
+type fate struct {
+	lost     bool
+	delay    int64 // one-way delay of the original
+	held     bool  // the original was held back (Reorder)
+	dup      bool
+	dupDelay int64
+	dupHeld  bool
+}
+
+// draw takes one message's draws, in the simulator's order.
+func (d *NetDraws) draw() (f fate) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if f.lost = d.net.Lost(); f.lost {
+		return f
+	}
+	f.delay, f.held = d.net.DelayHeld()
+	if f.dup = d.net.Duplicated(); f.dup {
+		f.dupDelay, f.dupHeld = d.net.DelayHeld()
+	}
+	return f
 }
 
 // Partition is a network partition shared by the nodes of one process (the
@@ -120,13 +158,15 @@ func side(s []uint8, n algorithms.NodeID) uint8 {
 }
 
 type netem struct {
-	cfg Netem
+	cfg runner.NetSpec
 	cut *Partition // nil: never split
-	// faulty: some per-message fault is on (loss, dup, reorder, a
-	// partition). Without one a message goes straight into its batch, and
-	// the send path costs what it cost before any of them existed.
-	faulty    bool
-	rng       *rand.Rand
+	// perMsg: some per-message draw or fault is on (loss, dup, reorder,
+	// jitter, a partition). Without one a message goes straight into its
+	// batch, and the send path costs what it cost before any of them
+	// existed.
+	perMsg    bool
+	draws     *NetDraws
+	wait      []int64              // per peer: the delay of the datagram being filled
 	q         timeq.Queue[delayed] // by due time, FIFO among equal times
 	pool      [][]byte
 	busyUntil int64
@@ -138,10 +178,18 @@ type delayed struct {
 	buf []byte
 }
 
-func newNetem(cfg Netem, cut *Partition, seed uint64, id algorithms.NodeID) *netem {
-	return &netem{cfg: cfg, cut: cut,
-		faulty: cfg.Loss > 0 || cfg.Dup > 0 || cfg.Reorder > 0 || cut != nil,
-		rng:    rand.New(rand.NewPCG(seed, 0x6e6574656d00+uint64(id)))}
+// newNetem builds a node's emulation; draws nil gives the node draws of
+// its own from seed.
+func newNetem(cfg runner.NetSpec, cut *Partition, draws *NetDraws, seed uint64, nodes int) *netem {
+	if draws == nil {
+		draws = NewNetDraws(seed, cfg)
+	}
+	e := &netem{cfg: cfg, cut: cut, draws: draws, wait: make([]int64, nodes),
+		perMsg: cfg.Loss > 0 || cfg.Dup > 0 || cfg.Reorder > 0 || cfg.Jitter > 0 || cut != nil}
+	for i := range e.wait {
+		e.wait[i] = int64(cfg.RTT) / 2
+	}
+	return e
 }
 
 // delays reports whether datagrams may wait in the queue for a later
@@ -153,49 +201,39 @@ func (e *netem) delays() bool {
 // fault applies the per-message faults to m, a message to another node,
 // in the simulator's order: partition, loss, then delivery with the
 // chance of being held back, and the chance of a second copy. It
-// reports whether m still goes into its batch; otherwise it has been
-// dropped or sent in a datagram of its own.
-func (e *netem) fault(n *Node, m *algorithms.Message) (batch bool) {
+// reports whether m still goes into its batch, and its delay; otherwise
+// it has been dropped or sent in a datagram of its own.
+func (e *netem) fault(n *Node, m *algorithms.Message) (delay int64, batch bool) {
 	if e.cut != nil && e.cut.Apart(n.id, m.To) {
 		n.meters.MsgsPartitioned++
-		return false
-	}
-	if e.cfg.Loss > 0 && e.rng.Float64() < e.cfg.Loss {
-		n.meters.MsgsDropped++
-		return false
-	}
-	batch = true
-	if extra, ok := e.holdBack(); ok {
-		n.meters.MsgsReordered++
-		e.alone(n, m, extra)
-		batch = false
-	}
-	if e.cfg.Dup > 0 && e.rng.Float64() < e.cfg.Dup {
-		n.meters.MsgsDuplicated++
-		extra, ok := e.holdBack()
-		if ok {
-			n.meters.MsgsReordered++
-		}
-		e.alone(n, m, extra)
-	}
-	return batch
-}
-
-// holdBack draws whether a message is held back, and by how much more
-// than its delay: uniform [0, max(2*RTT, 1ms)], as in the simulator.
-func (e *netem) holdBack() (int64, bool) {
-	if e.cfg.Reorder == 0 || e.rng.Float64() >= e.cfg.Reorder {
 		return 0, false
 	}
-	extra := max(2*int64(e.cfg.RTT), int64(time.Millisecond))
-	return e.rng.Int64N(extra + 1), true
+	f := e.draws.draw()
+	if f.lost {
+		n.meters.MsgsDropped++
+		return 0, false
+	}
+	batch = true
+	if f.held {
+		n.meters.MsgsReordered++
+		e.alone(n, m, f.delay)
+		batch = false
+	}
+	if f.dup {
+		n.meters.MsgsDuplicated++
+		if f.dupHeld {
+			n.meters.MsgsReordered++
+		}
+		e.alone(n, m, f.dupDelay)
+	}
+	return f.delay, batch
 }
 
-// alone sends m in a datagram of its own, extra ns later than the link's
-// delay would. It goes through the queue even when it is due at once (a
-// copy on a link without delay): the loop writes it at its next sendDue,
-// which may be before or after the batch of the original leaves.
-func (e *netem) alone(n *Node, m *algorithms.Message, extra int64) {
+// alone sends m in a datagram of its own, delay ns after it leaves. It
+// goes through the queue even when it is due at once (a copy on a link
+// without delay): the loop writes it at its next sendDue, which may be
+// before or after the batch of the original leaves.
+func (e *netem) alone(n *Node, m *algorithms.Message, delay int64) {
 	e.one[0] = *m
 	buf, err := wire.AppendDatagram(e.buffer(), n.id, e.one[:])
 	if err != nil {
@@ -204,12 +242,12 @@ func (e *netem) alone(n *Node, m *algorithms.Message, extra int64) {
 		return
 	}
 	n.meters.MsgsSent++
-	e.q.Push(e.due(n, len(buf))+extra, delayed{to: m.To, buf: buf})
+	e.q.Push(e.depart(n, len(buf))+delay, delayed{to: m.To, buf: buf})
 }
 
-// due is when a datagram of size bytes handed to the link now leaves the
-// node: after the link is free (Bandwidth) and the one-way delay.
-func (e *netem) due(n *Node, size int) int64 {
+// depart is when a datagram of size bytes handed to the link now leaves
+// the node: after the link is free (Bandwidth).
+func (e *netem) depart(n *Node, size int) int64 {
 	depart := n.clock.True()
 	if e.cfg.Bandwidth > 0 {
 		if e.busyUntil > depart {
@@ -218,17 +256,7 @@ func (e *netem) due(n *Node, size int) int64 {
 		depart += int64(float64(size) * 1e9 / float64(e.cfg.Bandwidth))
 		e.busyUntil = depart
 	}
-	return depart + e.delay()
-}
-
-// delay draws a one-way delay: RTT/2 plus uniform [-Jitter, +Jitter], cut
-// at zero.
-func (e *netem) delay() int64 {
-	d := int64(e.cfg.RTT / 2)
-	if j := int64(e.cfg.Jitter); j > 0 {
-		d = max(d+e.rng.Int64N(2*j+1)-j, 0)
-	}
-	return d
+	return depart
 }
 
 func (e *netem) buffer() []byte {
@@ -243,7 +271,7 @@ func (e *netem) buffer() []byte {
 // schedule queues a copy of the datagram p (a batch's bytes, reused by
 // the caller) until its due time.
 func (e *netem) schedule(n *Node, to algorithms.NodeID, p []byte) {
-	due := e.due(n, len(p))
+	due := e.depart(n, len(p)) + e.wait[to]
 	e.q.Push(due, delayed{to: to, buf: append(e.buffer(), p...)})
 }
 

@@ -79,8 +79,13 @@ type NodeConfig struct {
 	// MaxDatagram bounds the datagrams the node sends, in bytes.
 	MaxDatagram int
 	// Net is user-space delay, jitter, loss, duplication, reordering and
-	// bandwidth on send.
-	Net Netem
+	// bandwidth on send (netem.go); its Datagram, Stale and StaleSpans are
+	// not used (MaxDatagram is the node's datagram size).
+	Net runner.NetSpec
+	// Draws, if set, are the network draws the node shares with the other
+	// nodes of its process (the runner's udp environment); nil gives the
+	// node a faults.Net of its own from Seed.
+	Draws *NetDraws
 	// Partition, if set, is the split the node's messages must respect
 	// (shared with the other nodes of the process; the runner's udp
 	// environment splits and heals it). Nil: never split.
@@ -215,7 +220,7 @@ func NewNode(cfg NodeConfig) (*Node, error) {
 	if cfg.MaxDatagram == 0 {
 		cfg.MaxDatagram = DefaultDatagram(cfg.Peers)
 	}
-	if err := cfg.Net.Validate(); err != nil {
+	if err := ValidNet(cfg.Net); err != nil {
 		return nil, err
 	}
 	cfg.Node.ID = cfg.ID
@@ -235,7 +240,7 @@ func NewNode(cfg NodeConfig) (*Node, error) {
 		stop:   make(chan struct{}),
 		done:   make(chan struct{}),
 		flight: make(map[algorithms.ResourceID]struct{}),
-		net:    newNetem(cfg.Net, cfg.Partition, cfg.Seed, cfg.ID),
+		net:    newNetem(cfg.Net, cfg.Partition, cfg.Draws, cfg.Seed, c.Nodes),
 	}
 	n.inbox.wake = make(chan struct{}, 1)
 	n.stepObs, _ = cfg.Observer.(StepObserver)
@@ -785,17 +790,23 @@ func (n *Node) route(m *algorithms.Message) {
 		n.meters.EncodeErrors++ // a message to a node that does not exist: a bug of the algorithm
 		return
 	}
-	if n.net.faulty && !n.net.fault(n, m) {
-		return // dropped, or sent in a datagram of its own
+	delay := n.net.wait[m.To]
+	if n.net.perMsg {
+		var batch bool
+		if delay, batch = n.net.fault(n, m); !batch {
+			return // dropped, or sent in a datagram of its own
+		}
 	}
 	b := n.batch[m.To]
 	if b.Len() == 0 {
 		n.dirty = append(n.dirty, m.To)
+		n.net.wait[m.To] = delay // a datagram's delay is its first message's
 	}
 	err := b.Add(m)
 	if err == wire.ErrFull {
 		n.send(m.To, b.Bytes())
 		b.Reset()
+		n.net.wait[m.To] = delay
 		err = b.Add(m)
 	}
 	if err != nil {

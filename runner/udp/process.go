@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"leaselab/algorithms"
+	"leaselab/runner"
 	"leaselab/runner/faults"
 	"leaselab/runner/udp/wal"
 	"leaselab/runner/udp/wire"
@@ -51,7 +52,8 @@ type ProcessConfig struct {
 	// must be 0: the node reads and records it there (NextRestarts).
 	Restarts uint16
 	StateDir string
-	Net      Netem
+	// Net is the network the node emulates on send (emulated fields only).
+	Net runner.NetSpec
 	// DiskDir holds the log of a durable algorithm ("" means StateDir, or
 	// without one a temporary directory, removed at exit).
 	DiskDir string

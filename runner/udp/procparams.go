@@ -16,7 +16,7 @@ var ProcessParams = append(append([]string{"algo", "ablate", "acceptors", "propo
 func (c ProcessConfig) Spec() runner.Spec {
 	return runner.Spec{
 		Algo: c.Algo, Ablate: c.Ablations, Acceptors: c.Acceptors, Proposers: c.Proposers, Seed: c.Seed, Params: c.Params,
-		Net:  runner.NetSpec{RTT: c.Net.RTT, Jitter: c.Net.Jitter, Loss: c.Net.Loss, Dup: c.Net.Dup, Reorder: c.Net.Reorder, Bandwidth: c.Net.Bandwidth},
+		Net:  c.Net,
 		Disk: runner.DiskSpec{Dir: c.DiskDir},
 	}
 }
@@ -24,7 +24,7 @@ func (c ProcessConfig) Spec() runner.Spec {
 // SetSpec sets what c holds of a run (ProcessParams) from s.
 func (c *ProcessConfig) SetSpec(s runner.Spec) {
 	c.Algo, c.Ablations, c.Acceptors, c.Proposers, c.Seed, c.Params = s.Algo, s.Ablate, s.Acceptors, s.Proposers, s.Seed, s.Params
-	c.Net = NetemOf(s.Net)
+	c.Net = emulated(s.Net)
 	c.DiskDir = s.Disk.Dir
 }
 
@@ -46,4 +46,10 @@ func ProcessArgs(c ProcessConfig) []string {
 		args = append(args, "--"+name, v)
 	}
 	return args
+}
+
+// emulated is the part of n a node emulates (ProcessParams' network
+// flags); the datagram size and stalled links are not a node's.
+func emulated(n runner.NetSpec) runner.NetSpec {
+	return runner.NetSpec{RTT: n.RTT, Jitter: n.Jitter, Loss: n.Loss, Dup: n.Dup, Reorder: n.Reorder, Bandwidth: n.Bandwidth}
 }

@@ -1,7 +1,7 @@
 package main
 
 import (
-	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -15,6 +15,7 @@ import (
 	"leaselab/algorithms"
 	"leaselab/runner"
 	"leaselab/runner/udp"
+	"leaselab/runner/workload"
 )
 
 func init() {
@@ -86,20 +87,26 @@ func setupCluster(fs *pflag.FlagSet) action {
 		if err != nil {
 			return err
 		}
-		cfg := udp.FailoverConfig{
-			Nodes:       *nodes,
-			Node:        udp.ProcessConfig{Algo: spec.Algo, Params: spec.Params, Ablations: spec.Ablate, Seed: spec.Seed},
-			Command:     func(pc udp.ProcessConfig) *exec.Cmd { return exec.Command(exe, nodeArgs(pc)...) },
-			Extensions:  *extensions,
-			RenewBefore: spec.RenewBefore,
-			Contenders:  *contenders,
-			Slack:       *slack,
-			Limit:       *limit,
-			Restart:     *restart,
-			Stderr:      c.stderr,
+		// The failover workload on node processes: nodes acceptors, node 0
+		// and the contenders proposers, the run bounded by --limit.
+		spec.Env, spec.Workload = "udp", "failover"
+		spec.Acceptors, spec.Proposers = *nodes, *contenders+1
+		spec.Duration = *limit
+		spec.Net = runner.NetSpec{} // the real loopback, no emulation
+		if *contenders < 1 || *contenders >= *nodes {
+			return badInput(fmt.Errorf("contenders must be in [1, %d], got %d", *nodes-1, *contenders))
+		}
+		if spec.RenewBefore <= 0 || spec.RenewBefore >= spec.Params.LeaseSpan {
+			return badInput(fmt.Errorf("renew-before %v must be in (0, lease span %v)", spec.RenewBefore, spec.Params.LeaseSpan))
+		}
+		procs := &udp.Processes{
+			Command: func(pc udp.ProcessConfig) *exec.Cmd { return exec.Command(exe, nodeArgs(pc)...) },
+			Slack:   *slack,
+			Plan:    &workload.FailoverPlan{Extensions: *extensions, Restart: *restart, Linger: spec.Params.LeaseSpan / 2},
+			Stderr:  c.stderr,
 		}
 		if *verbose {
-			cfg.Log = c.stderr
+			procs.Log = c.stderr
 		}
 		if *sign {
 			dir, err := os.MkdirTemp("", "leaselab-key-")
@@ -107,15 +114,19 @@ func setupCluster(fs *pflag.FlagSet) action {
 				return err
 			}
 			defer os.RemoveAll(dir)
-			cfg.Node.KeyFile = filepath.Join(dir, "cluster.key")
-			if err := udp.WriteKeyFile(cfg.Node.KeyFile); err != nil {
+			procs.KeyFile = filepath.Join(dir, "cluster.key")
+			if err := udp.WriteKeyFile(procs.KeyFile); err != nil {
 				return err
 			}
 		}
-		res, err := udp.Failover(context.Background(), cfg)
+		r, ex, err := udp.RunSpec(spec, runner.Options{}, udp.EnvOptions{Processes: procs})
+		if errors.Is(err, runner.ErrBadSpec) {
+			return badInput(err)
+		}
 		if err != nil {
 			return err
 		}
+		res := newClusterResult(spec, r, ex, procs)
 		if *format == "json" {
 			if err := writeJSON(c.stdout, res); err != nil {
 				return err
@@ -154,6 +165,51 @@ func setupCluster(fs *pflag.FlagSet) action {
 		return nil
 	}
 }
+
+// clusterResult is what `leaselab cluster` reports (--format json).
+type clusterResult struct {
+	Nodes       int               `json:"nodes"`
+	Algo        string            `json:"algo"`
+	Contenders  int               `json:"contenders"`
+	FirstOwner  int               `json:"first_owner"`
+	Extensions  int               `json:"extensions"`
+	KilledPID   int               `json:"killed_pid"`
+	NextOwner   int               `json:"next_owner"`
+	GapMS       runner.OptionalMS `json:"failover_gap_ms"` // kill to the next owner's acquisition (null if none)
+	LeaseSpanMS float64           `json:"lease_span_ms"`
+	MaxLeaseMS  float64           `json:"max_lease_ms"`
+	// RemainingAtKillMS: how much of the killed holder's last lease was
+	// left, by its own report, when it was killed.
+	RemainingAtKillMS float64            `json:"remaining_at_kill_ms"`
+	Acquisitions      int                `json:"acquisitions"`
+	Violations        int                `json:"violations"`
+	ViolationList     []runner.Violation `json:"violation_list,omitempty"`
+	SurvivorsAlive    bool               `json:"survivors_alive"`
+	SlackMS           float64            `json:"slack_ms"`
+	// Signed: the nodes signed and checked their datagrams (--key).
+	Signed bool `json:"signed"`
+	// With --restart: node 0's restart counter in its second life, and
+	// how long it stayed silent (udp.ClusterExtra).
+	Restarted      bool    `json:"restarted"`
+	RestartCounter int     `json:"restart_counter"`
+	QuarantineMS   float64 `json:"quarantine_ms"`
+}
+
+func newClusterResult(s runner.Spec, r runner.Result, ex udp.Extra, p *udp.Processes) clusterResult {
+	c := ex.Cluster
+	slack := p.Slack
+	if slack == 0 {
+		slack = 5 * time.Millisecond
+	}
+	return clusterResult{Nodes: s.Acceptors, Algo: s.Algo, Contenders: s.Proposers - 1, Extensions: c.Extensions,
+		KilledPID: c.KilledPID, NextOwner: c.NextOwner, GapMS: r.FailoverGapMS,
+		LeaseSpanMS: ms(s.Params.LeaseSpan), MaxLeaseMS: ms(s.Params.MaxLease), RemainingAtKillMS: c.RemainingAtKillMS,
+		Acquisitions: c.Acquisitions, Violations: r.Violations, ViolationList: r.ViolationList,
+		SurvivorsAlive: c.SurvivorsAlive, SlackMS: ms(slack), Signed: p.KeyFile != "",
+		Restarted: c.Restarted, RestartCounter: c.RestartCounter, QuarantineMS: c.QuarantineMS}
+}
+
+func ms(d time.Duration) float64 { return float64(d) / 1e6 }
 
 // nodeArgs is the command line of `leaselab node` for pc.
 func nodeArgs(pc udp.ProcessConfig) []string {

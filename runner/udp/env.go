@@ -39,6 +39,10 @@ type EnvOptions struct {
 	// Key, if set, makes the nodes sign and check every datagram
 	// (NodeConfig.Key).
 	Key []byte
+	// Processes, if set, runs every node as an OS process of its own
+	// instead of in this process (then Addr, Key, Window and MaxDatagram
+	// are the processes' own: see Processes).
+	Processes *Processes
 }
 
 // DefaultWindow is the per-node bound on Acquire requests in flight in
@@ -58,6 +62,9 @@ type Extra struct {
 	// Background: what the background writer did (Spec.Disk.Background;
 	// zero without it).
 	Background BackgroundStats
+	// Cluster: what a run on node processes saw (EnvOptions.Processes;
+	// zero without them).
+	Cluster ClusterExtra
 }
 
 // env implements workload.Env over real sockets. Every call into the
@@ -83,6 +90,7 @@ type env struct {
 	tempDir  bool
 	bg       *Background // Spec.Disk.Background's writer, nil without
 	draws    *NetDraws   // the run's network draws, shared by every node
+	procs    *procHosts  // node processes (EnvOptions.Processes); nil: nodes in this process
 	// Partitions (Spec.Faults.Partitions): cut is what the nodes read on
 	// every send (nil without partitions), plan draws the episodes.
 	cut  *Partition
@@ -113,6 +121,14 @@ func RunSpec(spec runner.Spec, opt runner.Options, eo EnvOptions) (runner.Result
 	e := &env{spec: spec, eo: eo, alg: alg, wake: make(chan struct{}, 1), ended: make(chan struct{}),
 		draws: NewNetDraws(spec.Seed, spec.Net)}
 	defer e.release()
+	if eo.Processes != nil {
+		if err := checkProcesses(spec, eo.Processes); err != nil {
+			return runner.Result{}, Extra{}, err
+		}
+		if e.procs, err = newProcHosts(e, eo.Processes); err != nil {
+			return runner.Result{}, Extra{}, err
+		}
+	}
 	if err := e.bind(); err != nil {
 		return runner.Result{}, Extra{}, err
 	}
@@ -121,8 +137,10 @@ func RunSpec(spec runner.Spec, opt runner.Options, eo EnvOptions) (runner.Result
 	}
 	n := len(e.addrs)
 	e.base = Clock{Start: time.Now()}
-	for _, c := range drawClocks(spec, n) {
-		e.clocks = append(e.clocks, &Clock{Start: e.base.Start, Map: c})
+	if e.procs == nil {
+		for _, c := range drawClocks(spec, n) {
+			e.clocks = append(e.clocks, &Clock{Start: e.base.Start, Map: c})
+		}
 	}
 	if spec.Faults.Partitions > 0 && n > 1 {
 		e.cut = &Partition{}
@@ -134,6 +152,9 @@ func RunSpec(spec runner.Spec, opt runner.Options, eo EnvOptions) (runner.Result
 	tr := e.record(opt)
 	if e.drv, err = workload.NewDriver(spec, e, e.rec); err != nil {
 		return runner.Result{}, Extra{}, err
+	}
+	if e.procs != nil && e.procs.opt.Plan != nil {
+		e.drv.PlanFailover(*e.procs.opt.Plan)
 	}
 	if err := e.start(); err != nil {
 		return runner.Result{}, Extra{}, err
@@ -196,6 +217,9 @@ func drawClocks(spec runner.Spec, nodes int) []faults.Clock {
 // new one.
 func (e *env) bind() error {
 	cl := algorithms.NewCluster(e.spec.Acceptors, e.spec.Proposers)
+	if e.procs != nil {
+		return e.procs.bind(cl.Nodes)
+	}
 	for i := 0; i < cl.Nodes; i++ {
 		c, err := net.ListenUDP("udp", net.UDPAddrFromAddrPort(netip.AddrPortFrom(e.eo.Addr, 0)))
 		if err != nil {
@@ -210,7 +234,7 @@ func (e *env) bind() error {
 // startDisk makes the log directory (durable algorithms, the background
 // writer) and starts the background writer.
 func (e *env) startDisk() error {
-	if !e.alg.Durable && !e.spec.Disk.Background {
+	if e.procs != nil || (!e.alg.Durable && !e.spec.Disk.Background) {
 		return nil
 	}
 	e.dir = e.spec.Disk.Dir
@@ -245,6 +269,9 @@ func (e *env) release() {
 	}
 	if e.tempDir {
 		os.RemoveAll(e.dir)
+	}
+	if e.procs != nil && e.procs.tempDir != "" {
+		os.RemoveAll(e.procs.tempDir)
 	}
 }
 
@@ -283,6 +310,9 @@ func (e *env) record(opt runner.Options) *record.Tracer {
 // start boots every node, then the workload at true time 0 (the clock is
 // set here; the lock keeps the nodes' first events behind drv.Start).
 func (e *env) start() error {
+	if e.procs != nil {
+		return e.startProcs()
+	}
 	e.mu.Lock()
 	e.base.Start = time.Now()
 	for _, c := range e.clocks {
@@ -300,6 +330,28 @@ func (e *env) start() error {
 	if e.cut != nil {
 		e.planPartition()
 	}
+	e.mu.Unlock()
+	return nil
+}
+
+// startProcs starts every node process, waits until all are ready, and
+// starts the workload at that instant, true time 0.
+func (e *env) startProcs() error {
+	e.mu.Lock()
+	for i := range e.nodes {
+		if err := e.procs.start(i); err != nil {
+			e.mu.Unlock()
+			e.shutdown()
+			return err
+		}
+	}
+	e.mu.Unlock()
+	if err := e.procs.waitReady(e.spec.Duration); err != nil {
+		e.shutdown()
+		return err
+	}
+	e.mu.Lock()
+	e.drv.Start()
 	e.mu.Unlock()
 	return nil
 }
@@ -332,8 +384,15 @@ func (e *env) finish() (runner.Result, Extra, error) {
 	for _, r := range e.restarts {
 		ex.Restarts += int(r)
 	}
+	if e.procs != nil {
+		ex.Cluster = e.procs.ex
+		ex.Restarts = e.procs.restarts()
+	}
 	if e.err != nil {
 		return res, ex, e.err
+	}
+	if e.procs != nil {
+		return res, ex, e.procs.failoverError()
 	}
 	// A writer that died during the run: the run did not measure what was
 	// asked.
@@ -476,6 +535,10 @@ func (e *env) isEnded() bool {
 
 // shutdown kills every node and waits for all incarnations.
 func (e *env) shutdown() {
+	if e.procs != nil {
+		e.procs.shutdown()
+		return
+	}
 	e.mu.Lock()
 	for i, n := range e.nodes {
 		if n != nil {
@@ -583,10 +646,16 @@ func (e *env) heal() {
 func (e *env) Now() int64 { return e.now }
 
 func (e *env) TrueAt(n algorithms.NodeID, l algorithms.Local) int64 {
+	if e.procs != nil {
+		return int64(l) + e.procs.off[n]
+	}
 	return e.clocks[n].TrueAt(l)
 }
 
 func (e *env) LocalAt(n algorithms.NodeID, t int64) algorithms.Local {
+	if e.procs != nil {
+		return algorithms.Local(t - e.procs.off[n])
+	}
 	return e.clocks[n].LocalAt(t)
 }
 
@@ -602,6 +671,9 @@ func (e *env) At(t int64, f func()) {
 }
 
 func (e *env) Input(n algorithms.NodeID, in algorithms.Input) bool {
+	if e.procs != nil && int(n) < len(e.nodes) {
+		return e.procs.input(int(n), in)
+	}
 	if int(n) >= len(e.nodes) || e.nodes[n] == nil {
 		return false
 	}
@@ -610,6 +682,10 @@ func (e *env) Input(n algorithms.NodeID, in algorithms.Input) bool {
 }
 
 func (e *env) Crash(n algorithms.NodeID) {
+	if e.procs != nil && int(n) < len(e.nodes) {
+		e.procs.crash(int(n))
+		return
+	}
 	if int(n) >= len(e.nodes) || e.nodes[n] == nil {
 		return
 	}
@@ -625,6 +701,10 @@ func (e *env) Crash(n algorithms.NodeID) {
 }
 
 func (e *env) Restart(n algorithms.NodeID) {
+	if e.procs != nil && int(n) < len(e.nodes) {
+		e.procs.restart(int(n))
+		return
+	}
 	if int(n) >= len(e.nodes) || e.nodes[n] != nil {
 		return
 	}
@@ -656,7 +736,12 @@ func (e *env) Restart(n algorithms.NodeID) {
 	e.drv.Restarted(n)
 }
 
-func (e *env) Up(n algorithms.NodeID) bool { return int(n) < len(e.nodes) && e.nodes[n] != nil }
+func (e *env) Up(n algorithms.NodeID) bool {
+	if e.procs != nil {
+		return int(n) < len(e.nodes) && e.procs.up[n]
+	}
+	return int(n) < len(e.nodes) && e.nodes[n] != nil
+}
 
 func (e *env) Stop() {
 	e.endOne.Do(func() { close(e.ended) })

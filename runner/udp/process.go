@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net"
 	"net/netip"
 	"os"
@@ -220,34 +221,9 @@ func RunProcess(ctx context.Context, cfg ProcessConfig, stdin io.Reader, stdout 
 	if err != nil {
 		return err
 	}
-	nodes := int(cfg.ID) + 1
-	for id := range cfg.Peers {
-		if id == cfg.ID {
-			delete(cfg.Peers, id) // listing oneself among the peers is harmless
-			continue
-		}
-		if int(id)+1 > nodes {
-			nodes = int(id) + 1
-		}
-	}
-	peers := make([]netip.AddrPort, nodes)
-	for i := range peers {
-		id := algorithms.NodeID(i)
-		if id == cfg.ID {
-			continue
-		}
-		ap, ok := cfg.Peers[id]
-		if !ok {
-			return fmt.Errorf("no address for node %d (nodes are numbered 0..%d; give every other one in --peers)", i, nodes-1)
-		}
-		peers[i] = ap
-	}
-	cl := algorithms.Cluster{Nodes: nodes, Acceptors: cfg.Acceptors, Proposers: cfg.Proposers}
-	if cl.Acceptors == 0 {
-		cl.Acceptors = nodes
-	}
-	if cl.Proposers == 0 {
-		cl.Proposers = nodes
+	cl, peers, err := processCluster(&cfg)
+	if err != nil {
+		return err
 	}
 	if err := alg.Validate(cfg.Params, cl, cfg.Ablations); err != nil {
 		return err
@@ -274,49 +250,37 @@ func RunProcess(ctx context.Context, cfg ProcessConfig, stdin io.Reader, stdout 
 	}
 	self := conn.LocalAddr().(*net.UDPAddr).AddrPort()
 	peers[cfg.ID] = self
-	var (
-		st        wal.Storage
-		recovered []algorithms.Record
-	)
+	var st *wal.Log
+	var recovered []algorithms.Record
 	if alg.Durable {
-		dir := cfg.DiskDir
-		if dir == "" {
-			// A node that keeps its restart counter keeps its log beside
-			// it: a second life must find the first one's promises.
-			dir = cfg.StateDir
+		dir, cleanup, err := processLogDir(cfg)
+		if err == nil {
+			defer cleanup()
+			st, recovered, err = OpenLog(dir, cfg.ID, true, false)
 		}
-		if dir == "" {
-			if dir, err = os.MkdirTemp("", "leaselab-node-"); err != nil {
-				conn.Close()
-				return err
-			}
-			defer os.RemoveAll(dir)
-		}
-		// A log that exists is an earlier life of this node: it recovers
-		// from it, and its ballots must not repeat that life's, so it needs
-		// a higher restart counter.
-		if fi, err := os.Stat(LogPath(dir, cfg.ID)); err == nil && fi.Size() > 0 && cfg.Restarts == 0 {
-			conn.Close()
-			return fmt.Errorf("%s holds the log of an earlier run of node %d: give --restarts (one more than that run's) or a --state-dir that counted its starts to recover from it, or use another --disk-dir", dir, cfg.ID)
-		}
-		var l *wal.Log
-		if l, recovered, err = OpenLog(dir, cfg.ID, true, false); err != nil {
+		if err != nil {
 			conn.Close()
 			return err
 		}
-		st = l
 	}
 	obs := &lineObs{lines: make(chan ProcessLine, 4096)}
 	clock := ProcessClock()
-	node, err := NewNode(NodeConfig{
+	nc := NodeConfig{
 		ID: cfg.ID, Algo: alg, Seed: cfg.Seed,
 		Node: algorithms.Config{Cluster: cl, Params: cfg.Params, Ablations: cfg.Ablations, Restarts: cfg.Restarts,
-			Recovered: recovered},
-		Conn: conn, Peers: peers, Clock: clock,
-		Net: cfg.Net, Storage: st, Observer: obs,
+			Recovered: recovered, Rand: rand.New(faults.NodeSource(cfg.Seed, cfg.ID, cfg.Restarts))},
+		Conn: conn, Peers: peers, Clock: clock, Observer: obs,
+		// The processes of a cluster send in no common order: each draws
+		// from a stream of its own, the run's seed's Net stream for a seed
+		// of the node's.
+		Net: cfg.Net, Draws: NewNetDraws(cfg.Seed^uint64(cfg.ID)<<32^uint64(cfg.Restarts), cfg.Net),
 		MaxDatagram: DefaultDatagram(peers),
 		Key:         key,
-	})
+	}
+	if st != nil {
+		nc.Storage = st
+	}
+	node, err := NewNode(nc)
 	if err != nil {
 		conn.Close()
 		if st != nil {
@@ -329,8 +293,79 @@ func RunProcess(ctx context.Context, cfg ProcessConfig, stdin io.Reader, stdout 
 	// restarted node stayed silent (its Joined event's local_ns minus this).
 	_, started := clock.Now()
 	node.Start()
-	defer node.Stop()
+	ready := ProcessLine{Type: "ready", Node: int(cfg.ID), Addr: self.String(), PID: os.Getpid(), Restarts: int(cfg.Restarts),
+		LocalNS: int64(started), Auth: key != nil}
+	return serveCommands(ctx, node, obs, ready, stdin, stdout)
+}
 
+// processCluster is the cluster a node process belongs to, from its peers
+// (node ids 0..n-1, every other one listed), and the peers' addresses by
+// id (its own is filled in once bound).
+func processCluster(cfg *ProcessConfig) (algorithms.Cluster, []netip.AddrPort, error) {
+	nodes := int(cfg.ID) + 1
+	for id := range cfg.Peers {
+		if id == cfg.ID {
+			delete(cfg.Peers, id) // listing oneself among the peers is harmless
+			continue
+		}
+		if int(id)+1 > nodes {
+			nodes = int(id) + 1
+		}
+	}
+	peers := make([]netip.AddrPort, nodes)
+	for i := range peers {
+		id := algorithms.NodeID(i)
+		if id == cfg.ID {
+			continue
+		}
+		ap, ok := cfg.Peers[id]
+		if !ok {
+			return algorithms.Cluster{}, nil, fmt.Errorf("no address for node %d (nodes are numbered 0..%d; give every other one in --peers)", i, nodes-1)
+		}
+		peers[i] = ap
+	}
+	cl := algorithms.Cluster{Nodes: nodes, Acceptors: cfg.Acceptors, Proposers: cfg.Proposers}
+	if cl.Acceptors == 0 {
+		cl.Acceptors = nodes
+	}
+	if cl.Proposers == 0 {
+		cl.Proposers = nodes
+	}
+	return cl, peers, nil
+}
+
+// processLogDir is where a durable node process keeps its log, and what
+// to do at exit (remove a temporary directory). A log that exists there
+// is an earlier life of this node: the node recovers from it, and its
+// ballots must not repeat that life's, so it needs a higher restart
+// counter.
+func processLogDir(cfg ProcessConfig) (string, func(), error) {
+	dir := cfg.DiskDir
+	if dir == "" {
+		// A node that keeps its restart counter keeps its log beside it: a
+		// second life must find the first one's promises.
+		dir = cfg.StateDir
+	}
+	cleanup := func() {}
+	if dir == "" {
+		var err error
+		if dir, err = os.MkdirTemp("", "leaselab-node-"); err != nil {
+			return "", cleanup, err
+		}
+		cleanup = func() { os.RemoveAll(dir) }
+	}
+	if fi, err := os.Stat(LogPath(dir, cfg.ID)); err == nil && fi.Size() > 0 && cfg.Restarts == 0 {
+		cleanup()
+		return "", func() {}, fmt.Errorf("%s holds the log of an earlier run of node %d: give --restarts (one more than that run's) or a --state-dir that counted its starts to recover from it, or use another --disk-dir", dir, cfg.ID)
+	}
+	return dir, cleanup, nil
+}
+
+// serveCommands writes the node's lines to stdout (ready first) and
+// hands it the commands read from stdin until ctx ends, stdin says "quit"
+// or ends; then it stops the node and writes the last stats line.
+func serveCommands(ctx context.Context, node *Node, obs *lineObs, ready ProcessLine, stdin io.Reader, stdout io.Writer) error {
+	defer node.Stop()
 	out := bufio.NewWriter(stdout)
 	enc := json.NewEncoder(out)
 	writerDone := make(chan struct{})
@@ -344,13 +379,11 @@ func RunProcess(ctx context.Context, cfg ProcessConfig, stdin io.Reader, stdout 
 		}
 		out.Flush()
 	}()
-	obs.lines <- ProcessLine{Type: "ready", Node: int(cfg.ID), Addr: self.String(), PID: os.Getpid(), Restarts: int(cfg.Restarts),
-		LocalNS: int64(started), Auth: key != nil}
+	obs.lines <- ready
 	stats := func() ProcessLine {
 		bad, unauth := node.Rejected()
-		return ProcessLine{Type: "stats", Node: int(cfg.ID), Stats: &ProcessStats{BadDatagrams: bad, Unauthenticated: unauth}}
+		return ProcessLine{Type: "stats", Node: int(node.id), Stats: &ProcessStats{BadDatagrams: bad, Unauthenticated: unauth}}
 	}
-
 	cmds := make(chan string)
 	go func() {
 		sc := bufio.NewScanner(stdin)
@@ -382,7 +415,7 @@ func RunProcess(ctx context.Context, cfg ProcessConfig, stdin io.Reader, stdout 
 			case quit:
 				return node.Err()
 			case err != nil:
-				obs.lines <- ProcessLine{Type: "error", Node: int(cfg.ID), Error: err.Error()}
+				obs.lines <- ProcessLine{Type: "error", Node: int(node.id), Error: err.Error()}
 			case in != nil:
 				node.Submit(*in)
 			}

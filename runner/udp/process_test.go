@@ -17,6 +17,8 @@ import (
 	"leaselab/algorithms"
 	_ "leaselab/classicpaxos"
 	_ "leaselab/paxoslease"
+	"leaselab/runner"
+	"leaselab/runner/workload"
 )
 
 // The failover test runs real node processes: the test binary re-executes
@@ -110,43 +112,37 @@ func failoverAlgos() []string {
 func TestFailoverKillsHolderProcess(t *testing.T) {
 	for _, algo := range failoverAlgos() {
 		t.Run(algo, func(t *testing.T) {
-			p := algorithms.DefaultParams()
-			p.LeaseSpan = 600 * time.Millisecond
-			p.MaxLease = 900 * time.Millisecond
-			p.ResponseTimeout = 100 * time.Millisecond
-			p.Backoff = 20 * time.Millisecond
-			p.DMax = 100 * time.Millisecond // classic Paxos waits v + d_max
-			node := ProcessConfig{Algo: algo, Params: p, Seed: 1}
+			s := udpSpec(algo, "failover")
+			s.Acceptors, s.Proposers = 3, 2
+			s.Params.LeaseSpan = 600 * time.Millisecond
+			s.Params.MaxLease = 900 * time.Millisecond
+			s.Params.ResponseTimeout = 100 * time.Millisecond
+			s.Params.Backoff = 20 * time.Millisecond
+			s.Params.DMax = 100 * time.Millisecond // classic Paxos waits v + d_max
+			s.RenewBefore = 200 * time.Millisecond
+			s.Duration = 20 * time.Second
+			procs := &Processes{Command: selfCommand, Stderr: os.Stderr,
+				Plan: &workload.FailoverPlan{Extensions: 2, Restart: true, Linger: s.Params.LeaseSpan / 2}}
 			// PaxosLease runs with signed datagrams (as leaselab cluster
 			// does by default), the others without, so both paths cross
 			// real process boundaries.
 			if algo == "paxoslease" {
-				node.KeyFile = filepath.Join(t.TempDir(), "cluster.key")
-				if err := WriteKeyFile(node.KeyFile); err != nil {
+				procs.KeyFile = filepath.Join(t.TempDir(), "cluster.key")
+				if err := WriteKeyFile(procs.KeyFile); err != nil {
 					t.Fatal(err)
 				}
 			}
 			var log strings.Builder
-			r, err := Failover(context.Background(), FailoverConfig{
-				Nodes:       3,
-				Node:        node,
-				Command:     selfCommand,
-				Extensions:  2,
-				RenewBefore: 200 * time.Millisecond,
-				Restart:     true,
-				Limit:       20 * time.Second,
-				Log:         &log,
-				Stderr:      os.Stderr,
-			})
+			procs.Log = &log
+			res, ex, err := RunSpec(s, runner.Options{}, EnvOptions{Processes: procs})
 			t.Log("\n" + log.String())
 			if err != nil {
 				t.Fatal(err)
 			}
-			if r.NextOwner < 1 || r.Violations != 0 || !r.SurvivorsAlive {
-				t.Fatalf("next owner %d, violations %d (%v), survivors alive %v", r.NextOwner, r.Violations, r.ViolationList, r.SurvivorsAlive)
-			}
-			if r.Signed != (node.KeyFile != "") {
-				t.Fatalf("signed %v with key file %q", r.Signed, node.KeyFile)
+			r := ex.Cluster
+			maxLeaseMS := float64(s.Params.MaxLease) / 1e6
+			if r.NextOwner < 1 || res.Violations != 0 || !r.SurvivorsAlive {
+				t.Fatalf("next owner %d, violations %d (%v), survivors alive %v", r.NextOwner, res.Violations, res.ViolationList, r.SurvivorsAlive)
 			}
 			if r.Extensions != 2 {
 				t.Fatalf("holder extended %d times, want 2", r.Extensions)
@@ -154,8 +150,8 @@ func TestFailoverKillsHolderProcess(t *testing.T) {
 			// The next owner cannot get the lease before the killed
 			// holder's lease ran out at the acceptors, and should get it
 			// within M plus a few retries after the kill.
-			if g := float64(r.GapMS); g < r.RemainingAtKillMS-1 || g > r.MaxLeaseMS+500 {
-				t.Fatalf("failover gap %.1f ms (holder had %.1f ms left, M = %.0f ms)", r.GapMS, r.RemainingAtKillMS, r.MaxLeaseMS)
+			if g := float64(res.FailoverGapMS); g < r.RemainingAtKillMS-1 || g > maxLeaseMS+500 {
+				t.Fatalf("failover gap %.1f ms (holder had %.1f ms left, M = %.0f ms)", g, r.RemainingAtKillMS, maxLeaseMS)
 			}
 			// Node 0's second life counted itself in its state directory;
 			// a diskless node stays silent for M on its own clock (the
@@ -166,10 +162,10 @@ func TestFailoverKillsHolderProcess(t *testing.T) {
 			if !r.Restarted || r.RestartCounter != 1 {
 				t.Fatalf("restarted %v with counter %d, want counter 1", r.Restarted, r.RestartCounter)
 			}
-			if alg.Durable != (r.QuarantineMS == 0) || (!alg.Durable && r.QuarantineMS < r.MaxLeaseMS) {
-				t.Fatalf("node 0 was silent %.1f ms after its restart (M = %.0f ms, durable %v)", r.QuarantineMS, r.MaxLeaseMS, alg.Durable)
+			if alg.Durable != (r.QuarantineMS == 0) || (!alg.Durable && r.QuarantineMS < maxLeaseMS) {
+				t.Fatalf("node 0 was silent %.1f ms after its restart (M = %.0f ms, durable %v)", r.QuarantineMS, maxLeaseMS, alg.Durable)
 			}
-			t.Logf("failover gap %.1f ms, holder had %.1f ms left; restarted node silent %.1f ms", r.GapMS, r.RemainingAtKillMS, r.QuarantineMS)
+			t.Logf("failover gap %.1f ms, holder had %.1f ms left; restarted node silent %.1f ms", float64(res.FailoverGapMS), r.RemainingAtKillMS, r.QuarantineMS)
 		})
 	}
 }

@@ -79,6 +79,9 @@ type Driver struct {
 	failed      bool // the failover crash happened
 	watchdog    int64
 	retry       int64
+	plan        *FailoverPlan // nil: the failover workload's timing by Duration
+	holds0      int           // failover with a plan: proposer 0's acquisitions so far
+	tookOver    bool          // failover with a plan: another proposer acquired after the crash
 	// counters for Result (see its fields of the same names)
 	giveupsMidRound, extensions, extendReleases, releasesMidExtension int
 }
@@ -137,6 +140,23 @@ func NewDriver(spec runner.Spec, env Env, rec *record.Recorder) (*Driver, error)
 	return d, nil
 }
 
+// FailoverPlan times the failover workload by what happens rather than by
+// Duration, for a run whose length is not known ahead (`leaselab
+// cluster`, node processes): proposer 0 is crashed at the acquisition that
+// follows Extensions extensions (an extension comes back as an Acquired
+// event); with Restart it is restarted as soon as another proposer
+// acquired the lease; the run stops Linger after that takeover, or, with
+// Restart, Linger after proposer 0 rejoined (its Joined event; at once for
+// a durable algorithm, which recovers its state).
+type FailoverPlan struct {
+	Extensions int
+	Restart    bool
+	Linger     time.Duration
+}
+
+// PlanFailover sets the failover workload's plan; call it before Start.
+func (d *Driver) PlanFailover(p FailoverPlan) { d.plan = &p }
+
 // Start issues the workload's first requests; call it once, at true time 0,
 // after every node has been started.
 func (d *Driver) Start() {
@@ -169,8 +189,10 @@ func (d *Driver) Start() {
 		d.clients[0].active = true
 		d.clients[0].keep = true
 		d.acquire(0, d.clients[0].gen)
-		d.env.At(d.failAt, func() { d.armed = true })
-		d.env.At(2*d.failAt, d.failover)
+		if d.plan == nil {
+			d.env.At(d.failAt, func() { d.armed = true })
+			d.env.At(2*d.failAt, d.failover)
+		}
 	}
 }
 
@@ -284,6 +306,9 @@ func (d *Driver) Event(n algorithms.NodeID, local algorithms.Local, ev algorithm
 			}
 		}
 		return
+	}
+	if d.plan != nil {
+		d.followPlan(n, ev)
 	}
 	if int(n) >= len(d.clients) || !d.clients[n].active || ev.Resource != d.clients[n].res {
 		return
@@ -413,7 +438,7 @@ func (d *Driver) failover() {
 	d.rec.MarkFailover(now, 0)
 	d.clients[0].active = false
 	d.env.Crash(0)
-	if dt := d.spec.Faults.Downtime; dt > 0 {
+	if dt := d.spec.Faults.Downtime; dt > 0 && d.plan == nil {
 		d.env.At(now+int64(dt), func() { d.env.Restart(0) })
 	}
 	for i := 1; i < len(d.clients); i++ {
@@ -424,6 +449,38 @@ func (d *Driver) failover() {
 			d.acquire(algorithms.NodeID(i), c.gen)
 		}
 	}
+}
+
+// followPlan crashes, restarts and stops as the failover plan says, on
+// event ev of node n.
+func (d *Driver) followPlan(n algorithms.NodeID, ev algorithms.Event) {
+	now := d.env.Now()
+	linger := func() { d.env.At(now+int64(d.plan.Linger), d.env.Stop) }
+	switch {
+	case ev.Kind == algorithms.Acquired && n == 0 && !d.failed:
+		if d.holds0++; d.holds0 > d.plan.Extensions {
+			d.env.At(now, d.failover) // as an event of its own, never inside the step
+		}
+	case ev.Kind == algorithms.Acquired && n != 0 && d.failed && !d.tookOver:
+		d.tookOver = true
+		if !d.plan.Restart {
+			linger()
+			return
+		}
+		d.env.At(now, func() {
+			d.env.Restart(0)
+			if durable(d.spec.Algo) {
+				linger() // recovered from its log: no quarantine to wait for
+			}
+		})
+	case ev.Kind == algorithms.Joined && n == 0 && d.tookOver && d.plan.Restart && !durable(d.spec.Algo):
+		linger()
+	}
+}
+
+func durable(algo string) bool {
+	alg, err := algorithms.Lookup(algo)
+	return err == nil && alg.Durable
 }
 
 // Crashed tells the driver node n is down (after the environment crashed

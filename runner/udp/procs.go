@@ -1,0 +1,484 @@
+package udp
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/netip"
+	"os"
+	"os/exec"
+	"sync"
+	"time"
+
+	"leaselab/algorithms"
+	"leaselab/runner"
+	"leaselab/runner/workload"
+)
+
+// Processes runs the nodes of a udp run as OS processes, one node each
+// (`leaselab node`, RunProcess), driven through their standard streams
+// (EnvOptions.Processes). The workload driver, the recorder and the
+// checker are the same as for nodes in this process; what differs is the
+// clock they read.
+//
+// The checker needs one clock for all nodes: the driver's. A node reports
+// every event with its local time, and an Acquired event with its Until;
+// the environment dates the event at t, the moment it reads the line, and
+// maps the node's local times to true time as if the line had been written
+// at t - Slack: the hold runs from t to t + (Until - local) + Slack. The
+// node's true hold began at some e <= t and ends at e + (Until - local)
+// (the processes share the machine's monotonic clock rate), so the
+// inferred end is never early; the inferred start is late by t - e, and
+// the Slack added to every end covers that as long as a report reaches the
+// driver within Slack. Overlaps are therefore reported conservatively.
+type Processes struct {
+	// Command builds the command that runs one node process with cfg.
+	Command func(cfg ProcessConfig) *exec.Cmd
+	// StateDir: where every process counts its starts (and keeps its log):
+	// "" means a temporary directory, removed at the end.
+	StateDir string
+	// KeyFile, if set, names the key file the nodes share
+	// (ProcessConfig.KeyFile).
+	KeyFile string
+	// Slack: see above; 0 means 5 ms.
+	Slack time.Duration
+	// Plan, if set, times a failover run by what happens (see
+	// workload.FailoverPlan).
+	Plan *workload.FailoverPlan
+	// Log, if set, receives one line per thing the environment sees or does.
+	Log io.Writer
+	// Stderr of the node processes (nil: discarded).
+	Stderr io.Writer
+}
+
+// ClusterExtra is what a run over node processes saw beyond
+// runner.Result (Extra.Cluster).
+type ClusterExtra struct {
+	// Extensions: Extend requests node 0 got before it was crashed.
+	Extensions int
+	// KilledPID: the process of the first node crashed (0: none was).
+	KilledPID int
+	// RemainingAtKillMS: how much of that node's last lease was left, by
+	// its own report, when it was killed.
+	RemainingAtKillMS float64
+	// NextOwner: the first other node to acquire after the crash (-1:
+	// none did).
+	NextOwner int
+	// Acquisitions: Acquired events, extensions included.
+	Acquisitions int
+	// SurvivorsAlive: every node but 0 was still running at the end.
+	SurvivorsAlive bool
+	// Restarted: node 0 ran a second life, with RestartCounter read from
+	// its state directory; QuarantineMS is how long it stayed silent, on
+	// its own clock from its start to its Joined event (0 for a durable
+	// algorithm, which rejoins at once; -1 if it never reported Joined).
+	Restarted      bool
+	RestartCounter int
+	QuarantineMS   float64
+}
+
+// FailoverNodesError says why n node processes cannot show a failover:
+// once node 0 is killed the n-1 left must still be a majority of the n
+// acceptors, so n must be at least 3. Nil if n will do.
+func FailoverNodesError(n int) error {
+	if n >= 3 {
+		return nil
+	}
+	if n < 1 {
+		return fmt.Errorf("failover needs at least 3 nodes, got %d", n)
+	}
+	return fmt.Errorf("failover needs at least 3 nodes, got %d: after node 0 is killed %d of %d acceptors are left, "+
+		"and no lease can be granted without a majority (%d)", n, n-1, n, n/2+1)
+}
+
+// checkProcesses says whether spec can run on node processes.
+func checkProcesses(spec runner.Spec, p *Processes) error {
+	n := algorithms.NewCluster(spec.Acceptors, spec.Proposers).Nodes
+	switch {
+	case p.Command == nil:
+		return errors.New("udp: no command to start node processes")
+	case spec.Clocks.Skew != 0 || spec.Clocks.Drift != 0:
+		return runner.BadSpec(errors.New("udp: node processes read the machine's clock; skew and drift are for nodes in one process"))
+	case spec.Faults.Partitions > 0:
+		return runner.BadSpec(errors.New("udp: partitions are a state the nodes of one process share; node processes have none"))
+	case spec.Disk.Background:
+		return runner.BadSpec(errors.New("udp: the background writer runs with nodes in one process"))
+	case spec.Workload == "failover":
+		return FailoverNodesError(n)
+	}
+	return nil
+}
+
+// proc is one life of a node process.
+type proc struct {
+	cmd   *exec.Cmd
+	stdin io.WriteCloser
+	done  chan struct{}
+}
+
+// procHosts are the node processes of a run; every method but the
+// readers' runs with the environment's mu held.
+type procHosts struct {
+	e        *env
+	opt      Processes
+	base     ProcessConfig // what every node gets; ID, Listen and Peers per node
+	peers    map[algorithms.NodeID]netip.AddrPort
+	tempDir  string
+	procs    []*proc // the current life of each node
+	old      []*proc // killed lives, to reap
+	up       []bool
+	lives    []int
+	off      []int64 // per node: true time = local + off, from its latest line
+	until    []int64 // per node: true end of its latest lease, by its report
+	ready    int
+	allReady chan struct{}
+	crashed  bool
+	restart0 int64 // node 0's local clock when its second life started
+	ex       ClusterExtra
+}
+
+func newProcHosts(e *env, p *Processes) (*procHosts, error) {
+	h := &procHosts{e: e, opt: *p, allReady: make(chan struct{})}
+	if h.opt.Slack == 0 {
+		h.opt.Slack = 5 * time.Millisecond
+	}
+	h.ex.NextOwner = -1
+	h.base.SetSpec(e.spec)
+	h.base.KeyFile = p.KeyFile
+	h.base.StateDir = p.StateDir
+	if h.base.StateDir == "" {
+		dir, err := os.MkdirTemp("", "leaselab-cluster-")
+		if err != nil {
+			return nil, err
+		}
+		h.tempDir, h.base.StateDir = dir, dir
+	}
+	return h, nil
+}
+
+func (h *procHosts) logf(format string, a ...any) {
+	if h.opt.Log != nil {
+		fmt.Fprintf(h.opt.Log, "%8.3f ms "+format+"\n", append([]any{ms(time.Duration(h.e.now))}, a...)...)
+	}
+}
+
+// bind reserves the nodes' ports; the processes bind them.
+func (h *procHosts) bind(n int) error {
+	addrs, err := reservePorts(n)
+	if err != nil {
+		return err
+	}
+	h.e.addrs = addrs
+	h.peers = map[algorithms.NodeID]netip.AddrPort{}
+	for i, a := range addrs {
+		h.peers[algorithms.NodeID(i)] = a
+	}
+	h.procs = make([]*proc, n)
+	h.up = make([]bool, n)
+	h.lives = make([]int, n)
+	h.off = make([]int64, n)
+	h.until = make([]int64, n)
+	return nil
+}
+
+// start starts node i's process (a first start or a restart) and its
+// stdout reader.
+func (h *procHosts) start(i int) error {
+	pc := h.base
+	pc.ID = algorithms.NodeID(i)
+	pc.Listen = h.e.addrs[i]
+	pc.Peers = h.peers
+	cmd := h.opt.Command(pc)
+	cmd.Stderr = h.opt.Stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("start node %d: %w", i, err)
+	}
+	p := &proc{cmd: cmd, stdin: stdin, done: make(chan struct{})}
+	if h.procs[i] != nil {
+		h.old = append(h.old, h.procs[i])
+	}
+	h.procs[i] = p
+	h.up[i] = true
+	h.lives[i]++
+	go h.read(i, p, stdout)
+	return nil
+}
+
+// read hands the lines of process p (node i) to the environment, in the
+// order of true time: each is dated under mu.
+func (h *procHosts) read(i int, p *proc, stdout io.Reader) {
+	e := h.e
+	sc := bufio.NewScanner(stdout)
+	for sc.Scan() {
+		var l ProcessLine
+		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
+			continue
+		}
+		e.mu.Lock()
+		if h.procs[i] == p && !e.isEnded() {
+			h.line(i, l)
+		}
+		e.mu.Unlock()
+	}
+	p.cmd.Wait()
+	close(p.done)
+	e.mu.Lock()
+	if h.procs[i] == p && h.up[i] && !e.isEnded() {
+		h.up[i] = false
+		h.logf("node %d exited unexpectedly", i)
+		e.drv.Crashed(algorithms.NodeID(i))
+	}
+	e.mu.Unlock()
+}
+
+// line handles one line of node i; mu is held.
+func (h *procHosts) line(i int, l ProcessLine) {
+	t := h.e.clockNow()
+	switch l.Type {
+	case "ready":
+		h.off[i] = t - l.LocalNS + int64(h.opt.Slack)
+		if h.lives[i] > 1 {
+			h.ex.Restarted, h.ex.RestartCounter, h.restart0 = true, l.Restarts, l.LocalNS
+			h.logf("node %d runs again with restart counter %d", i, l.Restarts)
+			return
+		}
+		if h.ready++; h.ready == len(h.procs) {
+			close(h.allReady)
+		}
+	case "error":
+		if h.e.err == nil {
+			h.e.err = fmt.Errorf("node %d: %s", i, l.Error)
+		}
+		h.e.Stop()
+	case "event":
+		h.event(i, l, t)
+	}
+}
+
+// event hands an event line of node i, read at true time t, to the driver.
+func (h *procHosts) event(i int, l ProcessLine, t int64) {
+	kind, ok := eventKind(l.Event)
+	if !ok {
+		return
+	}
+	h.off[i] = t - l.LocalNS + int64(h.opt.Slack)
+	ev := algorithms.Event{Kind: kind, Resource: algorithms.ResourceID(l.Resource), Ballot: algorithms.Ballot(l.Ballot),
+		Until: algorithms.Local(l.UntilNS), Owner: algorithms.NoNode}
+	if l.Owner != nil {
+		ev.Owner = algorithms.NodeID(*l.Owner)
+	}
+	switch kind {
+	case algorithms.Acquired:
+		h.ex.Acquisitions++
+		h.until[i] = t + l.RemainingNS
+		h.logf("node %d acquired, %.1f ms left", i, float64(l.RemainingNS)/1e6)
+		if i != 0 && h.crashed && h.ex.NextOwner < 0 {
+			h.ex.NextOwner = i
+		}
+	case algorithms.Joined:
+		if i == 0 && h.ex.Restarted && h.ex.QuarantineMS < 0 {
+			h.ex.QuarantineMS = float64(l.LocalNS-h.restart0) / 1e6
+			h.logf("node 0 joined after %.1f ms of silence on its own clock", h.ex.QuarantineMS)
+		}
+	}
+	h.e.drv.Event(algorithms.NodeID(i), algorithms.Local(l.LocalNS), ev)
+}
+
+// eventKind is the kind named s in an event line.
+func eventKind(s string) (algorithms.EventKind, bool) {
+	for k := algorithms.Acquired; k <= algorithms.Joined; k++ {
+		if k.String() == s {
+			return k, true
+		}
+	}
+	return 0, false
+}
+
+// waitReady waits (mu not held) until every process reported ready or
+// limit passed, then makes that instant true time 0.
+func (h *procHosts) waitReady(limit time.Duration) error {
+	tm := time.NewTimer(limit)
+	defer tm.Stop()
+	select {
+	case <-h.allReady:
+	case <-tm.C:
+		h.e.mu.Lock()
+		defer h.e.mu.Unlock()
+		return fmt.Errorf("failover: only %d of %d node processes were ready within %v", h.ready, len(h.procs), limit)
+	}
+	e := h.e
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	shift := e.base.True()
+	e.base.Start = e.base.Start.Add(time.Duration(shift))
+	for i := range h.off {
+		h.off[i] -= shift
+	}
+	e.now = 0
+	h.logf("all %d nodes ready", len(h.procs))
+	return nil
+}
+
+func (h *procHosts) send(i int, cmd string) {
+	io.WriteString(h.procs[i].stdin, cmd+"\n") // a process that died is noticed by its reader
+}
+
+// input hands in to node i as a command; mu is held.
+func (h *procHosts) input(i int, in algorithms.Input) bool {
+	if !h.up[i] {
+		return false
+	}
+	var verb string
+	switch in.Kind {
+	case algorithms.Acquire:
+		verb = "acquire"
+	case algorithms.Extend:
+		verb = "extend"
+		if i == 0 && !h.crashed {
+			h.ex.Extensions++
+		}
+	case algorithms.Giveup:
+		verb = "release"
+	default:
+		return false
+	}
+	h.send(i, fmt.Sprintf("%s %d", verb, in.Resource))
+	return true
+}
+
+// crash kills node i's process (SIGKILL); mu is held.
+func (h *procHosts) crash(i int) {
+	if !h.up[i] {
+		return
+	}
+	p := h.procs[i]
+	p.cmd.Process.Kill()
+	h.up[i] = false
+	if !h.crashed {
+		h.crashed = true
+		h.ex.KilledPID = p.cmd.Process.Pid
+		h.ex.RemainingAtKillMS = float64(h.until[i]-h.e.now) / 1e6
+		h.logf("killed node %d (pid %d); nodes 1..%d try to acquire", i, h.ex.KilledPID, h.e.spec.Proposers-1)
+	}
+	h.e.drv.Crashed(algorithms.NodeID(i))
+}
+
+// restart starts node i's process again; mu is held.
+func (h *procHosts) restart(i int) {
+	if h.up[i] {
+		return
+	}
+	if i == 0 {
+		h.ex.QuarantineMS = -1 // until it reports Joined
+		if h.e.alg.Durable {
+			h.ex.QuarantineMS = 0 // recovers from its log: no quarantine
+		}
+	}
+	h.logf("node %d starts again", i)
+	if err := h.start(i); err != nil {
+		if h.e.err == nil {
+			h.e.err = err
+		}
+		h.e.Stop()
+		return
+	}
+	h.e.drv.Restarted(algorithms.NodeID(i))
+}
+
+// restarts is how many restarts the run performed.
+func (h *procHosts) restarts() int {
+	k := 0
+	for _, l := range h.lives {
+		k += max(l-1, 0)
+	}
+	return k
+}
+
+// shutdown ends every process (end of input, then SIGKILL after 2 s) and
+// says whether every node but 0 was still running.
+func (h *procHosts) shutdown() {
+	h.e.mu.Lock()
+	h.ex.SurvivorsAlive = true
+	for i := 1; i < len(h.up); i++ {
+		h.ex.SurvivorsAlive = h.ex.SurvivorsAlive && h.up[i]
+	}
+	all := append(append([]*proc(nil), h.old...), h.procs...)
+	h.e.mu.Unlock()
+	var wg sync.WaitGroup
+	for _, p := range all {
+		if p == nil {
+			continue
+		}
+		p.stdin.Close()
+		wg.Go(func() {
+			select {
+			case <-p.done:
+			case <-time.After(2 * time.Second):
+				p.cmd.Process.Kill()
+				<-p.done
+			}
+		})
+	}
+	wg.Wait()
+	if h.tempDir != "" {
+		os.RemoveAll(h.tempDir)
+	}
+}
+
+// failoverError says what a failover run on processes did not get to (nil
+// if it took over, and with a restart, node 0 rejoined).
+func (h *procHosts) failoverError() error {
+	limit := h.e.spec.Duration
+	switch {
+	case h.e.spec.Workload != "failover" || h.opt.Plan == nil:
+		return nil
+	case !h.crashed:
+		return fmt.Errorf("failover: node 0 did not acquire and extend %d times within %v (%d acquisitions)", h.opt.Plan.Extensions, limit, h.ex.Acquisitions)
+	case h.ex.NextOwner < 0:
+		why := ""
+		if h.e.spec.Algo == "naive" {
+			why = "; naive can block a lone contender this way (README, Known limits)"
+		}
+		return fmt.Errorf("failover: no surviving node acquired the lease after node 0 was killed with %.1f ms left (the run's limit is %v)%s",
+			h.ex.RemainingAtKillMS, limit, why)
+	case h.opt.Plan.Restart && h.ex.QuarantineMS < 0:
+		return fmt.Errorf("failover: node 0 was started again but did not join within the run's limit %v", limit)
+	}
+	return nil
+}
+
+func ms(d time.Duration) float64 { return float64(d) / 1e6 }
+
+// reservePorts finds n free loopback UDP ports by binding and releasing
+// them. Another program could take one in between; on loopback in a test
+// or a local cluster that is unlikely, and a node that cannot bind says so.
+func reservePorts(n int) ([]netip.AddrPort, error) {
+	out := make([]netip.AddrPort, n)
+	conns := make([]*net.UDPConn, 0, n)
+	defer func() {
+		for _, c := range conns {
+			c.Close()
+		}
+	}()
+	// All stay bound until every port is known, so no two are the same.
+	for i := range out {
+		c, err := listenLoopback()
+		if err != nil {
+			return nil, err
+		}
+		conns = append(conns, c)
+		out[i] = c.LocalAddr().(*net.UDPAddr).AddrPort()
+	}
+	return out, nil
+}

@@ -325,65 +325,29 @@ func fromResult(res runner.Result, s runner.Spec, out benchOutput) benchRun {
 	return r
 }
 
-// benchSingle measures reps single leases, each its own run (the runner's
-// single workload) with seed, seed+1, ...: over UDP each on a fresh
-// cluster, whose start is not part of the latency (from the request to
-// the Acquired event).
+// benchSingle measures reps single leases. Over UDP one cluster serves
+// them all, one after the other, each on a fresh resource
+// (EnvOptions.SingleReps), Duration bounding each; in the simulator each
+// is its own run with seed, seed+1, ...
 func benchSingle(s runner.Spec, eo udp.EnvOptions, key []byte, reps int, out benchOutput) (benchRun, error) {
 	r := benchRun{Env: s.Env, Algo: s.Algo, Workload: "single", Acceptors: s.Acceptors, Proposers: s.Proposers,
 		Leases: reps, RawUDPRTTUS: out.RawUDPRTTUS, RawDatagramsPerSec: out.RawDatagramsPerSec, Signed: key != nil}
 	if out.RawUDPRTTUS > 0 {
 		r.SingleBoundUS = 2*out.RawUDPRTTUS + 50
 	}
-	var lat, fsyncNS []int64
-	var msgs, datagrams, bytes, bgBytesPerS float64
-	eo.Key = key
 	wall := time.Now()
-	for i := 0; i < reps; i++ {
-		si := s
-		si.Seed = s.Seed + uint64(i)
-		var res runner.Result
-		var err error
-		if s.Env == "udp" {
-			var ex udp.Extra
-			res, ex, err = udp.RunSpec(si, runner.Options{}, eo)
-			datagrams += float64(ex.Meters.DatagramsSent)
-			bytes += float64(ex.Meters.BytesSent)
-			fsyncNS = append(fsyncNS, ex.Meters.FsyncNS...)
-		} else {
-			res, err = runner.Run(si, runner.Options{})
-			bytes += float64(res.Messages * 64)
-		}
-		if errors.Is(err, runner.ErrBadSpec) {
-			return r, badInput(err)
-		}
-		if err != nil {
-			return r, err
-		}
-		r.LeasesFailed += res.LeasesFailed
-		r.Timeouts += res.Timeouts
-		r.Violations += res.Violations
-		r.Fsyncs += res.Fsyncs
-		msgs += float64(res.Messages)
-		bgBytesPerS += res.BackgroundBytesPerS
-		if res.LeasesAcquired > 0 {
-			lat = append(lat, int64(res.TimeToFirstLeaseMS*1e6))
-		}
-	}
-	r.BackgroundBytesPerS = bgBytesPerS / float64(reps)
+	var err error
 	if s.Env == "udp" {
-		r.FsyncLatencyMS = percentiles(fsyncNS)
+		err = benchSingleUDP(&r, s, eo, key, reps)
+	} else {
+		err = benchSingleSim(&r, s, reps)
 	}
-	if n := float64(len(lat)); n > 0 {
-		r.MessagesPerLease = msgs / n
-		r.BytesPerLease = bytes / n
-		if s.Env == "udp" {
-			r.DatagramsPerLease = datagrams / n
-			r.FsyncsPerLease = float64(r.Fsyncs) / n
-		}
+	if errors.Is(err, runner.ErrBadSpec) {
+		return r, badInput(err)
 	}
-	r.LeasesAcquired = len(lat)
-	r.LatencyMS = percentiles(lat)
+	if err != nil {
+		return r, err
+	}
 	r.WallMS = float64(time.Since(wall).Microseconds()) / 1e3
 	if r.LatencyMS.N > 0 && out.RawUDPRTTUS > 0 {
 		r.LatencyP50Over2RTT = r.LatencyMS.P50 * 1e3 / (2 * out.RawUDPRTTUS)
@@ -395,6 +359,57 @@ func benchSingle(s runner.Spec, eo udp.EnvOptions, key []byte, reps int, out ben
 		}
 	}
 	return r, nil
+}
+
+func benchSingleUDP(r *benchRun, s runner.Spec, eo udp.EnvOptions, key []byte, reps int) error {
+	eo.Key, eo.SingleReps = key, reps
+	s.Duration *= time.Duration(reps)
+	res, ex, err := udp.RunSpec(s, runner.Options{}, eo)
+	if err != nil {
+		return err
+	}
+	r.LeasesAcquired = res.LeasesAcquired
+	r.LeasesFailed = res.LeasesFailed
+	r.Timeouts = res.Timeouts
+	r.Violations = res.Violations
+	r.LatencyMS = res.LatencyMS
+	r.Fsyncs = ex.Meters.Fsyncs
+	r.FsyncLatencyMS = percentiles(ex.Meters.FsyncNS)
+	r.BackgroundBytesPerS = ex.Background.BytesPerSec
+	if n := float64(res.LeasesAcquired); n > 0 {
+		r.MessagesPerLease = float64(ex.Meters.MsgsSent) / n
+		r.DatagramsPerLease = float64(ex.Meters.DatagramsSent) / n
+		r.BytesPerLease = float64(ex.Meters.BytesSent) / n
+		r.FsyncsPerLease = float64(ex.Meters.Fsyncs) / n
+	}
+	return nil
+}
+
+func benchSingleSim(r *benchRun, s runner.Spec, reps int) error {
+	var lat []int64
+	var msgs int64
+	for i := 0; i < reps; i++ {
+		si := s
+		si.Seed = s.Seed + uint64(i)
+		res, err := runner.Run(si, runner.Options{})
+		if err != nil {
+			return err
+		}
+		r.LeasesFailed += res.LeasesFailed
+		r.Timeouts += res.Timeouts
+		r.Violations += res.Violations
+		msgs += res.Messages
+		if res.LeasesAcquired > 0 {
+			lat = append(lat, int64(res.TimeToFirstLeaseMS*1e6))
+		}
+	}
+	if len(lat) > 0 {
+		r.MessagesPerLease = float64(msgs) / float64(len(lat))
+		r.BytesPerLease = r.MessagesPerLease * 64
+	}
+	r.LeasesAcquired = len(lat)
+	r.LatencyMS = percentiles(lat)
+	return nil
 }
 
 // percentiles of ns values in ms: runner.PercentilesMS, the one

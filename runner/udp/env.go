@@ -39,6 +39,9 @@ type EnvOptions struct {
 	// Key, if set, makes the nodes sign and check every datagram
 	// (NodeConfig.Key).
 	Key []byte
+	// SingleReps: the single workload asks for this many leases one after
+	// the other on the one cluster (workload.Driver.RepeatSingle; 0: one).
+	SingleReps int
 	// Processes, if set, runs every node as an OS process of its own
 	// instead of in this process (then Addr, Key, Window and MaxDatagram
 	// are the processes' own: see Processes).
@@ -153,6 +156,7 @@ func RunSpec(spec runner.Spec, opt runner.Options, eo EnvOptions) (runner.Result
 	if e.drv, err = workload.NewDriver(spec, e, e.rec); err != nil {
 		return runner.Result{}, Extra{}, err
 	}
+	e.drv.RepeatSingle(eo.SingleReps)
 	if e.procs != nil && e.procs.opt.Plan != nil {
 		e.drv.PlanFailover(*e.procs.opt.Plan)
 	}
@@ -314,16 +318,28 @@ func (e *env) start() error {
 		return e.startProcs()
 	}
 	e.mu.Lock()
+	var err error
+	for i := range e.nodes {
+		if e.nodes[i], err = e.build(algorithms.NodeID(i)); err != nil {
+			break
+		}
+	}
+	// True time 0 is when the nodes start, not before they were built
+	// (sockets' buffers, logs): a single lease is timed from its request
+	// at 0.
 	e.base.Start = time.Now()
 	for _, c := range e.clocks {
 		c.Start = e.base.Start
 	}
-	for i := range e.nodes {
-		if err := e.boot(algorithms.NodeID(i)); err != nil {
-			e.mu.Unlock()
-			e.shutdown()
-			return err
+	for _, n := range e.nodes {
+		if n != nil {
+			n.Start()
 		}
+	}
+	if err != nil {
+		e.mu.Unlock()
+		e.shutdown()
+		return err
 	}
 	e.now = 0
 	e.drv.Start()
@@ -399,8 +415,20 @@ func (e *env) finish() (runner.Result, Extra, error) {
 	return res, ex, bgErr
 }
 
-// boot builds and starts node id (first start or restart); mu is held.
+// boot builds and starts node id (a restart); mu is held.
 func (e *env) boot(id algorithms.NodeID) error {
+	n, err := e.build(id)
+	if err != nil {
+		return err
+	}
+	e.nodes[id] = n
+	n.Start()
+	return nil
+}
+
+// build builds node id (first start or restart) without starting it; mu
+// is held.
+func (e *env) build(id algorithms.NodeID) (*Node, error) {
 	conn := e.conns[id]
 	e.conns[id] = nil
 	if conn == nil {
@@ -413,7 +441,7 @@ func (e *env) boot(id algorithms.NodeID) error {
 				break
 			}
 			if try == 200 {
-				return fmt.Errorf("udp: rebind node %d at %v: %w", id, e.addrs[id], err)
+				return nil, fmt.Errorf("udp: rebind node %d at %v: %w", id, e.addrs[id], err)
 			}
 			time.Sleep(time.Millisecond)
 		}
@@ -444,7 +472,7 @@ func (e *env) boot(id algorithms.NodeID) error {
 		st, recs, err := OpenLog(e.dir, id, e.spec.Disk.GroupCommit, e.restarts[id] == 0)
 		if err != nil {
 			conn.Close()
-			return err
+			return nil, err
 		}
 		nc.Storage = st
 		nc.Node.Recovered = recs
@@ -455,11 +483,9 @@ func (e *env) boot(id algorithms.NodeID) error {
 		if nc.Storage != nil {
 			nc.Storage.Close()
 		}
-		return err
+		return nil, err
 	}
-	e.nodes[id] = n
-	n.Start()
-	return nil
+	return n, nil
 }
 
 // serve runs timed callbacks until the run ends: Env.Stop, the driver is

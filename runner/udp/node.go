@@ -128,8 +128,8 @@ type Meters struct {
 	// MsgsPartitioned: messages dropped because sender and receiver were
 	// on different sides of a partition when it was sent.
 	MsgsPartitioned int64
-	// MsgsDuplicated: extra copies injected (Netem.Dup); MsgsReordered:
-	// messages (originals or copies) held back (Netem.Reorder).
+	// MsgsDuplicated: extra copies injected (NetSpec.Dup); MsgsReordered:
+	// messages (originals or copies) held back (NetSpec.Reorder).
 	MsgsDuplicated int64
 	MsgsReordered  int64
 	DatagramsSent  int64

@@ -80,6 +80,8 @@ type Driver struct {
 	watchdog    int64
 	retry       int64
 	plan        *FailoverPlan // nil: the failover workload's timing by Duration
+	singleReps  int           // single: leases asked for one after the other (RepeatSingle)
+	singleNext  int           // single: the next one's resource
 	holds0      int           // failover with a plan: proposer 0's acquisitions so far
 	tookOver    bool          // failover with a plan: another proposer acquired after the crash
 	// counters for Result (see its fields of the same names)
@@ -156,6 +158,21 @@ type FailoverPlan struct {
 
 // PlanFailover sets the failover workload's plan; call it before Start.
 func (d *Driver) PlanFailover(p FailoverPlan) { d.plan = &p }
+
+// RepeatSingle makes the single workload ask for n leases one after the
+// other, each on a fresh resource (0, 1, ...) as soon as the previous one
+// was acquired or failed, so that one cluster times them all (over UDP a
+// fresh cluster's first lease pays for waking its goroutines). Call it
+// before Start.
+func (d *Driver) RepeatSingle(n int) { d.singleReps = n }
+
+// nextSingle asks for the next of RepeatSingle's leases, if any is left.
+func (d *Driver) nextSingle() {
+	d.singleNext++
+	if d.singleNext < d.singleReps && d.input(0, algorithms.Input{Kind: algorithms.Acquire, Resource: algorithms.ResourceID(d.singleNext)}) {
+		d.outstanding++
+	}
+}
 
 // Start issues the workload's first requests; call it once, at true time 0,
 // after every node has been started.
@@ -301,6 +318,9 @@ func (d *Driver) Event(n algorithms.NodeID, local algorithms.Local, ev algorithm
 	case "batch", "single":
 		if out != record.NoOutcome {
 			d.outstanding--
+			if d.spec.Workload == "single" {
+				d.nextSingle()
+			}
 			if d.outstanding == 0 {
 				d.env.Stop()
 			}

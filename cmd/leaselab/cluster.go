@@ -57,7 +57,7 @@ func setupCluster(fs *pflag.FlagSet) action {
 	spec.Params.Backoff = 50 * time.Millisecond
 	spec.RenewBefore = 500 * time.Millisecond
 	var (
-		nodes      = fs.Int("nodes", 3, "number of node processes (all acceptors and proposers; at least 3, so that a majority is left after the kill)")
+		nodes      = fs.Int("nodes", 3, "number of node processes (all acceptors; node 0 and the contenders propose; at least 3, so that a majority is left after the kill)")
 		extensions = fs.Int("extensions", 2, "how often node 0 extends before it is killed")
 		contenders = fs.Int("contenders", 1, "how many of the surviving nodes try to take over")
 		slack      = fs.Duration("slack", 5*time.Millisecond, "added to every inferred hold end (see above)")

@@ -57,6 +57,7 @@ type replayer struct {
 	// (ReplayJSON); tr is the tracer writing it.
 	traceJSON io.Writer
 	tr        *Tracer
+	tx        *transcript // nil: no transcript
 }
 
 // Replay runs a scenario file step by step and writes the trace, the
@@ -70,8 +71,12 @@ func Replay(scenario io.Reader, w io.Writer) (ReplayResult, error) {
 // ReplayJSON is Replay that also writes every trace record to traceJSON
 // as JSON lines (the format of Options.Trace), e.g. for an HTML timeline;
 // nil: none.
-func ReplayJSON(scenario io.Reader, w, traceJSON io.Writer) (res ReplayResult, err error) {
-	rp := &replayer{w: w, spec: scenarioSpec(), traceJSON: traceJSON}
+func ReplayJSON(scenario io.Reader, w, traceJSON io.Writer) (ReplayResult, error) {
+	return replay(scenario, w, traceJSON, nil)
+}
+
+func replay(scenario io.Reader, w, traceJSON io.Writer, tx *transcript) (res ReplayResult, err error) {
+	rp := &replayer{w: w, spec: scenarioSpec(), traceJSON: traceJSON, tx: tx}
 	defer func() {
 		if rp.tr != nil {
 			if ferr := rp.tr.Flush(); ferr != nil && err == nil {
@@ -91,6 +96,7 @@ func ReplayJSON(scenario io.Reader, w, traceJSON io.Writer) (res ReplayResult, e
 			continue
 		}
 		fmt.Fprintf(w, "> %s\n", strings.Join(fields, " "))
+		rp.tx.command(strings.Join(fields, " "))
 		if err := rp.exec(fields); err != nil {
 			return rp.res, fmt.Errorf("line %d: %w", rp.line, err)
 		}
@@ -135,6 +141,7 @@ func ReplayJSON(scenario io.Reader, w, traceJSON io.Writer) (res ReplayResult, e
 	if rp.res.Violations == nil {
 		rp.res.Violations = []Violation{}
 	}
+	rp.tx.verdict(&rp.res)
 	return rp.res, nil
 }
 
@@ -159,14 +166,20 @@ func (rp *replayer) boot() error {
 		return err
 	}
 	tr := NewTracer(rp.traceJSON, 0)
-	tr.Hook = func(r TraceRec) { fmt.Fprintf(rp.w, "  %s\n", FormatTrace(&r)) }
+	tr.Hook = func(r TraceRec) {
+		fmt.Fprintf(rp.w, "  %s\n", FormatTrace(&r))
+		rp.tx.record(&r)
+	}
 	rp.tr = tr
 	s, err := newSim(rp.spec, tr, true)
 	if err != nil {
 		return err
 	}
 	rp.s = s
-	s.onPending = func(p pendingMsg) { fmt.Fprintf(rp.w, "  %*s pending #%d\n", 19, "", p.id) }
+	s.onPending = func(p pendingMsg) {
+		fmt.Fprintf(rp.w, "  %*s pending #%d\n", 19, "", p.id)
+		rp.tx.pending(p.id)
+	}
 	for n, c := range rp.preClocks {
 		if int(n) >= len(s.clock) {
 			return fmt.Errorf("clock: node %s does not exist (cluster of %d)", n, len(s.clock))
@@ -465,6 +478,7 @@ func (rp *replayer) exec(f []string) error {
 		}
 		for _, p := range rp.s.pending {
 			fmt.Fprintf(rp.w, "  #%d %s\n", p.id, p.msg)
+			rp.tx.line("  #%d %s", p.id, p.msg)
 		}
 	case "expect":
 		if err := rp.boot(); err != nil {
@@ -482,6 +496,7 @@ func (rp *replayer) fail(format string, a ...any) error {
 	msg := fmt.Sprintf("line %d: ", rp.line) + fmt.Sprintf(format, a...)
 	rp.res.Failed = append(rp.res.Failed, msg)
 	fmt.Fprintf(rp.w, "  FAILED: %s\n", msg)
+	rp.tx.line("  FAILED: %s", msg)
 	return nil
 }
 
@@ -650,7 +665,7 @@ func (rp *replayer) expect(args []string) error {
 		if got != n {
 			return rp.fail("expect %s %d: got %d", name, n, got)
 		}
-		fmt.Fprintf(rp.w, "  ok\n")
+		rp.ok()
 		return nil
 	}
 	if args[0] == "violations" {
@@ -742,7 +757,7 @@ func (rp *replayer) expect(args []string) error {
 	default:
 		return fmt.Errorf("expect: unknown check %q (holder, grant, violations, acquired, failed, pending, static-deadlocks)", args[0])
 	}
-	fmt.Fprintf(rp.w, "  ok\n")
+	rp.ok()
 	return nil
 }
 

@@ -343,3 +343,9 @@ func (nt *tnet) last(id algorithms.NodeID, k algorithms.EventKind) (tevent, bool
 }
 
 func (nt *tnet) dump() string { return strings.Join(nt.log, "\n") }
+
+// The proposers p and q of fiveNodes.
+const (
+	pp algorithms.NodeID = 3
+	qq algorithms.NodeID = 4
+)

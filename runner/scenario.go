@@ -30,6 +30,7 @@ import (
 //	advance D                       let D of true time pass (timers, fsyncs)
 //	crash NODE / restart NODE
 //	pending                         list the messages in flight
+//	repeat N CMD [ARGS] [; CMD...]  the commands, N times over
 //	expect holder RES NODE|none
 //	expect grant ACCEPTOR RES OWNER|none
 //	expect violations N
@@ -485,6 +486,11 @@ func (rp *replayer) exec(f []string) error {
 			return err
 		}
 		return rp.expect(args)
+	case "repeat":
+		if err := rp.boot(); err != nil {
+			return err
+		}
+		return rp.repeat(args)
 	default:
 		return fmt.Errorf("unknown command %q", cmd)
 	}

@@ -97,8 +97,7 @@ func Diff(want, got string) string {
 	if want == got {
 		return ""
 	}
-	a := strings.SplitAfter(want, "\n")
-	b := strings.SplitAfter(got, "\n")
+	a, b := lines(want), lines(got)
 	// lcs[i][j]: length of the longest common subsequence of a[i:], b[j:].
 	lcs := make([][]int, len(a)+1)
 	for i := range lcs {
@@ -158,4 +157,14 @@ type diffOp struct {
 	c    byte
 	text string
 	line int
+}
+
+// lines splits s after each newline; a last line without one is a line
+// too, so "a\nb" and "a\nb\n" differ.
+func lines(s string) []string {
+	l := strings.SplitAfter(s, "\n")
+	if l[len(l)-1] == "" {
+		l = l[:len(l)-1]
+	}
+	return l
 }

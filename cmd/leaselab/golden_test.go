@@ -2,6 +2,7 @@ package main
 
 import (
 	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -51,5 +52,21 @@ func TestGolden(t *testing.T) {
 	}
 	if n < 20 {
 		t.Errorf("only %d scenario files found", n)
+	}
+}
+
+// replay --transcript prints the golden transcript, nothing else.
+func TestReplayTranscript(t *testing.T) {
+	file := filepath.Join("..", "..", "naive", "testdata", "naive-acquire.txt")
+	want, err := os.ReadFile(strings.TrimSuffix(file, ".txt") + ".out")
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := leaselab("replay", "--transcript", file)
+	if code != 0 || stdout != string(want) {
+		t.Errorf("exit %d, stderr %q, diff from the golden file:\n%s", code, stderr, replaytest.Diff(string(want), stdout))
+	}
+	if code, _, stderr := leaselab("replay", "--transcript", "--format", "json", file); code != 2 || !strings.Contains(stderr, "--transcript") {
+		t.Errorf("--transcript with --format json: exit %d, %q", code, stderr)
 	}
 }

@@ -115,10 +115,12 @@ func transcriptLine(r *TraceRec) string {
 	case TraceInput:
 		return fmt.Sprintf("%s %s r%d", head, algorithms.InputKind(r.Sub), r.Res)
 	case TraceEvent:
-		s := fmt.Sprintf("%s %s r%d b=%s", head, algorithms.EventKind(r.Sub), r.Res, r.Ballot)
+		// Every event's owner: what it names is the algorithm's (whom a
+		// grant is for, whose deny preempted a round, ...).
+		s := fmt.Sprintf("%s %s r%d b=%s owner=%s", head, algorithms.EventKind(r.Sub), r.Res, r.Ballot, r.Owner)
 		switch algorithms.EventKind(r.Sub) {
 		case algorithms.Acquired, algorithms.Granted:
-			s += fmt.Sprintf(" owner=%s until=%s local=%s", r.Owner, dur(r.X), dur(int64(r.Local)))
+			s += fmt.Sprintf(" until=%s local=%s", dur(r.X), dur(int64(r.Local)))
 		}
 		return s
 	case TraceRestart:

@@ -36,11 +36,11 @@ func TestScenarioFilesCoverAblations(t *testing.T) {
 			return string(b)
 		}
 		bad := read("paxoslease-" + ab.Name + ".txt")
-		if !regexp.MustCompile(`(?m)^ablate ` + regexp.QuoteMeta(ab.Name) + `\b`).MatchString(bad) || !violation.MatchString(bad) {
+		if !regexp.MustCompile(`(?m)^ablate `+regexp.QuoteMeta(ab.Name)+`\b`).MatchString(bad) || !violation.MatchString(bad) {
 			t.Errorf("paxoslease-%s.txt: want an 'ablate %s' line and 'expect violations N' with N > 0", ab.Name, ab.Name)
 		}
 		kept := read("paxoslease-" + ab.Name + "-kept.txt")
-		if regexp.MustCompile(`(?m)^ablate .*\b` + regexp.QuoteMeta(ab.Name) + `\b`).MatchString(kept) || !none.MatchString(kept) {
+		if regexp.MustCompile(`(?m)^ablate .*\b`+regexp.QuoteMeta(ab.Name)+`\b`).MatchString(kept) || !none.MatchString(kept) {
 			t.Errorf("paxoslease-%s-kept.txt: want %s in force and 'expect violations 0'", ab.Name, ab.Name)
 		}
 	}

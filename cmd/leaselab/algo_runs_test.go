@@ -14,7 +14,7 @@ import (
 // runner. They live here, where every algorithm is registered, so that the
 // algorithm packages do not import the runner.
 
-// TestCampaigns runs short seeded fault campaigns through the runner's
+// TestPaxosLeaseCampaigns runs short seeded fault campaigns through the runner's
 // simulator and checker: with every rule in force no violation; with a
 // safety rule switched off, the fault mix its Exposes text names finds one.
 // restart-wait and drift-margin need leases that run out instead of being

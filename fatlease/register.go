@@ -18,7 +18,7 @@ var Ablations = []algorithms.Ablation{
 	{
 		Name:    AblatePrevInstCheck,
 		Rule:    "an acceptor that knows a lower instance whose lease may still be valid rejects proposals in higher instances (except the owner's renew instance) and reports that instance (Fig. 4 augmentation)",
-		Exposes: "leaselab check --algo fatlease --faults crash,partition --ablate previous-instance-check: a majority that restarted with empty state negotiates in a low instance while a minority that knows instance n proposes n+1; TestFig4WithoutCheckTwoOwners is the scenario step by step",
+		Exposes: "leaselab check --algo fatlease --faults crash,partition --ablate previous-instance-check: a majority that restarted with empty state negotiates in a low instance while a minority that knows instance n proposes n+1; scenario fatlease/testdata/fig4-no-previous-instance-check.txt (leaselab replay) is Fig. 4 step by step",
 	},
 	{
 		Name:    AblateDriftMargin,
@@ -35,7 +35,7 @@ func Algorithm() algorithms.Algorithm {
 		Ablations: Ablations,
 		// A proposer whose promises report accepted leases re-proposes the
 		// one with the highest ballot and so completes the round: accepted
-		// state does not block (scenario fatlease/testdata/fatlease-split-accept.txt).
+		// state does not block (scenario fatlease/testdata/deadlock-split-accept.txt).
 		GrantBlocks: false,
 		SkewBound:   true,
 		Check:       Check,

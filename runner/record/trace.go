@@ -365,3 +365,11 @@ func FormatTrace(r *TraceRec) string {
 	}
 	return fmt.Sprintf("%s %s", head, r.Kind)
 }
+
+// DropReason names why a TraceDrop record's message was dropped (its Sub).
+func DropReason(sub uint8) string {
+	if int(sub) < len(dropNames) {
+		return dropNames[sub]
+	}
+	return ""
+}

@@ -153,8 +153,9 @@ func TestFailoverKillsHolderProcess(t *testing.T) {
 			}
 			// The next owner cannot get the lease before the killed
 			// holder's lease ran out at the acceptors, and should get it
-			// within M plus a few retries after the kill.
-			if g := float64(r.GapMS); g < r.RemainingAtKillMS-1 || g > r.MaxLeaseMS+500 {
+			// within M plus a few retries after the kill (-tags wallclock
+			// only: a loaded machine can delay it past any margin).
+			if g := float64(r.GapMS); g < r.RemainingAtKillMS-1 || wallclock && g > r.MaxLeaseMS+500 {
 				t.Fatalf("failover gap %.1f ms (holder had %.1f ms left, M = %.0f ms)", r.GapMS, r.RemainingAtKillMS, r.MaxLeaseMS)
 			}
 			// Node 0's second life counted itself in its state directory;

@@ -19,14 +19,17 @@ type Node interface {
 type InputKind uint8
 
 const (
-	Start   InputKind = iota // the node (re)started; Config.Restarts says how often before
-	Recv                     // Msg arrived
-	Fire                     // the timer Timer fired (it was not replaced or cancelled since)
-	Acquire                  // a client asks this node to acquire the lease on Resource
-	Extend                   // a client asks the holder to extend its lease on Resource
-	Giveup                   // a client asks this node to release its lease on Resource
+	Start      InputKind = iota // the node (re)started; Config.Restarts says how often before
+	Recv                        // Msg arrived
+	Fire                        // the timer Timer fired (it was not replaced or cancelled since)
+	Acquire                     // a client asks this node to acquire the lease on Resource
+	Extend                      // a client asks the holder to extend its lease on Resource
+	Relinquish                  // a client gives up its claim on Resource: the lease this node holds, and any acquisition in progress
 )
 
+// inputNames are the spellings in traces and scenario files: Relinquish
+// is "release", what the client asks for (not the message kind Release,
+// which an algorithm may or may not send in answer).
 var inputNames = [...]string{"start", "recv", "fire", "acquire", "extend", "release"}
 
 func (k InputKind) String() string {
@@ -41,7 +44,7 @@ type Input struct {
 	Kind     InputKind
 	Msg      Message    // Recv
 	Timer    TimerKey   // Fire
-	Resource ResourceID // Acquire, Extend, Giveup
+	Resource ResourceID // Acquire, Extend, Relinquish
 }
 
 // TimerKey names a timer of a node. Setting a timer replaces any pending

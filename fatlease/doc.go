@@ -56,7 +56,7 @@
 //
 // # Invalidation (Sec. 4.3)
 //
-// Giveup: the holder emits Lost first, then sends Invalidate(instance,
+// Relinquish: the holder emits Lost first, then sends Invalidate(instance,
 // owner, t) to every host; t covers a renewal it had in flight. Receivers
 // mark every lease of that owner ending by t void and move to the next
 // instance, so the next proposer gets the lease in one negotiation. A

@@ -147,7 +147,7 @@ func TestDurableRestartNeverHoldsAnEarlierLifesLease(t *testing.T) {
 	c.input(1, algorithms.Acquire, res0)
 	c.deliverAll()
 	c.advance(time.Second)
-	c.input(0, algorithms.Giveup, res0)
+	c.input(0, algorithms.Relinquish, res0)
 	c.deliverAll()
 	if !c.holding(1, res0) {
 		t.Fatal("setup: node 1 did not take over")

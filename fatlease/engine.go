@@ -189,8 +189,8 @@ func (e *Node) Step(now algorithms.Local, in algorithms.Input, out *algorithms.O
 		e.fire(now, in.Timer, out)
 	case algorithms.Acquire, algorithms.Extend:
 		e.request(now, in.Resource, in.Kind, out)
-	case algorithms.Giveup:
-		e.giveup(now, in.Resource, out)
+	case algorithms.Relinquish:
+		e.relinquish(now, in.Resource, out)
 	}
 }
 

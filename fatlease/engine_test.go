@@ -157,7 +157,7 @@ func (c *tnet) advanceInstances(n, left int) {
 		c.drop(touches(left))
 		c.deliver(not(touches(left)))
 		c.drop(touches(left))
-		c.input(0, algorithms.Giveup, res0)
+		c.input(0, algorithms.Relinquish, res0)
 		c.deliver(not(touches(left)))
 		c.drop(touches(left))
 	}
@@ -372,7 +372,7 @@ func TestInvalidateThenQuickAcquire(t *testing.T) {
 	}
 	c.advance(time.Second)
 	c.clearEvents()
-	c.input(0, algorithms.Giveup, res0)
+	c.input(0, algorithms.Relinquish, res0)
 	if lost := c.eventsOf(0, algorithms.Lost); len(lost) != 1 {
 		t.Fatalf("holder did not emit Lost first: %v", c.nodes[0].events)
 	}
@@ -443,7 +443,7 @@ func fig4(t *testing.T, abl ...string) *tnet {
 	c := newNet(t, 5, 5, Options{}, abl...)
 	for k := 0; k < 2; k++ {
 		c.acquire(0)
-		c.input(0, algorithms.Giveup, res0)
+		c.input(0, algorithms.Relinquish, res0)
 		c.deliverAll()
 	}
 	for _, i := range []int{2, 3, 4} {

@@ -124,9 +124,9 @@ func (e *Node) request(now algorithms.Local, id algorithms.ResourceID, k algorit
 	e.decide(now, id, e.state(id), p, out)
 }
 
-// giveup handles a client's release: INVALIDATE (Sec. 4.3). The holder
+// relinquish handles a client's release: INVALIDATE (Sec. 4.3). The holder
 // stops believing first (Lost), then tells every host to move on.
-func (e *Node) giveup(now algorithms.Local, id algorithms.ResourceID, out *algorithms.Output) {
+func (e *Node) relinquish(now algorithms.Local, id algorithms.ResourceID, out *algorithms.Output) {
 	p := e.props[id]
 	if p == nil {
 		return

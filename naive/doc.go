@@ -54,7 +54,7 @@
 // is answered with Grant again, its timer untouched: the grant started after
 // that round's send, which is all the proposer's hold relies on.
 //
-// Release (Input Giveup): the holder stops believing first (Lost), then
+// Release (Input Relinquish): the holder stops believing first (Lost), then
 // sends Release with the round ballot of its hold. An acceptor clears only a
 // grant of exactly that owner and round, so a late or duplicated release of
 // an earlier round cannot clear the grant behind a later hold (ablation

@@ -40,7 +40,7 @@ func (n *Node) Clone(r *rand.Rand) algorithms.Node {
 //     event of the same step);
 //   - of a proposal that is not collecting: ballot, sent, the answer sets
 //     and grantMsgs (startRound resets them before they are read again;
-//     giveup, fail and onAnswer read them only while collecting);
+//     relinquish, fail and onAnswer read them only while collecting);
 //   - of an idle proposal: extend and failed (set again by acquire or
 //     extendLease before the next round);
 //   - of a proposal that does not hold: holdBallot and holdUntil.

@@ -239,8 +239,8 @@ func (n *Node) Step(now algorithms.Local, in algorithms.Input, out *algorithms.O
 		n.acquire(now, in.Resource, out)
 	case algorithms.Extend:
 		n.extendLease(now, in.Resource, out)
-	case algorithms.Giveup:
-		n.giveup(now, in.Resource, out)
+	case algorithms.Relinquish:
+		n.relinquish(now, in.Resource, out)
 	}
 }
 
@@ -356,11 +356,11 @@ func (n *Node) extendLease(now algorithms.Local, r algorithms.ResourceID, out *a
 	n.startRound(now, r, p, out)
 }
 
-// giveup releases: the holder stops believing first (Lost, which takes
+// relinquish releases: the holder stops believing first (Lost, which takes
 // effect before any message leaves), then tells the acceptors which exact
 // round to clear. An acquisition in progress is abandoned and its round
 // released too.
-func (n *Node) giveup(now algorithms.Local, r algorithms.ResourceID, out *algorithms.Output) {
+func (n *Node) relinquish(now algorithms.Local, r algorithms.ResourceID, out *algorithms.Output) {
 	if n.quarantined {
 		for i, d := range n.deferred {
 			if d == r {

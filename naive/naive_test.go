@@ -486,14 +486,14 @@ func TestRelease(t *testing.T) {
 	}
 }
 
-// Giveup: the holder stops believing (Lost) before its release leaves, and
+// Relinquish: the holder stops believing (Lost) before its release leaves, and
 // the release names the round of its hold.
-func TestGiveup(t *testing.T) {
+func TestRelinquish(t *testing.T) {
 	c := newCluster(t, opts{acceptors: 3, proposers: 2})
 	c.acquire(0, res)
 	c.flush()
 	b := c.evs(0, algorithms.Acquired)[0].Ballot
-	c.step(0, algorithms.Input{Kind: algorithms.Giveup, Resource: res})
+	c.step(0, algorithms.Input{Kind: algorithms.Relinquish, Resource: res})
 	lost := c.evs(0, algorithms.Lost)
 	if len(lost) != 1 || lost[0].Ballot != b || len(c.holders(res)) != 0 {
 		t.Fatalf("lost %v, holders %v", lost, c.holders(res))

@@ -42,7 +42,7 @@ func walk(t *testing.T, seed uint64, o opts, steps int) (acquired int, violation
 		case x < 90:
 			p := rng.IntN(proposers)
 			log = append(log, fmt.Sprintf("giveup n%d", p))
-			c.step(p, algorithms.Input{Kind: algorithms.Giveup, Resource: res})
+			c.step(p, algorithms.Input{Kind: algorithms.Relinquish, Resource: res})
 		case x < 93:
 			p := rng.IntN(proposers)
 			log = append(log, fmt.Sprintf("extend n%d", p))

@@ -81,7 +81,7 @@ var scenarios = []scenario{
 		run: func(nt *tnet) {
 			nt.acquire(pp, res)
 			nt.deliverAll(100)
-			nt.giveup(pp, res)
+			nt.relinquish(pp, res)
 			var late []algorithms.Message // the releases, held up in the network
 			for a := algorithms.NodeID(0); a < 3; a++ {
 				late = append(late, nt.take(algorithms.Release, pp, a))
@@ -107,7 +107,7 @@ var scenarios = []scenario{
 			}
 			nt.deliver(algorithms.Promise, 0, qq)
 			nt.deliver(algorithms.Promise, 1, qq) // q proposes; the Proposes stay in flight
-			nt.giveup(qq, res)                    // q abandons the attempt
+			nt.relinquish(qq, res)                    // q abandons the attempt
 			nt.drop(algorithms.Release, qq, anyNode)
 			nt.drop(algorithms.Promise, anyNode, anyNode)
 			for a := algorithms.NodeID(0); a < 3; a++ {

@@ -170,9 +170,9 @@ func (nt *tnet) extend(id algorithms.NodeID, r algorithms.ResourceID) {
 	nt.step(id, algorithms.Input{Kind: algorithms.Extend, Resource: r})
 }
 
-func (nt *tnet) giveup(id algorithms.NodeID, r algorithms.ResourceID) {
+func (nt *tnet) relinquish(id algorithms.NodeID, r algorithms.ResourceID) {
 	nt.t.Helper()
-	nt.step(id, algorithms.Input{Kind: algorithms.Giveup, Resource: r})
+	nt.step(id, algorithms.Input{Kind: algorithms.Relinquish, Resource: r})
 }
 
 // anyNode matches every value of a NodeID field in find.

@@ -189,8 +189,8 @@ func (n *Node) Step(now algorithms.Local, in algorithms.Input, out *algorithms.O
 		n.request(now, in.Resource, false, out)
 	case algorithms.Extend:
 		n.request(now, in.Resource, true, out)
-	case algorithms.Giveup:
-		n.giveup(now, in.Resource, out)
+	case algorithms.Relinquish:
+		n.relinquish(now, in.Resource, out)
 	}
 }
 
@@ -754,7 +754,7 @@ func (n *Node) jitter() time.Duration {
 	return time.Duration(n.rand.Int64N(int64(n.params.Backoff) + 1))
 }
 
-func (n *Node) giveup(now algorithms.Local, r algorithms.ResourceID, out *algorithms.Output) {
+func (n *Node) relinquish(now algorithms.Local, r algorithms.ResourceID, out *algorithms.Output) {
 	s, held := n.holding(now, r)
 	// To every acceptor, and to every other proposer as a hint that the
 	// lease is free (Sec. 7).

@@ -235,10 +235,10 @@ func TestReleaseClearsOnlyExactBallot(t *testing.T) {
 			if cleared := s.accepted == 0; cleared != tc.wrongClears {
 				t.Fatalf("release with a wrong ballot cleared=%v, want %v", cleared, tc.wrongClears)
 			}
-			// The exact (owner, ballot) always clears, via Giveup.
-			nt.giveup(0, res)
+			// The exact (owner, ballot) always clears, via Relinquish.
+			nt.relinquish(0, res)
 			if e, ok := nt.last(0, algorithms.Lost); !ok || e.ev.Ballot != ev.ev.Ballot {
-				t.Fatal("giveup did not emit Lost with the lease's ballot")
+				t.Fatal("relinquish did not emit Lost with the lease's ballot")
 			}
 			if i := len(nt.events) - 1; nt.events[i].ev.Kind != algorithms.Lost {
 				t.Fatal("Lost must be the holder's last word")
@@ -281,7 +281,7 @@ func TestRenewalDilemma(t *testing.T) {
 			for i := 0; i < 10; i++ {
 				nt.acquire(1, res)
 				nt.deliverAll(100)
-				nt.giveup(1, res)
+				nt.relinquish(1, res)
 			}
 			promised := nt.nodes[2].n.res.get(res).promised
 			if promised.Round() < 10 || promised.Node() != 1 {
@@ -359,12 +359,12 @@ func TestRestartQuarantine(t *testing.T) {
 			t.Fatal("restart-wait ablated: should join at once")
 		}
 	})
-	t.Run("giveup-while-waiting", func(t *testing.T) {
+	t.Run("relinquish-while-waiting", func(t *testing.T) {
 		nt := newNet(t, algorithms.NewCluster(3, 3), p)
 		nt.crash(2)
 		nt.restart(2)
 		nt.acquire(2, 9)
-		nt.giveup(2, 9)
+		nt.relinquish(2, 9)
 		nt.advance(q)
 		if nt.has(algorithms.Prepare, 2, anyNode) {
 			t.Fatal("a request given up during the quarantine still started")
@@ -518,7 +518,7 @@ func TestReleaseHintWakesWaiter(t *testing.T) {
 		t.Fatalf("q should wait for the held lease without a failed round: %+v", r)
 	}
 	nt.advance(time.Second)
-	nt.giveup(pp, res)
+	nt.relinquish(pp, res)
 	if !nt.has(algorithms.Release, pp, qq) {
 		t.Fatal("no release hint to the other proposer")
 	}

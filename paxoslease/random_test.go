@@ -45,7 +45,7 @@ func randomSchedule(t *testing.T, seed uint64, steps int, abl ...string) *tnet {
 			}
 		case x < 75:
 			if nt.nodes[proposer].up {
-				nt.giveup(proposer, r)
+				nt.relinquish(proposer, r)
 			}
 		case x < 860 && len(nt.msgs) == 0:
 			nt.advance(time.Millisecond) // nothing in flight: let time pass

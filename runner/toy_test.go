@@ -143,7 +143,7 @@ func (n *toyNode) Step(now algorithms.Local, in algorithms.Input, out *algorithm
 		q.wanting = true
 		q.tries = 0
 		n.send(now, in.Resource, q, out)
-	case algorithms.Giveup:
+	case algorithms.Relinquish:
 		// A pending request is abandoned (a grant for it that comes
 		// later is ignored and lapses at the server); the release names
 		// the grant held, never a request still in flight.

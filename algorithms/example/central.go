@@ -171,7 +171,7 @@ func (n *node) Step(now algorithms.Local, in algorithms.Input, out *algorithms.O
 		if !q.wanting && q.holding {
 			n.begin(now, in.Resource, q, out)
 		}
-	case algorithms.Giveup:
+	case algorithms.Relinquish:
 		n.giveUp(in.Resource, out)
 	case algorithms.Fire:
 		n.fire(now, in.Timer, out)

@@ -236,7 +236,7 @@ func (w *World) RandomAction(rng *rand.Rand) Action {
 	case x < 64 && len(w.flight) > 0:
 		return Action{Kind: Drop, Index: rng.IntN(len(w.flight))}
 	case x < 78:
-		kinds := [...]algorithms.InputKind{algorithms.Acquire, algorithms.Acquire, algorithms.Extend, algorithms.Giveup}
+		kinds := [...]algorithms.InputKind{algorithms.Acquire, algorithms.Acquire, algorithms.Extend, algorithms.Relinquish}
 		return Action{Kind: Client, Node: rng.IntN(w.cl.Proposers), Input: kinds[rng.IntN(len(kinds))],
 			Resource: algorithms.ResourceID(1 + rng.IntN(w.s.Resources))}
 	case x < 95:
@@ -562,7 +562,7 @@ func runSuffix(t testing.TB, s *Setup, id int, n algorithms.Explorable, now algo
 				Resource: algorithms.ResourceID(rng.IntN(s.Resources + 1)),
 				Kind:     s.TimerKinds[rng.IntN(len(s.TimerKinds))]}}
 		default:
-			kinds := [...]algorithms.InputKind{algorithms.Acquire, algorithms.Acquire, algorithms.Extend, algorithms.Giveup}
+			kinds := [...]algorithms.InputKind{algorithms.Acquire, algorithms.Acquire, algorithms.Extend, algorithms.Relinquish}
 			in = algorithms.Input{Kind: kinds[rng.IntN(len(kinds))], Resource: algorithms.ResourceID(1 + rng.IntN(s.Resources))}
 		}
 		out.Reset()

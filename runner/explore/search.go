@@ -217,7 +217,7 @@ func prepareAny(c Config) (*config, error) {
 		cf.inputs = inputKinds[:]
 	}
 	for _, k := range cf.inputs {
-		if k != algorithms.Acquire && k != algorithms.Extend && k != algorithms.Giveup {
+		if k != algorithms.Acquire && k != algorithms.Extend && k != algorithms.Relinquish {
 			return nil, badf("input kind %v is not a client input (acquire, extend, release)", k)
 		}
 	}

@@ -147,7 +147,7 @@ func (n *xtoyNode) Step(now algorithms.Local, in algorithms.Input, out *algorith
 		q.sentAt = now
 		out.Send(algorithms.Message{Kind: algorithms.Request, From: n.cfg.ID, To: 0, Resource: res, Ballot: q.ballot, Span: int64(p.LeaseSpan)})
 		out.SetTimer(algorithms.TimerKey{Resource: res, Kind: xtTimeout}, now.Add(p.ResponseTimeout))
-	case algorithms.Giveup:
+	case algorithms.Relinquish:
 		if q.holding {
 			q.holding = false
 			out.Emit(algorithms.Event{Kind: algorithms.Lost, Resource: res, Ballot: q.ballot})

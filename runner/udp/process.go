@@ -396,7 +396,7 @@ func parseCommand(line string) (*algorithms.Input, bool, error) {
 	if f[0] == "quit" && len(f) == 1 {
 		return nil, true, nil
 	}
-	kinds := map[string]algorithms.InputKind{"acquire": algorithms.Acquire, "extend": algorithms.Extend, "release": algorithms.Giveup}
+	kinds := map[string]algorithms.InputKind{"acquire": algorithms.Acquire, "extend": algorithms.Extend, "release": algorithms.Relinquish}
 	k, ok := kinds[f[0]]
 	if !ok {
 		return nil, false, fmt.Errorf("unknown command %q (acquire R, extend R, release R, stats, quit)", f[0])

@@ -223,8 +223,8 @@ func (c Cluster) Validate() error {
 }
 
 // Params are the protocol parameters shared by the algorithms. Each
-// algorithm validates the ones it uses (see Algorithm.Check) and says so in
-// its error; nothing is silently clamped.
+// algorithm validates the ones it uses (see Algorithm.Validate) and says so
+// in its error; nothing is silently clamped.
 type Params struct {
 	// LeaseSpan is T (naive, PaxosLease) or v (FaTLease, classic Paxos):
 	// how long one acquisition or extension holds.
@@ -260,7 +260,7 @@ func DefaultParams() Params {
 	}
 }
 
-// Validate checks what every algorithm needs; Algorithm.Check adds the
+// Validate checks what every algorithm needs; Algorithm.Validate adds the
 // algorithm's own constraints.
 func (p Params) Validate() error {
 	switch {
@@ -270,7 +270,7 @@ func (p Params) Validate() error {
 		return fmt.Errorf("max lease M must be positive, got %v", p.MaxLease)
 	case p.DMax < 0:
 		return fmt.Errorf("d_max must not be negative, got %v", p.DMax)
-	case p.Drift < 0 || p.Drift >= 0.5:
+	case !(p.Drift >= 0 && p.Drift < 0.5): // NaN too
 		return fmt.Errorf("drift bound must be in [0, 0.5), got %g", p.Drift)
 	case p.ResponseTimeout <= 0:
 		return fmt.Errorf("response timeout must be positive, got %v", p.ResponseTimeout)

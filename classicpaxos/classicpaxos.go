@@ -62,9 +62,9 @@ func Algorithm() algorithms.Algorithm {
 		// (scenario classicpaxos/testdata/deadlock-split-accept.txt).
 		GrantBlocks: false,
 		SkewBound:   true,
-		Check:       fatlease.Check,
-		New: func(cfg algorithms.Config) (algorithms.Node, error) {
-			return fatlease.New(cfg, fatlease.Options{Durable: true})
+		Validate:    fatlease.Validate,
+		Build: func(cfg algorithms.Config) (algorithms.Node, error) {
+			return fatlease.New(cfg, fatlease.Options{Durable: true}), nil
 		},
 	}
 }

@@ -10,7 +10,7 @@
 // A lease is λ = (owner, t): the owner holds the resource until its own
 // clock reads t, with t = (the owner's clock when it sends Prepare) + v,
 // v = Params.LeaseSpan. Clocks differ by at most d_max = Params.DMax, and
-// v > d_max (Check). Every host is learner; hosts 0..A-1 are acceptors,
+// v > d_max (Validate). Every host is learner; hosts 0..A-1 are acceptors,
 // 0..P-1 proposers. Every message carries its resource; each resource has
 // its own Multipaxos instances.
 //

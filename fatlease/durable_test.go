@@ -1,6 +1,7 @@
 package fatlease
 
 import (
+	"math/rand/v2"
 	"testing"
 	"time"
 
@@ -64,7 +65,7 @@ func TestDurableFsyncAblationMarksNoSync(t *testing.T) {
 	if n == 0 {
 		t.Fatal("nothing persisted")
 	}
-	if _, err := New(algorithms.Config{ID: 0, Cluster: algorithms.NewCluster(3, 3), Params: testParams(), Ablations: algorithms.Ablations{AblateFsync}}, Options{}); err == nil {
+	if _, err := Algorithm().New(algorithms.Config{ID: 0, Cluster: algorithms.NewCluster(3, 3), Params: testParams(), Ablations: algorithms.Ablations{AblateFsync}, Rand: rand.New(rand.NewPCG(1, 1))}); err == nil {
 		t.Fatal("fsync ablation accepted without durable acceptors")
 	}
 }

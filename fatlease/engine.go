@@ -105,11 +105,8 @@ func margins(p algorithms.Params) (hold, restart, missed time.Duration) {
 	return
 }
 
-// Check validates what the engine needs beyond Params.Validate.
-func Check(p algorithms.Params, c algorithms.Cluster) error {
-	if err := c.Validate(); err != nil {
-		return err
-	}
+// Validate checks what the engine needs beyond Params.Validate.
+func Validate(p algorithms.Params, c algorithms.Cluster) error {
 	if p.LeaseSpan <= p.DMax {
 		return fmt.Errorf("lease span v must exceed the clock bound d_max (v > d_max, Sec. 4.1), got v=%v d_max=%v", p.LeaseSpan, p.DMax)
 	}
@@ -120,32 +117,10 @@ func Check(p algorithms.Params, c algorithms.Cluster) error {
 	return nil
 }
 
-// New builds a node. cfg.Ablations may name restart-wait, safety-period, drift-margin,
-// previous-instance-check and (durable only) fsync.
-func New(cfg algorithms.Config, opt Options) (*Node, error) {
-	if err := cfg.Params.Validate(); err != nil {
-		return nil, err
-	}
-	if err := Check(cfg.Params, cfg.Cluster); err != nil {
-		return nil, err
-	}
-	if int(cfg.ID) >= cfg.Cluster.Nodes {
-		return nil, fmt.Errorf("node id %d outside a cluster of %d nodes", cfg.ID, cfg.Cluster.Nodes)
-	}
-	if cfg.Rand == nil {
-		return nil, fmt.Errorf("node %s: Config.Rand is nil (randomness comes only from the runner's seeded source)", cfg.ID)
-	}
-	for _, a := range cfg.Ablations {
-		switch a {
-		case AblateRestartWait, AblateSafetyPeriod, AblatePrevInstCheck, AblateDriftMargin:
-		case AblateFsync:
-			if !opt.Durable {
-				return nil, fmt.Errorf("ablation %q needs durable acceptors", a)
-			}
-		default:
-			return nil, fmt.Errorf("unknown ablation %q", a)
-		}
-	}
+// New builds a node from a configuration the registry has validated
+// (algorithms.Algorithm.New: fatlease's ablations, or classic Paxos's
+// fsync): build nodes through the registry unless cfg is known to be good.
+func New(cfg algorithms.Config, opt Options) *Node {
 	hold, restart, missed := margins(cfg.Params)
 	if cfg.Ablations.Has(AblateDriftMargin) {
 		hold = 0 // the holder keeps its lease until its clock reads t
@@ -172,7 +147,7 @@ func New(cfg algorithms.Config, opt Options) (*Node, error) {
 		res:           map[algorithms.ResourceID]*rstate{},
 		props:         map[algorithms.ResourceID]*prop{},
 	}
-	return n, nil
+	return n
 }
 
 // Step implements algorithms.Node.

@@ -1,6 +1,7 @@
 package fatlease
 
 import (
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
@@ -23,10 +24,10 @@ func (c *tnet) acquire(i int) algorithms.Local {
 	return acq[len(acq)-1].Until
 }
 
-func TestCheckParams(t *testing.T) {
+func TestValidateParams(t *testing.T) {
 	cl := algorithms.NewCluster(3, 3)
 	p := testParams()
-	if err := Check(p, cl); err != nil {
+	if err := Validate(p, cl); err != nil {
 		t.Fatalf("defaults: %v", err)
 	}
 	for _, tc := range []struct {
@@ -40,11 +41,11 @@ func TestCheckParams(t *testing.T) {
 	} {
 		q := testParams()
 		tc.mod(&q)
-		err := Check(q, cl)
+		err := Validate(q, cl)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: got %v, want an error about %q", tc.name, err, tc.want)
 		}
-		if _, err := New(algorithms.Config{Cluster: cl, Params: q}, Options{}); err == nil {
+		if _, err := Algorithm().New(algorithms.Config{Cluster: cl, Params: q, Rand: rand.New(rand.NewPCG(1, 1))}); err == nil {
 			t.Errorf("%s: New accepted bad params", tc.name)
 		}
 	}

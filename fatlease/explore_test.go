@@ -18,7 +18,7 @@ func exploreSetup(opt Options, ablate ...string) *explorabletest.Setup {
 			if !opt.Durable {
 				rec = nil
 			}
-			return New(algorithms.Config{ID: id, Cluster: cl, Params: p, Ablations: ablate, Rand: r, Restarts: restarts, Recovered: rec}, opt)
+			return New(algorithms.Config{ID: id, Cluster: cl, Params: p, Ablations: ablate, Rand: r, Restarts: restarts, Recovered: rec}, opt), nil
 		},
 	}
 }
@@ -45,10 +45,7 @@ const stateNow algorithms.Local = 100_000
 // proposer in the prepare phase, a holder, a recovered record.
 func stateNode(t testing.TB) *Node {
 	t.Helper()
-	n, err := New(algorithms.Config{ID: 1, Cluster: algorithms.NewCluster(3, 3), Params: testParams(), Rand: rand.New(rand.NewPCG(1, 2))}, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	n := New(algorithms.Config{ID: 1, Cluster: algorithms.NewCluster(3, 3), Params: testParams(), Rand: rand.New(rand.NewPCG(1, 2))}, Options{})
 	r := n.state(4)
 	// The missed-instance bound of instance 2 has passed by stateNow.
 	r.advance(2, stateNow.Add(-n.missedFor-10))

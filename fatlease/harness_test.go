@@ -68,10 +68,7 @@ func (c *tnet) boot(i int, recovered []algorithms.Record) {
 		ID: algorithms.NodeID(i), Cluster: c.cl, Params: c.p, Ablations: c.abl,
 		Rand: rand.New(rand.NewPCG(uint64(i), uint64(nd.restarts))), Restarts: nd.restarts, Recovered: recovered,
 	}
-	n, err := New(nd.cfg, c.opt)
-	if err != nil {
-		c.t.Fatalf("New(node %d): %v", i, err)
-	}
+	n := New(nd.cfg, c.opt)
 	// A new life: beliefs of the old one (its events) are gone.
 	nd.n, nd.timers, nd.down, nd.events = n, map[algorithms.TimerKey]algorithms.Local{}, false, nil
 	c.step(i, algorithms.Input{Kind: algorithms.Start})

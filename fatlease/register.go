@@ -38,9 +38,9 @@ func Algorithm() algorithms.Algorithm {
 		// state does not block (scenario fatlease/testdata/fatlease-split-accept.txt).
 		GrantBlocks: false,
 		SkewBound:   true,
-		Check:       Check,
-		New: func(cfg algorithms.Config) (algorithms.Node, error) {
-			return New(cfg, Options{})
+		Validate:    Validate,
+		Build: func(cfg algorithms.Config) (algorithms.Node, error) {
+			return New(cfg, Options{}), nil
 		},
 	}
 }

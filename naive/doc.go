@@ -64,7 +64,7 @@
 // has forgotten its grants, so it stays silent — answers nothing, proposes
 // nothing — for M (Params.MaxLease) and then emits Joined. Every grant it
 // forgot was for a span ≤ M and started before the crash, so every hold
-// that counted it has ended by then; this needs T < M (Algorithm.Check).
+// that counted it has ended by then; this needs T < M (Validate).
 // Acquisitions asked for during the silence start when it ends. The
 // ablation "restart-wait" rejoins at once.
 //

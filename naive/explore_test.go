@@ -17,7 +17,7 @@ func exploreSetup(undo bool, ablate ...string) *explorabletest.Setup {
 		Acceptors: 3, Proposers: 3, Params: p, Resources: 2,
 		TimerKinds: []uint8{timerProposer, timerHold, timerGrant, timerQuarantine},
 		New: func(id algorithms.NodeID, cl algorithms.Cluster, restarts uint16, _ []algorithms.Record, r *rand.Rand) (algorithms.Explorable, error) {
-			return New(algorithms.Config{ID: id, Cluster: cl, Params: p, Ablations: ablate, Rand: r, Restarts: restarts}, Options{Undo: undo})
+			return New(algorithms.Config{ID: id, Cluster: cl, Params: p, Ablations: ablate, Rand: r, Restarts: restarts}, Options{Undo: undo}), nil
 		},
 	}
 }
@@ -40,10 +40,7 @@ func TestExplorable(t *testing.T) {
 // collecting round, built by hand.
 func stateNode(t testing.TB) *Node {
 	t.Helper()
-	n, err := New(algorithms.Config{ID: 1, Cluster: algorithms.NewCluster(3, 3), Params: testParams(), Rand: newRand()}, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	n := New(algorithms.Config{ID: 1, Cluster: algorithms.NewCluster(3, 3), Params: testParams(), Rand: newRand()}, Options{})
 	n.counter = 7
 	n.grants[4] = grant{owner: 2, ballot: algorithms.MakeBallot(3, 0, 2), until: 5000}
 	n.grants[9] = grant{owner: 1, ballot: algorithms.MakeBallot(6, 0, 1), until: 6000}

@@ -48,13 +48,10 @@ func newCluster(t *testing.T, o opts) *cluster {
 	cl := algorithms.NewCluster(o.acceptors, o.proposers)
 	c := &cluster{t: t}
 	for i := 0; i < cl.Nodes; i++ {
-		n, err := New(algorithms.Config{
+		n := New(algorithms.Config{
 			ID: algorithms.NodeID(i), Cluster: cl, Params: o.params, Ablations: o.ablate,
 			Rand: rand.New(rand.NewPCG(1, uint64(i))),
 		}, Options{Undo: o.undo})
-		if err != nil {
-			t.Fatalf("New(%d): %v", i, err)
-		}
 		c.nodes = append(c.nodes, n)
 		c.clock = append(c.clock, 0)
 		c.events = append(c.events, nil)
@@ -75,13 +72,10 @@ func (c *cluster) restart(i int, restarts uint16) {
 	if !old.restartWait {
 		ab = append(ab, AblRestartWait)
 	}
-	n, err := New(algorithms.Config{
+	n := New(algorithms.Config{
 		ID: old.id, Cluster: old.cluster, Params: old.params, Ablations: ab,
 		Rand: rand.New(rand.NewPCG(2, uint64(i))), Restarts: restarts,
 	}, Options{Undo: old.undo})
-	if err != nil {
-		c.t.Fatal(err)
-	}
 	c.nodes[i] = n
 	c.timers[i] = map[algorithms.TimerKey]algorithms.Local{}
 	c.step(i, algorithms.Input{Kind: algorithms.Start})

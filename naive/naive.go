@@ -72,9 +72,9 @@ func init() {
 		Ablations: ablationsFor("naive"),
 		// A grant makes the acceptor deny every request, its owner's too.
 		GrantBlocks: true,
-		Check:       Check,
-		New: func(c algorithms.Config) (algorithms.Node, error) {
-			return New(c, Options{})
+		Validate:    Validate,
+		Build: func(c algorithms.Config) (algorithms.Node, error) {
+			return New(c, Options{}), nil
 		},
 	})
 	algorithms.Register(algorithms.Algorithm{
@@ -84,9 +84,9 @@ func init() {
 		// The same acceptors as naive: a grant denies every request until
 		// it lapses or its owner gives it back.
 		GrantBlocks: true,
-		Check:       Check,
-		New: func(c algorithms.Config) (algorithms.Node, error) {
-			return New(c, Options{Undo: true})
+		Validate:    Validate,
+		Build: func(c algorithms.Config) (algorithms.Node, error) {
+			return New(c, Options{Undo: true}), nil
 		},
 	})
 }
@@ -109,13 +109,10 @@ func HoldSpan(p algorithms.Params, margin bool) time.Duration {
 	return time.Duration(math.Floor(float64(p.LeaseSpan) * (1 - p.Drift) / (1 + p.Drift)))
 }
 
-// Check validates what naive needs beyond Params.Validate: T < M, so the
+// Validate checks what naive needs beyond Params.Validate: T < M, so the
 // restart silence of M outlasts every grant a restarted acceptor forgot,
 // and a hold that is not empty after the drift margin.
-func Check(p algorithms.Params, c algorithms.Cluster) error {
-	if math.IsNaN(p.Drift) {
-		return fmt.Errorf("drift bound must be in [0, 0.5), got NaN")
-	}
+func Validate(p algorithms.Params, c algorithms.Cluster) error {
 	if p.LeaseSpan >= p.MaxLease {
 		return fmt.Errorf("lease span %v must be shorter than max lease %v (T < M: a restarted acceptor's silence of M must outlast the grants it forgot)", p.LeaseSpan, p.MaxLease)
 	}
@@ -180,34 +177,10 @@ type proposal struct {
 	holdUntil  algorithms.Local
 }
 
-// New builds a node of the chosen variant. It validates everything the
-// registry's Algorithm.Validate does, so a node is never built from a
-// configuration the command would reject.
-func New(c algorithms.Config, opt Options) (*Node, error) {
-	if err := c.Cluster.Validate(); err != nil {
-		return nil, err
-	}
-	if err := c.Params.Validate(); err != nil {
-		return nil, err
-	}
-	if err := Check(c.Params, c.Cluster); err != nil {
-		return nil, err
-	}
-	for _, a := range c.Ablations {
-		known := false
-		for _, k := range ablationsFor("naive") {
-			known = known || k.Name == a
-		}
-		if !known {
-			return nil, fmt.Errorf("naive has no ablation %q", a)
-		}
-	}
-	if int(c.ID) >= c.Cluster.Nodes {
-		return nil, fmt.Errorf("node id %d outside a cluster of %d nodes", c.ID, c.Cluster.Nodes)
-	}
-	if c.Rand == nil {
-		return nil, fmt.Errorf("naive needs a seeded Config.Rand for its backoff")
-	}
+// New builds a node of the chosen variant from a configuration the
+// registry has validated (algorithms.Algorithm.New): build nodes through
+// the registry unless c is known to be good.
+func New(c algorithms.Config, opt Options) *Node {
 	return &Node{
 		id:           c.ID,
 		cluster:      c.Cluster,
@@ -221,7 +194,7 @@ func New(c algorithms.Config, opt Options) (*Node, error) {
 		hold:         HoldSpan(c.Params, !c.Ablations.Has(AblDriftMargin)),
 		props:        map[algorithms.ResourceID]*proposal{},
 		grants:       map[algorithms.ResourceID]grant{},
-	}, nil
+	}
 }
 
 // Step implements algorithms.Node.

@@ -732,7 +732,7 @@ func TestConfigErrors(t *testing.T) {
 				Rand: newRand()}
 			tc.edit(&cfg)
 			for _, e := range []error{
-				a.Validate(cfg.Params, cfg.Cluster, cfg.Ablations),
+				a.ValidateConfig(cfg.Params, cfg.Cluster, cfg.Ablations),
 				func() error { _, err := a.New(cfg); return err }(),
 			} {
 				if e == nil || !strings.Contains(e.Error(), tc.want) {
@@ -742,11 +742,11 @@ func TestConfigErrors(t *testing.T) {
 		})
 	}
 	cfg := algorithms.Config{ID: 0, Cluster: algorithms.NewCluster(3, 3), Params: algorithms.DefaultParams()}
-	if _, err := New(cfg, Options{}); err == nil || !strings.Contains(err.Error(), "Rand") {
+	if _, err := a.New(cfg); err == nil || !strings.Contains(err.Error(), "Rand") {
 		t.Errorf("nil Rand: %v", err)
 	}
 	cfg.Rand, cfg.ID = newRand(), 3
-	if _, err := New(cfg, Options{}); err == nil || !strings.Contains(err.Error(), "outside") {
+	if _, err := a.New(cfg); err == nil || !strings.Contains(err.Error(), "outside") {
 		t.Errorf("id outside the cluster: %v", err)
 	}
 }

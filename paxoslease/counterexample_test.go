@@ -107,7 +107,7 @@ var scenarios = []scenario{
 			}
 			nt.deliver(algorithms.Promise, 0, qq)
 			nt.deliver(algorithms.Promise, 1, qq) // q proposes; the Proposes stay in flight
-			nt.relinquish(qq, res)                    // q abandons the attempt
+			nt.relinquish(qq, res)                // q abandons the attempt
 			nt.drop(algorithms.Release, qq, anyNode)
 			nt.drop(algorithms.Promise, anyNode, anyNode)
 			for a := algorithms.NodeID(0); a < 3; a++ {

@@ -15,7 +15,7 @@ func exploreSetup(ablate ...string) *explorabletest.Setup {
 		Acceptors: 3, Proposers: 3, Params: p, Resources: 2,
 		TimerKinds: []uint8{timerRound, timerAccepted, timerQuarantine},
 		New: func(id algorithms.NodeID, cl algorithms.Cluster, restarts uint16, _ []algorithms.Record, r *rand.Rand) (algorithms.Explorable, error) {
-			return New(algorithms.Config{ID: id, Cluster: cl, Params: p, Ablations: ablate, Rand: r, Restarts: restarts})
+			return New(algorithms.Config{ID: id, Cluster: cl, Params: p, Ablations: ablate, Rand: r, Restarts: restarts}), nil
 		},
 	}
 }
@@ -40,10 +40,7 @@ const stateNow algorithms.Local = 10_000
 // accepted proposal, a promise only, a held lease, a round in each phase.
 func stateNode(t testing.TB) *Node {
 	t.Helper()
-	n, err := New(algorithms.Config{ID: 1, Cluster: algorithms.NewCluster(3, 3), Params: testParams(), Rand: rand.New(rand.NewPCG(1, 2))})
-	if err != nil {
-		t.Fatal(err)
-	}
+	n := New(algorithms.Config{ID: 1, Cluster: algorithms.NewCluster(3, 3), Params: testParams(), Rand: rand.New(rand.NewPCG(1, 2))})
 	n.started, n.lastRound = true, 5
 	s := n.res.put(4)
 	s.promised, s.accepted, s.accUntil = algorithms.MakeBallot(3, 0, 2), algorithms.MakeBallot(3, 0, 2), 15_000

@@ -92,14 +92,11 @@ func newNet(t testing.TB, c algorithms.Cluster, p algorithms.Params, abl ...stri
 func (nt *tnet) boot(id algorithms.NodeID) {
 	nt.t.Helper()
 	tn := nt.nodes[id]
-	n, err := New(algorithms.Config{
+	n := New(algorithms.Config{
 		ID: id, Cluster: nt.cluster, Params: nt.params, Ablations: nt.abl,
 		Rand:     rand.New(rand.NewPCG(uint64(id)+1, uint64(tn.restarts))),
 		Restarts: tn.restarts,
 	})
-	if err != nil {
-		nt.t.Fatalf("New(node %d): %v", id, err)
-	}
 	tn.n, tn.up = n, true
 	tn.timers = map[algorithms.TimerKey]algorithms.Local{}
 	nt.step(id, algorithms.Input{Kind: algorithms.Start})

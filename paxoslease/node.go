@@ -109,8 +109,8 @@ func Quarantine(p algorithms.Params) time.Duration {
 // from: a round keeps one 64-bit set per kind of answer.
 const MaxAcceptors = 64
 
-// Check validates what PaxosLease needs beyond algorithms.Params.Validate.
-func Check(p algorithms.Params, c algorithms.Cluster) error {
+// Validate checks what PaxosLease needs beyond algorithms.Params.Validate.
+func Validate(p algorithms.Params, c algorithms.Cluster) error {
 	switch {
 	case p.LeaseSpan >= p.MaxLease:
 		return fmt.Errorf("lease span T (%v) must be shorter than the max lease M (%v): a restarted node's quarantine of M must outlast every lease", p.LeaseSpan, p.MaxLease)
@@ -124,26 +124,10 @@ func Check(p algorithms.Params, c algorithms.Cluster) error {
 	return nil
 }
 
-// New builds a node from cfg; it validates cfg first.
-func New(cfg algorithms.Config) (*Node, error) {
-	if err := cfg.Cluster.Validate(); err != nil {
-		return nil, err
-	}
-	if err := cfg.Params.Validate(); err != nil {
-		return nil, err
-	}
-	if err := Check(cfg.Params, cfg.Cluster); err != nil {
-		return nil, err
-	}
-	if err := Algorithm().CheckAblations(cfg.Ablations); err != nil {
-		return nil, err
-	}
-	if int(cfg.ID) >= cfg.Cluster.Nodes {
-		return nil, fmt.Errorf("node id %d outside a cluster of %d nodes", cfg.ID, cfg.Cluster.Nodes)
-	}
-	if cfg.Rand == nil {
-		return nil, fmt.Errorf("Config.Rand is nil: backoff needs the node's seeded source")
-	}
+// New builds a node from a configuration the registry has validated
+// (algorithms.Algorithm.New): build nodes through the registry unless cfg
+// is known to be good.
+func New(cfg algorithms.Config) *Node {
 	ab := cfg.Ablations
 	n := &Node{
 		id:             cfg.ID,
@@ -171,7 +155,7 @@ func New(cfg algorithms.Config) (*Node, error) {
 	if !n.driftMargin {
 		n.hold = cfg.Params.LeaseSpan
 	}
-	return n, nil
+	return n
 }
 
 // Step handles one input at local time now.

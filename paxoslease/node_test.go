@@ -1,6 +1,7 @@
 package paxoslease
 
 import (
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
@@ -419,26 +420,26 @@ func TestBallotLearningAfterRestart(t *testing.T) {
 	}
 }
 
-func TestCheckAndNew(t *testing.T) {
+func TestValidateAndNew(t *testing.T) {
 	p := testParams()
 	c := algorithms.NewCluster(3, 3)
 	bad := p
 	bad.LeaseSpan = p.MaxLease
-	if err := Check(bad, c); err == nil || !strings.Contains(err.Error(), "shorter than the max lease") {
+	if err := Validate(bad, c); err == nil || !strings.Contains(err.Error(), "shorter than the max lease") {
 		t.Errorf("T == M: got %v", err)
 	}
-	if err := Check(p, algorithms.NewCluster(65, 3)); err == nil {
+	if err := Validate(p, algorithms.NewCluster(65, 3)); err == nil {
 		t.Error("65 acceptors accepted")
 	}
-	if err := Check(p, c); err != nil {
+	if err := Validate(p, c); err != nil {
 		t.Errorf("defaults rejected: %v", err)
 	}
 	a, err := algorithms.Lookup(Name)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := a.Validate(bad, c, nil); err == nil {
-		t.Error("registry Validate accepted T == M")
+	if err := a.ValidateConfig(bad, c, nil); err == nil {
+		t.Error("registry ValidateConfig accepted T == M")
 	}
 	want := []string{"restart-wait", "drift-margin", "backoff", "ballot-learning", "late-timer", "count-by-message", "owner-only-release", "stale-owner-open", "abandon-release"}
 	if len(a.Ablations) != len(want) {
@@ -453,14 +454,14 @@ func TestCheckAndNew(t *testing.T) {
 	if _, err := a.New(cfg); err == nil {
 		t.Error("nil Rand accepted")
 	}
-	cfg.Rand = nil
+	cfg.Rand = rand.New(rand.NewPCG(1, 1))
 	cfg.ID = 3
-	if _, err := New(cfg); err == nil {
+	if _, err := a.New(cfg); err == nil {
 		t.Error("id outside the cluster accepted")
 	}
 	cfg.ID = 0
 	cfg.Ablations = algorithms.Ablations{"nope"}
-	if _, err := New(cfg); err == nil {
+	if _, err := a.New(cfg); err == nil {
 		t.Error("unknown ablation accepted")
 	}
 }

@@ -77,13 +77,9 @@ func Algorithm() algorithms.Algorithm {
 		// acceptor's timer clears it: a round needs a majority of empty
 		// promises (scenario paxoslease/testdata/deadlock-split-accept.txt).
 		GrantBlocks: true,
-		Check:       Check,
-		New: func(cfg algorithms.Config) (algorithms.Node, error) {
-			n, err := New(cfg)
-			if err != nil {
-				return nil, err
-			}
-			return n, nil
+		Validate:    Validate,
+		Build: func(cfg algorithms.Config) (algorithms.Node, error) {
+			return New(cfg), nil
 		},
 	}
 }

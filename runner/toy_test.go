@@ -58,13 +58,13 @@ func init() {
 				{Name: "fsync", Rule: "test-disk: the server syncs its grants before answering", Exposes: "crashes"},
 			},
 			Durable: fault == toyDisk,
-			Check: func(p algorithms.Params, c algorithms.Cluster) error {
+			Validate: func(p algorithms.Params, c algorithms.Cluster) error {
 				if p.LeaseSpan >= p.MaxLease {
 					return fmt.Errorf("lease span %v must be below max lease %v", p.LeaseSpan, p.MaxLease)
 				}
 				return nil
 			},
-			New: func(cfg algorithms.Config) (algorithms.Node, error) {
+			Build: func(cfg algorithms.Config) (algorithms.Node, error) {
 				return &toyNode{cfg: cfg, fault: fault, grants: map[algorithms.ResourceID]*toyGrant{}, reqs: map[algorithms.ResourceID]*toyReq{}}, nil
 			},
 		})

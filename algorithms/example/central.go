@@ -87,12 +87,12 @@ func init() {
 			{Name: AblateDriftMargin, Rule: "the holder's lease ends at T(1-ρ)/(1+ρ) after its ask instead of T",
 				Exposes: "leaselab check --algo central --acceptors 1 --faults drift --ablate drift-margin: a slow holder clock outlives a fast server's grant"},
 		},
-		Check: check,
-		New:   New,
+		Validate: validate,
+		Build:    New,
 	})
 }
 
-func check(p algorithms.Params, c algorithms.Cluster) error {
+func validate(p algorithms.Params, c algorithms.Cluster) error {
 	if c.Acceptors != 1 {
 		return fmt.Errorf("needs exactly 1 acceptor (node 0 is the lease server), got %d: give --acceptors 1", c.Acceptors)
 	}
@@ -102,14 +102,9 @@ func check(p algorithms.Params, c algorithms.Cluster) error {
 	return nil
 }
 
-// New builds a node; it validates the configuration first.
+// New builds a node. The registry's Algorithm.New has validated cfg
+// (validate above, and what every algorithm needs) before it calls New.
 func New(cfg algorithms.Config) (algorithms.Node, error) {
-	if err := check(cfg.Params, cfg.Cluster); err != nil {
-		return nil, err
-	}
-	if cfg.Rand == nil {
-		return nil, fmt.Errorf("%s: node %d has no random source (Config.Rand)", Name, cfg.ID)
-	}
 	hold := cfg.Params.LeaseSpan
 	if !cfg.Ablations.Has(AblateDriftMargin) {
 		d := cfg.Params.Drift

@@ -80,7 +80,7 @@ func setupCluster(fs *pflag.FlagSet) action {
 		if err != nil {
 			return badInput(err)
 		}
-		if err := alg.Validate(params, algorithms.NewCluster(*nodes, *nodes), *ablate); err != nil {
+		if err := alg.ValidateConfig(params, algorithms.NewCluster(*nodes, *nodes), *ablate); err != nil {
 			return badInput(err)
 		}
 		exe, err := os.Executable()

@@ -41,7 +41,7 @@ func fakeAlgos() {
 				as = append(as, algorithms.Ablation{Name: a, Rule: "rule " + a, Exposes: "fault " + a})
 			}
 			algorithms.Register(algorithms.Algorithm{Name: name, Summary: "test stand-in", Ablations: as,
-				New: func(algorithms.Config) (algorithms.Node, error) { return nil, errors.New("stand-in") }})
+				Build: func(algorithms.Config) (algorithms.Node, error) { return nil, errors.New("stand-in") }})
 		}
 	})
 }

@@ -184,7 +184,7 @@ func prepareAny(c Config) (*config, error) {
 		return nil, badf("%v", err)
 	}
 	cl := algorithms.NewCluster(c.Acceptors, c.Proposers)
-	if err := algo.Validate(c.Params, cl, c.Ablate); err != nil {
+	if err := algo.ValidateConfig(c.Params, cl, c.Ablate); err != nil {
 		return nil, badf("%v", err)
 	}
 	switch {

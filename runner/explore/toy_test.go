@@ -60,13 +60,13 @@ func init() {
 		algorithms.Register(algorithms.Algorithm{
 			Name:    a.name,
 			Summary: "test-only explorable lock toy",
-			Check: func(p algorithms.Params, c algorithms.Cluster) error {
+			Validate: func(p algorithms.Params, c algorithms.Cluster) error {
 				if p.LeaseSpan >= p.MaxLease {
 					return fmt.Errorf("lease span %v must be below max lease %v", p.LeaseSpan, p.MaxLease)
 				}
 				return nil
 			},
-			New: func(cfg algorithms.Config) (algorithms.Node, error) {
+			Build: func(cfg algorithms.Config) (algorithms.Node, error) {
 				return &xtoyNode{cfg: cfg, double: a.double, amnesia: a.amnesia}, nil
 			},
 		})

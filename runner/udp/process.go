@@ -247,7 +247,7 @@ func RunProcess(ctx context.Context, cfg ProcessConfig, stdin io.Reader, stdout 
 	if cl.Proposers == 0 {
 		cl.Proposers = nodes
 	}
-	if err := alg.Validate(cfg.Params, cl, cfg.Ablations); err != nil {
+	if err := alg.ValidateConfig(cfg.Params, cl, cfg.Ablations); err != nil {
 		return err
 	}
 	var key []byte

@@ -73,7 +73,6 @@ type Node struct {
 	holdMargin time.Duration // the holder ends its hold this much before t
 	restartFor time.Duration // restart wait, drift-adjusted
 	missedFor  time.Duration // bound on a missed previous instance
-	words      int           // uint64 words of an acceptor bitset
 
 	recovered []algorithms.Record
 	// ownFloor: leases of this node ending no later than this were
@@ -142,7 +141,6 @@ func New(cfg algorithms.Config, opt Options) *Node {
 		holdMargin:    hold,
 		restartFor:    restart,
 		missedFor:     missed,
-		words:         (cfg.Cluster.Acceptors + 63) / 64,
 		recovered:     cfg.Recovered,
 		res:           map[algorithms.ResourceID]*rstate{},
 		props:         map[algorithms.ResourceID]*prop{},

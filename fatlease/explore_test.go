@@ -55,7 +55,7 @@ func stateNode(t testing.TB) *Node {
 	p := n.newProp()
 	p.req = reqAcquire
 	p.rd = round{active: true, phase: phPrepare, inst: 2, ballot: algorithms.MakeBallot(3, 0, 1), own: lease{owner: 1, t: 105_000}, value: noLease, adopt: noLease}
-	p.votes[0] = 1
+	p.votes.Add(0)
 	n.props[4] = p
 	h := n.newProp()
 	h.hold.on, h.hold.inst, h.hold.t, h.hold.until, h.hold.ballot = true, 1, 103_000, 102_900, algorithms.MakeBallot(1, 0, 1)
@@ -100,8 +100,8 @@ func TestStateSensitivity(t *testing.T) {
 		{"round ballot", func(n *Node) { n.props[4].rd.ballot = b9 }, true},
 		{"round own lease", func(n *Node) { n.props[4].rd.own.t++ }, true},
 		{"round adopted lease", func(n *Node) { n.props[4].rd.adopt, n.props[4].rd.adoptBal = lease{owner: 0, t: 104_000}, 5 }, true},
-		{"round vote", func(n *Node) { n.props[4].votes[0] |= 4 }, true},
-		{"round negative", func(n *Node) { n.props[4].neg[0] |= 4 }, true},
+		{"round vote", func(n *Node) { n.props[4].votes.Add(2) }, true},
+		{"round negative", func(n *Node) { n.props[4].neg.Add(2) }, true},
 		{"round blocked", func(n *Node) { n.props[4].rd.blockUntil = stateNow + 5 }, true},
 		{"round learns the previous instance", func(n *Node) { n.props[4].rd.learnPrev = true }, true},
 		{"round ended", func(n *Node) { n.props[4].rd.active = false }, true},
@@ -118,7 +118,7 @@ func TestStateSensitivity(t *testing.T) {
 		{"missed-instance bound long passed", func(n *Node) { n.res[4].cur.since = stateNow.Add(-2 * n.missedFor) }, false},
 		{"restart floor passed", func(n *Node) { n.ownFloor = stateNow }, false},
 		{"proposer block passed", func(n *Node) { n.props[4].blockedUntil = stateNow - 3 }, false},
-		{"stale round of a holder", func(n *Node) { n.props[9].rd.inst, n.props[9].rd.phase, n.props[9].votes[0] = 7, phPropose, 3 }, false},
+		{"stale round of a holder", func(n *Node) { n.props[9].rd.inst, n.props[9].rd.phase = 7, phPropose; n.props[9].votes.Add(0) }, false},
 		{"stale hold of a proposer", func(n *Node) { n.props[4].hold.t, n.props[4].hold.ballot = 5, 6 }, false},
 		{"extendFrom of an acquisition", func(n *Node) { n.props[4].extendFrom = 77 }, false},
 	} {
@@ -137,7 +137,7 @@ func TestStateSensitivity(t *testing.T) {
 // TestStateCoversFields fails when a field is added to the node's state
 // without a decision: encode it in AppendState, or say there why not.
 func TestStateCoversFields(t *testing.T) {
-	explorabletest.Fields(t, Node{}, "id", "cl", "p", "rand", "restarts", "isAcceptor", "isProp", "durable", "noSync", "noRestartWait", "noSafety", "noPrevCheck", "dmax", "holdMargin", "restartFor", "missedFor", "words", "recovered", "ownFloor", "joining", "pending", "res", "props")
+	explorabletest.Fields(t, Node{}, "id", "cl", "p", "rand", "restarts", "isAcceptor", "isProp", "durable", "noSync", "noRestartWait", "noSafety", "noPrevCheck", "dmax", "holdMargin", "restartFor", "missedFor", "recovered", "ownFloor", "joining", "pending", "res", "props")
 	explorabletest.Fields(t, rstate{}, "cur", "prev", "inv", "mine", "granted")
 	explorabletest.Fields(t, instance{}, "n", "since", "promised", "accBal", "acc", "lrnBal", "lrn", "over", "accVoid", "lrnVoid")
 	explorabletest.Fields(t, lease{}, "owner", "t")
@@ -151,18 +151,20 @@ func TestCloneDeep(t *testing.T) {
 	n := stateNode(t)
 	n.pending = []algorithms.ResourceID{4}
 	n.recovered = []algorithms.Record{{Resource: 4, Instance: 1}}
+	n.props[4].votes.Add(70) // an overflow word, copied too
 	c := n.Clone(rand.New(rand.NewPCG(3, 3))).(*Node)
 	c.pending[0] = 8
 	c.recovered[0].Instance = 9
 	c.res[4].cur.promised = 1
-	c.props[4].votes[0] = 7
-	c.props[4].neg[0] = 7
+	c.props[4].votes.Add(1)
+	c.props[4].votes.Add(71)
+	c.props[4].neg.Add(2)
 	c.props[9].hold.on = false
 	if n.pending[0] != 4 || n.recovered[0].Instance != 1 || n.res[4].cur.promised != algorithms.MakeBallot(2, 0, 0) ||
-		n.props[4].votes[0] != 1 || n.props[4].neg[0] != 0 || !n.props[9].hold.on {
+		n.props[4].votes.Len() != 2 || n.props[4].neg.Len() != 0 || !n.props[9].hold.on {
 		t.Fatal("changing the clone changed the original")
 	}
-	if c.props[9].votes[0] != 0 || len(c.props[9].votes) != n.words || len(c.props[4].neg) != n.words {
+	if c.props[9].votes.Len() != 0 || c.props[4].votes.Len() != 4 || !c.props[4].votes.Has(70) {
 		t.Fatal("the clone's vote sets are wrong")
 	}
 }

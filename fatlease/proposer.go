@@ -1,7 +1,6 @@
 package fatlease
 
 import (
-	"math/bits"
 	"time"
 
 	"leaselab/algorithms"
@@ -47,7 +46,7 @@ type prop struct {
 	triedPrev    uint64           // instance whose previous instance could not be learned
 	blockedUntil algorithms.Local // wait for a blocking lease before the next round
 	rd           round
-	votes, neg   []uint64 // distinct acceptors: answers for / against the phase
+	votes, neg   algorithms.NodeSet // distinct acceptors: answers for / against the phase
 	hold         struct {
 		on       bool
 		inst     uint64
@@ -57,31 +56,7 @@ type prop struct {
 }
 
 func (e *Node) newProp() *prop {
-	return &prop{votes: make([]uint64, e.words), neg: make([]uint64, e.words)}
-}
-
-func clearBits(b []uint64) {
-	for i := range b {
-		b[i] = 0
-	}
-}
-
-// setBit marks acceptor a and reports whether it was new.
-func setBit(b []uint64, a int) bool {
-	w, m := a/64, uint64(1)<<(a%64)
-	if b[w]&m != 0 {
-		return false
-	}
-	b[w] |= m
-	return true
-}
-
-func countBits(b []uint64) int {
-	n := 0
-	for _, w := range b {
-		n += bits.OnesCount64(w)
-	}
-	return n
+	return &prop{}
 }
 
 func (e *Node) holdEnd(t algorithms.Local) algorithms.Local {
@@ -332,8 +307,8 @@ func (e *Node) startRound(now algorithms.Local, id algorithms.ResourceID, r *rst
 		active: true, phase: phPrepare, learnPrev: learnPrev, inst: inst, ballot: b,
 		own: own, value: noLease, adopt: noLease,
 	}
-	clearBits(p.votes)
-	clearBits(p.neg)
+	p.votes.Reset()
+	p.neg.Reset()
 	out.Emit(algorithms.Event{Kind: algorithms.Round, Resource: id, Owner: e.id, Ballot: b})
 	out.SetTimer(algorithms.TimerKey{Resource: id, Kind: timerPhase}, now.Add(e.p.ResponseTimeout))
 	m := algorithms.Message{Kind: algorithms.Prepare, From: e.id, Owner: e.id, Resource: id, Ballot: b, Instance: inst}
@@ -392,7 +367,7 @@ func (e *Node) reply(now algorithms.Local, m algorithms.Message, out *algorithms
 	if p == nil || !p.rd.active || m.Ballot != p.rd.ballot {
 		return
 	}
-	a := int(m.From)
+	a := m.From
 	switch m.Kind {
 	case algorithms.Promise:
 		if p.rd.phase != phPrepare || m.Instance != p.rd.inst {
@@ -405,20 +380,20 @@ func (e *Node) reply(now algorithms.Local, m algorithms.Message, out *algorithms
 			e.decide(now, id, r, p, out)
 			return
 		}
-		if !setBit(p.votes, a) {
+		if !p.votes.Add(a) {
 			return // votes are counted by distinct acceptor
 		}
 		if m.Accepted != 0 && m.Owner != algorithms.NoNode && m.Accepted > p.rd.adoptBal {
 			p.rd.adoptBal, p.rd.adopt = m.Accepted, lease{owner: m.Owner, t: m.Expiry}
 		}
-		if countBits(p.votes) >= e.cl.Majority() {
+		if p.votes.Len() >= e.cl.Majority() {
 			e.acceptPhase(now, id, r, p, out)
 		}
 	case algorithms.Accepted:
-		if p.rd.phase != phPropose || m.Instance != p.rd.inst || !setBit(p.votes, a) {
+		if p.rd.phase != phPropose || m.Instance != p.rd.inst || !p.votes.Add(a) {
 			return
 		}
-		if countBits(p.votes) >= e.cl.Majority() {
+		if p.votes.Len() >= e.cl.Majority() {
 			e.chosen(now, id, r, p, out)
 		}
 	case algorithms.PrepareReject, algorithms.ProposeReject:
@@ -460,8 +435,8 @@ func (e *Node) reply(now algorithms.Local, m algorithms.Message, out *algorithms
 
 // negative counts an answer that is neither a vote nor a NACK; once a
 // majority can no longer be reached, the round ends.
-func (e *Node) negative(now algorithms.Local, id algorithms.ResourceID, r *rstate, p *prop, a int, out *algorithms.Output) {
-	if !setBit(p.neg, a) || countBits(p.neg) <= e.cl.Acceptors-e.cl.Majority() {
+func (e *Node) negative(now algorithms.Local, id algorithms.ResourceID, r *rstate, p *prop, a algorithms.NodeID, out *algorithms.Output) {
+	if !p.neg.Add(a) || p.neg.Len() <= e.cl.Acceptors-e.cl.Majority() {
 		return
 	}
 	rd := p.rd
@@ -510,8 +485,8 @@ func (e *Node) acceptPhase(now algorithms.Local, id algorithms.ResourceID, r *rs
 		return
 	}
 	p.rd.phase, p.rd.value = phPropose, v
-	clearBits(p.votes)
-	clearBits(p.neg)
+	p.votes.Reset()
+	p.neg.Reset()
 	out.SetTimer(algorithms.TimerKey{Resource: id, Kind: timerPhase}, now.Add(e.p.ResponseTimeout))
 	e.toAcceptors(now, algorithms.Message{Kind: algorithms.Propose, From: e.id, Owner: v.owner,
 		Resource: id, Ballot: p.rd.ballot, Instance: p.rd.inst, Expiry: v.t}, out)

@@ -20,8 +20,8 @@ func (n *Node) Clone(r *rand.Rand) algorithms.Node {
 	c.deferred = slices.Clone(n.deferred)
 	c.grants = maps.Clone(n.grants)
 	c.props = algorithms.CloneValues(n.props, func(q, p *proposal) {
-		q.granted.more = slices.Clone(p.granted.more)
-		q.denied.more = slices.Clone(p.denied.more)
+		q.granted = p.granted.Clone()
+		q.denied = p.denied.Clone()
 	})
 	return &c
 }
@@ -97,27 +97,13 @@ func (p *proposal) appendState(b []byte, now algorithms.Local) []byte {
 	if p.phase == collecting {
 		b = binary.AppendUvarint(b, uint64(p.ballot))
 		b = binary.AppendVarint(b, int64(p.sent-now))
-		b = p.granted.appendState(b)
-		b = p.denied.appendState(b)
+		b = p.granted.AppendState(b)
+		b = p.denied.AppendState(b)
 		b = binary.AppendUvarint(b, uint64(p.grantMsgs))
 	}
 	if p.holding {
 		b = binary.AppendUvarint(b, uint64(p.holdBallot))
 		b = binary.AppendVarint(b, int64(p.holdUntil-now))
-	}
-	return b
-}
-
-func (s *acceptorSet) appendState(b []byte) []byte {
-	b = binary.AppendUvarint(b, s.w0)
-	// Trailing zero words are the same set as no words.
-	more := s.more
-	for len(more) > 0 && more[len(more)-1] == 0 {
-		more = more[:len(more)-1]
-	}
-	b = binary.AppendUvarint(b, uint64(len(more)))
-	for _, w := range more {
-		b = binary.AppendUvarint(b, w)
 	}
 	return b
 }

@@ -46,7 +46,7 @@ func stateNode(t testing.TB) *Node {
 	n.grants[9] = grant{owner: 1, ballot: algorithms.MakeBallot(6, 0, 1), until: 6000}
 	n.props[9] = &proposal{phase: idle, holding: true, holdBallot: algorithms.MakeBallot(6, 0, 1), holdUntil: 5500}
 	p := &proposal{phase: collecting, ballot: algorithms.MakeBallot(7, 0, 1), sent: 900, failed: 1, lastDeny: algorithms.NoNode}
-	p.granted.add(0)
+	p.granted.Add(0)
 	n.props[4] = p
 	return n
 }
@@ -75,8 +75,8 @@ func TestStateSensitivity(t *testing.T) {
 		{"round phase", func(n *Node) { n.props[4].phase = waiting }, true},
 		{"round ballot", func(n *Node) { n.props[4].ballot = ballot }, true},
 		{"round send time", func(n *Node) { n.props[4].sent-- }, true},
-		{"round grant from another acceptor", func(n *Node) { n.props[4].granted.add(2) }, true},
-		{"round deny", func(n *Node) { n.props[4].denied.add(2) }, true},
+		{"round grant from another acceptor", func(n *Node) { n.props[4].granted.Add(2) }, true},
+		{"round deny", func(n *Node) { n.props[4].denied.Add(2) }, true},
 		{"round failures", func(n *Node) { n.props[4].failed++ }, true},
 		{"round is extension", func(n *Node) { n.props[4].extend = true }, true},
 		{"hold expiry", func(n *Node) { n.props[9].holdUntil++ }, true},
@@ -87,7 +87,7 @@ func TestStateSensitivity(t *testing.T) {
 		{"stale ballot of an idle proposal", func(n *Node) { n.props[9].ballot = ballot }, false},
 		{"stale send time of an idle proposal", func(n *Node) { n.props[9].sent = 12345 }, false},
 		{"stale failures of an idle proposal", func(n *Node) { n.props[9].failed = 2 }, false},
-		{"empty extra acceptor words", func(n *Node) { n.props[4].denied.more = []uint64{0} }, false},
+		{"empty extra acceptor words", func(n *Node) { n.props[4].denied.Add(70); n.props[4].denied.Remove(70) }, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			base := stateNode(t).AppendState(nil, stateNow)
@@ -107,7 +107,6 @@ func TestStateCoversFields(t *testing.T) {
 	explorabletest.Fields(t, Node{}, "id", "cluster", "params", "rnd", "restarts", "undo", "restartWait", "distinct", "exactRelease", "hold", "quarantined", "deferred", "counter", "props", "grants")
 	explorabletest.Fields(t, proposal{}, "phase", "extend", "ballot", "sent", "failed", "granted", "denied", "grantMsgs", "lastDeny", "holding", "holdBallot", "holdUntil")
 	explorabletest.Fields(t, grant{}, "owner", "ballot", "until")
-	explorabletest.Fields(t, acceptorSet{}, "w0", "more")
 }
 
 // TestCloneDeep: the copy shares no map, slice or proposal with the
@@ -115,14 +114,14 @@ func TestStateCoversFields(t *testing.T) {
 func TestCloneDeep(t *testing.T) {
 	n := stateNode(t)
 	n.deferred = []algorithms.ResourceID{3}
-	n.props[4].granted.more = []uint64{0}
+	n.props[4].granted.Add(70)
 	c := n.Clone(newRand()).(*Node)
 	c.deferred[0] = 8
 	c.grants[4] = grant{}
 	c.props[4].phase = waiting
-	c.props[4].granted.more[0] = 1
+	c.props[4].granted.Add(71)
 	c.props[9].holdUntil = 1
-	if n.deferred[0] != 3 || n.grants[4].owner != 2 || n.props[4].phase != collecting || n.props[4].granted.more[0] != 0 || n.props[9].holdUntil != 5500 {
+	if n.deferred[0] != 3 || n.grants[4].owner != 2 || n.props[4].phase != collecting || n.props[4].granted.Has(71) || n.props[9].holdUntil != 5500 {
 		t.Fatal("changing the clone changed the original")
 	}
 }

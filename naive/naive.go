@@ -3,7 +3,6 @@ package naive
 import (
 	"fmt"
 	"math"
-	"math/bits"
 	"math/rand/v2"
 	"strings"
 	"time"
@@ -167,8 +166,8 @@ type proposal struct {
 	ballot    algorithms.Ballot // round being collected (or the last one, while waiting)
 	sent      algorithms.Local  // when that round's requests went out: the hold counts from here
 	failed    int               // failed rounds of the acquisition in progress
-	granted   acceptorSet
-	denied    acceptorSet
+	granted   algorithms.NodeSet
+	denied    algorithms.NodeSet
 	grantMsgs int               // grants counted by message (count-by-message ablation)
 	lastDeny  algorithms.NodeID // owner named by the last deny
 
@@ -366,9 +365,9 @@ func (n *Node) relinquish(now algorithms.Local, r algorithms.ResourceID, out *al
 }
 
 // release sends Release of round b to every acceptor not in skip.
-func (n *Node) release(r algorithms.ResourceID, b algorithms.Ballot, skip *acceptorSet, out *algorithms.Output) {
+func (n *Node) release(r algorithms.ResourceID, b algorithms.Ballot, skip *algorithms.NodeSet, out *algorithms.Output) {
 	for a := 0; a < n.cluster.Acceptors; a++ {
-		if skip != nil && skip.has(a) {
+		if skip != nil && skip.Has(algorithms.NodeID(a)) {
 			continue
 		}
 		out.Send(algorithms.Message{Kind: algorithms.Release, From: n.id, To: algorithms.NodeID(a), Owner: n.id, Resource: r, Ballot: b})
@@ -380,8 +379,8 @@ func (n *Node) startRound(now algorithms.Local, r algorithms.ResourceID, p *prop
 	p.ballot = algorithms.MakeBallot(n.counter, n.restarts, n.id)
 	p.sent = now
 	p.phase = collecting
-	p.granted.reset(n.cluster.Acceptors)
-	p.denied.reset(n.cluster.Acceptors)
+	p.granted.Reset()
+	p.denied.Reset()
 	p.grantMsgs = 0
 	p.lastDeny = algorithms.NoNode
 	var flags uint8
@@ -535,14 +534,14 @@ func (n *Node) onAnswer(now algorithms.Local, m algorithms.Message, out *algorit
 		}
 		return
 	}
-	a := int(m.From)
+	a := m.From
 	if m.Kind == algorithms.Deny {
-		if p.granted.has(a) || p.denied.has(a) {
+		if p.granted.Has(a) || p.denied.Has(a) {
 			return
 		}
-		p.denied.add(a)
+		p.denied.Add(a)
 		p.lastDeny = m.Owner
-		if p.denied.count() > n.cluster.Acceptors-n.cluster.Majority() {
+		if p.denied.Len() > n.cluster.Acceptors-n.cluster.Majority() {
 			out.Emit(algorithms.Event{Kind: algorithms.Preempted, Resource: m.Resource, Owner: p.lastDeny})
 			n.fail(now, m.Resource, p, out)
 		}
@@ -550,14 +549,14 @@ func (n *Node) onAnswer(now algorithms.Local, m algorithms.Message, out *algorit
 	}
 	var votes int
 	if n.distinct {
-		if !p.granted.has(a) {
+		if !p.granted.Has(a) {
 			// A grant after a deny from the same acceptor is real (its
 			// other grant lapsed and a duplicate request reached it); it
 			// started after our send all the same.
-			p.denied.remove(a)
-			p.granted.add(a)
+			p.denied.Remove(a)
+			p.granted.Add(a)
 		}
-		votes = p.granted.count()
+		votes = p.granted.Len()
 	} else {
 		p.grantMsgs++
 		votes = p.grantMsgs
@@ -581,42 +580,4 @@ func (n *Node) onAnswer(now algorithms.Local, m algorithms.Message, out *algorit
 	out.CancelTimer(algorithms.TimerKey{Resource: m.Resource, Kind: timerProposer})
 	out.SetTimer(algorithms.TimerKey{Resource: m.Resource, Kind: timerHold}, until)
 	out.Emit(algorithms.Event{Kind: algorithms.Acquired, Resource: m.Resource, Owner: n.id, Ballot: p.ballot, Until: until})
-}
-
-// acceptorSet is a set of acceptor indexes. One word covers up to 64
-// acceptors without a separate allocation.
-type acceptorSet struct {
-	w0   uint64
-	more []uint64
-}
-
-func (s *acceptorSet) reset(acceptors int) {
-	s.w0 = 0
-	if acceptors > 64 {
-		words := (acceptors - 1) / 64
-		if cap(s.more) < words {
-			s.more = make([]uint64, words)
-		}
-		s.more = s.more[:words]
-		clear(s.more)
-	}
-}
-
-func (s *acceptorSet) word(i int) *uint64 {
-	if i < 64 {
-		return &s.w0
-	}
-	return &s.more[i/64-1]
-}
-
-func (s *acceptorSet) has(i int) bool { return *s.word(i)&(1<<(uint(i)%64)) != 0 }
-func (s *acceptorSet) add(i int)      { *s.word(i) |= 1 << (uint(i) % 64) }
-func (s *acceptorSet) remove(i int)   { *s.word(i) &^= 1 << (uint(i) % 64) }
-
-func (s *acceptorSet) count() int {
-	c := bits.OnesCount64(s.w0)
-	for _, w := range s.more {
-		c += bits.OnesCount64(w)
-	}
-	return c
 }

@@ -47,7 +47,9 @@ func stateNode(t testing.TB) *Node {
 	n.res.put(6).promised = algorithms.MakeBallot(4, 0, 0)
 	s = n.res.put(9)
 	s.held, s.until = algorithms.MakeBallot(5, 0, 1), 14_000
-	n.rounds[6] = &round{ballot: algorithms.MakeBallot(5, 0, 1), start: 9_000, deadline: 13_000, phase: phasePrepare, promised: 1, open: 1}
+	n.rounds[6] = &round{ballot: algorithms.MakeBallot(5, 0, 1), deadline: 13_000, phase: phasePrepare}
+	n.rounds[6].promised.Add(0)
+	n.rounds[6].open.Add(0)
 	n.rounds[7] = &round{ballot: algorithms.MakeBallot(4, 0, 1), phase: phaseWait, fails: 1, busy: true, learned: algorithms.MakeBallot(4, 0, 2)}
 	return n
 }
@@ -79,9 +81,9 @@ func TestStateSensitivity(t *testing.T) {
 		{"round ballot", func(n *Node) { n.rounds[6].ballot = b9 }, true},
 		{"round deadline", func(n *Node) { n.rounds[6].deadline++ }, true},
 		{"round deadline unknown", func(n *Node) { n.rounds[6].deadline = 0 }, true},
-		{"round promise", func(n *Node) { n.rounds[6].promised |= 2 }, true},
-		{"round open promise", func(n *Node) { n.rounds[6].promised |= 2; n.rounds[6].open |= 2 }, true},
-		{"round reject", func(n *Node) { n.rounds[6].rejected |= 4 }, true},
+		{"round promise", func(n *Node) { n.rounds[6].promised.Add(1) }, true},
+		{"round open promise", func(n *Node) { n.rounds[6].promised.Add(1); n.rounds[6].open.Add(1) }, true},
+		{"round reject", func(n *Node) { n.rounds[6].rejected.Add(2) }, true},
 		{"round hint", func(n *Node) { n.rounds[6].hint = 1 }, true},
 		{"round learned ballot", func(n *Node) { n.rounds[7].learned = b9 }, true},
 		{"round failures", func(n *Node) { n.rounds[7].fails++ }, true},
@@ -89,7 +91,6 @@ func TestStateSensitivity(t *testing.T) {
 		{"round queued", func(n *Node) { n.rounds[7].queued = true }, true},
 		{"round ended", func(n *Node) { delete(n.rounds, 7) }, true},
 		{"random source", func(n *Node) { n.rand = rand.New(rand.NewPCG(9, 9)) }, false},
-		{"round start (never read)", func(n *Node) { n.rounds[6].start = 1 }, false},
 		{"free list and peak", func(n *Node) { n.free = append(n.free, new(round)); n.roundsPeak = 99 }, false},
 		{"an empty slot", func(n *Node) { n.res.put(12) }, false},
 		{"another past acceptor expiry", func(n *Node) {
@@ -97,7 +98,7 @@ func TestStateSensitivity(t *testing.T) {
 			s.accUntil = stateNow - 1
 			// compared below with accUntil = stateNow - 2
 		}, false},
-		{"stale vote sets between rounds", func(n *Node) { n.rounds[7].promised, n.rounds[7].hint = 7, 5 }, false},
+		{"stale vote sets between rounds", func(n *Node) { n.rounds[7].promised.Add(0); n.rounds[7].promised.Add(1); n.rounds[7].hint = 5 }, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			base := stateNode(t)
@@ -118,7 +119,7 @@ func TestStateSensitivity(t *testing.T) {
 // without a decision: encode it in AppendState, or say there why not.
 func TestStateCoversFields(t *testing.T) {
 	explorabletest.Fields(t, Node{}, "id", "cluster", "params", "rand", "restarts", "majority", "restartWait", "driftMargin", "backoff", "ballotLearning", "earlyTimer", "distinctVotes", "exactRelease", "activeOnly", "keepOthers", "hold", "quarantine", "silent", "started", "lastRound", "res", "rounds", "roundsPeak", "free", "pending")
-	explorabletest.Fields(t, round{}, "ballot", "start", "deadline", "promised", "open", "accepted", "rejected", "leased", "nOpen", "nAccepted", "learned", "hint", "fails", "phase", "busy", "queued")
+	explorabletest.Fields(t, round{}, "ballot", "deadline", "promised", "open", "accepted", "rejected", "leased", "nOpen", "nAccepted", "learned", "hint", "fails", "phase", "busy", "queued")
 	explorabletest.Fields(t, slot{}, "key", "promised", "accepted", "accUntil", "held", "until")
 	explorabletest.Fields(t, table{}, "slots", "dist", "n")
 }

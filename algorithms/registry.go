@@ -7,11 +7,13 @@ import (
 )
 
 // Ablation is a named rule of an algorithm that a run may switch off, to
-// show with the checker what the rule buys.
+// show with the checker what the rule buys. It says what the rule is and
+// what goes wrong without it, in words; how to show that (a command line,
+// a scenario file) is the experiments' business (runner/exp).
 type Ablation struct {
-	Name    string // as given to --ablate
-	Rule    string // what the rule is
-	Exposes string // the fault mix (or scenario) that shows a violation without it
+	Name   string // as given to --ablate
+	Rule   string // what the rule is
+	Breaks string // what goes wrong without it ("liveness, not safety: ..." for a rule that guards liveness)
 }
 
 // Algorithm is a registered lease algorithm.

@@ -45,9 +45,9 @@ import (
 // Ablations of classic Paxos.
 var Ablations = []algorithms.Ablation{
 	{
-		Name:    fatlease.AblateFsync,
-		Rule:    "an acceptor's promise and accepted lease are synced to stable storage before its answer is sent",
-		Exposes: "leaselab check --algo classicpaxos --faults crash --crash-rate 20 --downtime 10ms --fsync-latency 500ms --ablate fsync: an acceptor answers before its fsync completes, a crash inside that fsync loses the promise or accepted lease it answered with, the restarted acceptor trusts its log and rejoins at once, and a second proposer wins while the holder still holds. Unlike fatlease without restart-wait, which forgets everything, it forgets only the last fsync's worth, so it needs a crash inside an fsync (a slow disk widens the window; the default mix of `--faults all` with a 2 ms fsync rarely hits it)",
+		Name:   fatlease.AblateFsync,
+		Rule:   "an acceptor's promise and accepted lease are synced to stable storage before its answer is sent",
+		Breaks: "an acceptor answers before its fsync completes, a crash inside that fsync loses the promise or accepted lease it answered with, the restarted acceptor trusts its log and rejoins at once, and a second proposer wins while the holder still holds. Unlike fatlease without restart-wait, which forgets everything, it forgets only the last fsync's worth, so it needs a crash inside an fsync (a slow disk widens the window)",
 	},
 }
 

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"strings"
 	"time"
 
 	"leaselab/algorithms"
@@ -33,42 +32,35 @@ const (
 	timerQuarantine uint8 = 4 // a restarted node's silence ends (Resource 0)
 )
 
-// ablationsFor returns the ablations of the variant registered as name,
-// with the commands that expose them naming that variant.
-func ablationsFor(name string) []algorithms.Ablation {
-	list := []algorithms.Ablation{
-		{
-			Name:    AblRestartWait,
-			Rule:    "a restarted node stays silent for M before it answers or proposes (it forgot its grants)",
-			Exposes: "leaselab check --algo naive --faults crash --ablate restart-wait: a restarted acceptor grants again at once while the holder it forgot still holds",
-		},
-		{
-			Name:    AblDriftMargin,
-			Rule:    "the holder ends its hold at T(1-ρ)/(1+ρ) after its send instead of T, ρ = --drift-bound",
-			Exposes: "leaselab check --algo naive --faults drift --ablate drift-margin: a slow holder clock outlives fast acceptor timers",
-		},
-		{
-			Name:    AblCountByMessage,
-			Rule:    "grants are counted by distinct acceptor, never by message",
-			Exposes: "leaselab check --algo naive --faults dup --ablate count-by-message: one acceptor's duplicated grant counts twice and makes a false majority",
-		},
-		{
-			Name:    AblOwnerOnlyRelease,
-			Rule:    "release clears only the grant of that exact owner and round",
-			Exposes: "quick re-acquisition with late messages (leaselab check --algo naive --faults dup,reorder --pause 1ms --hold 10ms --duration 60s --proposers 3 --ablate owner-only-release): a late or duplicated release of the owner's previous round clears the grant behind its next hold",
-		},
-	}
-	for i := range list {
-		list[i].Exposes = strings.ReplaceAll(list[i].Exposes, "--algo naive ", "--algo "+name+" ")
-	}
-	return list
+// ablations are the rules of both variants.
+var ablations = []algorithms.Ablation{
+	{
+		Name:   AblRestartWait,
+		Rule:   "a restarted node stays silent for M before it answers or proposes (it forgot its grants)",
+		Breaks: "a restarted acceptor grants again at once while the holder it forgot still holds",
+	},
+	{
+		Name:   AblDriftMargin,
+		Rule:   "the holder ends its hold at T(1-ρ)/(1+ρ) after its send instead of T, ρ = --drift-bound",
+		Breaks: "a slow holder clock outlives fast acceptor timers",
+	},
+	{
+		Name:   AblCountByMessage,
+		Rule:   "grants are counted by distinct acceptor, never by message",
+		Breaks: "one acceptor's duplicated grant counts twice and makes a false majority",
+	},
+	{
+		Name:   AblOwnerOnlyRelease,
+		Rule:   "release clears only the grant of that exact owner and round",
+		Breaks: "with quick re-acquisition and late messages, a late or duplicated release of the owner's previous round clears the grant behind its next hold",
+	},
 }
 
 func init() {
 	algorithms.Register(algorithms.Algorithm{
 		Name:      "naive",
 		Summary:   "naive majority vote (PaxosLease paper Sec. 1): grant if empty, else deny; blocks under contention",
-		Ablations: ablationsFor("naive"),
+		Ablations: ablations,
 		// A grant makes the acceptor deny every request, its owner's too.
 		GrantBlocks: true,
 		Validate:    Validate,
@@ -79,7 +71,7 @@ func init() {
 	algorithms.Register(algorithms.Algorithm{
 		Name:      "naive-undo",
 		Summary:   "naive majority vote with undo (paper footnote 1): a failed round gives back the grants it got",
-		Ablations: ablationsFor("naive-undo"),
+		Ablations: ablations,
 		// The same acceptors as naive: a grant denies every request until
 		// it lapses or its owner gives it back.
 		GrantBlocks: true,

@@ -763,7 +763,7 @@ func TestRegistered(t *testing.T) {
 			t.Fatalf("%s: %+v", name, a)
 		}
 		for _, ab := range a.Ablations {
-			if ab.Rule == "" || ab.Exposes == "" {
+			if ab.Rule == "" || ab.Breaks == "" {
 				t.Fatalf("%s: ablation %q lacks rule or exposure", name, ab.Name)
 			}
 		}

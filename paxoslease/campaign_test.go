@@ -11,7 +11,7 @@ import (
 
 // TestCampaigns runs short seeded fault campaigns through the runner's
 // simulator and checker: with every rule in force no violation; with a
-// safety rule switched off, the fault mix its Exposes text names finds one.
+// safety rule switched off, the fault mix runner/exp names for it (exp.Exposes) finds one.
 // restart-wait and drift-margin need leases that run out instead of being
 // released (the default contention hold of 1 s is over before a crashed
 // acceptor, down 1-2 s, is back, and a released lease is never handed over

@@ -446,8 +446,8 @@ func TestValidateAndNew(t *testing.T) {
 		t.Fatalf("%d ablations, want %d", len(a.Ablations), len(want))
 	}
 	for i, ab := range a.Ablations {
-		if ab.Name != want[i] || ab.Rule == "" || ab.Exposes == "" {
-			t.Errorf("ablation %d = %+v, want %s with rule and exposes", i, ab, want[i])
+		if ab.Name != want[i] || ab.Rule == "" || ab.Breaks == "" {
+			t.Errorf("ablation %d = %+v, want %s with rule and breaks", i, ab, want[i])
 		}
 	}
 	cfg := algorithms.Config{ID: 0, Cluster: c, Params: p}

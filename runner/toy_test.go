@@ -54,8 +54,8 @@ func init() {
 			Name:    a.name,
 			Summary: "test-only lock server toy",
 			Ablations: []algorithms.Ablation{
-				{Name: "noop", Rule: "nothing", Exposes: "nothing"},
-				{Name: "fsync", Rule: "test-disk: the server syncs its grants before answering", Exposes: "crashes"},
+				{Name: "noop", Rule: "nothing", Breaks: "nothing"},
+				{Name: "fsync", Rule: "test-disk: the server syncs its grants before answering", Breaks: "crashes"},
 			},
 			Durable: fault == toyDisk,
 			Validate: func(p algorithms.Params, c algorithms.Cluster) error {

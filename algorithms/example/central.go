@@ -83,9 +83,9 @@ func init() {
 		Summary: "one lease server (node 0, the only acceptor) grants leases; the worked example of the extension guide",
 		Ablations: []algorithms.Ablation{
 			{Name: AblateRestartWait, Rule: "a restarted server stays silent for M before it answers (it forgot its grants)",
-				Exposes: "leaselab check --algo central --acceptors 1 --faults crash --ablate restart-wait: a restarted server grants again at once while the holder it forgot still holds"},
+				Breaks: "a restarted server grants again at once while the holder it forgot still holds"},
 			{Name: AblateDriftMargin, Rule: "the holder's lease ends at T(1-ρ)/(1+ρ) after its ask instead of T",
-				Exposes: "leaselab check --algo central --acceptors 1 --faults drift --ablate drift-margin: a slow holder clock outlives a fast server's grant"},
+				Breaks: "a slow holder clock outlives a fast server's grant"},
 		},
 		Validate: validate,
 		Build:    New,

@@ -32,11 +32,14 @@ const (
 // which an algorithm may or may not send in answer).
 var inputNames = [...]string{"start", "recv", "fire", "acquire", "extend", "release"}
 
-func (k InputKind) String() string {
-	if int(k) < len(inputNames) {
-		return inputNames[k]
+func (k InputKind) String() string { return name(inputNames[:], uint8(k), "input") }
+
+// name is names[k], or what(k) for a number past them.
+func name(names []string, k uint8, what string) string {
+	if int(k) < len(names) {
+		return names[k]
 	}
-	return fmt.Sprintf("input(%d)", uint8(k))
+	return fmt.Sprintf("%s(%d)", what, k)
 }
 
 // Input is one thing that happened to a node.
@@ -96,12 +99,7 @@ const (
 
 var eventNames = [...]string{"acquired", "lost", "failed", "timeout", "preempted", "round", "granted", "cleared", "joined"}
 
-func (k EventKind) String() string {
-	if int(k) < len(eventNames) {
-		return eventNames[k]
-	}
-	return fmt.Sprintf("event(%d)", uint8(k))
-}
+func (k EventKind) String() string { return name(eventNames[:], uint8(k), "event") }
 
 // Event is something a node believes or did.
 type Event struct {

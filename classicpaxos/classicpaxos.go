@@ -51,22 +51,21 @@ var Ablations = []algorithms.Ablation{
 	},
 }
 
-// Algorithm is classic Paxos's registry entry.
+// Algorithm is classic Paxos's registry entry: FaTLease's, but for the
+// name, the ablations and acceptors that keep their state on disk. Its
+// proposers adopt accepted state, which does not block (scenario
+// classicpaxos/testdata/deadlock-split-accept.txt), and its leases rely on
+// clocks within d_max, as FaTLease's do.
 func Algorithm() algorithms.Algorithm {
-	return algorithms.Algorithm{
-		Name:      "classicpaxos",
-		Summary:   "regular Paxos baseline (FaTLease Sec. 5): FaTLease's lease logic on acceptors that fsync promise and accepted lease before replying; group commit; no restart wait",
-		Ablations: Ablations,
-		Durable:   true,
-		// FaTLease's proposers: accepted state is adopted, it does not block
-		// (scenario classicpaxos/testdata/deadlock-split-accept.txt).
-		GrantBlocks: false,
-		SkewBound:   true,
-		Validate:    fatlease.Validate,
-		Build: func(cfg algorithms.Config) (algorithms.Node, error) {
-			return fatlease.New(cfg, fatlease.Options{Durable: true}), nil
-		},
+	a := fatlease.Algorithm()
+	a.Name = "classicpaxos"
+	a.Summary = "regular Paxos baseline (FaTLease Sec. 5): FaTLease's lease logic on acceptors that fsync promise and accepted lease before replying; group commit; no restart wait"
+	a.Ablations = Ablations
+	a.Durable = true
+	a.Build = func(cfg algorithms.Config) (algorithms.Node, error) {
+		return fatlease.New(cfg, fatlease.Options{Durable: true}), nil
 	}
+	return a
 }
 
 func init() { algorithms.Register(Algorithm()) }

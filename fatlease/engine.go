@@ -282,6 +282,15 @@ func (e *Node) fire(now algorithms.Local, k algorithms.TimerKey, out *algorithms
 	}
 }
 
+// answer is the acceptor's answer to a Prepare or Propose.
+func (e *Node) answer(now algorithms.Local, m algorithms.Message, out *algorithms.Output) algorithms.Message {
+	r := e.state(m.Resource)
+	if m.Kind == algorithms.Prepare {
+		return e.onPrepare(now, r, m, out)
+	}
+	return e.onPropose(now, r, m, out)
+}
+
 // recv dispatches a message.
 func (e *Node) recv(now algorithms.Local, m algorithms.Message, out *algorithms.Output) {
 	switch m.Kind {
@@ -289,14 +298,7 @@ func (e *Node) recv(now algorithms.Local, m algorithms.Message, out *algorithms.
 		if !e.isAcceptor {
 			return
 		}
-		r := e.state(m.Resource)
-		var rep algorithms.Message
-		if m.Kind == algorithms.Prepare {
-			rep = e.onPrepare(now, r, m, out)
-		} else {
-			rep = e.onPropose(now, r, m, out)
-		}
-		out.Send(rep)
+		out.Send(e.answer(now, m, out))
 	case algorithms.Promise, algorithms.PrepareReject, algorithms.Accepted,
 		algorithms.ProposeReject, algorithms.Outdated:
 		e.reply(now, m, out)
@@ -332,14 +334,7 @@ func (e *Node) toAcceptors(now algorithms.Local, m algorithms.Message, out *algo
 		return
 	}
 	m.To = e.id
-	r := e.state(m.Resource)
-	var rep algorithms.Message
-	if m.Kind == algorithms.Prepare {
-		rep = e.onPrepare(now, r, m, out)
-	} else {
-		rep = e.onPropose(now, r, m, out)
-	}
-	e.reply(now, rep, out)
+	e.reply(now, e.answer(now, m, out), out)
 }
 
 // toAll sends m to every other node (LEARN, INV go to all hosts).

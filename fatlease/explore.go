@@ -106,36 +106,15 @@ func (e *Node) AppendState(b []byte, now algorithms.Local) []byte {
 		}
 	}
 
-	var kbuf [16]algorithms.ResourceID
-	keys := kbuf[:0]
-	for k, r := range e.res {
-		if *r != freshRstate {
-			keys = append(keys, k)
-		}
-	}
-	slices.Sort(keys)
-	b = binary.AppendUvarint(b, uint64(len(keys)))
-	for _, k := range keys {
-		r := e.res[k]
-		b = binary.AppendUvarint(b, uint64(k))
+	known := func(r *rstate) bool { return *r != freshRstate }
+	b = algorithms.AppendMap(b, e.res, known, func(b []byte, r *rstate) []byte {
 		b = e.appendInstance(b, &r.cur, true, now)
 		b = e.appendInstance(b, &r.prev, false, now)
 		b = appendLease(b, r.inv, now)
 		b = appendLease(b, r.mine, now)
-		b = appendLease(b, r.granted, now)
-	}
-
-	keys = keys[:0]
-	for k := range e.props {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	b = binary.AppendUvarint(b, uint64(len(keys)))
-	for _, k := range keys {
-		b = binary.AppendUvarint(b, uint64(k))
-		b = e.props[k].appendState(b, now)
-	}
-	return b
+		return appendLease(b, r.granted, now)
+	})
+	return algorithms.AppendMap(b, e.props, nil, func(b []byte, p *prop) []byte { return p.appendState(b, now) })
 }
 
 func (e *Node) appendInstance(b []byte, in *instance, cur bool, now algorithms.Local) []byte {

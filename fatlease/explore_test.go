@@ -1,7 +1,6 @@
 package fatlease
 
 import (
-	"bytes"
 	"math/rand/v2"
 	"testing"
 
@@ -71,11 +70,7 @@ func stateNode(t testing.TB) *Node {
 // that cannot influence any future output do not.
 func TestStateSensitivity(t *testing.T) {
 	b9 := algorithms.MakeBallot(9, 0, 1)
-	for _, tc := range []struct {
-		name    string
-		change  func(n *Node)
-		differs bool
-	}{
+	explorabletest.Sensitivity(t, stateNode, stateNow, []explorabletest.Change[*Node]{
 		{"promise", func(n *Node) { n.res[4].cur.promised = b9 }, true},
 		{"accepted ballot", func(n *Node) { n.res[4].cur.accBal = b9 }, true},
 		{"accepted lease owner", func(n *Node) { n.res[4].cur.acc.owner = 2 }, true},
@@ -121,17 +116,7 @@ func TestStateSensitivity(t *testing.T) {
 		{"stale round of a holder", func(n *Node) { n.props[9].rd.inst, n.props[9].rd.phase = 7, phPropose; n.props[9].votes.Add(0) }, false},
 		{"stale hold of a proposer", func(n *Node) { n.props[4].hold.t, n.props[4].hold.ballot = 5, 6 }, false},
 		{"extendFrom of an acquisition", func(n *Node) { n.props[4].extendFrom = 77 }, false},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			base := stateNode(t).AppendState(nil, stateNow)
-			n := stateNode(t)
-			tc.change(n)
-			differs := !bytes.Equal(base, n.AppendState(nil, stateNow))
-			if differs != tc.differs {
-				t.Fatalf("encoding differs = %v, want %v", differs, tc.differs)
-			}
-		})
-	}
+	})
 }
 
 // TestStateCoversFields fails when a field is added to the node's state
@@ -169,20 +154,8 @@ func TestCloneDeep(t *testing.T) {
 	}
 }
 
-func BenchmarkClone(b *testing.B) {
-	n := stateNode(b)
-	r := rand.New(rand.NewPCG(1, 1))
-	b.ReportAllocs()
-	for b.Loop() {
-		_ = n.Clone(r)
-	}
-}
+func BenchmarkClone(b *testing.B) { explorabletest.BenchClone(b, stateNode(b)) }
 
 func BenchmarkAppendState(b *testing.B) {
-	n := stateNode(b)
-	buf := make([]byte, 0, 512)
-	b.ReportAllocs()
-	for b.Loop() {
-		buf = n.AppendState(buf[:0], stateNow)
-	}
+	explorabletest.BenchAppendState(b, stateNode(b), stateNow)
 }

@@ -330,6 +330,12 @@ func (e *Node) endRound(id algorithms.ResourceID, p *prop, out *algorithms.Outpu
 // such rounds the acquisition is abandoned.
 func (e *Node) failRound(now algorithms.Local, id algorithms.ResourceID, p *prop, out *algorithms.Output) {
 	e.endRound(id, p, out)
+	e.countFailure(now, id, p, out)
+}
+
+// countFailure counts a failed round of an ended round and backs off
+// before the next, or abandons the acquisition after MaxRounds.
+func (e *Node) countFailure(now algorithms.Local, id algorithms.ResourceID, p *prop, out *algorithms.Output) {
 	p.fails++
 	if p.fails >= e.p.MaxRounds {
 		out.Emit(algorithms.Event{Kind: algorithms.Failed, Resource: id, Owner: e.id})
@@ -449,14 +455,7 @@ func (e *Node) negative(now algorithms.Local, id algorithms.ResourceID, r *rstat
 		p.triedPrev = r.cur.n
 		e.decide(now, id, r, p, out)
 	default:
-		p.fails++
-		if p.fails >= e.p.MaxRounds {
-			out.Emit(algorithms.Event{Kind: algorithms.Failed, Resource: id, Owner: e.id})
-			p.req, p.fails = reqNone, 0
-			e.gc(id, p)
-			return
-		}
-		e.backoff(now, id, out)
+		e.countFailure(now, id, p, out)
 	}
 }
 

@@ -54,32 +54,12 @@ func (n *Node) AppendState(b []byte, now algorithms.Local) []byte {
 	}
 	b = binary.AppendUvarint(b, uint64(n.counter))
 
-	var buf [16]algorithms.ResourceID
-	keys := buf[:0]
-	for k := range n.grants {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	b = binary.AppendUvarint(b, uint64(len(keys)))
-	for _, k := range keys {
-		g := n.grants[k]
-		b = binary.AppendUvarint(b, uint64(k))
+	b = algorithms.AppendMap(b, n.grants, nil, func(b []byte, g grant) []byte {
 		b = binary.AppendUvarint(b, uint64(g.owner))
 		b = binary.AppendUvarint(b, uint64(g.ballot))
-		b = binary.AppendVarint(b, int64(g.until-now))
-	}
-
-	keys = keys[:0]
-	for k := range n.props {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	b = binary.AppendUvarint(b, uint64(len(keys)))
-	for _, k := range keys {
-		b = binary.AppendUvarint(b, uint64(k))
-		b = n.props[k].appendState(b, now)
-	}
-	return b
+		return binary.AppendVarint(b, int64(g.until-now))
+	})
+	return algorithms.AppendMap(b, n.props, nil, func(b []byte, p *proposal) []byte { return p.appendState(b, now) })
 }
 
 func (p *proposal) appendState(b []byte, now algorithms.Local) []byte {

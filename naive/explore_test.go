@@ -1,7 +1,6 @@
 package naive
 
 import (
-	"bytes"
 	"math/rand/v2"
 	"testing"
 	"time"
@@ -57,11 +56,7 @@ const stateNow algorithms.Local = 1000
 // that cannot influence any future output do not.
 func TestStateSensitivity(t *testing.T) {
 	ballot := algorithms.MakeBallot(9, 0, 1)
-	for _, tc := range []struct {
-		name    string
-		change  func(n *Node)
-		differs bool
-	}{
+	explorabletest.Sensitivity(t, stateNode, stateNow, []explorabletest.Change[*Node]{
 		{"grant owner", func(n *Node) { g := n.grants[4]; g.owner = 0; n.grants[4] = g }, true},
 		{"grant ballot", func(n *Node) { g := n.grants[4]; g.ballot++; n.grants[4] = g }, true},
 		{"grant expiry", func(n *Node) { g := n.grants[4]; g.until++; n.grants[4] = g }, true},
@@ -88,17 +83,7 @@ func TestStateSensitivity(t *testing.T) {
 		{"stale send time of an idle proposal", func(n *Node) { n.props[9].sent = 12345 }, false},
 		{"stale failures of an idle proposal", func(n *Node) { n.props[9].failed = 2 }, false},
 		{"empty extra acceptor words", func(n *Node) { n.props[4].denied.Add(70); n.props[4].denied.Remove(70) }, false},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			base := stateNode(t).AppendState(nil, stateNow)
-			n := stateNode(t)
-			tc.change(n)
-			got := n.AppendState(nil, stateNow)
-			if differs := !bytes.Equal(base, got); differs != tc.differs {
-				t.Fatalf("encoding differs = %v, want %v", differs, tc.differs)
-			}
-		})
-	}
+	})
 }
 
 // TestStateCoversFields fails when a field is added to the node's state
@@ -126,22 +111,10 @@ func TestCloneDeep(t *testing.T) {
 	}
 }
 
-func BenchmarkClone(b *testing.B) {
-	n := benchNode(b)
-	r := newRand()
-	b.ReportAllocs()
-	for b.Loop() {
-		_ = n.Clone(r)
-	}
-}
+func BenchmarkClone(b *testing.B) { explorabletest.BenchClone(b, benchNode(b)) }
 
 func BenchmarkAppendState(b *testing.B) {
-	n := benchNode(b)
-	buf := make([]byte, 0, 512)
-	b.ReportAllocs()
-	for b.Loop() {
-		buf = n.AppendState(buf[:0], stateNow)
-	}
+	explorabletest.BenchAppendState(b, benchNode(b), stateNow)
 }
 
 // benchNode is a node with a few resources of state: two grants, a hold

@@ -117,18 +117,7 @@ func (n *Node) AppendState(b []byte, now algorithms.Local) []byte {
 		}
 	}
 
-	var kbuf [16]algorithms.ResourceID
-	keys := kbuf[:0]
-	for k := range n.rounds {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	b = binary.AppendUvarint(b, uint64(len(keys)))
-	for _, k := range keys {
-		b = binary.AppendUvarint(b, uint64(k))
-		b = n.rounds[k].appendState(b, now)
-	}
-	return b
+	return algorithms.AppendMap(b, n.rounds, nil, func(b []byte, rd *round) []byte { return rd.appendState(b, now) })
 }
 
 func (rd *round) appendState(b []byte, now algorithms.Local) []byte {

@@ -300,13 +300,21 @@ func (n *Node) rejectWith(now algorithms.Local, m algorithms.Message, kind algor
 	rej := n.reply(m, kind)
 	if n.ballotLearning {
 		rej.Promised = s.promised
-		if s.accepted != 0 {
-			rej.Accepted = s.accepted
-			rej.Owner = s.accepted.Node()
-			rej.Span = int64(s.accUntil.Sub(now))
-		}
+		s.report(&rej, now)
 	}
 	out.Send(rej)
+}
+
+// report puts the accepted proposal, if any, into an answer: its ballot,
+// its owner and the time left on this acceptor's timer. The proposer may
+// use that time as a hint for when to retry; nothing relies on it for
+// safety.
+func (s *slot) report(m *algorithms.Message, now algorithms.Local) {
+	if s.accepted != 0 {
+		m.Accepted = s.accepted
+		m.Owner = s.accepted.Node()
+		m.Span = int64(s.accUntil.Sub(now))
+	}
 }
 
 func (n *Node) onPrepare(now algorithms.Local, m algorithms.Message, out *algorithms.Output) {
@@ -322,13 +330,7 @@ func (n *Node) onPrepare(now algorithms.Local, m algorithms.Message, out *algori
 	}
 	s.promised = m.Ballot
 	p := n.reply(m, algorithms.Promise)
-	if s.accepted != 0 {
-		p.Accepted = s.accepted
-		p.Owner = s.accepted.Node()
-		// The remaining time on our timer: the proposer may use it as a
-		// hint for when to retry. Nothing relies on it for safety.
-		p.Span = int64(s.accUntil.Sub(now))
-	}
+	s.report(&p, now)
 	out.Send(p)
 }
 

@@ -612,3 +612,47 @@ func Fields(t testing.TB, v any, want ...string) {
 		t.Errorf("%s has fields %v; AppendState and Clone were written for %v", typ.Name(), got, want)
 	}
 }
+
+// BenchClone measures n.Clone, the explorer's cost of branching.
+func BenchClone(b *testing.B, n algorithms.Explorable) {
+	r := rand.New(rand.NewPCG(1, 1))
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = n.Clone(r)
+	}
+}
+
+// BenchAppendState measures n.AppendState at now into a reused buffer,
+// the explorer's cost of deduplicating.
+func BenchAppendState(b *testing.B, n algorithms.Explorable, now algorithms.Local) {
+	buf := make([]byte, 0, 512)
+	b.ReportAllocs()
+	for b.Loop() {
+		buf = n.AppendState(buf[:0], now)
+	}
+}
+
+// Change is an edit of a node's state and whether AppendState must tell
+// the edited node from the unedited one. It is an unnamed struct, so that
+// tests may list changes as {name, edit, differs}.
+type Change[N algorithms.Explorable] = struct {
+	Name    string
+	Edit    func(n N)
+	Differs bool
+}
+
+// Sensitivity checks each change on a node fresh from build: changes that
+// matter change the encoding at now, changes that cannot influence any
+// future output do not.
+func Sensitivity[N algorithms.Explorable](t *testing.T, build func(testing.TB) N, now algorithms.Local, changes []Change[N]) {
+	for _, c := range changes {
+		t.Run(c.Name, func(t *testing.T) {
+			base := build(t).AppendState(nil, now)
+			n := build(t)
+			c.Edit(n)
+			if differs := !bytes.Equal(base, n.AppendState(nil, now)); differs != c.Differs {
+				t.Fatalf("encoding differs = %v, want %v", differs, c.Differs)
+			}
+		})
+	}
+}

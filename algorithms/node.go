@@ -82,7 +82,8 @@ const (
 	// Timeout: a phase got no majority within ResponseTimeout.
 	Timeout
 	// Preempted: a round on Resource was lost to the higher ballot Ballot
-	// (a step of a dynamic deadlock).
+	// (0 when the algorithm does not learn it), a step of a dynamic
+	// deadlock.
 	Preempted
 	// Round: the node started a round (sent prepare / request) with Ballot.
 	Round
@@ -102,10 +103,23 @@ var eventNames = [...]string{"acquired", "lost", "failed", "timeout", "preempted
 func (k EventKind) String() string { return name(eventNames[:], uint8(k), "event") }
 
 // Event is something a node believes or did.
+//
+// Owner names the node that holds, or wants, the lease the event is about:
+//   - Acquired, Lost, Round, Timeout, Failed: the node that emits the event
+//     (the holder, or the proposer whose acquisition it is);
+//   - Granted, Cleared: the owner of the grant or accepted proposal this
+//     acceptor gained or lost;
+//   - Preempted: the node in the way, as far as the emitter knows: the
+//     proposer of the higher Ballot when Ballot is known (Owner is then
+//     Ballot.Node()), or the owner an answer named (naive's deny), else
+//     NoNode;
+//   - Joined: NoNode (no lease is concerned).
+//
+// Meters read it for Granted only; traces show it for every kind.
 type Event struct {
 	Kind     EventKind
 	Resource ResourceID
-	Owner    NodeID // Granted: whom the grant is for
+	Owner    NodeID // see above, per kind
 	Ballot   Ballot
 	Until    Local // Acquired, Granted: end of the hold on the node's clock
 }

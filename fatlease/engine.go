@@ -202,7 +202,7 @@ func (e *Node) start(now algorithms.Local, out *algorithms.Output) {
 	}
 	e.ownFloor = now.Add(e.p.LeaseSpan)
 	if e.durable || e.noRestartWait {
-		out.Emit(algorithms.Event{Kind: algorithms.Joined})
+		out.Emit(algorithms.Event{Kind: algorithms.Joined, Owner: algorithms.NoNode})
 		return
 	}
 	// Sec. 4.4: every lease this node may have promised or accepted before
@@ -245,7 +245,7 @@ func (e *Node) fire(now algorithms.Local, k algorithms.TimerKey, out *algorithms
 			return
 		}
 		e.joining = false
-		out.Emit(algorithms.Event{Kind: algorithms.Joined})
+		out.Emit(algorithms.Event{Kind: algorithms.Joined, Owner: algorithms.NoNode})
 		pend := e.pending
 		e.pending = nil
 		for _, id := range pend {
@@ -268,7 +268,7 @@ func (e *Node) fire(now algorithms.Local, k algorithms.TimerKey, out *algorithms
 		if !p.rd.active {
 			return
 		}
-		out.Emit(algorithms.Event{Kind: algorithms.Timeout, Resource: k.Resource, Ballot: p.rd.ballot})
+		out.Emit(algorithms.Event{Kind: algorithms.Timeout, Resource: k.Resource, Owner: e.id, Ballot: p.rd.ballot})
 		e.failRound(now, k.Resource, p, out)
 	case timerRetry:
 		if !p.rd.active {

@@ -66,7 +66,7 @@ func (e *Node) holdEnd(t algorithms.Local) algorithms.Local {
 // request handles Acquire and Extend from a client (GET_LEASE; renew).
 func (e *Node) request(now algorithms.Local, id algorithms.ResourceID, k algorithms.InputKind, out *algorithms.Output) {
 	if !e.isProp {
-		out.Emit(algorithms.Event{Kind: algorithms.Failed, Resource: id, Owner: algorithms.NoNode})
+		out.Emit(algorithms.Event{Kind: algorithms.Failed, Resource: id, Owner: e.id})
 		return
 	}
 	p := e.props[id]
@@ -409,7 +409,11 @@ func (e *Node) reply(now algorithms.Local, m algorithms.Message, out *algorithms
 		if m.Promised > p.maxBal {
 			p.maxBal = m.Promised
 		}
-		out.Emit(algorithms.Event{Kind: algorithms.Preempted, Resource: id, Owner: e.id, Ballot: m.Promised})
+		in := algorithms.NoNode // the node in the way made the ballot the acceptor promised
+		if m.Promised != 0 {
+			in = m.Promised.Node()
+		}
+		out.Emit(algorithms.Event{Kind: algorithms.Preempted, Resource: id, Owner: in, Ballot: m.Promised})
 		e.failRound(now, id, p, out)
 	case algorithms.Outdated:
 		switch {

@@ -259,7 +259,7 @@ func (n *Node) fire(now algorithms.Local, k algorithms.TimerKey, out *algorithms
 		}
 		switch p.phase {
 		case collecting:
-			out.Emit(algorithms.Event{Kind: algorithms.Timeout, Resource: k.Resource, Owner: algorithms.NoNode, Ballot: p.ballot})
+			out.Emit(algorithms.Event{Kind: algorithms.Timeout, Resource: k.Resource, Owner: n.id, Ballot: p.ballot})
 			n.fail(now, k.Resource, p, out)
 		case waiting:
 			n.startRound(now, k.Resource, p, out)
@@ -271,7 +271,7 @@ func (n *Node) acquire(now algorithms.Local, r algorithms.ResourceID, out *algor
 	if !n.cluster.IsProposer(n.id) {
 		// Not a proposer: the request cannot be served; say so rather
 		// than ignore it.
-		out.Emit(algorithms.Event{Kind: algorithms.Failed, Resource: r, Owner: algorithms.NoNode})
+		out.Emit(algorithms.Event{Kind: algorithms.Failed, Resource: r, Owner: n.id})
 		return
 	}
 	if n.quarantined {
@@ -312,7 +312,7 @@ func (n *Node) extendLease(now algorithms.Local, r algorithms.ResourceID, out *a
 		return
 	}
 	if p == nil || !p.holds(now) {
-		out.Emit(algorithms.Event{Kind: algorithms.Failed, Resource: r, Owner: algorithms.NoNode})
+		out.Emit(algorithms.Event{Kind: algorithms.Failed, Resource: r, Owner: n.id})
 		return
 	}
 	p.extend = true
@@ -400,7 +400,7 @@ func (n *Node) fail(now algorithms.Local, r algorithms.ResourceID, p *proposal, 
 	p.failed++
 	key := algorithms.TimerKey{Resource: r, Kind: timerProposer}
 	if p.failed >= n.params.MaxRounds {
-		out.Emit(algorithms.Event{Kind: algorithms.Failed, Resource: r, Owner: algorithms.NoNode, Ballot: p.ballot})
+		out.Emit(algorithms.Event{Kind: algorithms.Failed, Resource: r, Owner: n.id, Ballot: p.ballot})
 		out.CancelTimer(key)
 		p.phase = idle
 		n.tidy(r, p)
@@ -560,7 +560,7 @@ func (n *Node) onAnswer(now algorithms.Local, m algorithms.Message, out *algorit
 	if until <= now {
 		// The majority came too late to hold anything: the grants behind
 		// it may already be lapsing. Count it as a timed-out round.
-		out.Emit(algorithms.Event{Kind: algorithms.Timeout, Resource: m.Resource, Owner: algorithms.NoNode, Ballot: p.ballot})
+		out.Emit(algorithms.Event{Kind: algorithms.Timeout, Resource: m.Resource, Owner: n.id, Ballot: p.ballot})
 		n.fail(now, m.Resource, p, out)
 		return
 	}

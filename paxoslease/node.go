@@ -192,7 +192,7 @@ func (n *Node) start(now algorithms.Local, out *algorithms.Output) {
 // join ends the quarantine and starts the requests that waited for it.
 func (n *Node) join(now algorithms.Local, out *algorithms.Output) {
 	n.silent = false
-	out.Emit(algorithms.Event{Kind: algorithms.Joined, Owner: n.id})
+	out.Emit(algorithms.Event{Kind: algorithms.Joined, Owner: algorithms.NoNode})
 	pending := n.pending
 	n.pending = nil
 	for _, r := range pending {
@@ -672,7 +672,12 @@ func (n *Node) onReject(now algorithms.Local, m algorithms.Message, rd *round, o
 }
 
 func (n *Node) preempted(now algorithms.Local, r algorithms.ResourceID, rd *round, out *algorithms.Output) {
-	out.Emit(algorithms.Event{Kind: algorithms.Preempted, Owner: n.id, Resource: r, Ballot: rd.learned})
+	// The node in the way made the highest ballot we learned, if any.
+	in := algorithms.NoNode
+	if rd.learned != 0 {
+		in = rd.learned.Node()
+	}
+	out.Emit(algorithms.Event{Kind: algorithms.Preempted, Owner: in, Resource: r, Ballot: rd.learned})
 	n.failRound(now, r, rd, 0, out)
 }
 

@@ -322,7 +322,8 @@ func (n *node) busy(now algorithms.Local, m *algorithms.Message, out *algorithms
 	if q == nil || !q.wanting || m.Ballot != q.ballot {
 		return
 	}
-	out.Emit(algorithms.Event{Kind: algorithms.Preempted, Resource: m.Resource, Owner: m.Owner, Ballot: m.Ballot})
+	// The holder in the way; its ballot is not in the answer.
+	out.Emit(algorithms.Event{Kind: algorithms.Preempted, Resource: m.Resource, Owner: m.Owner})
 	n.retry(now, m.Resource, q, out)
 }
 

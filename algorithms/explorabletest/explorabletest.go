@@ -198,6 +198,11 @@ func (w *World) step(t testing.TB, i int, in algorithms.Input) {
 			w.timers[i][tm.Key] = tm.At
 		}
 	}
+	for _, e := range w.out.Events {
+		if err := OwnerError(algorithms.NodeID(i), e); err != nil {
+			t.Fatalf("n%d %v: %v", i, in.Kind, err)
+		}
+	}
 	w.flight = append(w.flight, w.out.Msgs...)
 	w.records[i] = append(w.records[i], w.out.Persist...)
 	w.Log = append(w.Log, fmt.Sprintf("n%d %v: %s", i, in.Kind, FormatOutput(&w.out, w.base)))
@@ -655,4 +660,28 @@ func Sensitivity[N algorithms.Explorable](t *testing.T, build func(testing.TB) N
 			}
 		})
 	}
+}
+
+// OwnerError says how e, emitted by node, breaks the meaning of
+// Event.Owner for its kind (algorithms/node.go), or nil.
+func OwnerError(node algorithms.NodeID, e algorithms.Event) error {
+	want := e.Owner
+	switch e.Kind {
+	case algorithms.Acquired, algorithms.Lost, algorithms.Round, algorithms.Timeout, algorithms.Failed:
+		want = node
+	case algorithms.Joined:
+		want = algorithms.NoNode
+	case algorithms.Preempted:
+		if e.Ballot != 0 {
+			want = e.Ballot.Node()
+		}
+	case algorithms.Granted, algorithms.Cleared:
+		if e.Owner == algorithms.NoNode {
+			return fmt.Errorf("%v event names no owner", e.Kind)
+		}
+	}
+	if e.Owner != want {
+		return fmt.Errorf("%v event has owner %v, want %v", e.Kind, e.Owner, want)
+	}
+	return nil
 }

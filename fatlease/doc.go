@@ -114,7 +114,7 @@
 // soon as the clock passes t), previous-instance-check (the Fig. 4
 // augmentation, and the matching rule for learning), drift-margin (the
 // holder keeps its lease until t, without the margin above), and, with
-// durable acceptors only, fsync. See Ablations for what exposes each.
+// durable acceptors only, fsync. See Ablations for what breaks without each.
 //
 // # Durable acceptors (classic Paxos)
 //

@@ -1,6 +1,7 @@
 package fatlease
 
 import (
+	"math/rand/v2"
 	"testing"
 
 	"leaselab/algorithms"
@@ -11,7 +12,7 @@ import (
 // classicpaxos/testdata/durable-answer-fsync-ablated.txt; the other
 // durable interactions are classicpaxos/testdata/durable-*.txt.
 func TestFsyncAblationNeedsDurable(t *testing.T) {
-	if _, err := New(algorithms.Config{ID: 0, Cluster: algorithms.NewCluster(3, 3), Params: testParams(), Ablations: algorithms.Ablations{AblateFsync}}, Options{}); err == nil {
+	if _, err := Algorithm().New(algorithms.Config{ID: 0, Cluster: algorithms.NewCluster(3, 3), Params: testParams(), Ablations: algorithms.Ablations{AblateFsync}, Rand: rand.New(rand.NewPCG(1, 1))}); err == nil {
 		t.Fatal("fsync ablation accepted without durable acceptors")
 	}
 }

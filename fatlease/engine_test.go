@@ -14,7 +14,7 @@ const res0 = algorithms.ResourceID(7)
 func TestCheckParams(t *testing.T) {
 	cl := algorithms.NewCluster(3, 3)
 	p := testParams()
-	if err := Check(p, cl); err != nil {
+	if err := Validate(p, cl); err != nil {
 		t.Fatalf("defaults: %v", err)
 	}
 	for _, tc := range []struct {
@@ -28,11 +28,11 @@ func TestCheckParams(t *testing.T) {
 	} {
 		q := testParams()
 		tc.mod(&q)
-		err := Check(q, cl)
+		err := Validate(q, cl)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: got %v, want an error about %q", tc.name, err, tc.want)
 		}
-		if _, err := New(algorithms.Config{Cluster: cl, Params: q}, Options{}); err == nil {
+		if _, err := Algorithm().New(algorithms.Config{Cluster: cl, Params: q, Rand: rand.New(rand.NewPCG(1, 1))}); err == nil {
 			t.Errorf("%s: New accepted bad params", tc.name)
 		}
 	}
@@ -129,10 +129,7 @@ func testParams() algorithms.Params {
 // checked by cmd/leaselab's TestGolden).
 func newSingle(t *testing.T, id algorithms.NodeID) *Node {
 	t.Helper()
-	n, err := New(algorithms.Config{ID: id, Cluster: algorithms.NewCluster(3, 3), Params: testParams(), Rand: rand.New(rand.NewPCG(1, 2))}, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	n := New(algorithms.Config{ID: id, Cluster: algorithms.NewCluster(3, 3), Params: testParams(), Rand: rand.New(rand.NewPCG(1, 2))}, Options{})
 	var out algorithms.Output
 	n.Step(0, algorithms.Input{Kind: algorithms.Start}, &out)
 	return n

@@ -181,7 +181,7 @@ func TestConfigErrors(t *testing.T) {
 				Rand: newRand()}
 			tc.edit(&cfg)
 			for _, e := range []error{
-				a.Validate(cfg.Params, cfg.Cluster, cfg.Ablations),
+				a.ValidateConfig(cfg.Params, cfg.Cluster, cfg.Ablations),
 				func() error { _, err := a.New(cfg); return err }(),
 			} {
 				if e == nil || !strings.Contains(e.Error(), tc.want) {
@@ -191,11 +191,11 @@ func TestConfigErrors(t *testing.T) {
 		})
 	}
 	cfg := algorithms.Config{ID: 0, Cluster: algorithms.NewCluster(3, 3), Params: algorithms.DefaultParams()}
-	if _, err := New(cfg, Options{}); err == nil || !strings.Contains(err.Error(), "Rand") {
+	if _, err := a.New(cfg); err == nil || !strings.Contains(err.Error(), "Rand") {
 		t.Errorf("nil Rand: %v", err)
 	}
 	cfg.Rand, cfg.ID = newRand(), 3
-	if _, err := New(cfg, Options{}); err == nil || !strings.Contains(err.Error(), "outside") {
+	if _, err := a.New(cfg); err == nil || !strings.Contains(err.Error(), "outside") {
 		t.Errorf("id outside the cluster: %v", err)
 	}
 }
@@ -212,7 +212,7 @@ func TestRegistered(t *testing.T) {
 			t.Fatalf("%s: %+v", name, a)
 		}
 		for _, ab := range a.Ablations {
-			if ab.Rule == "" || ab.Exposes == "" {
+			if ab.Rule == "" || ab.Breaks == "" {
 				t.Fatalf("%s: ablation %q lacks rule or exposure", name, ab.Name)
 			}
 		}
@@ -243,10 +243,7 @@ type single struct {
 
 func newSingle(t *testing.T, acceptors, proposers int, ablate algorithms.Ablations) *single {
 	t.Helper()
-	n, err := New(algorithms.Config{ID: 0, Cluster: algorithms.NewCluster(acceptors, proposers), Params: testParams(), Ablations: ablate, Rand: newRand()}, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	n := New(algorithms.Config{ID: 0, Cluster: algorithms.NewCluster(acceptors, proposers), Params: testParams(), Ablations: ablate, Rand: newRand()}, Options{})
 	s := &single{t: t, n: n, timers: map[algorithms.TimerKey]algorithms.Local{}}
 	s.step(algorithms.Input{Kind: algorithms.Start})
 	return s

@@ -56,48 +56,48 @@ func TestRestartQuarantine(t *testing.T) {
 	// The quarantine itself: testdata/restart-quarantine*.txt.
 }
 
-func TestCheckAndNew(t *testing.T) {
+func TestValidateAndNew(t *testing.T) {
 	p := testParams()
 	c := algorithms.NewCluster(3, 3)
 	bad := p
 	bad.LeaseSpan = p.MaxLease
-	if err := Check(bad, c); err == nil || !strings.Contains(err.Error(), "shorter than the max lease") {
+	if err := Validate(bad, c); err == nil || !strings.Contains(err.Error(), "shorter than the max lease") {
 		t.Errorf("T == M: got %v", err)
 	}
-	if err := Check(p, algorithms.NewCluster(65, 3)); err == nil {
-		t.Error("65 acceptors accepted")
+	if err := Validate(p, algorithms.NewCluster(100, 3)); err != nil {
+		t.Errorf("100 acceptors rejected: %v", err)
 	}
-	if err := Check(p, c); err != nil {
+	if err := Validate(p, c); err != nil {
 		t.Errorf("defaults rejected: %v", err)
 	}
 	a, err := algorithms.Lookup(Name)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := a.Validate(bad, c, nil); err == nil {
-		t.Error("registry Validate accepted T == M")
+	if err := a.ValidateConfig(bad, c, nil); err == nil {
+		t.Error("registry ValidateConfig accepted T == M")
 	}
 	want := []string{"restart-wait", "drift-margin", "backoff", "ballot-learning", "late-timer", "count-by-message", "owner-only-release", "stale-owner-open", "abandon-release"}
 	if len(a.Ablations) != len(want) {
 		t.Fatalf("%d ablations, want %d", len(a.Ablations), len(want))
 	}
 	for i, ab := range a.Ablations {
-		if ab.Name != want[i] || ab.Rule == "" || ab.Exposes == "" {
-			t.Errorf("ablation %d = %+v, want %s with rule and exposes", i, ab, want[i])
+		if ab.Name != want[i] || ab.Rule == "" || ab.Breaks == "" {
+			t.Errorf("ablation %d = %+v, want %s with rule and breaks", i, ab, want[i])
 		}
 	}
 	cfg := algorithms.Config{ID: 0, Cluster: c, Params: p}
 	if _, err := a.New(cfg); err == nil {
 		t.Error("nil Rand accepted")
 	}
-	cfg.Rand = nil
+	cfg.Rand = rand.New(rand.NewPCG(1, 1))
 	cfg.ID = 3
-	if _, err := New(cfg); err == nil {
+	if _, err := a.New(cfg); err == nil {
 		t.Error("id outside the cluster accepted")
 	}
 	cfg.ID = 0
 	cfg.Ablations = algorithms.Ablations{"nope"}
-	if _, err := New(cfg); err == nil {
+	if _, err := a.New(cfg); err == nil {
 		t.Error("unknown ablation accepted")
 	}
 }
@@ -137,11 +137,8 @@ type single struct {
 
 func newSingle(t *testing.T, id algorithms.NodeID, abl ...string) *single {
 	t.Helper()
-	n, err := New(algorithms.Config{ID: id, Cluster: algorithms.NewCluster(3, 3), Params: testParams(), Ablations: abl,
+	n := New(algorithms.Config{ID: id, Cluster: algorithms.NewCluster(3, 3), Params: testParams(), Ablations: abl,
 		Rand: rand.New(rand.NewPCG(1, 2))})
-	if err != nil {
-		t.Fatal(err)
-	}
 	s := &single{t: t, n: n}
 	s.step(algorithms.Input{Kind: algorithms.Start})
 	return s

@@ -200,7 +200,7 @@ func (s Spec) Validate() error {
 		// with NaN is false), and so might an algorithm's Check.
 		return fmt.Errorf("drift bound must be in [0, 0.5), got NaN")
 	}
-	if err := a.Validate(s.Params, algorithms.NewCluster(s.Acceptors, s.Proposers), s.Ablate); err != nil {
+	if err := a.ValidateConfig(s.Params, algorithms.NewCluster(s.Acceptors, s.Proposers), s.Ablate); err != nil {
 		return err
 	}
 	for _, p := range []struct {

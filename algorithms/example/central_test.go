@@ -17,14 +17,14 @@ func TestCheckRejects(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := algorithms.DefaultParams()
-	if err := a.Validate(p, algorithms.NewCluster(3, 3), nil); err == nil || !strings.Contains(err.Error(), "exactly 1 acceptor") {
+	if err := a.ValidateConfig(p, algorithms.NewCluster(3, 3), nil); err == nil || !strings.Contains(err.Error(), "exactly 1 acceptor") {
 		t.Errorf("3 acceptors: %v", err)
 	}
 	p.LeaseSpan = p.MaxLease
-	if err := a.Validate(p, algorithms.NewCluster(1, 3), nil); err == nil || !strings.Contains(err.Error(), "below max lease") {
+	if err := a.ValidateConfig(p, algorithms.NewCluster(1, 3), nil); err == nil || !strings.Contains(err.Error(), "below max lease") {
 		t.Errorf("T = M: %v", err)
 	}
-	if err := a.Validate(algorithms.DefaultParams(), algorithms.NewCluster(1, 3), algorithms.Ablations{"nosuch"}); err == nil {
+	if err := a.ValidateConfig(algorithms.DefaultParams(), algorithms.NewCluster(1, 3), algorithms.Ablations{"nosuch"}); err == nil {
 		t.Error("unknown ablation accepted")
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"time"
 
-	"leaselab/algorithms"
 	"leaselab/runner"
 	"leaselab/runner/campaign"
 	"leaselab/runner/record"
@@ -131,7 +130,7 @@ const fat51 = "FaTLease Sec. 5.1"
 var diskRecord = fmt.Sprintf("%d-byte", record.DiskRecordSize)
 
 // msgSize is the size of one message on the wire and in the simulator.
-var msgSize = fmt.Sprintf("%d-byte", algorithms.WireSize)
+var msgSize = fmt.Sprintf("%d-byte", runner.WireSize)
 
 // Reasons for differences from the paper, shown beside its claims, per
 // environment (Published.NoteIn).
@@ -367,7 +366,7 @@ func All() []Experiment {
 				"fig7 stays in the simulator by default, unlike fig5 and fig6: what shapes it is the 512 kB/s limit, which the simulator models, and over real UDP its large batches wait out real 1 s timeouts, more than the quick run's time budget allows (`leaselab reproduce --only fig7 --env udp` runs it). " +
 					"Over UDP the proposer's 4,096-request window keeps some leases coming where every simulated lease of a large batch fails.",
 				"The paper has no regular-Paxos curve for the WAN (PlanetLab's VServer did not pass fsync through); ours uses the same disk as fig5 in the chosen environment.",
-				"Offered network load is every message handed to the network by any node (" + fmt.Sprint(algorithms.WireSize) + " bytes each, retransmissions included) divided by the run's duration, in kB/s (1 kB = 1024 bytes). It can exceed the link's 512 kB/s per node because messages wait in a queue behind the limit.",
+				"Offered network load is every message handed to the network by any node (" + fmt.Sprint(runner.WireSize) + " bytes each, retransmissions included) divided by the run's duration, in kB/s (1 kB = 1024 bytes). It can exceed the link's 512 kB/s per node because messages wait in a queue behind the limit.",
 			}, batchNotes...),
 			EnvNotes: map[string][]string{
 				"sim": {

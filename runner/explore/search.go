@@ -185,7 +185,7 @@ func prepareAny(c Config) (*config, error) {
 		return nil, badf("%v", err)
 	}
 	cl := algorithms.NewCluster(c.Acceptors, c.Proposers)
-	if err := algo.Validate(c.Params, cl, c.Ablate); err != nil {
+	if err := algo.ValidateConfig(c.Params, cl, c.Ablate); err != nil {
 		return nil, badf("%v", err)
 	}
 	switch {
@@ -218,7 +218,7 @@ func prepareAny(c Config) (*config, error) {
 		cf.inputs = inputKinds[:]
 	}
 	for _, k := range cf.inputs {
-		if k != algorithms.Acquire && k != algorithms.Extend && k != algorithms.Giveup {
+		if k != algorithms.Acquire && k != algorithms.Extend && k != algorithms.Relinquish {
 			return nil, badf("input kind %v is not a client input (acquire, extend, release)", k)
 		}
 	}

@@ -374,7 +374,7 @@ func (rp *replayer) exec(f []string) error {
 		if err != nil {
 			return err
 		}
-		kind := map[string]algorithms.InputKind{"acquire": algorithms.Acquire, "extend": algorithms.Extend, "release": algorithms.Giveup}[cmd]
+		kind := map[string]algorithms.InputKind{"acquire": algorithms.Acquire, "extend": algorithms.Extend, "release": algorithms.Relinquish}[cmd]
 		in := algorithms.Input{Kind: kind, Resource: r}
 		s := rp.s
 		if !s.Input(n, in) {

@@ -659,7 +659,7 @@ func (s *sim) send(m *algorithms.Message) {
 		if nd.nextFree > depart {
 			depart = nd.nextFree
 		}
-		depart += (algorithms.WireSize*1_000_000_000 + net.Bandwidth - 1) / net.Bandwidth
+		depart += (runner.WireSize*1_000_000_000 + net.Bandwidth - 1) / net.Bandwidth
 		nd.nextFree = depart
 	}
 	if s.partActive && s.side[from] != s.side[m.To] {

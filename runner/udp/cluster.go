@@ -65,7 +65,7 @@ func StartCluster(cfg ClusterConfig) (*Cluster, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := alg.Validate(cfg.Params, cfg.Cluster, cfg.Ablations); err != nil {
+	if err := alg.ValidateConfig(cfg.Params, cfg.Cluster, cfg.Ablations); err != nil {
 		return nil, err
 	}
 	if cfg.Skew < 0 || cfg.Drift < 0 || cfg.Drift >= 0.5 {

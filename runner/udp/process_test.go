@@ -72,7 +72,7 @@ func TestParseCommand(t *testing.T) {
 	}{
 		{line: "acquire 7", kind: algorithms.Acquire, res: 7},
 		{line: "  extend 1 ", kind: algorithms.Extend, res: 1},
-		{line: "release 2", kind: algorithms.Giveup, res: 2},
+		{line: "release 2", kind: algorithms.Relinquish, res: 2},
 		{line: "quit", quit: true},
 		{line: "acquire", err: true},
 		{line: "acquire x", err: true},

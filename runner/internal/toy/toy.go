@@ -58,17 +58,17 @@ func init() {
 			Name:    a.name,
 			Summary: "test-only lock server toy",
 			Ablations: []algorithms.Ablation{
-				{Name: "noop", Rule: "nothing", Exposes: "nothing"},
-				{Name: "fsync", Rule: "test-disk: the server syncs its grants before answering", Exposes: "crashes"},
+				{Name: "noop", Rule: "nothing", Breaks: "nothing"},
+				{Name: "fsync", Rule: "test-disk: the server syncs its grants before answering", Breaks: "crashes"},
 			},
 			Durable: fault == toyDisk,
-			Check: func(p algorithms.Params, c algorithms.Cluster) error {
+			Validate: func(p algorithms.Params, c algorithms.Cluster) error {
 				if p.LeaseSpan >= p.MaxLease {
 					return fmt.Errorf("lease span %v must be below max lease %v", p.LeaseSpan, p.MaxLease)
 				}
 				return nil
 			},
-			New: func(cfg algorithms.Config) (algorithms.Node, error) {
+			Build: func(cfg algorithms.Config) (algorithms.Node, error) {
 				return &toyNode{cfg: cfg, fault: fault, grants: map[algorithms.ResourceID]*toyGrant{}, reqs: map[algorithms.ResourceID]*toyReq{}}, nil
 			},
 		})
@@ -161,7 +161,7 @@ func (n *toyNode) Step(now algorithms.Local, in algorithms.Input, out *algorithm
 		q.wanting = true
 		q.tries = 0
 		n.send(now, in.Resource, q, out)
-	case algorithms.Giveup:
+	case algorithms.Relinquish:
 		// A pending request is abandoned (a grant for it that comes
 		// later is ignored and lapses at the server); the release names
 		// the grant held, never a request still in flight.

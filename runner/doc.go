@@ -25,9 +25,8 @@
 //     workload Driver that plays the clients against it.
 //   - runner/record: the Recorder (meters, static deadlocks, the holds
 //     CSV), the Tracer (trace and Result.TraceHash), the Clocks interface.
-//   - runner (this package): Spec, Result, Run. (Spec.Validate also takes
-//     the datagram bounds from runner/udp/wire, a leaf that imports only
-//     package algorithms.)
+//   - runner (this package): Spec, Result, Run, and the datagram bounds
+//     (MinDatagram, MaxDatagram) that runner/udp/wire's layout must match.
 //   - runner/faults: the clock model (Clock), the per-purpose random
 //     streams of a seed, and the network and fault-schedule draws.
 //   - runner/checker: the lease-invariant checker, hold intervals in,

@@ -1,6 +1,11 @@
 // Package checker is the lease-invariant checker: hold intervals in, in
-// true time, overlaps out. It knows nothing of environments or meters; the
-// recorder (runner/record) feeds it and observes it.
+// true time, overlaps out. It knows nothing of environments or meters.
+//
+// Two ways in, one judgement: Check takes finished intervals (resource,
+// holder, start, end) and returns their overlaps, for intervals observed
+// outside the runner; Checker takes the events of a run as they happen
+// (Acquired, Lost, Crash, in true-time order), and is what the recorder
+// (runner/record) feeds and observes. Check runs a Checker.
 package checker
 
 import (

@@ -75,73 +75,20 @@ const (
 	evSlew
 )
 
-// simEvent is an entry of the event heap. arg indexes the slab the kind
-// uses (message, timer, callback, input); gen guards timers and disk
-// completions against reuse.
+// simEvent is a pending event; its true time is kept by the queue.
+// arg indexes the slab the kind uses (message, timer, callback, input);
+// gen guards timers and disk completions against reuse.
 type simEvent struct {
-	t    int64
-	seq  uint64
 	arg  int32
 	gen  uint32
 	kind evKind
 	node algorithms.NodeID
 }
 
-// eventHeap is a 4-ary min-heap of events ordered by (t, seq): half the
-// depth of a binary heap, and a node's children share cache lines, which
-// matters with millions of pending events.
-type eventHeap []simEvent
-
-func evLess(a, b *simEvent) bool { return a.t < b.t || a.t == b.t && a.seq < b.seq }
-
-func (h *eventHeap) push(e simEvent) {
-	a := append(*h, e)
-	i := len(a) - 1
-	for i > 0 {
-		p := (i - 1) / 4
-		if !evLess(&e, &a[p]) {
-			break
-		}
-		a[i] = a[p]
-		i = p
-	}
-	a[i] = e
-	*h = a
-}
-
-func (h *eventHeap) pop() simEvent {
-	a := *h
-	top := a[0]
-	n := len(a) - 1
-	last := a[n]
-	a = a[:n]
-	i := 0
-	for {
-		c := 4*i + 1
-		if c >= n {
-			break
-		}
-		m := c
-		end := c + 4
-		if end > n {
-			end = n
-		}
-		for j := c + 1; j < end; j++ {
-			if evLess(&a[j], &a[m]) {
-				m = j
-			}
-		}
-		if !evLess(&a[m], &last) {
-			break
-		}
-		a[i] = a[m]
-		i = m
-	}
-	if n > 0 {
-		a[i] = last
-	}
-	*h = a
-	return top
+// timedEvent is an event and its true time.
+type timedEvent struct {
+	t int64
+	simEvent
 }
 
 type timerSlot struct {
@@ -177,12 +124,11 @@ type sim struct {
 	algo algorithms.Algorithm
 	seed uint64
 	now  int64
-	seq  uint64
 	q    evQueue
 	// nowQ holds events scheduled for the current instant, in order: they
-	// come after every heap event of the same instant (those were
-	// scheduled earlier, with smaller sequence numbers), so a FIFO keeps
-	// the (t, seq) order without heap operations.
+	// come after every queued event of the same instant (those were
+	// scheduled earlier), so a FIFO keeps the (t, scheduling order) order
+	// without heap operations.
 	nowQ    []simEvent
 	nowHead int
 	nodes   []simNode
@@ -355,17 +301,17 @@ func (s *sim) trace(r *record.TraceRec) {
 }
 
 func (s *sim) schedule(t int64, kind evKind, node algorithms.NodeID, arg int32, gen uint32) {
-	s.seq++
-	e := simEvent{t: t, seq: s.seq, arg: arg, gen: gen, kind: kind, node: node}
+	e := simEvent{arg: arg, gen: gen, kind: kind, node: node}
 	if t == s.now && s.running {
 		s.nowQ = append(s.nowQ, e)
 		return
 	}
-	s.q.push(e)
+	s.q.push(timedEvent{t, e})
 }
 
-// next takes the next event due at or before until, in (t, seq) order.
-func (s *sim) next(until int64) (simEvent, bool) {
+// next takes the next event due at or before until, in (time, scheduling
+// order) order.
+func (s *sim) next(until int64) (timedEvent, bool) {
 	if s.q.Len() > 0 && s.q.peek() == s.now {
 		return s.q.pop(), true
 	}
@@ -376,12 +322,12 @@ func (s *sim) next(until int64) (simEvent, bool) {
 			s.nowQ = s.nowQ[:0]
 			s.nowHead = 0
 		}
-		return e, true
+		return timedEvent{s.now, e}, true
 	}
 	if s.q.Len() > 0 && s.q.peek() <= until {
 		return s.q.pop(), true
 	}
-	return simEvent{}, false
+	return timedEvent{}, false
 }
 
 // pendingEvents is the number of events scheduled and not yet run.
@@ -739,7 +685,7 @@ func (s *sim) deliverMarked(t int64, m *algorithms.Message, stale bool) {
 
 // --- the event loop ---
 
-func (s *sim) dispatch(e simEvent) {
+func (s *sim) dispatch(e timedEvent) {
 	switch e.kind {
 	case evDeliver:
 		m := s.msgs[e.arg]

@@ -3,6 +3,7 @@ package sim
 import (
 	"math"
 
+	"leaselab/runner/internal/slab"
 	"leaselab/runner/timeq"
 )
 
@@ -24,9 +25,8 @@ type evQueue struct {
 	near    timeq.Queue[simEvent]
 	cur     int64 // bucket key of the near heap; events of later buckets wait in far
 	far     map[int64]int32
-	buckets [][]timedEvent
-	free    []int32
-	keys    timeq.Queue[int32] // bucket keys (as times) and their bucket
+	buckets slab.Slab[[]timedEvent] // a freed bucket keeps its capacity
+	keys    timeq.Queue[int32]      // bucket keys (as times) and their bucket
 	n       int
 }
 
@@ -48,17 +48,12 @@ func (q *evQueue) push(e timedEvent) {
 	}
 	b, ok := q.far[k]
 	if !ok {
-		if f := len(q.free); f > 0 {
-			b = q.free[f-1]
-			q.free = q.free[:f-1]
-		} else {
-			q.buckets = append(q.buckets, nil)
-			b = int32(len(q.buckets) - 1)
-		}
+		b = q.buckets.Alloc()
 		q.far[k] = b
 		q.keys.Push(k, b)
 	}
-	q.buckets[b] = append(q.buckets[b], e)
+	bk := q.buckets.At(b)
+	*bk = append(*bk, e)
 }
 
 // fill moves the next bucket into the heap while the heap is empty.
@@ -67,11 +62,12 @@ func (q *evQueue) fill() {
 		k, b := q.keys.Pop()
 		delete(q.far, k)
 		q.cur = k
-		for _, e := range q.buckets[b] {
+		bk := q.buckets.At(b)
+		for _, e := range *bk {
 			q.near.Push(e.t, e.simEvent)
 		}
-		q.buckets[b] = q.buckets[b][:0]
-		q.free = append(q.free, b)
+		*bk = (*bk)[:0]
+		q.buckets.Free(b)
 	}
 }
 

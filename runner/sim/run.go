@@ -2,7 +2,6 @@ package sim
 
 import (
 	"fmt"
-	"slices"
 	"time"
 
 	"leaselab/runner"
@@ -40,8 +39,8 @@ func runDetail(spec runner.Spec, opt runner.Options) (runner.Result, *sim, error
 		// for it up front instead of doubling them along the way.
 		n := spec.Leases
 		s.rec.Reserve(n)
-		s.msgs = slices.Grow(s.msgs, n*spec.Acceptors)
-		s.tslots = slices.Grow(s.tslots, n*(spec.Acceptors+1))
+		s.msgs.Grow(n * spec.Acceptors)
+		s.tslots.Grow(n * (spec.Acceptors + 1))
 	}
 	if opt.ViolationTrace != nil {
 		dumped := false

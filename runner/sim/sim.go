@@ -8,6 +8,7 @@ import (
 	"leaselab/algorithms"
 	"leaselab/runner"
 	"leaselab/runner/faults"
+	"leaselab/runner/internal/slab"
 	"leaselab/runner/record"
 	"leaselab/runner/restable"
 	"leaselab/runner/workload"
@@ -134,14 +135,11 @@ type sim struct {
 	nodes   []simNode
 	clock   []faults.Clock
 
-	msgs     []algorithms.Message
-	msgFree  []int32
-	tslots   []timerSlot
-	tFree    []int32
-	funcs    []func()
-	funcFree []int32
-	inputs   []inputSlot
-	inFree   []int32
+	// What events refer to by index (simEvent.arg).
+	msgs   slab.Slab[algorithms.Message]
+	tslots slab.Slab[timerSlot]
+	funcs  slab.Slab[func()]
+	inputs slab.Slab[inputSlot]
 
 	net     *faults.Net
 	faults  *faults.Schedule
@@ -345,32 +343,14 @@ func (s *sim) At(t int64, f func()) {
 	if t < s.now {
 		t = s.now
 	}
-	var i int32
-	if k := len(s.funcFree); k > 0 {
-		i = s.funcFree[k-1]
-		s.funcFree = s.funcFree[:k-1]
-		s.funcs[i] = f
-	} else {
-		s.funcs = append(s.funcs, f)
-		i = int32(len(s.funcs) - 1)
-	}
-	s.schedule(t, evFunc, 0, i, 0)
+	s.schedule(t, evFunc, 0, s.funcs.Put(f), 0)
 }
 
 func (s *sim) Input(n algorithms.NodeID, in algorithms.Input) bool {
 	if int(n) >= len(s.nodes) || !s.nodes[n].up {
 		return false
 	}
-	var i int32
-	slot := inputSlot{res: in.Resource, kind: in.Kind}
-	if k := len(s.inFree); k > 0 {
-		i = s.inFree[k-1]
-		s.inFree = s.inFree[:k-1]
-		s.inputs[i] = slot
-	} else {
-		s.inputs = append(s.inputs, slot)
-		i = int32(len(s.inputs) - 1)
-	}
+	i := s.inputs.Put(inputSlot{res: in.Resource, kind: in.Kind})
 	s.schedule(s.now, evInput, n, i, s.nodes[n].incarnation)
 	return true
 }
@@ -386,8 +366,8 @@ func (s *sim) Crash(n algorithms.NodeID) {
 	}
 	nd.up = false
 	nd.impl = nil
-	for i := range s.tslots {
-		if ts := &s.tslots[i]; ts.live && ts.node == n {
+	for i := range s.tslots.Len() {
+		if ts := s.tslots.At(int32(i)); ts.live && ts.node == n {
 			s.freeTimer(int32(i))
 		}
 	}
@@ -475,14 +455,8 @@ func (s *sim) setTimer(n algorithms.NodeID, local algorithms.Local, t *algorithm
 		return
 	}
 	if slot < 0 {
-		if k := len(s.tFree); k > 0 {
-			slot = s.tFree[k-1]
-			s.tFree = s.tFree[:k-1]
-		} else {
-			s.tslots = append(s.tslots, timerSlot{})
-			slot = int32(len(s.tslots) - 1)
-		}
-		ts := &s.tslots[slot]
+		slot = s.tslots.Alloc()
+		ts := s.tslots.At(slot)
 		ts.key = t.Key
 		ts.node = n
 		ts.live = true
@@ -493,15 +467,16 @@ func (s *sim) setTimer(n algorithms.NodeID, local algorithms.Local, t *algorithm
 		ts.next = head
 		nd.timers.Put(t.Key.Resource, slot)
 	}
-	s.tslots[slot].gen++
-	s.tslots[slot].at = t.At
+	ts := s.tslots.At(slot)
+	ts.gen++
+	ts.at = t.At
 	s.armTimer(slot, local)
 }
 
 // armTimer schedules timer slot for the first true instant its node's
 // clock reaches its deadline (now, if the clock, reading local, is there).
 func (s *sim) armTimer(slot int32, local algorithms.Local) {
-	ts := &s.tslots[slot]
+	ts := s.tslots.At(slot)
 	at := s.now
 	if ts.at > local {
 		at = s.clock[ts.node].TrueAt(ts.at)
@@ -524,8 +499,8 @@ func (s *sim) setClock(n algorithms.NodeID, c faults.Clock) {
 	}
 	local := c.Local(s.now)
 	// Re-arm in slot order, so the run stays deterministic.
-	for i := range s.tslots {
-		if ts := &s.tslots[i]; ts.live && ts.node == n {
+	for i := range s.tslots.Len() {
+		if ts := s.tslots.At(int32(i)); ts.live && ts.node == n {
 			ts.gen++
 			s.armTimer(int32(i), local)
 		}
@@ -538,8 +513,8 @@ func (s *sim) findTimer(nd *simNode, key algorithms.TimerKey) int32 {
 	if !ok {
 		return -1
 	}
-	for ; i >= 0; i = s.tslots[i].next {
-		if s.tslots[i].key.Kind == key.Kind {
+	for ; i >= 0; i = s.tslots.At(i).next {
+		if s.tslots.At(i).key.Kind == key.Kind {
 			return i
 		}
 	}
@@ -548,7 +523,7 @@ func (s *sim) findTimer(nd *simNode, key algorithms.TimerKey) int32 {
 
 // unlinkTimer removes slot from its resource's list.
 func (s *sim) unlinkTimer(nd *simNode, slot int32) {
-	ts := &s.tslots[slot]
+	ts := s.tslots.At(slot)
 	head, _ := nd.timers.Get(ts.key.Resource)
 	if head == slot {
 		if ts.next >= 0 {
@@ -558,20 +533,20 @@ func (s *sim) unlinkTimer(nd *simNode, slot int32) {
 		}
 		return
 	}
-	for i := head; i >= 0; i = s.tslots[i].next {
-		if s.tslots[i].next == slot {
-			s.tslots[i].next = ts.next
+	for i := head; i >= 0; i = s.tslots.At(i).next {
+		if o := s.tslots.At(i); o.next == slot {
+			o.next = ts.next
 			return
 		}
 	}
 }
 
 func (s *sim) freeTimer(slot int32) {
-	ts := &s.tslots[slot]
+	ts := s.tslots.At(slot)
 	ts.gen++
 	ts.live = false
 	ts.next = -1
-	s.tFree = append(s.tFree, slot)
+	s.tslots.Free(slot)
 }
 
 // send hands m to the network.
@@ -667,15 +642,7 @@ func (s *sim) deliverAt(t int64, m *algorithms.Message) { s.deliverMarked(t, m, 
 // back as stale (in the event's gen, which deliveries do not use
 // otherwise).
 func (s *sim) deliverMarked(t int64, m *algorithms.Message, stale bool) {
-	var i int32
-	if k := len(s.msgFree); k > 0 {
-		i = s.msgFree[k-1]
-		s.msgFree = s.msgFree[:k-1]
-		s.msgs[i] = *m
-	} else {
-		s.msgs = append(s.msgs, *m)
-		i = int32(len(s.msgs) - 1)
-	}
+	i := s.msgs.Put(*m)
 	var mark uint32
 	if stale {
 		mark = 1
@@ -688,14 +655,14 @@ func (s *sim) deliverMarked(t int64, m *algorithms.Message, stale bool) {
 func (s *sim) dispatch(e timedEvent) {
 	switch e.kind {
 	case evDeliver:
-		m := s.msgs[e.arg]
-		s.msgFree = append(s.msgFree, e.arg)
+		m := *s.msgs.At(e.arg)
+		s.msgs.Free(e.arg)
 		if e.gen == 1 && s.nodes[m.To].up {
 			s.staleDelivered++
 		}
 		s.deliver(&m)
 	case evTimer:
-		ts := &s.tslots[e.arg]
+		ts := s.tslots.At(e.arg)
 		if ts.gen != e.gen {
 			return // replaced or cancelled since
 		}
@@ -712,13 +679,13 @@ func (s *sim) dispatch(e timedEvent) {
 		}
 		s.step(n, algorithms.Input{Kind: algorithms.Fire, Timer: key})
 	case evFunc:
-		f := s.funcs[e.arg]
-		s.funcs[e.arg] = nil
-		s.funcFree = append(s.funcFree, e.arg)
+		f := *s.funcs.At(e.arg)
+		*s.funcs.At(e.arg) = nil // let the garbage collector have the closure
+		s.funcs.Free(e.arg)
 		f()
 	case evInput:
-		in := s.inputs[e.arg]
-		s.inFree = append(s.inFree, e.arg)
+		in := *s.inputs.At(e.arg)
+		s.inputs.Free(e.arg)
 		nd := &s.nodes[e.node]
 		if !nd.up || nd.incarnation != e.gen {
 			return // the node crashed since the client asked

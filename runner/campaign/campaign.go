@@ -4,14 +4,13 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"runtime"
 	"slices"
 	"sort"
-	"sync"
 	"time"
 
 	"leaselab/algorithms"
 	"leaselab/runner"
+	"leaselab/runner/internal/pool"
 	"leaselab/runner/sim"
 )
 
@@ -297,54 +296,31 @@ func Check(cs CheckSpec, opt runner.Options) (CheckResult, error) {
 		err error
 	}
 	results := make([]outcome, cs.Seeds)
-	workers := runtime.GOMAXPROCS(0)
-	if workers > cs.Seeds {
-		workers = cs.Seeds
-	}
 	// With StopAtFirst, last is the index of the lowest violating seed
-	// found so far: seeds above it are not started, and every seed below it
-	// is run, so the result is the same whatever the scheduling.
-	var (
-		next int
-		done int
-		last = cs.Seeds - 1
-		mu   sync.Mutex
-		wg   sync.WaitGroup
-	)
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				mu.Lock()
-				i := next
-				next++
-				stop := i > last
-				mu.Unlock()
-				if stop {
-					return
-				}
-				spec := specFor(cs.Base, kinds, cs.Vary, cs.FirstSeed+uint64(i))
-				var o outcome
-				if err := spec.Validate(); err != nil {
-					o.err = fmt.Errorf("seed %d: %w", spec.Seed, err)
-				} else {
-					o.res, o.err = sim.Run(spec, runner.Options{})
-				}
-				results[i] = o
-				mu.Lock()
-				if cs.StopAtFirst && o.err == nil && o.res.Violations > 0 && i < last {
-					last = i
-				}
-				done++
-				if opt.Progress != nil {
-					opt.Progress(float64(done) / float64(cs.Seeds))
-				}
-				mu.Unlock()
-			}
-		}()
-	}
-	wg.Wait()
+	// found so far: seeds are started in order and none is started after
+	// a violation, so every seed below it has run, whatever the
+	// scheduling.
+	last, done := cs.Seeds-1, 0
+	pool.Pool{}.Run(cs.Seeds, func(_, i int) {
+		spec := specFor(cs.Base, kinds, cs.Vary, cs.FirstSeed+uint64(i))
+		var o outcome
+		if err := spec.Validate(); err != nil {
+			o.err = fmt.Errorf("seed %d: %w", spec.Seed, err)
+		} else {
+			o.res, o.err = sim.Run(spec, runner.Options{})
+		}
+		results[i] = o
+	}, func(i int) bool {
+		done++
+		if opt.Progress != nil {
+			opt.Progress(float64(done) / float64(cs.Seeds))
+		}
+		if o := results[i]; cs.StopAtFirst && o.err == nil && o.res.Violations > 0 {
+			last = min(last, i)
+			return false
+		}
+		return true
+	})
 	cr := CheckResult{
 		Algo:           cs.Base.Algo,
 		Ablate:         cs.Base.Ablate,

@@ -125,16 +125,8 @@ func setupCheck(fs *pflag.FlagSet) action {
 		var opt runner.Options
 		var out outFiles
 		defer out.abort()
-		if err := out.open("trace", *trace, &opt.Trace); err != nil {
+		if err := out.openRun(*trace, *holds, c.meta(), &opt); err != nil {
 			return err
-		}
-		if err := out.open("holds", *holds, &opt.Holds); err != nil {
-			return err
-		}
-		if opt.Holds != nil {
-			if err := writeMetaComment(opt.Holds, c.meta()); err != nil {
-				return err
-			}
 		}
 		if err := out.open("violation-trace", *vtrace, &opt.ViolationTrace); err != nil {
 			return err

@@ -367,6 +367,21 @@ func (o *outFiles) open(flag, path string, dst *io.Writer) error {
 	return nil
 }
 
+// openRun opens a run's trace and holds files into opt (an empty path:
+// none); the holds CSV starts with the provenance line m.
+func (o *outFiles) openRun(trace, holds string, m *runner.Meta, opt *runner.Options) error {
+	if err := o.open("trace", trace, &opt.Trace); err != nil {
+		return err
+	}
+	if err := o.open("holds", holds, &opt.Holds); err != nil {
+		return err
+	}
+	if opt.Holds != nil {
+		return writeMetaComment(opt.Holds, m)
+	}
+	return nil
+}
+
 // finish flushes and closes every file, reporting the first error.
 func (o *outFiles) finish() error {
 	var first error

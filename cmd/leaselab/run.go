@@ -90,15 +90,7 @@ func setupRun(fs *pflag.FlagSet) action {
 		var opt runner.Options
 		var out outFiles
 		defer out.abort()
-		if err := out.open("holds", *holds, &opt.Holds); err != nil {
-			return err
-		}
-		if opt.Holds != nil {
-			if err := writeMetaComment(opt.Holds, c.meta()); err != nil {
-				return err
-			}
-		}
-		if err := out.open("trace", *trace, &opt.Trace); err != nil {
+		if err := out.openRun(*trace, *holds, c.meta(), &opt); err != nil {
 			return err
 		}
 		for _, e := range runExtensions {

@@ -404,47 +404,33 @@ func (s *sim) fail(err error) {
 // --- stepping a node ---
 
 // step hands in to node n at the current true time and carries out its
-// output. Steps never nest: inputs that arise while handling an output are
-// scheduled as events of their own.
+// output (workload.Carry). Steps never nest: inputs that arise while
+// handling an output are scheduled as events of their own.
 func (s *sim) step(n algorithms.NodeID, in algorithms.Input) {
-	nd := &s.nodes[n]
 	local := s.clock[n].Local(s.now)
 	s.steps++
 	s.out.Reset()
-	nd.impl.Step(local, in, &s.out)
-	out := &s.out
-	inc := nd.incarnation
-
-	for i := range out.Timers {
-		s.setTimer(n, local, &out.Timers[i])
-	}
-	for i := range out.Msgs {
-		if out.Msgs[i].From != n {
-			s.fail(fmt.Errorf("node %d sent a message with From = %d: %v", n, out.Msgs[i].From, out.Msgs[i]))
-			return
-		}
-	}
-	if len(out.Persist) > 0 {
-		s.diskWrite(n, out)
-	} else {
-		for i := range out.Msgs {
-			s.send(&out.Msgs[i])
-		}
-	}
-	for i := range out.Events {
-		ev := out.Events[i]
-		if s.drv != nil {
-			s.drv.Event(n, local, ev)
-		} else {
-			s.rec.Event(s.now, n, local, ev)
-		}
-		if !s.nodes[n].up || s.nodes[n].incarnation != inc {
-			break // the node crashed in reaction (never happens with the built-in workloads)
-		}
+	s.nodes[n].impl.Step(local, in, &s.out)
+	if err := workload.Carry(s, n, local, &s.out); err != nil {
+		s.fail(err)
 	}
 }
 
-func (s *sim) setTimer(n algorithms.NodeID, local algorithms.Local, t *algorithms.Timer) {
+// Event hands one event of node n to the driver (or, with none, the
+// recorder); false if the node crashed or restarted in reaction (never
+// with the built-in workloads).
+func (s *sim) Event(n algorithms.NodeID, local algorithms.Local, ev *algorithms.Event) bool {
+	inc := s.nodes[n].incarnation
+	if s.drv != nil {
+		s.drv.Event(n, local, *ev)
+	} else {
+		s.rec.Event(s.now, n, local, *ev)
+	}
+	return s.nodes[n].up && s.nodes[n].incarnation == inc
+}
+
+// SetTimer sets or cancels timer t of node n, whose clock reads local.
+func (s *sim) SetTimer(n algorithms.NodeID, local algorithms.Local, t *algorithms.Timer) {
 	nd := &s.nodes[n]
 	slot := s.findTimer(nd, t.Key)
 	if t.Cancel {
@@ -549,8 +535,8 @@ func (s *sim) freeTimer(slot int32) {
 	s.tslots.Free(slot)
 }
 
-// send hands m to the network.
-func (s *sim) send(m *algorithms.Message) {
+// Send hands m to the network.
+func (s *sim) Send(m *algorithms.Message) {
 	from := m.From
 	s.rec.Sent(s.now, m)
 	if s.tr != nil {

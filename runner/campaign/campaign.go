@@ -200,32 +200,43 @@ func (c *choice) zero(name string, v float64) bool { return v == 0 && !c.vary.fi
 // apply sets fault kind k's rates in s.
 func (c *choice) apply(s *runner.Spec, k string) {
 	contention := s.Workload == "contention"
+	// The kinds that draw one rate: the kind, its flag name (Vary.Fixed),
+	// the field, the rate drawn, and whether only contention uses it.
+	for _, r := range []struct {
+		kind, flag string
+		field      *float64
+		v          float64
+		contention bool
+	}{
+		{"loss", "loss", &s.Net.Loss, c.loss, false},
+		{"dup", "dup", &s.Net.Dup, c.dup, false},
+		{"reorder", "reorder", &s.Net.Reorder, c.reorder, false},
+		{"partition", "partitions", &s.Faults.Partitions, c.parts, false},
+		{"crash", "crash-rate", &s.Faults.CrashRate, c.crash, false},
+		{"stale", "stale", &s.Net.Stale, c.stale, false},
+		{"giveup", "giveup", &s.Giveup, c.giveup, true},
+		{"extend", "extend", &s.Extend, c.extend, true},
+	} {
+		if r.kind == k && (contention || !r.contention) && c.zero(r.flag, *r.field) {
+			*r.field = r.v
+		}
+	}
 	switch k {
-	case "loss":
-		if c.zero("loss", s.Net.Loss) {
-			s.Net.Loss = c.loss
-		}
-	case "dup":
-		if c.zero("dup", s.Net.Dup) {
-			s.Net.Dup = c.dup
-		}
-	case "reorder":
-		if c.zero("reorder", s.Net.Reorder) {
-			s.Net.Reorder = c.reorder
-		}
 	case "partition":
-		if c.zero("partitions", s.Faults.Partitions) {
-			s.Faults.Partitions = c.parts
-		}
 		if s.Faults.PartitionLen == 0 {
 			s.Faults.PartitionLen = 3 * time.Second
 		}
 	case "crash":
-		if c.zero("crash-rate", s.Faults.CrashRate) {
-			s.Faults.CrashRate = c.crash
-		}
 		if s.Faults.Downtime == 0 {
 			s.Faults.Downtime = 2 * time.Second
+		}
+	case "stale":
+		if s.Net.StaleSpans == 0 {
+			s.Net.StaleSpans = 4
+		}
+	case "resources":
+		if contention && c.zero("resources", float64(s.Resources)) {
+			s.Resources = c.resources
 		}
 	case "drift":
 		if c.useFree {
@@ -240,25 +251,6 @@ func (c *choice) apply(s *runner.Spec, k string) {
 	case "freeclock":
 		if c.useFree {
 			c.freeClocks(s)
-		}
-	case "stale":
-		if c.zero("stale", s.Net.Stale) {
-			s.Net.Stale = c.stale
-		}
-		if s.Net.StaleSpans == 0 {
-			s.Net.StaleSpans = 4
-		}
-	case "giveup":
-		if contention && c.zero("giveup", s.Giveup) {
-			s.Giveup = c.giveup
-		}
-	case "extend":
-		if contention && c.zero("extend", s.Extend) {
-			s.Extend = c.extend
-		}
-	case "resources":
-		if contention && c.zero("resources", float64(s.Resources)) {
-			s.Resources = c.resources
 		}
 	}
 }

@@ -32,9 +32,14 @@
 //   - runner/checker: the lease-invariant checker, hold intervals in,
 //     overlaps (Violation) out.
 //   - runner/restable, runner/timeq: a resource-id index and a time queue.
+//   - runner/internal/pool, runner/internal/slab: the one bounded
+//     parallel loop (campaign seeds, experiment runs, explorer chunks) and
+//     the one slot array with a free list (simulator, checker).
 //
 // An environment implements workload.Env and feeds the Driver and the
-// Recorder, which feeds the checker (see workload.Env for the duties).
+// Recorder, which feeds the checker (see workload.Env for the duties);
+// workload.Carry carries out a node's step output in the order the
+// simulator and the explorer share.
 //
 // Randomness: every random choice of a simulated run comes from
 // math/rand/v2 PCG streams seeded with Spec.Seed: one for the network, one

@@ -118,14 +118,9 @@ func setupCheck(fs *pflag.FlagSet) action {
 			return err
 		}
 		spec.Seed = *first
-		networkDefaults(fs, &spec)
-		if err := validateSpec(spec); err != nil {
-			return err
-		}
-		var opt runner.Options
-		var out outFiles
+		opt, out := runner.Options{}, &outFiles{}
 		defer out.abort()
-		if err := out.openRun(*trace, *holds, c.meta(), &opt); err != nil {
+		if err := out.openRun(c, fs, &spec, *trace, *holds, &opt); err != nil {
 			return err
 		}
 		if err := out.open("violation-trace", *vtrace, &opt.ViolationTrace); err != nil {

@@ -75,7 +75,7 @@ func writeAlgos(c *ctx, format string) error {
 				rows = append(rows, []string{a.Name, a.Summary, strconv.FormatBool(a.Durable), "", "", "", ""})
 			}
 			for _, ab := range a.Ablations {
-				rows = append(rows, []string{a.Name, a.Summary, strconv.FormatBool(a.Durable), ab.Name, ab.Rule, ab.Breaks, ab.Exposes})
+				rows = append(rows, []string{a.Name, a.Summary, strconv.FormatBool(a.Durable), ab.Name, ab.Rule, ab.Breaks, experiments.Exposes(a.Name, ab.Name)})
 			}
 		}
 		return writeCSV(c.stdout, []string{"algorithm", "summary", "durable", "ablation", "rule", "breaks", "exposed_by"}, rows)
@@ -91,7 +91,7 @@ func writeAlgos(c *ctx, format string) error {
 		for _, ab := range a.Ablations {
 			row := []string{a.Name, ab.Name, ab.Rule}
 			if wide {
-				row = append(row, ab.Breaks, ab.Exposes)
+				row = append(row, ab.Breaks, experiments.Exposes(a.Name, ab.Name))
 			}
 			abls = append(abls, row)
 		}

@@ -3,6 +3,7 @@ package runner
 import (
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"leaselab/algorithms"
@@ -193,10 +194,10 @@ func (s Spec) Validate() error {
 	if err != nil {
 		return err
 	}
-	if !contains(Workloads, s.Workload) {
+	if !slices.Contains(Workloads, s.Workload) {
 		return fmt.Errorf("unknown workload %q (valid: %v)", s.Workload, Workloads)
 	}
-	if !contains(Envs, s.Env) {
+	if !slices.Contains(Envs, s.Env) {
 		return fmt.Errorf("unknown environment %q (valid: %v)", s.Env, Envs)
 	}
 	if math.IsNaN(s.Params.Drift) {
@@ -272,13 +273,4 @@ func (s Spec) Validate() error {
 		return fmt.Errorf("giveup and extend are behaviours of contention clients, not of the %s workload", s.Workload)
 	}
 	return nil
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -75,7 +76,7 @@ func setupReproduce(fs *pflag.FlagSet) action {
 		if *workers < 0 {
 			return usagef("--workers must not be negative, got %d", *workers)
 		}
-		if *env != "" && !reproHas(runner.Envs, *env) {
+		if *env != "" && !slices.Contains(runner.Envs, *env) {
 			return usagef("unknown environment %q (valid: %s)", *env, strings.Join(runner.Envs, ", "))
 		}
 		if *out == "" {
@@ -221,20 +222,11 @@ func defaultEnvsText() string {
 func udpCapable() []string {
 	var names []string
 	for _, e := range experiments.All() {
-		if reproHas(e.Envs, "udp") {
+		if slices.Contains(e.Envs, "udp") {
 			names = append(names, e.Name)
 		}
 	}
 	return names
-}
-
-func reproHas(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // countShared counts the runs of r that reused an identical run of another

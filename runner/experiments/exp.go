@@ -84,7 +84,7 @@ type Variant struct {
 }
 
 // runsIn reports whether v runs in env.
-func (v Variant) runsIn(env string) bool { return len(v.Envs) == 0 || contains(v.Envs, env) }
+func (v Variant) runsIn(env string) bool { return len(v.Envs) == 0 || slices.Contains(v.Envs, env) }
 
 // Published is a statement of a paper about this experiment's outcome,
 // with how to compute our counterpart from the results.
@@ -241,7 +241,7 @@ func (e Experiment) validate() error {
 	}
 	for _, p := range e.Published {
 		for env := range p.NoteIn {
-			if !contains(runner.Envs, env) {
+			if !slices.Contains(runner.Envs, env) {
 				return fmt.Errorf("published claim %q: note for unknown environment %q", p.Claim, env)
 			}
 		}
@@ -270,7 +270,7 @@ func (e Experiment) checkShape() error {
 		return fmt.Errorf("no environment")
 	}
 	for _, env := range e.Envs {
-		if !contains(runner.Envs, env) {
+		if !slices.Contains(runner.Envs, env) {
 			return fmt.Errorf("unknown environment %q", env)
 		}
 	}
@@ -295,13 +295,13 @@ func (e Experiment) checkShape() error {
 func (e Experiment) envSettings() ([]Setting, error) {
 	settings := append([]Setting{}, e.QuickSet...)
 	for _, env := range sortedKeys(e.EnvSet) {
-		if !contains(runner.Envs, env) {
+		if !slices.Contains(runner.Envs, env) {
 			return nil, fmt.Errorf("settings for unknown environment %q", env)
 		}
 		settings = append(settings, e.EnvSet[env]...)
 	}
 	for env := range e.EnvNotes {
-		if !contains(runner.Envs, env) {
+		if !slices.Contains(runner.Envs, env) {
 			return nil, fmt.Errorf("notes for unknown environment %q", env)
 		}
 	}
@@ -354,7 +354,7 @@ func (e Experiment) checkVariants() (map[string]bool, []Setting, error) {
 		}
 		names[key] = true
 		for _, env := range v.Envs {
-			if !contains(runner.Envs, env) {
+			if !slices.Contains(runner.Envs, env) {
 				return nil, nil, fmt.Errorf("variant %q: unknown environment %q", key, env)
 			}
 		}
@@ -438,7 +438,7 @@ func (r Resolved) facetMeters(f int) []Meter {
 	}
 	var out []Meter
 	for _, m := range ms {
-		if contains(keys, m.Key) {
+		if slices.Contains(keys, m.Key) {
 			out = append(out, m)
 		}
 	}
@@ -454,15 +454,6 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(ks)
 	return ks
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // Resolve prepares e for a run with opt: it picks the sweep values and
@@ -493,10 +484,10 @@ func (e Experiment) Resolve(opt Options) (Resolved, error) {
 		r.NReps = 1 // a timeline shows one chosen run
 	}
 	if opt.Env != "" {
-		if !contains(runner.Envs, opt.Env) {
+		if !slices.Contains(runner.Envs, opt.Env) {
 			return Resolved{}, fmt.Errorf("unknown environment %q (valid: %s)", opt.Env, strings.Join(runner.Envs, ", "))
 		}
-		if contains(e.Envs, opt.Env) {
+		if slices.Contains(e.Envs, opt.Env) {
 			r.Env = opt.Env
 		} else {
 			r.EnvNote = fmt.Sprintf("%s runs only in %s; --env %s was not applied to it", e.Name, strings.Join(e.Envs, ", "), opt.Env)

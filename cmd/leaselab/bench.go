@@ -8,6 +8,7 @@ import (
 	"io"
 	"runtime"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -126,6 +127,14 @@ type benchRun struct {
 	// background writer wrote per second while the run lasted.
 	BackgroundBytesPerS float64 `json:"background_bytes_per_sec,omitempty"`
 	WallMS              float64 `json:"wall_ms"`
+	// Peer runs (--peer, see peer.go): the service measured, its session
+	// TTL, owner changes and hand-offs per second (contention), the
+	// failover gap (failover).
+	Peer           string   `json:"peer,omitempty"`
+	TTLS           int      `json:"ttl_s,omitempty"`
+	OwnerChanges   int      `json:"owner_changes,omitempty"`
+	HandoffsPerSec float64  `json:"handoffs_per_sec,omitempty"`
+	FailoverGapMS  *float64 `json:"failover_gap_ms,omitempty"`
 }
 
 type benchOutput struct {
@@ -148,7 +157,7 @@ func setupBench(fs *pflag.FlagSet) action {
 	spec.Net = runner.NetSpec{} // loopback as it is; --rtt etc. emulate a LAN or WAN
 	addAlgoFlags(fs, &spec)
 	addProtocolFlags(fs, &spec.Params)
-	workload := fs.String("workload", "batch", "batch (N leases at once, for each N of --leases) or single (one lease at a time, --reps times)")
+	workload := fs.String("workload", "batch", "batch (N leases at once, for each N of --leases) or single (one lease at a time, --reps times); with --peer also contention and failover")
 	leases := fs.IntSlice("leases", []int{1000, 10000, 100000}, "batch sizes, comma-separated")
 	reps := fs.Int("reps", 1000, "single: number of leases, one after the other")
 	fs.Uint64Var(&spec.Seed, "seed", spec.Seed, "seed (ballot jitter, backoff, emulated loss; real time is not reproducible)")
@@ -163,12 +172,16 @@ func setupBench(fs *pflag.FlagSet) action {
 	sign := fs.Bool("sign", false, "udp: run every point twice, with plain and with signed (HMAC-SHA256) datagrams")
 	format := addFormatFlag(fs, "table", "json", "csv", "markdown", "benchstat")
 	quiet := addQuietFlag(fs)
+	pf := addPeerFlags(fs)
 	return func(c *ctx, args []string) error {
 		if len(args) > 0 {
 			return usagef("unexpected arguments %v", args)
 		}
 		if *count < 1 {
 			return usagef("--count must be at least 1, got %d", *count)
+		}
+		if *pf.peer != "" {
+			return benchPeer(c, fs, pf, spec, *workload, *leases, *reps, *window, *count, *format, *quiet)
 		}
 		switch *workload {
 		case "batch":
@@ -503,6 +516,7 @@ func writeBench(c *ctx, format string, out benchOutput) error {
 			}
 		}
 	}
+	writePeerLines(c, out)
 	if !wide {
 		fmt.Fprintln(c.stdout, "(--format markdown or csv adds datagrams and bytes per lease and the ratios to the raw limits)")
 	}
@@ -528,8 +542,11 @@ func writeBenchstat(w io.Writer, out benchOutput) error {
 			sig = "/signed=true"
 		}
 		name := fmt.Sprintf("BenchmarkBatch/env=%s/algo=%s%s/leases=%d-%d", r.Env, r.Algo, sig, r.Leases, procs)
-		if r.Workload == "single" {
+		switch r.Workload {
+		case "single":
 			name = fmt.Sprintf("BenchmarkSingle/env=%s/algo=%s%s-%d", r.Env, r.Algo, sig, procs)
+		case "contention", "failover": // --peer
+			name = fmt.Sprintf("Benchmark%s/env=%s/algo=%s/proposers=%d-%d", strings.ToUpper(r.Workload[:1])+r.Workload[1:], r.Env, r.Algo, r.Proposers, procs)
 		}
 		perLease := 0.0
 		if r.LeasesPerSec > 0 {

@@ -28,8 +28,8 @@ func TestWorkloads(t *testing.T) {
 		{"batch, own cluster", func(c *Config) { c.Workload, c.Leases, c.Endpoints = "batch", 300, nil }, 300},
 		{"batch", func(c *Config) { c.Workload, c.Leases = "batch", 300 }, 300},
 		{"single", func(c *Config) { c.Workload, c.Reps = "single", 30 }, 30},
-		{"contention", func(c *Config) { c.Workload, c.Proposers, c.Duration = "contention", 4, 2 * time.Second }, 4},
-		{"failover", func(c *Config) { c.Workload, c.Proposers, c.Duration = "failover", 3, 10 * time.Second }, 2},
+		{"contention", func(c *Config) { c.Workload, c.Proposers, c.Duration = "contention", 4, 2*time.Second }, 4},
+		{"failover", func(c *Config) { c.Workload, c.Proposers, c.Duration = "failover", 3, 10*time.Second }, 2},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

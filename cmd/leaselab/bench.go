@@ -15,6 +15,7 @@ import (
 
 	"leaselab/algorithms"
 	"leaselab/runner"
+	"leaselab/runner/peer/etcd"
 	"leaselab/runner/udp" // also registers --env udp for every command
 )
 
@@ -22,7 +23,7 @@ func init() {
 	register(command{
 		name:    "bench",
 		summary: "batch throughput and single-lease latency over UDP (or in the simulator), with the machine's own UDP limits",
-		usage:   "[--env udp|sim] [--algo NAME] [--leases 1000,10000,100000 | --workload single --reps K] [flags]",
+		usage:   "[--env udp|sim] [--algo NAME | --peer etcd] [--leases 1000,10000,100000 | --workload single --reps K] [flags]",
 		long: `Runs the FaTLease paper's batch experiment (Sec. 5.1): N lease requests on N
 distinct resources handed to proposer 0 at once, for each N in --leases;
 leases/s = N / (time from the first request to the last lease acquired). A
@@ -76,6 +77,24 @@ with every datagram signed with HMAC-SHA256 and checked (as 'leaselab node
 --key-file' does), so the cost of authentication shows in one run
 ("signed" in the JSON and benchstat names; a line per point with the
 change in leases/s).
+
+--peer etcd measures etcd's leases and locks with the same meters, for
+--workload batch, single, contention or failover (client/v3/concurrency:
+a Session with --etcd-ttl, a Mutex per resource; a client holds from Lock's
+return until it calls Unlock, or its session ends, and the checker runs on
+those intervals). It needs a binary built with -tags etcd
+(go build -tags etcd ./cmd/leaselab). By default an embedded cluster of
+--acceptors members runs on loopback, fsync on, in a temporary directory
+(removed after); --etcd-endpoints uses an existing one. Contention: the
+--proposers clients, each with its own connection and session, loop
+Lock, hold --hold, Unlock, pause up to --pause, for --duration (default
+10s); failover: the holder crashes (its lease left to expire) at its first
+keep-alive after --duration/4 (default 20s) and the others take over.
+JSON adds peer, ttl_s, owner_changes, handoffs_per_sec (contention) and
+failover_gap_ms (failover); --compare also runs --algo over UDP at the
+same points (batch, single) and prints the ratio, e.g.
+  leaselab bench --peer etcd --workload batch --leases 10000 --compare
+
 Exit status 1 if any lease failed or the checker found a violation.`,
 		setup: setupBench,
 	})
@@ -146,6 +165,9 @@ type benchOutput struct {
 	Count              int         `json:"count"` // repetitions of every point (--count)
 	Runs               []benchRun  `json:"runs"`
 	Spec               runner.Spec `json:"params"`
+	// PeerParams: --peer etcd, the configuration of its runs (params
+	// then holds what --compare runs with).
+	PeerParams *etcd.Config `json:"peer_params,omitempty"`
 }
 
 func setupBench(fs *pflag.FlagSet) action {

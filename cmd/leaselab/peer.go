@@ -85,7 +85,7 @@ func benchPeer(c *ctx, fs *pflag.FlagSet, pf peerFlags, spec runner.Spec, worklo
 	if err := cfg.Validate(); err != nil {
 		return badInput(err)
 	}
-	out := benchOutput{Meta: c.meta(), Count: count, Spec: spec}
+	out := benchOutput{Meta: c.meta(), Count: count, Spec: spec, PeerParams: &cfg}
 	failed := false
 	for rep := 0; rep < count; rep++ {
 		for _, n := range leases {

@@ -48,9 +48,6 @@ func benchPeer(c *ctx, fs *pflag.FlagSet, pf peerFlags, spec runner.Spec, worklo
 	if *pf.peer != "etcd" {
 		return usagef("--peer %q: known peers are %s", *pf.peer, strings.Join(peers, ", "))
 	}
-	if !etcd.Available() {
-		return errors.New("bench --peer etcd: " + etcd.ErrNotBuilt.Error())
-	}
 	if *pf.compare && workload != "batch" && workload != "single" {
 		return usagef("--compare runs --algo over UDP for batch and single only")
 	}
@@ -84,6 +81,16 @@ func benchPeer(c *ctx, fs *pflag.FlagSet, pf peerFlags, spec runner.Spec, worklo
 	cfg.Leases = leases[0]
 	if err := cfg.Validate(); err != nil {
 		return badInput(err)
+	}
+	if !etcd.Available() {
+		return errors.New("bench --peer etcd: " + etcd.ErrNotBuilt.Error())
+	}
+	if *pf.compare {
+		spec.Env, spec.Workload, spec.Leases, spec.Proposers = "udp", workload, leases[0], 1
+		networkDefaults(fs, &spec)
+		if err := validateSpec(spec); err != nil {
+			return err
+		}
 	}
 	out := benchOutput{Meta: c.meta(), Count: count, Spec: spec, PeerParams: &cfg}
 	failed := false
@@ -135,7 +142,7 @@ func benchPeer(c *ctx, fs *pflag.FlagSet, pf peerFlags, spec runner.Spec, worklo
 			}
 			// The same point with --algo over UDP, right after.
 			s := spec
-			s.Env, s.Workload, s.Leases, s.Seed, s.Proposers = "udp", workload, n, k.Seed, 1
+			s.Leases, s.Seed = n, k.Seed
 			eo := udp.EnvOptions{Window: window}
 			var a benchRun
 			if workload == "single" {

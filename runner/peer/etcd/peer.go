@@ -31,6 +31,8 @@ import (
 
 	"leaselab/algorithms"
 	"leaselab/runner"
+	"leaselab/runner/checker"
+	"leaselab/runner/record"
 )
 
 // ErrNotBuilt: this binary was built without the etcd build tag.
@@ -222,12 +224,12 @@ func (o *observer) result(c Config, end, crashAt int64, crashOwner int) runner.R
 	r := runner.Result{
 		Algo: "etcd", Workload: c.Workload, Env: "etcd", Seed: c.Seed,
 		LeasesAcquired: len(o.latency), LeasesFailed: o.failed,
-		LatencyMS:          runner.PercentilesMS(o.latency),
+		LatencyMS:          record.PercentilesMS(o.latency),
 		TimeToFirstLeaseMS: runner.None, FailoverGapMS: runner.None,
 		SimulatedNS: end,
 		WallMS:      float64(end) / 1e6,
 	}
-	chk := runner.NewChecker(identity{}, c.Seed, nil)
+	chk := checker.NewChecker(identity{}, c.Seed, nil)
 	last := map[int32]int32{} // resource -> its last holder
 	lastAcq := int64(-1)
 	for _, ob := range o.obs {

@@ -21,7 +21,13 @@ func (n *Node) Clone(r *rand.Rand) algorithms.Node {
 	c.res = table{slots: slices.Clone(n.res.slots), dist: slices.Clone(n.res.dist), n: n.res.n}
 	c.pending = slices.Clone(n.pending)
 	c.free = nil
-	c.rounds = algorithms.CloneValues(n.rounds, nil)
+	c.rounds = algorithms.CloneValues(n.rounds, func(cp, orig *round) {
+		cp.promised = orig.promised.Clone()
+		cp.open = orig.open.Clone()
+		cp.accepted = orig.accepted.Clone()
+		cp.rejected = orig.rejected.Clone()
+		cp.leased = orig.leased.Clone()
+	})
 	c.roundsPeak = len(n.rounds)
 	return &c
 }
@@ -65,7 +71,6 @@ func appendTime(b []byte, t, now algorithms.Local) []byte {
 //     peak count of rounds (memory only);
 //   - slots with no state at all (nothing promised, accepted or held): a
 //     lookup that finds one acts as one that finds none;
-//   - round.start: never read;
 //   - of a round between phases (phaseWait): deadline, vote sets, vote
 //     counts and hint (startRound resets them before they are read).
 func (n *Node) AppendState(b []byte, now algorithms.Local) []byte {
@@ -112,18 +117,7 @@ func (n *Node) AppendState(b []byte, now algorithms.Local) []byte {
 		}
 	}
 
-	var kbuf [16]algorithms.ResourceID
-	keys := kbuf[:0]
-	for k := range n.rounds {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	b = binary.AppendUvarint(b, uint64(len(keys)))
-	for _, k := range keys {
-		b = binary.AppendUvarint(b, uint64(k))
-		b = n.rounds[k].appendState(b, now)
-	}
-	return b
+	return algorithms.AppendMap(b, n.rounds, nil, func(b []byte, rd *round) []byte { return rd.appendState(b, now) })
 }
 
 func (rd *round) appendState(b []byte, now algorithms.Local) []byte {
@@ -142,8 +136,8 @@ func (rd *round) appendState(b []byte, now algorithms.Local) []byte {
 		return b
 	}
 	b = appendTime(b, rd.deadline, now)
-	for _, set := range [...]uint64{rd.promised, rd.open, rd.accepted, rd.rejected, rd.leased} {
-		b = binary.AppendUvarint(b, set)
+	for _, set := range [...]*algorithms.NodeSet{&rd.promised, &rd.open, &rd.accepted, &rd.rejected, &rd.leased} {
+		b = set.AppendState(b)
 	}
 	b = binary.AppendUvarint(b, uint64(rd.nOpen))
 	b = binary.AppendUvarint(b, uint64(rd.nAccepted))

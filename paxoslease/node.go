@@ -3,7 +3,6 @@ package paxoslease
 import (
 	"fmt"
 	"math"
-	"math/bits"
 	"math/rand/v2"
 	"time"
 
@@ -35,19 +34,19 @@ const (
 // slot.held and slot.until.
 type round struct {
 	ballot   algorithms.Ballot // this round's ballot
-	start    algorithms.Local  // when this round's Prepare was sent
 	deadline algorithms.Local  // end of the lease this round would give; 0 = not yet known (late-timer)
-	// Distinct acceptors, one bit each (Check allows at most 64 acceptors).
-	promised uint64 // prepare phase: answered with a promise
-	open     uint64 // ...whose promise was open (empty, or our active lease)
-	accepted uint64 // propose phase: accepted
-	rejected uint64 // this phase: rejected
-	leased   uint64 // ...and reported a lease (not ours) in the reject
+	// Distinct acceptors. The counters below and fails are 32 bits, which
+	// keeps a round at 128 bytes with five sets of 16.
+	promised algorithms.NodeSet // prepare phase: answered with a promise
+	open     algorithms.NodeSet // ...whose promise was open (empty, or our active lease); a subset of promised
+	accepted algorithms.NodeSet // propose phase: accepted
+	rejected algorithms.NodeSet // this phase: rejected
+	leased   algorithms.NodeSet // ...and reported a lease (not ours) in the reject
 	// Votes counted per message: used only with the count-by-message ablation.
-	nOpen, nAccepted int
+	nOpen, nAccepted int32
 	learned          algorithms.Ballot // highest promised ballot reported by rejects
 	hint             time.Duration     // longest remaining span of a lease reported by a promise
-	fails            int               // failed rounds of this acquisition
+	fails            int32             // failed rounds of this acquisition (at most MaxRounds, which Validate keeps in 32 bits)
 	phase            phase
 	busy             bool // waiting (phaseWait) for someone's lease to end
 	queued           bool // requested during the quarantine; starts at Joined
@@ -105,17 +104,13 @@ func Quarantine(p algorithms.Params) time.Duration {
 	return time.Duration(math.Ceil(float64(p.MaxLease) * (1 + p.Drift) / (1 - p.Drift)))
 }
 
-// MaxAcceptors is the largest number of acceptors a node can count votes
-// from: a round keeps one 64-bit set per kind of answer.
-const MaxAcceptors = 64
-
-// Check validates what PaxosLease needs beyond algorithms.Params.Validate.
-func Check(p algorithms.Params, c algorithms.Cluster) error {
+// Validate checks what PaxosLease needs beyond algorithms.Params.Validate.
+func Validate(p algorithms.Params, c algorithms.Cluster) error {
 	switch {
 	case p.LeaseSpan >= p.MaxLease:
 		return fmt.Errorf("lease span T (%v) must be shorter than the max lease M (%v): a restarted node's quarantine of M must outlast every lease", p.LeaseSpan, p.MaxLease)
-	case c.Acceptors > MaxAcceptors:
-		return fmt.Errorf("at most %d acceptors (a round counts votes in a 64-bit set), got %d", MaxAcceptors, c.Acceptors)
+	case p.MaxRounds > math.MaxInt32:
+		return fmt.Errorf("max rounds %d is more than a round counts (%d)", p.MaxRounds, math.MaxInt32)
 	case p.MaxLease > time.Duration(math.MaxInt64/4):
 		return fmt.Errorf("max lease M %v is too long to be timed", p.MaxLease)
 	case HoldSpan(p) <= 0:
@@ -124,26 +119,10 @@ func Check(p algorithms.Params, c algorithms.Cluster) error {
 	return nil
 }
 
-// New builds a node from cfg; it validates cfg first.
-func New(cfg algorithms.Config) (*Node, error) {
-	if err := cfg.Cluster.Validate(); err != nil {
-		return nil, err
-	}
-	if err := cfg.Params.Validate(); err != nil {
-		return nil, err
-	}
-	if err := Check(cfg.Params, cfg.Cluster); err != nil {
-		return nil, err
-	}
-	if err := Algorithm().CheckAblations(cfg.Ablations); err != nil {
-		return nil, err
-	}
-	if int(cfg.ID) >= cfg.Cluster.Nodes {
-		return nil, fmt.Errorf("node id %d outside a cluster of %d nodes", cfg.ID, cfg.Cluster.Nodes)
-	}
-	if cfg.Rand == nil {
-		return nil, fmt.Errorf("Config.Rand is nil: backoff needs the node's seeded source")
-	}
+// New builds a node from a configuration the registry has validated
+// (algorithms.Algorithm.New): build nodes through the registry unless cfg
+// is known to be good.
+func New(cfg algorithms.Config) *Node {
 	ab := cfg.Ablations
 	n := &Node{
 		id:             cfg.ID,
@@ -171,7 +150,7 @@ func New(cfg algorithms.Config) (*Node, error) {
 	if !n.driftMargin {
 		n.hold = cfg.Params.LeaseSpan
 	}
-	return n, nil
+	return n
 }
 
 // Step handles one input at local time now.
@@ -189,8 +168,8 @@ func (n *Node) Step(now algorithms.Local, in algorithms.Input, out *algorithms.O
 		n.request(now, in.Resource, false, out)
 	case algorithms.Extend:
 		n.request(now, in.Resource, true, out)
-	case algorithms.Giveup:
-		n.giveup(now, in.Resource, out)
+	case algorithms.Relinquish:
+		n.relinquish(now, in.Resource, out)
 	}
 }
 
@@ -213,7 +192,7 @@ func (n *Node) start(now algorithms.Local, out *algorithms.Output) {
 // join ends the quarantine and starts the requests that waited for it.
 func (n *Node) join(now algorithms.Local, out *algorithms.Output) {
 	n.silent = false
-	out.Emit(algorithms.Event{Kind: algorithms.Joined, Owner: n.id})
+	out.Emit(algorithms.Event{Kind: algorithms.Joined, Owner: algorithms.NoNode})
 	pending := n.pending
 	n.pending = nil
 	for _, r := range pending {
@@ -321,13 +300,21 @@ func (n *Node) rejectWith(now algorithms.Local, m algorithms.Message, kind algor
 	rej := n.reply(m, kind)
 	if n.ballotLearning {
 		rej.Promised = s.promised
-		if s.accepted != 0 {
-			rej.Accepted = s.accepted
-			rej.Owner = s.accepted.Node()
-			rej.Span = int64(s.accUntil.Sub(now))
-		}
+		s.report(&rej, now)
 	}
 	out.Send(rej)
+}
+
+// report puts the accepted proposal, if any, into an answer: its ballot,
+// its owner and the time left on this acceptor's timer. The proposer may
+// use that time as a hint for when to retry; nothing relies on it for
+// safety.
+func (s *slot) report(m *algorithms.Message, now algorithms.Local) {
+	if s.accepted != 0 {
+		m.Accepted = s.accepted
+		m.Owner = s.accepted.Node()
+		m.Span = int64(s.accUntil.Sub(now))
+	}
 }
 
 func (n *Node) onPrepare(now algorithms.Local, m algorithms.Message, out *algorithms.Output) {
@@ -343,13 +330,7 @@ func (n *Node) onPrepare(now algorithms.Local, m algorithms.Message, out *algori
 	}
 	s.promised = m.Ballot
 	p := n.reply(m, algorithms.Promise)
-	if s.accepted != 0 {
-		p.Accepted = s.accepted
-		p.Owner = s.accepted.Node()
-		// The remaining time on our timer: the proposer may use it as a
-		// hint for when to retry. Nothing relies on it for safety.
-		p.Span = int64(s.accUntil.Sub(now))
-	}
+	s.report(&p, now)
 	out.Send(p)
 }
 
@@ -496,8 +477,12 @@ func (n *Node) startRound(now algorithms.Local, r algorithms.ResourceID, rd *rou
 		n.endRound(r, rd)
 		return
 	}
-	rd.ballot, rd.start, rd.phase = b, now, phasePrepare
-	rd.promised, rd.open, rd.accepted, rd.rejected, rd.leased = 0, 0, 0, 0, 0
+	rd.ballot, rd.phase = b, phasePrepare
+	rd.promised.Reset()
+	rd.open.Reset()
+	rd.accepted.Reset()
+	rd.rejected.Reset()
+	rd.leased.Reset()
 	rd.nOpen, rd.nAccepted, rd.hint, rd.busy = 0, 0, 0, false
 	rd.deadline = 0
 	if n.earlyTimer {
@@ -523,17 +508,15 @@ func (n *Node) armPhase(now algorithms.Local, r algorithms.ResourceID, rd *round
 	out.SetTimer(algorithms.TimerKey{Resource: r, Kind: timerRound}, at)
 }
 
-func bit(a algorithms.NodeID) uint64 { return 1 << uint(a) }
-
 func (n *Node) onPromise(now algorithms.Local, m algorithms.Message, rd *round, out *algorithms.Output) {
 	if rd.phase != phasePrepare {
 		return
 	}
-	b := bit(m.From)
-	if n.distinctVotes && (rd.promised|rd.rejected)&b != 0 {
+	a := m.From
+	if n.distinctVotes && (rd.promised.Has(a) || rd.rejected.Has(a)) {
 		return // a duplicate: one acceptor, one vote
 	}
-	rd.promised |= b
+	rd.promised.Add(a)
 	open := m.Owner == algorithms.NoNode
 	if !open && m.Owner == n.id {
 		if n.activeOnly {
@@ -547,14 +530,14 @@ func (n *Node) onPromise(now algorithms.Local, m algorithms.Message, rd *round, 
 		}
 	}
 	if open {
-		rd.open |= b
+		rd.open.Add(a)
 		rd.nOpen++
 	} else {
 		n.noteLease(rd, m)
 	}
-	votes := bits.OnesCount64(rd.open)
+	votes := rd.open.Len()
 	if !n.distinctVotes {
-		votes = rd.nOpen
+		votes = int(rd.nOpen)
 	}
 	if votes >= n.majority {
 		n.propose(now, m.Resource, rd, out)
@@ -578,14 +561,16 @@ func (n *Node) noteLease(rd *round, m algorithms.Message) {
 // busyVotes counts the distinct acceptors that reported someone's lease
 // in the prepare phase, by promise or by reject.
 func (rd *round) busyVotes() int {
-	return bits.OnesCount64(rd.promised&^rd.open | rd.leased)
+	return algorithms.CountOf(&rd.promised, &rd.open, &rd.leased, func(promised, open, leased uint64) uint64 {
+		return promised&^open | leased
+	})
 }
 
 // checkPrepare ends a prepare phase that can no longer reach an open
 // majority.
 func (n *Node) checkPrepare(now algorithms.Local, r algorithms.ResourceID, rd *round, out *algorithms.Output) {
-	notOpen := bits.OnesCount64(rd.promised &^ rd.open)
-	rejected := bits.OnesCount64(rd.rejected)
+	notOpen := rd.promised.Len() - rd.open.Len()
+	rejected := rd.rejected.Len()
 	switch {
 	case rd.busyVotes() >= n.majority:
 		// A majority reports someone's lease: it is validly held. Wait
@@ -613,7 +598,10 @@ func (n *Node) propose(now algorithms.Local, r algorithms.ResourceID, rd *round,
 		return // too late for any lease; the phase timer (due now) fails the round
 	}
 	rd.phase = phasePropose
-	rd.accepted, rd.rejected, rd.leased, rd.nAccepted = 0, 0, 0, 0
+	rd.accepted.Reset()
+	rd.rejected.Reset()
+	rd.leased.Reset()
+	rd.nAccepted = 0
 	for a := 0; a < n.cluster.Acceptors; a++ {
 		out.Send(algorithms.Message{Kind: algorithms.Propose, From: n.id, To: algorithms.NodeID(a), Resource: r, Ballot: rd.ballot, Owner: n.id, Span: int64(n.params.LeaseSpan)})
 	}
@@ -624,15 +612,15 @@ func (n *Node) onAccepted(now algorithms.Local, m algorithms.Message, rd *round,
 	if rd.phase != phasePropose {
 		return
 	}
-	b := bit(m.From)
-	if n.distinctVotes && (rd.accepted|rd.rejected)&b != 0 {
+	a := m.From
+	if n.distinctVotes && (rd.accepted.Has(a) || rd.rejected.Has(a)) {
 		return
 	}
-	rd.accepted |= b
+	rd.accepted.Add(a)
 	rd.nAccepted++
-	votes := bits.OnesCount64(rd.accepted)
+	votes := rd.accepted.Len()
 	if !n.distinctVotes {
-		votes = rd.nAccepted
+		votes = int(rd.nAccepted)
 	}
 	if votes < n.majority || now >= rd.deadline {
 		return // (past the deadline the phase timer, due now, fails the round)
@@ -645,29 +633,28 @@ func (n *Node) onAccepted(now algorithms.Local, m algorithms.Message, rd *round,
 }
 
 func (n *Node) onReject(now algorithms.Local, m algorithms.Message, rd *round, out *algorithms.Output) {
-	b := bit(m.From)
+	a := m.From
 	switch {
 	case m.Kind == algorithms.PrepareReject && rd.phase == phasePrepare:
-		if rd.promised&b != 0 {
+		if rd.promised.Has(a) {
 			return
 		}
 	case m.Kind == algorithms.ProposeReject && rd.phase == phasePropose:
-		if rd.accepted&b != 0 {
+		if rd.accepted.Has(a) {
 			return
 		}
 	default:
 		return
 	}
-	if rd.rejected&b != 0 {
+	if !rd.rejected.Add(a) {
 		return
 	}
-	rd.rejected |= b
 	if n.ballotLearning && m.Promised > rd.learned {
 		rd.learned = m.Promised
 	}
 	if m.Owner != algorithms.NoNode && m.Accepted != 0 {
 		if s, held := n.holding(now, m.Resource); !(held && m.Owner == n.id && m.Accepted == s.held) {
-			rd.leased |= b
+			rd.leased.Add(a)
 			n.noteLease(rd, m)
 		}
 	}
@@ -676,16 +663,21 @@ func (n *Node) onReject(now algorithms.Local, m algorithms.Message, rd *round, o
 		return
 	}
 	switch {
-	case bits.OnesCount64(rd.leased) >= n.majority:
+	case rd.leased.Len() >= n.majority:
 		// Someone with a higher ballot got in and holds: wait for it.
 		n.waitBusy(now, m.Resource, rd, out)
-	case n.cluster.Acceptors-bits.OnesCount64(rd.rejected) < n.majority:
+	case n.cluster.Acceptors-rd.rejected.Len() < n.majority:
 		n.preempted(now, m.Resource, rd, out)
 	}
 }
 
 func (n *Node) preempted(now algorithms.Local, r algorithms.ResourceID, rd *round, out *algorithms.Output) {
-	out.Emit(algorithms.Event{Kind: algorithms.Preempted, Owner: n.id, Resource: r, Ballot: rd.learned})
+	// The node in the way made the highest ballot we learned, if any.
+	in := algorithms.NoNode
+	if rd.learned != 0 {
+		in = rd.learned.Node()
+	}
+	out.Emit(algorithms.Event{Kind: algorithms.Preempted, Owner: in, Resource: r, Ballot: rd.learned})
 	n.failRound(now, r, rd, 0, out)
 }
 
@@ -693,7 +685,7 @@ func (n *Node) preempted(now algorithms.Local, r algorithms.ResourceID, rd *roun
 // minWait from now.
 func (n *Node) failRound(now algorithms.Local, r algorithms.ResourceID, rd *round, minWait time.Duration, out *algorithms.Output) {
 	rd.fails++
-	if rd.fails >= n.params.MaxRounds {
+	if int(rd.fails) >= n.params.MaxRounds {
 		out.CancelTimer(algorithms.TimerKey{Resource: r, Kind: timerRound})
 		out.Emit(algorithms.Event{Kind: algorithms.Failed, Owner: n.id, Resource: r})
 		n.endRound(r, rd)
@@ -754,7 +746,7 @@ func (n *Node) jitter() time.Duration {
 	return time.Duration(n.rand.Int64N(int64(n.params.Backoff) + 1))
 }
 
-func (n *Node) giveup(now algorithms.Local, r algorithms.ResourceID, out *algorithms.Output) {
+func (n *Node) relinquish(now algorithms.Local, r algorithms.ResourceID, out *algorithms.Output) {
 	s, held := n.holding(now, r)
 	// To every acceptor, and to every other proposer as a hint that the
 	// lease is free (Sec. 7).

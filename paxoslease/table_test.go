@@ -73,10 +73,7 @@ func BenchmarkMemoryPerResource(b *testing.B) {
 		runtime.GC()
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
-		n, err := New(algorithms.Config{ID: 0, Cluster: algorithms.NewCluster(1, 1), Params: p, Rand: rand.New(rand.NewPCG(1, 1))})
-		if err != nil {
-			b.Fatal(err)
-		}
+		n := New(algorithms.Config{ID: 0, Cluster: algorithms.NewCluster(1, 1), Params: p, Rand: rand.New(rand.NewPCG(1, 1))})
 		var out algorithms.Output
 		var inbox []algorithms.Message
 		now := algorithms.Local(0)

@@ -25,17 +25,21 @@
 //     workload Driver that plays the clients against it.
 //   - runner/record: the Recorder (meters, static deadlocks, the holds
 //     CSV), the Tracer (trace and Result.TraceHash), the Clocks interface.
-//   - runner (this package): Spec, Result, Run. (Spec.Validate also takes
-//     the datagram bounds from runner/udp/wire, a leaf that imports only
-//     package algorithms.)
+//   - runner (this package): Spec, Result, Run, and the datagram bounds
+//     (MinDatagram, MaxDatagram) that runner/udp/wire's layout must match.
 //   - runner/faults: the clock model (Clock), the per-purpose random
 //     streams of a seed, and the network and fault-schedule draws.
 //   - runner/checker: the lease-invariant checker, hold intervals in,
 //     overlaps (Violation) out.
 //   - runner/restable, runner/timeq: a resource-id index and a time queue.
+//   - runner/internal/pool, runner/internal/slab: the one bounded
+//     parallel loop (campaign seeds, experiment runs, explorer chunks) and
+//     the one slot array with a free list (simulator, checker).
 //
 // An environment implements workload.Env and feeds the Driver and the
-// Recorder, which feeds the checker (see workload.Env for the duties).
+// Recorder, which feeds the checker (see workload.Env for the duties);
+// workload.Carry carries out a node's step output in the order the
+// simulator and the explorer share.
 //
 // Randomness: every random choice of a simulated run comes from
 // math/rand/v2 PCG streams seeded with Spec.Seed: one for the network, one

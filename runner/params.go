@@ -3,6 +3,7 @@ package runner
 import (
 	"fmt"
 	"math"
+	"reflect"
 	"strconv"
 	"strings"
 	"time"
@@ -487,29 +488,18 @@ func (p Param) SetNumber(s *Spec, x float64) error {
 	return nil
 }
 
-// setDefault puts p.Default into s.
+// setDefault puts p.Default into s. The table's defaults have their
+// field's exact type (DefaultSpec sets every one, so a mismatch fails
+// every test).
 func (p Param) setDefault(s *Spec) {
 	if p.Default == nil {
 		return
 	}
-	switch v := p.field(s).(type) {
-	case *string:
-		*v = p.Default.(string)
-	case *int:
-		*v = p.Default.(int)
-	case *int64:
-		*v = p.Default.(int64)
-	case *uint64:
-		*v = p.Default.(uint64)
-	case *float64:
-		*v = p.Default.(float64)
-	case *bool:
-		*v = p.Default.(bool)
-	case *time.Duration:
-		*v = p.Default.(time.Duration)
-	default:
-		panic("runner: parameter " + p.Name + ": no default of this type")
+	f, d := reflect.ValueOf(p.field(s)).Elem(), reflect.ValueOf(p.Default)
+	if f.Type() != d.Type() {
+		panic(fmt.Sprintf("runner: parameter %s: default of type %s for a field of type %s", p.Name, d.Type(), f.Type()))
 	}
+	f.Set(d)
 }
 
 // SetParams sets key=value pairs (in order) of the parameters ps into s;

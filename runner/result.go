@@ -111,7 +111,7 @@ type Result struct {
 	// Messages: messages handed to the network (a node's messages to
 	// itself are not counted; duplicates made by the network are not
 	// either). Per lease: divided by LeasesAcquired (0 if none); bytes are
-	// algorithms.WireSize per message.
+	// WireSize per message.
 	MessagesPerLease float64 `json:"messages_per_lease"`
 	BytesPerLease    float64 `json:"bytes_per_lease"`
 	Messages         int64   `json:"messages"`

@@ -3,10 +3,10 @@ package runner
 import (
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"leaselab/algorithms"
-	"leaselab/runner/udp/wire"
 )
 
 // Workloads the runner knows.
@@ -92,12 +92,17 @@ type NetSpec struct {
 	Datagram int `json:"datagram_bytes,omitempty"`
 }
 
-// MinDatagram and MaxDatagram bound NetSpec.Datagram: room for the
-// datagram header and one message, up to the largest UDP payload over
-// IPv4.
+// The datagram bounds are part of the API (NetSpec.Datagram); the codec
+// (runner/udp/wire) checks in a test that its layout agrees with them.
 const (
-	MinDatagram = wire.HeaderSize + wire.MsgSize
-	MaxDatagram = wire.MaxDatagram
+	// DatagramHeader is the size of a datagram's header.
+	DatagramHeader = 8
+	// MinDatagram is room for the header and one message
+	// (WireSize): a node at this size sends every message
+	// alone.
+	MinDatagram = DatagramHeader + WireSize
+	// MaxDatagram is the largest UDP payload over IPv4 (65535 - 20 - 8).
+	MaxDatagram = 65507
 )
 
 // ClockSpec describes the nodes' clocks, which the algorithms see and the
@@ -189,10 +194,10 @@ func (s Spec) Validate() error {
 	if err != nil {
 		return err
 	}
-	if !contains(Workloads, s.Workload) {
+	if !slices.Contains(Workloads, s.Workload) {
 		return fmt.Errorf("unknown workload %q (valid: %v)", s.Workload, Workloads)
 	}
-	if !contains(Envs, s.Env) {
+	if !slices.Contains(Envs, s.Env) {
 		return fmt.Errorf("unknown environment %q (valid: %v)", s.Env, Envs)
 	}
 	if math.IsNaN(s.Params.Drift) {
@@ -200,7 +205,7 @@ func (s Spec) Validate() error {
 		// with NaN is false), and so might an algorithm's Check.
 		return fmt.Errorf("drift bound must be in [0, 0.5), got NaN")
 	}
-	if err := a.Validate(s.Params, algorithms.NewCluster(s.Acceptors, s.Proposers), s.Ablate); err != nil {
+	if err := a.ValidateConfig(s.Params, algorithms.NewCluster(s.Acceptors, s.Proposers), s.Ablate); err != nil {
 		return err
 	}
 	for _, p := range []struct {
@@ -237,7 +242,7 @@ func (s Spec) Validate() error {
 	case s.Net.Datagram != 0 && (s.Net.Datagram < MinDatagram || s.Net.Datagram > MaxDatagram):
 		return fmt.Errorf("datagram size must be 0 (the environment's default) or in [%d, %d] bytes "+
 			"(the %d-byte header and one %d-byte message, up to the largest UDP payload over IPv4), got %d",
-			MinDatagram, MaxDatagram, wire.HeaderSize, wire.MsgSize, s.Net.Datagram)
+			MinDatagram, MaxDatagram, DatagramHeader, WireSize, s.Net.Datagram)
 	case s.Clocks.Skew < 0:
 		return fmt.Errorf("skew must not be negative, got %v", s.Clocks.Skew)
 	case math.IsNaN(s.Clocks.Drift) || s.Clocks.Drift < 0 || s.Clocks.Drift >= 0.5:
@@ -268,13 +273,4 @@ func (s Spec) Validate() error {
 		return fmt.Errorf("giveup and extend are behaviours of contention clients, not of the %s workload", s.Workload)
 	}
 	return nil
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

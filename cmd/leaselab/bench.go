@@ -7,11 +7,13 @@ import (
 	"io"
 	"runtime"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
 
 	"leaselab/runner"
+	"leaselab/runner/peer/etcd"
 	"leaselab/runner/record"
 	"leaselab/runner/udp" // also registers --env udp for every command
 )
@@ -20,7 +22,7 @@ func init() {
 	register(command{
 		name:    "bench",
 		summary: "batch throughput and single-lease latency over UDP (or in the simulator), with the machine's own UDP limits",
-		usage:   "[--env udp|sim] [--algo NAME] [--leases 1000,10000,100000 | --workload single --reps K] [flags]",
+		usage:   "[--env udp|sim] [--algo NAME | --peer etcd] [--leases 1000,10000,100000 | --workload single --reps K] [flags]",
 		long: `Runs the FaTLease paper's batch experiment (Sec. 5.1): N lease requests on N
 distinct resources handed to proposer 0 at once, for each N in --leases;
 leases/s = N / (time from the first request to the last lease acquired). A
@@ -74,6 +76,24 @@ with every datagram signed with HMAC-SHA256 and checked (as 'leaselab node
 --key-file' does), so the cost of authentication shows in one run
 ("signed" in the JSON and benchstat names; a line per point with the
 change in leases/s).
+
+--peer etcd measures etcd's leases and locks with the same meters, for
+--workload batch, single, contention or failover (client/v3/concurrency:
+a Session with --etcd-ttl, a Mutex per resource; a client holds from Lock's
+return until it calls Unlock, or its session ends, and the checker runs on
+those intervals). It needs a binary built with -tags etcd
+(go build -tags etcd ./cmd/leaselab). By default an embedded cluster of
+--acceptors members runs on loopback, fsync on, in a temporary directory
+(removed after); --etcd-endpoints uses an existing one. Contention: the
+--proposers clients, each with its own connection and session, loop
+Lock, hold --hold, Unlock, pause up to --pause, for --duration (default
+10s); failover: the holder crashes (its lease left to expire) at its first
+keep-alive after --duration/4 (default 20s) and the others take over.
+JSON adds peer, ttl_s, owner_changes, handoffs_per_sec (contention) and
+failover_gap_ms (failover); --compare also runs --algo over UDP at the
+same points (batch, single) and prints the ratio, e.g.
+  leaselab bench --peer etcd --workload batch --leases 10000 --compare
+
 Exit status 1 if any lease failed or the checker found a violation.`,
 		setup: setupBench,
 	})
@@ -125,6 +145,14 @@ type benchRun struct {
 	// background writer wrote per second while the run lasted.
 	BackgroundBytesPerS float64 `json:"background_bytes_per_sec,omitempty"`
 	WallMS              float64 `json:"wall_ms"`
+	// Peer runs (--peer, see peer.go): the service measured, its session
+	// TTL, owner changes and hand-offs per second (contention), the
+	// failover gap (failover).
+	Peer           string   `json:"peer,omitempty"`
+	TTLS           int      `json:"ttl_s,omitempty"`
+	OwnerChanges   int      `json:"owner_changes,omitempty"`
+	HandoffsPerSec float64  `json:"handoffs_per_sec,omitempty"`
+	FailoverGapMS  *float64 `json:"failover_gap_ms,omitempty"`
 }
 
 type benchOutput struct {
@@ -136,6 +164,9 @@ type benchOutput struct {
 	Count              int         `json:"count"` // repetitions of every point (--count)
 	Runs               []benchRun  `json:"runs"`
 	Spec               runner.Spec `json:"params"`
+	// PeerParams: --peer etcd, the configuration of its runs (params
+	// then holds what --compare runs with).
+	PeerParams *etcd.Config `json:"peer_params,omitempty"`
 }
 
 func setupBench(fs *pflag.FlagSet) action {
@@ -146,7 +177,7 @@ func setupBench(fs *pflag.FlagSet) action {
 	spec.Duration = 120 * time.Second
 	spec.Net = runner.NetSpec{} // loopback as it is; --rtt etc. emulate a LAN or WAN
 	addGroupFlags(fs, &spec, runner.GroupAlgo, runner.GroupProtocol)
-	workload := fs.String("workload", "batch", "batch (N leases at once, for each N of --leases) or single (one lease at a time, --reps times)")
+	workload := fs.String("workload", "batch", "batch (N leases at once, for each N of --leases) or single (one lease at a time, --reps times); with --peer also contention and failover")
 	leases := fs.IntSlice("leases", []int{1000, 10000, 100000}, "batch sizes, comma-separated")
 	reps := fs.Int("reps", 1000, "single: number of leases, one after the other")
 	addNamedFlags(fs, &spec, "seed", "duration")
@@ -158,12 +189,16 @@ func setupBench(fs *pflag.FlagSet) action {
 	sign := fs.Bool("sign", false, "udp: run every point twice, with plain and with signed (HMAC-SHA256) datagrams")
 	format := addFormatFlag(fs, "table", "json", "csv", "markdown", "benchstat")
 	quiet := addQuietFlag(fs)
+	pf := addPeerFlags(fs)
 	return func(c *ctx, args []string) error {
 		if len(args) > 0 {
 			return usagef("unexpected arguments %v", args)
 		}
 		if *count < 1 {
 			return usagef("--count must be at least 1, got %d", *count)
+		}
+		if *pf.peer != "" {
+			return benchPeer(c, fs, pf, spec, *workload, *leases, *reps, *window, *count, *format, *quiet)
 		}
 		switch *workload {
 		case "batch":
@@ -412,7 +447,7 @@ func benchSingleSim(r *benchRun, s runner.Spec, reps int) error {
 	return nil
 }
 
-// percentiles of ns values in ms: runner.PercentilesMS, the one
+// percentiles of ns values in ms: record.PercentilesMS, the one
 // definition (nearest rank) every leaselab percentile uses.
 func percentiles(ns []int64) runner.Percentiles { return record.PercentilesMS(ns) }
 
@@ -511,6 +546,7 @@ func writeBench(c *ctx, format string, out benchOutput) error {
 			}
 		}
 	}
+	writePeerLines(c, out)
 	if !wide {
 		fmt.Fprintln(c.stdout, "(--format markdown or csv adds datagrams and bytes per lease and the ratios to the raw limits)")
 	}
@@ -536,8 +572,11 @@ func writeBenchstat(w io.Writer, out benchOutput) error {
 			sig = "/signed=true"
 		}
 		name := fmt.Sprintf("BenchmarkBatch/env=%s/algo=%s%s/leases=%d-%d", r.Env, r.Algo, sig, r.Leases, procs)
-		if r.Workload == "single" {
+		switch r.Workload {
+		case "single":
 			name = fmt.Sprintf("BenchmarkSingle/env=%s/algo=%s%s-%d", r.Env, r.Algo, sig, procs)
+		case "contention", "failover": // --peer
+			name = fmt.Sprintf("Benchmark%s/env=%s/algo=%s/proposers=%d-%d", strings.ToUpper(r.Workload[:1])+r.Workload[1:], r.Env, r.Algo, r.Proposers, procs)
 		}
 		perLease := 0.0
 		if r.LeasesPerSec > 0 {

@@ -80,7 +80,7 @@ func setupCluster(fs *pflag.FlagSet) action {
 		if err != nil {
 			return badInput(err)
 		}
-		if err := alg.Validate(spec.Params, algorithms.NewCluster(*nodes, *nodes), spec.Ablate); err != nil {
+		if err := alg.ValidateConfig(spec.Params, algorithms.NewCluster(*nodes, *nodes), spec.Ablate); err != nil {
 			return badInput(err)
 		}
 		exe, err := os.Executable()

@@ -96,7 +96,7 @@ func setupExplore(fs *pflag.FlagSet) action {
 			case "extend":
 				cfg.InputKinds = append(cfg.InputKinds, algorithms.Extend)
 			case "release":
-				cfg.InputKinds = append(cfg.InputKinds, algorithms.Giveup)
+				cfg.InputKinds = append(cfg.InputKinds, algorithms.Relinquish)
 			default:
 				return usagef("unknown input kind %q (valid: acquire, extend, release)", k)
 			}

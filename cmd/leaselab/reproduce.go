@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -75,7 +76,7 @@ func setupReproduce(fs *pflag.FlagSet) action {
 		if *workers < 0 {
 			return usagef("--workers must not be negative, got %d", *workers)
 		}
-		if *env != "" && !reproHas(runner.Envs, *env) {
+		if *env != "" && !slices.Contains(runner.Envs, *env) {
 			return usagef("unknown environment %q (valid: %s)", *env, strings.Join(runner.Envs, ", "))
 		}
 		if *out == "" {
@@ -126,19 +127,7 @@ func setupReproduce(fs *pflag.FlagSet) action {
 			say("reproduce: calibrating on two runs of every series (the smallest and the middle sweep value) ...\n")
 		}
 		bar := newReproduceProgress(c, *quiet)
-		cmdline := "leaselab reproduce"
-		if *quick {
-			cmdline += " --quick"
-		}
-		if len(*only) > 0 {
-			cmdline += " --only " + strings.Join(*only, ",")
-		}
-		if *seeds > 0 {
-			cmdline += fmt.Sprintf(" --seeds %d", *seeds)
-		}
-		if *env != "" {
-			cmdline += " --env " + *env
-		}
+		cmdline := reproCommand(*quick, *only, *seeds, *env)
 		start := time.Now()
 		reports, err := experiments.Reproduce(exps, experiments.Config{
 			Options: opt, Out: *out, Workers: *workers, Command: cmdline, Meta: c.meta(),
@@ -162,19 +151,9 @@ func setupReproduce(fs *pflag.FlagSet) action {
 		})
 		bar.clear()
 		if reports != nil {
-			var rows [][]string
-			for _, r := range reports {
-				runTime := reproRound(r.Wall).String()
-				if shared := countShared(r); shared == len(r.Runs) && shared > 0 {
-					runTime = "shared" // every run was another experiment's
-				}
-				rows = append(rows, []string{r.Exp.Name, r.Exp.Env, fmt.Sprint(len(r.Runs)), fmt.Sprint(r.Failed),
-					runTime, filepath.Join(*out, r.Exp.Name+".png")})
-			}
-			if werr := writeTable(c.stdout, []string{"experiment", "env", "runs", "failed", "run time", "chart"}, rows); werr != nil && err == nil {
+			if werr := reproSummary(c, reports, *out, start); werr != nil && err == nil {
 				err = werr
 			}
-			fmt.Fprintf(c.stdout, "report: %s (wall time %s)\n", filepath.Join(*out, "report.md"), reproRound(time.Since(start)))
 		}
 		if errors.Is(err, experiments.ErrRunsFailed) {
 			fmt.Fprintf(c.stderr, "leaselab reproduce: %v\n", oneLine(err))
@@ -182,6 +161,42 @@ func setupReproduce(fs *pflag.FlagSet) action {
 		}
 		return err
 	}
+}
+
+// reproCommand is the command line the report names (the flags that
+// change what runs).
+func reproCommand(quick bool, only []string, seeds int, env string) string {
+	cmdline := "leaselab reproduce"
+	if quick {
+		cmdline += " --quick"
+	}
+	if len(only) > 0 {
+		cmdline += " --only " + strings.Join(only, ",")
+	}
+	if seeds > 0 {
+		cmdline += fmt.Sprintf(" --seeds %d", seeds)
+	}
+	if env != "" {
+		cmdline += " --env " + env
+	}
+	return cmdline
+}
+
+// reproSummary prints a table of the experiments run and where the
+// report is.
+func reproSummary(c *ctx, reports []*experiments.Report, out string, start time.Time) error {
+	var rows [][]string
+	for _, r := range reports {
+		runTime := reproRound(r.Wall).String()
+		if shared := countShared(r); shared == len(r.Runs) && shared > 0 {
+			runTime = "shared" // every run was another experiment's
+		}
+		rows = append(rows, []string{r.Exp.Name, r.Exp.Env, fmt.Sprint(len(r.Runs)), fmt.Sprint(r.Failed),
+			runTime, filepath.Join(out, r.Exp.Name+".png")})
+	}
+	err := writeTable(c.stdout, []string{"experiment", "env", "runs", "failed", "run time", "chart"}, rows)
+	fmt.Fprintf(c.stdout, "report: %s (wall time %s)\n", filepath.Join(out, "report.md"), reproRound(time.Since(start)))
+	return err
 }
 
 // defaultEnvsText says which experiments run where by default, e.g.
@@ -207,20 +222,11 @@ func defaultEnvsText() string {
 func udpCapable() []string {
 	var names []string
 	for _, e := range experiments.All() {
-		if reproHas(e.Envs, "udp") {
+		if slices.Contains(e.Envs, "udp") {
 			names = append(names, e.Name)
 		}
 	}
 	return names
-}
-
-func reproHas(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // countShared counts the runs of r that reused an identical run of another

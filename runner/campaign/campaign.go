@@ -4,14 +4,13 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"runtime"
 	"slices"
 	"sort"
-	"sync"
 	"time"
 
 	"leaselab/algorithms"
 	"leaselab/runner"
+	"leaselab/runner/internal/pool"
 	"leaselab/runner/sim"
 )
 
@@ -119,136 +118,164 @@ func CheckSpecFor(cs CheckSpec, seed uint64) (runner.Spec, error) {
 func specFor(base runner.Spec, kinds []string, vary Vary, seed uint64) runner.Spec {
 	s := base
 	s.Seed = seed
-	r := rand.New(rand.NewPCG(seed, checkStream))
-	// Draw every range in a fixed order whether or not it is used, so one
-	// kind's presence does not shift another kind's draw.
-	loss := uniformF(r, 0.01, 0.10)
-	dup := uniformF(r, 0.01, 0.10)
-	reorder := uniformF(r, 0.05, 0.25)
-	parts := uniformF(r, 1, 4)
-	crash := uniformF(r, 0.5, 2)
-	drift := uniformF(r, 0, 1)
-	skew := uniformF(r, 0, 1)
-	// Drawn after the rates so that adding them left every seed's rates
-	// as they were.
-	expire := r.Float64() < 0.5
-	hold := uniformF(r, 0, 2)
-	pause := uniformF(r, 0, 1)
-	down := uniformF(r, 0, 1)
-	plen := uniformF(r, 0, 1)
-	// Drawn after the above for the same reason.
-	stale := uniformF(r, 0.25, 1.5)
-	giveup := uniformF(r, 0.05, 0.3)
-	extend := uniformF(r, 0.1, 0.5)
-	resources := 2 + r.IntN(3)
-	freeCoin := r.Float64() < 0.5
-	freeRate := uniformF(r, 0, 1)
-	freeSkew := uniformF(r, 0, 1)
-	useFree := slices.Contains(kinds, "freeclock") && (!slices.Contains(kinds, "drift") || freeCoin)
-	// zero: the base spec leaves this rate to the campaign.
-	zero := func(name string, v float64) bool { return v == 0 && !vary.fixed(name) }
-	contention := s.Workload == "contention"
-	{
-		cs := base.Params
-		if vary.Workload && s.Workload == "contention" {
-			s.Release = !expire
-			s.Hold = time.Duration(hold * float64(cs.LeaseSpan))
-			s.Pause = time.Duration(pause * float64(cs.LeaseSpan))
-		}
-		if vary.Downtime {
-			lo, hi := float64(10*time.Millisecond), float64(2*cs.MaxLease)
-			s.Faults.Downtime = time.Duration(lo * math.Pow(hi/lo, down))
-		}
-		if vary.PartitionLen {
-			lo, hi := float64(100*time.Millisecond), float64(2*cs.LeaseSpan)
-			s.Faults.PartitionLen = time.Duration(lo + plen*(hi-lo))
-		}
-	}
+	d := drawFor(seed)
+	d.vary(&s, vary)
+	c := choice{draws: d, base: base, vary: vary,
+		useFree: slices.Contains(kinds, "freeclock") && (!slices.Contains(kinds, "drift") || d.freeCoin)}
 	for _, k := range kinds {
-		switch k {
-		case "loss":
-			if zero("loss", s.Net.Loss) {
-				s.Net.Loss = loss
-			}
-		case "dup":
-			if zero("dup", s.Net.Dup) {
-				s.Net.Dup = dup
-			}
-		case "reorder":
-			if zero("reorder", s.Net.Reorder) {
-				s.Net.Reorder = reorder
-			}
-		case "partition":
-			if zero("partitions", s.Faults.Partitions) {
-				s.Faults.Partitions = parts
-			}
-			if s.Faults.PartitionLen == 0 {
-				s.Faults.PartitionLen = 3 * time.Second
-			}
-		case "crash":
-			if zero("crash-rate", s.Faults.CrashRate) {
-				s.Faults.CrashRate = crash
-			}
-			if s.Faults.Downtime == 0 {
-				s.Faults.Downtime = 2 * time.Second
-			}
-		case "drift":
-			if useFree {
-				continue // this seed's clocks run free (freeclock)
-			}
-			if zero("drift", base.Clocks.Drift) {
-				s.Clocks.Drift = drift * s.Params.Drift
-			}
-			if zero("skew", float64(base.Clocks.Skew)) {
-				s.Clocks.Skew = time.Duration(skew * float64(s.Params.DMax))
-			}
-		case "freeclock":
-			if !useFree {
-				continue
-			}
-			s.Clocks.Free, s.Clocks.Edges = true, true
-			a, _ := algorithms.Lookup(s.Algo) // validated by the caller
-			rate := freeRate * s.Params.Drift
-			left := float64(s.Params.DMax)
-			if a.SkewBound {
-				// Two clocks may drift 2·rate·Duration apart over the run:
-				// keep that, and the offsets, within ClockAllowance.
-				bound := float64(ClockAllowance(s.Params))
-				rate = math.Min(rate, bound/(2*float64(s.Duration)))
-				left = bound - 2*math.Floor(rate*1e9)/1e9*float64(s.Duration)
-			}
-			if zero("drift", base.Clocks.Drift) {
-				// Whole ppb, rounded down, as the clocks use them.
-				s.Clocks.Drift = math.Floor(rate*1e9) / 1e9
-			}
-			if zero("skew", float64(base.Clocks.Skew)) {
-				if left < 0 {
-					left = 0
-				}
-				s.Clocks.Skew = time.Duration(freeSkew * left)
-			}
-		case "stale":
-			if zero("stale", s.Net.Stale) {
-				s.Net.Stale = stale
-			}
-			if s.Net.StaleSpans == 0 {
-				s.Net.StaleSpans = 4
-			}
-		case "giveup":
-			if contention && zero("giveup", s.Giveup) {
-				s.Giveup = giveup
-			}
-		case "extend":
-			if contention && zero("extend", s.Extend) {
-				s.Extend = extend
-			}
-		case "resources":
-			if contention && zero("resources", float64(s.Resources)) {
-				s.Resources = resources
-			}
-		}
+		c.apply(&s, k)
 	}
 	return s
+}
+
+// draws are one seed's random choices.
+type draws struct {
+	loss, dup, reorder, parts, crash, drift, skew float64
+	expire                                        bool
+	hold, pause, down, plen                       float64
+	stale, giveup, extend                         float64
+	resources                                     int
+	freeCoin                                      bool
+	freeRate, freeSkew                            float64
+}
+
+// drawFor draws every range in a fixed order whether or not it is used,
+// so one kind's presence does not shift another kind's draw; later
+// groups were added after the earlier ones, leaving every seed's earlier
+// draws as they were.
+func drawFor(seed uint64) draws {
+	r := rand.New(rand.NewPCG(seed, checkStream))
+	var d draws
+	d.loss = uniformF(r, 0.01, 0.10)
+	d.dup = uniformF(r, 0.01, 0.10)
+	d.reorder = uniformF(r, 0.05, 0.25)
+	d.parts = uniformF(r, 1, 4)
+	d.crash = uniformF(r, 0.5, 2)
+	d.drift = uniformF(r, 0, 1)
+	d.skew = uniformF(r, 0, 1)
+	d.expire = r.Float64() < 0.5
+	d.hold = uniformF(r, 0, 2)
+	d.pause = uniformF(r, 0, 1)
+	d.down = uniformF(r, 0, 1)
+	d.plen = uniformF(r, 0, 1)
+	d.stale = uniformF(r, 0.25, 1.5)
+	d.giveup = uniformF(r, 0.05, 0.3)
+	d.extend = uniformF(r, 0.1, 0.5)
+	d.resources = 2 + r.IntN(3)
+	d.freeCoin = r.Float64() < 0.5
+	d.freeRate = uniformF(r, 0, 1)
+	d.freeSkew = uniformF(r, 0, 1)
+	return d
+}
+
+// vary sets the parts of the experiment vary asks each seed to draw.
+func (d draws) vary(s *runner.Spec, vary Vary) {
+	p := s.Params
+	if vary.Workload && s.Workload == "contention" {
+		s.Release = !d.expire
+		s.Hold = time.Duration(d.hold * float64(p.LeaseSpan))
+		s.Pause = time.Duration(d.pause * float64(p.LeaseSpan))
+	}
+	if vary.Downtime {
+		lo, hi := float64(10*time.Millisecond), float64(2*p.MaxLease)
+		s.Faults.Downtime = time.Duration(lo * math.Pow(hi/lo, d.down))
+	}
+	if vary.PartitionLen {
+		lo, hi := float64(100*time.Millisecond), float64(2*p.LeaseSpan)
+		s.Faults.PartitionLen = time.Duration(lo + d.plen*(hi-lo))
+	}
+}
+
+// choice is what a seed's fault kinds are set from.
+type choice struct {
+	draws
+	base    runner.Spec
+	vary    Vary
+	useFree bool // this seed's clocks run free (freeclock, or its coin against drift)
+}
+
+// zero: the base spec leaves this rate to the campaign.
+func (c *choice) zero(name string, v float64) bool { return v == 0 && !c.vary.fixed(name) }
+
+// apply sets fault kind k's rates in s.
+func (c *choice) apply(s *runner.Spec, k string) {
+	contention := s.Workload == "contention"
+	// The kinds that draw one rate: the kind, its flag name (Vary.Fixed),
+	// the field, the rate drawn, and whether only contention uses it.
+	for _, r := range []struct {
+		kind, flag string
+		field      *float64
+		v          float64
+		contention bool
+	}{
+		{"loss", "loss", &s.Net.Loss, c.loss, false},
+		{"dup", "dup", &s.Net.Dup, c.dup, false},
+		{"reorder", "reorder", &s.Net.Reorder, c.reorder, false},
+		{"partition", "partitions", &s.Faults.Partitions, c.parts, false},
+		{"crash", "crash-rate", &s.Faults.CrashRate, c.crash, false},
+		{"stale", "stale", &s.Net.Stale, c.stale, false},
+		{"giveup", "giveup", &s.Giveup, c.giveup, true},
+		{"extend", "extend", &s.Extend, c.extend, true},
+	} {
+		if r.kind == k && (contention || !r.contention) && c.zero(r.flag, *r.field) {
+			*r.field = r.v
+		}
+	}
+	switch k {
+	case "partition":
+		if s.Faults.PartitionLen == 0 {
+			s.Faults.PartitionLen = 3 * time.Second
+		}
+	case "crash":
+		if s.Faults.Downtime == 0 {
+			s.Faults.Downtime = 2 * time.Second
+		}
+	case "stale":
+		if s.Net.StaleSpans == 0 {
+			s.Net.StaleSpans = 4
+		}
+	case "resources":
+		if contention && c.zero("resources", float64(s.Resources)) {
+			s.Resources = c.resources
+		}
+	case "drift":
+		if c.useFree {
+			return // this seed's clocks run free (freeclock)
+		}
+		if c.zero("drift", c.base.Clocks.Drift) {
+			s.Clocks.Drift = c.drift * s.Params.Drift
+		}
+		if c.zero("skew", float64(c.base.Clocks.Skew)) {
+			s.Clocks.Skew = time.Duration(c.skew * float64(s.Params.DMax))
+		}
+	case "freeclock":
+		if c.useFree {
+			c.freeClocks(s)
+		}
+	}
+}
+
+// freeClocks makes the clocks run free at the edges of their ranges,
+// within ClockAllowance for an algorithm that assumes a skew bound.
+func (c *choice) freeClocks(s *runner.Spec) {
+	s.Clocks.Free, s.Clocks.Edges = true, true
+	a, _ := algorithms.Lookup(s.Algo) // validated by the caller
+	rate := c.freeRate * s.Params.Drift
+	left := float64(s.Params.DMax)
+	if a.SkewBound {
+		// Two clocks may drift 2·rate·Duration apart over the run: keep
+		// that, and the offsets, within ClockAllowance.
+		bound := float64(ClockAllowance(s.Params))
+		rate = math.Min(rate, bound/(2*float64(s.Duration)))
+		left = bound - 2*math.Floor(rate*1e9)/1e9*float64(s.Duration)
+	}
+	if c.zero("drift", c.base.Clocks.Drift) {
+		// Whole ppb, rounded down, as the clocks use them.
+		s.Clocks.Drift = math.Floor(rate*1e9) / 1e9
+	}
+	if c.zero("skew", float64(c.base.Clocks.Skew)) {
+		s.Clocks.Skew = time.Duration(c.freeSkew * max(left, 0))
+	}
 }
 
 // ClockAllowance is how far apart two clocks may be, at most, for the
@@ -297,54 +324,31 @@ func Check(cs CheckSpec, opt runner.Options) (CheckResult, error) {
 		err error
 	}
 	results := make([]outcome, cs.Seeds)
-	workers := runtime.GOMAXPROCS(0)
-	if workers > cs.Seeds {
-		workers = cs.Seeds
-	}
 	// With StopAtFirst, last is the index of the lowest violating seed
-	// found so far: seeds above it are not started, and every seed below it
-	// is run, so the result is the same whatever the scheduling.
-	var (
-		next int
-		done int
-		last = cs.Seeds - 1
-		mu   sync.Mutex
-		wg   sync.WaitGroup
-	)
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				mu.Lock()
-				i := next
-				next++
-				stop := i > last
-				mu.Unlock()
-				if stop {
-					return
-				}
-				spec := specFor(cs.Base, kinds, cs.Vary, cs.FirstSeed+uint64(i))
-				var o outcome
-				if err := spec.Validate(); err != nil {
-					o.err = fmt.Errorf("seed %d: %w", spec.Seed, err)
-				} else {
-					o.res, o.err = sim.Run(spec, runner.Options{})
-				}
-				results[i] = o
-				mu.Lock()
-				if cs.StopAtFirst && o.err == nil && o.res.Violations > 0 && i < last {
-					last = i
-				}
-				done++
-				if opt.Progress != nil {
-					opt.Progress(float64(done) / float64(cs.Seeds))
-				}
-				mu.Unlock()
-			}
-		}()
-	}
-	wg.Wait()
+	// found so far: seeds are started in order and none is started after
+	// a violation, so every seed below it has run, whatever the
+	// scheduling.
+	last, done := cs.Seeds-1, 0
+	pool.Pool{}.Run(cs.Seeds, func(_, i int) {
+		spec := specFor(cs.Base, kinds, cs.Vary, cs.FirstSeed+uint64(i))
+		var o outcome
+		if err := spec.Validate(); err != nil {
+			o.err = fmt.Errorf("seed %d: %w", spec.Seed, err)
+		} else {
+			o.res, o.err = sim.Run(spec, runner.Options{})
+		}
+		results[i] = o
+	}, func(i int) bool {
+		done++
+		if opt.Progress != nil {
+			opt.Progress(float64(done) / float64(cs.Seeds))
+		}
+		if o := results[i]; cs.StopAtFirst && o.err == nil && o.res.Violations > 0 {
+			last = min(last, i)
+			return false
+		}
+		return true
+	})
 	cr := CheckResult{
 		Algo:           cs.Base.Algo,
 		Ablate:         cs.Base.Ablate,

@@ -1,12 +1,18 @@
 // Package checker is the lease-invariant checker: hold intervals in, in
-// true time, overlaps out. It knows nothing of environments or meters; the
-// recorder (runner/record) feeds it and observes it.
+// true time, overlaps out. It knows nothing of environments or meters.
+//
+// Two ways in, one judgement: Check takes finished intervals (resource,
+// holder, start, end) and returns their overlaps, for intervals observed
+// outside the runner; Checker takes the events of a run as they happen
+// (Acquired, Lost, Crash, in true-time order), and is what the recorder
+// (runner/record) feeds and observes. Check runs a Checker.
 package checker
 
 import (
 	"slices"
 
 	"leaselab/algorithms"
+	"leaselab/runner/internal/slab"
 	"leaselab/runner/restable"
 	"leaselab/runner/timeq"
 )
@@ -95,8 +101,7 @@ type Checker struct {
 	observer HoldObserver
 	now      int64
 
-	holds []hold
-	free  []int32
+	holds slab.Slab[hold]
 	// idx maps a resource to its entry in res: the first open hold (a
 	// list through hold.next) and the owner of the last interval.
 	idx  restable.Table
@@ -126,7 +131,7 @@ func NewChecker(clocks Clocks, seed uint64, observer HoldObserver) *Checker {
 
 // Reserve makes room for about n resources held at once.
 func (c *Checker) Reserve(n int) {
-	c.holds = slices.Grow(c.holds, n)
+	c.holds.Grow(n)
 	c.res = slices.Grow(c.res, n)
 	c.ends.Grow(n)
 }
@@ -146,23 +151,13 @@ func (c *Checker) Advance(t int64) {
 			break
 		}
 		_, top := c.ends.Pop()
-		h := &c.holds[top.idx]
+		h := c.holds.At(top.idx)
 		if !h.live || h.gen != top.gen {
 			continue // extended, ended early, or reused since
 		}
 		c.close(top.idx, h.end)
 	}
 	c.now = t
-}
-
-func (c *Checker) alloc() int32 {
-	if n := len(c.free); n > 0 {
-		i := c.free[n-1]
-		c.free = c.free[:n-1]
-		return i
-	}
-	c.holds = append(c.holds, hold{})
-	return int32(len(c.holds) - 1)
 }
 
 // entry returns res's entry, creating it if need be.
@@ -189,10 +184,10 @@ func (c *Checker) head(res algorithms.ResourceID) int32 {
 func (c *Checker) find(res algorithms.ResourceID, owner algorithms.NodeID) int32 {
 	i := c.head(res)
 	for i >= 0 {
-		if c.holds[i].owner == owner {
+		if h := c.holds.At(i); h.owner == owner {
 			return i
 		}
-		i = c.holds[i].next
+		i = c.holds.At(i).next
 	}
 	return -1
 }
@@ -203,7 +198,7 @@ func (c *Checker) Acquired(t int64, owner algorithms.NodeID, res algorithms.Reso
 	c.Advance(t)
 	end := c.clocks.TrueAt(owner, until)
 	if i := c.find(res, owner); i >= 0 {
-		h := &c.holds[i]
+		h := c.holds.At(i)
 		h.ballot = ballot
 		h.until = until
 		if end <= t {
@@ -219,8 +214,8 @@ func (c *Checker) Acquired(t int64, owner algorithms.NodeID, res algorithms.Reso
 	if end <= t {
 		return // a hold that ends before it starts is no hold
 	}
-	i := c.alloc()
-	h := &c.holds[i]
+	i := c.holds.Alloc()
+	h := c.holds.At(i)
 	h.gen++
 	gen := h.gen
 	*h = hold{res: res, ballot: ballot, start: t, end: end, until: until, gen: gen, owner: owner, live: true, next: -1}
@@ -228,8 +223,8 @@ func (c *Checker) Acquired(t int64, owner algorithms.NodeID, res algorithms.Reso
 	e := c.entry(res)
 	head := e.head
 	if head >= 0 {
-		for j := head; j >= 0; j = c.holds[j].next {
-			o := &c.holds[j]
+		for j := head; j >= 0; j = c.holds.At(j).next {
+			o := c.holds.At(j)
 			if o.owner == owner {
 				continue
 			}
@@ -245,7 +240,7 @@ func (c *Checker) Acquired(t int64, owner algorithms.NodeID, res algorithms.Reso
 				c.observer.ViolationBegins(t, v)
 			}
 		}
-		c.holds[i].next = head
+		c.holds.At(i).next = head
 	}
 	e.head = i
 	prev := e.last
@@ -267,9 +262,9 @@ func (c *Checker) Lost(t int64, owner algorithms.NodeID, res algorithms.Resource
 // Crash ends every interval of node n at t.
 func (c *Checker) Crash(t int64, n algorithms.NodeID) {
 	c.Advance(t)
-	for i := range c.holds {
-		if c.holds[i].live && c.holds[i].owner == n {
-			c.close(int32(i), t)
+	for i := range int32(c.holds.Len()) {
+		if h := c.holds.At(i); h.live && h.owner == n {
+			c.close(i, t)
 		}
 	}
 }
@@ -278,8 +273,8 @@ func (c *Checker) Crash(t int64, n algorithms.NodeID) {
 // set (scenario files); an end now in the past ends the interval at t.
 func (c *Checker) Reclock(t int64, n algorithms.NodeID) {
 	c.Advance(t)
-	for i := range c.holds {
-		h := &c.holds[i]
+	for i := range c.holds.Len() {
+		h := c.holds.At(int32(i))
 		if !h.live || h.owner != n {
 			continue
 		}
@@ -297,15 +292,15 @@ func (c *Checker) Reclock(t int64, n algorithms.NodeID) {
 // close ends hold i at t: unlinks it, settles the violations it is part of
 // and tells the observer.
 func (c *Checker) close(i int32, t int64) {
-	h := &c.holds[i]
+	h := c.holds.At(i)
 	// Unlink from the resource's open list.
 	e := c.entry(h.res)
 	if e.head == i {
 		e.head = h.next
 	} else {
-		for j := e.head; j >= 0; j = c.holds[j].next {
-			if c.holds[j].next == i {
-				c.holds[j].next = h.next
+		for j := e.head; j >= 0; j = c.holds.At(j).next {
+			if o := c.holds.At(j); o.next == i {
+				o.next = h.next
 				break
 			}
 		}
@@ -332,7 +327,7 @@ func (c *Checker) close(i int32, t int64) {
 	h.live = false
 	h.gen++
 	h.next = -1
-	c.free = append(c.free, i)
+	c.holds.Free(i)
 	if c.observer != nil {
 		c.observer.HoldEnd(t, h.res, h.owner, h.ballot, h.start)
 	}
@@ -342,9 +337,9 @@ func (c *Checker) close(i int32, t int64) {
 // every open overlap.
 func (c *Checker) Finish(t int64) {
 	c.Advance(t)
-	for i := range c.holds {
-		if c.holds[i].live {
-			c.close(int32(i), t)
+	for i := range int32(c.holds.Len()) {
+		if c.holds.At(i).live {
+			c.close(i, t)
 		}
 	}
 }
@@ -373,14 +368,14 @@ func (c *Checker) OpenList() []Violation {
 // in the order their intervals began (latest first).
 func (c *Checker) Holders(res algorithms.ResourceID) []algorithms.NodeID {
 	var out []algorithms.NodeID
-	for i := c.head(res); i >= 0; i = c.holds[i].next {
-		out = append(out, c.holds[i].owner)
+	for i := c.head(res); i >= 0; i = c.holds.At(i).next {
+		out = append(out, c.holds.At(i).owner)
 	}
 	return out
 }
 
 // HoldCount is the number of hold intervals open now.
-func (c *Checker) HoldCount() int { return len(c.holds) - len(c.free) }
+func (c *Checker) HoldCount() int { return c.holds.InUse() }
 
 // holdEnd is a due hold end: valid only while its hold's generation is
 // still gen (lazy deletion: extending or ending a hold early just bumps

@@ -119,195 +119,253 @@ func (r *Report) compare(p Published) Comparison {
 		c.OursText = "no data"
 		return c
 	}
-	unit := meterFor(r.Exp.Experiment, p.Meter).Unit
-	withUnit := func(v float64) string {
-		if unit == "" {
-			return plots.FormatNumber(v)
-		}
-		return plots.FormatNumber(v) + " " + unit
-	}
-	at := func(x float64) (float64, bool) {
-		for i, sx := range s.xs {
-			if sx == x && !math.IsNaN(s.means[i]) {
-				return s.means[i], true
-			}
-		}
-		return math.NaN(), false
-	}
-	interval := func(x float64) (lo, hi float64) {
-		for i, sx := range s.xs {
-			if sx == x {
-				return s.los[i], s.his[i]
-			}
-		}
-		return math.NaN(), math.NaN()
-	}
-	valid := func() (xs, ms []float64) {
-		for i := range s.xs {
-			if !math.IsNaN(s.means[i]) {
-				xs = append(xs, s.xs[i])
-				ms = append(ms, s.means[i])
-			}
-		}
-		return
-	}
-	xs, ms := valid()
-	param := r.Exp.Sweep.Param
+	m := &measured{r: r, p: p, facet: facet, s: s, unit: meterFor(r.Exp.Experiment, p.Meter).Unit, param: r.Exp.Sweep.Param}
+	m.xs, m.ms = s.valid()
 	if fi := r.Exp.facetIndex(p.Facet); fi >= 0 {
-		param = r.Exp.SweepOf(fi).Param
+		m.param = r.Exp.SweepOf(fi).Param
 	}
-	switch p.How {
-	case "at":
-		v, ok := at(p.X)
-		if !ok {
-			c.OursText = fmt.Sprintf("%s = %s not in this sweep (%s)", param, plots.FormatNumber(p.X), sweepText(s.xs))
-			return c
-		}
-		c.Ours, c.OursText = v, withUnit(v)
-	case "max", "argmax":
-		if len(ms) == 0 {
-			c.OursText = "no data"
-			return c
-		}
-		best, worst := 0, 0
-		for i := range ms {
-			if ms[i] > ms[best] {
-				best = i
-			}
-			if ms[i] < ms[worst] {
-				worst = i
-			}
-		}
-		if ms[best] == ms[worst] && len(ms) > 1 {
-			// No maximum to point at: the series is flat.
-			c.Ours = ms[best]
-			if p.How == "argmax" {
-				c.Ours = math.NaN()
-			}
-			c.OursText = fmt.Sprintf("%s everywhere in the sweep (%s)", withUnit(ms[best]), sweepText(xs))
-			break
-		}
-		if p.How == "max" {
-			c.Ours = ms[best]
-			c.OursText = fmt.Sprintf("%s (at %s = %s)", withUnit(ms[best]), param, plots.FormatNumber(xs[best]))
-		} else {
-			c.Ours = xs[best]
-			c.OursText = fmt.Sprintf("%s = %s (%s)", param, plots.FormatNumber(xs[best]), withUnit(ms[best]))
-		}
-	case "first_nonzero":
-		for i := range ms {
-			if ms[i] > 0 {
-				c.Ours = xs[i]
-				c.OursText = fmt.Sprintf("%s = %s", param, plots.FormatNumber(xs[i]))
-				break
-			}
-		}
-		if math.IsNaN(c.Ours) {
-			// Measured, and never above zero: that differs from a paper
-			// that saw it happen inside our sweep.
-			c.OursText = fmt.Sprintf("zero everywhere in the sweep (%s)", sweepText(xs))
-			c.Verdict = "differs"
-			if p.Paper != nil && len(xs) > 0 && *p.Paper > xs[len(xs)-1] {
-				c.Verdict = "not measured" // the paper's point lies beyond our sweep
-			}
-			return c
-		}
-	case "zero_upto":
-		last := math.NaN()
-		for i := range ms {
-			if ms[i] != 0 {
-				break
-			}
-			last = xs[i]
-		}
-		if math.IsNaN(last) {
-			c.OursText = fmt.Sprintf("not zero even at %s = %s", param, plots.FormatNumber(xs[0]))
-			c.Ours = 0
-		} else {
-			c.Ours = last
-			c.OursText = fmt.Sprintf("zero up to %s = %s", param, plots.FormatNumber(last))
-			if last == xs[len(xs)-1] && p.Paper != nil && last < *p.Paper {
-				// The sweep stopped before the paper's value: we cannot
-				// say more than "none within the sweep".
-				c.OursText += " (the end of this sweep)"
-				c.Verdict = "not measured"
-				return c
-			}
-		}
-	case "diff_mean", "greater_total":
-		o, ok := r.series(facet, p.Other, p.Meter, p.MinX)
-		if !ok {
-			c.OursText = "no data for " + p.Other
-			return c
-		}
-		if p.How == "greater_total" {
-			a, b := total(s.sums), total(o.sums)
-			c.Ours = a - b
-			c.OursText = fmt.Sprintf("%s: %s, %s: %s (difference %s)", p.Variant, plots.FormatNumber(a), p.Other, plots.FormatNumber(b), plots.FormatNumber(a-b))
-			break
-		}
-		var sum float64
-		n := 0
-		for i, x := range s.xs {
-			for j, ox := range o.xs {
-				if ox == x && !math.IsNaN(s.means[i]) && !math.IsNaN(o.means[j]) {
-					sum += s.means[i] - o.means[j]
-					n++
-				}
-			}
-		}
-		if n == 0 {
-			c.OursText = "no common sweep values"
-			return c
-		}
-		c.Ours = sum / float64(n)
-		c.OursText = fmt.Sprintf("%s (mean over %d values)", withUnit(c.Ours), n)
-	case "spread":
-		if len(ms) < 2 {
-			c.OursText = "fewer than two sweep values"
-			return c
-		}
-		lo, hi, mean := ms[0], ms[0], 0.0
-		for _, m := range ms {
-			lo, hi = math.Min(lo, m), math.Max(hi, m)
-			mean += m
-		}
-		mean /= float64(len(ms))
-		if mean == 0 {
-			c.Ours = 0
-		} else {
-			c.Ours = (hi - lo) / math.Abs(mean)
-		}
-		c.OursText = fmt.Sprintf("%s to %s (spread %.0f%% of the mean)", withUnit(lo), withUnit(hi), 100*c.Ours)
-	case "total":
-		c.Ours = total(s.sums)
-		c.OursText = plots.FormatNumber(c.Ours) + " in all runs"
-	case "ratio":
-		a, okA := at(p.X)
-		b, okB := at(p.X2)
-		if !okA || !okB {
-			c.OursText = fmt.Sprintf("%s = %s and %s not both in this sweep", param, plots.FormatNumber(p.X), plots.FormatNumber(p.X2))
-			return c
-		}
-		if a == 0 {
-			c.OursText = fmt.Sprintf("%s at %s, %s at %s", withUnit(a), plots.FormatNumber(p.X), withUnit(b), plots.FormatNumber(p.X2))
-			return c
-		}
-		c.Ours = b / a
-		c.OursText = fmt.Sprintf("%s → %s (×%.2f)", withUnit(a), withUnit(b), c.Ours)
-		// A change the repetitions cannot tell from noise (the two 95%
-		// intervals overlap) neither agrees nor differs: over real UDP a
-		// ratio of 0.9 or 1.1 between two points is often just that.
-		loA, hiA := interval(p.X)
-		loB, hiB := interval(p.X2)
-		if !math.IsNaN(loA) && !math.IsNaN(loB) && loA <= hiB && loB <= hiA {
-			c.OursText += "; the 95% intervals overlap"
-			c.Verdict = "inconclusive"
-			return c
-		}
+	how := map[string]func(*Comparison) bool{
+		"at": m.at, "max": m.max, "argmax": m.max, "first_nonzero": m.firstNonzero, "zero_upto": m.zeroUpto,
+		"diff_mean": m.against, "greater_total": m.against, "spread": m.spread, "total": m.total, "ratio": m.ratio,
+	}
+	if f := how[p.How]; f != nil && f(&c) {
+		return c
 	}
 	c.Verdict = verdict(p, c.Ours)
 	return c
+}
+
+// measured is one published statement's series, for the measures of
+// Published.How. Each measure fills in Ours and OursText and reports
+// whether it has settled the verdict too (otherwise verdict decides).
+type measured struct {
+	r      *Report
+	p      Published
+	facet  string
+	s      series
+	xs, ms []float64 // the sweep values with a mean, and the means
+	unit   string
+	param  string
+}
+
+func (m *measured) withUnit(v float64) string {
+	if m.unit == "" {
+		return plots.FormatNumber(v)
+	}
+	return plots.FormatNumber(v) + " " + m.unit
+}
+
+// mean is the series' mean at sweep value x, if measured.
+func (m *measured) mean(x float64) (float64, bool) {
+	for i, sx := range m.s.xs {
+		if sx == x && !math.IsNaN(m.s.means[i]) {
+			return m.s.means[i], true
+		}
+	}
+	return math.NaN(), false
+}
+
+// interval is the 95% interval of the mean at sweep value x.
+func (m *measured) interval(x float64) (lo, hi float64) {
+	for i, sx := range m.s.xs {
+		if sx == x {
+			return m.s.los[i], m.s.his[i]
+		}
+	}
+	return math.NaN(), math.NaN()
+}
+
+// valid returns the sweep values that have a mean, and the means.
+func (s series) valid() (xs, ms []float64) {
+	for i := range s.xs {
+		if !math.IsNaN(s.means[i]) {
+			xs = append(xs, s.xs[i])
+			ms = append(ms, s.means[i])
+		}
+	}
+	return
+}
+
+// at: the mean at X.
+func (m *measured) at(c *Comparison) bool {
+	v, ok := m.mean(m.p.X)
+	if !ok {
+		c.OursText = fmt.Sprintf("%s = %s not in this sweep (%s)", m.param, plots.FormatNumber(m.p.X), sweepText(m.s.xs))
+		return true
+	}
+	c.Ours, c.OursText = v, m.withUnit(v)
+	return false
+}
+
+// max and argmax: the largest mean, or where it is.
+func (m *measured) max(c *Comparison) bool {
+	xs, ms := m.xs, m.ms
+	if len(ms) == 0 {
+		c.OursText = "no data"
+		return true
+	}
+	best, worst := 0, 0
+	for i := range ms {
+		if ms[i] > ms[best] {
+			best = i
+		}
+		if ms[i] < ms[worst] {
+			worst = i
+		}
+	}
+	switch {
+	case ms[best] == ms[worst] && len(ms) > 1:
+		// No maximum to point at: the series is flat.
+		c.Ours = ms[best]
+		if m.p.How == "argmax" {
+			c.Ours = math.NaN()
+		}
+		c.OursText = fmt.Sprintf("%s everywhere in the sweep (%s)", m.withUnit(ms[best]), sweepText(xs))
+	case m.p.How == "max":
+		c.Ours = ms[best]
+		c.OursText = fmt.Sprintf("%s (at %s = %s)", m.withUnit(ms[best]), m.param, plots.FormatNumber(xs[best]))
+	default:
+		c.Ours = xs[best]
+		c.OursText = fmt.Sprintf("%s = %s (%s)", m.param, plots.FormatNumber(xs[best]), m.withUnit(ms[best]))
+	}
+	return false
+}
+
+// firstNonzero: the first sweep value with a mean above zero.
+func (m *measured) firstNonzero(c *Comparison) bool {
+	xs, ms := m.xs, m.ms
+	for i := range ms {
+		if ms[i] > 0 {
+			c.Ours = xs[i]
+			c.OursText = fmt.Sprintf("%s = %s", m.param, plots.FormatNumber(xs[i]))
+			return false
+		}
+	}
+	// Measured, and never above zero: that differs from a paper that saw
+	// it happen inside our sweep.
+	c.OursText = fmt.Sprintf("zero everywhere in the sweep (%s)", sweepText(xs))
+	c.Verdict = "differs"
+	if m.p.Paper != nil && len(xs) > 0 && *m.p.Paper > xs[len(xs)-1] {
+		c.Verdict = "not measured" // the paper's point lies beyond our sweep
+	}
+	return true
+}
+
+// zeroUpto: the last sweep value up to which every mean is zero.
+func (m *measured) zeroUpto(c *Comparison) bool {
+	xs, ms := m.xs, m.ms
+	last := math.NaN()
+	for i := range ms {
+		if ms[i] != 0 {
+			break
+		}
+		last = xs[i]
+	}
+	if math.IsNaN(last) {
+		c.OursText = fmt.Sprintf("not zero even at %s = %s", m.param, plots.FormatNumber(xs[0]))
+		c.Ours = 0
+		return false
+	}
+	c.Ours = last
+	c.OursText = fmt.Sprintf("zero up to %s = %s", m.param, plots.FormatNumber(last))
+	if last == xs[len(xs)-1] && m.p.Paper != nil && last < *m.p.Paper {
+		// The sweep stopped before the paper's value: we cannot say more
+		// than "none within the sweep".
+		c.OursText += " (the end of this sweep)"
+		c.Verdict = "not measured"
+		return true
+	}
+	return false
+}
+
+// against (diff_mean, greater_total): this variant against Other.
+func (m *measured) against(c *Comparison) bool {
+	p, s := m.p, m.s
+	o, ok := m.r.series(m.facet, p.Other, p.Meter, p.MinX)
+	if !ok {
+		c.OursText = "no data for " + p.Other
+		return true
+	}
+	if p.How == "greater_total" {
+		a, b := total(s.sums), total(o.sums)
+		c.Ours = a - b
+		c.OursText = fmt.Sprintf("%s: %s, %s: %s (difference %s)", p.Variant, plots.FormatNumber(a), p.Other, plots.FormatNumber(b), plots.FormatNumber(a-b))
+		return false
+	}
+	var sum float64
+	n := 0
+	for i, x := range s.xs {
+		for j, ox := range o.xs {
+			if ox == x && !math.IsNaN(s.means[i]) && !math.IsNaN(o.means[j]) {
+				sum += s.means[i] - o.means[j]
+				n++
+			}
+		}
+	}
+	if n == 0 {
+		c.OursText = "no common sweep values"
+		return true
+	}
+	c.Ours = sum / float64(n)
+	c.OursText = fmt.Sprintf("%s (mean over %d values)", m.withUnit(c.Ours), n)
+	return false
+}
+
+// spread: (max - min) / |mean| over the sweep.
+func (m *measured) spread(c *Comparison) bool {
+	ms := m.ms
+	if len(ms) < 2 {
+		c.OursText = "fewer than two sweep values"
+		return true
+	}
+	lo, hi, mean := ms[0], ms[0], 0.0
+	for _, v := range ms {
+		lo, hi = math.Min(lo, v), math.Max(hi, v)
+		mean += v
+	}
+	mean /= float64(len(ms))
+	if mean == 0 {
+		c.Ours = 0
+	} else {
+		c.Ours = (hi - lo) / math.Abs(mean)
+	}
+	c.OursText = fmt.Sprintf("%s to %s (spread %.0f%% of the mean)", m.withUnit(lo), m.withUnit(hi), 100*c.Ours)
+	return false
+}
+
+// total: the sum over all runs.
+func (m *measured) total(c *Comparison) bool {
+	c.Ours = total(m.s.sums)
+	c.OursText = plots.FormatNumber(c.Ours) + " in all runs"
+	return false
+}
+
+// ratio: the mean at X2 over the mean at X.
+func (m *measured) ratio(c *Comparison) bool {
+	p := m.p
+	a, okA := m.mean(p.X)
+	b, okB := m.mean(p.X2)
+	if !okA || !okB {
+		c.OursText = fmt.Sprintf("%s = %s and %s not both in this sweep", m.param, plots.FormatNumber(p.X), plots.FormatNumber(p.X2))
+		return true
+	}
+	if a == 0 {
+		c.OursText = fmt.Sprintf("%s at %s, %s at %s", m.withUnit(a), plots.FormatNumber(p.X), m.withUnit(b), plots.FormatNumber(p.X2))
+		return true
+	}
+	c.Ours = b / a
+	c.OursText = fmt.Sprintf("%s → %s (×%.2f)", m.withUnit(a), m.withUnit(b), c.Ours)
+	// A change the repetitions cannot tell from noise (the two 95%
+	// intervals overlap) neither agrees nor differs: over real UDP a
+	// ratio of 0.9 or 1.1 between two points is often just that.
+	loA, hiA := m.interval(p.X)
+	loB, hiB := m.interval(p.X2)
+	if !math.IsNaN(loA) && !math.IsNaN(loB) && loA <= hiB && loB <= hiA {
+		c.OursText += "; the 95% intervals overlap"
+		c.Verdict = "inconclusive"
+		return true
+	}
+	return false
 }
 
 func total(vs []float64) float64 {

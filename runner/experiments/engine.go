@@ -8,13 +8,13 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"runtime"
 	"sort"
 	"strings"
 	"time"
 
 	"leaselab/algorithms"
 	"leaselab/runner"
+	"leaselab/runner/internal/pool"
 )
 
 // RunFunc runs one spec: runner.Run in production, a fake in tests.
@@ -332,13 +332,7 @@ func (eng *engine) runOne(j *job) {
 	j.rec.holds, j.rec.trace = holds.Bytes(), trace.Bytes()
 }
 
-func (eng *engine) workers() int {
-	w := eng.cfg.Workers
-	if w <= 0 {
-		w = runtime.GOMAXPROCS(0)
-	}
-	return w
-}
+func (eng *engine) workers() int { return pool.Pool{Workers: eng.cfg.Workers}.Size() }
 
 // execute runs the calibration runs first, then the rest, and writes each
 // experiment's files when its last run is done. The order in which runs
@@ -538,40 +532,9 @@ func (eng *engine) hasCalibDup(i int) bool {
 // goroutine) as each one ends. Exclusive jobs wait for the others to
 // drain and then run alone.
 func (eng *engine) dispatch(idx []int, finish func(int)) {
-	if len(idx) == 0 {
-		return
-	}
-	workers := eng.workers()
-	done := make(chan int)
-	inflight := 0
-	next := 0
-	for next < len(idx) || inflight > 0 {
-		// Start as many as allowed.
-		for next < len(idx) && inflight < workers {
-			i := idx[next]
-			if eng.jobs[i].exclusive {
-				if inflight > 0 {
-					break
-				}
-				eng.runOne(&eng.jobs[i])
-				next++
-				finish(i)
-				continue
-			}
-			next++
-			inflight++
-			go func(i int) {
-				eng.runOne(&eng.jobs[i])
-				done <- i
-			}(i)
-		}
-		if inflight == 0 {
-			continue
-		}
-		i := <-done
-		inflight--
-		finish(i)
-	}
+	p := pool.Pool{Workers: eng.workers(), Alone: func(k int) bool { return eng.jobs[idx[k]].exclusive }}
+	p.Run(len(idx), func(_, k int) { eng.runOne(&eng.jobs[idx[k]]) },
+		func(k int) bool { finish(idx[k]); return true })
 }
 
 func (eng *engine) progress(p Progress) {

@@ -14,6 +14,7 @@ package experiments
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -83,7 +84,7 @@ type Variant struct {
 }
 
 // runsIn reports whether v runs in env.
-func (v Variant) runsIn(env string) bool { return len(v.Envs) == 0 || contains(v.Envs, env) }
+func (v Variant) runsIn(env string) bool { return len(v.Envs) == 0 || slices.Contains(v.Envs, env) }
 
 // Published is a statement of a paper about this experiment's outcome,
 // with how to compute our counterpart from the results.
@@ -203,125 +204,163 @@ type Options struct {
 // Validate checks the definition itself (names, parameters, meters,
 // comparisons); Resolve also checks every spec it will run.
 func (e Experiment) Validate() error {
-	fail := func(format string, a ...any) error {
-		return fmt.Errorf("experiment %s: %s", e.Name, fmt.Sprintf(format, a...))
+	if err := e.validate(); err != nil {
+		return fmt.Errorf("experiment %s: %w", e.Name, err)
 	}
+	return nil
+}
+
+func (e Experiment) validate() error {
+	if err := e.checkShape(); err != nil {
+		return err
+	}
+	settings, err := e.envSettings()
+	if err != nil {
+		return err
+	}
+	facets, fset, err := e.checkFacets()
+	if err != nil {
+		return err
+	}
+	names, vset, err := e.checkVariants()
+	if err != nil {
+		return err
+	}
+	for _, s := range slices.Concat(settings, fset, vset) {
+		if err := checkValue(s.Param, s.Value); err != nil {
+			return err
+		}
+	}
+	for _, m := range e.Meters {
+		if err := checkMeterKey(m.Key); err != nil {
+			return err
+		}
+		if m.Label == "" {
+			return fmt.Errorf("meter %s has no label", m.Key)
+		}
+	}
+	for _, p := range e.Published {
+		for env := range p.NoteIn {
+			if !slices.Contains(runner.Envs, env) {
+				return fmt.Errorf("published claim %q: note for unknown environment %q", p.Claim, env)
+			}
+		}
+		if err := p.validate(e, names, facets); err != nil {
+			return fmt.Errorf("published claim %q: %v", p.Claim, err)
+		}
+	}
+	return nil
+}
+
+// checkShape checks the name, kind, variants, environments, repetitions
+// and sweep.
+func (e Experiment) checkShape() error {
 	if e.Name == "" || strings.ContainsAny(e.Name, " /\\,") {
-		return fail("name must be a plain word")
+		return fmt.Errorf("name must be a plain word")
 	}
 	switch e.Kind {
 	case Lines, Bars, Timelines:
 	default:
-		return fail("unknown kind %q", e.Kind)
+		return fmt.Errorf("unknown kind %q", e.Kind)
 	}
 	if len(e.Variants) == 0 {
-		return fail("no variants")
+		return fmt.Errorf("no variants")
 	}
 	if len(e.Envs) == 0 {
-		return fail("no environment")
+		return fmt.Errorf("no environment")
 	}
 	for _, env := range e.Envs {
-		if !contains(runner.Envs, env) {
-			return fail("unknown environment %q", env)
+		if !slices.Contains(runner.Envs, env) {
+			return fmt.Errorf("unknown environment %q", env)
 		}
 	}
 	if e.Reps < 1 || e.QuickReps < 1 {
-		return fail("repetitions must be at least 1")
+		return fmt.Errorf("repetitions must be at least 1")
 	}
 	if e.Kind == Lines {
 		if e.Sweep.Param == "" {
-			return fail("a line chart needs a swept parameter")
+			return fmt.Errorf("a line chart needs a swept parameter")
 		}
 		if len(e.Meters) == 0 {
-			return fail("no meters")
+			return fmt.Errorf("no meters")
 		}
 	}
-	if err := e.Sweep.check(); err != nil {
-		return fail("%v", err)
-	}
+	return e.Sweep.check()
+}
+
+// envSettings checks the per-environment settings and notes, and returns
+// the quick and per-environment settings. Settings and notes may name an
+// environment the experiment does not (yet) run in, so that switching
+// its Envs is a one-line change.
+func (e Experiment) envSettings() ([]Setting, error) {
 	settings := append([]Setting{}, e.QuickSet...)
-	// Settings and notes may name an environment the experiment does not
-	// (yet) run in, so that switching its Envs is a one-line change.
 	for _, env := range sortedKeys(e.EnvSet) {
-		if !contains(runner.Envs, env) {
-			return fail("settings for unknown environment %q", env)
+		if !slices.Contains(runner.Envs, env) {
+			return nil, fmt.Errorf("settings for unknown environment %q", env)
 		}
 		settings = append(settings, e.EnvSet[env]...)
 	}
 	for env := range e.EnvNotes {
-		if !contains(runner.Envs, env) {
-			return fail("notes for unknown environment %q", env)
+		if !slices.Contains(runner.Envs, env) {
+			return nil, fmt.Errorf("notes for unknown environment %q", env)
 		}
 	}
+	return settings, nil
+}
+
+// checkFacets checks the facets and returns their names and settings.
+func (e Experiment) checkFacets() (map[string]bool, []Setting, error) {
 	facets := map[string]bool{}
+	var settings []Setting
 	for _, f := range e.Facets {
 		if facets[f.Name] {
-			return fail("duplicate facet %q", f.Name)
+			return nil, nil, fmt.Errorf("duplicate facet %q", f.Name)
 		}
 		facets[f.Name] = true
 		settings = append(settings, f.Set...)
 		if f.Sweep != nil {
 			if e.Sweep.Param == "" || f.Sweep.Param == "" {
-				return fail("facet %q: a sweep of its own needs a parameter, and the experiment one too", f.Name)
+				return nil, nil, fmt.Errorf("facet %q: a sweep of its own needs a parameter, and the experiment one too", f.Name)
 			}
 			if err := f.Sweep.check(); err != nil {
-				return fail("facet %q: %v", f.Name, err)
+				return nil, nil, fmt.Errorf("facet %q: %v", f.Name, err)
 			}
 		}
 		for _, k := range f.Meters {
-			found := false
-			for _, m := range e.Meters {
-				found = found || (m.Key == k && !m.TableOnly)
-			}
-			if !found {
-				return fail("facet %q: %s is not a chart meter of the experiment", f.Name, k)
+			if !slices.ContainsFunc(e.Meters, func(m Meter) bool { return m.Key == k && !m.TableOnly }) {
+				return nil, nil, fmt.Errorf("facet %q: %s is not a chart meter of the experiment", f.Name, k)
 			}
 		}
 	}
+	return facets, settings, nil
+}
+
+// checkVariants checks the variants and returns their names (an
+// AllAblations variant without a name goes by its algorithm's) and
+// settings.
+func (e Experiment) checkVariants() (map[string]bool, []Setting, error) {
 	names := map[string]bool{}
+	var settings []Setting
 	for _, v := range e.Variants {
 		if v.Name == "" && !v.AllAblations {
-			return fail("variant of %s has no name", v.Algo)
+			return nil, nil, fmt.Errorf("variant of %s has no name", v.Algo)
 		}
 		key := v.Name
 		if v.AllAblations && key == "" {
 			key = v.Algo
 		}
 		if names[key] {
-			return fail("duplicate variant %q", key)
+			return nil, nil, fmt.Errorf("duplicate variant %q", key)
 		}
 		names[key] = true
 		for _, env := range v.Envs {
-			if !contains(runner.Envs, env) {
-				return fail("variant %q: unknown environment %q", key, env)
+			if !slices.Contains(runner.Envs, env) {
+				return nil, nil, fmt.Errorf("variant %q: unknown environment %q", key, env)
 			}
 		}
 		settings = append(settings, v.Set...)
 	}
-	for _, s := range settings {
-		if err := checkValue(s.Param, s.Value); err != nil {
-			return fail("%v", err)
-		}
-	}
-	for _, m := range e.Meters {
-		if err := checkMeterKey(m.Key); err != nil {
-			return fail("%v", err)
-		}
-		if m.Label == "" {
-			return fail("meter %s has no label", m.Key)
-		}
-	}
-	for _, p := range e.Published {
-		for env := range p.NoteIn {
-			if !contains(runner.Envs, env) {
-				return fail("published claim %q: note for unknown environment %q", p.Claim, env)
-			}
-		}
-		if err := p.validate(e, names, facets); err != nil {
-			return fail("published claim %q: %v", p.Claim, err)
-		}
-	}
-	return nil
+	return names, settings, nil
 }
 
 // check validates a sweep's parameter and values.
@@ -399,7 +438,7 @@ func (r Resolved) facetMeters(f int) []Meter {
 	}
 	var out []Meter
 	for _, m := range ms {
-		if contains(keys, m.Key) {
+		if slices.Contains(keys, m.Key) {
 			out = append(out, m)
 		}
 	}
@@ -415,15 +454,6 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(ks)
 	return ks
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // Resolve prepares e for a run with opt: it picks the sweep values and
@@ -454,10 +484,10 @@ func (e Experiment) Resolve(opt Options) (Resolved, error) {
 		r.NReps = 1 // a timeline shows one chosen run
 	}
 	if opt.Env != "" {
-		if !contains(runner.Envs, opt.Env) {
+		if !slices.Contains(runner.Envs, opt.Env) {
 			return Resolved{}, fmt.Errorf("unknown environment %q (valid: %s)", opt.Env, strings.Join(runner.Envs, ", "))
 		}
-		if contains(e.Envs, opt.Env) {
+		if slices.Contains(e.Envs, opt.Env) {
 			r.Env = opt.Env
 		} else {
 			r.EnvNote = fmt.Sprintf("%s runs only in %s; --env %s was not applied to it", e.Name, strings.Join(e.Envs, ", "), opt.Env)
@@ -465,32 +495,73 @@ func (e Experiment) Resolve(opt Options) (Resolved, error) {
 	}
 	// The chosen environment's notes and reasons join the general ones.
 	r.Notes = append(append([]string{}, e.Notes...), e.EnvNotes[r.Env]...)
-	// Variants that do not run in this environment go, and so do the
-	// claims about them.
+	r.Published = e.publishedIn(r.Env)
+	vs, err := e.variantsIn(r.Env)
+	if err != nil {
+		return Resolved{}, err
+	}
+	r.Variants = vs
+	if len(r.Facets) == 0 {
+		r.Facets = []Facet{{Name: ""}}
+	}
+	r.FacetValues = make([][]float64, len(r.Facets))
+	for i, f := range r.Facets {
+		r.FacetValues[i] = r.Values
+		if f.Sweep != nil {
+			r.FacetValues[i] = f.Sweep.Full
+			if opt.Quick {
+				r.FacetValues[i] = f.Sweep.Quick
+			}
+		}
+	}
+	// Every spec must be valid before anything runs.
+	for _, p := range r.Points() {
+		for rep := 0; rep < r.NReps; rep++ {
+			s, err := r.Spec(p, rep)
+			if err != nil {
+				return Resolved{}, err
+			}
+			if err := s.Validate(); err != nil {
+				return Resolved{}, fmt.Errorf("experiment %s, %s: %w", e.Name, r.pointName(p), err)
+			}
+		}
+	}
+	return r, nil
+}
+
+// publishedIn returns the claims that apply in env, each with its note
+// for env: claims about variants that do not run there go.
+func (e Experiment) publishedIn(env string) []Published {
 	absent := map[string]bool{}
 	for _, v := range e.Variants {
-		if !v.runsIn(r.Env) {
+		if !v.runsIn(env) {
 			absent[v.Name] = true
 			if v.AllAblations && v.Name == "" {
 				absent[v.Algo] = true
 			}
 		}
 	}
-	r.Published = nil
+	var out []Published
 	for _, p := range e.Published {
 		if absent[p.Variant] || (p.Other != "" && absent[p.Other]) {
 			continue
 		}
-		if n, ok := p.NoteIn[r.Env]; ok {
+		if n, ok := p.NoteIn[env]; ok {
 			p.Note = n
 		}
-		r.Published = append(r.Published, p)
+		out = append(out, p)
 	}
-	// Expand variants.
+	return out
+}
+
+// variantsIn returns the variants that run in env, each AllAblations one
+// expanded into its baseline and one variant per ablation of its
+// algorithm.
+func (e Experiment) variantsIn(env string) ([]Variant, error) {
 	var vs []Variant
 	seen := map[string]bool{}
 	for _, v := range e.Variants {
-		if !v.runsIn(r.Env) {
+		if !v.runsIn(env) {
 			continue
 		}
 		if !v.AllAblations {
@@ -499,7 +570,7 @@ func (e Experiment) Resolve(opt Options) (Resolved, error) {
 		}
 		a, err := algorithms.Lookup(v.Algo)
 		if err != nil {
-			return Resolved{}, fmt.Errorf("experiment %s: %w", e.Name, err)
+			return nil, fmt.Errorf("experiment %s: %w", e.Name, err)
 		}
 		group := v.Group
 		if group == "" {
@@ -530,40 +601,14 @@ func (e Experiment) Resolve(opt Options) (Resolved, error) {
 			vs[i].Label = "none"
 		}
 		if seen[vs[i].Name] {
-			return Resolved{}, fmt.Errorf("experiment %s: duplicate variant %q after expansion", e.Name, vs[i].Name)
+			return nil, fmt.Errorf("experiment %s: duplicate variant %q after expansion", e.Name, vs[i].Name)
 		}
 		seen[vs[i].Name] = true
 	}
 	if len(vs) == 0 {
-		return Resolved{}, fmt.Errorf("experiment %s: no variant runs in %s", e.Name, r.Env)
+		return nil, fmt.Errorf("experiment %s: no variant runs in %s", e.Name, env)
 	}
-	r.Variants = vs
-	if len(r.Facets) == 0 {
-		r.Facets = []Facet{{Name: ""}}
-	}
-	r.FacetValues = make([][]float64, len(r.Facets))
-	for i, f := range r.Facets {
-		r.FacetValues[i] = r.Values
-		if f.Sweep != nil {
-			r.FacetValues[i] = f.Sweep.Full
-			if opt.Quick {
-				r.FacetValues[i] = f.Sweep.Quick
-			}
-		}
-	}
-	// Every spec must be valid before anything runs.
-	for _, p := range r.Points() {
-		for rep := 0; rep < r.NReps; rep++ {
-			s, err := r.Spec(p, rep)
-			if err != nil {
-				return Resolved{}, err
-			}
-			if err := s.Validate(); err != nil {
-				return Resolved{}, fmt.Errorf("experiment %s, %s: %w", e.Name, r.pointName(p), err)
-			}
-		}
-	}
-	return r, nil
+	return vs, nil
 }
 
 // Points lists the cells in their fixed order: facet, then variant, then

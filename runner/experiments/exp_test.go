@@ -38,10 +38,10 @@ func fakeAlgos() {
 			}
 			var as []algorithms.Ablation
 			for _, a := range abl {
-				as = append(as, algorithms.Ablation{Name: a, Rule: "rule " + a, Exposes: "fault " + a})
+				as = append(as, algorithms.Ablation{Name: a, Rule: "rule " + a, Breaks: "fault " + a})
 			}
 			algorithms.Register(algorithms.Algorithm{Name: name, Summary: "test stand-in", Ablations: as,
-				New: func(algorithms.Config) (algorithms.Node, error) { return nil, errors.New("stand-in") }})
+				Build: func(algorithms.Config) (algorithms.Node, error) { return nil, errors.New("stand-in") }})
 		}
 	})
 }
@@ -288,7 +288,7 @@ func TestMeters(t *testing.T) {
 		want float64
 	}{
 		{"latency_ms.mean", 12.5}, {"fsyncs", 30}, {"fsyncs_per_sec", 10}, {"availability", 0.75},
-		{"preemption_chain_max", 7}, {"preemption_chain_mean", (0*5 + 2*3 + 7*1) / 9.0}, {"violated", 1}, {"net_bytes_per_sec", 300 * algorithms.WireSize / 3.0},
+		{"preemption_chain_max", 7}, {"preemption_chain_mean", (0*5 + 2*3 + 7*1) / 9.0}, {"violated", 1}, {"net_bytes_per_sec", 300 * runner.WireSize / 3.0},
 	} {
 		v, err := Value(r, tc.key)
 		if err != nil || !close(v, tc.want) {

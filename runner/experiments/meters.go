@@ -6,7 +6,6 @@ import (
 	"reflect"
 	"strings"
 
-	"leaselab/algorithms"
 	"leaselab/runner"
 )
 
@@ -64,7 +63,7 @@ var derived = map[string]struct {
 	"fsyncs_per_sec": {"fsyncs / simulated seconds",
 		func(r runner.Result) float64 { return perSec(float64(r.Fsyncs), r.SimulatedNS) }},
 	"net_bytes_per_sec": {"messages * wire size / simulated seconds: network bytes per second, averaged over the run",
-		func(r runner.Result) float64 { return perSec(float64(r.Messages)*algorithms.WireSize, r.SimulatedNS) }},
+		func(r runner.Result) float64 { return perSec(float64(r.Messages)*runner.WireSize, r.SimulatedNS) }},
 	"preemption_chain_max": {"longest pre-emption chain (rounds lost in a row to higher ballots)",
 		func(r runner.Result) float64 {
 			m := 0

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"leaselab/algorithms"
 	_ "leaselab/classicpaxos" // the experiments resolve registered algorithms
 	_ "leaselab/fatlease"
 	_ "leaselab/naive"
@@ -33,7 +32,7 @@ var noteInputs = map[string]float64{
 	"udp.BackgroundBlock in MiB":                    udp.BackgroundBlock >> 20,
 	"udp.BackgroundSyncEvery in MiB":                udp.BackgroundSyncEvery >> 20,
 	"socket buffer asked for, MiB":                  4,
-	"algorithms.WireSize (bytes per message)":       algorithms.WireSize,
+	"runner.WireSize (bytes per message)":           runner.WireSize,
 	"runner.MinDatagram (one message per datagram)": runner.MinDatagram,
 	"record.DiskRecordSize":                         record.DiskRecordSize,
 	"bytes per lease: 2 records at 3 acceptors":     2 * 3 * record.DiskRecordSize,

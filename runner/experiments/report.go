@@ -496,7 +496,7 @@ func (r *Report) rulesTable(w io.Writer) error {
 		}
 		for _, ab := range a.Ablations {
 			if ab.Name == v.Ablate[len(v.Ablate)-1] {
-				rows = append(rows, []string{v.Algo, ab.Name, ab.Rule, ab.Exposes})
+				rows = append(rows, []string{v.Algo, ab.Name, ab.Rule, Exposes(v.Algo, ab.Name)})
 			}
 		}
 	}

@@ -711,7 +711,7 @@ func (r *Recorder) Finish(end int64, failUnresolved bool) runner.Result {
 	}
 	if r.acquired > 0 {
 		res.MessagesPerLease = float64(r.messages) / float64(r.acquired)
-		res.BytesPerLease = res.MessagesPerLease * algorithms.WireSize
+		res.BytesPerLease = res.MessagesPerLease * runner.WireSize
 		res.FsyncsPerLease = float64(r.fsyncs) / float64(r.acquired)
 	}
 	if end > 0 {

@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"leaselab/algorithms"
+	"leaselab/runner"
 )
 
 // TraceKind says what a trace record is.
@@ -104,6 +105,42 @@ func NewTracer(w io.Writer, ring int) *Tracer {
 		t.ring = make([]TraceRec, ring)
 	}
 	return t
+}
+
+// NewRunTracer returns the tracer of a run with options opt: it writes
+// opt.Trace and keeps the records opt.ViolationTrace needs (see
+// DumpFirstViolation).
+func NewRunTracer(opt runner.Options) *Tracer {
+	ring := 0
+	if opt.ViolationTrace != nil {
+		ring = runner.ViolationContext
+	}
+	return NewTracer(opt.Trace, ring)
+}
+
+// DumpFirstViolation makes rec write tr's recent records to w, as JSON
+// lines, when the run's first violation begins (nothing if w is nil).
+// It takes rec's OnViolation.
+func DumpFirstViolation(rec *Recorder, tr *Tracer, w io.Writer) {
+	if w == nil {
+		return
+	}
+	dumped := false
+	rec.OnViolation = func(int64, runner.Violation) {
+		if dumped {
+			return
+		}
+		dumped = true
+		recent := tr.Recent()
+		var b []byte
+		for i := range recent {
+			b = AppendTraceJSON(b[:0], &recent[i])
+			b = append(b, '\n')
+			if _, err := w.Write(b); err != nil {
+				return
+			}
+		}
+	}
 }
 
 func (t *Tracer) mix(w uint64) {
@@ -364,4 +401,12 @@ func FormatTrace(r *TraceRec) string {
 		return fmt.Sprintf("%s %-10s r%d owners %s and %s", head, r.Kind, r.Res, r.Owner, algorithms.NodeID(r.X))
 	}
 	return fmt.Sprintf("%s %s", head, r.Kind)
+}
+
+// DropReason names why a TraceDrop record's message was dropped (its Sub).
+func DropReason(sub uint8) string {
+	if int(sub) < len(dropNames) {
+		return dropNames[sub]
+	}
+	return ""
 }

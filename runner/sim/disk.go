@@ -80,8 +80,8 @@ func (d *disk) crash() {
 	d.qBounds = d.qBounds[:0]
 }
 
-// diskWrite handles an Output with records.
-func (s *sim) diskWrite(n algorithms.NodeID, out *algorithms.Output) {
+// Persist handles an Output with records.
+func (s *sim) Persist(n algorithms.NodeID, out *algorithms.Output) {
 	d := &s.nodes[n].disk
 	s.rec.DiskWrite(s.now, int64(len(out.Persist))*record.DiskRecordSize)
 	nosync := int64(0)
@@ -92,7 +92,7 @@ func (s *sim) diskWrite(n algorithms.NodeID, out *algorithms.Output) {
 	if out.NoSync {
 		// The answer leaves now; the records wait for the next fsync.
 		for i := range out.Msgs {
-			s.send(&out.Msgs[i])
+			s.Send(&out.Msgs[i])
 		}
 	} else {
 		d.qMsgs = append(d.qMsgs, out.Msgs...)
@@ -168,7 +168,7 @@ func (s *sim) diskDone(n algorithms.NodeID, incarnation uint32) {
 	d.busy = false
 	// Sending may not touch the disk, so the slice stays valid.
 	for i := range d.curMsgs {
-		s.send(&d.curMsgs[i])
+		s.Send(&d.curMsgs[i])
 	}
 	d.curMsgs = d.curMsgs[:0]
 	d.curRecs = d.curRecs[:0]

@@ -2,7 +2,6 @@ package sim
 
 import (
 	"fmt"
-	"slices"
 	"time"
 
 	"leaselab/runner"
@@ -23,11 +22,7 @@ func Run(spec runner.Spec, opt runner.Options) (runner.Result, error) {
 // counters, in tests and benchmarks).
 func runDetail(spec runner.Spec, opt runner.Options) (runner.Result, *sim, error) {
 	start := time.Now()
-	ring := 0
-	if opt.ViolationTrace != nil {
-		ring = runner.ViolationContext
-	}
-	tr := record.NewTracer(opt.Trace, ring)
+	tr := record.NewRunTracer(opt)
 	s, err := newSim(spec, tr, false)
 	if err != nil {
 		return runner.Result{}, nil, err
@@ -40,27 +35,10 @@ func runDetail(spec runner.Spec, opt runner.Options) (runner.Result, *sim, error
 		// for it up front instead of doubling them along the way.
 		n := spec.Leases
 		s.rec.Reserve(n)
-		s.msgs = slices.Grow(s.msgs, n*spec.Acceptors)
-		s.tslots = slices.Grow(s.tslots, n*(spec.Acceptors+1))
+		s.msgs.Grow(n * spec.Acceptors)
+		s.tslots.Grow(n * (spec.Acceptors + 1))
 	}
-	if opt.ViolationTrace != nil {
-		dumped := false
-		s.rec.OnViolation = func(t int64, v runner.Violation) {
-			if dumped {
-				return
-			}
-			dumped = true
-			recent := tr.Recent()
-			var b []byte
-			for i := range recent {
-				b = record.AppendTraceJSON(b[:0], &recent[i])
-				b = append(b, '\n')
-				if _, err := opt.ViolationTrace.Write(b); err != nil {
-					return
-				}
-			}
-		}
-	}
+	record.DumpFirstViolation(s.rec, tr, opt.ViolationTrace)
 	drv, err := workload.NewDriver(spec, s, s.rec)
 	if err != nil {
 		return runner.Result{}, nil, err

@@ -33,6 +33,7 @@ import (
 //	advance D                       let D of true time pass (timers, fsyncs)
 //	crash NODE / restart NODE
 //	pending                         list the messages in flight
+//	repeat N CMD [ARGS] [; CMD...]  the commands, N times over
 //	expect holder RES NODE|none
 //	expect grant ACCEPTOR RES OWNER|none
 //	expect violations N
@@ -60,6 +61,7 @@ type replayer struct {
 	// (ReplayJSON); tr is the tracer writing it.
 	traceJSON io.Writer
 	tr        *record.Tracer
+	tx        *transcript // nil: no transcript
 }
 
 // Replay runs a scenario file step by step and writes the trace, the
@@ -73,8 +75,12 @@ func Replay(scenario io.Reader, w io.Writer) (ReplayResult, error) {
 // ReplayJSON is Replay that also writes every trace record to traceJSON
 // as JSON lines (the format of Options.Trace), e.g. for an HTML timeline;
 // nil: none.
-func ReplayJSON(scenario io.Reader, w, traceJSON io.Writer) (res ReplayResult, err error) {
-	rp := &replayer{w: w, spec: scenarioSpec(), traceJSON: traceJSON}
+func ReplayJSON(scenario io.Reader, w, traceJSON io.Writer) (ReplayResult, error) {
+	return replay(scenario, w, traceJSON, nil)
+}
+
+func replay(scenario io.Reader, w, traceJSON io.Writer, tx *transcript) (res ReplayResult, err error) {
+	rp := &replayer{w: w, spec: scenarioSpec(), traceJSON: traceJSON, tx: tx}
 	defer func() {
 		if rp.tr != nil {
 			if ferr := rp.tr.Flush(); ferr != nil && err == nil {
@@ -94,6 +100,7 @@ func ReplayJSON(scenario io.Reader, w, traceJSON io.Writer) (res ReplayResult, e
 			continue
 		}
 		fmt.Fprintf(w, "> %s\n", strings.Join(fields, " "))
+		rp.tx.command(strings.Join(fields, " "))
 		if err := rp.exec(fields); err != nil {
 			return rp.res, fmt.Errorf("line %d: %w", rp.line, err)
 		}
@@ -138,6 +145,7 @@ func ReplayJSON(scenario io.Reader, w, traceJSON io.Writer) (res ReplayResult, e
 	if rp.res.Violations == nil {
 		rp.res.Violations = []runner.Violation{}
 	}
+	rp.tx.verdict(&rp.res)
 	return rp.res, nil
 }
 
@@ -162,14 +170,20 @@ func (rp *replayer) boot() error {
 		return err
 	}
 	tr := record.NewTracer(rp.traceJSON, 0)
-	tr.Hook = func(r record.TraceRec) { fmt.Fprintf(rp.w, "  %s\n", record.FormatTrace(&r)) }
+	tr.Hook = func(r record.TraceRec) {
+		fmt.Fprintf(rp.w, "  %s\n", record.FormatTrace(&r))
+		rp.tx.record(&r)
+	}
 	rp.tr = tr
 	s, err := newSim(rp.spec, tr, true)
 	if err != nil {
 		return err
 	}
 	rp.s = s
-	s.onPending = func(p pendingMsg) { fmt.Fprintf(rp.w, "  %*s pending #%d\n", 19, "", p.id) }
+	s.onPending = func(p pendingMsg) {
+		fmt.Fprintf(rp.w, "  %*s pending #%d\n", 19, "", p.id)
+		rp.tx.pending(p.id)
+	}
 	for n, c := range rp.preClocks {
 		if int(n) >= len(s.clock) {
 			return fmt.Errorf("clock: node %s does not exist (cluster of %d)", n, len(s.clock))
@@ -360,7 +374,7 @@ func (rp *replayer) exec(f []string) error {
 		if err != nil {
 			return err
 		}
-		kind := map[string]algorithms.InputKind{"acquire": algorithms.Acquire, "extend": algorithms.Extend, "release": algorithms.Giveup}[cmd]
+		kind := map[string]algorithms.InputKind{"acquire": algorithms.Acquire, "extend": algorithms.Extend, "release": algorithms.Relinquish}[cmd]
 		in := algorithms.Input{Kind: kind, Resource: r}
 		s := rp.s
 		if !s.Input(n, in) {
@@ -414,12 +428,18 @@ func (rp *replayer) exec(f []string) error {
 		}
 		for _, p := range rp.s.pending {
 			fmt.Fprintf(rp.w, "  #%d %s\n", p.id, p.msg)
+			rp.tx.line("  #%d %s", p.id, p.msg)
 		}
 	case "expect":
 		if err := rp.boot(); err != nil {
 			return err
 		}
 		return rp.expect(args)
+	case "repeat":
+		if err := rp.boot(); err != nil {
+			return err
+		}
+		return rp.repeat(args)
 	default:
 		return fmt.Errorf("unknown command %q", cmd)
 	}
@@ -431,6 +451,7 @@ func (rp *replayer) fail(format string, a ...any) error {
 	msg := fmt.Sprintf("line %d: ", rp.line) + fmt.Sprintf(format, a...)
 	rp.res.Failed = append(rp.res.Failed, msg)
 	fmt.Fprintf(rp.w, "  FAILED: %s\n", msg)
+	rp.tx.line("  FAILED: %s", msg)
 	return nil
 }
 
@@ -579,7 +600,7 @@ func (rp *replayer) expect(args []string) error {
 		if got != n {
 			return rp.fail("expect %s %d: got %d", name, n, got)
 		}
-		fmt.Fprintf(rp.w, "  ok\n")
+		rp.ok()
 		return nil
 	}
 	if args[0] == "violations" {
@@ -671,7 +692,7 @@ func (rp *replayer) expect(args []string) error {
 	default:
 		return fmt.Errorf("expect: unknown check %q (holder, grant, violations, acquired, failed, pending, static-deadlocks)", args[0])
 	}
-	fmt.Fprintf(rp.w, "  ok\n")
+	rp.ok()
 	return nil
 }
 

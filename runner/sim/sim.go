@@ -8,6 +8,7 @@ import (
 	"leaselab/algorithms"
 	"leaselab/runner"
 	"leaselab/runner/faults"
+	"leaselab/runner/internal/slab"
 	"leaselab/runner/record"
 	"leaselab/runner/restable"
 	"leaselab/runner/workload"
@@ -75,73 +76,20 @@ const (
 	evSlew
 )
 
-// simEvent is an entry of the event heap. arg indexes the slab the kind
-// uses (message, timer, callback, input); gen guards timers and disk
-// completions against reuse.
+// simEvent is a pending event; its true time is kept by the queue.
+// arg indexes the slab the kind uses (message, timer, callback, input);
+// gen guards timers and disk completions against reuse.
 type simEvent struct {
-	t    int64
-	seq  uint64
 	arg  int32
 	gen  uint32
 	kind evKind
 	node algorithms.NodeID
 }
 
-// eventHeap is a 4-ary min-heap of events ordered by (t, seq): half the
-// depth of a binary heap, and a node's children share cache lines, which
-// matters with millions of pending events.
-type eventHeap []simEvent
-
-func evLess(a, b *simEvent) bool { return a.t < b.t || a.t == b.t && a.seq < b.seq }
-
-func (h *eventHeap) push(e simEvent) {
-	a := append(*h, e)
-	i := len(a) - 1
-	for i > 0 {
-		p := (i - 1) / 4
-		if !evLess(&e, &a[p]) {
-			break
-		}
-		a[i] = a[p]
-		i = p
-	}
-	a[i] = e
-	*h = a
-}
-
-func (h *eventHeap) pop() simEvent {
-	a := *h
-	top := a[0]
-	n := len(a) - 1
-	last := a[n]
-	a = a[:n]
-	i := 0
-	for {
-		c := 4*i + 1
-		if c >= n {
-			break
-		}
-		m := c
-		end := c + 4
-		if end > n {
-			end = n
-		}
-		for j := c + 1; j < end; j++ {
-			if evLess(&a[j], &a[m]) {
-				m = j
-			}
-		}
-		if !evLess(&a[m], &last) {
-			break
-		}
-		a[i] = a[m]
-		i = m
-	}
-	if n > 0 {
-		a[i] = last
-	}
-	*h = a
-	return top
+// timedEvent is an event and its true time.
+type timedEvent struct {
+	t int64
+	simEvent
 }
 
 type timerSlot struct {
@@ -177,25 +125,21 @@ type sim struct {
 	algo algorithms.Algorithm
 	seed uint64
 	now  int64
-	seq  uint64
 	q    evQueue
 	// nowQ holds events scheduled for the current instant, in order: they
-	// come after every heap event of the same instant (those were
-	// scheduled earlier, with smaller sequence numbers), so a FIFO keeps
-	// the (t, seq) order without heap operations.
+	// come after every queued event of the same instant (those were
+	// scheduled earlier), so a FIFO keeps the (t, scheduling order) order
+	// without heap operations.
 	nowQ    []simEvent
 	nowHead int
 	nodes   []simNode
 	clock   []faults.Clock
 
-	msgs     []algorithms.Message
-	msgFree  []int32
-	tslots   []timerSlot
-	tFree    []int32
-	funcs    []func()
-	funcFree []int32
-	inputs   []inputSlot
-	inFree   []int32
+	// What events refer to by index (simEvent.arg).
+	msgs   slab.Slab[algorithms.Message]
+	tslots slab.Slab[timerSlot]
+	funcs  slab.Slab[func()]
+	inputs slab.Slab[inputSlot]
 
 	net     *faults.Net
 	faults  *faults.Schedule
@@ -355,17 +299,17 @@ func (s *sim) trace(r *record.TraceRec) {
 }
 
 func (s *sim) schedule(t int64, kind evKind, node algorithms.NodeID, arg int32, gen uint32) {
-	s.seq++
-	e := simEvent{t: t, seq: s.seq, arg: arg, gen: gen, kind: kind, node: node}
+	e := simEvent{arg: arg, gen: gen, kind: kind, node: node}
 	if t == s.now && s.running {
 		s.nowQ = append(s.nowQ, e)
 		return
 	}
-	s.q.push(e)
+	s.q.push(timedEvent{t, e})
 }
 
-// next takes the next event due at or before until, in (t, seq) order.
-func (s *sim) next(until int64) (simEvent, bool) {
+// next takes the next event due at or before until, in (time, scheduling
+// order) order.
+func (s *sim) next(until int64) (timedEvent, bool) {
 	if s.q.Len() > 0 && s.q.peek() == s.now {
 		return s.q.pop(), true
 	}
@@ -376,12 +320,12 @@ func (s *sim) next(until int64) (simEvent, bool) {
 			s.nowQ = s.nowQ[:0]
 			s.nowHead = 0
 		}
-		return e, true
+		return timedEvent{s.now, e}, true
 	}
 	if s.q.Len() > 0 && s.q.peek() <= until {
 		return s.q.pop(), true
 	}
-	return simEvent{}, false
+	return timedEvent{}, false
 }
 
 // pendingEvents is the number of events scheduled and not yet run.
@@ -399,32 +343,14 @@ func (s *sim) At(t int64, f func()) {
 	if t < s.now {
 		t = s.now
 	}
-	var i int32
-	if k := len(s.funcFree); k > 0 {
-		i = s.funcFree[k-1]
-		s.funcFree = s.funcFree[:k-1]
-		s.funcs[i] = f
-	} else {
-		s.funcs = append(s.funcs, f)
-		i = int32(len(s.funcs) - 1)
-	}
-	s.schedule(t, evFunc, 0, i, 0)
+	s.schedule(t, evFunc, 0, s.funcs.Put(f), 0)
 }
 
 func (s *sim) Input(n algorithms.NodeID, in algorithms.Input) bool {
 	if int(n) >= len(s.nodes) || !s.nodes[n].up {
 		return false
 	}
-	var i int32
-	slot := inputSlot{res: in.Resource, kind: in.Kind}
-	if k := len(s.inFree); k > 0 {
-		i = s.inFree[k-1]
-		s.inFree = s.inFree[:k-1]
-		s.inputs[i] = slot
-	} else {
-		s.inputs = append(s.inputs, slot)
-		i = int32(len(s.inputs) - 1)
-	}
+	i := s.inputs.Put(inputSlot{res: in.Resource, kind: in.Kind})
 	s.schedule(s.now, evInput, n, i, s.nodes[n].incarnation)
 	return true
 }
@@ -440,8 +366,8 @@ func (s *sim) Crash(n algorithms.NodeID) {
 	}
 	nd.up = false
 	nd.impl = nil
-	for i := range s.tslots {
-		if ts := &s.tslots[i]; ts.live && ts.node == n {
+	for i := range s.tslots.Len() {
+		if ts := s.tslots.At(int32(i)); ts.live && ts.node == n {
 			s.freeTimer(int32(i))
 		}
 	}
@@ -478,47 +404,33 @@ func (s *sim) fail(err error) {
 // --- stepping a node ---
 
 // step hands in to node n at the current true time and carries out its
-// output. Steps never nest: inputs that arise while handling an output are
-// scheduled as events of their own.
+// output (workload.Carry). Steps never nest: inputs that arise while
+// handling an output are scheduled as events of their own.
 func (s *sim) step(n algorithms.NodeID, in algorithms.Input) {
-	nd := &s.nodes[n]
 	local := s.clock[n].Local(s.now)
 	s.steps++
 	s.out.Reset()
-	nd.impl.Step(local, in, &s.out)
-	out := &s.out
-	inc := nd.incarnation
-
-	for i := range out.Timers {
-		s.setTimer(n, local, &out.Timers[i])
-	}
-	for i := range out.Msgs {
-		if out.Msgs[i].From != n {
-			s.fail(fmt.Errorf("node %d sent a message with From = %d: %v", n, out.Msgs[i].From, out.Msgs[i]))
-			return
-		}
-	}
-	if len(out.Persist) > 0 {
-		s.diskWrite(n, out)
-	} else {
-		for i := range out.Msgs {
-			s.send(&out.Msgs[i])
-		}
-	}
-	for i := range out.Events {
-		ev := out.Events[i]
-		if s.drv != nil {
-			s.drv.Event(n, local, ev)
-		} else {
-			s.rec.Event(s.now, n, local, ev)
-		}
-		if !s.nodes[n].up || s.nodes[n].incarnation != inc {
-			break // the node crashed in reaction (never happens with the built-in workloads)
-		}
+	s.nodes[n].impl.Step(local, in, &s.out)
+	if err := workload.Carry(s, n, local, &s.out); err != nil {
+		s.fail(err)
 	}
 }
 
-func (s *sim) setTimer(n algorithms.NodeID, local algorithms.Local, t *algorithms.Timer) {
+// Event hands one event of node n to the driver (or, with none, the
+// recorder); false if the node crashed or restarted in reaction (never
+// with the built-in workloads).
+func (s *sim) Event(n algorithms.NodeID, local algorithms.Local, ev *algorithms.Event) bool {
+	inc := s.nodes[n].incarnation
+	if s.drv != nil {
+		s.drv.Event(n, local, *ev)
+	} else {
+		s.rec.Event(s.now, n, local, *ev)
+	}
+	return s.nodes[n].up && s.nodes[n].incarnation == inc
+}
+
+// SetTimer sets or cancels timer t of node n, whose clock reads local.
+func (s *sim) SetTimer(n algorithms.NodeID, local algorithms.Local, t *algorithms.Timer) {
 	nd := &s.nodes[n]
 	slot := s.findTimer(nd, t.Key)
 	if t.Cancel {
@@ -529,14 +441,8 @@ func (s *sim) setTimer(n algorithms.NodeID, local algorithms.Local, t *algorithm
 		return
 	}
 	if slot < 0 {
-		if k := len(s.tFree); k > 0 {
-			slot = s.tFree[k-1]
-			s.tFree = s.tFree[:k-1]
-		} else {
-			s.tslots = append(s.tslots, timerSlot{})
-			slot = int32(len(s.tslots) - 1)
-		}
-		ts := &s.tslots[slot]
+		slot = s.tslots.Alloc()
+		ts := s.tslots.At(slot)
 		ts.key = t.Key
 		ts.node = n
 		ts.live = true
@@ -547,15 +453,16 @@ func (s *sim) setTimer(n algorithms.NodeID, local algorithms.Local, t *algorithm
 		ts.next = head
 		nd.timers.Put(t.Key.Resource, slot)
 	}
-	s.tslots[slot].gen++
-	s.tslots[slot].at = t.At
+	ts := s.tslots.At(slot)
+	ts.gen++
+	ts.at = t.At
 	s.armTimer(slot, local)
 }
 
 // armTimer schedules timer slot for the first true instant its node's
 // clock reaches its deadline (now, if the clock, reading local, is there).
 func (s *sim) armTimer(slot int32, local algorithms.Local) {
-	ts := &s.tslots[slot]
+	ts := s.tslots.At(slot)
 	at := s.now
 	if ts.at > local {
 		at = s.clock[ts.node].TrueAt(ts.at)
@@ -578,8 +485,8 @@ func (s *sim) setClock(n algorithms.NodeID, c faults.Clock) {
 	}
 	local := c.Local(s.now)
 	// Re-arm in slot order, so the run stays deterministic.
-	for i := range s.tslots {
-		if ts := &s.tslots[i]; ts.live && ts.node == n {
+	for i := range s.tslots.Len() {
+		if ts := s.tslots.At(int32(i)); ts.live && ts.node == n {
 			ts.gen++
 			s.armTimer(int32(i), local)
 		}
@@ -592,8 +499,8 @@ func (s *sim) findTimer(nd *simNode, key algorithms.TimerKey) int32 {
 	if !ok {
 		return -1
 	}
-	for ; i >= 0; i = s.tslots[i].next {
-		if s.tslots[i].key.Kind == key.Kind {
+	for ; i >= 0; i = s.tslots.At(i).next {
+		if s.tslots.At(i).key.Kind == key.Kind {
 			return i
 		}
 	}
@@ -602,7 +509,7 @@ func (s *sim) findTimer(nd *simNode, key algorithms.TimerKey) int32 {
 
 // unlinkTimer removes slot from its resource's list.
 func (s *sim) unlinkTimer(nd *simNode, slot int32) {
-	ts := &s.tslots[slot]
+	ts := s.tslots.At(slot)
 	head, _ := nd.timers.Get(ts.key.Resource)
 	if head == slot {
 		if ts.next >= 0 {
@@ -612,24 +519,24 @@ func (s *sim) unlinkTimer(nd *simNode, slot int32) {
 		}
 		return
 	}
-	for i := head; i >= 0; i = s.tslots[i].next {
-		if s.tslots[i].next == slot {
-			s.tslots[i].next = ts.next
+	for i := head; i >= 0; i = s.tslots.At(i).next {
+		if o := s.tslots.At(i); o.next == slot {
+			o.next = ts.next
 			return
 		}
 	}
 }
 
 func (s *sim) freeTimer(slot int32) {
-	ts := &s.tslots[slot]
+	ts := s.tslots.At(slot)
 	ts.gen++
 	ts.live = false
 	ts.next = -1
-	s.tFree = append(s.tFree, slot)
+	s.tslots.Free(slot)
 }
 
-// send hands m to the network.
-func (s *sim) send(m *algorithms.Message) {
+// Send hands m to the network.
+func (s *sim) Send(m *algorithms.Message) {
 	from := m.From
 	s.rec.Sent(s.now, m)
 	if s.tr != nil {
@@ -659,7 +566,7 @@ func (s *sim) send(m *algorithms.Message) {
 		if nd.nextFree > depart {
 			depart = nd.nextFree
 		}
-		depart += (algorithms.WireSize*1_000_000_000 + net.Bandwidth - 1) / net.Bandwidth
+		depart += (runner.WireSize*1_000_000_000 + net.Bandwidth - 1) / net.Bandwidth
 		nd.nextFree = depart
 	}
 	if s.partActive && s.side[from] != s.side[m.To] {
@@ -721,15 +628,7 @@ func (s *sim) deliverAt(t int64, m *algorithms.Message) { s.deliverMarked(t, m, 
 // back as stale (in the event's gen, which deliveries do not use
 // otherwise).
 func (s *sim) deliverMarked(t int64, m *algorithms.Message, stale bool) {
-	var i int32
-	if k := len(s.msgFree); k > 0 {
-		i = s.msgFree[k-1]
-		s.msgFree = s.msgFree[:k-1]
-		s.msgs[i] = *m
-	} else {
-		s.msgs = append(s.msgs, *m)
-		i = int32(len(s.msgs) - 1)
-	}
+	i := s.msgs.Put(*m)
 	var mark uint32
 	if stale {
 		mark = 1
@@ -739,17 +638,17 @@ func (s *sim) deliverMarked(t int64, m *algorithms.Message, stale bool) {
 
 // --- the event loop ---
 
-func (s *sim) dispatch(e simEvent) {
+func (s *sim) dispatch(e timedEvent) {
 	switch e.kind {
 	case evDeliver:
-		m := s.msgs[e.arg]
-		s.msgFree = append(s.msgFree, e.arg)
+		m := *s.msgs.At(e.arg)
+		s.msgs.Free(e.arg)
 		if e.gen == 1 && s.nodes[m.To].up {
 			s.staleDelivered++
 		}
 		s.deliver(&m)
 	case evTimer:
-		ts := &s.tslots[e.arg]
+		ts := s.tslots.At(e.arg)
 		if ts.gen != e.gen {
 			return // replaced or cancelled since
 		}
@@ -766,13 +665,13 @@ func (s *sim) dispatch(e simEvent) {
 		}
 		s.step(n, algorithms.Input{Kind: algorithms.Fire, Timer: key})
 	case evFunc:
-		f := s.funcs[e.arg]
-		s.funcs[e.arg] = nil
-		s.funcFree = append(s.funcFree, e.arg)
+		f := *s.funcs.At(e.arg)
+		*s.funcs.At(e.arg) = nil // let the garbage collector have the closure
+		s.funcs.Free(e.arg)
 		f()
 	case evInput:
-		in := s.inputs[e.arg]
-		s.inFree = append(s.inFree, e.arg)
+		in := *s.inputs.At(e.arg)
+		s.inputs.Free(e.arg)
 		nd := &s.nodes[e.node]
 		if !nd.up || nd.incarnation != e.gen {
 			return // the node crashed since the client asked

@@ -225,7 +225,7 @@ func RunProcess(ctx context.Context, cfg ProcessConfig, stdin io.Reader, stdout 
 	if err != nil {
 		return err
 	}
-	if err := alg.Validate(cfg.Params, cl, cfg.Ablations); err != nil {
+	if err := alg.ValidateConfig(cfg.Params, cl, cfg.Ablations); err != nil {
 		return err
 	}
 	var key []byte
@@ -431,7 +431,7 @@ func parseCommand(line string) (*algorithms.Input, bool, error) {
 	if f[0] == "quit" && len(f) == 1 {
 		return nil, true, nil
 	}
-	kinds := map[string]algorithms.InputKind{"acquire": algorithms.Acquire, "extend": algorithms.Extend, "release": algorithms.Giveup}
+	kinds := map[string]algorithms.InputKind{"acquire": algorithms.Acquire, "extend": algorithms.Extend, "release": algorithms.Relinquish}
 	k, ok := kinds[f[0]]
 	if !ok {
 		return nil, false, fmt.Errorf("unknown command %q (acquire R, extend R, release R, stats, quit)", f[0])

@@ -74,7 +74,7 @@ func TestParseCommand(t *testing.T) {
 	}{
 		{line: "acquire 7", kind: algorithms.Acquire, res: 7},
 		{line: "  extend 1 ", kind: algorithms.Extend, res: 1},
-		{line: "release 2", kind: algorithms.Giveup, res: 2},
+		{line: "release 2", kind: algorithms.Relinquish, res: 2},
 		{line: "quit", quit: true},
 		{line: "acquire", err: true},
 		{line: "acquire x", err: true},
@@ -149,8 +149,9 @@ func TestFailoverKillsHolderProcess(t *testing.T) {
 			}
 			// The next owner cannot get the lease before the killed
 			// holder's lease ran out at the acceptors, and should get it
-			// within M plus a few retries after the kill.
-			if g := float64(res.FailoverGapMS); g < r.RemainingAtKillMS-1 || g > maxLeaseMS+500 {
+			// within M plus a few retries after the kill (-tags wallclock
+			// only: a loaded machine can delay it past any margin).
+			if g := float64(res.FailoverGapMS); g < r.RemainingAtKillMS-1 || wallclock && g > maxLeaseMS+500 {
 				t.Fatalf("failover gap %.1f ms (holder had %.1f ms left, M = %.0f ms)", g, r.RemainingAtKillMS, maxLeaseMS)
 			}
 			// Node 0's second life counted itself in its state directory;

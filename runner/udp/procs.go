@@ -348,7 +348,7 @@ func (h *procHosts) input(i int, in algorithms.Input) bool {
 		if i == 0 && !h.crashed {
 			h.ex.Extensions++
 		}
-	case algorithms.Giveup:
+	case algorithms.Relinquish:
 		verb = "release"
 	default:
 		return false

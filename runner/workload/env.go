@@ -47,7 +47,7 @@ type Env interface {
 	// thread. Callbacks due at the same instant run in the order At was
 	// called. Callbacks scheduled after the run ended never run.
 	At(t int64, f func())
-	// Input hands a client request (Acquire, Extend, Giveup) to node n.
+	// Input hands a client request (Acquire, Extend, Relinquish) to node n.
 	// It must not step the node re-entrantly: the environment queues it and
 	// steps the node with it as a separate Step at the current true time,
 	// after the Step now being handled (if any) is done. It returns false,

@@ -48,7 +48,7 @@ import (
 //     0..Resources-1.
 //   - Giveup: with this probability an attempt is given up at a time
 //     uniform in [0, 2*RTT] after the Acquire, if no lease came by then
-//     (Giveup input, mid-round: prepare or propose still in flight); the
+//     (Relinquish input, mid-round: prepare or propose still in flight); the
 //     request is withdrawn (neither acquired nor failed) and the client
 //     pauses.
 //   - Extend: with this probability a lease, once acquired, is extended
@@ -271,7 +271,7 @@ func (d *Driver) acquire(n algorithms.NodeID, gen uint32) {
 		d.env.At(d.env.Now()+wait, func() {
 			c := &d.clients[n]
 			if c.gen == g && c.state == clientWanting {
-				d.input(n, algorithms.Input{Kind: algorithms.Giveup, Resource: c.res})
+				d.input(n, algorithms.Input{Kind: algorithms.Relinquish, Resource: c.res})
 				d.rec.Withdraw(d.env.Now(), n, c.res)
 				d.giveupsMidRound++
 				d.pause(n)
@@ -280,10 +280,10 @@ func (d *Driver) acquire(n algorithms.NodeID, gen uint32) {
 	}
 }
 
-// release ends client n's hold with a Giveup input and pauses.
+// release ends client n's hold with a Relinquish input and pauses.
 func (d *Driver) release(n algorithms.NodeID) {
 	c := &d.clients[n]
-	d.input(n, algorithms.Input{Kind: algorithms.Giveup, Resource: c.res})
+	d.input(n, algorithms.Input{Kind: algorithms.Relinquish, Resource: c.res})
 	if c.extended {
 		d.extendReleases++
 		if c.extending {

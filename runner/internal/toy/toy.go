@@ -58,17 +58,17 @@ func init() {
 			Name:    a.name,
 			Summary: "test-only lock server toy",
 			Ablations: []algorithms.Ablation{
-				{Name: "noop", Rule: "nothing", Exposes: "nothing"},
-				{Name: "fsync", Rule: "test-disk: the server syncs its grants before answering", Exposes: "crashes"},
+				{Name: "noop", Rule: "nothing", Breaks: "nothing"},
+				{Name: "fsync", Rule: "test-disk: the server syncs its grants before answering", Breaks: "crashes"},
 			},
 			Durable: fault == toyDisk,
-			Check: func(p algorithms.Params, c algorithms.Cluster) error {
+			Validate: func(p algorithms.Params, c algorithms.Cluster) error {
 				if p.LeaseSpan >= p.MaxLease {
 					return fmt.Errorf("lease span %v must be below max lease %v", p.LeaseSpan, p.MaxLease)
 				}
 				return nil
 			},
-			New: func(cfg algorithms.Config) (algorithms.Node, error) {
+			Build: func(cfg algorithms.Config) (algorithms.Node, error) {
 				return &toyNode{cfg: cfg, fault: fault, grants: map[algorithms.ResourceID]*toyGrant{}, reqs: map[algorithms.ResourceID]*toyReq{}}, nil
 			},
 		})
@@ -131,99 +131,25 @@ func (n *toyNode) req(r algorithms.ResourceID) *toyReq {
 }
 
 func (n *toyNode) Step(now algorithms.Local, in algorithms.Input, out *algorithms.Output) {
-	p := n.cfg.Params
 	switch in.Kind {
 	case algorithms.Start:
-		// A restarted server forgot its grants: it stays silent until
-		// every grant it may have made has ended.
-		if n.fault == toyDisk {
-			// The durable server recovers its grants and needs no quiet
-			// time: the last record per resource wins.
-			for _, r := range n.cfg.Recovered {
-				if r.Owner == algorithms.NoNode {
-					delete(n.grants, r.Resource)
-					continue
-				}
-				n.grants[r.Resource] = &toyGrant{owner: r.Owner, ballot: r.Accepted, until: r.Expiry}
-				out.SetTimer(algorithms.TimerKey{Resource: r.Resource, Kind: toyTimerServer}, r.Expiry)
-			}
-		} else if n.cfg.Restarts > 0 {
-			n.quietUntil = now.Add(p.MaxLease)
-		}
+		n.start(now, out)
 	case algorithms.Acquire, algorithms.Extend:
 		q := n.req(in.Resource)
-		if q.wanting {
-			return
-		}
-		if in.Kind == algorithms.Extend && !q.holding {
+		if q.wanting || in.Kind == algorithms.Extend && !q.holding {
 			return
 		}
 		q.wanting = true
 		q.tries = 0
 		n.send(now, in.Resource, q, out)
-	case algorithms.Giveup:
-		// A pending request is abandoned (a grant for it that comes
-		// later is ignored and lapses at the server); the release names
-		// the grant held, never a request still in flight.
-		q := n.req(in.Resource)
-		if q.wanting {
-			q.wanting = false
-			out.CancelTimer(algorithms.TimerKey{Resource: in.Resource, Kind: toyTimerTimeout})
-			out.CancelTimer(algorithms.TimerKey{Resource: in.Resource, Kind: toyTimerRetry})
-		}
-		if q.holding {
-			q.holding = false
-			out.Emit(algorithms.Event{Kind: algorithms.Lost, Resource: in.Resource, Ballot: q.held})
-			out.CancelTimer(algorithms.TimerKey{Resource: in.Resource, Kind: toyTimerExpire})
-			out.Send(algorithms.Message{Kind: algorithms.Release, From: n.cfg.ID, To: n.server(), Owner: n.cfg.ID, Resource: in.Resource, Ballot: q.held})
-		}
+	case algorithms.Relinquish:
+		n.giveup(in.Resource, out)
 	case algorithms.Fire:
-		r := in.Timer.Resource
-		switch in.Timer.Kind {
-		case toyTimerServer:
-			if g := n.grants[r]; g != nil {
-				delete(n.grants, r)
-				out.Emit(algorithms.Event{Kind: algorithms.Cleared, Resource: r, Owner: g.owner, Ballot: g.ballot})
-			}
-		case toyTimerTimeout:
-			q := n.req(r)
-			if q.wanting {
-				out.Emit(algorithms.Event{Kind: algorithms.Timeout, Resource: r, Ballot: q.ballot})
-				n.retry(now, r, q, out)
-			}
-		case toyTimerRetry:
-			q := n.req(r)
-			if q.wanting {
-				n.send(now, r, q, out)
-			}
-		case toyTimerExpire:
-			q := n.req(r)
-			q.holding = false
-		}
+		n.fire(now, in.Timer, out)
 	case algorithms.Recv:
-		m := in.Msg
-		switch m.Kind {
+		switch m := &in.Msg; m.Kind {
 		case algorithms.Request:
-			if now < n.quietUntil {
-				return
-			}
-			g := n.grants[m.Resource]
-			if g != nil && now >= g.until {
-				g = nil
-			}
-			if g == nil || g.owner == m.From || n.fault == toyDoubleGrant {
-				g = &toyGrant{owner: m.From, ballot: m.Ballot, until: now.Add(p.LeaseSpan)}
-				n.grants[m.Resource] = g
-				out.SetTimer(algorithms.TimerKey{Resource: m.Resource, Kind: toyTimerServer}, g.until)
-				out.Emit(algorithms.Event{Kind: algorithms.Granted, Resource: m.Resource, Owner: m.From, Ballot: m.Ballot, Until: g.until})
-				if n.fault == toyDisk {
-					out.Persist = append(out.Persist, algorithms.Record{Resource: m.Resource, Owner: m.From, Accepted: m.Ballot, Expiry: g.until})
-					out.NoSync = n.cfg.Ablations.Has("fsync")
-				}
-				out.Send(algorithms.Message{Kind: algorithms.Grant, From: n.cfg.ID, To: m.From, Owner: m.From, Resource: m.Resource, Ballot: m.Ballot})
-			} else {
-				out.Send(algorithms.Message{Kind: algorithms.Deny, From: n.cfg.ID, To: m.From, Owner: g.owner, Resource: m.Resource, Ballot: m.Ballot})
-			}
+			n.request(now, m, out)
 		case algorithms.Release:
 			if g := n.grants[m.Resource]; g != nil && g.owner == m.From && g.ballot == m.Ballot {
 				delete(n.grants, m.Resource)
@@ -231,33 +157,7 @@ func (n *toyNode) Step(now algorithms.Local, in algorithms.Input, out *algorithm
 				out.Emit(algorithms.Event{Kind: algorithms.Cleared, Resource: m.Resource, Owner: g.owner, Ballot: g.ballot})
 			}
 		case algorithms.Grant:
-			q := n.req(m.Resource)
-			if !q.wanting || m.Ballot != q.ballot {
-				return
-			}
-			q.wanting = false
-			out.CancelTimer(algorithms.TimerKey{Resource: m.Resource, Kind: toyTimerTimeout})
-			span := p.LeaseSpan
-			switch n.fault {
-			case toyNoDeadline:
-				span *= 3
-			case toyNoMargin:
-			default:
-				// Margin against rate drift: the server's T may pass up to
-				// 2*Drift*T sooner in true time than the requester's.
-				span -= durationFrac(p.LeaseSpan, 3*p.Drift)
-			}
-			until := q.sentAt.Add(span)
-			if until <= now {
-				n.retry(now, m.Resource, q, out)
-				q.wanting = true
-				return
-			}
-			q.holding = true
-			q.held = q.ballot
-			q.until = until
-			out.SetTimer(algorithms.TimerKey{Resource: m.Resource, Kind: toyTimerExpire}, until)
-			out.Emit(algorithms.Event{Kind: algorithms.Acquired, Resource: m.Resource, Owner: n.cfg.ID, Ballot: q.ballot, Until: until})
+			n.granted(now, m, out)
 		case algorithms.Deny:
 			q := n.req(m.Resource)
 			if !q.wanting || m.Ballot != q.ballot {
@@ -268,6 +168,124 @@ func (n *toyNode) Step(now algorithms.Local, in algorithms.Input, out *algorithm
 			n.retry(now, m.Resource, q, out)
 		}
 	}
+}
+
+// start: a restarted server forgot its grants and stays silent until
+// every grant it may have made has ended; the durable one (test-disk)
+// recovers them instead, the last record per resource winning.
+func (n *toyNode) start(now algorithms.Local, out *algorithms.Output) {
+	if n.fault != toyDisk {
+		if n.cfg.Restarts > 0 {
+			n.quietUntil = now.Add(n.cfg.Params.MaxLease)
+		}
+		return
+	}
+	for _, r := range n.cfg.Recovered {
+		if r.Owner == algorithms.NoNode {
+			delete(n.grants, r.Resource)
+			continue
+		}
+		n.grants[r.Resource] = &toyGrant{owner: r.Owner, ballot: r.Accepted, until: r.Expiry}
+		out.SetTimer(algorithms.TimerKey{Resource: r.Resource, Kind: toyTimerServer}, r.Expiry)
+	}
+}
+
+// giveup abandons a pending request (a grant for it that comes later is
+// ignored and lapses at the server) and releases the grant held; the
+// release names the grant held, never a request still in flight.
+func (n *toyNode) giveup(res algorithms.ResourceID, out *algorithms.Output) {
+	q := n.req(res)
+	if q.wanting {
+		q.wanting = false
+		out.CancelTimer(algorithms.TimerKey{Resource: res, Kind: toyTimerTimeout})
+		out.CancelTimer(algorithms.TimerKey{Resource: res, Kind: toyTimerRetry})
+	}
+	if q.holding {
+		q.holding = false
+		out.Emit(algorithms.Event{Kind: algorithms.Lost, Resource: res, Ballot: q.held})
+		out.CancelTimer(algorithms.TimerKey{Resource: res, Kind: toyTimerExpire})
+		out.Send(algorithms.Message{Kind: algorithms.Release, From: n.cfg.ID, To: n.server(), Owner: n.cfg.ID, Resource: res, Ballot: q.held})
+	}
+}
+
+func (n *toyNode) fire(now algorithms.Local, t algorithms.TimerKey, out *algorithms.Output) {
+	r := t.Resource
+	switch t.Kind {
+	case toyTimerServer:
+		if g := n.grants[r]; g != nil {
+			delete(n.grants, r)
+			out.Emit(algorithms.Event{Kind: algorithms.Cleared, Resource: r, Owner: g.owner, Ballot: g.ballot})
+		}
+	case toyTimerTimeout:
+		if q := n.req(r); q.wanting {
+			out.Emit(algorithms.Event{Kind: algorithms.Timeout, Resource: r, Ballot: q.ballot})
+			n.retry(now, r, q, out)
+		}
+	case toyTimerRetry:
+		if q := n.req(r); q.wanting {
+			n.send(now, r, q, out)
+		}
+	case toyTimerExpire:
+		n.req(r).holding = false
+	}
+}
+
+// request is the server's answer: a grant if the resource is free (or
+// held by the requester, or always with test-double-grant), else a deny.
+func (n *toyNode) request(now algorithms.Local, m *algorithms.Message, out *algorithms.Output) {
+	if now < n.quietUntil {
+		return
+	}
+	g := n.grants[m.Resource]
+	if g != nil && now >= g.until {
+		g = nil
+	}
+	if g != nil && g.owner != m.From && n.fault != toyDoubleGrant {
+		out.Send(algorithms.Message{Kind: algorithms.Deny, From: n.cfg.ID, To: m.From, Owner: g.owner, Resource: m.Resource, Ballot: m.Ballot})
+		return
+	}
+	g = &toyGrant{owner: m.From, ballot: m.Ballot, until: now.Add(n.cfg.Params.LeaseSpan)}
+	n.grants[m.Resource] = g
+	out.SetTimer(algorithms.TimerKey{Resource: m.Resource, Kind: toyTimerServer}, g.until)
+	out.Emit(algorithms.Event{Kind: algorithms.Granted, Resource: m.Resource, Owner: m.From, Ballot: m.Ballot, Until: g.until})
+	if n.fault == toyDisk {
+		out.Persist = append(out.Persist, algorithms.Record{Resource: m.Resource, Owner: m.From, Accepted: m.Ballot, Expiry: g.until})
+		out.NoSync = n.cfg.Ablations.Has("fsync")
+	}
+	out.Send(algorithms.Message{Kind: algorithms.Grant, From: n.cfg.ID, To: m.From, Owner: m.From, Resource: m.Resource, Ballot: m.Ballot})
+}
+
+// granted: the requester holds from the moment it sent the request, for
+// T less the drift margin (the planted faults change the span).
+func (n *toyNode) granted(now algorithms.Local, m *algorithms.Message, out *algorithms.Output) {
+	p := n.cfg.Params
+	q := n.req(m.Resource)
+	if !q.wanting || m.Ballot != q.ballot {
+		return
+	}
+	q.wanting = false
+	out.CancelTimer(algorithms.TimerKey{Resource: m.Resource, Kind: toyTimerTimeout})
+	span := p.LeaseSpan
+	switch n.fault {
+	case toyNoDeadline:
+		span *= 3
+	case toyNoMargin:
+	default:
+		// Margin against rate drift: the server's T may pass up to
+		// 2*Drift*T sooner in true time than the requester's.
+		span -= durationFrac(p.LeaseSpan, 3*p.Drift)
+	}
+	until := q.sentAt.Add(span)
+	if until <= now {
+		n.retry(now, m.Resource, q, out)
+		q.wanting = true
+		return
+	}
+	q.holding = true
+	q.held = q.ballot
+	q.until = until
+	out.SetTimer(algorithms.TimerKey{Resource: m.Resource, Kind: toyTimerExpire}, until)
+	out.Emit(algorithms.Event{Kind: algorithms.Acquired, Resource: m.Resource, Owner: n.cfg.ID, Ballot: q.ballot, Until: until})
 }
 
 func (n *toyNode) send(now algorithms.Local, r algorithms.ResourceID, q *toyReq, out *algorithms.Output) {

@@ -316,20 +316,20 @@ func (l *Log) appendEach(recs []algorithms.Record) error {
 
 // Write writes recs without a sync.
 func (l *Log) Write(recs []algorithms.Record) error {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.closed {
-		return ErrClosed
-	}
-	for l.syncing {
-		l.cond.Wait()
-	}
-	l.enqueue(recs)
-	return l.flushLocked(false)
+	return l.whenIdle(func() error {
+		l.enqueue(recs)
+		return l.flushLocked(false)
+	})
 }
 
 // Sync makes everything written durable.
 func (l *Log) Sync() error {
+	return l.whenIdle(func() error { return l.flushLocked(true) })
+}
+
+// whenIdle runs f holding l's lock once no sync is in progress (a sync
+// drops the lock while it waits for the disk), or fails if l is closed.
+func (l *Log) whenIdle(f func() error) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.closed {
@@ -338,7 +338,7 @@ func (l *Log) Sync() error {
 	for l.syncing {
 		l.cond.Wait()
 	}
-	return l.flushLocked(true)
+	return f()
 }
 
 // flushLocked writes the pending bytes (and syncs) with l.mu held.

@@ -1,7 +1,7 @@
 // Package wire is the UDP codec of algorithms.Message.
 //
 // A datagram is a fixed 8-byte header followed by Count messages of
-// algorithms.WireSize (64) bytes each, every integer little endian:
+// MsgSize (64) bytes each, every integer little endian:
 //
 //	header:  magic 2 ("LL" = 0x4C4C) | version 1 | reserved 1 (0) | sender 2 | count 2
 //	message: kind 1 | flags 1 | from 2 | to 2 | owner 2 |
@@ -10,7 +10,7 @@
 //
 // The layout is fixed so that encoding is a handful of stores and decoding
 // a handful of loads with no allocation, and so that the simulator can count
-// bytes with algorithms.WireSize and agree with the real network. Several
+// bytes with MsgSize (runner.WireSize) and agree with the real network. Several
 // messages share a datagram because one datagram per message caps a node
 // near the kernel's per-syscall rate (DESIGN.md in the repository's root,
 // "UDP").
@@ -39,8 +39,8 @@ const (
 	Version uint8 = 1
 	// HeaderSize is the size of the datagram header.
 	HeaderSize = 8
-	// MsgSize is the size of one encoded message.
-	MsgSize = algorithms.WireSize
+	// MsgSize is the size of one encoded message (the layout above).
+	MsgSize = 64
 	// MaxDatagram is the largest UDP payload over IPv4 (65535 - 20 - 8).
 	MaxDatagram = 65507
 	// MaxMessages is how many messages fit in the largest datagram.

@@ -25,13 +25,13 @@ func sample(sender algorithms.NodeID) []algorithms.Message {
 }
 
 func TestLayoutMatchesContract(t *testing.T) {
-	// The byte offsets documented at algorithms.WireSize, checked field by
+	// The byte offsets documented at the top of wire.go, checked field by
 	// field so a change to either side breaks this test.
 	m := algorithms.Message{Kind: algorithms.Propose, Flags: 2, From: 0x0304, To: 0x0506, Owner: 0x0708,
 		Resource: 9, Ballot: 10, Accepted: 11, Promised: 12, Instance: 13, Span: 14, Expiry: 15}
 	p := AppendMessage(nil, &m)
-	if len(p) != algorithms.WireSize {
-		t.Fatalf("encoded size %d, contract says %d", len(p), algorithms.WireSize)
+	if len(p) != MsgSize {
+		t.Fatalf("encoded size %d, MsgSize says %d", len(p), MsgSize)
 	}
 	le := binary.LittleEndian
 	checks := []struct {

@@ -19,6 +19,23 @@ func udpSpec(algo, workload string) runner.Spec {
 	return s
 }
 
+// shortSpec is udpSpec scaled for two-second tests: three proposers,
+// leases of 300 ms (M = 400 ms), phases of 50 ms, clients holding 50 ms
+// and pausing 20 ms, on an emulated 1 ms round trip.
+func shortSpec(algo, workload string) runner.Spec {
+	s := udpSpec(algo, workload)
+	s.Proposers = 3
+	s.Duration = 2 * time.Second
+	s.Params.LeaseSpan = 300 * time.Millisecond
+	s.Params.MaxLease = 400 * time.Millisecond
+	s.Params.DMax = 50 * time.Millisecond
+	s.Params.ResponseTimeout = 50 * time.Millisecond
+	s.Params.Backoff = 10 * time.Millisecond
+	s.Hold, s.Pause = 50*time.Millisecond, 20*time.Millisecond
+	s.Net.RTT = time.Millisecond
+	return s
+}
+
 func TestRunBatchThroughRunner(t *testing.T) {
 	s := udpSpec("naive", "batch")
 	s.Proposers = 1
@@ -83,16 +100,9 @@ func TestRunContentionThroughRunner(t *testing.T) {
 	} {
 		t.Run(c.algo, func(t *testing.T) {
 			t.Parallel() // wall time, not CPU: the runs mostly wait
-			s := udpSpec(c.algo, "contention")
-			s.Proposers = 3
-			s.Duration = 2 * time.Second
+			s := shortSpec(c.algo, "contention")
 			s.Params.LeaseSpan = 200 * time.Millisecond
 			s.Params.MaxLease = 300 * time.Millisecond
-			s.Params.ResponseTimeout = 50 * time.Millisecond
-			s.Params.Backoff = 10 * time.Millisecond
-			s.Hold = 50 * time.Millisecond
-			s.Pause = 20 * time.Millisecond
-			s.Net.RTT = time.Millisecond
 			r, err := runner.Run(s, runner.Options{})
 			if err != nil {
 				t.Fatal(err)
@@ -136,14 +146,7 @@ func TestRunFailoverThroughRunner(t *testing.T) {
 	} {
 		t.Run(c.algo, func(t *testing.T) {
 			t.Parallel() // wall time, not CPU: the runs mostly wait
-			s := udpSpec(c.algo, "failover")
-			s.Params.DMax = 50 * time.Millisecond // classic Paxos: v > d_max
-			s.Proposers = 3
-			s.Duration = 2 * time.Second
-			s.Params.LeaseSpan = 300 * time.Millisecond
-			s.Params.MaxLease = 400 * time.Millisecond
-			s.Params.ResponseTimeout = 50 * time.Millisecond
-			s.Params.Backoff = 10 * time.Millisecond
+			s := shortSpec(c.algo, "failover") // d_max 50 ms < v, as classic Paxos needs
 			s.RenewBefore = 100 * time.Millisecond
 			s.Faults.Downtime = 500 * time.Millisecond
 			r, ex, err := RunSpec(s, runner.Options{}, EnvOptions{})

@@ -403,18 +403,8 @@ func TestFaultsOverUDP(t *testing.T) {
 	for _, algo := range []string{"naive", "paxoslease", "fatlease"} {
 		t.Run(algo, func(t *testing.T) {
 			t.Parallel() // wall time, not CPU: the runs mostly wait
-			s := udpSpec(algo, "contention")
-			s.Proposers = 3
+			s := shortSpec(algo, "contention")
 			s.Seed = 3 // plans two partitions inside the run, at 0.31 s and 1.67 s
-			s.Duration = 2 * time.Second
-			s.Params.LeaseSpan = 300 * time.Millisecond
-			s.Params.MaxLease = 400 * time.Millisecond
-			s.Params.DMax = 50 * time.Millisecond
-			s.Params.ResponseTimeout = 50 * time.Millisecond
-			s.Params.Backoff = 10 * time.Millisecond
-			s.Hold = 50 * time.Millisecond
-			s.Pause = 20 * time.Millisecond
-			s.Net.RTT = time.Millisecond
 			s.Net.Dup, s.Net.Reorder, s.Net.Loss = 0.1, 0.1, 0.05
 			s.Faults.Partitions = 60
 			s.Faults.PartitionLen = 400 * time.Millisecond
@@ -462,20 +452,12 @@ func TestFaultsOverUDP(t *testing.T) {
 // the rule in force must find none.
 func TestCountByMessageCaughtOverUDP(t *testing.T) {
 	spec := func(seed uint64, ablate bool) runner.Spec {
-		s := udpSpec("paxoslease", "contention")
+		s := shortSpec("paxoslease", "contention")
 		if ablate {
 			s.Ablate = algorithms.Ablations{"count-by-message"}
 		}
 		s.Acceptors, s.Proposers = 3, 5
 		s.Seed = seed
-		s.Duration = 2 * time.Second
-		s.Params.LeaseSpan = 300 * time.Millisecond
-		s.Params.MaxLease = 400 * time.Millisecond
-		s.Params.ResponseTimeout = 50 * time.Millisecond
-		s.Params.Backoff = 10 * time.Millisecond
-		s.Hold = 50 * time.Millisecond
-		s.Pause = 20 * time.Millisecond
-		s.Net.RTT = time.Millisecond
 		s.Net.Dup, s.Net.Loss = 0.5, 0.2
 		return s
 	}

@@ -134,19 +134,27 @@ func canceled(err error) bool {
 	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
 }
 
+// oneClient connects one client whose session the observer watches, and
+// bounds the run by the configured duration; end releases it all.
+func (r *run) oneClient(ctx context.Context) (cl *client, o *observer, runCtx context.Context, end func(), err error) {
+	cl, err = r.connect(ctx)
+	if err != nil {
+		return nil, nil, nil, nil, err
+	}
+	stop := make(chan struct{})
+	runCtx, cancel := context.WithTimeout(ctx, r.cfg.Duration)
+	o = newObserver()
+	watchSession(o, 0, cl.sess, stop)
+	return cl, o, runCtx, func() { cancel(); close(stop); cl.close() }, nil
+}
+
 func (r *run) batch(ctx context.Context) (runner.Result, error) {
 	c := r.cfg
-	cl, err := r.connect(ctx)
+	cl, o, runCtx, release, err := r.oneClient(ctx)
 	if err != nil {
 		return runner.Result{}, err
 	}
-	defer cl.close()
-	stop := make(chan struct{})
-	defer close(stop)
-	runCtx, cancel := context.WithTimeout(ctx, c.Duration)
-	defer cancel()
-	o := newObserver()
-	watchSession(o, 0, cl.sess, stop)
+	defer release()
 	t0 := o.now()
 	o.request(t0) // every request is made at t0; the window delays some
 	var next, done atomic.Int64
@@ -204,17 +212,11 @@ func progress(report func(float64), wg *sync.WaitGroup, frac func() float64) {
 
 func (r *run) single(ctx context.Context) (runner.Result, error) {
 	c := r.cfg
-	cl, err := r.connect(ctx)
+	cl, o, runCtx, release, err := r.oneClient(ctx)
 	if err != nil {
 		return runner.Result{}, err
 	}
-	defer cl.close()
-	stop := make(chan struct{})
-	defer close(stop)
-	runCtx, cancel := context.WithTimeout(ctx, c.Duration)
-	defer cancel()
-	o := newObserver()
-	watchSession(o, 0, cl.sess, stop)
+	defer release()
 	for i := range c.Reps {
 		t := o.now()
 		o.request(t)

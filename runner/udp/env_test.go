@@ -145,7 +145,7 @@ func TestRunFailoverThroughRunner(t *testing.T) {
 		{algo: "classicpaxos", takeover: true},
 	} {
 		t.Run(c.algo, func(t *testing.T) {
-			t.Parallel() // wall time, not CPU: the runs mostly wait
+			t.Parallel()                       // wall time, not CPU: the runs mostly wait
 			s := shortSpec(c.algo, "failover") // d_max 50 ms < v, as classic Paxos needs
 			s.RenewBefore = 100 * time.Millisecond
 			s.Faults.Downtime = 500 * time.Millisecond

@@ -145,8 +145,9 @@ func TestRunFailoverThroughRunner(t *testing.T) {
 		{algo: "classicpaxos", takeover: true},
 	} {
 		t.Run(c.algo, func(t *testing.T) {
-			t.Parallel()                       // wall time, not CPU: the runs mostly wait
-			s := shortSpec(c.algo, "failover") // d_max 50 ms < v, as classic Paxos needs
+			t.Parallel() // wall time, not CPU: the runs mostly wait
+			// shortSpec's d_max of 50 ms is below v, as classic Paxos needs.
+			s := shortSpec(c.algo, "failover")
 			s.RenewBefore = 100 * time.Millisecond
 			s.Faults.Downtime = 500 * time.Millisecond
 			r, ex, err := RunSpec(s, runner.Options{}, EnvOptions{})

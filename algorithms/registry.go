@@ -9,7 +9,7 @@ import (
 // Ablation is a named rule of an algorithm that a run may switch off, to
 // show with the checker what the rule buys. It says what the rule is and
 // what goes wrong without it, in words; how to show that (a command line,
-// a scenario file) is the experiments' business (runner/exp).
+// a scenario file) is the experiments' business (runner/experiments).
 type Ablation struct {
 	Name   string // as given to --ablate
 	Rule   string // what the rule is

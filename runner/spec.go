@@ -50,7 +50,7 @@ type Spec struct {
 	// resources are contended by several proposers at once.
 	Resources int `json:"resources,omitempty"`
 	// Giveup: contention only; the probability that a client abandons an
-	// acquisition mid-round: it sends Giveup (release) at a time uniform
+	// acquisition mid-round: it sends Relinquish at a time uniform
 	// in [0, 2*RTT] after its Acquire unless the lease came first, while
 	// the round's prepare / propose messages are still in flight.
 	Giveup float64 `json:"giveup,omitempty"`

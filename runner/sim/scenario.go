@@ -272,10 +272,33 @@ func wantArgs(args []string, n int, usage string) error {
 func (rp *replayer) exec(f []string) error {
 	cmd, args := f[0], f[1:]
 	switch cmd {
-	case "algo":
+	case "algo", "cluster", "params", "disk", "ablate", "seed":
 		if err := rp.setup(cmd); err != nil {
 			return err
 		}
+		return rp.configure(cmd, args)
+	case "start":
+		if rp.started {
+			return fmt.Errorf("already started")
+		}
+		return rp.boot()
+	case "clock":
+		return rp.setClock(args)
+	case "acquire", "extend", "release", "deliver", "drop", "dup", "advance",
+		"crash", "restart", "pending", "expect", "repeat":
+		if err := rp.boot(); err != nil {
+			return err
+		}
+		return rp.step(cmd, args)
+	}
+	return fmt.Errorf("unknown command %q", cmd)
+}
+
+// configure runs a setup command: one that describes the run before it
+// starts.
+func (rp *replayer) configure(cmd string, args []string) error {
+	switch cmd {
+	case "algo":
 		if err := wantArgs(args, 1, "algo NAME"); err != nil {
 			return err
 		}
@@ -284,22 +307,13 @@ func (rp *replayer) exec(f []string) error {
 		}
 		rp.spec.Algo = args[0]
 	case "cluster", "params", "disk":
-		if err := rp.setup(cmd); err != nil {
-			return err
-		}
 		return rp.setParams(cmd, args, scenarioParams[cmd])
 	case "ablate":
-		if err := rp.setup(cmd); err != nil {
-			return err
-		}
 		if err := wantArgs(args, 1, "ablate NAME[,NAME...]"); err != nil {
 			return err
 		}
 		rp.spec.Ablate = strings.Split(args[0], ",")
 	case "seed":
-		if err := rp.setup(cmd); err != nil {
-			return err
-		}
 		if err := wantArgs(args, 1, "seed N"); err != nil {
 			return err
 		}
@@ -308,89 +322,18 @@ func (rp *replayer) exec(f []string) error {
 			return fmt.Errorf("bad seed %q", args[0])
 		}
 		rp.spec.Seed = v
-	case "start":
-		if rp.started {
-			return fmt.Errorf("already started")
-		}
-		return rp.boot()
-	case "clock":
-		if len(args) < 2 {
-			return fmt.Errorf("usage: clock NODE offset=D rate=F")
-		}
-		n, err := rp.node(args[0])
-		if err != nil {
-			return err
-		}
-		kv, err := parseKV(args[1:])
-		if err != nil {
-			return err
-		}
-		var c faults.Clock
-		if rp.s != nil {
-			c = rp.s.clock[n]
-		} else if pc, ok := rp.preClocks[n]; ok {
-			c = pc
-		}
-		for _, kp := range kv {
-			k, v := kp.key, kp.val
-			switch k {
-			case "offset":
-				d, err := time.ParseDuration(v)
-				if err != nil {
-					return fmt.Errorf("clock offset: bad duration %q", v)
-				}
-				c.Offset = int64(d)
-			case "rate":
-				r, err := strconv.ParseFloat(v, 64)
-				if err != nil || r <= -0.5 || r >= 0.5 {
-					return fmt.Errorf("clock rate: want a number in (-0.5, 0.5), got %q", v)
-				}
-				c = faults.Clock{Offset: c.Offset, RatePPB: faults.NewClock(0, r).RatePPB}
-			default:
-				return fmt.Errorf("clock: unknown key %q (valid: offset, rate)", k)
-			}
-		}
-		if rp.s == nil {
-			if rp.preClocks == nil {
-				rp.preClocks = map[algorithms.NodeID]faults.Clock{}
-			}
-			rp.preClocks[n] = c
-			return nil
-		}
-		rp.s.setClock(n, c)
-		rp.s.settle(rp.s.now)
+	}
+	return nil
+}
+
+// step runs a command on the started simulation.
+func (rp *replayer) step(cmd string, args []string) error {
+	switch cmd {
 	case "acquire", "extend", "release":
-		if err := rp.boot(); err != nil {
-			return err
-		}
-		if err := wantArgs(args, 2, cmd+" NODE RES"); err != nil {
-			return err
-		}
-		n, err := rp.node(args[0])
-		if err != nil {
-			return err
-		}
-		r, err := parseRes(args[1])
-		if err != nil {
-			return err
-		}
-		kind := map[string]algorithms.InputKind{"acquire": algorithms.Acquire, "extend": algorithms.Extend, "release": algorithms.Relinquish}[cmd]
-		in := algorithms.Input{Kind: kind, Resource: r}
-		s := rp.s
-		if !s.Input(n, in) {
-			return rp.fail("%s %s: node is down", cmd, args[0])
-		}
-		s.rec.Request(s.now, n, s.clock[n].Local(s.now), in)
-		s.settle(s.now)
+		return rp.input(cmd, args)
 	case "deliver", "drop", "dup":
-		if err := rp.boot(); err != nil {
-			return err
-		}
 		return rp.message(cmd, args)
 	case "advance":
-		if err := rp.boot(); err != nil {
-			return err
-		}
 		if err := wantArgs(args, 1, "advance DURATION"); err != nil {
 			return err
 		}
@@ -400,49 +343,115 @@ func (rp *replayer) exec(f []string) error {
 		}
 		rp.s.settle(rp.s.now + int64(d))
 	case "crash", "restart":
-		if err := rp.boot(); err != nil {
-			return err
-		}
-		if err := wantArgs(args, 1, cmd+" NODE"); err != nil {
-			return err
-		}
-		n, err := rp.node(args[0])
-		if err != nil {
-			return err
-		}
-		if cmd == "crash" {
-			if !rp.s.Up(n) {
-				return rp.fail("crash %s: already down", args[0])
-			}
-			rp.s.Crash(n)
-		} else {
-			if rp.s.Up(n) {
-				return rp.fail("restart %s: already up", args[0])
-			}
-			rp.s.Restart(n)
-		}
-		rp.s.settle(rp.s.now)
+		return rp.crashOrRestart(cmd, args)
 	case "pending":
-		if err := rp.boot(); err != nil {
-			return err
-		}
 		for _, p := range rp.s.pending {
 			fmt.Fprintf(rp.w, "  #%d %s\n", p.id, p.msg)
 			rp.tx.line("  #%d %s", p.id, p.msg)
 		}
 	case "expect":
-		if err := rp.boot(); err != nil {
-			return err
-		}
 		return rp.expect(args)
 	case "repeat":
-		if err := rp.boot(); err != nil {
-			return err
-		}
 		return rp.repeat(args)
-	default:
-		return fmt.Errorf("unknown command %q", cmd)
 	}
+	return nil
+}
+
+// setClock: clock NODE offset=D rate=F, before or after the start.
+func (rp *replayer) setClock(args []string) error {
+	if len(args) < 2 {
+		return fmt.Errorf("usage: clock NODE offset=D rate=F")
+	}
+	n, err := rp.node(args[0])
+	if err != nil {
+		return err
+	}
+	kv, err := parseKV(args[1:])
+	if err != nil {
+		return err
+	}
+	var c faults.Clock
+	if rp.s != nil {
+		c = rp.s.clock[n]
+	} else if pc, ok := rp.preClocks[n]; ok {
+		c = pc
+	}
+	for _, kp := range kv {
+		k, v := kp.key, kp.val
+		switch k {
+		case "offset":
+			d, err := time.ParseDuration(v)
+			if err != nil {
+				return fmt.Errorf("clock offset: bad duration %q", v)
+			}
+			c.Offset = int64(d)
+		case "rate":
+			r, err := strconv.ParseFloat(v, 64)
+			if err != nil || r <= -0.5 || r >= 0.5 {
+				return fmt.Errorf("clock rate: want a number in (-0.5, 0.5), got %q", v)
+			}
+			c = faults.Clock{Offset: c.Offset, RatePPB: faults.NewClock(0, r).RatePPB}
+		default:
+			return fmt.Errorf("clock: unknown key %q (valid: offset, rate)", k)
+		}
+	}
+	if rp.s == nil {
+		if rp.preClocks == nil {
+			rp.preClocks = map[algorithms.NodeID]faults.Clock{}
+		}
+		rp.preClocks[n] = c
+		return nil
+	}
+	rp.s.setClock(n, c)
+	rp.s.settle(rp.s.now)
+	return nil
+}
+
+// input: acquire|extend|release NODE RES, a client's request to a node.
+func (rp *replayer) input(cmd string, args []string) error {
+	if err := wantArgs(args, 2, cmd+" NODE RES"); err != nil {
+		return err
+	}
+	n, err := rp.node(args[0])
+	if err != nil {
+		return err
+	}
+	r, err := parseRes(args[1])
+	if err != nil {
+		return err
+	}
+	kind := map[string]algorithms.InputKind{"acquire": algorithms.Acquire, "extend": algorithms.Extend, "release": algorithms.Relinquish}[cmd]
+	in := algorithms.Input{Kind: kind, Resource: r}
+	s := rp.s
+	if !s.Input(n, in) {
+		return rp.fail("%s %s: node is down", cmd, args[0])
+	}
+	s.rec.Request(s.now, n, s.clock[n].Local(s.now), in)
+	s.settle(s.now)
+	return nil
+}
+
+// crashOrRestart: crash|restart NODE.
+func (rp *replayer) crashOrRestart(cmd string, args []string) error {
+	if err := wantArgs(args, 1, cmd+" NODE"); err != nil {
+		return err
+	}
+	n, err := rp.node(args[0])
+	if err != nil {
+		return err
+	}
+	if cmd == "crash" {
+		if !rp.s.Up(n) {
+			return rp.fail("crash %s: already down", args[0])
+		}
+		rp.s.Crash(n)
+	} else {
+		if rp.s.Up(n) {
+			return rp.fail("restart %s: already up", args[0])
+		}
+		rp.s.Restart(n)
+	}
+	rp.s.settle(rp.s.now)
 	return nil
 }
 

@@ -200,28 +200,8 @@ func setupBench(fs *pflag.FlagSet) action {
 		if *pf.peer != "" {
 			return benchPeer(c, fs, pf, spec, *workload, *leases, *reps, *window, *count, *format, *quiet)
 		}
-		switch *workload {
-		case "batch":
-			if len(*leases) == 0 {
-				return usagef("--leases needs at least one batch size")
-			}
-			for _, n := range *leases {
-				if n < 1 {
-					return usagef("batch sizes must be at least 1, got %d", n)
-				}
-			}
-		case "single":
-			if *reps < 1 {
-				return usagef("--reps must be at least 1, got %d", *reps)
-			}
-		default:
-			return usagef("bench runs workload batch or single, not %q", *workload)
-		}
-		if *window == 0 || *window < -1 {
-			return usagef("--window must be positive or -1, got %d", *window)
-		}
-		if *rawReps < 1 || *rawTime <= 0 {
-			return usagef("--raw-reps and --raw-time must be positive")
+		if err := checkBenchArgs(*workload, *leases, *reps, *window, *rawReps, *rawTime); err != nil {
+			return err
 		}
 		if *sign && spec.Env != "udp" {
 			return usagef("--sign measures signed datagrams over UDP; give --env udp")
@@ -242,17 +222,9 @@ func setupBench(fs *pflag.FlagSet) action {
 		out := benchOutput{Meta: c.meta(), Count: *count, Spec: spec}
 		if spec.Env == "udp" {
 			// The machine's limits first, on an idle machine.
-			rtts, err := udp.RawRTT(*rawReps)
-			if err != nil {
+			if err := measureMachine(&out, *rawReps, *rawTime); err != nil {
 				return err
 			}
-			rate, err := udp.RawDatagrams(64, *rawTime)
-			if err != nil {
-				return err
-			}
-			out.RawUDPRTTUS = us(record.NearestRank(rtts, 0.5)) // RawRTT returns them sorted
-			out.RawUDPRTTP90US = us(record.NearestRank(rtts, 0.9))
-			out.RawDatagramsPerSec = rate.RecvPerSec
 		}
 		// --datagram is the spec's (addNetFlags), checked by validateSpec.
 		eo := udp.EnvOptions{Window: *window}
@@ -313,6 +285,52 @@ func setupBench(fs *pflag.FlagSet) action {
 }
 
 func us(d time.Duration) float64 { return float64(d) / 1e3 }
+
+// checkBenchArgs rejects bench's own flags when they make no sense.
+func checkBenchArgs(workload string, leases []int, reps, window, rawReps int, rawTime time.Duration) error {
+	switch workload {
+	case "batch":
+		if len(leases) == 0 {
+			return usagef("--leases needs at least one batch size")
+		}
+		for _, n := range leases {
+			if n < 1 {
+				return usagef("batch sizes must be at least 1, got %d", n)
+			}
+		}
+	case "single":
+		if reps < 1 {
+			return usagef("--reps must be at least 1, got %d", reps)
+		}
+	default:
+		return usagef("bench runs workload batch or single, not %q", workload)
+	}
+	if window == 0 || window < -1 {
+		return usagef("--window must be positive or -1, got %d", window)
+	}
+	if rawReps < 1 || rawTime <= 0 {
+		return usagef("--raw-reps and --raw-time must be positive")
+	}
+	return nil
+}
+
+// measureMachine fills out's raw UDP figures: the round trip of rawReps
+// ping-pongs and the datagrams per second received in rawTime, the bounds
+// the algorithms' figures are divided by.
+func measureMachine(out *benchOutput, rawReps int, rawTime time.Duration) error {
+	rtts, err := udp.RawRTT(rawReps)
+	if err != nil {
+		return err
+	}
+	rate, err := udp.RawDatagrams(64, rawTime)
+	if err != nil {
+		return err
+	}
+	out.RawUDPRTTUS = us(record.NearestRank(rtts, 0.5)) // RawRTT returns them sorted
+	out.RawUDPRTTP90US = us(record.NearestRank(rtts, 0.9))
+	out.RawDatagramsPerSec = rate.RecvPerSec
+	return nil
+}
 
 func benchBatch(s runner.Spec, eo udp.EnvOptions, progress func(float64), out benchOutput) (benchRun, error) {
 	var (

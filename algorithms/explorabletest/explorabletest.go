@@ -371,17 +371,23 @@ func CloneDeterminism(t *testing.T, s *Setup) {
 		rng := rand.New(rand.NewPCG(seed, 4))
 		w := NewWorld(t, s, Base)
 		walk(t, w, rng, rng.IntN(60))
-		a, b := w.Clone(t), w.Clone(t)
-		for k := 0; k < 60; k++ {
-			act := a.RandomAction(rng)
-			a.Apply(t, act)
-			b.Apply(t, act)
-			if !slices.Equal(a.Log, b.Log) {
-				t.Fatalf("seed %d step %d: outputs differ:\n%s", seed, k, diff(a.Log, b.Log))
-			}
-			if !bytes.Equal(a.Encode(), b.Encode()) {
-				t.Fatalf("seed %d step %d: encodings differ", seed, k)
-			}
+		lockstep(t, w.Clone(t), w.Clone(t), rng, 60, fmt.Sprintf("seed %d", seed))
+	}
+}
+
+// lockstep applies the same steps random actions to a and b and fails at
+// the first step after which their outputs or encodings differ.
+func lockstep(t *testing.T, a, b *World, rng *rand.Rand, steps int, what string) {
+	t.Helper()
+	for k := 0; k < steps; k++ {
+		act := a.RandomAction(rng)
+		a.Apply(t, act)
+		b.Apply(t, act)
+		if !slices.Equal(a.Log, b.Log) {
+			t.Fatalf("%s step %d: outputs differ:\n%s", what, k, diff(a.Log, b.Log))
+		}
+		if !bytes.Equal(a.Encode(), b.Encode()) {
+			t.Fatalf("%s step %d: encodings differ", what, k)
 		}
 	}
 }
@@ -393,19 +399,8 @@ func StateTimeShift(t *testing.T, s *Setup) {
 	for seed := uint64(1); seed <= 40; seed++ {
 		delta := algorithms.Local(12_345_678_901 * int64(seed))
 		rng := rand.New(rand.NewPCG(seed, 5))
-		a := NewWorld(t, s, Base)
-		b := NewWorld(t, s, Base+delta)
-		for k := 0; k < 120; k++ {
-			act := a.RandomAction(rng)
-			a.Apply(t, act)
-			b.Apply(t, act)
-			if !slices.Equal(a.Log, b.Log) {
-				t.Fatalf("seed %d step %d: outputs differ under a time shift:\n%s", seed, k, diff(a.Log, b.Log))
-			}
-			if !bytes.Equal(a.Encode(), b.Encode()) {
-				t.Fatalf("seed %d step %d: encodings differ under a time shift of %d", seed, k, delta)
-			}
-		}
+		a, b := NewWorld(t, s, Base), NewWorld(t, s, Base+delta)
+		lockstep(t, a, b, rng, 120, fmt.Sprintf("seed %d, time shift %d,", seed, delta))
 	}
 }
 
@@ -418,17 +413,7 @@ func CloneRandomSuffix(t *testing.T, s *Setup) {
 		walk(t, a, rng, rng.IntN(150))
 		b := a.Clone(t)
 		a.Log = nil
-		for k := 0; k < 80; k++ {
-			act := a.RandomAction(rng)
-			a.Apply(t, act)
-			b.Apply(t, act)
-		}
-		if !slices.Equal(a.Log, b.Log) {
-			t.Fatalf("seed %d: outputs after the clone point differ:\n%s", seed, diff(a.Log, b.Log))
-		}
-		if !bytes.Equal(a.Encode(), b.Encode()) {
-			t.Fatalf("seed %d: encodings after the clone point differ", seed)
-		}
+		lockstep(t, a, b, rng, 80, fmt.Sprintf("seed %d, after the clone point,", seed))
 	}
 }
 

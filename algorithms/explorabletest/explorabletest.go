@@ -336,15 +336,20 @@ func walk(t testing.TB, w *World, rng *rand.Rand, n int) {
 	}
 }
 
+// walked is a new world after a random walk of fewer than max steps.
+func walked(t testing.TB, s *Setup, rng *rand.Rand, max int) *World {
+	w := NewWorld(t, s, Base)
+	walk(t, w, rng, rng.IntN(max))
+	return w
+}
+
 // CloneIndependence: stepping a clone leaves the original's encoding
 // unchanged and the other way round; and the clone draws from its own
 // random source (a second clone taken at the same point and the original
 // still agree after the first clone ran).
 func CloneIndependence(t *testing.T, s *Setup) {
 	for seed := uint64(1); seed <= 40; seed++ {
-		rng := rand.New(rand.NewPCG(seed, 1))
-		a := NewWorld(t, s, Base)
-		walk(t, a, rng, rng.IntN(60))
+		a := walked(t, s, rand.New(rand.NewPCG(seed, 1)), 60)
 		b := a.Clone(t)
 		c := a.Clone(t)
 		before := a.Encode()
@@ -369,8 +374,7 @@ func CloneIndependence(t *testing.T, s *Setup) {
 func CloneDeterminism(t *testing.T, s *Setup) {
 	for seed := uint64(1); seed <= 40; seed++ {
 		rng := rand.New(rand.NewPCG(seed, 4))
-		w := NewWorld(t, s, Base)
-		walk(t, w, rng, rng.IntN(60))
+		w := walked(t, s, rng, 60)
 		lockstep(t, w.Clone(t), w.Clone(t), rng, 60, fmt.Sprintf("seed %d", seed))
 	}
 }
@@ -409,8 +413,7 @@ func StateTimeShift(t *testing.T, s *Setup) {
 func CloneRandomSuffix(t *testing.T, s *Setup) {
 	for seed := uint64(1); seed <= 100; seed++ {
 		rng := rand.New(rand.NewPCG(seed, 6))
-		a := NewWorld(t, s, Base)
-		walk(t, a, rng, rng.IntN(150))
+		a := walked(t, s, rng, 150)
 		b := a.Clone(t)
 		a.Log = nil
 		lockstep(t, a, b, rng, 80, fmt.Sprintf("seed %d, after the clone point,", seed))

@@ -72,23 +72,22 @@ func (m Message) String() string {
 	if m.Owner != NoNode && m.Owner != 0 || m.Kind == Propose || m.Kind == Promise || m.Kind == Learn {
 		s += fmt.Sprintf(" owner=%s", m.Owner)
 	}
-	if m.Accepted != 0 {
-		s += fmt.Sprintf(" acc=%s", m.Accepted)
-	}
-	if m.Promised != 0 {
-		s += fmt.Sprintf(" prom=%s", m.Promised)
-	}
-	if m.Instance != 0 {
-		s += fmt.Sprintf(" i=%d", m.Instance)
-	}
-	if m.Span != 0 {
-		s += fmt.Sprintf(" span=%dns", m.Span)
-	}
-	if m.Expiry != 0 {
-		s += fmt.Sprintf(" exp=%d", m.Expiry)
-	}
-	if m.Flags != 0 {
-		s += fmt.Sprintf(" flags=%#x", m.Flags)
+	// The optional fields appear only when set.
+	for _, f := range []struct {
+		set    bool
+		format string
+		v      any
+	}{
+		{m.Accepted != 0, " acc=%s", m.Accepted},
+		{m.Promised != 0, " prom=%s", m.Promised},
+		{m.Instance != 0, " i=%d", m.Instance},
+		{m.Span != 0, " span=%dns", m.Span},
+		{m.Expiry != 0, " exp=%d", m.Expiry},
+		{m.Flags != 0, " flags=%#x", m.Flags},
+	} {
+		if f.set {
+			s += fmt.Sprintf(f.format, f.v)
+		}
 	}
 	return s
 }

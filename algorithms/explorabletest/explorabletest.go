@@ -336,15 +336,20 @@ func walk(t testing.TB, w *World, rng *rand.Rand, n int) {
 	}
 }
 
+// walked is a new world after a random walk of fewer than max steps.
+func walked(t testing.TB, s *Setup, rng *rand.Rand, max int) *World {
+	w := NewWorld(t, s, Base)
+	walk(t, w, rng, rng.IntN(max))
+	return w
+}
+
 // CloneIndependence: stepping a clone leaves the original's encoding
 // unchanged and the other way round; and the clone draws from its own
 // random source (a second clone taken at the same point and the original
 // still agree after the first clone ran).
 func CloneIndependence(t *testing.T, s *Setup) {
 	for seed := uint64(1); seed <= 40; seed++ {
-		rng := rand.New(rand.NewPCG(seed, 1))
-		a := NewWorld(t, s, Base)
-		walk(t, a, rng, rng.IntN(60))
+		a := walked(t, s, rand.New(rand.NewPCG(seed, 1)), 60)
 		b := a.Clone(t)
 		c := a.Clone(t)
 		before := a.Encode()
@@ -369,19 +374,24 @@ func CloneIndependence(t *testing.T, s *Setup) {
 func CloneDeterminism(t *testing.T, s *Setup) {
 	for seed := uint64(1); seed <= 40; seed++ {
 		rng := rand.New(rand.NewPCG(seed, 4))
-		w := NewWorld(t, s, Base)
-		walk(t, w, rng, rng.IntN(60))
-		a, b := w.Clone(t), w.Clone(t)
-		for k := 0; k < 60; k++ {
-			act := a.RandomAction(rng)
-			a.Apply(t, act)
-			b.Apply(t, act)
-			if !slices.Equal(a.Log, b.Log) {
-				t.Fatalf("seed %d step %d: outputs differ:\n%s", seed, k, diff(a.Log, b.Log))
-			}
-			if !bytes.Equal(a.Encode(), b.Encode()) {
-				t.Fatalf("seed %d step %d: encodings differ", seed, k)
-			}
+		w := walked(t, s, rng, 60)
+		lockstep(t, w.Clone(t), w.Clone(t), rng, 60, fmt.Sprintf("seed %d", seed))
+	}
+}
+
+// lockstep applies the same steps random actions to a and b and fails at
+// the first step after which their outputs or encodings differ.
+func lockstep(t *testing.T, a, b *World, rng *rand.Rand, steps int, what string) {
+	t.Helper()
+	for k := 0; k < steps; k++ {
+		act := a.RandomAction(rng)
+		a.Apply(t, act)
+		b.Apply(t, act)
+		if !slices.Equal(a.Log, b.Log) {
+			t.Fatalf("%s step %d: outputs differ:\n%s", what, k, diff(a.Log, b.Log))
+		}
+		if !bytes.Equal(a.Encode(), b.Encode()) {
+			t.Fatalf("%s step %d: encodings differ", what, k)
 		}
 	}
 }
@@ -393,19 +403,8 @@ func StateTimeShift(t *testing.T, s *Setup) {
 	for seed := uint64(1); seed <= 40; seed++ {
 		delta := algorithms.Local(12_345_678_901 * int64(seed))
 		rng := rand.New(rand.NewPCG(seed, 5))
-		a := NewWorld(t, s, Base)
-		b := NewWorld(t, s, Base+delta)
-		for k := 0; k < 120; k++ {
-			act := a.RandomAction(rng)
-			a.Apply(t, act)
-			b.Apply(t, act)
-			if !slices.Equal(a.Log, b.Log) {
-				t.Fatalf("seed %d step %d: outputs differ under a time shift:\n%s", seed, k, diff(a.Log, b.Log))
-			}
-			if !bytes.Equal(a.Encode(), b.Encode()) {
-				t.Fatalf("seed %d step %d: encodings differ under a time shift of %d", seed, k, delta)
-			}
-		}
+		a, b := NewWorld(t, s, Base), NewWorld(t, s, Base+delta)
+		lockstep(t, a, b, rng, 120, fmt.Sprintf("seed %d, time shift %d,", seed, delta))
 	}
 }
 
@@ -414,21 +413,10 @@ func StateTimeShift(t *testing.T, s *Setup) {
 func CloneRandomSuffix(t *testing.T, s *Setup) {
 	for seed := uint64(1); seed <= 100; seed++ {
 		rng := rand.New(rand.NewPCG(seed, 6))
-		a := NewWorld(t, s, Base)
-		walk(t, a, rng, rng.IntN(150))
+		a := walked(t, s, rng, 150)
 		b := a.Clone(t)
 		a.Log = nil
-		for k := 0; k < 80; k++ {
-			act := a.RandomAction(rng)
-			a.Apply(t, act)
-			b.Apply(t, act)
-		}
-		if !slices.Equal(a.Log, b.Log) {
-			t.Fatalf("seed %d: outputs after the clone point differ:\n%s", seed, diff(a.Log, b.Log))
-		}
-		if !bytes.Equal(a.Encode(), b.Encode()) {
-			t.Fatalf("seed %d: encodings after the clone point differ", seed)
-		}
+		lockstep(t, a, b, rng, 80, fmt.Sprintf("seed %d, after the clone point,", seed))
 	}
 }
 

@@ -10,10 +10,24 @@ import (
 	"leaselab/runner/internal/toy"
 )
 
-func TestCheckCampaign(t *testing.T) {
-	base := toy.Spec("test-lock")
+// toyCampaign is the tests' campaign: 40 seeds of 30 s of the toy algo
+// under every fault kind.
+func toyCampaign(algo string) CheckSpec {
+	base := toy.Spec(algo)
 	base.Duration = 30 * time.Second
-	cs := CheckSpec{Base: base, Faults: []string{"all"}, Seeds: 40, FirstSeed: 1}
+	return CheckSpec{Base: base, Faults: []string{"all"}, Seeds: 40, FirstSeed: 1}
+}
+
+// checkOn runs cs with GOMAXPROCS set to procs, so that tests can show a
+// summary does not depend on scheduling.
+func checkOn(procs int, cs CheckSpec) (CheckResult, error) {
+	prev := runtime.GOMAXPROCS(procs)
+	defer runtime.GOMAXPROCS(prev)
+	return Check(cs, runner.Options{})
+}
+
+func TestCheckCampaign(t *testing.T) {
+	cs := toyCampaign("test-lock")
 	cr, err := Check(cs, runner.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -30,9 +44,7 @@ func TestCheckCampaign(t *testing.T) {
 		t.Fatalf("planted fault not caught: %+v", bad)
 	}
 	// The summary does not depend on scheduling.
-	prev := runtime.GOMAXPROCS(1)
-	again, err := Check(cs, runner.Options{})
-	runtime.GOMAXPROCS(prev)
+	again, err := checkOn(1, cs)
 	if err != nil {
 		t.Fatal(err)
 	}

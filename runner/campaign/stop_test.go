@@ -2,32 +2,26 @@ package campaign
 
 import (
 	"reflect"
-	"runtime"
 	"testing"
-	"time"
 
 	"leaselab/runner"
-	"leaselab/runner/internal/toy"
 )
 
 // StopAtFirst ends at the lowest violating seed, runs every seed before
 // it, and gives the same summary whatever the number of workers.
 func TestCheckStopAtFirst(t *testing.T) {
-	base := toy.Spec("test-double-grant")
-	base.Duration = 30 * time.Second
-	full, err := Check(CheckSpec{Base: base, Faults: []string{"all"}, Seeds: 40, FirstSeed: 1}, runner.Options{})
+	cs := toyCampaign("test-double-grant")
+	full, err := Check(cs, runner.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(full.ViolatingSeeds) == 0 {
 		t.Fatal("the planted fault was not found")
 	}
-	cs := CheckSpec{Base: base, Faults: []string{"all"}, Seeds: 40, FirstSeed: 1, StopAtFirst: true}
+	cs.StopAtFirst = true
 	var got []CheckResult
 	for _, procs := range []int{1, 2, 4} {
-		prev := runtime.GOMAXPROCS(procs)
-		r, err := Check(cs, runner.Options{})
-		runtime.GOMAXPROCS(prev)
+		r, err := checkOn(procs, cs)
 		if err != nil {
 			t.Fatal(err)
 		}

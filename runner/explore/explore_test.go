@@ -6,6 +6,7 @@ import (
 
 	"leaselab/algorithms"
 	"leaselab/runner"
+	_ "leaselab/runner/internal/toy" // test-lock and its planted faults
 	"leaselab/runner/sim"
 )
 
@@ -50,7 +51,7 @@ func sameViolation(t *testing.T, res Result, vs []runner.Violation) {
 }
 
 func TestExhaustsCorrectToy(t *testing.T) {
-	res, err := Explore(toyConfig("xtoy-lock"))
+	res, err := Explore(toyConfig("test-lock"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +62,7 @@ func TestExhaustsCorrectToy(t *testing.T) {
 }
 
 func TestFindsPlantedBugs(t *testing.T) {
-	for _, algo := range []string{"xtoy-double-grant", "xtoy-amnesia"} {
+	for _, algo := range []string{"test-double-grant", "test-amnesia"} {
 		t.Run(algo, func(t *testing.T) {
 			res, err := Explore(toyConfig(algo))
 			if err != nil {
@@ -77,7 +78,7 @@ func TestFindsPlantedBugs(t *testing.T) {
 }
 
 func TestWorkerCountIndependence(t *testing.T) {
-	for _, algo := range []string{"xtoy-lock", "xtoy-amnesia"} {
+	for _, algo := range []string{"test-lock", "test-amnesia"} {
 		var first Result
 		for i, w := range []int{1, 2, 5} {
 			c := toyConfig(algo)
@@ -101,7 +102,7 @@ func TestWorkerCountIndependence(t *testing.T) {
 // BenchmarkExploreToy measures states per second on the toy lock (the real
 // algorithms' figures are in the README, from 'leaselab explore').
 func BenchmarkExploreToy(b *testing.B) {
-	c := toyConfig("xtoy-lock")
+	c := toyConfig("test-lock")
 	c.Workers = 1
 	c.Inputs = 3
 	var states int64

@@ -310,28 +310,29 @@ func (r *Recorder) Event(t int64, n algorithms.NodeID, local algorithms.Local, e
 	return NoOutcome
 }
 
+// endRequest takes node n's pending request on res off the wanted list at
+// t; Withdraw and Abandon differ only in what they count afterwards.
+func (r *Recorder) endRequest(t int64, n algorithms.NodeID, res algorithms.ResourceID) (want, bool) {
+	r.chk.Advance(t)
+	i, ok := r.resIdx.Get(res)
+	if !ok {
+		return want{}, false
+	}
+	return r.takeWant(&r.rs[i], n, t)
+}
+
 // Withdraw ends node n's pending request on res at t because its client
 // gave it up (Spec.Giveup): neither acquired nor failed, it only stops
 // counting as wanted. It reports whether a request was pending.
 func (r *Recorder) Withdraw(t int64, n algorithms.NodeID, res algorithms.ResourceID) bool {
-	r.chk.Advance(t)
-	i, ok := r.resIdx.Get(res)
-	if !ok {
-		return false
-	}
-	_, ok = r.takeWant(&r.rs[i], n, t)
+	_, ok := r.endRequest(t, n, res)
 	return ok
 }
 
 // Abandon ends node n's pending request on res without a lease (the client
 // gave up waiting, or the run ended); it counts as failed.
 func (r *Recorder) Abandon(t int64, n algorithms.NodeID, res algorithms.ResourceID) bool {
-	r.chk.Advance(t)
-	i, ok := r.resIdx.Get(res)
-	if !ok {
-		return false
-	}
-	w, ok := r.takeWant(&r.rs[i], n, t)
+	w, ok := r.endRequest(t, n, res)
 	if !ok {
 		return false
 	}

@@ -32,17 +32,10 @@ type simLine struct {
 // the same loss and duplication (with jitter and reordering on, so a
 // delay drawn out of order would shift every later decision).
 func TestOneSeedOneSchedule(t *testing.T) {
-	s := runner.DefaultSpec()
-	s.Env, s.Algo, s.Workload = "sim", "paxoslease", "contention"
-	s.Proposers = 3
+	s := shortSpec("paxoslease", "contention")
+	s.Env = "sim"
 	s.Seed = 11
 	s.Duration = 5 * time.Second
-	s.Params.LeaseSpan = 300 * time.Millisecond
-	s.Params.MaxLease = 400 * time.Millisecond
-	s.Params.DMax = 50 * time.Millisecond
-	s.Params.ResponseTimeout = 50 * time.Millisecond
-	s.Params.Backoff = 10 * time.Millisecond
-	s.Hold, s.Pause = 50*time.Millisecond, 20*time.Millisecond
 	s.Net = runner.NetSpec{RTT: time.Millisecond, Jitter: 200 * time.Microsecond, Loss: 0.1, Dup: 0.1, Reorder: 0.1}
 	s.Clocks.Skew, s.Clocks.Drift = 20*time.Millisecond, 1e-4
 	s.Faults.Partitions, s.Faults.PartitionLen = 30, 300*time.Millisecond

@@ -20,7 +20,9 @@ import (
 //	test-double-grant: the server grants every request, held or not;
 //	test-no-deadline:  the requester believes it holds for 3T.
 //	test-no-margin:    the requester keeps the full T (no drift margin),
-//	                   so a fast server clock or slow requester clock breaks it.
+//	                   so a fast server clock or slow requester clock breaks it;
+//	test-amnesia:      a restarted server does not stay silent (it forgot
+//	                   its grants and grants again at once).
 //
 // Messages: Request (Ballot = the requester's attempt number, Span = T),
 // Grant/Deny echo the ballot, Release carries the ballot of the grant.
@@ -40,19 +42,24 @@ const (
 	toyNoDeadline
 	toyNoMargin
 	toyDisk
+	toyAmnesia
 )
 
+// variants are the toy's registered names.
+var variants = []struct {
+	name  string
+	fault toyFault
+}{
+	{"test-lock", toyCorrect},
+	{"test-double-grant", toyDoubleGrant},
+	{"test-no-deadline", toyNoDeadline},
+	{"test-no-margin", toyNoMargin},
+	{"test-disk", toyDisk},
+	{"test-amnesia", toyAmnesia},
+}
+
 func init() {
-	for _, a := range []struct {
-		name  string
-		fault toyFault
-	}{
-		{"test-lock", toyCorrect},
-		{"test-double-grant", toyDoubleGrant},
-		{"test-no-deadline", toyNoDeadline},
-		{"test-no-margin", toyNoMargin},
-		{"test-disk", toyDisk},
-	} {
+	for _, a := range variants {
 		fault := a.fault
 		algorithms.Register(algorithms.Algorithm{
 			Name:    a.name,
@@ -68,11 +75,13 @@ func init() {
 				}
 				return nil
 			},
-			Build: func(cfg algorithms.Config) (algorithms.Node, error) {
-				return &toyNode{cfg: cfg, fault: fault, grants: map[algorithms.ResourceID]*toyGrant{}, reqs: map[algorithms.ResourceID]*toyReq{}}, nil
-			},
+			Build: func(cfg algorithms.Config) (algorithms.Node, error) { return newNode(cfg, fault), nil },
 		})
 	}
+}
+
+func newNode(cfg algorithms.Config, fault toyFault) *toyNode {
+	return &toyNode{cfg: cfg, fault: fault, grants: map[algorithms.ResourceID]*toyGrant{}, reqs: map[algorithms.ResourceID]*toyReq{}}
 }
 
 type toyGrant struct {
@@ -175,7 +184,7 @@ func (n *toyNode) Step(now algorithms.Local, in algorithms.Input, out *algorithm
 // recovers them instead, the last record per resource winning.
 func (n *toyNode) start(now algorithms.Local, out *algorithms.Output) {
 	if n.fault != toyDisk {
-		if n.cfg.Restarts > 0 {
+		if n.cfg.Restarts > 0 && n.fault != toyAmnesia {
 			n.quietUntil = now.Add(n.cfg.Params.MaxLease)
 		}
 		return

@@ -173,7 +173,8 @@ func (n *toyNode) Step(now algorithms.Local, in algorithms.Input, out *algorithm
 				return
 			}
 			out.CancelTimer(algorithms.TimerKey{Resource: m.Resource, Kind: toyTimerTimeout})
-			out.Emit(algorithms.Event{Kind: algorithms.Preempted, Resource: m.Resource, Ballot: q.ballot})
+			// The deny names the holder in the way but not its ballot.
+			out.Emit(algorithms.Event{Kind: algorithms.Preempted, Resource: m.Resource, Owner: m.Owner})
 			n.retry(now, m.Resource, q, out)
 		}
 	}
@@ -211,7 +212,7 @@ func (n *toyNode) giveup(res algorithms.ResourceID, out *algorithms.Output) {
 	}
 	if q.holding {
 		q.holding = false
-		out.Emit(algorithms.Event{Kind: algorithms.Lost, Resource: res, Ballot: q.held})
+		out.Emit(algorithms.Event{Kind: algorithms.Lost, Resource: res, Owner: n.cfg.ID, Ballot: q.held})
 		out.CancelTimer(algorithms.TimerKey{Resource: res, Kind: toyTimerExpire})
 		out.Send(algorithms.Message{Kind: algorithms.Release, From: n.cfg.ID, To: n.server(), Owner: n.cfg.ID, Resource: res, Ballot: q.held})
 	}
@@ -227,7 +228,7 @@ func (n *toyNode) fire(now algorithms.Local, t algorithms.TimerKey, out *algorit
 		}
 	case toyTimerTimeout:
 		if q := n.req(r); q.wanting {
-			out.Emit(algorithms.Event{Kind: algorithms.Timeout, Resource: r, Ballot: q.ballot})
+			out.Emit(algorithms.Event{Kind: algorithms.Timeout, Resource: r, Owner: n.cfg.ID, Ballot: q.ballot})
 			n.retry(now, r, q, out)
 		}
 	case toyTimerRetry:
@@ -302,7 +303,7 @@ func (n *toyNode) send(now algorithms.Local, r algorithms.ResourceID, q *toyReq,
 	q.tries++
 	q.ballot = algorithms.MakeBallot(q.round, n.cfg.Restarts, n.cfg.ID)
 	q.sentAt = now
-	out.Emit(algorithms.Event{Kind: algorithms.Round, Resource: r, Ballot: q.ballot})
+	out.Emit(algorithms.Event{Kind: algorithms.Round, Resource: r, Owner: n.cfg.ID, Ballot: q.ballot})
 	out.Send(algorithms.Message{Kind: algorithms.Request, From: n.cfg.ID, To: n.server(), Resource: r, Ballot: q.ballot, Span: int64(n.cfg.Params.LeaseSpan)})
 	out.SetTimer(algorithms.TimerKey{Resource: r, Kind: toyTimerTimeout}, now.Add(n.cfg.Params.ResponseTimeout))
 }
@@ -310,7 +311,7 @@ func (n *toyNode) send(now algorithms.Local, r algorithms.ResourceID, q *toyReq,
 func (n *toyNode) retry(now algorithms.Local, r algorithms.ResourceID, q *toyReq, out *algorithms.Output) {
 	if q.tries >= n.cfg.Params.MaxRounds {
 		q.wanting = false
-		out.Emit(algorithms.Event{Kind: algorithms.Failed, Resource: r, Ballot: q.ballot})
+		out.Emit(algorithms.Event{Kind: algorithms.Failed, Resource: r, Owner: n.cfg.ID, Ballot: q.ballot})
 		return
 	}
 	wait := int64(0)

@@ -103,7 +103,9 @@ func (n *Node) AppendState(b []byte, now algorithms.Local) []byte {
 		b = binary.AppendUvarint(b, uint64(s.key))
 		b = binary.AppendUvarint(b, uint64(s.promised))
 		b = binary.AppendUvarint(b, uint64(s.accepted))
-		if s.accepted != 0 {
+		if s.accepted != 0 || s.accUntil != 0 {
+			// accUntil is the accepted proposal's timer, or, with
+			// nothing accepted, the end of a promise guard.
 			b = appendTime(b, s.accUntil, now)
 		}
 		b = binary.AppendUvarint(b, uint64(s.held))

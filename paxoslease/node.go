@@ -50,7 +50,11 @@ type round struct {
 	fails            int               // failed rounds of this acquisition
 	phase            phase
 	busy             bool // waiting (phaseWait) for someone's lease to end
-	queued           bool // requested during the quarantine; starts at Joined
+	// parked: busy after a prepare phase, keeping its ballot and votes: a
+	// fresh open promise for this ballot (release-promise) upgrades the
+	// acceptor's vote, and an open majority proposes at once.
+	parked bool
+	queued bool // requested during the quarantine; starts at Joined
 }
 
 // Node is one PaxosLease node: a proposer, an acceptor or both (the
@@ -75,6 +79,11 @@ type Node struct {
 	exactRelease   bool // release clears only the exact (owner, ballot)
 	activeOnly     bool // an own reported lease is open only if it is the active one
 	keepOthers     bool // another owner's live accepted lease is never overwritten
+	rttBackoff     bool // the backoff window scales with the measured round trip
+	releasePromise bool // an acceptor that clears a lease re-sends its promise to its highest ballot
+	headStart      bool // a waiter woken by a release hint first gives the head of the queue time to propose
+	failedRelease  bool // a lost propose phase releases its ballot at the acceptors
+	promiseGuard   bool // a re-sent promise is kept from other proposers' prepares for a while
 
 	hold       time.Duration // how long a lease lasts on the holder's clock, from its Prepare
 	quarantine time.Duration // silence after a restart, on this node's clock
@@ -82,6 +91,10 @@ type Node struct {
 	silent    bool   // restarted and still in quarantine
 	started   bool   // Start was seen
 	lastRound uint32 // highest run counter this node used (any resource)
+	// rtt: moving average of the time from sending Prepare to answers
+	// from a majority; 0 until measured. Measured and used only when
+	// Params.Backoff > 0: every wait it scales is capped at Backoff.
+	rtt time.Duration
 
 	res        table
 	rounds     map[algorithms.ResourceID]*round
@@ -161,6 +174,11 @@ func New(cfg algorithms.Config) (*Node, error) {
 		exactRelease:   !ab.Has(AblateOwnerOnlyRelease),
 		activeOnly:     !ab.Has(AblateStaleOwnerOpen),
 		keepOthers:     !ab.Has(AblateAbandonRelease),
+		rttBackoff:     !ab.Has(AblateRTTBackoff),
+		releasePromise: !ab.Has(AblateReleasePromise),
+		headStart:      !ab.Has(AblateHeadStart),
+		failedRelease:  !ab.Has(AblateFailedRelease),
+		promiseGuard:   !ab.Has(AblatePromiseGuard),
 		quarantine:     Quarantine(cfg.Params),
 		rounds:         make(map[algorithms.ResourceID]*round),
 		// A restarted node is silent from the start; Start arms the end of
@@ -259,6 +277,12 @@ func (n *Node) recv(now algorithms.Local, m algorithms.Message, out *algorithms.
 		if !n.cluster.IsProposer(m.From) || m.Ballot == 0 || m.Ballot.Node() != m.From {
 			return
 		}
+		if m.Kind == algorithms.Release && m.Span == declineSpan {
+			if n.cluster.IsAcceptor(n.id) {
+				n.onDecline(m)
+			}
+			return
+		}
 		if m.Kind == algorithms.Release && n.cluster.IsProposer(n.id) && m.From != n.id {
 			n.onReleaseHint(now, m, out)
 		}
@@ -279,7 +303,20 @@ func (n *Node) recv(now algorithms.Local, m algorithms.Message, out *algorithms.
 		}
 		rd := n.rounds[m.Resource]
 		if rd == nil || rd.queued || m.Ballot != rd.ballot {
+			if m.Kind == algorithms.Promise && m.Owner == algorithms.NoNode && m.Ballot.Node() == n.id && n.guardSpan() > 0 {
+				// A re-sent promise for a ballot we no longer use:
+				// decline it, so its guard stops turning others away.
+				out.Send(n.decline(m.From, m.Resource, m.Ballot))
+			}
 			return // an answer to some other round
+		}
+		if rd.phase == phasePrepare && n.params.Backoff > 0 && m.Kind != algorithms.Accepted && m.Kind != algorithms.ProposeReject {
+			// The round trip to a quorum (a node that is also an acceptor
+			// answers itself at once): sampled when the answers of the
+			// round's prepare first reach a majority.
+			if answered := rd.promised | rd.rejected; answered&bit(m.From) == 0 && bits.OnesCount64(answered) == n.majority-1 {
+				n.sampleRTT(now.Sub(rd.start))
+			}
 		}
 		switch m.Kind {
 		case algorithms.Promise:
@@ -299,13 +336,50 @@ func (n *Node) recv(now algorithms.Local, m algorithms.Message, out *algorithms.
 // answer right when a message and the timer fall on the same instant.
 func (n *Node) expire(now algorithms.Local, r algorithms.ResourceID, s *slot, out *algorithms.Output) {
 	if s.accepted != 0 && now >= s.accUntil {
-		n.clear(r, s, out)
+		n.clear(now, r, s, out)
 	}
 }
 
-func (n *Node) clear(r algorithms.ResourceID, s *slot, out *algorithms.Output) {
+func (n *Node) clear(now algorithms.Local, r algorithms.ResourceID, s *slot, out *algorithms.Output) {
 	out.Emit(algorithms.Event{Kind: algorithms.Cleared, Resource: r, Owner: s.accepted.Node(), Ballot: s.accepted})
+	gone := s.accepted
 	s.accepted, s.accUntil = 0, 0
+	if n.releasePromise && s.promised > gone && n.cluster.IsProposer(s.promised.Node()) {
+		// Release-promise: the proposer of the highest ballot we promised
+		// was told the lease was taken; tell it that we are empty now.
+		// This is the very answer a copy of its Prepare arriving now
+		// would draw (the network may duplicate and delay any message),
+		// so it adds no behaviour the protocol does not already allow;
+		// it saves that proposer a round trip and lets it move first.
+		p := algorithms.Message{Kind: algorithms.Promise, From: n.id, To: s.promised.Node(), Resource: r, Ballot: s.promised, Owner: algorithms.NoNode}
+		out.Send(p)
+		if g := n.guardSpan(); g > 0 {
+			// Promise-guard: for a while, only that proposer may prepare
+			// here, so a newcomer's higher ballot does not preempt the
+			// proposal it is about to send. accUntil is free while
+			// nothing is accepted; it holds the guard's end.
+			s.accUntil = now.Add(g)
+		}
+	}
+}
+
+// guardSpan is how long a re-sent promise is guarded: Backoff (the
+// longest a rejected newcomer would have waited anyway), at most
+// ResponseTimeout; 0 when the rule is off. The guard ends sooner when
+// the acceptor accepts a proposal. Rejecting is always safe; the guard
+// costs liveness only if the re-promised proposer is gone, and then
+// Backoff at most.
+func (n *Node) guardSpan() time.Duration {
+	if !n.promiseGuard || !n.releasePromise {
+		return 0
+	}
+	return min(n.params.Backoff, n.params.ResponseTimeout)
+}
+
+// guarded reports whether a prepare of from must be refused: a guarded
+// re-sent promise to another proposer is still in force.
+func guarded(s *slot, now algorithms.Local, from algorithms.NodeID) bool {
+	return s.accepted == 0 && now < s.accUntil && s.promised.Node() != from
 }
 
 func (n *Node) reply(m algorithms.Message, kind algorithms.Kind) algorithms.Message {
@@ -321,9 +395,15 @@ func (n *Node) rejectWith(now algorithms.Local, m algorithms.Message, kind algor
 	rej := n.reply(m, kind)
 	if n.ballotLearning {
 		rej.Promised = s.promised
-		if s.accepted != 0 {
+		switch {
+		case s.accepted != 0:
 			rej.Accepted = s.accepted
 			rej.Owner = s.accepted.Node()
+			rej.Span = int64(s.accUntil.Sub(now))
+		case now < s.accUntil:
+			// A guarded promise: its proposer is about to propose. No
+			// accepted ballot; Owner and Span say who and for how long.
+			rej.Owner = s.promised.Node()
 			rej.Span = int64(s.accUntil.Sub(now))
 		}
 	}
@@ -334,12 +414,15 @@ func (n *Node) onPrepare(now algorithms.Local, m algorithms.Message, out *algori
 	s := n.res.get(m.Resource)
 	if s != nil {
 		n.expire(now, m.Resource, s, out)
-		if m.Ballot < s.promised {
+		if m.Ballot < s.promised || guarded(s, now, m.From) {
 			n.rejectWith(now, m, algorithms.PrepareReject, s, out)
 			return
 		}
 	} else {
 		s = n.res.put(m.Resource)
+	}
+	if s.accepted == 0 {
+		s.accUntil = 0 // a guard ends with the next promise
 	}
 	s.promised = m.Ballot
 	p := n.reply(m, algorithms.Promise)
@@ -400,6 +483,10 @@ func (n *Node) onPropose(now algorithms.Local, m algorithms.Message, out *algori
 
 func (n *Node) onRelease(now algorithms.Local, m algorithms.Message, out *algorithms.Output) {
 	s := n.res.get(m.Resource)
+	if s != nil && s.accepted == 0 && s.promised == m.Ballot && m.Owner == m.From {
+		s.accUntil = 0 // its proposer gave up: no guard for it
+		return
+	}
 	if s == nil || s.accepted == 0 || m.Owner != m.From {
 		return
 	}
@@ -412,8 +499,16 @@ func (n *Node) onRelease(now algorithms.Local, m algorithms.Message, out *algori
 	if n.exactRelease && s.accepted != m.Ballot {
 		return
 	}
-	n.clear(m.Resource, s, out)
+	n.clear(now, m.Resource, s, out)
 	out.CancelTimer(algorithms.TimerKey{Resource: m.Resource, Kind: timerAccepted})
+}
+
+// onDecline ends the guard of a promise whose proposer will not use it.
+// It touches nothing else: not the promise, not an accepted proposal.
+func (n *Node) onDecline(m algorithms.Message) {
+	if s := n.res.get(m.Resource); s != nil && s.accepted == 0 && s.promised == m.Ballot && m.Owner == m.From {
+		s.accUntil = 0
+	}
 }
 
 // ---- proposer (Sec. 3 steps 1, 3, 5; Sec. 6; Sec. 7) ----
@@ -498,7 +593,7 @@ func (n *Node) startRound(now algorithms.Local, r algorithms.ResourceID, rd *rou
 	}
 	rd.ballot, rd.start, rd.phase = b, now, phasePrepare
 	rd.promised, rd.open, rd.accepted, rd.rejected, rd.leased = 0, 0, 0, 0, 0
-	rd.nOpen, rd.nAccepted, rd.hint, rd.busy = 0, 0, 0, false
+	rd.nOpen, rd.nAccepted, rd.hint, rd.busy, rd.parked = 0, 0, 0, false, false
 	rd.deadline = 0
 	if n.earlyTimer {
 		// The strict rule: the lease counts from this moment, before any
@@ -526,14 +621,11 @@ func (n *Node) armPhase(now algorithms.Local, r algorithms.ResourceID, rd *round
 func bit(a algorithms.NodeID) uint64 { return 1 << uint(a) }
 
 func (n *Node) onPromise(now algorithms.Local, m algorithms.Message, rd *round, out *algorithms.Output) {
-	if rd.phase != phasePrepare {
+	parked := rd.phase == phaseWait && rd.parked
+	if rd.phase != phasePrepare && !parked {
 		return
 	}
 	b := bit(m.From)
-	if n.distinctVotes && (rd.promised|rd.rejected)&b != 0 {
-		return // a duplicate: one acceptor, one vote
-	}
-	rd.promised |= b
 	open := m.Owner == algorithms.NoNode
 	if !open && m.Owner == n.id {
 		if n.activeOnly {
@@ -546,11 +638,35 @@ func (n *Node) onPromise(now algorithms.Local, m algorithms.Message, rd *round, 
 			open = true
 		}
 	}
+	// A second promise from one acceptor counts only as an upgrade: it
+	// promised this ballot while it held a lease, and has since become
+	// empty (release-promise, or a copy of the Prepare answered later).
+	// That is sound: it still promises this ballot, so it accepted
+	// nothing since, and the lease this round would give counts from its
+	// Prepare, before either answer. A parked round still records late
+	// promises, so that a later upgrade of theirs counts.
+	upgrade := open && rd.promised&^rd.open&b != 0
+	if n.distinctVotes && (rd.promised|rd.rejected)&b != 0 && !upgrade {
+		return // a duplicate: one acceptor, one vote
+	}
+	rd.promised |= b
 	if open {
 		rd.open |= b
 		rd.nOpen++
 	} else {
 		n.noteLease(rd, m)
+	}
+	if parked {
+		votes := bits.OnesCount64(rd.open)
+		if !n.distinctVotes {
+			votes = rd.nOpen
+		}
+		if votes >= n.majority {
+			n.propose(now, m.Resource, rd, out)
+			return
+		}
+		n.declineIfHopeless(m.Resource, rd, out)
+		return
 	}
 	votes := bits.OnesCount64(rd.open)
 	if !n.distinctVotes {
@@ -575,6 +691,35 @@ func (n *Node) noteLease(rd *round, m algorithms.Message) {
 	}
 }
 
+// declineIfHopeless: once rejects leave too few acceptors for a majority
+// of promises, this ballot can never propose; acceptors that re-sent it
+// their promise (release-promise) may still guard it against everyone
+// else (three acceptors guarding three different proposers block all
+// three), so decline those promises with a Release of the ballot. It
+// clears a guard only (nothing was accepted under this ballot).
+func (n *Node) declineIfHopeless(r algorithms.ResourceID, rd *round, out *algorithms.Output) {
+	if rd.open == 0 || n.guardSpan() == 0 || n.cluster.Acceptors-bits.OnesCount64(rd.rejected) >= n.majority {
+		return
+	}
+	for a := 0; a < n.cluster.Acceptors; a++ {
+		if rd.open&bit(algorithms.NodeID(a)) != 0 {
+			out.Send(n.decline(algorithms.NodeID(a), r, rd.ballot))
+		}
+	}
+	rd.open = 0
+	rd.nOpen = 0
+}
+
+// declineSpan marks a Release that only declines a guarded promise. It
+// must never clear an accepted proposal: the ballot it names may be one
+// this node holds a lease under (a copy of a promise can arrive after
+// the round ended in an acquisition).
+const declineSpan = -1
+
+func (n *Node) decline(to algorithms.NodeID, r algorithms.ResourceID, b algorithms.Ballot) algorithms.Message {
+	return algorithms.Message{Kind: algorithms.Release, From: n.id, To: to, Resource: r, Ballot: b, Owner: n.id, Span: declineSpan}
+}
+
 // busyVotes counts the distinct acceptors that reported someone's lease
 // in the prepare phase, by promise or by reject.
 func (rd *round) busyVotes() int {
@@ -584,6 +729,7 @@ func (rd *round) busyVotes() int {
 // checkPrepare ends a prepare phase that can no longer reach an open
 // majority.
 func (n *Node) checkPrepare(now algorithms.Local, r algorithms.ResourceID, rd *round, out *algorithms.Output) {
+	n.declineIfHopeless(r, rd, out)
 	notOpen := bits.OnesCount64(rd.promised &^ rd.open)
 	rejected := bits.OnesCount64(rd.rejected)
 	switch {
@@ -591,6 +737,7 @@ func (n *Node) checkPrepare(now algorithms.Local, r algorithms.ResourceID, rd *r
 		// A majority reports someone's lease: it is validly held. Wait
 		// for it to end; this is not a failed round.
 		n.waitBusy(now, r, rd, out)
+		rd.parked = rd.busy
 	case n.cluster.Acceptors-notOpen-rejected >= n.majority:
 		// Still reachable: wait for more answers.
 	case rejected > 0:
@@ -612,7 +759,7 @@ func (n *Node) propose(now algorithms.Local, r algorithms.ResourceID, rd *round,
 	if now >= rd.deadline {
 		return // too late for any lease; the phase timer (due now) fails the round
 	}
-	rd.phase = phasePropose
+	rd.phase, rd.busy, rd.parked = phasePropose, false, false
 	rd.accepted, rd.rejected, rd.leased, rd.nAccepted = 0, 0, 0, 0
 	for a := 0; a < n.cluster.Acceptors; a++ {
 		out.Send(algorithms.Message{Kind: algorithms.Propose, From: n.id, To: algorithms.NodeID(a), Resource: r, Ballot: rd.ballot, Owner: n.id, Span: int64(n.params.LeaseSpan)})
@@ -665,10 +812,25 @@ func (n *Node) onReject(now algorithms.Local, m algorithms.Message, rd *round, o
 	if n.ballotLearning && m.Promised > rd.learned {
 		rd.learned = m.Promised
 	}
-	if m.Owner != algorithms.NoNode && m.Accepted != 0 {
+	switch {
+	case m.Owner != algorithms.NoNode && m.Accepted != 0:
 		if s, held := n.holding(now, m.Resource); !(held && m.Owner == n.id && m.Accepted == s.held) {
 			rd.leased |= b
 			n.noteLease(rd, m)
+		}
+	case m.Owner != algorithms.NoNode && m.Owner != n.id && m.Span > 0 && m.Span <= int64(n.params.MaxLease):
+		// A guarded promise (promise-guard): another proposer is about
+		// to take the lease. Wait for it like for a held lease; its
+		// release hint wakes us. Its Span is the guard's end, which
+		// says nothing of when that lease ends: come back after two
+		// round trips (capped at it) if no hint came.
+		rd.leased |= b
+		g := time.Duration(m.Span)
+		if n.rtt > 0 {
+			g = min(g, 2*n.rtt)
+		}
+		if g > rd.hint {
+			rd.hint = g
 		}
 	}
 	if rd.phase == phasePrepare {
@@ -692,6 +854,7 @@ func (n *Node) preempted(now algorithms.Local, r algorithms.ResourceID, rd *roun
 // failRound counts a lost round and schedules the next one, at least
 // minWait from now.
 func (n *Node) failRound(now algorithms.Local, r algorithms.ResourceID, rd *round, minWait time.Duration, out *algorithms.Output) {
+	n.abandonPropose(now, r, rd, out)
 	rd.fails++
 	if rd.fails >= n.params.MaxRounds {
 		out.CancelTimer(algorithms.TimerKey{Resource: r, Kind: timerRound})
@@ -708,18 +871,39 @@ func (n *Node) failRound(now algorithms.Local, r algorithms.ResourceID, rd *roun
 		n.startRound(now, r, rd, out)
 		return
 	}
-	n.wait(now, r, rd, minWait+n.jitter(), out)
+	n.wait(now, r, rd, minWait+n.jitter(rd.fails), out)
+}
+
+// abandonPropose: a round that loses its propose phase will never use its
+// ballot, so acceptors that accepted it hold a leftover that blocks every
+// other proposer (keep-others) until their timers run out. Failed-release
+// clears it at once with a Release of that exact ballot, as a client's
+// giveup during the propose phase does. Not while this node holds a lease
+// on r: a failed extension's ballot replaced the held lease at the
+// acceptors that accepted it, and releasing it would erase the record of
+// a lease still in use.
+func (n *Node) abandonPropose(now algorithms.Local, r algorithms.ResourceID, rd *round, out *algorithms.Output) {
+	if !n.failedRelease || rd.phase != phasePropose {
+		return
+	}
+	if _, held := n.holding(now, r); held {
+		return
+	}
+	for a := 0; a < n.cluster.Acceptors; a++ {
+		out.Send(algorithms.Message{Kind: algorithms.Release, From: n.id, To: algorithms.NodeID(a), Resource: r, Ballot: rd.ballot, Owner: n.id})
+	}
 }
 
 // waitBusy waits for a validly held lease to end: the longest remaining
 // time the acceptors reported, plus jitter so that waiters do not all
 // come back at once.
 func (n *Node) waitBusy(now algorithms.Local, r algorithms.ResourceID, rd *round, out *algorithms.Output) {
+	n.abandonPropose(now, r, rd, out)
 	d := rd.hint
 	if d <= 0 || d > n.params.MaxLease {
 		d = n.params.LeaseSpan
 	}
-	n.wait(now, r, rd, d+n.jitter(), out)
+	n.wait(now, r, rd, d+n.jitter(rd.fails), out)
 	rd.busy = rd.phase == phaseWait
 }
 
@@ -734,7 +918,22 @@ func (n *Node) onReleaseHint(now algorithms.Local, m algorithms.Message, out *al
 	if n.ballotLearning && m.Ballot > rd.learned {
 		rd.learned = m.Ballot
 	}
-	n.wait(now, m.Resource, rd, n.jitter(), out)
+	parked := rd.parked
+	d := n.jitter(rd.fails)
+	if n.headStart && n.rtt > 0 {
+		// Head-start: the acceptors learn of the release when we do, and
+		// re-promise to the highest ballot they promised (release-promise),
+		// whose proposer needs one more round trip to propose. A prepare
+		// of ours within that time would only preempt it; one sent later
+		// finds its lease and waits. So wait 1.5 round trips first
+		// (capped, like every backoff, at Params.Backoff).
+		d += min(n.params.Backoff, n.rtt*3/2)
+	}
+	n.wait(now, m.Resource, rd, d, out)
+	if parked && rd.phase == phaseWait {
+		// Still waiting: we may be that head ourselves.
+		rd.parked = true
+	}
 }
 
 func (n *Node) wait(now algorithms.Local, r algorithms.ResourceID, rd *round, d time.Duration, out *algorithms.Output) {
@@ -742,16 +941,39 @@ func (n *Node) wait(now algorithms.Local, r algorithms.ResourceID, rd *round, d 
 		n.startRound(now, r, rd, out)
 		return
 	}
-	rd.phase, rd.busy = phaseWait, false
+	rd.phase, rd.busy, rd.parked = phaseWait, false, false
 	out.SetTimer(algorithms.TimerKey{Resource: r, Kind: timerRound}, now.Add(d))
 }
 
-// jitter is the random backoff in [0, Backoff] before a retry.
-func (n *Node) jitter() time.Duration {
+// jitter is the random backoff before a retry, after fails lost rounds of
+// this acquisition: uniform in [0, Backoff], or, with rtt-backoff and a
+// measured round trip, in [0, rtt·2^fails] capped at Backoff. The window
+// starts at one round trip, the time a round needs to claim the
+// acceptors before a rival's prepare can preempt it, and doubles with
+// each lost round, so a duel among many proposers spreads them out until
+// one round trip separates the first from the next.
+func (n *Node) jitter(fails int) time.Duration {
 	if !n.backoff || n.params.Backoff <= 0 {
 		return 0
 	}
-	return time.Duration(n.rand.Int64N(int64(n.params.Backoff) + 1))
+	w := n.params.Backoff
+	if n.rttBackoff && n.rtt > 0 {
+		w = min(w, n.rtt<<min(fails, 20))
+	}
+	return time.Duration(n.rand.Int64N(int64(w) + 1))
+}
+
+// sampleRTT folds one measured round trip into the moving average
+// (weight 1/8, as TCP's smoothed RTT).
+func (n *Node) sampleRTT(d time.Duration) {
+	if d <= 0 {
+		d = 1
+	}
+	if n.rtt == 0 {
+		n.rtt = d
+		return
+	}
+	n.rtt += (d - n.rtt) / 8
 }
 
 func (n *Node) giveup(now algorithms.Local, r algorithms.ResourceID, out *algorithms.Output) {

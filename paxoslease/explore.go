@@ -65,9 +65,12 @@ func appendTime(b []byte, t, now algorithms.Local) []byte {
 //     peak count of rounds (memory only);
 //   - slots with no state at all (nothing promised, accepted or held): a
 //     lookup that finds one acts as one that finds none;
-//   - round.start: never read;
-//   - of a round between phases (phaseWait): deadline, vote sets, vote
-//     counts and hint (startRound resets them before they are read).
+//   - the measured round trip and round.start, when Params.Backoff is 0:
+//     they only scale random waits, which are capped at Backoff (the
+//     explorer's default);
+//   - of a round between phases (phaseWait) that is not parked: deadline,
+//     vote sets, vote counts and hint (startRound resets them before
+//     they are read).
 func (n *Node) AppendState(b []byte, now algorithms.Local) []byte {
 	b = binary.AppendUvarint(b, uint64(n.id))
 	b = binary.AppendUvarint(b, uint64(n.restarts))
@@ -80,6 +83,9 @@ func (n *Node) AppendState(b []byte, now algorithms.Local) []byte {
 	}
 	b = append(b, flags)
 	b = binary.AppendUvarint(b, uint64(n.lastRound))
+	if n.params.Backoff > 0 {
+		b = binary.AppendVarint(b, int64(n.rtt))
+	}
 	b = binary.AppendUvarint(b, uint64(len(n.pending)))
 	for _, r := range n.pending {
 		b = binary.AppendUvarint(b, uint64(r))
@@ -123,12 +129,12 @@ func (n *Node) AppendState(b []byte, now algorithms.Local) []byte {
 	b = binary.AppendUvarint(b, uint64(len(keys)))
 	for _, k := range keys {
 		b = binary.AppendUvarint(b, uint64(k))
-		b = n.rounds[k].appendState(b, now)
+		b = n.rounds[k].appendState(b, now, n.params.Backoff > 0)
 	}
 	return b
 }
 
-func (rd *round) appendState(b []byte, now algorithms.Local) []byte {
+func (rd *round) appendState(b []byte, now algorithms.Local, withRTT bool) []byte {
 	var flags byte
 	if rd.busy {
 		flags |= 1
@@ -136,12 +142,18 @@ func (rd *round) appendState(b []byte, now algorithms.Local) []byte {
 	if rd.queued {
 		flags |= 2
 	}
+	if rd.parked {
+		flags |= 4
+	}
 	b = append(b, byte(rd.phase), flags)
 	b = binary.AppendUvarint(b, uint64(rd.ballot))
 	b = binary.AppendUvarint(b, uint64(rd.learned))
 	b = binary.AppendUvarint(b, uint64(rd.fails))
-	if rd.phase == phaseWait {
+	if rd.phase == phaseWait && !rd.parked {
 		return b
+	}
+	if withRTT && rd.phase == phasePrepare {
+		b = binary.AppendVarint(b, int64(rd.start-now))
 	}
 	b = appendTime(b, rd.deadline, now)
 	for _, set := range [...]uint64{rd.promised, rd.open, rd.accepted, rd.rejected, rd.leased} {

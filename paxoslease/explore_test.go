@@ -92,7 +92,10 @@ func TestStateSensitivity(t *testing.T) {
 		{"round queued", func(n *Node) { n.rounds[7].queued = true }, true},
 		{"round ended", func(n *Node) { delete(n.rounds, 7) }, true},
 		{"random source", func(n *Node) { n.rand = rand.New(rand.NewPCG(9, 9)) }, false},
-		{"round start (never read)", func(n *Node) { n.rounds[6].start = 1 }, false},
+		{"round start (the round trip, with Backoff > 0)", func(n *Node) { n.rounds[6].start = 1 }, true},
+		{"measured round trip", func(n *Node) { n.rtt = 5 }, true},
+		{"round parked", func(n *Node) { n.rounds[7].parked = true }, true},
+		{"parked round's votes", func(n *Node) { n.rounds[7].parked = true; n.rounds[7].open = 1 }, true},
 		{"free list and peak", func(n *Node) { n.free = append(n.free, new(round)); n.roundsPeak = 99 }, false},
 		{"an empty slot", func(n *Node) { n.res.put(12) }, false},
 		{"another past acceptor expiry", func(n *Node) {
@@ -120,8 +123,8 @@ func TestStateSensitivity(t *testing.T) {
 // TestStateCoversFields fails when a field is added to the node's state
 // without a decision: encode it in AppendState, or say there why not.
 func TestStateCoversFields(t *testing.T) {
-	explorabletest.Fields(t, Node{}, "id", "cluster", "params", "rand", "restarts", "majority", "restartWait", "driftMargin", "backoff", "ballotLearning", "earlyTimer", "distinctVotes", "exactRelease", "activeOnly", "keepOthers", "hold", "quarantine", "silent", "started", "lastRound", "res", "rounds", "roundsPeak", "free", "pending")
-	explorabletest.Fields(t, round{}, "ballot", "start", "deadline", "promised", "open", "accepted", "rejected", "leased", "nOpen", "nAccepted", "learned", "hint", "fails", "phase", "busy", "queued")
+	explorabletest.Fields(t, Node{}, "id", "cluster", "params", "rand", "restarts", "majority", "restartWait", "driftMargin", "backoff", "ballotLearning", "earlyTimer", "distinctVotes", "exactRelease", "activeOnly", "keepOthers", "rttBackoff", "releasePromise", "headStart", "failedRelease", "promiseGuard", "hold", "quarantine", "silent", "started", "lastRound", "rtt", "res", "rounds", "roundsPeak", "free", "pending")
+	explorabletest.Fields(t, round{}, "ballot", "start", "deadline", "promised", "open", "accepted", "rejected", "leased", "nOpen", "nAccepted", "learned", "hint", "fails", "phase", "busy", "parked", "queued")
 	explorabletest.Fields(t, slot{}, "key", "promised", "accepted", "accUntil", "held", "until")
 	explorabletest.Fields(t, table{}, "slots", "dist", "n")
 }

@@ -947,18 +947,19 @@ func (n *Node) wait(now algorithms.Local, r algorithms.ResourceID, rd *round, d 
 
 // jitter is the random backoff before a retry, after fails lost rounds of
 // this acquisition: uniform in [0, Backoff], or, with rtt-backoff and a
-// measured round trip, in [0, rtt·2^fails] capped at Backoff. The window
-// starts at one round trip, the time a round needs to claim the
-// acceptors before a rival's prepare can preempt it, and doubles with
-// each lost round, so a duel among many proposers spreads them out until
-// one round trip separates the first from the next.
+// measured round trip, in [0, 4·rtt·2^fails] capped at Backoff. A round
+// needs about one round trip after its prepare to claim the acceptors
+// before a rival's prepare preempts it; a window of a few round trips,
+// doubling with each lost round, spreads a duel's proposers out until
+// one round trip separates the first from the next, instead of sleeping
+// a fixed Backoff sized for the slowest network.
 func (n *Node) jitter(fails int) time.Duration {
 	if !n.backoff || n.params.Backoff <= 0 {
 		return 0
 	}
 	w := n.params.Backoff
 	if n.rttBackoff && n.rtt > 0 {
-		w = min(w, n.rtt<<min(fails, 20))
+		w = min(w, n.rtt<<min(fails+2, 20))
 	}
 	return time.Duration(n.rand.Int64N(int64(w) + 1))
 }

@@ -440,7 +440,7 @@ func TestCheckAndNew(t *testing.T) {
 	if err := a.Validate(bad, c, nil); err == nil {
 		t.Error("registry Validate accepted T == M")
 	}
-	want := []string{"restart-wait", "drift-margin", "backoff", "ballot-learning", "late-timer", "count-by-message", "owner-only-release", "stale-owner-open", "abandon-release"}
+	want := []string{"restart-wait", "drift-margin", "backoff", "ballot-learning", "late-timer", "count-by-message", "owner-only-release", "stale-owner-open", "abandon-release", "rtt-backoff", "release-promise", "head-start", "failed-release", "promise-guard"}
 	if len(a.Ablations) != len(want) {
 		t.Fatalf("%d ablations, want %d", len(a.Ablations), len(want))
 	}

@@ -645,7 +645,7 @@ func (n *Node) onPromise(now algorithms.Local, m algorithms.Message, rd *round, 
 	// nothing since, and the lease this round would give counts from its
 	// Prepare, before either answer. A parked round still records late
 	// promises, so that a later upgrade of theirs counts.
-	upgrade := open && rd.promised&^rd.open&b != 0
+	upgrade := n.releasePromise && open && rd.promised&^rd.open&b != 0
 	if n.distinctVotes && (rd.promised|rd.rejected)&b != 0 && !upgrade {
 		return // a duplicate: one acceptor, one vote
 	}
@@ -737,7 +737,7 @@ func (n *Node) checkPrepare(now algorithms.Local, r algorithms.ResourceID, rd *r
 		// A majority reports someone's lease: it is validly held. Wait
 		// for it to end; this is not a failed round.
 		n.waitBusy(now, r, rd, out)
-		rd.parked = rd.busy
+		rd.parked = rd.busy && n.releasePromise
 	case n.cluster.Acceptors-notOpen-rejected >= n.majority:
 		// Still reachable: wait for more answers.
 	case rejected > 0:

@@ -357,8 +357,13 @@ func (n *Node) clear(now algorithms.Local, r algorithms.ResourceID, s *slot, out
 			// Promise-guard: for a while, only that proposer may prepare
 			// here, so a newcomer's higher ballot does not preempt the
 			// proposal it is about to send. accUntil is free while
-			// nothing is accepted; it holds the guard's end.
+			// nothing is accepted; it holds the guard's end, and 0 means
+			// no guard (local clocks may read below zero, so "now <
+			// accUntil" alone would guard an empty slot).
 			s.accUntil = now.Add(g)
+			if s.accUntil == 0 {
+				s.accUntil = 1
+			}
 		}
 	}
 }
@@ -376,10 +381,15 @@ func (n *Node) guardSpan() time.Duration {
 	return min(n.params.Backoff, n.params.ResponseTimeout)
 }
 
+// guardOn reports whether s guards a re-sent promise at now.
+func guardOn(s *slot, now algorithms.Local) bool {
+	return s.accepted == 0 && s.accUntil != 0 && now < s.accUntil
+}
+
 // guarded reports whether a prepare of from must be refused: a guarded
 // re-sent promise to another proposer is still in force.
 func guarded(s *slot, now algorithms.Local, from algorithms.NodeID) bool {
-	return s.accepted == 0 && now < s.accUntil && s.promised.Node() != from
+	return guardOn(s, now) && s.promised.Node() != from
 }
 
 func (n *Node) reply(m algorithms.Message, kind algorithms.Kind) algorithms.Message {
@@ -400,7 +410,7 @@ func (n *Node) rejectWith(now algorithms.Local, m algorithms.Message, kind algor
 			rej.Accepted = s.accepted
 			rej.Owner = s.accepted.Node()
 			rej.Span = int64(s.accUntil.Sub(now))
-		case now < s.accUntil:
+		case guardOn(s, now):
 			// A guarded promise: its proposer is about to propose. No
 			// accepted ballot; Owner and Span say who and for how long.
 			rej.Owner = s.promised.Node()

@@ -1,6 +1,10 @@
 package algorithms
 
-import "math/rand/v2"
+import (
+	"encoding/binary"
+	"math/rand/v2"
+	"slices"
+)
 
 // Explorable is a Node that the explorer (leaselab explore) can search
 // exhaustively: it can be copied, and its state has a canonical encoding
@@ -46,4 +50,26 @@ func CloneValues[K comparable, V any](m map[K]*V, deep func(cp, orig *V)) map[K]
 		c[k] = cp
 	}
 	return c
+}
+
+// AppendMap appends the canonical encoding of a map of per-resource state
+// for AppendState: the number of entries kept, then each kept key in
+// ascending order followed by what value appends for its value. keep, if
+// not nil, leaves out entries that act as absent ones (state that knows
+// nothing). Up to 16 keys cost no allocation.
+func AppendMap[V any](b []byte, m map[ResourceID]V, keep func(V) bool, value func(b []byte, v V) []byte) []byte {
+	var buf [16]ResourceID
+	keys := buf[:0]
+	for k, v := range m {
+		if keep == nil || keep(v) {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	b = binary.AppendUvarint(b, uint64(len(keys)))
+	for _, k := range keys {
+		b = binary.AppendUvarint(b, uint64(k))
+		b = value(b, m[k])
+	}
+	return b
 }

@@ -92,10 +92,3 @@ func (m Message) String() string {
 	}
 	return s
 }
-
-// WireSize is the encoded size of one Message in the fixed binary layout
-// of the UDP codec (every field at a fixed offset, little endian):
-// kind 1, flags 1, from 2, to 2, owner 2, then resource, ballot, accepted,
-// promised, instance, span, expiry at 8 bytes each. Meters count bytes with
-// it in every environment, so simulated and real byte counts agree.
-const WireSize = 64

@@ -19,21 +19,27 @@ type Node interface {
 type InputKind uint8
 
 const (
-	Start   InputKind = iota // the node (re)started; Config.Restarts says how often before
-	Recv                     // Msg arrived
-	Fire                     // the timer Timer fired (it was not replaced or cancelled since)
-	Acquire                  // a client asks this node to acquire the lease on Resource
-	Extend                   // a client asks the holder to extend its lease on Resource
-	Giveup                   // a client asks this node to release its lease on Resource
+	Start      InputKind = iota // the node (re)started; Config.Restarts says how often before
+	Recv                        // Msg arrived
+	Fire                        // the timer Timer fired (it was not replaced or cancelled since)
+	Acquire                     // a client asks this node to acquire the lease on Resource
+	Extend                      // a client asks the holder to extend its lease on Resource
+	Relinquish                  // a client gives up its claim on Resource: the lease this node holds, and any acquisition in progress
 )
 
+// inputNames are the spellings in traces and scenario files: Relinquish
+// is "release", what the client asks for (not the message kind Release,
+// which an algorithm may or may not send in answer).
 var inputNames = [...]string{"start", "recv", "fire", "acquire", "extend", "release"}
 
-func (k InputKind) String() string {
-	if int(k) < len(inputNames) {
-		return inputNames[k]
+func (k InputKind) String() string { return name(inputNames[:], uint8(k), "input") }
+
+// name is names[k], or what(k) for a number past them.
+func name(names []string, k uint8, what string) string {
+	if int(k) < len(names) {
+		return names[k]
 	}
-	return fmt.Sprintf("input(%d)", uint8(k))
+	return fmt.Sprintf("%s(%d)", what, k)
 }
 
 // Input is one thing that happened to a node.
@@ -41,7 +47,7 @@ type Input struct {
 	Kind     InputKind
 	Msg      Message    // Recv
 	Timer    TimerKey   // Fire
-	Resource ResourceID // Acquire, Extend, Giveup
+	Resource ResourceID // Acquire, Extend, Relinquish
 }
 
 // TimerKey names a timer of a node. Setting a timer replaces any pending
@@ -76,7 +82,8 @@ const (
 	// Timeout: a phase got no majority within ResponseTimeout.
 	Timeout
 	// Preempted: a round on Resource was lost to the higher ballot Ballot
-	// (a step of a dynamic deadlock).
+	// (0 when the algorithm does not learn it), a step of a dynamic
+	// deadlock.
 	Preempted
 	// Round: the node started a round (sent prepare / request) with Ballot.
 	Round
@@ -93,18 +100,26 @@ const (
 
 var eventNames = [...]string{"acquired", "lost", "failed", "timeout", "preempted", "round", "granted", "cleared", "joined"}
 
-func (k EventKind) String() string {
-	if int(k) < len(eventNames) {
-		return eventNames[k]
-	}
-	return fmt.Sprintf("event(%d)", uint8(k))
-}
+func (k EventKind) String() string { return name(eventNames[:], uint8(k), "event") }
 
 // Event is something a node believes or did.
+//
+// Owner names the node that holds, or wants, the lease the event is about:
+//   - Acquired, Lost, Round, Timeout, Failed: the node that emits the event
+//     (the holder, or the proposer whose acquisition it is);
+//   - Granted, Cleared: the owner of the grant or accepted proposal this
+//     acceptor gained or lost;
+//   - Preempted: the node in the way, as far as the emitter knows: the
+//     proposer of the higher Ballot when Ballot is known (Owner is then
+//     Ballot.Node()), or the owner an answer named (naive's deny), else
+//     NoNode;
+//   - Joined: NoNode (no lease is concerned).
+//
+// Meters read it for Granted only; traces show it for every kind.
 type Event struct {
 	Kind     EventKind
 	Resource ResourceID
-	Owner    NodeID // Granted: whom the grant is for
+	Owner    NodeID // see above, per kind
 	Ballot   Ballot
 	Until    Local // Acquired, Granted: end of the hold on the node's clock
 }
@@ -220,8 +235,8 @@ func (c Cluster) Validate() error {
 }
 
 // Params are the protocol parameters shared by the algorithms. Each
-// algorithm validates the ones it uses (see Algorithm.Check) and says so in
-// its error; nothing is silently clamped.
+// algorithm validates the ones it uses (see Algorithm.Validate) and says so
+// in its error; nothing is silently clamped.
 type Params struct {
 	// LeaseSpan is T (naive, PaxosLease) or v (FaTLease, classic Paxos):
 	// how long one acquisition or extension holds.
@@ -257,7 +272,7 @@ func DefaultParams() Params {
 	}
 }
 
-// Validate checks what every algorithm needs; Algorithm.Check adds the
+// Validate checks what every algorithm needs; Algorithm.Validate adds the
 // algorithm's own constraints.
 func (p Params) Validate() error {
 	switch {
@@ -267,7 +282,7 @@ func (p Params) Validate() error {
 		return fmt.Errorf("max lease M must be positive, got %v", p.MaxLease)
 	case p.DMax < 0:
 		return fmt.Errorf("d_max must not be negative, got %v", p.DMax)
-	case p.Drift < 0 || p.Drift >= 0.5:
+	case !(p.Drift >= 0 && p.Drift < 0.5): // NaN too
 		return fmt.Errorf("drift bound must be in [0, 0.5), got %g", p.Drift)
 	case p.ResponseTimeout <= 0:
 		return fmt.Errorf("response timeout must be positive, got %v", p.ResponseTimeout)

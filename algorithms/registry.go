@@ -7,11 +7,13 @@ import (
 )
 
 // Ablation is a named rule of an algorithm that a run may switch off, to
-// show with the checker what the rule buys.
+// show with the checker what the rule buys. It says what the rule is and
+// what goes wrong without it, in words; how to show that (a command line,
+// a scenario file) is the experiments' business (runner/exp).
 type Ablation struct {
-	Name    string // as given to --ablate
-	Rule    string // what the rule is
-	Exposes string // the fault mix (or scenario) that shows a violation without it
+	Name   string // as given to --ablate
+	Rule   string // what the rule is
+	Breaks string // what goes wrong without it ("liveness, not safety: ..." for a rule that guards liveness)
 }
 
 // Algorithm is a registered lease algorithm.
@@ -25,7 +27,7 @@ type Algorithm struct {
 	// SkewBound: safety assumes clocks within Params.DMax of each other
 	// (FaTLease, classic Paxos), not only rates within Params.Drift. A
 	// campaign's free-running clocks are kept within its allowance
-	// (runner.ClockAllowance) for such an algorithm only.
+	// (runner/campaign.ClockAllowance) for such an algorithm only.
 	SkewBound bool
 	// GrantBlocks says what an acceptor's Granted state (from its Granted
 	// event until Cleared or its Until) means for other proposers: true
@@ -38,11 +40,13 @@ type Algorithm struct {
 	// classic Paxos adopt and re-propose the highest accepted lease). The
 	// runner's static-deadlock meter counts only blocking state.
 	GrantBlocks bool
-	// Check validates parameters beyond Params.Validate (e.g. T < M, v >
-	// d_max) and the cluster; the error says what is wrong.
-	Check func(Params, Cluster) error
-	// New builds a node. It calls Check itself.
-	New func(Config) (Node, error)
+	// Validate checks parameters beyond Params.Validate (e.g. T < M, v >
+	// d_max) and the cluster beyond Cluster.Validate; the error says what
+	// is wrong. Nil: nothing more to check.
+	Validate func(Params, Cluster) error
+	// Build builds a node from a configuration that New has validated, so
+	// it checks nothing again. Call New, not Build.
+	Build func(Config) (Node, error)
 }
 
 var registry = map[string]Algorithm{}
@@ -110,8 +114,11 @@ func (a Algorithm) CheckAblations(names Ablations) error {
 	return nil
 }
 
-// Validate checks params, cluster and ablations for a.
-func (a Algorithm) Validate(p Params, c Cluster, abl Ablations) error {
+// ValidateConfig checks what every node of a run shares: the cluster,
+// the parameters (Params.Validate, then the algorithm's own Validate) and
+// the ablations. New calls it for every node it builds; call it yourself
+// only to reject a run before anything is started.
+func (a Algorithm) ValidateConfig(p Params, c Cluster, abl Ablations) error {
 	if err := c.Validate(); err != nil {
 		return err
 	}
@@ -121,10 +128,28 @@ func (a Algorithm) Validate(p Params, c Cluster, abl Ablations) error {
 	if err := a.CheckAblations(abl); err != nil {
 		return err
 	}
-	if a.Check != nil {
-		if err := a.Check(p, c); err != nil {
+	if a.Validate != nil {
+		if err := a.Validate(p, c); err != nil {
 			return fmt.Errorf("%s: %w", a.Name, err)
 		}
 	}
 	return nil
+}
+
+// New builds a node of a from cfg, which it validates first
+// (ValidateConfig, the node's id and its random source): the one place
+// where configurations are checked, so that Build never sees a bad one.
+func (a Algorithm) New(cfg Config) (Node, error) {
+	if err := a.ValidateConfig(cfg.Params, cfg.Cluster, cfg.Ablations); err != nil {
+		return nil, err
+	}
+	switch {
+	case int(cfg.ID) >= cfg.Cluster.Nodes:
+		return nil, fmt.Errorf("%s: node id %d outside a cluster of %d nodes", a.Name, cfg.ID, cfg.Cluster.Nodes)
+	case cfg.Rand == nil:
+		return nil, fmt.Errorf("%s: node %d has no random source (Config.Rand): the runner derives one from the run's seed", a.Name, cfg.ID)
+	case a.Build == nil:
+		return nil, fmt.Errorf("algorithm %s registered without Build", a.Name)
+	}
+	return a.Build(cfg)
 }

@@ -7,7 +7,7 @@
 // accepted lease) comes out of Step as an algorithms.Record in
 // Output.Persist, in the same Output as the Promise or Accepted it backs,
 // so the runner makes it durable before the message leaves (etcd raft's
-// MustSync rule). Package wal is the real log for the UDP environment:
+// MustSync rule). Package runner/udp/wal is the real log for the UDP environment:
 // checksummed fixed-size records, torn-tail recovery, compaction and group
 // commit.
 //
@@ -45,28 +45,27 @@ import (
 // Ablations of classic Paxos.
 var Ablations = []algorithms.Ablation{
 	{
-		Name:    fatlease.AblateFsync,
-		Rule:    "an acceptor's promise and accepted lease are synced to stable storage before its answer is sent",
-		Exposes: "leaselab check --algo classicpaxos --faults crash --crash-rate 20 --downtime 10ms --fsync-latency 500ms --ablate fsync: an acceptor answers before its fsync completes, a crash inside that fsync loses the promise or accepted lease it answered with, the restarted acceptor trusts its log and rejoins at once, and a second proposer wins while the holder still holds. Unlike fatlease without restart-wait, which forgets everything, it forgets only the last fsync's worth, so it needs a crash inside an fsync (a slow disk widens the window; the default mix of `--faults all` with a 2 ms fsync rarely hits it)",
+		Name:   fatlease.AblateFsync,
+		Rule:   "an acceptor's promise and accepted lease are synced to stable storage before its answer is sent",
+		Breaks: "an acceptor answers before its fsync completes, a crash inside that fsync loses the promise or accepted lease it answered with, the restarted acceptor trusts its log and rejoins at once, and a second proposer wins while the holder still holds. Unlike fatlease without restart-wait, which forgets everything, it forgets only the last fsync's worth, so it needs a crash inside an fsync (a slow disk widens the window)",
 	},
 }
 
-// Algorithm is classic Paxos's registry entry.
+// Algorithm is classic Paxos's registry entry: FaTLease's, but for the
+// name, the ablations and acceptors that keep their state on disk. Its
+// proposers adopt accepted state, which does not block (scenario
+// classicpaxos/testdata/deadlock-split-accept.txt), and its leases rely on
+// clocks within d_max, as FaTLease's do.
 func Algorithm() algorithms.Algorithm {
-	return algorithms.Algorithm{
-		Name:      "classicpaxos",
-		Summary:   "regular Paxos baseline (FaTLease Sec. 5): FaTLease's lease logic on acceptors that fsync promise and accepted lease before replying; group commit; no restart wait",
-		Ablations: Ablations,
-		Durable:   true,
-		// FaTLease's proposers: accepted state is adopted, it does not block
-		// (scenario classicpaxos/testdata/deadlock-split-accept.txt).
-		GrantBlocks: false,
-		SkewBound:   true,
-		Check:       fatlease.Check,
-		New: func(cfg algorithms.Config) (algorithms.Node, error) {
-			return fatlease.New(cfg, fatlease.Options{Durable: true})
-		},
+	a := fatlease.Algorithm()
+	a.Name = "classicpaxos"
+	a.Summary = "regular Paxos baseline (FaTLease Sec. 5): FaTLease's lease logic on acceptors that fsync promise and accepted lease before replying; group commit; no restart wait"
+	a.Ablations = Ablations
+	a.Durable = true
+	a.Build = func(cfg algorithms.Config) (algorithms.Node, error) {
+		return fatlease.New(cfg, fatlease.Options{Durable: true}), nil
 	}
+	return a
 }
 
 func init() { algorithms.Register(Algorithm()) }

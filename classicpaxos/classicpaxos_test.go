@@ -18,14 +18,14 @@ func TestRegistered(t *testing.T) {
 	}
 	cl := algorithms.NewCluster(3, 3)
 	p := algorithms.DefaultParams()
-	if err := a.Validate(p, cl, algorithms.Ablations{"fsync"}); err != nil {
+	if err := a.ValidateConfig(p, cl, algorithms.Ablations{"fsync"}); err != nil {
 		t.Fatalf("fsync ablation: %v", err)
 	}
-	if err := a.Validate(p, cl, algorithms.Ablations{"restart-wait"}); err == nil {
+	if err := a.ValidateConfig(p, cl, algorithms.Ablations{"restart-wait"}); err == nil {
 		t.Fatal("classicpaxos accepted FaTLease's restart-wait ablation (it has no restart wait)")
 	}
 	p.DMax = p.LeaseSpan
-	if err := a.Validate(p, cl, nil); err == nil {
+	if err := a.ValidateConfig(p, cl, nil); err == nil {
 		t.Fatal("v <= d_max accepted: leases are still clock-based")
 	}
 }

@@ -10,7 +10,7 @@
 // A lease is λ = (owner, t): the owner holds the resource until its own
 // clock reads t, with t = (the owner's clock when it sends Prepare) + v,
 // v = Params.LeaseSpan. Clocks differ by at most d_max = Params.DMax, and
-// v > d_max (Check). Every host is learner; hosts 0..A-1 are acceptors,
+// v > d_max (Validate). Every host is learner; hosts 0..A-1 are acceptors,
 // 0..P-1 proposers. Every message carries its resource; each resource has
 // its own Multipaxos instances.
 //
@@ -56,7 +56,7 @@
 //
 // # Invalidation (Sec. 4.3)
 //
-// Giveup: the holder emits Lost first, then sends Invalidate(instance,
+// Relinquish: the holder emits Lost first, then sends Invalidate(instance,
 // owner, t) to every host; t covers a renewal it had in flight. Receivers
 // mark every lease of that owner ending by t void and move to the next
 // instance, so the next proposer gets the lease in one negotiation. A
@@ -114,7 +114,7 @@
 // soon as the clock passes t), previous-instance-check (the Fig. 4
 // augmentation, and the matching rule for learning), drift-margin (the
 // holder keeps its lease until t, without the margin above), and, with
-// durable acceptors only, fsync. See Ablations for what exposes each.
+// durable acceptors only, fsync. See Ablations for what breaks without each.
 //
 // # Durable acceptors (classic Paxos)
 //

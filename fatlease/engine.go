@@ -73,7 +73,6 @@ type Node struct {
 	holdMargin time.Duration // the holder ends its hold this much before t
 	restartFor time.Duration // restart wait, drift-adjusted
 	missedFor  time.Duration // bound on a missed previous instance
-	words      int           // uint64 words of an acceptor bitset
 
 	recovered []algorithms.Record
 	// ownFloor: leases of this node ending no later than this were
@@ -105,11 +104,8 @@ func margins(p algorithms.Params) (hold, restart, missed time.Duration) {
 	return
 }
 
-// Check validates what the engine needs beyond Params.Validate.
-func Check(p algorithms.Params, c algorithms.Cluster) error {
-	if err := c.Validate(); err != nil {
-		return err
-	}
+// Validate checks what the engine needs beyond Params.Validate.
+func Validate(p algorithms.Params, c algorithms.Cluster) error {
 	if p.LeaseSpan <= p.DMax {
 		return fmt.Errorf("lease span v must exceed the clock bound d_max (v > d_max, Sec. 4.1), got v=%v d_max=%v", p.LeaseSpan, p.DMax)
 	}
@@ -120,32 +116,10 @@ func Check(p algorithms.Params, c algorithms.Cluster) error {
 	return nil
 }
 
-// New builds a node. cfg.Ablations may name restart-wait, safety-period, drift-margin,
-// previous-instance-check and (durable only) fsync.
-func New(cfg algorithms.Config, opt Options) (*Node, error) {
-	if err := cfg.Params.Validate(); err != nil {
-		return nil, err
-	}
-	if err := Check(cfg.Params, cfg.Cluster); err != nil {
-		return nil, err
-	}
-	if int(cfg.ID) >= cfg.Cluster.Nodes {
-		return nil, fmt.Errorf("node id %d outside a cluster of %d nodes", cfg.ID, cfg.Cluster.Nodes)
-	}
-	if cfg.Rand == nil {
-		return nil, fmt.Errorf("node %s: Config.Rand is nil (randomness comes only from the runner's seeded source)", cfg.ID)
-	}
-	for _, a := range cfg.Ablations {
-		switch a {
-		case AblateRestartWait, AblateSafetyPeriod, AblatePrevInstCheck, AblateDriftMargin:
-		case AblateFsync:
-			if !opt.Durable {
-				return nil, fmt.Errorf("ablation %q needs durable acceptors", a)
-			}
-		default:
-			return nil, fmt.Errorf("unknown ablation %q", a)
-		}
-	}
+// New builds a node from a configuration the registry has validated
+// (algorithms.Algorithm.New: fatlease's ablations, or classic Paxos's
+// fsync): build nodes through the registry unless cfg is known to be good.
+func New(cfg algorithms.Config, opt Options) *Node {
 	hold, restart, missed := margins(cfg.Params)
 	if cfg.Ablations.Has(AblateDriftMargin) {
 		hold = 0 // the holder keeps its lease until its clock reads t
@@ -167,12 +141,11 @@ func New(cfg algorithms.Config, opt Options) (*Node, error) {
 		holdMargin:    hold,
 		restartFor:    restart,
 		missedFor:     missed,
-		words:         (cfg.Cluster.Acceptors + 63) / 64,
 		recovered:     cfg.Recovered,
 		res:           map[algorithms.ResourceID]*rstate{},
 		props:         map[algorithms.ResourceID]*prop{},
 	}
-	return n, nil
+	return n
 }
 
 // Step implements algorithms.Node.
@@ -189,8 +162,8 @@ func (e *Node) Step(now algorithms.Local, in algorithms.Input, out *algorithms.O
 		e.fire(now, in.Timer, out)
 	case algorithms.Acquire, algorithms.Extend:
 		e.request(now, in.Resource, in.Kind, out)
-	case algorithms.Giveup:
-		e.giveup(now, in.Resource, out)
+	case algorithms.Relinquish:
+		e.relinquish(now, in.Resource, out)
 	}
 }
 
@@ -229,7 +202,7 @@ func (e *Node) start(now algorithms.Local, out *algorithms.Output) {
 	}
 	e.ownFloor = now.Add(e.p.LeaseSpan)
 	if e.durable || e.noRestartWait {
-		out.Emit(algorithms.Event{Kind: algorithms.Joined})
+		out.Emit(algorithms.Event{Kind: algorithms.Joined, Owner: algorithms.NoNode})
 		return
 	}
 	// Sec. 4.4: every lease this node may have promised or accepted before
@@ -272,7 +245,7 @@ func (e *Node) fire(now algorithms.Local, k algorithms.TimerKey, out *algorithms
 			return
 		}
 		e.joining = false
-		out.Emit(algorithms.Event{Kind: algorithms.Joined})
+		out.Emit(algorithms.Event{Kind: algorithms.Joined, Owner: algorithms.NoNode})
 		pend := e.pending
 		e.pending = nil
 		for _, id := range pend {
@@ -295,7 +268,7 @@ func (e *Node) fire(now algorithms.Local, k algorithms.TimerKey, out *algorithms
 		if !p.rd.active {
 			return
 		}
-		out.Emit(algorithms.Event{Kind: algorithms.Timeout, Resource: k.Resource, Ballot: p.rd.ballot})
+		out.Emit(algorithms.Event{Kind: algorithms.Timeout, Resource: k.Resource, Owner: e.id, Ballot: p.rd.ballot})
 		e.failRound(now, k.Resource, p, out)
 	case timerRetry:
 		if !p.rd.active {
@@ -309,6 +282,15 @@ func (e *Node) fire(now algorithms.Local, k algorithms.TimerKey, out *algorithms
 	}
 }
 
+// answer is the acceptor's answer to a Prepare or Propose.
+func (e *Node) answer(now algorithms.Local, m algorithms.Message, out *algorithms.Output) algorithms.Message {
+	r := e.state(m.Resource)
+	if m.Kind == algorithms.Prepare {
+		return e.onPrepare(now, r, m, out)
+	}
+	return e.onPropose(now, r, m, out)
+}
+
 // recv dispatches a message.
 func (e *Node) recv(now algorithms.Local, m algorithms.Message, out *algorithms.Output) {
 	switch m.Kind {
@@ -316,14 +298,7 @@ func (e *Node) recv(now algorithms.Local, m algorithms.Message, out *algorithms.
 		if !e.isAcceptor {
 			return
 		}
-		r := e.state(m.Resource)
-		var rep algorithms.Message
-		if m.Kind == algorithms.Prepare {
-			rep = e.onPrepare(now, r, m, out)
-		} else {
-			rep = e.onPropose(now, r, m, out)
-		}
-		out.Send(rep)
+		out.Send(e.answer(now, m, out))
 	case algorithms.Promise, algorithms.PrepareReject, algorithms.Accepted,
 		algorithms.ProposeReject, algorithms.Outdated:
 		e.reply(now, m, out)
@@ -359,14 +334,7 @@ func (e *Node) toAcceptors(now algorithms.Local, m algorithms.Message, out *algo
 		return
 	}
 	m.To = e.id
-	r := e.state(m.Resource)
-	var rep algorithms.Message
-	if m.Kind == algorithms.Prepare {
-		rep = e.onPrepare(now, r, m, out)
-	} else {
-		rep = e.onPropose(now, r, m, out)
-	}
-	e.reply(now, rep, out)
+	e.reply(now, e.answer(now, m, out), out)
 }
 
 // toAll sends m to every other node (LEARN, INV go to all hosts).

@@ -12,20 +12,18 @@ var _ algorithms.Explorable = (*Node)(nil)
 
 // Clone implements algorithms.Explorable: a deep copy (resource states,
 // proposers with their vote sets, pending requests, recovered records)
-// that draws its backoff from r. Resource states, proposers and vote sets
-// are each copied into one backing array.
+// that draws its backoff from r. Resource states and proposers are each
+// copied into one backing array; vote sets of up to 64 acceptors live in
+// the proposer and cost nothing more.
 func (e *Node) Clone(r *rand.Rand) algorithms.Node {
 	c := *e
 	c.rand = r
 	c.recovered = slices.Clone(e.recovered)
 	c.pending = slices.Clone(e.pending)
 	c.res = algorithms.CloneValues(e.res, nil)
-	words := make([]uint64, 2*e.words*len(e.props)) // every vote set, in one array
 	c.props = algorithms.CloneValues(e.props, func(q, p *prop) {
-		q.votes, words = words[:e.words:e.words], words[e.words:]
-		q.neg, words = words[:e.words:e.words], words[e.words:]
-		copy(q.votes, p.votes)
-		copy(q.neg, p.neg)
+		q.votes = p.votes.Clone()
+		q.neg = p.neg.Clone()
 	})
 	return &c
 }
@@ -108,36 +106,15 @@ func (e *Node) AppendState(b []byte, now algorithms.Local) []byte {
 		}
 	}
 
-	var kbuf [16]algorithms.ResourceID
-	keys := kbuf[:0]
-	for k, r := range e.res {
-		if *r != freshRstate {
-			keys = append(keys, k)
-		}
-	}
-	slices.Sort(keys)
-	b = binary.AppendUvarint(b, uint64(len(keys)))
-	for _, k := range keys {
-		r := e.res[k]
-		b = binary.AppendUvarint(b, uint64(k))
+	known := func(r *rstate) bool { return *r != freshRstate }
+	b = algorithms.AppendMap(b, e.res, known, func(b []byte, r *rstate) []byte {
 		b = e.appendInstance(b, &r.cur, true, now)
 		b = e.appendInstance(b, &r.prev, false, now)
 		b = appendLease(b, r.inv, now)
 		b = appendLease(b, r.mine, now)
-		b = appendLease(b, r.granted, now)
-	}
-
-	keys = keys[:0]
-	for k := range e.props {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	b = binary.AppendUvarint(b, uint64(len(keys)))
-	for _, k := range keys {
-		b = binary.AppendUvarint(b, uint64(k))
-		b = e.props[k].appendState(b, now)
-	}
-	return b
+		return appendLease(b, r.granted, now)
+	})
+	return algorithms.AppendMap(b, e.props, nil, func(b []byte, p *prop) []byte { return p.appendState(b, now) })
 }
 
 func (e *Node) appendInstance(b []byte, in *instance, cur bool, now algorithms.Local) []byte {
@@ -185,12 +162,8 @@ func (p *prop) appendState(b []byte, now algorithms.Local) []byte {
 		b = binary.AppendUvarint(b, uint64(rd.adoptBal))
 		b = appendLease(b, rd.adopt, now)
 		b = appendDeadline(b, rd.blockUntil, now)
-		for _, w := range p.votes {
-			b = binary.AppendUvarint(b, w)
-		}
-		for _, w := range p.neg {
-			b = binary.AppendUvarint(b, w)
-		}
+		b = p.votes.AppendState(b)
+		b = p.neg.AppendState(b)
 	}
 
 	b = appendBool(b, p.hold.on)

@@ -1,7 +1,6 @@
 package fatlease
 
 import (
-	"bytes"
 	"math/rand/v2"
 	"testing"
 
@@ -18,7 +17,7 @@ func exploreSetup(opt Options, ablate ...string) *explorabletest.Setup {
 			if !opt.Durable {
 				rec = nil
 			}
-			return New(algorithms.Config{ID: id, Cluster: cl, Params: p, Ablations: ablate, Rand: r, Restarts: restarts, Recovered: rec}, opt)
+			return New(algorithms.Config{ID: id, Cluster: cl, Params: p, Ablations: ablate, Rand: r, Restarts: restarts, Recovered: rec}, opt), nil
 		},
 	}
 }
@@ -45,10 +44,7 @@ const stateNow algorithms.Local = 100_000
 // proposer in the prepare phase, a holder, a recovered record.
 func stateNode(t testing.TB) *Node {
 	t.Helper()
-	n, err := New(algorithms.Config{ID: 1, Cluster: algorithms.NewCluster(3, 3), Params: testParams(), Rand: rand.New(rand.NewPCG(1, 2))}, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	n := New(algorithms.Config{ID: 1, Cluster: algorithms.NewCluster(3, 3), Params: testParams(), Rand: rand.New(rand.NewPCG(1, 2))}, Options{})
 	r := n.state(4)
 	// The missed-instance bound of instance 2 has passed by stateNow.
 	r.advance(2, stateNow.Add(-n.missedFor-10))
@@ -58,7 +54,7 @@ func stateNode(t testing.TB) *Node {
 	p := n.newProp()
 	p.req = reqAcquire
 	p.rd = round{active: true, phase: phPrepare, inst: 2, ballot: algorithms.MakeBallot(3, 0, 1), own: lease{owner: 1, t: 105_000}, value: noLease, adopt: noLease}
-	p.votes[0] = 1
+	p.votes.Add(0)
 	n.props[4] = p
 	h := n.newProp()
 	h.hold.on, h.hold.inst, h.hold.t, h.hold.until, h.hold.ballot = true, 1, 103_000, 102_900, algorithms.MakeBallot(1, 0, 1)
@@ -74,11 +70,7 @@ func stateNode(t testing.TB) *Node {
 // that cannot influence any future output do not.
 func TestStateSensitivity(t *testing.T) {
 	b9 := algorithms.MakeBallot(9, 0, 1)
-	for _, tc := range []struct {
-		name    string
-		change  func(n *Node)
-		differs bool
-	}{
+	explorabletest.Sensitivity(t, stateNode, stateNow, []explorabletest.Change[*Node]{
 		{"promise", func(n *Node) { n.res[4].cur.promised = b9 }, true},
 		{"accepted ballot", func(n *Node) { n.res[4].cur.accBal = b9 }, true},
 		{"accepted lease owner", func(n *Node) { n.res[4].cur.acc.owner = 2 }, true},
@@ -103,8 +95,8 @@ func TestStateSensitivity(t *testing.T) {
 		{"round ballot", func(n *Node) { n.props[4].rd.ballot = b9 }, true},
 		{"round own lease", func(n *Node) { n.props[4].rd.own.t++ }, true},
 		{"round adopted lease", func(n *Node) { n.props[4].rd.adopt, n.props[4].rd.adoptBal = lease{owner: 0, t: 104_000}, 5 }, true},
-		{"round vote", func(n *Node) { n.props[4].votes[0] |= 4 }, true},
-		{"round negative", func(n *Node) { n.props[4].neg[0] |= 4 }, true},
+		{"round vote", func(n *Node) { n.props[4].votes.Add(2) }, true},
+		{"round negative", func(n *Node) { n.props[4].neg.Add(2) }, true},
 		{"round blocked", func(n *Node) { n.props[4].rd.blockUntil = stateNow + 5 }, true},
 		{"round learns the previous instance", func(n *Node) { n.props[4].rd.learnPrev = true }, true},
 		{"round ended", func(n *Node) { n.props[4].rd.active = false }, true},
@@ -121,26 +113,16 @@ func TestStateSensitivity(t *testing.T) {
 		{"missed-instance bound long passed", func(n *Node) { n.res[4].cur.since = stateNow.Add(-2 * n.missedFor) }, false},
 		{"restart floor passed", func(n *Node) { n.ownFloor = stateNow }, false},
 		{"proposer block passed", func(n *Node) { n.props[4].blockedUntil = stateNow - 3 }, false},
-		{"stale round of a holder", func(n *Node) { n.props[9].rd.inst, n.props[9].rd.phase, n.props[9].votes[0] = 7, phPropose, 3 }, false},
+		{"stale round of a holder", func(n *Node) { n.props[9].rd.inst, n.props[9].rd.phase = 7, phPropose; n.props[9].votes.Add(0) }, false},
 		{"stale hold of a proposer", func(n *Node) { n.props[4].hold.t, n.props[4].hold.ballot = 5, 6 }, false},
 		{"extendFrom of an acquisition", func(n *Node) { n.props[4].extendFrom = 77 }, false},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			base := stateNode(t).AppendState(nil, stateNow)
-			n := stateNode(t)
-			tc.change(n)
-			differs := !bytes.Equal(base, n.AppendState(nil, stateNow))
-			if differs != tc.differs {
-				t.Fatalf("encoding differs = %v, want %v", differs, tc.differs)
-			}
-		})
-	}
+	})
 }
 
 // TestStateCoversFields fails when a field is added to the node's state
 // without a decision: encode it in AppendState, or say there why not.
 func TestStateCoversFields(t *testing.T) {
-	explorabletest.Fields(t, Node{}, "id", "cl", "p", "rand", "restarts", "isAcceptor", "isProp", "durable", "noSync", "noRestartWait", "noSafety", "noPrevCheck", "dmax", "holdMargin", "restartFor", "missedFor", "words", "recovered", "ownFloor", "joining", "pending", "res", "props")
+	explorabletest.Fields(t, Node{}, "id", "cl", "p", "rand", "restarts", "isAcceptor", "isProp", "durable", "noSync", "noRestartWait", "noSafety", "noPrevCheck", "dmax", "holdMargin", "restartFor", "missedFor", "recovered", "ownFloor", "joining", "pending", "res", "props")
 	explorabletest.Fields(t, rstate{}, "cur", "prev", "inv", "mine", "granted")
 	explorabletest.Fields(t, instance{}, "n", "since", "promised", "accBal", "acc", "lrnBal", "lrn", "over", "accVoid", "lrnVoid")
 	explorabletest.Fields(t, lease{}, "owner", "t")
@@ -154,36 +136,26 @@ func TestCloneDeep(t *testing.T) {
 	n := stateNode(t)
 	n.pending = []algorithms.ResourceID{4}
 	n.recovered = []algorithms.Record{{Resource: 4, Instance: 1}}
+	n.props[4].votes.Add(70) // an overflow word, copied too
 	c := n.Clone(rand.New(rand.NewPCG(3, 3))).(*Node)
 	c.pending[0] = 8
 	c.recovered[0].Instance = 9
 	c.res[4].cur.promised = 1
-	c.props[4].votes[0] = 7
-	c.props[4].neg[0] = 7
+	c.props[4].votes.Add(1)
+	c.props[4].votes.Add(71)
+	c.props[4].neg.Add(2)
 	c.props[9].hold.on = false
 	if n.pending[0] != 4 || n.recovered[0].Instance != 1 || n.res[4].cur.promised != algorithms.MakeBallot(2, 0, 0) ||
-		n.props[4].votes[0] != 1 || n.props[4].neg[0] != 0 || !n.props[9].hold.on {
+		n.props[4].votes.Len() != 2 || n.props[4].neg.Len() != 0 || !n.props[9].hold.on {
 		t.Fatal("changing the clone changed the original")
 	}
-	if c.props[9].votes[0] != 0 || len(c.props[9].votes) != n.words || len(c.props[4].neg) != n.words {
+	if c.props[9].votes.Len() != 0 || c.props[4].votes.Len() != 4 || !c.props[4].votes.Has(70) {
 		t.Fatal("the clone's vote sets are wrong")
 	}
 }
 
-func BenchmarkClone(b *testing.B) {
-	n := stateNode(b)
-	r := rand.New(rand.NewPCG(1, 1))
-	b.ReportAllocs()
-	for b.Loop() {
-		_ = n.Clone(r)
-	}
-}
+func BenchmarkClone(b *testing.B) { explorabletest.BenchClone(b, stateNode(b)) }
 
 func BenchmarkAppendState(b *testing.B) {
-	n := stateNode(b)
-	buf := make([]byte, 0, 512)
-	b.ReportAllocs()
-	for b.Loop() {
-		buf = n.AppendState(buf[:0], stateNow)
-	}
+	explorabletest.BenchAppendState(b, stateNode(b), stateNow)
 }

@@ -1,7 +1,6 @@
 package fatlease
 
 import (
-	"math/bits"
 	"time"
 
 	"leaselab/algorithms"
@@ -47,7 +46,7 @@ type prop struct {
 	triedPrev    uint64           // instance whose previous instance could not be learned
 	blockedUntil algorithms.Local // wait for a blocking lease before the next round
 	rd           round
-	votes, neg   []uint64 // distinct acceptors: answers for / against the phase
+	votes, neg   algorithms.NodeSet // distinct acceptors: answers for / against the phase
 	hold         struct {
 		on       bool
 		inst     uint64
@@ -57,31 +56,7 @@ type prop struct {
 }
 
 func (e *Node) newProp() *prop {
-	return &prop{votes: make([]uint64, e.words), neg: make([]uint64, e.words)}
-}
-
-func clearBits(b []uint64) {
-	for i := range b {
-		b[i] = 0
-	}
-}
-
-// setBit marks acceptor a and reports whether it was new.
-func setBit(b []uint64, a int) bool {
-	w, m := a/64, uint64(1)<<(a%64)
-	if b[w]&m != 0 {
-		return false
-	}
-	b[w] |= m
-	return true
-}
-
-func countBits(b []uint64) int {
-	n := 0
-	for _, w := range b {
-		n += bits.OnesCount64(w)
-	}
-	return n
+	return &prop{}
 }
 
 func (e *Node) holdEnd(t algorithms.Local) algorithms.Local {
@@ -91,7 +66,7 @@ func (e *Node) holdEnd(t algorithms.Local) algorithms.Local {
 // request handles Acquire and Extend from a client (GET_LEASE; renew).
 func (e *Node) request(now algorithms.Local, id algorithms.ResourceID, k algorithms.InputKind, out *algorithms.Output) {
 	if !e.isProp {
-		out.Emit(algorithms.Event{Kind: algorithms.Failed, Resource: id, Owner: algorithms.NoNode})
+		out.Emit(algorithms.Event{Kind: algorithms.Failed, Resource: id, Owner: e.id})
 		return
 	}
 	p := e.props[id]
@@ -124,9 +99,9 @@ func (e *Node) request(now algorithms.Local, id algorithms.ResourceID, k algorit
 	e.decide(now, id, e.state(id), p, out)
 }
 
-// giveup handles a client's release: INVALIDATE (Sec. 4.3). The holder
+// relinquish handles a client's release: INVALIDATE (Sec. 4.3). The holder
 // stops believing first (Lost), then tells every host to move on.
-func (e *Node) giveup(now algorithms.Local, id algorithms.ResourceID, out *algorithms.Output) {
+func (e *Node) relinquish(now algorithms.Local, id algorithms.ResourceID, out *algorithms.Output) {
 	p := e.props[id]
 	if p == nil {
 		return
@@ -332,8 +307,8 @@ func (e *Node) startRound(now algorithms.Local, id algorithms.ResourceID, r *rst
 		active: true, phase: phPrepare, learnPrev: learnPrev, inst: inst, ballot: b,
 		own: own, value: noLease, adopt: noLease,
 	}
-	clearBits(p.votes)
-	clearBits(p.neg)
+	p.votes.Reset()
+	p.neg.Reset()
 	out.Emit(algorithms.Event{Kind: algorithms.Round, Resource: id, Owner: e.id, Ballot: b})
 	out.SetTimer(algorithms.TimerKey{Resource: id, Kind: timerPhase}, now.Add(e.p.ResponseTimeout))
 	m := algorithms.Message{Kind: algorithms.Prepare, From: e.id, Owner: e.id, Resource: id, Ballot: b, Instance: inst}
@@ -355,6 +330,12 @@ func (e *Node) endRound(id algorithms.ResourceID, p *prop, out *algorithms.Outpu
 // such rounds the acquisition is abandoned.
 func (e *Node) failRound(now algorithms.Local, id algorithms.ResourceID, p *prop, out *algorithms.Output) {
 	e.endRound(id, p, out)
+	e.countFailure(now, id, p, out)
+}
+
+// countFailure counts a failed round of an ended round and backs off
+// before the next, or abandons the acquisition after MaxRounds.
+func (e *Node) countFailure(now algorithms.Local, id algorithms.ResourceID, p *prop, out *algorithms.Output) {
 	p.fails++
 	if p.fails >= e.p.MaxRounds {
 		out.Emit(algorithms.Event{Kind: algorithms.Failed, Resource: id, Owner: e.id})
@@ -392,7 +373,7 @@ func (e *Node) reply(now algorithms.Local, m algorithms.Message, out *algorithms
 	if p == nil || !p.rd.active || m.Ballot != p.rd.ballot {
 		return
 	}
-	a := int(m.From)
+	a := m.From
 	switch m.Kind {
 	case algorithms.Promise:
 		if p.rd.phase != phPrepare || m.Instance != p.rd.inst {
@@ -405,20 +386,20 @@ func (e *Node) reply(now algorithms.Local, m algorithms.Message, out *algorithms
 			e.decide(now, id, r, p, out)
 			return
 		}
-		if !setBit(p.votes, a) {
+		if !p.votes.Add(a) {
 			return // votes are counted by distinct acceptor
 		}
 		if m.Accepted != 0 && m.Owner != algorithms.NoNode && m.Accepted > p.rd.adoptBal {
 			p.rd.adoptBal, p.rd.adopt = m.Accepted, lease{owner: m.Owner, t: m.Expiry}
 		}
-		if countBits(p.votes) >= e.cl.Majority() {
+		if p.votes.Len() >= e.cl.Majority() {
 			e.acceptPhase(now, id, r, p, out)
 		}
 	case algorithms.Accepted:
-		if p.rd.phase != phPropose || m.Instance != p.rd.inst || !setBit(p.votes, a) {
+		if p.rd.phase != phPropose || m.Instance != p.rd.inst || !p.votes.Add(a) {
 			return
 		}
-		if countBits(p.votes) >= e.cl.Majority() {
+		if p.votes.Len() >= e.cl.Majority() {
 			e.chosen(now, id, r, p, out)
 		}
 	case algorithms.PrepareReject, algorithms.ProposeReject:
@@ -428,7 +409,11 @@ func (e *Node) reply(now algorithms.Local, m algorithms.Message, out *algorithms
 		if m.Promised > p.maxBal {
 			p.maxBal = m.Promised
 		}
-		out.Emit(algorithms.Event{Kind: algorithms.Preempted, Resource: id, Owner: e.id, Ballot: m.Promised})
+		in := algorithms.NoNode // the node in the way made the ballot the acceptor promised
+		if m.Promised != 0 {
+			in = m.Promised.Node()
+		}
+		out.Emit(algorithms.Event{Kind: algorithms.Preempted, Resource: id, Owner: in, Ballot: m.Promised})
 		e.failRound(now, id, p, out)
 	case algorithms.Outdated:
 		switch {
@@ -460,8 +445,8 @@ func (e *Node) reply(now algorithms.Local, m algorithms.Message, out *algorithms
 
 // negative counts an answer that is neither a vote nor a NACK; once a
 // majority can no longer be reached, the round ends.
-func (e *Node) negative(now algorithms.Local, id algorithms.ResourceID, r *rstate, p *prop, a int, out *algorithms.Output) {
-	if !setBit(p.neg, a) || countBits(p.neg) <= e.cl.Acceptors-e.cl.Majority() {
+func (e *Node) negative(now algorithms.Local, id algorithms.ResourceID, r *rstate, p *prop, a algorithms.NodeID, out *algorithms.Output) {
+	if !p.neg.Add(a) || p.neg.Len() <= e.cl.Acceptors-e.cl.Majority() {
 		return
 	}
 	rd := p.rd
@@ -474,14 +459,7 @@ func (e *Node) negative(now algorithms.Local, id algorithms.ResourceID, r *rstat
 		p.triedPrev = r.cur.n
 		e.decide(now, id, r, p, out)
 	default:
-		p.fails++
-		if p.fails >= e.p.MaxRounds {
-			out.Emit(algorithms.Event{Kind: algorithms.Failed, Resource: id, Owner: e.id})
-			p.req, p.fails = reqNone, 0
-			e.gc(id, p)
-			return
-		}
-		e.backoff(now, id, out)
+		e.countFailure(now, id, p, out)
 	}
 }
 
@@ -510,8 +488,8 @@ func (e *Node) acceptPhase(now algorithms.Local, id algorithms.ResourceID, r *rs
 		return
 	}
 	p.rd.phase, p.rd.value = phPropose, v
-	clearBits(p.votes)
-	clearBits(p.neg)
+	p.votes.Reset()
+	p.neg.Reset()
 	out.SetTimer(algorithms.TimerKey{Resource: id, Kind: timerPhase}, now.Add(e.p.ResponseTimeout))
 	e.toAcceptors(now, algorithms.Message{Kind: algorithms.Propose, From: e.id, Owner: v.owner,
 		Resource: id, Ballot: p.rd.ballot, Instance: p.rd.inst, Expiry: v.t}, out)

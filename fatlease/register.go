@@ -2,28 +2,28 @@ package fatlease
 
 import "leaselab/algorithms"
 
-// Ablations of FaTLease, each with the rule it switches off and the fault
-// mix that shows a violation without it.
+// Ablations of FaTLease, each with the rule it switches off and what goes
+// wrong without it.
 var Ablations = []algorithms.Ablation{
 	{
-		Name:    AblateRestartWait,
-		Rule:    "a restarted node stays silent for (v + d_max)(1+ρ)/(1-ρ) on its own clock before it answers, learns or proposes (Sec. 4.4)",
-		Exposes: "leaselab check --algo fatlease --faults crash --ablate restart-wait (more often with --crash-rate 20 --downtime 10ms): acceptors that rejoin at once have forgotten the holder's accepted lease and their promises, so a second proposer wins a majority while the holder still holds",
+		Name:   AblateRestartWait,
+		Rule:   "a restarted node stays silent for (v + d_max)(1+ρ)/(1-ρ) on its own clock before it answers, learns or proposes (Sec. 4.4)",
+		Breaks: "acceptors that rejoin at once have forgotten the holder's accepted lease and their promises, so a second proposer wins a majority while the holder still holds",
 	},
 	{
-		Name:    AblateSafetyPeriod,
-		Rule:    "a node that does not own a lease treats it as valid until its clock reads t + d_max (the safety period [t - d_max, t + d_max], Sec. 4.3), not just t",
-		Exposes: "leaselab check --algo fatlease --faults drift --ablate safety-period: a node whose clock runs ahead of the holder's proposes the next instance while the holder still holds.",
+		Name:   AblateSafetyPeriod,
+		Rule:   "a node that does not own a lease treats it as valid until its clock reads t + d_max (the safety period [t - d_max, t + d_max], Sec. 4.3), not just t",
+		Breaks: "a node whose clock runs ahead of the holder's proposes the next instance while the holder still holds",
 	},
 	{
-		Name:    AblatePrevInstCheck,
-		Rule:    "an acceptor that knows a lower instance whose lease may still be valid rejects proposals in higher instances (except the owner's renew instance) and reports that instance (Fig. 4 augmentation)",
-		Exposes: "leaselab check --algo fatlease --faults crash,partition --ablate previous-instance-check: a majority that restarted with empty state negotiates in a low instance while a minority that knows instance n proposes n+1; TestFig4WithoutCheckTwoOwners is the scenario step by step",
+		Name:   AblatePrevInstCheck,
+		Rule:   "an acceptor that knows a lower instance whose lease may still be valid rejects proposals in higher instances (except the owner's renew instance) and reports that instance (Fig. 4 augmentation)",
+		Breaks: "a majority that restarted with empty state negotiates in a low instance while a minority that knows instance n proposes n+1, and both instances grant a lease (the paper's Fig. 4)",
 	},
 	{
-		Name:    AblateDriftMargin,
-		Rule:    "the holder ends its hold 2ρ(v + 2·d_max)/(1-ρ) before t, for clocks within d_max when the lease is proposed that drift apart at up to 2ρ while it lives",
-		Exposes: "leaselab check --algo fatlease --faults all --ablate drift-margin --seeds 500: free-running clocks (kind freeclock) drift apart to d_max + 2ρ(v + 2·d_max)/(1-ρ) by the end of a run; once two are more than d_max apart, a holder on the slow one keeps its lease until t while nodes on the fast one take over at t + d_max, overlapping by up to the 12 ms margin (ρ = 0.001)",
+		Name:   AblateDriftMargin,
+		Rule:   "the holder ends its hold 2ρ(v + 2·d_max)/(1-ρ) before t, for clocks within d_max when the lease is proposed that drift apart at up to 2ρ while it lives",
+		Breaks: "free-running clocks drift apart to d_max + 2ρ(v + 2·d_max)/(1-ρ) by the end of a run; once two are more than d_max apart, a holder on the slow one keeps its lease until t while nodes on the fast one take over at t + d_max, overlapping by up to the 12 ms margin (ρ = 0.001)",
 	},
 }
 
@@ -35,12 +35,12 @@ func Algorithm() algorithms.Algorithm {
 		Ablations: Ablations,
 		// A proposer whose promises report accepted leases re-proposes the
 		// one with the highest ballot and so completes the round: accepted
-		// state does not block (scenario fatlease/testdata/fatlease-split-accept.txt).
+		// state does not block (scenario fatlease/testdata/deadlock-split-accept.txt).
 		GrantBlocks: false,
 		SkewBound:   true,
-		Check:       Check,
-		New: func(cfg algorithms.Config) (algorithms.Node, error) {
-			return New(cfg, Options{})
+		Validate:    Validate,
+		Build: func(cfg algorithms.Config) (algorithms.Node, error) {
+			return New(cfg, Options{}), nil
 		},
 	}
 }

@@ -403,9 +403,10 @@ func (e *Node) grantChanged(now algorithms.Local, id algorithms.ResourceID, r *r
 	if g == r.granted {
 		return
 	}
+	old := r.granted
 	r.granted = g
 	if g.none() {
-		out.Emit(algorithms.Event{Kind: algorithms.Cleared, Resource: id, Owner: algorithms.NoNode})
+		out.Emit(algorithms.Event{Kind: algorithms.Cleared, Resource: id, Owner: old.owner})
 		return
 	}
 	out.Emit(algorithms.Event{Kind: algorithms.Granted, Resource: id, Owner: g.owner, Until: e.overAt(g)})

@@ -54,7 +54,7 @@
 // is answered with Grant again, its timer untouched: the grant started after
 // that round's send, which is all the proposer's hold relies on.
 //
-// Release (Input Giveup): the holder stops believing first (Lost), then
+// Release (Input Relinquish): the holder stops believing first (Lost), then
 // sends Release with the round ballot of its hold. An acceptor clears only a
 // grant of exactly that owner and round, so a late or duplicated release of
 // an earlier round cannot clear the grant behind a later hold (ablation
@@ -64,7 +64,7 @@
 // has forgotten its grants, so it stays silent — answers nothing, proposes
 // nothing — for M (Params.MaxLease) and then emits Joined. Every grant it
 // forgot was for a span ≤ M and started before the crash, so every hold
-// that counted it has ended by then; this needs T < M (Algorithm.Check).
+// that counted it has ended by then; this needs T < M (Validate).
 // Acquisitions asked for during the silence start when it ends. The
 // ablation "restart-wait" rejoins at once.
 //

@@ -20,8 +20,8 @@ func (n *Node) Clone(r *rand.Rand) algorithms.Node {
 	c.deferred = slices.Clone(n.deferred)
 	c.grants = maps.Clone(n.grants)
 	c.props = algorithms.CloneValues(n.props, func(q, p *proposal) {
-		q.granted.more = slices.Clone(p.granted.more)
-		q.denied.more = slices.Clone(p.denied.more)
+		q.granted = p.granted.Clone()
+		q.denied = p.denied.Clone()
 	})
 	return &c
 }
@@ -40,7 +40,7 @@ func (n *Node) Clone(r *rand.Rand) algorithms.Node {
 //     event of the same step);
 //   - of a proposal that is not collecting: ballot, sent, the answer sets
 //     and grantMsgs (startRound resets them before they are read again;
-//     giveup, fail and onAnswer read them only while collecting);
+//     relinquish, fail and onAnswer read them only while collecting);
 //   - of an idle proposal: extend and failed (set again by acquire or
 //     extendLease before the next round);
 //   - of a proposal that does not hold: holdBallot and holdUntil.
@@ -54,32 +54,12 @@ func (n *Node) AppendState(b []byte, now algorithms.Local) []byte {
 	}
 	b = binary.AppendUvarint(b, uint64(n.counter))
 
-	var buf [16]algorithms.ResourceID
-	keys := buf[:0]
-	for k := range n.grants {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	b = binary.AppendUvarint(b, uint64(len(keys)))
-	for _, k := range keys {
-		g := n.grants[k]
-		b = binary.AppendUvarint(b, uint64(k))
+	b = algorithms.AppendMap(b, n.grants, nil, func(b []byte, g grant) []byte {
 		b = binary.AppendUvarint(b, uint64(g.owner))
 		b = binary.AppendUvarint(b, uint64(g.ballot))
-		b = binary.AppendVarint(b, int64(g.until-now))
-	}
-
-	keys = keys[:0]
-	for k := range n.props {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	b = binary.AppendUvarint(b, uint64(len(keys)))
-	for _, k := range keys {
-		b = binary.AppendUvarint(b, uint64(k))
-		b = n.props[k].appendState(b, now)
-	}
-	return b
+		return binary.AppendVarint(b, int64(g.until-now))
+	})
+	return algorithms.AppendMap(b, n.props, nil, func(b []byte, p *proposal) []byte { return p.appendState(b, now) })
 }
 
 func (p *proposal) appendState(b []byte, now algorithms.Local) []byte {
@@ -97,27 +77,13 @@ func (p *proposal) appendState(b []byte, now algorithms.Local) []byte {
 	if p.phase == collecting {
 		b = binary.AppendUvarint(b, uint64(p.ballot))
 		b = binary.AppendVarint(b, int64(p.sent-now))
-		b = p.granted.appendState(b)
-		b = p.denied.appendState(b)
+		b = p.granted.AppendState(b)
+		b = p.denied.AppendState(b)
 		b = binary.AppendUvarint(b, uint64(p.grantMsgs))
 	}
 	if p.holding {
 		b = binary.AppendUvarint(b, uint64(p.holdBallot))
 		b = binary.AppendVarint(b, int64(p.holdUntil-now))
-	}
-	return b
-}
-
-func (s *acceptorSet) appendState(b []byte) []byte {
-	b = binary.AppendUvarint(b, s.w0)
-	// Trailing zero words are the same set as no words.
-	more := s.more
-	for len(more) > 0 && more[len(more)-1] == 0 {
-		more = more[:len(more)-1]
-	}
-	b = binary.AppendUvarint(b, uint64(len(more)))
-	for _, w := range more {
-		b = binary.AppendUvarint(b, w)
 	}
 	return b
 }

@@ -3,9 +3,7 @@ package naive
 import (
 	"fmt"
 	"math"
-	"math/bits"
 	"math/rand/v2"
-	"strings"
 	"time"
 
 	"leaselab/algorithms"
@@ -34,59 +32,52 @@ const (
 	timerQuarantine uint8 = 4 // a restarted node's silence ends (Resource 0)
 )
 
-// ablationsFor returns the ablations of the variant registered as name,
-// with the commands that expose them naming that variant.
-func ablationsFor(name string) []algorithms.Ablation {
-	list := []algorithms.Ablation{
-		{
-			Name:    AblRestartWait,
-			Rule:    "a restarted node stays silent for M before it answers or proposes (it forgot its grants)",
-			Exposes: "leaselab check --algo naive --faults crash --ablate restart-wait: a restarted acceptor grants again at once while the holder it forgot still holds",
-		},
-		{
-			Name:    AblDriftMargin,
-			Rule:    "the holder ends its hold at T(1-ρ)/(1+ρ) after its send instead of T, ρ = --drift-bound",
-			Exposes: "leaselab check --algo naive --faults drift --ablate drift-margin: a slow holder clock outlives fast acceptor timers",
-		},
-		{
-			Name:    AblCountByMessage,
-			Rule:    "grants are counted by distinct acceptor, never by message",
-			Exposes: "leaselab check --algo naive --faults dup --ablate count-by-message: one acceptor's duplicated grant counts twice and makes a false majority",
-		},
-		{
-			Name:    AblOwnerOnlyRelease,
-			Rule:    "release clears only the grant of that exact owner and round",
-			Exposes: "quick re-acquisition with late messages (leaselab check --algo naive --faults dup,reorder --pause 1ms --hold 10ms --duration 60s --proposers 3 --ablate owner-only-release): a late or duplicated release of the owner's previous round clears the grant behind its next hold",
-		},
-	}
-	for i := range list {
-		list[i].Exposes = strings.ReplaceAll(list[i].Exposes, "--algo naive ", "--algo "+name+" ")
-	}
-	return list
+// ablations are the rules of both variants.
+var ablations = []algorithms.Ablation{
+	{
+		Name:   AblRestartWait,
+		Rule:   "a restarted node stays silent for M before it answers or proposes (it forgot its grants)",
+		Breaks: "a restarted acceptor grants again at once while the holder it forgot still holds",
+	},
+	{
+		Name:   AblDriftMargin,
+		Rule:   "the holder ends its hold at T(1-ρ)/(1+ρ) after its send instead of T, ρ = --drift-bound",
+		Breaks: "a slow holder clock outlives fast acceptor timers",
+	},
+	{
+		Name:   AblCountByMessage,
+		Rule:   "grants are counted by distinct acceptor, never by message",
+		Breaks: "one acceptor's duplicated grant counts twice and makes a false majority",
+	},
+	{
+		Name:   AblOwnerOnlyRelease,
+		Rule:   "release clears only the grant of that exact owner and round",
+		Breaks: "with quick re-acquisition and late messages, a late or duplicated release of the owner's previous round clears the grant behind its next hold",
+	},
 }
 
 func init() {
 	algorithms.Register(algorithms.Algorithm{
 		Name:      "naive",
 		Summary:   "naive majority vote (PaxosLease paper Sec. 1): grant if empty, else deny; blocks under contention",
-		Ablations: ablationsFor("naive"),
+		Ablations: ablations,
 		// A grant makes the acceptor deny every request, its owner's too.
 		GrantBlocks: true,
-		Check:       Check,
-		New: func(c algorithms.Config) (algorithms.Node, error) {
-			return New(c, Options{})
+		Validate:    Validate,
+		Build: func(c algorithms.Config) (algorithms.Node, error) {
+			return New(c, Options{}), nil
 		},
 	})
 	algorithms.Register(algorithms.Algorithm{
 		Name:      "naive-undo",
 		Summary:   "naive majority vote with undo (paper footnote 1): a failed round gives back the grants it got",
-		Ablations: ablationsFor("naive-undo"),
+		Ablations: ablations,
 		// The same acceptors as naive: a grant denies every request until
 		// it lapses or its owner gives it back.
 		GrantBlocks: true,
-		Check:       Check,
-		New: func(c algorithms.Config) (algorithms.Node, error) {
-			return New(c, Options{Undo: true})
+		Validate:    Validate,
+		Build: func(c algorithms.Config) (algorithms.Node, error) {
+			return New(c, Options{Undo: true}), nil
 		},
 	})
 }
@@ -109,13 +100,10 @@ func HoldSpan(p algorithms.Params, margin bool) time.Duration {
 	return time.Duration(math.Floor(float64(p.LeaseSpan) * (1 - p.Drift) / (1 + p.Drift)))
 }
 
-// Check validates what naive needs beyond Params.Validate: T < M, so the
+// Validate checks what naive needs beyond Params.Validate: T < M, so the
 // restart silence of M outlasts every grant a restarted acceptor forgot,
 // and a hold that is not empty after the drift margin.
-func Check(p algorithms.Params, c algorithms.Cluster) error {
-	if math.IsNaN(p.Drift) {
-		return fmt.Errorf("drift bound must be in [0, 0.5), got NaN")
-	}
+func Validate(p algorithms.Params, c algorithms.Cluster) error {
 	if p.LeaseSpan >= p.MaxLease {
 		return fmt.Errorf("lease span %v must be shorter than max lease %v (T < M: a restarted acceptor's silence of M must outlast the grants it forgot)", p.LeaseSpan, p.MaxLease)
 	}
@@ -170,8 +158,8 @@ type proposal struct {
 	ballot    algorithms.Ballot // round being collected (or the last one, while waiting)
 	sent      algorithms.Local  // when that round's requests went out: the hold counts from here
 	failed    int               // failed rounds of the acquisition in progress
-	granted   acceptorSet
-	denied    acceptorSet
+	granted   algorithms.NodeSet
+	denied    algorithms.NodeSet
 	grantMsgs int               // grants counted by message (count-by-message ablation)
 	lastDeny  algorithms.NodeID // owner named by the last deny
 
@@ -180,34 +168,10 @@ type proposal struct {
 	holdUntil  algorithms.Local
 }
 
-// New builds a node of the chosen variant. It validates everything the
-// registry's Algorithm.Validate does, so a node is never built from a
-// configuration the command would reject.
-func New(c algorithms.Config, opt Options) (*Node, error) {
-	if err := c.Cluster.Validate(); err != nil {
-		return nil, err
-	}
-	if err := c.Params.Validate(); err != nil {
-		return nil, err
-	}
-	if err := Check(c.Params, c.Cluster); err != nil {
-		return nil, err
-	}
-	for _, a := range c.Ablations {
-		known := false
-		for _, k := range ablationsFor("naive") {
-			known = known || k.Name == a
-		}
-		if !known {
-			return nil, fmt.Errorf("naive has no ablation %q", a)
-		}
-	}
-	if int(c.ID) >= c.Cluster.Nodes {
-		return nil, fmt.Errorf("node id %d outside a cluster of %d nodes", c.ID, c.Cluster.Nodes)
-	}
-	if c.Rand == nil {
-		return nil, fmt.Errorf("naive needs a seeded Config.Rand for its backoff")
-	}
+// New builds a node of the chosen variant from a configuration the
+// registry has validated (algorithms.Algorithm.New): build nodes through
+// the registry unless c is known to be good.
+func New(c algorithms.Config, opt Options) *Node {
 	return &Node{
 		id:           c.ID,
 		cluster:      c.Cluster,
@@ -221,7 +185,7 @@ func New(c algorithms.Config, opt Options) (*Node, error) {
 		hold:         HoldSpan(c.Params, !c.Ablations.Has(AblDriftMargin)),
 		props:        map[algorithms.ResourceID]*proposal{},
 		grants:       map[algorithms.ResourceID]grant{},
-	}, nil
+	}
 }
 
 // Step implements algorithms.Node.
@@ -239,8 +203,8 @@ func (n *Node) Step(now algorithms.Local, in algorithms.Input, out *algorithms.O
 		n.acquire(now, in.Resource, out)
 	case algorithms.Extend:
 		n.extendLease(now, in.Resource, out)
-	case algorithms.Giveup:
-		n.giveup(now, in.Resource, out)
+	case algorithms.Relinquish:
+		n.relinquish(now, in.Resource, out)
 	}
 }
 
@@ -295,7 +259,7 @@ func (n *Node) fire(now algorithms.Local, k algorithms.TimerKey, out *algorithms
 		}
 		switch p.phase {
 		case collecting:
-			out.Emit(algorithms.Event{Kind: algorithms.Timeout, Resource: k.Resource, Owner: algorithms.NoNode, Ballot: p.ballot})
+			out.Emit(algorithms.Event{Kind: algorithms.Timeout, Resource: k.Resource, Owner: n.id, Ballot: p.ballot})
 			n.fail(now, k.Resource, p, out)
 		case waiting:
 			n.startRound(now, k.Resource, p, out)
@@ -307,7 +271,7 @@ func (n *Node) acquire(now algorithms.Local, r algorithms.ResourceID, out *algor
 	if !n.cluster.IsProposer(n.id) {
 		// Not a proposer: the request cannot be served; say so rather
 		// than ignore it.
-		out.Emit(algorithms.Event{Kind: algorithms.Failed, Resource: r, Owner: algorithms.NoNode})
+		out.Emit(algorithms.Event{Kind: algorithms.Failed, Resource: r, Owner: n.id})
 		return
 	}
 	if n.quarantined {
@@ -348,7 +312,7 @@ func (n *Node) extendLease(now algorithms.Local, r algorithms.ResourceID, out *a
 		return
 	}
 	if p == nil || !p.holds(now) {
-		out.Emit(algorithms.Event{Kind: algorithms.Failed, Resource: r, Owner: algorithms.NoNode})
+		out.Emit(algorithms.Event{Kind: algorithms.Failed, Resource: r, Owner: n.id})
 		return
 	}
 	p.extend = true
@@ -356,11 +320,11 @@ func (n *Node) extendLease(now algorithms.Local, r algorithms.ResourceID, out *a
 	n.startRound(now, r, p, out)
 }
 
-// giveup releases: the holder stops believing first (Lost, which takes
+// relinquish releases: the holder stops believing first (Lost, which takes
 // effect before any message leaves), then tells the acceptors which exact
 // round to clear. An acquisition in progress is abandoned and its round
 // released too.
-func (n *Node) giveup(now algorithms.Local, r algorithms.ResourceID, out *algorithms.Output) {
+func (n *Node) relinquish(now algorithms.Local, r algorithms.ResourceID, out *algorithms.Output) {
 	if n.quarantined {
 		for i, d := range n.deferred {
 			if d == r {
@@ -393,9 +357,9 @@ func (n *Node) giveup(now algorithms.Local, r algorithms.ResourceID, out *algori
 }
 
 // release sends Release of round b to every acceptor not in skip.
-func (n *Node) release(r algorithms.ResourceID, b algorithms.Ballot, skip *acceptorSet, out *algorithms.Output) {
+func (n *Node) release(r algorithms.ResourceID, b algorithms.Ballot, skip *algorithms.NodeSet, out *algorithms.Output) {
 	for a := 0; a < n.cluster.Acceptors; a++ {
-		if skip != nil && skip.has(a) {
+		if skip != nil && skip.Has(algorithms.NodeID(a)) {
 			continue
 		}
 		out.Send(algorithms.Message{Kind: algorithms.Release, From: n.id, To: algorithms.NodeID(a), Owner: n.id, Resource: r, Ballot: b})
@@ -407,8 +371,8 @@ func (n *Node) startRound(now algorithms.Local, r algorithms.ResourceID, p *prop
 	p.ballot = algorithms.MakeBallot(n.counter, n.restarts, n.id)
 	p.sent = now
 	p.phase = collecting
-	p.granted.reset(n.cluster.Acceptors)
-	p.denied.reset(n.cluster.Acceptors)
+	p.granted.Reset()
+	p.denied.Reset()
 	p.grantMsgs = 0
 	p.lastDeny = algorithms.NoNode
 	var flags uint8
@@ -436,7 +400,7 @@ func (n *Node) fail(now algorithms.Local, r algorithms.ResourceID, p *proposal, 
 	p.failed++
 	key := algorithms.TimerKey{Resource: r, Kind: timerProposer}
 	if p.failed >= n.params.MaxRounds {
-		out.Emit(algorithms.Event{Kind: algorithms.Failed, Resource: r, Owner: algorithms.NoNode, Ballot: p.ballot})
+		out.Emit(algorithms.Event{Kind: algorithms.Failed, Resource: r, Owner: n.id, Ballot: p.ballot})
 		out.CancelTimer(key)
 		p.phase = idle
 		n.tidy(r, p)
@@ -562,14 +526,14 @@ func (n *Node) onAnswer(now algorithms.Local, m algorithms.Message, out *algorit
 		}
 		return
 	}
-	a := int(m.From)
+	a := m.From
 	if m.Kind == algorithms.Deny {
-		if p.granted.has(a) || p.denied.has(a) {
+		if p.granted.Has(a) || p.denied.Has(a) {
 			return
 		}
-		p.denied.add(a)
+		p.denied.Add(a)
 		p.lastDeny = m.Owner
-		if p.denied.count() > n.cluster.Acceptors-n.cluster.Majority() {
+		if p.denied.Len() > n.cluster.Acceptors-n.cluster.Majority() {
 			out.Emit(algorithms.Event{Kind: algorithms.Preempted, Resource: m.Resource, Owner: p.lastDeny})
 			n.fail(now, m.Resource, p, out)
 		}
@@ -577,14 +541,14 @@ func (n *Node) onAnswer(now algorithms.Local, m algorithms.Message, out *algorit
 	}
 	var votes int
 	if n.distinct {
-		if !p.granted.has(a) {
+		if !p.granted.Has(a) {
 			// A grant after a deny from the same acceptor is real (its
 			// other grant lapsed and a duplicate request reached it); it
 			// started after our send all the same.
-			p.denied.remove(a)
-			p.granted.add(a)
+			p.denied.Remove(a)
+			p.granted.Add(a)
 		}
-		votes = p.granted.count()
+		votes = p.granted.Len()
 	} else {
 		p.grantMsgs++
 		votes = p.grantMsgs
@@ -596,7 +560,7 @@ func (n *Node) onAnswer(now algorithms.Local, m algorithms.Message, out *algorit
 	if until <= now {
 		// The majority came too late to hold anything: the grants behind
 		// it may already be lapsing. Count it as a timed-out round.
-		out.Emit(algorithms.Event{Kind: algorithms.Timeout, Resource: m.Resource, Owner: algorithms.NoNode, Ballot: p.ballot})
+		out.Emit(algorithms.Event{Kind: algorithms.Timeout, Resource: m.Resource, Owner: n.id, Ballot: p.ballot})
 		n.fail(now, m.Resource, p, out)
 		return
 	}
@@ -608,42 +572,4 @@ func (n *Node) onAnswer(now algorithms.Local, m algorithms.Message, out *algorit
 	out.CancelTimer(algorithms.TimerKey{Resource: m.Resource, Kind: timerProposer})
 	out.SetTimer(algorithms.TimerKey{Resource: m.Resource, Kind: timerHold}, until)
 	out.Emit(algorithms.Event{Kind: algorithms.Acquired, Resource: m.Resource, Owner: n.id, Ballot: p.ballot, Until: until})
-}
-
-// acceptorSet is a set of acceptor indexes. One word covers up to 64
-// acceptors without a separate allocation.
-type acceptorSet struct {
-	w0   uint64
-	more []uint64
-}
-
-func (s *acceptorSet) reset(acceptors int) {
-	s.w0 = 0
-	if acceptors > 64 {
-		words := (acceptors - 1) / 64
-		if cap(s.more) < words {
-			s.more = make([]uint64, words)
-		}
-		s.more = s.more[:words]
-		clear(s.more)
-	}
-}
-
-func (s *acceptorSet) word(i int) *uint64 {
-	if i < 64 {
-		return &s.w0
-	}
-	return &s.more[i/64-1]
-}
-
-func (s *acceptorSet) has(i int) bool { return *s.word(i)&(1<<(uint(i)%64)) != 0 }
-func (s *acceptorSet) add(i int)      { *s.word(i) |= 1 << (uint(i) % 64) }
-func (s *acceptorSet) remove(i int)   { *s.word(i) &^= 1 << (uint(i) % 64) }
-
-func (s *acceptorSet) count() int {
-	c := bits.OnesCount64(s.w0)
-	for _, w := range s.more {
-		c += bits.OnesCount64(w)
-	}
-	return c
 }

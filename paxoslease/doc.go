@@ -174,7 +174,7 @@
 // Acquire tries to become owner (a no-op while holding or trying). Extend
 // re-proposes the holder (Sec. 6: a promise reporting its active lease
 // counts as open), emitting Acquired again with the later Until and no gap;
-// when not holding it acts as Acquire. Giveup releases (Sec. 7): Lost is
+// when not holding it acts as Acquire. Relinquish releases (Sec. 7): Lost is
 // emitted before Release is sent with the lease's ballot.
 //
 // Events: Round at each round start; Preempted when a round is lost to a

@@ -92,7 +92,7 @@ func Example() {
 	now = now.Add(3 * time.Second)
 	step(0, algorithms.Input{Kind: algorithms.Extend, Resource: 42})
 	run()
-	step(0, algorithms.Input{Kind: algorithms.Giveup, Resource: 42})
+	step(0, algorithms.Input{Kind: algorithms.Relinquish, Resource: 42})
 	run()
 	// n1 starts below the acceptors' promised ballot; the reject tells it
 	// how far to jump, and after a random backoff it acquires.

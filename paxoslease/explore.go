@@ -21,7 +21,13 @@ func (n *Node) Clone(r *rand.Rand) algorithms.Node {
 	c.res = table{slots: slices.Clone(n.res.slots), dist: slices.Clone(n.res.dist), n: n.res.n}
 	c.pending = slices.Clone(n.pending)
 	c.free = nil
-	c.rounds = algorithms.CloneValues(n.rounds, nil)
+	c.rounds = algorithms.CloneValues(n.rounds, func(cp, orig *round) {
+		cp.promised = orig.promised.Clone()
+		cp.open = orig.open.Clone()
+		cp.accepted = orig.accepted.Clone()
+		cp.rejected = orig.rejected.Clone()
+		cp.leased = orig.leased.Clone()
+	})
 	c.roundsPeak = len(n.rounds)
 	return &c
 }
@@ -65,8 +71,10 @@ func appendTime(b []byte, t, now algorithms.Local) []byte {
 //     peak count of rounds (memory only);
 //   - slots with no state at all (nothing promised, accepted or held): a
 //     lookup that finds one acts as one that finds none;
-//   - the measured round trip and round.start, when Params.Backoff is 0:
-//     they only scale random waits, which are capped at Backoff (the
+//   - the measured round trip and when a prepare phase's Prepare went
+//     out (its deadline less the hold), when Params.Backoff is 0 (or,
+//     for the latter, with late-timer ablated, when it is unknown): they
+//     only scale random waits, which are capped at Backoff (the
 //     explorer's default);
 //   - of a round between phases (phaseWait) that is not parked: deadline,
 //     vote sets, vote counts and hint (startRound resets them before
@@ -120,18 +128,8 @@ func (n *Node) AppendState(b []byte, now algorithms.Local) []byte {
 		}
 	}
 
-	var kbuf [16]algorithms.ResourceID
-	keys := kbuf[:0]
-	for k := range n.rounds {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	b = binary.AppendUvarint(b, uint64(len(keys)))
-	for _, k := range keys {
-		b = binary.AppendUvarint(b, uint64(k))
-		b = n.rounds[k].appendState(b, now, n.params.Backoff > 0)
-	}
-	return b
+	withRTT := n.params.Backoff > 0 && n.earlyTimer // see prepareSent
+	return algorithms.AppendMap(b, n.rounds, nil, func(b []byte, rd *round) []byte { return rd.appendState(b, now, withRTT) })
 }
 
 func (rd *round) appendState(b []byte, now algorithms.Local, withRTT bool) []byte {
@@ -153,11 +151,13 @@ func (rd *round) appendState(b []byte, now algorithms.Local, withRTT bool) []byt
 		return b
 	}
 	if withRTT && rd.phase == phasePrepare {
-		b = binary.AppendVarint(b, int64(rd.start-now))
+		// The round trip is measured from the deadline (prepareSent), so
+		// its exact distance counts, not only whether it is past.
+		b = binary.AppendVarint(b, int64(rd.deadline-now))
 	}
 	b = appendTime(b, rd.deadline, now)
-	for _, set := range [...]uint64{rd.promised, rd.open, rd.accepted, rd.rejected, rd.leased} {
-		b = binary.AppendUvarint(b, set)
+	for _, set := range [...]*algorithms.NodeSet{&rd.promised, &rd.open, &rd.accepted, &rd.rejected, &rd.leased} {
+		b = set.AppendState(b)
 	}
 	b = binary.AppendUvarint(b, uint64(rd.nOpen))
 	b = binary.AppendUvarint(b, uint64(rd.nAccepted))

@@ -15,7 +15,7 @@ func exploreSetup(ablate ...string) *explorabletest.Setup {
 		Acceptors: 3, Proposers: 3, Params: p, Resources: 2,
 		TimerKinds: []uint8{timerRound, timerAccepted, timerQuarantine},
 		New: func(id algorithms.NodeID, cl algorithms.Cluster, restarts uint16, _ []algorithms.Record, r *rand.Rand) (algorithms.Explorable, error) {
-			return New(algorithms.Config{ID: id, Cluster: cl, Params: p, Ablations: ablate, Rand: r, Restarts: restarts})
+			return New(algorithms.Config{ID: id, Cluster: cl, Params: p, Ablations: ablate, Rand: r, Restarts: restarts}), nil
 		},
 	}
 }
@@ -40,17 +40,16 @@ const stateNow algorithms.Local = 10_000
 // accepted proposal, a promise only, a held lease, a round in each phase.
 func stateNode(t testing.TB) *Node {
 	t.Helper()
-	n, err := New(algorithms.Config{ID: 1, Cluster: algorithms.NewCluster(3, 3), Params: testParams(), Rand: rand.New(rand.NewPCG(1, 2))})
-	if err != nil {
-		t.Fatal(err)
-	}
+	n := New(algorithms.Config{ID: 1, Cluster: algorithms.NewCluster(3, 3), Params: testParams(), Rand: rand.New(rand.NewPCG(1, 2))})
 	n.started, n.lastRound = true, 5
 	s := n.res.put(4)
 	s.promised, s.accepted, s.accUntil = algorithms.MakeBallot(3, 0, 2), algorithms.MakeBallot(3, 0, 2), 15_000
 	n.res.put(6).promised = algorithms.MakeBallot(4, 0, 0)
 	s = n.res.put(9)
 	s.held, s.until = algorithms.MakeBallot(5, 0, 1), 14_000
-	n.rounds[6] = &round{ballot: algorithms.MakeBallot(5, 0, 1), start: 9_000, deadline: 13_000, phase: phasePrepare, promised: 1, open: 1}
+	n.rounds[6] = &round{ballot: algorithms.MakeBallot(5, 0, 1), deadline: 13_000, phase: phasePrepare}
+	n.rounds[6].promised.Add(0)
+	n.rounds[6].open.Add(0)
 	n.rounds[7] = &round{ballot: algorithms.MakeBallot(4, 0, 1), phase: phaseWait, fails: 1, busy: true, learned: algorithms.MakeBallot(4, 0, 2)}
 	return n
 }
@@ -59,11 +58,7 @@ func stateNode(t testing.TB) *Node {
 // that cannot influence any future output do not.
 func TestStateSensitivity(t *testing.T) {
 	b9 := algorithms.MakeBallot(9, 0, 1)
-	for _, tc := range []struct {
-		name    string
-		change  func(n *Node)
-		differs bool
-	}{
+	explorabletest.Sensitivity(t, stateNode, stateNow, []explorabletest.Change[*Node]{
 		{"promise", func(n *Node) { n.res.get(6).promised = b9 }, true},
 		{"promise on a new resource", func(n *Node) { n.res.put(11).promised = b9 }, true},
 		{"accepted proposal", func(n *Node) { n.res.get(4).accepted = b9 }, true},
@@ -82,9 +77,9 @@ func TestStateSensitivity(t *testing.T) {
 		{"round ballot", func(n *Node) { n.rounds[6].ballot = b9 }, true},
 		{"round deadline", func(n *Node) { n.rounds[6].deadline++ }, true},
 		{"round deadline unknown", func(n *Node) { n.rounds[6].deadline = 0 }, true},
-		{"round promise", func(n *Node) { n.rounds[6].promised |= 2 }, true},
-		{"round open promise", func(n *Node) { n.rounds[6].promised |= 2; n.rounds[6].open |= 2 }, true},
-		{"round reject", func(n *Node) { n.rounds[6].rejected |= 4 }, true},
+		{"round promise", func(n *Node) { n.rounds[6].promised.Add(1) }, true},
+		{"round open promise", func(n *Node) { n.rounds[6].promised.Add(1); n.rounds[6].open.Add(1) }, true},
+		{"round reject", func(n *Node) { n.rounds[6].rejected.Add(2) }, true},
 		{"round hint", func(n *Node) { n.rounds[6].hint = 1 }, true},
 		{"round learned ballot", func(n *Node) { n.rounds[7].learned = b9 }, true},
 		{"round failures", func(n *Node) { n.rounds[7].fails++ }, true},
@@ -92,31 +87,38 @@ func TestStateSensitivity(t *testing.T) {
 		{"round queued", func(n *Node) { n.rounds[7].queued = true }, true},
 		{"round ended", func(n *Node) { delete(n.rounds, 7) }, true},
 		{"random source", func(n *Node) { n.rand = rand.New(rand.NewPCG(9, 9)) }, false},
-		{"round start (the round trip, with Backoff > 0)", func(n *Node) { n.rounds[6].start = 1 }, true},
 		{"measured round trip", func(n *Node) { n.rtt = 5 }, true},
 		{"round parked", func(n *Node) { n.rounds[7].parked = true }, true},
-		{"parked round's votes", func(n *Node) { n.rounds[7].parked = true; n.rounds[7].open = 1 }, true},
+		{"parked round's votes", func(n *Node) { n.rounds[7].parked = true; n.rounds[7].open.Add(1) }, true},
 		{"free list and peak", func(n *Node) { n.free = append(n.free, new(round)); n.roundsPeak = 99 }, false},
 		{"an empty slot", func(n *Node) { n.res.put(12) }, false},
-		{"another past acceptor expiry", func(n *Node) {
-			s := n.res.get(4)
-			s.accUntil = stateNow - 1
-			// compared below with accUntil = stateNow - 2
-		}, false},
-		{"stale vote sets between rounds", func(n *Node) { n.rounds[7].promised, n.rounds[7].hint = 7, 5 }, false},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			base := stateNode(t)
-			if tc.name == "another past acceptor expiry" {
-				base.res.get(4).accUntil = stateNow - 2
-			}
-			n := stateNode(t)
-			tc.change(n)
-			differs := !bytes.Equal(base.AppendState(nil, stateNow), n.AppendState(nil, stateNow))
-			if differs != tc.differs {
-				t.Fatalf("encoding differs = %v, want %v", differs, tc.differs)
-			}
-		})
+		{"stale vote sets between rounds", func(n *Node) { n.rounds[7].promised.Add(0); n.rounds[7].promised.Add(1); n.rounds[7].hint = 5 }, false},
+	})
+}
+
+// TestPastExpiriesAlike: an acceptor expiry at or before now acts as
+// over, whatever its value.
+func TestPastExpiriesAlike(t *testing.T) {
+	a, b := stateNode(t), stateNode(t)
+	a.res.get(4).accUntil = stateNow - 2
+	b.res.get(4).accUntil = stateNow - 1
+	if !bytes.Equal(a.AppendState(nil, stateNow), b.AppendState(nil, stateNow)) {
+		t.Fatal("two past acceptor expiries encode differently")
+	}
+}
+
+// TestPastPrepareDeadlines: with Backoff > 0 a prepare phase's deadline
+// is encoded exactly even when past, since the round trip is measured
+// from it (prepareSent).
+func TestPastPrepareDeadlines(t *testing.T) {
+	a, b := stateNode(t), stateNode(t)
+	if a.params.Backoff <= 0 {
+		t.Fatal("stateNode has no Backoff")
+	}
+	a.rounds[6].deadline = stateNow - 2
+	b.rounds[6].deadline = stateNow - 1
+	if bytes.Equal(a.AppendState(nil, stateNow), b.AppendState(nil, stateNow)) {
+		t.Fatal("two past prepare deadlines encode alike")
 	}
 }
 
@@ -124,7 +126,7 @@ func TestStateSensitivity(t *testing.T) {
 // without a decision: encode it in AppendState, or say there why not.
 func TestStateCoversFields(t *testing.T) {
 	explorabletest.Fields(t, Node{}, "id", "cluster", "params", "rand", "restarts", "majority", "restartWait", "driftMargin", "backoff", "ballotLearning", "earlyTimer", "distinctVotes", "exactRelease", "activeOnly", "keepOthers", "rttBackoff", "releasePromise", "headStart", "failedRelease", "promiseGuard", "hold", "quarantine", "silent", "started", "lastRound", "rtt", "res", "rounds", "roundsPeak", "free", "pending")
-	explorabletest.Fields(t, round{}, "ballot", "start", "deadline", "promised", "open", "accepted", "rejected", "leased", "nOpen", "nAccepted", "learned", "hint", "fails", "phase", "busy", "parked", "queued")
+	explorabletest.Fields(t, round{}, "ballot", "deadline", "promised", "open", "accepted", "rejected", "leased", "nOpen", "nAccepted", "learned", "hint", "fails", "phase", "busy", "parked", "queued")
 	explorabletest.Fields(t, slot{}, "key", "promised", "accepted", "accUntil", "held", "until")
 	explorabletest.Fields(t, table{}, "slots", "dist", "n")
 }
@@ -149,20 +151,8 @@ func TestCloneDeep(t *testing.T) {
 	}
 }
 
-func BenchmarkClone(b *testing.B) {
-	n := stateNode(b)
-	r := rand.New(rand.NewPCG(1, 1))
-	b.ReportAllocs()
-	for b.Loop() {
-		_ = n.Clone(r)
-	}
-}
+func BenchmarkClone(b *testing.B) { explorabletest.BenchClone(b, stateNode(b)) }
 
 func BenchmarkAppendState(b *testing.B) {
-	n := stateNode(b)
-	buf := make([]byte, 0, 512)
-	b.ReportAllocs()
-	for b.Loop() {
-		buf = n.AppendState(buf[:0], stateNow)
-	}
+	explorabletest.BenchAppendState(b, stateNode(b), stateNow)
 }

@@ -3,7 +3,6 @@ package paxoslease
 import (
 	"fmt"
 	"math"
-	"math/bits"
 	"math/rand/v2"
 	"time"
 
@@ -35,19 +34,19 @@ const (
 // slot.held and slot.until.
 type round struct {
 	ballot   algorithms.Ballot // this round's ballot
-	start    algorithms.Local  // when this round's Prepare was sent
 	deadline algorithms.Local  // end of the lease this round would give; 0 = not yet known (late-timer)
-	// Distinct acceptors, one bit each (Check allows at most 64 acceptors).
-	promised uint64 // prepare phase: answered with a promise
-	open     uint64 // ...whose promise was open (empty, or our active lease)
-	accepted uint64 // propose phase: accepted
-	rejected uint64 // this phase: rejected
-	leased   uint64 // ...and reported a lease (not ours) in the reject
+	// Distinct acceptors. The counters below and fails are 32 bits, which
+	// keeps a round at 128 bytes with five sets of 16.
+	promised algorithms.NodeSet // prepare phase: answered with a promise
+	open     algorithms.NodeSet // ...whose promise was open (empty, or our active lease); a subset of promised
+	accepted algorithms.NodeSet // propose phase: accepted
+	rejected algorithms.NodeSet // this phase: rejected
+	leased   algorithms.NodeSet // ...and reported a lease (not ours) in the reject
 	// Votes counted per message: used only with the count-by-message ablation.
-	nOpen, nAccepted int
+	nOpen, nAccepted int32
 	learned          algorithms.Ballot // highest promised ballot reported by rejects
 	hint             time.Duration     // longest remaining span of a lease reported by a promise
-	fails            int               // failed rounds of this acquisition
+	fails            int32             // failed rounds of this acquisition (at most MaxRounds, which Validate keeps in 32 bits)
 	phase            phase
 	busy             bool // waiting (phaseWait) for someone's lease to end
 	// parked: busy after a prepare phase, keeping its ballot and votes: a
@@ -93,7 +92,8 @@ type Node struct {
 	lastRound uint32 // highest run counter this node used (any resource)
 	// rtt: moving average of the time from sending Prepare to answers
 	// from a majority; 0 until measured. Measured and used only when
-	// Params.Backoff > 0: every wait it scales is capped at Backoff.
+	// Params.Backoff > 0 (every wait it scales is capped at Backoff), and
+	// not with late-timer ablated (see prepareSent).
 	rtt time.Duration
 
 	res        table
@@ -118,17 +118,13 @@ func Quarantine(p algorithms.Params) time.Duration {
 	return time.Duration(math.Ceil(float64(p.MaxLease) * (1 + p.Drift) / (1 - p.Drift)))
 }
 
-// MaxAcceptors is the largest number of acceptors a node can count votes
-// from: a round keeps one 64-bit set per kind of answer.
-const MaxAcceptors = 64
-
-// Check validates what PaxosLease needs beyond algorithms.Params.Validate.
-func Check(p algorithms.Params, c algorithms.Cluster) error {
+// Validate checks what PaxosLease needs beyond algorithms.Params.Validate.
+func Validate(p algorithms.Params, c algorithms.Cluster) error {
 	switch {
 	case p.LeaseSpan >= p.MaxLease:
 		return fmt.Errorf("lease span T (%v) must be shorter than the max lease M (%v): a restarted node's quarantine of M must outlast every lease", p.LeaseSpan, p.MaxLease)
-	case c.Acceptors > MaxAcceptors:
-		return fmt.Errorf("at most %d acceptors (a round counts votes in a 64-bit set), got %d", MaxAcceptors, c.Acceptors)
+	case p.MaxRounds > math.MaxInt32:
+		return fmt.Errorf("max rounds %d is more than a round counts (%d)", p.MaxRounds, math.MaxInt32)
 	case p.MaxLease > time.Duration(math.MaxInt64/4):
 		return fmt.Errorf("max lease M %v is too long to be timed", p.MaxLease)
 	case HoldSpan(p) <= 0:
@@ -137,26 +133,10 @@ func Check(p algorithms.Params, c algorithms.Cluster) error {
 	return nil
 }
 
-// New builds a node from cfg; it validates cfg first.
-func New(cfg algorithms.Config) (*Node, error) {
-	if err := cfg.Cluster.Validate(); err != nil {
-		return nil, err
-	}
-	if err := cfg.Params.Validate(); err != nil {
-		return nil, err
-	}
-	if err := Check(cfg.Params, cfg.Cluster); err != nil {
-		return nil, err
-	}
-	if err := Algorithm().CheckAblations(cfg.Ablations); err != nil {
-		return nil, err
-	}
-	if int(cfg.ID) >= cfg.Cluster.Nodes {
-		return nil, fmt.Errorf("node id %d outside a cluster of %d nodes", cfg.ID, cfg.Cluster.Nodes)
-	}
-	if cfg.Rand == nil {
-		return nil, fmt.Errorf("Config.Rand is nil: backoff needs the node's seeded source")
-	}
+// New builds a node from a configuration the registry has validated
+// (algorithms.Algorithm.New): build nodes through the registry unless cfg
+// is known to be good.
+func New(cfg algorithms.Config) *Node {
 	ab := cfg.Ablations
 	n := &Node{
 		id:             cfg.ID,
@@ -189,7 +169,7 @@ func New(cfg algorithms.Config) (*Node, error) {
 	if !n.driftMargin {
 		n.hold = cfg.Params.LeaseSpan
 	}
-	return n, nil
+	return n
 }
 
 // Step handles one input at local time now.
@@ -207,8 +187,8 @@ func (n *Node) Step(now algorithms.Local, in algorithms.Input, out *algorithms.O
 		n.request(now, in.Resource, false, out)
 	case algorithms.Extend:
 		n.request(now, in.Resource, true, out)
-	case algorithms.Giveup:
-		n.giveup(now, in.Resource, out)
+	case algorithms.Relinquish:
+		n.relinquish(now, in.Resource, out)
 	}
 }
 
@@ -231,7 +211,7 @@ func (n *Node) start(now algorithms.Local, out *algorithms.Output) {
 // join ends the quarantine and starts the requests that waited for it.
 func (n *Node) join(now algorithms.Local, out *algorithms.Output) {
 	n.silent = false
-	out.Emit(algorithms.Event{Kind: algorithms.Joined, Owner: n.id})
+	out.Emit(algorithms.Event{Kind: algorithms.Joined, Owner: algorithms.NoNode})
 	pending := n.pending
 	n.pending = nil
 	for _, r := range pending {
@@ -310,12 +290,12 @@ func (n *Node) recv(now algorithms.Local, m algorithms.Message, out *algorithms.
 			}
 			return // an answer to some other round
 		}
-		if rd.phase == phasePrepare && n.params.Backoff > 0 && m.Kind != algorithms.Accepted && m.Kind != algorithms.ProposeReject {
+		if rd.phase == phasePrepare && n.earlyTimer && n.params.Backoff > 0 && m.Kind != algorithms.Accepted && m.Kind != algorithms.ProposeReject {
 			// The round trip to a quorum (a node that is also an acceptor
 			// answers itself at once): sampled when the answers of the
 			// round's prepare first reach a majority.
-			if answered := rd.promised | rd.rejected; answered&bit(m.From) == 0 && bits.OnesCount64(answered) == n.majority-1 {
-				n.sampleRTT(now.Sub(rd.start))
+			if a := m.From; !rd.promised.Has(a) && !rd.rejected.Has(a) && rd.answered() == n.majority-1 {
+				n.sampleRTT(now.Sub(n.prepareSent(rd)))
 			}
 		}
 		switch m.Kind {
@@ -405,12 +385,8 @@ func (n *Node) rejectWith(now algorithms.Local, m algorithms.Message, kind algor
 	rej := n.reply(m, kind)
 	if n.ballotLearning {
 		rej.Promised = s.promised
-		switch {
-		case s.accepted != 0:
-			rej.Accepted = s.accepted
-			rej.Owner = s.accepted.Node()
-			rej.Span = int64(s.accUntil.Sub(now))
-		case guardOn(s, now):
+		s.report(&rej, now)
+		if guardOn(s, now) {
 			// A guarded promise: its proposer is about to propose. No
 			// accepted ballot; Owner and Span say who and for how long.
 			rej.Owner = s.promised.Node()
@@ -418,6 +394,18 @@ func (n *Node) rejectWith(now algorithms.Local, m algorithms.Message, kind algor
 		}
 	}
 	out.Send(rej)
+}
+
+// report puts the accepted proposal, if any, into an answer: its ballot,
+// its owner and the time left on this acceptor's timer. The proposer may
+// use that time as a hint for when to retry; nothing relies on it for
+// safety.
+func (s *slot) report(m *algorithms.Message, now algorithms.Local) {
+	if s.accepted != 0 {
+		m.Accepted = s.accepted
+		m.Owner = s.accepted.Node()
+		m.Span = int64(s.accUntil.Sub(now))
+	}
 }
 
 func (n *Node) onPrepare(now algorithms.Local, m algorithms.Message, out *algorithms.Output) {
@@ -436,13 +424,7 @@ func (n *Node) onPrepare(now algorithms.Local, m algorithms.Message, out *algori
 	}
 	s.promised = m.Ballot
 	p := n.reply(m, algorithms.Promise)
-	if s.accepted != 0 {
-		p.Accepted = s.accepted
-		p.Owner = s.accepted.Node()
-		// The remaining time on our timer: the proposer may use it as a
-		// hint for when to retry. Nothing relies on it for safety.
-		p.Span = int64(s.accUntil.Sub(now))
-	}
+	s.report(&p, now)
 	out.Send(p)
 }
 
@@ -601,8 +583,12 @@ func (n *Node) startRound(now algorithms.Local, r algorithms.ResourceID, rd *rou
 		n.endRound(r, rd)
 		return
 	}
-	rd.ballot, rd.start, rd.phase = b, now, phasePrepare
-	rd.promised, rd.open, rd.accepted, rd.rejected, rd.leased = 0, 0, 0, 0, 0
+	rd.ballot, rd.phase = b, phasePrepare
+	rd.promised.Reset()
+	rd.open.Reset()
+	rd.accepted.Reset()
+	rd.rejected.Reset()
+	rd.leased.Reset()
 	rd.nOpen, rd.nAccepted, rd.hint, rd.busy, rd.parked = 0, 0, 0, false, false
 	rd.deadline = 0
 	if n.earlyTimer {
@@ -628,14 +614,12 @@ func (n *Node) armPhase(now algorithms.Local, r algorithms.ResourceID, rd *round
 	out.SetTimer(algorithms.TimerKey{Resource: r, Kind: timerRound}, at)
 }
 
-func bit(a algorithms.NodeID) uint64 { return 1 << uint(a) }
-
 func (n *Node) onPromise(now algorithms.Local, m algorithms.Message, rd *round, out *algorithms.Output) {
 	parked := rd.phase == phaseWait && rd.parked
 	if rd.phase != phasePrepare && !parked {
 		return
 	}
-	b := bit(m.From)
+	a := m.From
 	open := m.Owner == algorithms.NoNode
 	if !open && m.Owner == n.id {
 		if n.activeOnly {
@@ -655,35 +639,27 @@ func (n *Node) onPromise(now algorithms.Local, m algorithms.Message, rd *round, 
 	// nothing since, and the lease this round would give counts from its
 	// Prepare, before either answer. A parked round still records late
 	// promises, so that a later upgrade of theirs counts.
-	upgrade := n.releasePromise && open && rd.promised&^rd.open&b != 0
-	if n.distinctVotes && (rd.promised|rd.rejected)&b != 0 && !upgrade {
+	upgrade := n.releasePromise && open && rd.promised.Has(a) && !rd.open.Has(a)
+	if n.distinctVotes && (rd.promised.Has(a) || rd.rejected.Has(a)) && !upgrade {
 		return // a duplicate: one acceptor, one vote
 	}
-	rd.promised |= b
+	rd.promised.Add(a)
 	if open {
-		rd.open |= b
+		rd.open.Add(a)
 		rd.nOpen++
 	} else {
 		n.noteLease(rd, m)
 	}
-	if parked {
-		votes := bits.OnesCount64(rd.open)
-		if !n.distinctVotes {
-			votes = rd.nOpen
-		}
-		if votes >= n.majority {
-			n.propose(now, m.Resource, rd, out)
-			return
-		}
-		n.declineIfHopeless(m.Resource, rd, out)
-		return
-	}
-	votes := bits.OnesCount64(rd.open)
+	votes := rd.open.Len()
 	if !n.distinctVotes {
-		votes = rd.nOpen
+		votes = int(rd.nOpen)
 	}
 	if votes >= n.majority {
 		n.propose(now, m.Resource, rd, out)
+		return
+	}
+	if parked {
+		n.declineIfHopeless(m.Resource, rd, out)
 		return
 	}
 	n.checkPrepare(now, m.Resource, rd, out)
@@ -708,15 +684,15 @@ func (n *Node) noteLease(rd *round, m algorithms.Message) {
 // three), so decline those promises with a Release of the ballot. It
 // clears a guard only (nothing was accepted under this ballot).
 func (n *Node) declineIfHopeless(r algorithms.ResourceID, rd *round, out *algorithms.Output) {
-	if rd.open == 0 || n.guardSpan() == 0 || n.cluster.Acceptors-bits.OnesCount64(rd.rejected) >= n.majority {
+	if rd.open.Len() == 0 || n.guardSpan() == 0 || n.cluster.Acceptors-rd.rejected.Len() >= n.majority {
 		return
 	}
 	for a := 0; a < n.cluster.Acceptors; a++ {
-		if rd.open&bit(algorithms.NodeID(a)) != 0 {
+		if rd.open.Has(algorithms.NodeID(a)) {
 			out.Send(n.decline(algorithms.NodeID(a), r, rd.ballot))
 		}
 	}
-	rd.open = 0
+	rd.open.Reset()
 	rd.nOpen = 0
 }
 
@@ -730,18 +706,37 @@ func (n *Node) decline(to algorithms.NodeID, r algorithms.ResourceID, b algorith
 	return algorithms.Message{Kind: algorithms.Release, From: n.id, To: to, Resource: r, Ballot: b, Owner: n.id, Span: declineSpan}
 }
 
+// answered counts the distinct acceptors that answered the prepare
+// phase, by promise or by reject.
+func (rd *round) answered() int {
+	return algorithms.CountOf(&rd.promised, &rd.rejected, &rd.rejected, func(promised, rejected, _ uint64) uint64 {
+		return promised | rejected
+	})
+}
+
+// prepareSent is when rd's Prepare went out, during its prepare phase:
+// the strict early timer set the deadline then, one hold ahead. The round
+// keeps no time of its own for it (a round stays at 128 bytes); with
+// late-timer ablated the deadline is unknown until the propose phase, and
+// the round trip is not measured.
+func (n *Node) prepareSent(rd *round) algorithms.Local {
+	return rd.deadline.Add(-n.hold)
+}
+
 // busyVotes counts the distinct acceptors that reported someone's lease
 // in the prepare phase, by promise or by reject.
 func (rd *round) busyVotes() int {
-	return bits.OnesCount64(rd.promised&^rd.open | rd.leased)
+	return algorithms.CountOf(&rd.promised, &rd.open, &rd.leased, func(promised, open, leased uint64) uint64 {
+		return promised&^open | leased
+	})
 }
 
 // checkPrepare ends a prepare phase that can no longer reach an open
 // majority.
 func (n *Node) checkPrepare(now algorithms.Local, r algorithms.ResourceID, rd *round, out *algorithms.Output) {
 	n.declineIfHopeless(r, rd, out)
-	notOpen := bits.OnesCount64(rd.promised &^ rd.open)
-	rejected := bits.OnesCount64(rd.rejected)
+	notOpen := rd.promised.Len() - rd.open.Len()
+	rejected := rd.rejected.Len()
 	switch {
 	case rd.busyVotes() >= n.majority:
 		// A majority reports someone's lease: it is validly held. Wait
@@ -770,7 +765,10 @@ func (n *Node) propose(now algorithms.Local, r algorithms.ResourceID, rd *round,
 		return // too late for any lease; the phase timer (due now) fails the round
 	}
 	rd.phase, rd.busy, rd.parked = phasePropose, false, false
-	rd.accepted, rd.rejected, rd.leased, rd.nAccepted = 0, 0, 0, 0
+	rd.accepted.Reset()
+	rd.rejected.Reset()
+	rd.leased.Reset()
+	rd.nAccepted = 0
 	for a := 0; a < n.cluster.Acceptors; a++ {
 		out.Send(algorithms.Message{Kind: algorithms.Propose, From: n.id, To: algorithms.NodeID(a), Resource: r, Ballot: rd.ballot, Owner: n.id, Span: int64(n.params.LeaseSpan)})
 	}
@@ -781,15 +779,15 @@ func (n *Node) onAccepted(now algorithms.Local, m algorithms.Message, rd *round,
 	if rd.phase != phasePropose {
 		return
 	}
-	b := bit(m.From)
-	if n.distinctVotes && (rd.accepted|rd.rejected)&b != 0 {
+	a := m.From
+	if n.distinctVotes && (rd.accepted.Has(a) || rd.rejected.Has(a)) {
 		return
 	}
-	rd.accepted |= b
+	rd.accepted.Add(a)
 	rd.nAccepted++
-	votes := bits.OnesCount64(rd.accepted)
+	votes := rd.accepted.Len()
 	if !n.distinctVotes {
-		votes = rd.nAccepted
+		votes = int(rd.nAccepted)
 	}
 	if votes < n.majority || now >= rd.deadline {
 		return // (past the deadline the phase timer, due now, fails the round)
@@ -802,30 +800,29 @@ func (n *Node) onAccepted(now algorithms.Local, m algorithms.Message, rd *round,
 }
 
 func (n *Node) onReject(now algorithms.Local, m algorithms.Message, rd *round, out *algorithms.Output) {
-	b := bit(m.From)
+	a := m.From
 	switch {
 	case m.Kind == algorithms.PrepareReject && rd.phase == phasePrepare:
-		if rd.promised&b != 0 {
+		if rd.promised.Has(a) {
 			return
 		}
 	case m.Kind == algorithms.ProposeReject && rd.phase == phasePropose:
-		if rd.accepted&b != 0 {
+		if rd.accepted.Has(a) {
 			return
 		}
 	default:
 		return
 	}
-	if rd.rejected&b != 0 {
+	if !rd.rejected.Add(a) {
 		return
 	}
-	rd.rejected |= b
 	if n.ballotLearning && m.Promised > rd.learned {
 		rd.learned = m.Promised
 	}
 	switch {
 	case m.Owner != algorithms.NoNode && m.Accepted != 0:
 		if s, held := n.holding(now, m.Resource); !(held && m.Owner == n.id && m.Accepted == s.held) {
-			rd.leased |= b
+			rd.leased.Add(a)
 			n.noteLease(rd, m)
 		}
 	case m.Owner != algorithms.NoNode && m.Owner != n.id && m.Span > 0 && m.Span <= int64(n.params.MaxLease):
@@ -834,7 +831,7 @@ func (n *Node) onReject(now algorithms.Local, m algorithms.Message, rd *round, o
 		// release hint wakes us. Its Span is the guard's end, which
 		// says nothing of when that lease ends: come back after two
 		// round trips (capped at it) if no hint came.
-		rd.leased |= b
+		rd.leased.Add(a)
 		g := time.Duration(m.Span)
 		if n.rtt > 0 {
 			g = min(g, 2*n.rtt)
@@ -848,16 +845,21 @@ func (n *Node) onReject(now algorithms.Local, m algorithms.Message, rd *round, o
 		return
 	}
 	switch {
-	case bits.OnesCount64(rd.leased) >= n.majority:
+	case rd.leased.Len() >= n.majority:
 		// Someone with a higher ballot got in and holds: wait for it.
 		n.waitBusy(now, m.Resource, rd, out)
-	case n.cluster.Acceptors-bits.OnesCount64(rd.rejected) < n.majority:
+	case n.cluster.Acceptors-rd.rejected.Len() < n.majority:
 		n.preempted(now, m.Resource, rd, out)
 	}
 }
 
 func (n *Node) preempted(now algorithms.Local, r algorithms.ResourceID, rd *round, out *algorithms.Output) {
-	out.Emit(algorithms.Event{Kind: algorithms.Preempted, Owner: n.id, Resource: r, Ballot: rd.learned})
+	// The node in the way made the highest ballot we learned, if any.
+	in := algorithms.NoNode
+	if rd.learned != 0 {
+		in = rd.learned.Node()
+	}
+	out.Emit(algorithms.Event{Kind: algorithms.Preempted, Owner: in, Resource: r, Ballot: rd.learned})
 	n.failRound(now, r, rd, 0, out)
 }
 
@@ -866,7 +868,7 @@ func (n *Node) preempted(now algorithms.Local, r algorithms.ResourceID, rd *roun
 func (n *Node) failRound(now algorithms.Local, r algorithms.ResourceID, rd *round, minWait time.Duration, out *algorithms.Output) {
 	n.abandonPropose(now, r, rd, out)
 	rd.fails++
-	if rd.fails >= n.params.MaxRounds {
+	if int(rd.fails) >= n.params.MaxRounds {
 		out.CancelTimer(algorithms.TimerKey{Resource: r, Kind: timerRound})
 		out.Emit(algorithms.Event{Kind: algorithms.Failed, Owner: n.id, Resource: r})
 		n.endRound(r, rd)
@@ -881,7 +883,7 @@ func (n *Node) failRound(now algorithms.Local, r algorithms.ResourceID, rd *roun
 		n.startRound(now, r, rd, out)
 		return
 	}
-	n.wait(now, r, rd, minWait+n.jitter(rd.fails), out)
+	n.wait(now, r, rd, minWait+n.jitter(int(rd.fails)), out)
 }
 
 // abandonPropose: a round that loses its propose phase will never use its
@@ -913,7 +915,7 @@ func (n *Node) waitBusy(now algorithms.Local, r algorithms.ResourceID, rd *round
 	if d <= 0 || d > n.params.MaxLease {
 		d = n.params.LeaseSpan
 	}
-	n.wait(now, r, rd, d+n.jitter(rd.fails), out)
+	n.wait(now, r, rd, d+n.jitter(int(rd.fails)), out)
 	rd.busy = rd.phase == phaseWait
 }
 
@@ -929,7 +931,7 @@ func (n *Node) onReleaseHint(now algorithms.Local, m algorithms.Message, out *al
 		rd.learned = m.Ballot
 	}
 	parked := rd.parked
-	d := n.jitter(rd.fails)
+	d := n.jitter(int(rd.fails))
 	if n.headStart && n.rtt > 0 {
 		// Head-start: the acceptors learn of the release when we do, and
 		// re-promise to the highest ballot they promised (release-promise),
@@ -987,7 +989,7 @@ func (n *Node) sampleRTT(d time.Duration) {
 	n.rtt += (d - n.rtt) / 8
 }
 
-func (n *Node) giveup(now algorithms.Local, r algorithms.ResourceID, out *algorithms.Output) {
+func (n *Node) relinquish(now algorithms.Local, r algorithms.ResourceID, out *algorithms.Output) {
 	s, held := n.holding(now, r)
 	// To every acceptor, and to every other proposer as a hint that the
 	// lease is free (Sec. 7).

@@ -15,6 +15,12 @@ func TestSlotSize(t *testing.T) {
 	}
 }
 
+func TestRoundSize(t *testing.T) {
+	if got := unsafe.Sizeof(round{}); got != 128 {
+		t.Fatalf("round is %d bytes, want 128 (two cache lines per acquisition in flight)", got)
+	}
+}
+
 func TestTable(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -73,10 +79,7 @@ func BenchmarkMemoryPerResource(b *testing.B) {
 		runtime.GC()
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
-		n, err := New(algorithms.Config{ID: 0, Cluster: algorithms.NewCluster(1, 1), Params: p, Rand: rand.New(rand.NewPCG(1, 1))})
-		if err != nil {
-			b.Fatal(err)
-		}
+		n := New(algorithms.Config{ID: 0, Cluster: algorithms.NewCluster(1, 1), Params: p, Rand: rand.New(rand.NewPCG(1, 1))})
 		var out algorithms.Output
 		var inbox []algorithms.Message
 		now := algorithms.Local(0)

@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-
-	"leaselab/algorithms"
 )
 
 // The entry points of the runner. The command (cmd/leaselab), the UDP
@@ -33,17 +31,17 @@ type Options struct {
 // Options.ViolationTrace receives.
 const ViolationContext = 2000
 
-// EnvFunc runs one experiment in an environment other than the simulator.
+// EnvFunc runs one experiment in an environment.
 type EnvFunc func(Spec, Options) (Result, error)
 
 var envs = map[string]EnvFunc{}
 
-// RegisterEnv makes Run hand specs with Env == name to f. The udp
-// environment registers itself from runner/udp (which imports runner, so
-// runner cannot import it): a command that offers --env udp imports
-// runner/udp for its side effect. It panics on a duplicate name or "sim".
+// RegisterEnv makes Run hand specs with Env == name to f. Environments
+// register themselves (runner/sim as "sim", runner/udp as "udp"); they
+// import runner, so runner cannot import them: a program imports each
+// environment it offers for its side effect. It panics on a duplicate name.
 func RegisterEnv(name string, f EnvFunc) {
-	if _, dup := envs[name]; dup || name == "sim" {
+	if _, dup := envs[name]; dup {
 		panic("runner: duplicate environment " + name)
 	}
 	envs[name] = f
@@ -67,118 +65,9 @@ func Run(spec Spec, opt Options) (Result, error) {
 	if err := spec.Validate(); err != nil {
 		return Result{}, err
 	}
-	if spec.Env == "sim" {
-		return runSim(spec, opt)
-	}
 	f, ok := envs[spec.Env]
 	if !ok {
 		return Result{}, fmt.Errorf("environment %q is not linked into this program (import leaselab/runner/%s)", spec.Env, spec.Env)
 	}
 	return f(spec, opt)
-}
-
-// CheckSpec describes a fault campaign: Seeds runs with seeds FirstSeed,
-// FirstSeed+1, ..., each with a fault schedule drawn from the seed, using
-// the fault kinds in Faults ("loss", "dup", "reorder", "partition", "crash",
-// "drift"; "all" means every one).
-type CheckSpec struct {
-	Base      Spec
-	Faults    []string
-	Seeds     int
-	FirstSeed uint64
-	// Vary: parts of the experiment each seed draws afresh (see check.go).
-	Vary Vary
-	// StopAtFirst ends the campaign at the lowest violating seed: every
-	// seed up to it runs, none after (CheckResult.Seeds says how many).
-	StopAtFirst bool
-}
-
-// Vary says which parts of the base experiment a campaign draws per seed
-// instead of taking them from the base spec. The command sets each one the
-// user did not fix with a flag.
-type Vary struct {
-	Workload     bool // contention: release or expire, hold, pause
-	Downtime     bool // how long a crashed node stays down
-	PartitionLen bool // how long a partition lasts
-	// Fixed lists the rates the caller set on purpose, zero included: a
-	// requested fault kind draws a rate only where the base spec's is zero
-	// and not fixed, so "--loss 0" means no loss. Names are the command's
-	// flags: loss, dup, reorder, partitions, crash-rate, drift, skew,
-	// stale, giveup, extend, resources.
-	Fixed []string
-}
-
-// fixed reports whether name is in v.Fixed.
-func (v Vary) fixed(name string) bool { return contains(v.Fixed, name) }
-
-// CheckResult sums a campaign.
-type CheckResult struct {
-	Meta           *Meta                `json:"meta,omitempty"` // filled by the command
-	Algo           string               `json:"algo"`
-	Ablate         algorithms.Ablations `json:"ablate"`
-	Faults         []string             `json:"faults"`
-	Seeds          int                  `json:"seeds"`
-	LeasesAcquired int                  `json:"leases_acquired"`
-	Violations     int                  `json:"violations"`
-	ViolatingSeeds []uint64             `json:"violating_seeds"`
-	// First: the first violation of each violating seed (at most 20), and
-	// ViolatingSpecs the full spec of those runs (fault rates drawn for the
-	// seed included), so `run` can reproduce each one.
-	First          []Violation `json:"first_violations,omitempty"`
-	ViolatingSpecs []Spec      `json:"violating_specs,omitempty"`
-	// Exercised sums, over the seeds, how often the faults happened, so a
-	// campaign shows that what it asked for took place.
-	Exercised Exercised `json:"exercised"`
-	WallMS    float64   `json:"wall_ms"`
-}
-
-// Exercised counts what a campaign's faults did (Result's meters of the
-// same names, summed over seeds).
-type Exercised struct {
-	Crashes              int   `json:"crashes"`
-	Partitions           int   `json:"partitions"`
-	StaleDelivered       int64 `json:"stale_delivered"`
-	GiveupsMidRound      int   `json:"giveups_mid_round"`
-	Extensions           int   `json:"extensions"`
-	ExtendReleases       int   `json:"extend_releases"`
-	ReleasesMidExtension int   `json:"releases_mid_extension"`
-	// MultiResourceSeeds: seeds whose clients contend for more than one
-	// resource; FreeClockSeeds: seeds whose clocks run free with a rate
-	// error.
-	MultiResourceSeeds int `json:"multi_resource_seeds"`
-	FreeClockSeeds     int `json:"free_clock_seeds"`
-}
-
-func (e *Exercised) add(r Result) {
-	e.Crashes += r.Crashes
-	e.Partitions += r.PartitionCount
-	e.StaleDelivered += r.StaleDelivered
-	e.GiveupsMidRound += r.GiveupsMidRound
-	e.Extensions += r.Extensions
-	e.ExtendReleases += r.ExtendReleases
-	e.ReleasesMidExtension += r.ReleasesMidExtension
-	if r.Params.Resources > 1 {
-		e.MultiResourceSeeds++
-	}
-	if r.Params.Clocks.Free && r.Params.Clocks.Drift > 0 {
-		e.FreeClockSeeds++
-	}
-}
-
-// ReplayResult is what a scenario file produced.
-type ReplayResult struct {
-	Meta       *Meta       `json:"meta,omitempty"` // filled by the command
-	Steps      int         `json:"steps"`
-	Violations []Violation `json:"violations"`
-	// Failed lists "expect" lines that did not hold.
-	Failed []string `json:"failed_expectations"`
-	// ExpectsViolations: the scenario has an "expect violations N" line,
-	// so its expectations, not the bare count of violations, say whether
-	// the outcome is the intended one.
-	ExpectsViolations bool `json:"expects_violations"`
-	// Result: the run's meters, as `run` reports them (static_deadlocks,
-	// preemptions, leases_acquired, ...), their keys at the top level of
-	// the JSON; its own violation count and list give way to Violations
-	// above.
-	Result
 }

@@ -1,34 +1,57 @@
 // Package runner runs lease algorithms (see package algorithms) on
 // workloads, measures them and checks the lease invariant.
 //
-// Entry points: Run (one experiment), Check (a seeded fault campaign),
-// Replay (a scenario file, see testdata/README.md).
+// This package is the public API only: Spec (what to run), Result (what a
+// run measured), Options (optional outputs), Run, the environment registry
+// (RegisterEnv), ErrBadSpec and Meta (provenance). Run validates a spec and
+// hands it to the environment it names; environments register themselves
+// from init, so a program imports each one it offers (runner/sim for
+// "sim", runner/udp for "udp").
 //
-// The pieces, and who uses them:
+// The tree, each package importing only those listed after it:
 //
-//   - the simulator (sim.go, disk.go, clock.go, evqueue.go): a
-//     discrete-event simulation in virtual true time, driven by one seed,
-//     with per-link latency, jitter, loss, duplication, reordering,
-//     bandwidth, partitions, crashes and restarts, drifting clocks and a
-//     disk model. Same spec and seed, same trace (Result.TraceHash).
-//   - environment-independent parts that every environment reuses: the
-//     workload Driver (workload.go), the Recorder that turns happenings
-//     into Result meters (recorder.go), the lease-invariant Checker
-//     (checker.go) and the Tracer (trace.go). An environment implements
-//     Env (env.go) and feeds them; the udp environment (runner/udp) does
-//     so over real sockets and registers itself with RegisterEnv.
+//   - runner/experiments: the papers' evaluations, with plots (the only
+//     package here that imports package plots).
+//   - runner/campaign: seeded fault campaigns in the simulator (`leaselab
+//     check`).
+//   - runner/explore: explicit-state search over the scenario semantics.
+//   - runner/htmlview: the interactive timeline page of a trace.
+//   - runner/replaytest: runs a directory of scenario files as tests.
+//   - runner/udp: the real-network environment ("udp"); its codec is
+//     runner/udp/wire and its write-ahead log runner/udp/wal.
+//   - runner/sim: the discrete-event simulator ("sim") and the scenario
+//     interpreter (Replay, format in runner/sim/testdata/README.md).
+//   - runner/workload: the Env interface environments implement, and the
+//     workload Driver that plays the clients against it.
+//   - runner/record: the Recorder (meters, static deadlocks, the holds
+//     CSV), the Tracer (trace and Result.TraceHash), the Clocks interface.
+//   - runner (this package): Spec, Result, Run, and the datagram bounds
+//     (MinDatagram, MaxDatagram) that runner/udp/wire's layout must match.
+//   - runner/faults: the clock model (Clock), the per-purpose random
+//     streams of a seed, and the network and fault-schedule draws.
+//   - runner/checker: the lease-invariant checker, hold intervals in,
+//     overlaps (Violation) out.
+//   - runner/restable, runner/timeq: a resource-id index and a time queue.
+//   - runner/internal/pool, runner/internal/slab: the one bounded
+//     parallel loop (campaign seeds, experiment runs, explorer chunks) and
+//     the one slot array with a free list (simulator, checker).
+//
+// An environment implements workload.Env and feeds the Driver and the
+// Recorder, which feeds the checker (see workload.Env for the duties);
+// workload.Carry carries out a node's step output in the order the
+// simulator and the explorer share.
 //
 // Randomness: every random choice of a simulated run comes from
 // math/rand/v2 PCG streams seeded with Spec.Seed: one for the network, one
 // for faults, one for clocks, one for the disk, one for the workload
-// driver, and one per node incarnation (Config.Rand). The simulator is
-// single-threaded and never lets map order or scheduling reach a result,
-// so GOMAXPROCS does not matter; Check runs seeds in parallel but sums
-// them in seed order. Results are reproducible on one platform; floating
-// point inside math.Log/Exp (fault and fsync draws) could differ across
-// CPU architectures.
+// driver, and one per node incarnation (Config.Rand); runner/faults names
+// them. The simulator is single-threaded and never lets map order or
+// scheduling reach a result, so GOMAXPROCS does not matter; a campaign runs
+// seeds in parallel but sums them in seed order. Results are reproducible
+// on one platform; floating point inside math.Log/Exp (fault and fsync
+// draws) could differ across CPU architectures.
 //
 // Local clocks: node i reads offset_i + t + floor(t*rate_i) at true time t
-// (Clock). Local readings start near 0 and may be negative by up to
+// (faults.Clock). Local readings start near 0 and may be negative by up to
 // Skew/2; algorithms must not treat any particular Local value as special.
 package runner

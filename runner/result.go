@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"math"
 
-	"leaselab/algorithms"
+	"leaselab/runner/checker"
 )
 
 // OptionalMS is a duration in milliseconds that may not apply to a run
@@ -51,16 +51,9 @@ type Percentiles struct {
 	N    int     `json:"n"`
 }
 
-// Violation is one breach of the lease invariant: two different owners
-// believed they held Resource during the same stretch of true time.
-type Violation struct {
-	Resource  algorithms.ResourceID `json:"resource"`
-	Owners    [2]algorithms.NodeID  `json:"owners"`
-	Ballots   [2]algorithms.Ballot  `json:"ballots"`
-	StartNS   int64                 `json:"start_ns"` // true time the overlap began
-	OverlapNS int64                 `json:"overlap_ns"`
-	Seed      uint64                `json:"seed"`
-}
+// Violation is one breach of the lease invariant, as the checker reports
+// it.
+type Violation = checker.Violation
 
 // Result is what one run measured. The JSON keys are a public interface:
 // scripts and the reproduce command read them.
@@ -118,7 +111,7 @@ type Result struct {
 	// Messages: messages handed to the network (a node's messages to
 	// itself are not counted; duplicates made by the network are not
 	// either). Per lease: divided by LeasesAcquired (0 if none); bytes are
-	// algorithms.WireSize per message.
+	// WireSize per message.
 	MessagesPerLease float64 `json:"messages_per_lease"`
 	BytesPerLease    float64 `json:"bytes_per_lease"`
 	Messages         int64   `json:"messages"`

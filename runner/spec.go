@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"leaselab/algorithms"
-	"leaselab/runner/wire"
 )
 
 // Workloads the runner knows.
@@ -79,8 +78,8 @@ type NetSpec struct {
 	// only). A stall lasts uniform in [0, StaleSpans lease spans]; the
 	// messages sent on the link meanwhile arrive when it ends, in send
 	// order: stale messages, a Propose or a Release seconds late.
-	Stale      float64 `json:"stale,omitempty"`
-	StaleSpans float64 `json:"stale_spans,omitempty"`
+	Stale      float64 `json:"stale_per_min,omitempty"`
+	StaleSpans float64 `json:"stale_max,omitempty"`
 	// Bandwidth limits bytes/s leaving each node (0: unlimited), for the
 	// WAN experiment.
 	Bandwidth int64 `json:"bandwidth_bytes_per_sec"`
@@ -92,12 +91,17 @@ type NetSpec struct {
 	Datagram int `json:"datagram_bytes,omitempty"`
 }
 
-// MinDatagram and MaxDatagram bound NetSpec.Datagram: room for the
-// datagram header and one message, up to the largest UDP payload over
-// IPv4.
+// The datagram bounds are part of the API (NetSpec.Datagram); the codec
+// (runner/udp/wire) checks in a test that its layout agrees with them.
 const (
-	MinDatagram = wire.HeaderSize + wire.MsgSize
-	MaxDatagram = wire.MaxDatagram
+	// DatagramHeader is the size of a datagram's header.
+	DatagramHeader = 8
+	// MinDatagram is room for the header and one message
+	// (WireSize): a node at this size sends every message
+	// alone.
+	MinDatagram = DatagramHeader + WireSize
+	// MaxDatagram is the largest UDP payload over IPv4 (65535 - 20 - 8).
+	MaxDatagram = 65507
 )
 
 // ClockSpec describes the nodes' clocks, which the algorithms see and the
@@ -115,11 +119,11 @@ type ClockSpec struct {
 	// Free: clocks run free whatever Skew is: each keeps its drawn rate
 	// error for the whole run and is never slewed back, so Skew bounds
 	// the offsets at true time 0 only.
-	Free bool `json:"free,omitempty"`
+	Free bool `json:"free_clocks,omitempty"`
 	// Edges: each clock's offset is -Skew/2 or +Skew/2 and its rate
 	// error -Drift or +Drift (signs drawn), instead of uniform in between:
 	// the extremes, where clock assumptions break.
-	Edges bool `json:"edges,omitempty"`
+	Edges bool `json:"clock_edges,omitempty"`
 }
 
 // FaultSpec describes crashes and partitions.
@@ -145,7 +149,7 @@ type DiskSpec struct {
 	// Background: a background writer saturates the disk (Fig. 10).
 	Background bool `json:"background_writer"`
 	// Dir: where the udp environment keeps the real log files.
-	Dir string `json:"dir,omitempty"`
+	Dir string `json:"disk_dir,omitempty"`
 }
 
 // MinResponseTimeout is the default response timeout on fast networks
@@ -165,26 +169,14 @@ func DefaultResponseTimeout(n NetSpec) time.Duration {
 	return max(MinResponseTimeout, 2*WorstRoundTrip(n))
 }
 
-// DefaultSpec is the command line's default.
+// DefaultSpec is the command line's default: every parameter's Default
+// (the table in params.go).
 func DefaultSpec() Spec {
-	return Spec{
-		Algo:        "paxoslease",
-		Workload:    "contention",
-		Env:         "sim",
-		Acceptors:   3,
-		Proposers:   3,
-		Params:      algorithms.DefaultParams(),
-		Seed:        1,
-		Duration:    60 * time.Second,
-		Leases:      1000,
-		Hold:        time.Second,
-		Pause:       2 * time.Second,
-		Release:     true,
-		RenewBefore: time.Second,
-		Net:         NetSpec{RTT: time.Millisecond, Jitter: 200 * time.Microsecond, StaleSpans: 4},
-		Faults:      FaultSpec{Downtime: 2 * time.Second, PartitionLen: 3 * time.Second},
-		Disk:        DiskSpec{FsyncLatency: 2 * time.Millisecond, GroupCommit: true},
+	var s Spec
+	for _, p := range params {
+		p.setDefault(&s)
 	}
+	return s
 }
 
 func checkProb(name string, p float64) error {
@@ -212,7 +204,7 @@ func (s Spec) Validate() error {
 		// with NaN is false), and so might an algorithm's Check.
 		return fmt.Errorf("drift bound must be in [0, 0.5), got NaN")
 	}
-	if err := a.Validate(s.Params, algorithms.NewCluster(s.Acceptors, s.Proposers), s.Ablate); err != nil {
+	if err := a.ValidateConfig(s.Params, algorithms.NewCluster(s.Acceptors, s.Proposers), s.Ablate); err != nil {
 		return err
 	}
 	for _, p := range []struct {
@@ -249,7 +241,7 @@ func (s Spec) Validate() error {
 	case s.Net.Datagram != 0 && (s.Net.Datagram < MinDatagram || s.Net.Datagram > MaxDatagram):
 		return fmt.Errorf("datagram size must be 0 (the environment's default) or in [%d, %d] bytes "+
 			"(the %d-byte header and one %d-byte message, up to the largest UDP payload over IPv4), got %d",
-			MinDatagram, MaxDatagram, wire.HeaderSize, wire.MsgSize, s.Net.Datagram)
+			MinDatagram, MaxDatagram, DatagramHeader, WireSize, s.Net.Datagram)
 	case s.Clocks.Skew < 0:
 		return fmt.Errorf("skew must not be negative, got %v", s.Clocks.Skew)
 	case math.IsNaN(s.Clocks.Drift) || s.Clocks.Drift < 0 || s.Clocks.Drift >= 0.5:

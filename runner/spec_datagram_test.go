@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	_ "leaselab/naive" // Validate looks the algorithm up
 )
 
 func TestSpecDatagramValidate(t *testing.T) {
@@ -22,7 +24,7 @@ func TestSpecDatagramValidate(t *testing.T) {
 		{MaxDatagram + 1, false},
 	} {
 		s := DefaultSpec()
-		s.Algo = "naive" // registered in this package's tests
+		s.Algo = "naive"
 		s.Net.Datagram = tc.bytes
 		err := s.Validate()
 		if tc.ok && err != nil {

@@ -83,16 +83,16 @@ func init() {
 		Summary: "one lease server (node 0, the only acceptor) grants leases; the worked example of the extension guide",
 		Ablations: []algorithms.Ablation{
 			{Name: AblateRestartWait, Rule: "a restarted server stays silent for M before it answers (it forgot its grants)",
-				Exposes: "leaselab check --algo central --acceptors 1 --faults crash --ablate restart-wait: a restarted server grants again at once while the holder it forgot still holds"},
+				Breaks: "a restarted server grants again at once while the holder it forgot still holds"},
 			{Name: AblateDriftMargin, Rule: "the holder's lease ends at T(1-ρ)/(1+ρ) after its ask instead of T",
-				Exposes: "leaselab check --algo central --acceptors 1 --faults drift --ablate drift-margin: a slow holder clock outlives a fast server's grant"},
+				Breaks: "a slow holder clock outlives a fast server's grant"},
 		},
-		Check: check,
-		New:   New,
+		Validate: validate,
+		Build:    New,
 	})
 }
 
-func check(p algorithms.Params, c algorithms.Cluster) error {
+func validate(p algorithms.Params, c algorithms.Cluster) error {
 	if c.Acceptors != 1 {
 		return fmt.Errorf("needs exactly 1 acceptor (node 0 is the lease server), got %d: give --acceptors 1", c.Acceptors)
 	}
@@ -102,14 +102,9 @@ func check(p algorithms.Params, c algorithms.Cluster) error {
 	return nil
 }
 
-// New builds a node; it validates the configuration first.
+// New builds a node. The registry's Algorithm.New has validated cfg
+// (validate above, and what every algorithm needs) before it calls New.
 func New(cfg algorithms.Config) (algorithms.Node, error) {
-	if err := check(cfg.Params, cfg.Cluster); err != nil {
-		return nil, err
-	}
-	if cfg.Rand == nil {
-		return nil, fmt.Errorf("%s: node %d has no random source (Config.Rand)", Name, cfg.ID)
-	}
 	hold := cfg.Params.LeaseSpan
 	if !cfg.Ablations.Has(AblateDriftMargin) {
 		d := cfg.Params.Drift
@@ -171,7 +166,7 @@ func (n *node) Step(now algorithms.Local, in algorithms.Input, out *algorithms.O
 		if !q.wanting && q.holding {
 			n.begin(now, in.Resource, q, out)
 		}
-	case algorithms.Giveup:
+	case algorithms.Relinquish:
 		n.giveUp(in.Resource, out)
 	case algorithms.Fire:
 		n.fire(now, in.Timer, out)
@@ -327,7 +322,8 @@ func (n *node) busy(now algorithms.Local, m *algorithms.Message, out *algorithms
 	if q == nil || !q.wanting || m.Ballot != q.ballot {
 		return
 	}
-	out.Emit(algorithms.Event{Kind: algorithms.Preempted, Resource: m.Resource, Owner: m.Owner, Ballot: m.Ballot})
+	// The holder in the way; its ballot is not in the answer.
+	out.Emit(algorithms.Event{Kind: algorithms.Preempted, Resource: m.Resource, Owner: m.Owner})
 	n.retry(now, m.Resource, q, out)
 }
 

@@ -3,120 +3,13 @@ package example_test
 import (
 	"bytes"
 	"math/rand/v2"
-	"os"
 	"strings"
 	"testing"
 	"time"
 
 	"leaselab/algorithms"
 	"leaselab/algorithms/example"
-	"leaselab/runner"
 )
-
-func spec() runner.Spec {
-	s := runner.DefaultSpec()
-	s.Algo = example.Name
-	s.Acceptors = 1
-	s.Proposers = 3
-	return s
-}
-
-// Under contention in the simulator the lease changes hands, nobody holds
-// it twice, and the same seed gives the same trace.
-func TestRunContention(t *testing.T) {
-	s := spec()
-	res, err := runner.Run(s, runner.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.LeasesAcquired < 10 || res.OwnerChanges < 5 || res.Violations != 0 {
-		t.Fatalf("acquired %d, owner changes %d, violations %d", res.LeasesAcquired, res.OwnerChanges, res.Violations)
-	}
-	again, err := runner.Run(s, runner.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if again.TraceHash != res.TraceHash {
-		t.Fatalf("same seed, traces %s and %s", res.TraceHash, again.TraceHash)
-	}
-}
-
-// A fault campaign with every fault kind finds no violation, and one
-// with a rule switched off finds some (the checker can fail).
-func TestCampaign(t *testing.T) {
-	if testing.Short() {
-		t.Skip("fault campaign")
-	}
-	vary := runner.Vary{Workload: true, Downtime: true, PartitionLen: true}
-	cases := []struct {
-		ablate string
-		faults string
-		want   bool // violations expected
-	}{
-		{"", "all", false},
-		{example.AblateRestartWait, "crash", true},
-		{example.AblateDriftMargin, "drift", true},
-	}
-	for _, c := range cases {
-		s := spec()
-		s.Proposers = 5
-		s.Duration = 10 * time.Minute
-		if c.ablate != "" {
-			s.Ablate = algorithms.Ablations{c.ablate}
-		}
-		res, err := runner.Check(runner.CheckSpec{Base: s, Faults: []string{c.faults}, Seeds: 100, FirstSeed: 1, Vary: vary}, runner.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if res.LeasesAcquired == 0 || (res.Violations > 0) != c.want {
-			t.Errorf("ablate %q, faults %s: %d leases, %d violations", c.ablate, c.faults, res.LeasesAcquired, res.Violations)
-		}
-	}
-}
-
-func replay(t *testing.T, text string) runner.ReplayResult {
-	t.Helper()
-	var out bytes.Buffer
-	res, err := runner.Replay(strings.NewReader(text), &out)
-	if err != nil {
-		t.Fatalf("replay: %v\n%s", err, out.String())
-	}
-	if len(res.Failed) > 0 {
-		t.Fatalf("failed expectations %v\n%s", res.Failed, out.String())
-	}
-	return res
-}
-
-// The scenario files hold (every expectation, no violation); the restart
-// scenario without the restart wait shows two holders.
-func TestScenarios(t *testing.T) {
-	for _, f := range []string{"testdata/central-basic.txt", "testdata/central-restart.txt"} {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if res := replay(t, string(data)); len(res.Violations) != 0 {
-			t.Fatalf("%s: %d violations", f, len(res.Violations))
-		}
-	}
-	// The restart scenario's opening without the rule: the restarted
-	// server answers n2 at once while n1 still holds.
-	loose := []string{
-		"algo central", "cluster acceptors=1 proposers=3",
-		"params lease-span=2s max-lease=3s drift=0.001 timeout=1s rounds=5 backoff=0s",
-		"ablate " + example.AblateRestartWait,
-		"acquire n1 r0", "deliver all", "deliver all", "crash n0", "restart n0",
-		"acquire n2 r0", "deliver all", "deliver all", "advance 1s",
-	}
-	var out bytes.Buffer
-	res, err := runner.Replay(strings.NewReader(strings.Join(loose, "\n")), &out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(res.Violations) == 0 {
-		t.Fatalf("without the restart wait the forgetful server should grant twice\n%s", out.String())
-	}
-}
 
 func TestCheckRejects(t *testing.T) {
 	a, err := algorithms.Lookup(example.Name)
@@ -124,14 +17,14 @@ func TestCheckRejects(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := algorithms.DefaultParams()
-	if err := a.Validate(p, algorithms.NewCluster(3, 3), nil); err == nil || !strings.Contains(err.Error(), "exactly 1 acceptor") {
+	if err := a.ValidateConfig(p, algorithms.NewCluster(3, 3), nil); err == nil || !strings.Contains(err.Error(), "exactly 1 acceptor") {
 		t.Errorf("3 acceptors: %v", err)
 	}
 	p.LeaseSpan = p.MaxLease
-	if err := a.Validate(p, algorithms.NewCluster(1, 3), nil); err == nil || !strings.Contains(err.Error(), "below max lease") {
+	if err := a.ValidateConfig(p, algorithms.NewCluster(1, 3), nil); err == nil || !strings.Contains(err.Error(), "below max lease") {
 		t.Errorf("T = M: %v", err)
 	}
-	if err := a.Validate(algorithms.DefaultParams(), algorithms.NewCluster(1, 3), algorithms.Ablations{"nosuch"}); err == nil {
+	if err := a.ValidateConfig(algorithms.DefaultParams(), algorithms.NewCluster(1, 3), algorithms.Ablations{"nosuch"}); err == nil {
 		t.Error("unknown ablation accepted")
 	}
 }

@@ -198,6 +198,11 @@ func (w *World) step(t testing.TB, i int, in algorithms.Input) {
 			w.timers[i][tm.Key] = tm.At
 		}
 	}
+	for _, e := range w.out.Events {
+		if err := OwnerError(algorithms.NodeID(i), e); err != nil {
+			t.Fatalf("n%d %v: %v", i, in.Kind, err)
+		}
+	}
 	w.flight = append(w.flight, w.out.Msgs...)
 	w.records[i] = append(w.records[i], w.out.Persist...)
 	w.Log = append(w.Log, fmt.Sprintf("n%d %v: %s", i, in.Kind, FormatOutput(&w.out, w.base)))
@@ -236,7 +241,7 @@ func (w *World) RandomAction(rng *rand.Rand) Action {
 	case x < 64 && len(w.flight) > 0:
 		return Action{Kind: Drop, Index: rng.IntN(len(w.flight))}
 	case x < 78:
-		kinds := [...]algorithms.InputKind{algorithms.Acquire, algorithms.Acquire, algorithms.Extend, algorithms.Giveup}
+		kinds := [...]algorithms.InputKind{algorithms.Acquire, algorithms.Acquire, algorithms.Extend, algorithms.Relinquish}
 		return Action{Kind: Client, Node: rng.IntN(w.cl.Proposers), Input: kinds[rng.IntN(len(kinds))],
 			Resource: algorithms.ResourceID(1 + rng.IntN(w.s.Resources))}
 	case x < 95:
@@ -562,7 +567,7 @@ func runSuffix(t testing.TB, s *Setup, id int, n algorithms.Explorable, now algo
 				Resource: algorithms.ResourceID(rng.IntN(s.Resources + 1)),
 				Kind:     s.TimerKinds[rng.IntN(len(s.TimerKinds))]}}
 		default:
-			kinds := [...]algorithms.InputKind{algorithms.Acquire, algorithms.Acquire, algorithms.Extend, algorithms.Giveup}
+			kinds := [...]algorithms.InputKind{algorithms.Acquire, algorithms.Acquire, algorithms.Extend, algorithms.Relinquish}
 			in = algorithms.Input{Kind: kinds[rng.IntN(len(kinds))], Resource: algorithms.ResourceID(1 + rng.IntN(s.Resources))}
 		}
 		out.Reset()
@@ -611,4 +616,72 @@ func Fields(t testing.TB, v any, want ...string) {
 	if !slices.Equal(got, want) {
 		t.Errorf("%s has fields %v; AppendState and Clone were written for %v", typ.Name(), got, want)
 	}
+}
+
+// BenchClone measures n.Clone, the explorer's cost of branching.
+func BenchClone(b *testing.B, n algorithms.Explorable) {
+	r := rand.New(rand.NewPCG(1, 1))
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = n.Clone(r)
+	}
+}
+
+// BenchAppendState measures n.AppendState at now into a reused buffer,
+// the explorer's cost of deduplicating.
+func BenchAppendState(b *testing.B, n algorithms.Explorable, now algorithms.Local) {
+	buf := make([]byte, 0, 512)
+	b.ReportAllocs()
+	for b.Loop() {
+		buf = n.AppendState(buf[:0], now)
+	}
+}
+
+// Change is an edit of a node's state and whether AppendState must tell
+// the edited node from the unedited one. It is an unnamed struct, so that
+// tests may list changes as {name, edit, differs}.
+type Change[N algorithms.Explorable] = struct {
+	Name    string
+	Edit    func(n N)
+	Differs bool
+}
+
+// Sensitivity checks each change on a node fresh from build: changes that
+// matter change the encoding at now, changes that cannot influence any
+// future output do not.
+func Sensitivity[N algorithms.Explorable](t *testing.T, build func(testing.TB) N, now algorithms.Local, changes []Change[N]) {
+	for _, c := range changes {
+		t.Run(c.Name, func(t *testing.T) {
+			base := build(t).AppendState(nil, now)
+			n := build(t)
+			c.Edit(n)
+			if differs := !bytes.Equal(base, n.AppendState(nil, now)); differs != c.Differs {
+				t.Fatalf("encoding differs = %v, want %v", differs, c.Differs)
+			}
+		})
+	}
+}
+
+// OwnerError says how e, emitted by node, breaks the meaning of
+// Event.Owner for its kind (algorithms/node.go), or nil.
+func OwnerError(node algorithms.NodeID, e algorithms.Event) error {
+	want := e.Owner
+	switch e.Kind {
+	case algorithms.Acquired, algorithms.Lost, algorithms.Round, algorithms.Timeout, algorithms.Failed:
+		want = node
+	case algorithms.Joined:
+		want = algorithms.NoNode
+	case algorithms.Preempted:
+		if e.Ballot != 0 {
+			want = e.Ballot.Node()
+		}
+	case algorithms.Granted, algorithms.Cleared:
+		if e.Owner == algorithms.NoNode {
+			return fmt.Errorf("%v event names no owner", e.Kind)
+		}
+	}
+	if e.Owner != want {
+		return fmt.Errorf("%v event has owner %v, want %v", e.Kind, e.Owner, want)
+	}
+	return nil
 }

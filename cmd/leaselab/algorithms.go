@@ -11,5 +11,9 @@ import (
 	_ "leaselab/paxoslease"
 )
 
-// The udp environment (--env udp) registers itself the same way.
-import _ "leaselab/runner/udp"
+// The environments register themselves with runner.RegisterEnv the same
+// way: the simulator ("sim") and real UDP sockets (--env udp).
+import (
+	_ "leaselab/runner/sim"
+	_ "leaselab/runner/udp"
+)

@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"leaselab/algorithms"
+	"leaselab/runner/experiments"
 )
 
 func init() {
@@ -16,8 +17,8 @@ func init() {
 		long: `For every algorithm, in a fixed order: its one-line summary, whether its
 acceptors keep state on disk, and each ablation: the name to give to
 --ablate and the rule it switches off. --format markdown, json and csv add,
-for each ablation, the faults or the scenario that expose a violation
-without the rule (for 'leaselab check' or 'leaselab replay'); the default
+for each ablation, what goes wrong without the rule and the faults or the
+scenario that expose it (for 'leaselab check' or 'leaselab replay'); the default
 table leaves that column out to stay narrow.`,
 		setup: func(fs *pflag.FlagSet) action {
 			format := addFormatFlag(fs, "table", "markdown", "json", "csv")
@@ -42,6 +43,7 @@ type algoInfo struct {
 type ablationInfo struct {
 	Name    string `json:"name"`
 	Rule    string `json:"rule"`
+	Breaks  string `json:"breaks"`
 	Exposes string `json:"exposes"`
 }
 
@@ -54,7 +56,7 @@ func algoInfos() []algoInfo {
 		}
 		info := algoInfo{Name: a.Name, Summary: a.Summary, Durable: a.Durable, Ablations: []ablationInfo{}}
 		for _, ab := range a.Ablations {
-			info.Ablations = append(info.Ablations, ablationInfo{ab.Name, ab.Rule, ab.Exposes})
+			info.Ablations = append(info.Ablations, ablationInfo{ab.Name, ab.Rule, ab.Breaks, experiments.Exposes(a.Name, ab.Name)})
 		}
 		out = append(out, info)
 	}
@@ -70,13 +72,13 @@ func writeAlgos(c *ctx, format string) error {
 		var rows [][]string
 		for _, a := range infos {
 			if len(a.Ablations) == 0 {
-				rows = append(rows, []string{a.Name, a.Summary, strconv.FormatBool(a.Durable), "", "", ""})
+				rows = append(rows, []string{a.Name, a.Summary, strconv.FormatBool(a.Durable), "", "", "", ""})
 			}
 			for _, ab := range a.Ablations {
-				rows = append(rows, []string{a.Name, a.Summary, strconv.FormatBool(a.Durable), ab.Name, ab.Rule, ab.Exposes})
+				rows = append(rows, []string{a.Name, a.Summary, strconv.FormatBool(a.Durable), ab.Name, ab.Rule, ab.Breaks, experiments.Exposes(a.Name, ab.Name)})
 			}
 		}
-		return writeCSV(c.stdout, []string{"algorithm", "summary", "durable", "ablation", "rule", "exposed_by"}, rows)
+		return writeCSV(c.stdout, []string{"algorithm", "summary", "durable", "ablation", "rule", "breaks", "exposed_by"}, rows)
 	}
 	wide := format == "markdown"
 	var algos, abls [][]string
@@ -89,7 +91,7 @@ func writeAlgos(c *ctx, format string) error {
 		for _, ab := range a.Ablations {
 			row := []string{a.Name, ab.Name, ab.Rule}
 			if wide {
-				row = append(row, ab.Exposes)
+				row = append(row, ab.Breaks, experiments.Exposes(a.Name, ab.Name))
 			}
 			abls = append(abls, row)
 		}
@@ -111,11 +113,11 @@ func writeAlgos(c *ctx, format string) error {
 	}
 	header := []string{"algorithm", "ablation", "rule"}
 	if wide {
-		return table(append(header, "exposed by"), abls)
+		return table(append(header, "without it", "exposed by"), abls)
 	}
 	if err := table(header, abls); err != nil {
 		return err
 	}
-	_, err := c.stdout.Write([]byte("(--format markdown, json or csv add the faults or scenario that expose each)\n"))
+	_, err := c.stdout.Write([]byte("(--format markdown, json or csv add what breaks without each and how to expose it)\n"))
 	return err
 }

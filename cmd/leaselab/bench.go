@@ -14,6 +14,7 @@ import (
 
 	"leaselab/algorithms"
 	"leaselab/runner"
+	"leaselab/runner/record"
 	"leaselab/runner/udp" // also registers --env udp for every command
 )
 
@@ -146,16 +147,12 @@ func setupBench(fs *pflag.FlagSet) action {
 	spec.Proposers = 1
 	spec.Duration = 120 * time.Second
 	spec.Net = runner.NetSpec{} // loopback as it is; --rtt etc. emulate a LAN or WAN
-	addAlgoFlags(fs, &spec)
-	addProtocolFlags(fs, &spec.Params)
+	addGroupFlags(fs, &spec, runner.GroupAlgo, runner.GroupProtocol)
 	workload := fs.String("workload", "batch", "batch (N leases at once, for each N of --leases) or single (one lease at a time, --reps times)")
 	leases := fs.IntSlice("leases", []int{1000, 10000, 100000}, "batch sizes, comma-separated")
 	reps := fs.Int("reps", 1000, "single: number of leases, one after the other")
-	fs.Uint64Var(&spec.Seed, "seed", spec.Seed, "seed (ballot jitter, backoff, emulated loss; real time is not reproducible)")
-	fs.DurationVar(&spec.Duration, "duration", spec.Duration, "limit of one batch: requests unfinished then count as failed")
-	addNetFlags(fs, &spec.Net)
-	addClockFlags(fs, &spec.Clocks)
-	addDiskFlags(fs, &spec.Disk)
+	addNamedFlags(fs, &spec, "seed", "duration")
+	addGroupFlags(fs, &spec, runner.GroupNet, runner.GroupClocks, runner.GroupDisk)
 	window := fs.Int("window", udp.DefaultWindow, "udp: acquisitions a proposer works on at once (-1: no bound)")
 	rawReps := fs.Int("raw-reps", 2000, "ping-pongs for the raw UDP round trip")
 	rawTime := fs.Duration("raw-time", 500*time.Millisecond, "how long to measure the raw datagram rate")
@@ -220,8 +217,8 @@ func setupBench(fs *pflag.FlagSet) action {
 			if err != nil {
 				return err
 			}
-			out.RawUDPRTTUS = us(runner.NearestRank(rtts, 0.5)) // RawRTT returns them sorted
-			out.RawUDPRTTP90US = us(runner.NearestRank(rtts, 0.9))
+			out.RawUDPRTTUS = us(record.NearestRank(rtts, 0.5)) // RawRTT returns them sorted
+			out.RawUDPRTTP90US = us(record.NearestRank(rtts, 0.9))
 			out.RawDatagramsPerSec = rate.RecvPerSec
 		}
 		// --datagram is the spec's (addNetFlags), checked by validateSpec.
@@ -406,7 +403,7 @@ func clusterOf(s runner.Spec) algorithms.Cluster {
 
 // percentiles of ns values in ms: runner.PercentilesMS, the one
 // definition (nearest rank) every leaselab percentile uses.
-func percentiles(ns []int64) runner.Percentiles { return runner.PercentilesMS(ns) }
+func percentiles(ns []int64) runner.Percentiles { return record.PercentilesMS(ns) }
 
 // benchKey is a fresh random key for --sign.
 func benchKey() []byte {

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"leaselab/algorithms"
+	"leaselab/runner/experiments"
 )
 
 // checkJSON runs `leaselab check ARGS --format json` in-process.
@@ -62,7 +63,7 @@ var (
 	exposesScenario = regexp.MustCompile(`(\w+/testdata/[\w.-]+\.txt)`)
 )
 
-// Every safety ablation's Exposes text names a command or scenario that
+// Every safety ablation's entry in experiments.Exposes names a command or scenario that
 // shows the checker catching what the rule prevents; run each one, so the
 // help text cannot go stale and the checker is shown to fail.
 func TestEveryAblationIsCaught(t *testing.T) {
@@ -72,10 +73,11 @@ func TestEveryAblationIsCaught(t *testing.T) {
 	for _, name := range algorithms.Names() {
 		a, _ := algorithms.Lookup(name)
 		for _, ab := range a.Ablations {
-			if strings.HasPrefix(ab.Exposes, "liveness") {
+			exposes := experiments.Exposes(name, ab.Name)
+			if strings.HasPrefix(exposes, "liveness") {
 				continue // shown by the contention meters, not the checker
 			}
-			if m := exposesCheck.FindStringSubmatch(ab.Exposes); m != nil {
+			if m := exposesCheck.FindStringSubmatch(exposes); m != nil {
 				args := strings.Fields(m[1])
 				if !strings.Contains(m[1], "--seeds") {
 					args = append(args, "--seeds", "200")
@@ -88,9 +90,9 @@ func TestEveryAblationIsCaught(t *testing.T) {
 				}
 				continue
 			}
-			m := exposesScenario.FindStringSubmatch(ab.Exposes)
+			m := exposesScenario.FindStringSubmatch(exposes)
 			if m == nil {
-				t.Errorf("%s/%s: Exposes names neither a check command nor a scenario: %q", name, ab.Name, ab.Exposes)
+				t.Errorf("%s/%s: experiments.Exposes names neither a check command nor a scenario: %q", name, ab.Name, exposes)
 				continue
 			}
 			var out, errb bytes.Buffer

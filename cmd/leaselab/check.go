@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"leaselab/runner"
+	"leaselab/runner/campaign"
 )
 
 func init() {
@@ -19,7 +20,7 @@ func init() {
 		name:    "check",
 		summary: "run a seeded fault campaign and check the lease invariant",
 		usage:   "--algo NAME --seeds K [--first-seed N] [--faults all|loss,dup,...] [flags]",
-		long: `Runs K simulations (runner.Check) with seeds N, N+1, ..., N+K-1. Each draws
+		long: `Runs K simulations (campaign.Check) with seeds N, N+1, ..., N+K-1. Each draws
 a random fault schedule from its seed using the fault kinds of --faults,
 or all of them:
 
@@ -87,7 +88,7 @@ func setupCheck(fs *pflag.FlagSet) action {
 	spec.Proposers = 5
 	seeds := fs.Int("seeds", 100, "number of seeded runs")
 	first := fs.Uint64("first-seed", 1, "seed of the first run")
-	faults := fs.StringSlice("faults", []string{"all"}, "comma-separated fault kinds to draw: all, or any of "+strings.Join(runner.FaultKinds, ", "))
+	faults := fs.StringSlice("faults", []string{"all"}, "comma-separated fault kinds to draw: all, or any of "+strings.Join(campaign.FaultKinds, ", "))
 	addSpecFlags(fs, &spec)
 	_ = fs.MarkHidden("seed") // --first-seed replaces it
 	_ = fs.MarkHidden("env")  // campaigns run in the simulator only
@@ -117,23 +118,10 @@ func setupCheck(fs *pflag.FlagSet) action {
 			return err
 		}
 		spec.Seed = *first
-		networkDefaults(fs, &spec)
-		if err := validateSpec(spec); err != nil {
-			return err
-		}
-		var opt runner.Options
-		var out outFiles
+		opt, out := runner.Options{}, &outFiles{}
 		defer out.abort()
-		if err := out.open("trace", *trace, &opt.Trace); err != nil {
+		if err := out.openRun(c, fs, &spec, *trace, *holds, &opt); err != nil {
 			return err
-		}
-		if err := out.open("holds", *holds, &opt.Holds); err != nil {
-			return err
-		}
-		if opt.Holds != nil {
-			if err := writeMetaComment(opt.Holds, c.meta()); err != nil {
-				return err
-			}
 		}
 		if err := out.open("violation-trace", *vtrace, &opt.ViolationTrace); err != nil {
 			return err
@@ -151,7 +139,7 @@ func setupCheck(fs *pflag.FlagSet) action {
 		}
 		progress, done := newProgress(c, *quiet, "check "+spec.Algo)
 		opt.Progress = progress
-		vary := runner.Vary{
+		vary := campaign.Vary{
 			Workload:     !fs.Changed("hold") && !fs.Changed("pause") && !fs.Changed("release"),
 			Downtime:     !fs.Changed("downtime"),
 			PartitionLen: !fs.Changed("partition-len"),
@@ -163,7 +151,7 @@ func setupCheck(fs *pflag.FlagSet) action {
 				vary.Fixed = append(vary.Fixed, name)
 			}
 		}
-		res, err := runner.Check(runner.CheckSpec{Base: spec, Faults: kinds, Seeds: *seeds, FirstSeed: *first, Vary: vary, StopAtFirst: *stopFirst}, opt)
+		res, err := campaign.Check(campaign.CheckSpec{Base: spec, Faults: kinds, Seeds: *seeds, FirstSeed: *first, Vary: vary, StopAtFirst: *stopFirst}, opt)
 		done()
 		if err != nil {
 			return err
@@ -204,7 +192,7 @@ func setupCheck(fs *pflag.FlagSet) action {
 // requested fault kinds unless they are given.
 var checkRates = []string{"loss", "dup", "reorder", "partitions", "crash-rate", "drift", "skew", "stale", "giveup", "extend", "resources"}
 
-func writeCheck(c *ctx, format string, res runner.CheckResult) error {
+func writeCheck(c *ctx, format string, res campaign.CheckResult) error {
 	if res.ViolatingSeeds == nil {
 		res.ViolatingSeeds = []uint64{} // JSON: [] rather than null
 	}
@@ -262,7 +250,7 @@ func writeCheck(c *ctx, format string, res runner.CheckResult) error {
 }
 
 // exercised says in one line how often the campaign's faults happened.
-func exercised(e runner.Exercised) string {
+func exercised(e campaign.Exercised) string {
 	return fmt.Sprintf("%d crashes, %d partitions, %d stale messages delivered, %d mid-round give-ups, "+
 		"%d extensions, %d releases after extending (%d mid-extension), %d multi-resource seeds, %d free-clock seeds",
 		e.Crashes, e.Partitions, e.StaleDelivered, e.GiveupsMidRound, e.Extensions, e.ExtendReleases,
@@ -270,7 +258,7 @@ func exercised(e runner.Exercised) string {
 }
 
 // rerun is the command line that reproduces the first violating seed.
-func rerun(res runner.CheckResult) string {
+func rerun(res campaign.CheckResult) string {
 	if len(res.ViolatingSpecs) == 0 {
 		return ""
 	}

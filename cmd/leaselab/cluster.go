@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"leaselab/algorithms"
+	"leaselab/runner"
 	"leaselab/runner/udp"
 )
 
@@ -48,26 +49,24 @@ Exit status 1 if no node took over or a violation was found.`,
 }
 
 func setupCluster(fs *pflag.FlagSet) action {
-	params := algorithms.DefaultParams()
-	params.LeaseSpan = 2 * time.Second
-	params.MaxLease = 3 * time.Second
-	params.ResponseTimeout = 200 * time.Millisecond
-	params.Backoff = 50 * time.Millisecond
+	spec := runner.DefaultSpec()
+	spec.Params.LeaseSpan = 2 * time.Second
+	spec.Params.MaxLease = 3 * time.Second
+	spec.Params.ResponseTimeout = 200 * time.Millisecond
+	spec.Params.Backoff = 50 * time.Millisecond
+	spec.RenewBefore = 500 * time.Millisecond
 	var (
-		nodes       = fs.Int("nodes", 3, "number of node processes (all acceptors and proposers; at least 3, so that a majority is left after the kill)")
-		algo        = fs.String("algo", "paxoslease", "algorithm (see 'leaselab algos')")
-		ablate      = fs.StringSlice("ablate", nil, "rules of the algorithm to switch off")
-		extensions  = fs.Int("extensions", 2, "how often node 0 extends before it is killed")
-		renewBefore = fs.Duration("renew-before", 500*time.Millisecond, "the holder extends this long before its lease ends")
-		contenders  = fs.Int("contenders", 1, "how many of the surviving nodes try to take over")
-		slack       = fs.Duration("slack", 5*time.Millisecond, "added to every inferred hold end (see above)")
-		limit       = fs.Duration("limit", 60*time.Second, "give up after this long")
-		seed        = fs.Uint64("seed", 1, "seed of the nodes' random choices")
-		verbose     = fs.Bool("verbose", false, "log what the driver does on stderr")
-		restart     = fs.Bool("restart", false, "after the takeover, start node 0 again and measure its silence before it joins")
-		sign        = fs.Bool("key", true, "give the nodes a fresh shared key: they sign every datagram and drop unsigned or foreign ones")
+		nodes      = fs.Int("nodes", 3, "number of node processes (all acceptors and proposers; at least 3, so that a majority is left after the kill)")
+		extensions = fs.Int("extensions", 2, "how often node 0 extends before it is killed")
+		contenders = fs.Int("contenders", 1, "how many of the surviving nodes try to take over")
+		slack      = fs.Duration("slack", 5*time.Millisecond, "added to every inferred hold end (see above)")
+		limit      = fs.Duration("limit", 60*time.Second, "give up after this long")
+		verbose    = fs.Bool("verbose", false, "log what the driver does on stderr")
+		restart    = fs.Bool("restart", false, "after the takeover, start node 0 again and measure its silence before it joins")
+		sign       = fs.Bool("key", true, "give the nodes a fresh shared key: they sign every datagram and drop unsigned or foreign ones")
 	)
-	addProtocolFlags(fs, &params)
+	addNamedFlags(fs, &spec, "algo", "ablate", "renew-before", "seed")
+	addGroupFlags(fs, &spec, runner.GroupProtocol)
 	format := addFormatFlag(fs, "table", "json")
 	return func(c *ctx, args []string) error {
 		if len(args) > 0 {
@@ -76,11 +75,11 @@ func setupCluster(fs *pflag.FlagSet) action {
 		if err := udp.FailoverNodesError(*nodes); err != nil {
 			return badInput(fmt.Errorf("--nodes: %w", err))
 		}
-		alg, err := algorithms.Lookup(*algo)
+		alg, err := algorithms.Lookup(spec.Algo)
 		if err != nil {
 			return badInput(err)
 		}
-		if err := alg.Validate(params, algorithms.NewCluster(*nodes, *nodes), *ablate); err != nil {
+		if err := alg.ValidateConfig(spec.Params, algorithms.NewCluster(*nodes, *nodes), spec.Ablate); err != nil {
 			return badInput(err)
 		}
 		exe, err := os.Executable()
@@ -89,10 +88,10 @@ func setupCluster(fs *pflag.FlagSet) action {
 		}
 		cfg := udp.FailoverConfig{
 			Nodes:       *nodes,
-			Node:        udp.ProcessConfig{Algo: *algo, Params: params, Ablations: *ablate, Seed: *seed},
+			Node:        udp.ProcessConfig{Algo: spec.Algo, Params: spec.Params, Ablations: spec.Ablate, Seed: spec.Seed},
 			Command:     func(pc udp.ProcessConfig) *exec.Cmd { return exec.Command(exe, nodeArgs(pc)...) },
 			Extensions:  *extensions,
-			RenewBefore: *renewBefore,
+			RenewBefore: spec.RenewBefore,
 			Contenders:  *contenders,
 			Slack:       *slack,
 			Limit:       *limit,
@@ -164,32 +163,16 @@ func nodeArgs(pc udp.ProcessConfig) []string {
 			peers = append(peers, fmt.Sprintf("%d=%s", id, ap))
 		}
 	}
-	p := pc.Params
-	args := []string{"node",
+	args := append([]string{"node",
 		"--id", strconv.Itoa(int(pc.ID)),
 		"--listen", pc.Listen.String(),
 		"--peers", strings.Join(peers, ","),
-		"--algo", pc.Algo,
-		"--seed", strconv.FormatUint(pc.Seed, 10),
-		"--lease-span", p.LeaseSpan.String(),
-		"--max-lease", p.MaxLease.String(),
-		"--dmax", p.DMax.String(),
-		"--drift-bound", strconv.FormatFloat(p.Drift, 'g', -1, 64),
-		"--response-timeout", p.ResponseTimeout.String(),
-		"--max-rounds", strconv.Itoa(p.MaxRounds),
-		"--backoff", p.Backoff.String(),
-	}
+	}, udp.ProcessArgs(pc)...)
 	if pc.StateDir != "" {
 		args = append(args, "--state-dir", pc.StateDir)
 	}
-	if pc.DiskDir != "" {
-		args = append(args, "--disk-dir", pc.DiskDir)
-	}
 	if pc.KeyFile != "" {
 		args = append(args, "--key-file", pc.KeyFile)
-	}
-	if len(pc.Ablations) > 0 {
-		args = append(args, "--ablate", strings.Join(pc.Ablations, ","))
 	}
 	return args
 }

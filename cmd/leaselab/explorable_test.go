@@ -27,7 +27,7 @@ func TestRegisteredAreExplorable(t *testing.T) {
 		// Three acceptors, or one for an algorithm that allows no other
 		// shape (the example "central" is one lease server).
 		cl := algorithms.NewCluster(3, 2)
-		if a.Check != nil && a.Check(algorithms.DefaultParams(), cl) != nil {
+		if a.Validate != nil && a.Validate(algorithms.DefaultParams(), cl) != nil {
 			cl = algorithms.NewCluster(1, 2)
 		}
 		for _, abl := range abls {

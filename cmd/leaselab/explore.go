@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"leaselab/algorithms"
+	"leaselab/runner"
 	"leaselab/runner/explore"
 )
 
@@ -31,7 +32,7 @@ timer deadline. A delivery or client input the node ignores is skipped
 judges every state in true time. States are deduplicated by a 128-bit fingerprint of their canonical
 encoding, so the search ends when the bounded space is exhausted.
 
-The semantics are those of scenario files (runner/testdata/README.md): a
+The semantics are those of scenario files (runner/sim/testdata/README.md): a
 counterexample is the shortest path to a state where two owners hold one
 resource, written with --out FILE as a scenario that 'leaselab replay FILE'
 replays to the same violation.
@@ -54,7 +55,8 @@ func setupExplore(fs *pflag.FlagSet) action {
 	fs.IntVar(&cfg.Acceptors, "acceptors", cfg.Acceptors, "number of acceptors (nodes 0..N-1)")
 	fs.IntVar(&cfg.Proposers, "proposers", cfg.Proposers, "number of proposers (nodes 0..P-1; a node may be both)")
 	fs.IntVar(&cfg.Resources, "resources", cfg.Resources, "resources r0..r{N-1} the clients may ask for (1..16)")
-	addProtocolFlags(fs, &cfg.Params)
+	protocol := runner.Spec{Params: cfg.Params}
+	addGroupFlags(fs, &protocol, runner.GroupProtocol)
 	fs.DurationVar(&cfg.FsyncLatency, "fsync-latency", cfg.FsyncLatency, "classic Paxos: every fsync takes exactly this long (a crash within it loses the records; with --ablate fsync the answers have already left)")
 	fs.Uint64Var(&cfg.Seed, "seed", cfg.Seed, "seed of the nodes' random sources (matters only with --backoff > 0)")
 	fs.IntVar(&cfg.Inputs, "inputs", cfg.Inputs, "client inputs along one path (each an acquire, extend or release at any proposer)")
@@ -77,6 +79,7 @@ func setupExplore(fs *pflag.FlagSet) action {
 		if len(args) != 0 {
 			return usagef("explore takes no arguments, got %q", args)
 		}
+		cfg.Params = protocol.Params
 		if fs.Changed("drift") {
 			cfg.ClockDrift = *drift
 		} else {
@@ -93,7 +96,7 @@ func setupExplore(fs *pflag.FlagSet) action {
 			case "extend":
 				cfg.InputKinds = append(cfg.InputKinds, algorithms.Extend)
 			case "release":
-				cfg.InputKinds = append(cfg.InputKinds, algorithms.Giveup)
+				cfg.InputKinds = append(cfg.InputKinds, algorithms.Relinquish)
 			default:
 				return usagef("unknown input kind %q (valid: acquire, extend, release)", k)
 			}

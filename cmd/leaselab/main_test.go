@@ -17,6 +17,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"leaselab/runner"
+	"leaselab/runner/campaign"
+	"leaselab/runner/sim"
 )
 
 // leaselab runs the command in-process.
@@ -356,7 +358,7 @@ func TestCheck(t *testing.T) {
 	code, out, _ := leaselab(append(args, "--format", "json")...)
 	var res runner.Result
 	_, js, _ := leaselab("check", "--algo", "naive", "--seeds", "200", "--faults", "dup", "--ablate", "count-by-message", "--format", "json")
-	var cr runner.CheckResult
+	var cr campaign.CheckResult
 	if err := json.Unmarshal([]byte(js), &cr); err != nil || len(cr.ViolatingSpecs) == 0 {
 		t.Fatalf("no violating specs: %v", err)
 	}
@@ -368,11 +370,11 @@ func TestCheck(t *testing.T) {
 // A rate given to check is used as given, zero included; left at its
 // default it is drawn per seed. The exercised counts show which.
 func TestCheckExplicitZeros(t *testing.T) {
-	exercised := func(args ...string) runner.Exercised {
+	exercised := func(args ...string) campaign.Exercised {
 		t.Helper()
 		args = append([]string{"check", "--algo", "paxoslease", "--seeds", "4", "--duration", "1m", "--format", "json"}, args...)
 		code, stdout, stderr := leaselab(args...)
-		var cr runner.CheckResult
+		var cr campaign.CheckResult
 		if code != 0 || json.Unmarshal([]byte(stdout), &cr) != nil {
 			t.Fatalf("%v: exit %d: %s %s", args, code, stdout, stderr)
 		}
@@ -383,7 +385,7 @@ func TestCheckExplicitZeros(t *testing.T) {
 		t.Fatalf("faults all exercised nothing: %+v", drawn)
 	}
 	zero := exercised("--faults", "all", "--crash-rate", "0", "--stale", "0", "--giveup", "0", "--extend", "0", "--resources", "1", "--partitions", "0")
-	if zero != (runner.Exercised{FreeClockSeeds: zero.FreeClockSeeds}) {
+	if zero != (campaign.Exercised{FreeClockSeeds: zero.FreeClockSeeds}) {
 		t.Fatalf("zeros given, faults drawn anyway: %+v", zero)
 	}
 	if code, stdout, _ := leaselab("check", "--algo", "paxoslease", "--seeds", "2", "--duration", "1m", "--faults", "crash"); code != 0 || !strings.Contains(stdout, "exercised") {
@@ -466,7 +468,7 @@ func TestReplay(t *testing.T) {
 		t.Fatalf("bad: exit %d\n%s", code, stdout)
 	}
 	code, stdout, _ = leaselab("replay", "--format", "json", bad)
-	var rr runner.ReplayResult
+	var rr sim.ReplayResult
 	if code != 1 || json.Unmarshal([]byte(stdout), &rr) != nil || len(rr.Failed) != 1 {
 		t.Fatalf("bad json: exit %d\n%s", code, stdout)
 	}
@@ -506,7 +508,7 @@ func TestReplay(t *testing.T) {
 			t.Errorf("%s: exit %d, want %d and %q\n%s", tc.name, code, tc.code, tc.verdict, stdout)
 		}
 		code, stdout, _ = leaselab("replay", "--format", "json", p)
-		var rr runner.ReplayResult
+		var rr sim.ReplayResult
 		if code != tc.code || json.Unmarshal([]byte(stdout), &rr) != nil || len(rr.Violations) != 1 || rr.ExpectsViolations != strings.Contains(tc.tail, "violations") {
 			t.Errorf("%s json: exit %d, want %d\n%s", tc.name, code, tc.code, stdout)
 		}

@@ -10,7 +10,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"leaselab/algorithms"
-	"leaselab/runner"
 	"leaselab/runner/udp"
 )
 
@@ -59,31 +58,24 @@ start there (fsync) before it sends anything, and uses the old count.`,
 }
 
 func setupNode(fs *pflag.FlagSet) action {
-	params := algorithms.DefaultParams()
 	var (
-		cfg    = udp.ProcessConfig{Algo: "paxoslease"}
+		cfg    udp.ProcessConfig
 		id     = fs.Int("id", -1, "this node's id (0..N-1)")
 		listen = fs.String("listen", "127.0.0.1:0", "UDP address to listen on")
 		peers  = fs.String("peers", "", "every other node as ID=HOST:PORT, comma-separated")
-		abl    []string
-		net    runner.NetSpec
+		// spec holds the node's parameters (udp.ProcessParams), with the
+		// node's defaults: every node an acceptor and a proposer, no
+		// emulated delay or loss.
+		spec = udp.ProcessConfig{Algo: "paxoslease", Params: algorithms.DefaultParams(), Seed: 1}.Spec()
 	)
-	fs.StringVar(&cfg.Algo, "algo", cfg.Algo, "algorithm (see 'leaselab algos')")
-	fs.StringSliceVar(&abl, "ablate", nil, "rules of the algorithm to switch off")
-	fs.IntVar(&cfg.Acceptors, "acceptors", 0, "acceptors are nodes 0..A-1 (0: every node)")
-	fs.IntVar(&cfg.Proposers, "proposers", 0, "proposers are nodes 0..P-1 (0: every node)")
-	addProtocolFlags(fs, &params)
-	fs.Uint64Var(&cfg.Seed, "seed", 1, "seed of the node's random choices (ballot jitter, backoff)")
+	addNamedFlags(fs, &spec, udp.ProcessParams...)
+	for _, n := range []string{"acceptors", "proposers"} {
+		fs.Lookup(n).Usage += "; 0: every node"
+	}
+	fs.Lookup("disk-dir").Usage = "durable algorithms: directory of the log (default: --state-dir, else a temporary directory)"
 	restarts := fs.Uint16("restarts", 0, "how often this node ran before (goes into its ballots; a restarted diskless node waits M); or use --state-dir")
 	fs.StringVar(&cfg.StateDir, "state-dir", "", "directory where the node counts its own starts (file nodeI.restarts, synced before it runs) instead of --restarts")
 	fs.StringVar(&cfg.KeyFile, "key-file", "", "sign and check every datagram with the cluster key in this file (at least 16 bytes; white space around them is ignored)")
-	fs.StringVar(&cfg.DiskDir, "disk-dir", "", "durable algorithms: directory of the log (default: --state-dir, else a temporary directory)")
-	fs.DurationVar(&net.RTT, "rtt", 0, "emulated round trip added on send (one way is half)")
-	fs.DurationVar(&net.Jitter, "jitter", 0, "emulated one-way delay varies by up to this")
-	fs.Float64Var(&net.Loss, "loss", 0, "emulated probability in [0, 1) that a message is dropped")
-	fs.Float64Var(&net.Dup, "dup", 0, "emulated probability in [0, 1] that a message is sent twice (the copy in a datagram of its own, with its own delay)")
-	fs.Float64Var(&net.Reorder, "reorder", 0, "emulated probability in [0, 1] that a message is held back by up to max(2*RTT, 1ms) extra, in a datagram of its own")
-	fs.Int64Var(&net.Bandwidth, "bandwidth", 0, "emulated bytes/s leaving the node (0: unlimited)")
 	return func(c *ctx, args []string) error {
 		if len(args) > 0 {
 			return usagef("unexpected arguments %v", args)
@@ -102,11 +94,10 @@ func setupNode(fs *pflag.FlagSet) action {
 		if len(ps) == 0 {
 			return usagef("--peers must list at least one other node")
 		}
+		cfg.SetSpec(spec)
 		cfg.ID = algorithms.NodeID(*id)
 		cfg.Listen = ap
 		cfg.Peers = ps
-		cfg.Params = params
-		cfg.Ablations = abl
 		if fs.Changed("restarts") && cfg.StateDir != "" {
 			return usagef("give either --restarts or --state-dir, not both")
 		}
@@ -116,7 +107,6 @@ func setupNode(fs *pflag.FlagSet) action {
 				return badInput(err)
 			}
 		}
-		cfg.Net = udp.NetemOf(net)
 		if err := cfg.Net.Validate(); err != nil {
 			return badInput(err)
 		}

@@ -30,6 +30,7 @@ import (
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/renderer"
 	"github.com/olekukonko/tablewriter/tw"
+	"github.com/spf13/pflag"
 
 	"leaselab/runner"
 )
@@ -364,6 +365,26 @@ func (o *outFiles) open(flag, path string, dst *io.Writer) error {
 	o.files = append(o.files, f)
 	o.bufs = append(o.bufs, b)
 	*dst = b
+	return nil
+}
+
+// openRun finishes spec from the flags (networkDefaults), validates it,
+// and opens the run's trace and holds files into opt (an empty path:
+// none); the holds CSV starts with the provenance line.
+func (o *outFiles) openRun(c *ctx, fs *pflag.FlagSet, spec *runner.Spec, trace, holds string, opt *runner.Options) error {
+	networkDefaults(fs, spec)
+	if err := validateSpec(*spec); err != nil {
+		return err
+	}
+	if err := o.open("trace", trace, &opt.Trace); err != nil {
+		return err
+	}
+	if err := o.open("holds", holds, &opt.Holds); err != nil {
+		return err
+	}
+	if opt.Holds != nil {
+		return writeMetaComment(opt.Holds, c.meta())
+	}
 	return nil
 }
 

@@ -12,16 +12,17 @@ import (
 	"github.com/spf13/pflag"
 
 	"leaselab/runner"
+	"leaselab/runner/sim"
 )
 
 func init() {
 	register(command{
 		name:    "replay",
 		summary: "replay a scenario file step by step and print the trace and verdict",
-		usage:   "[--format table|json] [--trace FILE] [--timeline FILE.html] FILE",
-		long: `Runs a scripted interleaving (runner.Replay): acquire, deliver / drop /
+		usage:   "[--format table|json] [--transcript] [--trace FILE] [--timeline FILE.html] FILE",
+		long: `Runs a scripted interleaving (sim.Replay): acquire, deliver / drop /
 duplicate a named message, crash, restart, advance time, expect. The
-scenario format is described in runner/testdata. Prints the trace, then the
+scenario format is described in runner/sim/testdata. Prints the trace, then the
 verdict: steps run, lease-invariant violations, and the expect lines that
 did not hold, then the run's meters as ` + "`run`" + ` reports them (static_deadlocks,
 static_deadlock_fraction, preemptions, leases_acquired, ...). With --format
@@ -29,7 +30,10 @@ json only the verdict object, meters included, is printed on stdout (the
 trace goes to --trace FILE if given). --timeline FILE.html writes the
 replay as an interactive page: holds per node, crashes, violations, and
 every message (hover for kind, ballot, send and delivery times),
-self-contained.
+self-contained. --transcript prints only the replay's transcript: one
+line per command, message, event and expectation, then the verdict and
+meters, with no column padding (the format of the golden testdata/*.out
+files beside the scenario files).
 
 Exit status 1 when an expectation fails, or when the checker finds a
 violation and the scenario has no 'expect violations N' line (a scenario
@@ -44,6 +48,7 @@ pending).`,
 func setupReplay(fs *pflag.FlagSet) action {
 	format := addFormatFlag(fs, "table", "json")
 	trace := fs.String("trace", "", "write the trace to this file instead of stdout")
+	transcript := fs.Bool("transcript", false, "print only the transcript (the golden .out format), not the trace and the table")
 	timeline := fs.String("timeline", "", "write the replay as an interactive, self-contained HTML page to this .html file")
 	return func(c *ctx, args []string) error {
 		if len(args) != 1 {
@@ -55,7 +60,7 @@ func setupReplay(fs *pflag.FlagSet) action {
 		}
 		defer f.Close()
 		var w io.Writer = c.stdout
-		if *format == "json" {
+		if *format == "json" || *transcript {
 			w = io.Discard
 		}
 		if *trace != "" {
@@ -80,7 +85,14 @@ func setupReplay(fs *pflag.FlagSet) action {
 		if traceJSON != nil {
 			tj = traceJSON
 		}
-		rr, err := runner.ReplayJSON(f, w, tj)
+		opts := sim.ReplayOptions{TraceJSON: tj}
+		if *transcript {
+			if *format == "json" {
+				return usagef("--transcript prints text: it does not go with --format json")
+			}
+			opts.Transcript = c.stdout
+		}
+		rr, err := sim.ReplayWith(f, w, opts)
 		if err == nil && traceJSON != nil {
 			title := "leaselab replay " + filepath.Base(args[0])
 			if err := writeHTMLTimeline(*timeline, title, c.meta(), runner.Spec{}, 0, 0, rr.Violations, traceJSON.Bytes()); err != nil {
@@ -95,7 +107,9 @@ func setupReplay(fs *pflag.FlagSet) action {
 		}
 		// A violation nobody expected is a finding, as in run and check.
 		unexpected := len(rr.Violations) > 0 && !rr.ExpectsViolations
-		if *format == "json" {
+		if *transcript {
+			// The transcript ends with the verdict already.
+		} else if *format == "json" {
 			if rr.Violations == nil {
 				rr.Violations = []runner.Violation{}
 			}

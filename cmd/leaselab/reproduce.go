@@ -1,6 +1,6 @@
 package main
 
-// leaselab reproduce: the papers' evaluations, regenerated (runner/exp
+// leaselab reproduce: the papers' evaluations, regenerated (runner/experiments
 // holds the experiments as data; plots/ draws them). Also `leaselab run
 // --timeline FILE.png`, which draws the timeline chart for any single run.
 
@@ -18,7 +18,7 @@ import (
 
 	"leaselab/algorithms"
 	"leaselab/runner"
-	"leaselab/runner/exp"
+	"leaselab/runner/experiments"
 	"leaselab/runner/htmlview"
 )
 
@@ -27,13 +27,13 @@ func init() {
 		name:    "reproduce",
 		summary: "regenerate the papers' evaluations (FaTLease Figs. 5-10, deadlock, timeline, ablations) as charts, CSV, JSON and a report",
 		usage:   "[--quick] [--out DIR] [--only NAME,...] [--seeds K] [--env sim|udp] [--quiet]",
-		long: `Runs the experiments of runner/exp and writes, for each, NAME.png and
+		long: `Runs the experiments of runner/experiments and writes, for each, NAME.png and
 NAME.svg (the chart), NAME.csv (one row per run), NAME_summary.csv (mean and
 95% confidence interval per point), NAME.json (everything, with full
 results), and at the end DIR/report.md, which embeds every chart, prints the
 tables and sets the papers' published numbers beside ours.
 
-Experiments: ` + strings.Join(exp.Names(), ", ") + `.
+Experiments: ` + strings.Join(experiments.Names(), ", ") + `.
 
 --quick runs shorter sweeps with fewer repetitions (a few minutes on two
 cores). The full run first calibrates on two runs of every series,
@@ -60,7 +60,7 @@ report lists the failures), 2 for bad input.`,
 func setupReproduce(fs *pflag.FlagSet) action {
 	quick := fs.Bool("quick", false, "shorter sweeps and fewer repetitions (under 5 minutes on 2 cores for all experiments)")
 	out := fs.String("out", "results", "directory for the charts, CSV, JSON and report.md (created if missing)")
-	only := fs.StringSlice("only", nil, "comma-separated experiments to run (default: all): "+strings.Join(exp.Names(), ", "))
+	only := fs.StringSlice("only", nil, "comma-separated experiments to run (default: all): "+strings.Join(experiments.Names(), ", "))
 	seeds := fs.Int("seeds", 0, "repetitions (seeds) per point, overriding each experiment's own (0: keep)")
 	env := fs.String("env", "", "environment for the experiments that support it (sim, udp; default: each experiment's own: "+defaultEnvsText()+")")
 	workers := fs.Int("workers", 0, "runs in parallel (0: GOMAXPROCS); udp runs always run alone")
@@ -81,12 +81,12 @@ func setupReproduce(fs *pflag.FlagSet) action {
 		if *out == "" {
 			return usagef("--out must name a directory")
 		}
-		exps, err := exp.Select(*only)
+		exps, err := experiments.Select(*only)
 		if err != nil {
 			return badInput(err)
 		}
-		opt := exp.Options{Quick: *quick, Seeds: *seeds, Env: *env}
-		total, err := exp.Plan(exps, opt)
+		opt := experiments.Options{Quick: *quick, Seeds: *seeds, Env: *env}
+		total, err := experiments.Plan(exps, opt)
 		if err != nil {
 			return badInput(err)
 		}
@@ -126,23 +126,11 @@ func setupReproduce(fs *pflag.FlagSet) action {
 			say("reproduce: calibrating on two runs of every series (the smallest and the middle sweep value) ...\n")
 		}
 		bar := newReproduceProgress(c, *quiet)
-		cmdline := "leaselab reproduce"
-		if *quick {
-			cmdline += " --quick"
-		}
-		if len(*only) > 0 {
-			cmdline += " --only " + strings.Join(*only, ",")
-		}
-		if *seeds > 0 {
-			cmdline += fmt.Sprintf(" --seeds %d", *seeds)
-		}
-		if *env != "" {
-			cmdline += " --env " + *env
-		}
+		cmdline := reproCommand(*quick, *only, *seeds, *env)
 		start := time.Now()
-		reports, err := exp.Reproduce(exps, exp.Config{
+		reports, err := experiments.Reproduce(exps, experiments.Config{
 			Options: opt, Out: *out, Workers: *workers, Command: cmdline, Meta: c.meta(),
-			Progress: func(p exp.Progress) {
+			Progress: func(p experiments.Progress) {
 				if p.Calibrated && !*quick {
 					bar.clear()
 					say("reproduce: estimated duration %s (from %d calibration runs; the estimate is refined as runs finish)\n",
@@ -162,21 +150,11 @@ func setupReproduce(fs *pflag.FlagSet) action {
 		})
 		bar.clear()
 		if reports != nil {
-			var rows [][]string
-			for _, r := range reports {
-				runTime := reproRound(r.Wall).String()
-				if shared := countShared(r); shared == len(r.Runs) && shared > 0 {
-					runTime = "shared" // every run was another experiment's
-				}
-				rows = append(rows, []string{r.Exp.Name, r.Exp.Env, fmt.Sprint(len(r.Runs)), fmt.Sprint(r.Failed),
-					runTime, filepath.Join(*out, r.Exp.Name+".png")})
-			}
-			if werr := writeTable(c.stdout, []string{"experiment", "env", "runs", "failed", "run time", "chart"}, rows); werr != nil && err == nil {
+			if werr := reproSummary(c, reports, *out, start); werr != nil && err == nil {
 				err = werr
 			}
-			fmt.Fprintf(c.stdout, "report: %s (wall time %s)\n", filepath.Join(*out, "report.md"), reproRound(time.Since(start)))
 		}
-		if errors.Is(err, exp.ErrRunsFailed) {
+		if errors.Is(err, experiments.ErrRunsFailed) {
 			fmt.Fprintf(c.stderr, "leaselab reproduce: %v\n", oneLine(err))
 			return exitStatus(1)
 		}
@@ -184,12 +162,48 @@ func setupReproduce(fs *pflag.FlagSet) action {
 	}
 }
 
+// reproCommand is the command line the report names (the flags that
+// change what runs).
+func reproCommand(quick bool, only []string, seeds int, env string) string {
+	cmdline := "leaselab reproduce"
+	if quick {
+		cmdline += " --quick"
+	}
+	if len(only) > 0 {
+		cmdline += " --only " + strings.Join(only, ",")
+	}
+	if seeds > 0 {
+		cmdline += fmt.Sprintf(" --seeds %d", seeds)
+	}
+	if env != "" {
+		cmdline += " --env " + env
+	}
+	return cmdline
+}
+
+// reproSummary prints a table of the experiments run and where the
+// report is.
+func reproSummary(c *ctx, reports []*experiments.Report, out string, start time.Time) error {
+	var rows [][]string
+	for _, r := range reports {
+		runTime := reproRound(r.Wall).String()
+		if shared := countShared(r); shared == len(r.Runs) && shared > 0 {
+			runTime = "shared" // every run was another experiment's
+		}
+		rows = append(rows, []string{r.Exp.Name, r.Exp.Env, fmt.Sprint(len(r.Runs)), fmt.Sprint(r.Failed),
+			runTime, filepath.Join(out, r.Exp.Name+".png")})
+	}
+	err := writeTable(c.stdout, []string{"experiment", "env", "runs", "failed", "run time", "chart"}, rows)
+	fmt.Fprintf(c.stdout, "report: %s (wall time %s)\n", filepath.Join(out, "report.md"), reproRound(time.Since(start)))
+	return err
+}
+
 // defaultEnvsText says which experiments run where by default, e.g.
 // "udp for fig5, fig6, fig9; sim for the others".
 func defaultEnvsText() string {
 	byEnv := map[string][]string{}
 	var order []string
-	for _, e := range exp.All() {
+	for _, e := range experiments.All() {
 		env := e.Envs[0]
 		if byEnv[env] == nil {
 			order = append(order, env)
@@ -206,7 +220,7 @@ func defaultEnvsText() string {
 // udpCapable lists the experiments that can run over real UDP.
 func udpCapable() []string {
 	var names []string
-	for _, e := range exp.All() {
+	for _, e := range experiments.All() {
 		if reproHas(e.Envs, "udp") {
 			names = append(names, e.Name)
 		}
@@ -225,7 +239,7 @@ func reproHas(list []string, s string) bool {
 
 // countShared counts the runs of r that reused an identical run of another
 // experiment (fig9 plots other meters of fig5's runs).
-func countShared(r *exp.Report) int {
+func countShared(r *experiments.Report) int {
 	n := 0
 	for _, rec := range r.Runs {
 		if rec.Shared {
@@ -263,7 +277,7 @@ func newReproduceProgress(c *ctx, quiet bool) *reproduceProgress {
 	return &reproduceProgress{c: c, on: !quiet && isTerminal(c.stderr), lastPC: -1}
 }
 
-func (b *reproduceProgress) update(p exp.Progress) {
+func (b *reproduceProgress) update(p experiments.Progress) {
 	if !b.on || p.Total == 0 {
 		return
 	}
@@ -369,7 +383,7 @@ func timelineAfter(c *ctx, res runner.Result) error {
 	if timelineState.holds == nil {
 		return nil
 	}
-	t, err := exp.TimelineOf(res, timelineState.holds.Bytes(), timelineState.trace.Bytes(), series)
+	t, err := experiments.TimelineOf(res, timelineState.holds.Bytes(), timelineState.trace.Bytes(), series)
 	if err != nil {
 		return fmt.Errorf("--timeline: %w", err)
 	}

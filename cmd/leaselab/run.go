@@ -83,22 +83,9 @@ func setupRun(fs *pflag.FlagSet) action {
 		if len(args) > 0 {
 			return usagef("unexpected argument %q", args[0])
 		}
-		networkDefaults(fs, &spec)
-		if err := validateSpec(spec); err != nil {
-			return err
-		}
-		var opt runner.Options
-		var out outFiles
+		opt, out := runner.Options{}, &outFiles{}
 		defer out.abort()
-		if err := out.open("holds", *holds, &opt.Holds); err != nil {
-			return err
-		}
-		if opt.Holds != nil {
-			if err := writeMetaComment(opt.Holds, c.meta()); err != nil {
-				return err
-			}
-		}
-		if err := out.open("trace", *trace, &opt.Trace); err != nil {
+		if err := out.openRun(c, fs, &spec, *trace, *holds, &opt); err != nil {
 			return err
 		}
 		for _, e := range runExtensions {

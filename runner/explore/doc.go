@@ -7,7 +7,7 @@
 //
 // # The world
 //
-// A state is everything the scenario interpreter (runner/scenario.go)
+// A state is everything the scenario interpreter (runner/sim/scenario.go)
 // keeps between two commands: the nodes (nil while down), their restart
 // counters, their pending timers (kept outside the nodes, as the runner
 // keeps them, each with its true deadline and arming order), the durable
@@ -73,7 +73,7 @@
 // Nodes draw from Config.Rand only for the random wait before a retry
 // (Backoff). The explorer's default is Backoff 0, so every draw is 0 and
 // the random state never matters; each node's source is nonetheless
-// seeded as the simulator seeds it (runner.NodeSource) and copied with
+// seeded as the simulator seeds it (faults.NodeSource) and copied with
 // the node, so a path replays with the same draws whatever --backoff is.
 // With Backoff > 0 the search covers the draws the seed makes, not every
 // possible wait.
@@ -118,7 +118,7 @@
 // parent pointers and written as a scenario file ending with "advance
 // 1ns" (so the overlap has a length) and with no "expect violations"
 // line, so that leaselab replay exits 1 on it. The tests replay every
-// counterexample they find with runner.Replay.
+// counterexample they find with sim.Replay.
 //
 // Exhausted means every state within the budgets, MaxPending and Horizon
 // was expanded: MaxDepth and MaxStates cut nothing and no violation
@@ -128,7 +128,7 @@
 //
 // Classic Paxos's disk is the scenario interpreter's with group commit
 // and every fsync taking exactly FsyncLatency (the scenario's "disk
-// fsync=D"): records queue for the next fsync, whose completion is a
+// fsync-latency=D"): records queue for the next fsync, whose completion is a
 // deadline like a timer's; the messages of an Output wait for it unless
 // the Output says NoSync (the fsync ablation), and a crash before it
 // completes loses the records. The default latency is 0: the fsync

@@ -6,6 +6,7 @@ import (
 
 	"leaselab/algorithms"
 	"leaselab/runner"
+	"leaselab/runner/sim"
 )
 
 func toyConfig(algo string) Config {
@@ -22,7 +23,7 @@ func toyConfig(algo string) Config {
 func replay(t *testing.T, sc string) []runner.Violation {
 	t.Helper()
 	var out strings.Builder
-	rr, err := runner.Replay(strings.NewReader(sc), &out)
+	rr, err := sim.Replay(strings.NewReader(sc), &out)
 	if err != nil {
 		t.Fatalf("replay: %v\nscenario:\n%s", err, sc)
 	}

@@ -10,11 +10,12 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"leaselab/algorithms"
 	"leaselab/runner"
+	"leaselab/runner/faults"
+	"leaselab/runner/internal/pool"
 )
 
 // Config is what to explore and how far.
@@ -27,7 +28,7 @@ type Config struct {
 	Params    algorithms.Params
 	Seed      uint64 // seeds the nodes' Config.Rand, as in a scenario
 	// FsyncLatency: every fsync takes exactly this long (Durable
-	// algorithms; the scenario's "disk fsync=D").
+	// algorithms; the scenario's "disk fsync-latency=D").
 	FsyncLatency time.Duration
 
 	// Budgets along one path.
@@ -144,7 +145,7 @@ type config struct {
 	algo    algorithms.Algorithm
 	cluster algorithms.Cluster
 	inputs  []algorithms.InputKind
-	roots   [][]runner.Clock
+	roots   [][]faults.Clock
 	absTime bool // clocks drift: true time is part of the state
 }
 
@@ -167,7 +168,7 @@ func prepare(c Config) (*config, error) {
 	if err != nil {
 		return nil, err
 	}
-	probe, err := cf.algo.New(algorithms.Config{ID: 0, Cluster: cf.cluster, Params: c.Params, Ablations: c.Ablate, Rand: rand.New(runner.NodeSource(c.Seed, 0, 0))})
+	probe, err := cf.algo.New(algorithms.Config{ID: 0, Cluster: cf.cluster, Params: c.Params, Ablations: c.Ablate, Rand: rand.New(faults.NodeSource(c.Seed, 0, 0))})
 	if err != nil {
 		return nil, badf("%v", err)
 	}
@@ -184,7 +185,7 @@ func prepareAny(c Config) (*config, error) {
 		return nil, badf("%v", err)
 	}
 	cl := algorithms.NewCluster(c.Acceptors, c.Proposers)
-	if err := algo.Validate(c.Params, cl, c.Ablate); err != nil {
+	if err := algo.ValidateConfig(c.Params, cl, c.Ablate); err != nil {
 		return nil, badf("%v", err)
 	}
 	switch {
@@ -217,7 +218,7 @@ func prepareAny(c Config) (*config, error) {
 		cf.inputs = inputKinds[:]
 	}
 	for _, k := range cf.inputs {
-		if k != algorithms.Acquire && k != algorithms.Extend && k != algorithms.Giveup {
+		if k != algorithms.Acquire && k != algorithms.Extend && k != algorithms.Relinquish {
 			return nil, badf("input kind %v is not a client input (acquire, extend, release)", k)
 		}
 	}
@@ -241,10 +242,10 @@ func prepareAny(c Config) (*config, error) {
 		return nil, badf("unknown clock mode %q (valid: %s)", c.Clocks, strings.Join(ClockModes, ", "))
 	}
 	offs, rates = slices.Compact(offs), slices.Compact(rates)
-	per := make([]runner.Clock, 0, len(offs)*len(rates))
+	per := make([]faults.Clock, 0, len(offs)*len(rates))
 	for _, o := range offs {
 		for _, r := range rates {
-			per = append(per, runner.Clock{Offset: o, RatePPB: r})
+			per = append(per, faults.Clock{Offset: o, RatePPB: r})
 			if r != 0 {
 				cf.absTime = true
 			}
@@ -259,7 +260,7 @@ func prepareAny(c Config) (*config, error) {
 		}
 	}
 	for i := range total {
-		cs := make([]runner.Clock, cl.Nodes)
+		cs := make([]faults.Clock, cl.Nodes)
 		k := i
 		for n := range cs {
 			cs[n] = per[k%len(per)]
@@ -325,6 +326,26 @@ func Explore(c Config) (Result, error) {
 	return cf.run()
 }
 
+// search is the state of a breadth-first search between levels.
+type search struct {
+	c        *config
+	visited  []map[fp]struct{} // sharded by fingerprint (fp.a % shards)
+	refs     []ref             // every state found, by global index
+	frontier []*world
+	fidx     []int32 // global index of each frontier state
+	bad      []int32 // global indices of violating states
+	execs    []*exec // one per worker
+
+	// admitted: the global indices of the next frontier (admit).
+	admitted []int32
+
+	transitions, constrained int64
+	truncated                bool
+}
+
+// chunk is how many frontier states a worker takes at a time.
+const chunk = 64
+
 func (c *config) run() (Result, error) {
 	// The search allocates many short-lived node copies and keeps few:
 	// collecting less often costs memory it has and saves a fifth of the
@@ -334,198 +355,196 @@ func (c *config) run() (Result, error) {
 	cpu0 := cpuTime()
 	res := Result{Algo: c.Algo, Ablate: append([]string{}, c.Ablate...), Acceptors: c.Acceptors, Proposers: c.Proposers,
 		Clocks: c.Clocks, Workers: c.Workers, InitStates: len(c.roots)}
-	shards := c.Workers
-	visited := make([]map[fp]struct{}, shards)
-	for k := range visited {
-		visited[k] = make(map[fp]struct{}, 1<<12)
+	sr := &search{c: c, visited: make([]map[fp]struct{}, c.Workers), execs: make([]*exec, c.Workers)}
+	for k := range sr.visited {
+		sr.visited[k] = make(map[fp]struct{}, 1<<12)
+		sr.execs[k] = c.newExec()
 	}
-	var refs []ref // by global index
-	var frontier []*world
-	var fidx []int32 // global index of each frontier state
-	x := c.newExec()
-	var bad []int32
-	for i := range c.roots {
-		w, err := c.root(x, i)
+	if err := sr.addRoots(); err != nil {
+		return res, err
+	}
+	depth := 0
+	for len(sr.bad) == 0 && len(sr.frontier) > 0 && !sr.truncated {
+		if c.MaxDepth > 0 && depth >= c.MaxDepth {
+			break
+		}
+		out, err := sr.expand()
 		if err != nil {
 			return res, err
 		}
+		sr.dedup(out)
+		pos := sr.admit(out)
+		nf := sr.build(pos)
+		sr.frontier, sr.fidx = nf, sr.admitted
+		depth++
+		res.MaxDepth = depth
+		if c.Progress != nil {
+			el := time.Since(start).Seconds()
+			c.Progress(Progress{Depth: depth, States: int64(len(sr.refs)), Frontier: len(sr.frontier), StatesPerSec: float64(len(sr.refs)) / el})
+		}
+	}
+	return sr.result(res, start, cpu0)
+}
+
+// addRoots fingerprints the initial states and puts the new ones in the
+// frontier (or among the bad).
+func (sr *search) addRoots() error {
+	x := sr.c.newExec()
+	for i := range sr.c.roots {
+		w, err := sr.c.root(x, i)
+		if err != nil {
+			return err
+		}
 		x.parent = nil
 		f := x.fingerprint()
-		vs := visited[f.a%uint64(shards)]
+		vs := sr.visited[f.a%uint64(len(sr.visited))]
 		if _, dup := vs[f]; dup {
 			continue
 		}
 		vs[f] = struct{}{}
-		refs = append(refs, ref{parent: -1, move: int32(i)})
+		sr.refs = append(sr.refs, ref{parent: -1, move: int32(i)})
 		if w.bad {
-			bad = append(bad, int32(len(refs)-1))
+			sr.bad = append(sr.bad, int32(len(sr.refs)-1))
 			continue
 		}
-		frontier = append(frontier, w)
-		fidx = append(fidx, int32(len(refs)-1))
+		sr.frontier = append(sr.frontier, w)
+		sr.fidx = append(sr.fidx, int32(len(sr.refs)-1))
 	}
-	execs := make([]*exec, c.Workers)
-	for i := range execs {
-		execs[i] = c.newExec()
-	}
-	truncated := false
-	depth := 0
-	var transitions int64
-	var constrained int64
-	for len(bad) == 0 && len(frontier) > 0 && !truncated {
-		if c.MaxDepth > 0 && depth >= c.MaxDepth {
-			break
-		}
-		// Phase 1: expand every frontier state, fingerprint its successors.
-		const chunk = 64
-		nch := (len(frontier) + chunk - 1) / chunk
-		out := make([][]cand, nch)
-		errs := make([]error, c.Workers)
-		var next int
-		var mu sync.Mutex
-		var wg sync.WaitGroup
-		for wk := range c.Workers {
-			wg.Add(1)
-			go func(x *exec) {
-				defer wg.Done()
-				var ms []move
-				scratch := &world{}
-				for {
-					mu.Lock()
-					k := next
-					next++
-					mu.Unlock()
-					if k >= nch || errs[wk] != nil {
-						return
-					}
-					lo, hi := k*chunk, min((k+1)*chunk, len(frontier))
-					var cs []cand
-					for i := lo; i < hi; i++ {
-						p := frontier[i]
-						ms = c.moves(p, ms[:0])
-						for mi, m := range ms {
-							scratch.copyFrom(p)
-							x.w = scratch
-							if !x.apply(p, m) {
-								continue
-							}
-							if x.err != nil {
-								errs[wk] = x.err
-								return
-							}
-							cs = append(cs, cand{f: x.fingerprint(), parent: int32(i), move: int32(mi), bad: overlaps(scratch.holds) > 0,
-								over: c.MaxPending > 0 && len(scratch.pending) > c.MaxPending})
-						}
-					}
-					out[k] = cs
-				}
-			}(execs[wk])
-		}
-		wg.Wait()
-		for _, e := range errs {
-			if e != nil {
-				return res, e
-			}
-		}
-		// Phase 2: deduplicate. Shard k of the visited set (fingerprints
-		// with a % workers == k) is owned by one goroutine, which walks the
-		// candidates in the frontier's order, so the first of equal
-		// candidates is the one kept whatever the number of workers.
-		var wg2 sync.WaitGroup
-		for k := range shards {
-			wg2.Add(1)
-			go func(k int) {
-				defer wg2.Done()
-				vs := visited[k]
-				for _, cs := range out {
-					for i := range cs {
-						cd := &cs[i]
-						if int(cd.f.a%uint64(shards)) != k {
-							continue
-						}
-						if _, dup := vs[cd.f]; !dup {
-							vs[cd.f] = struct{}{}
-							cd.fresh = true
-						}
-					}
-				}
-			}(k)
-		}
-		wg2.Wait()
-		var nrefs []int32
-		for _, cs := range out {
-			transitions += int64(len(cs))
-			for _, cd := range cs {
-				if !cd.fresh {
+	return nil
+}
+
+// expand (phase 1) applies every move to every frontier state and
+// fingerprints the successors, chunk by chunk on the workers; out[k] holds
+// chunk k's candidates in frontier order.
+func (sr *search) expand() ([][]cand, error) {
+	c, frontier := sr.c, sr.frontier
+	out := make([][]cand, (len(frontier)+chunk-1)/chunk)
+	errs := make([]error, len(out)) // by chunk
+	moves := make([][]move, len(sr.execs))
+	scratch := make([]world, len(sr.execs))
+	pool.Pool{Workers: len(sr.execs)}.Run(len(out), func(wk, k int) {
+		x, ms, sw := sr.execs[wk], moves[wk], &scratch[wk]
+		var cs []cand
+		for i := k * chunk; i < min((k+1)*chunk, len(frontier)) && errs[k] == nil; i++ {
+			p := frontier[i]
+			ms = c.moves(p, ms[:0])
+			for mi, m := range ms {
+				sw.copyFrom(p)
+				x.w = sw
+				if !x.apply(p, m) {
 					continue
 				}
-				if c.MaxStates > 0 && int64(len(refs)) >= c.MaxStates {
-					truncated = true
+				if x.err != nil {
+					errs[k] = x.err
 					break
 				}
-				refs = append(refs, ref{parent: fidx[cd.parent], move: cd.move})
-				g := int32(len(refs) - 1)
-				if cd.bad {
-					bad = append(bad, g)
-					continue
-				}
-				if cd.over {
-					constrained++
-					continue
-				}
-				nrefs = append(nrefs, g)
-			}
-			if truncated {
-				break
+				cs = append(cs, cand{f: x.fingerprint(), parent: int32(i), move: int32(mi), bad: overlaps(sw.holds) > 0,
+					over: c.MaxPending > 0 && len(sw.pending) > c.MaxPending})
 			}
 		}
-		depth++
-		// Phase 3: build the new states (again, from their parents).
-		nf := make([]*world, len(nrefs))
-		pos := make(map[int32]int32, len(fidx))
-		for i, g := range fidx {
-			pos[g] = int32(i)
-		}
-		next = 0
-		for wk := range c.Workers {
-			wg.Add(1)
-			go func(x *exec) {
-				defer wg.Done()
-				var ms []move
-				for {
-					mu.Lock()
-					k := next
-					next++
-					mu.Unlock()
-					lo, hi := k*chunk, min((k+1)*chunk, len(nrefs))
-					if lo >= len(nrefs) {
-						return
-					}
-					for i := lo; i < hi; i++ {
-						r := refs[nrefs[i]]
-						p := frontier[pos[r.parent]]
-						ms = c.moves(p, ms[:0])
-						w := p.clone()
-						x.w = w
-						x.apply(p, ms[r.move])
-						x.fillNodeHashes()
-						nf[i] = w
-					}
-				}
-			}(execs[wk])
-		}
-		wg.Wait()
-		frontier, fidx = nf, nrefs
-		res.MaxDepth = depth
-		if c.Progress != nil {
-			el := time.Since(start).Seconds()
-			c.Progress(Progress{Depth: depth, States: int64(len(refs)), Frontier: len(frontier), StatesPerSec: float64(len(refs)) / el})
+		moves[wk] = ms
+		out[k] = cs
+	}, func(k int) bool { return errs[k] == nil })
+	for _, e := range errs {
+		if e != nil {
+			return nil, e
 		}
 	}
-	res.States = int64(len(refs))
-	res.Transitions = transitions
-	res.Constrained = constrained
-	res.Exhausted = len(bad) == 0 && !truncated && (len(frontier) == 0 || c.stuck(frontier))
+	return out, nil
+}
+
+// dedup (phase 2) marks the candidates not seen before. Shard k of the
+// visited set is owned by one goroutine, which walks the candidates in
+// the frontier's order, so the first of equal candidates is the one kept
+// whatever the number of workers.
+func (sr *search) dedup(out [][]cand) {
+	shards := len(sr.visited)
+	pool.Pool{Workers: shards}.Run(shards, func(_, k int) {
+		vs := sr.visited[k]
+		for _, cs := range out {
+			for i := range cs {
+				cd := &cs[i]
+				if int(cd.f.a%uint64(shards)) != k {
+					continue
+				}
+				if _, dup := vs[cd.f]; !dup {
+					vs[cd.f] = struct{}{}
+					cd.fresh = true
+				}
+			}
+		}
+	}, nil)
+}
+
+// admit numbers the fresh candidates in order, up to MaxStates, files the
+// violating ones, and returns the parents' positions for build; the new
+// frontier's global indices are left in sr.admitted.
+func (sr *search) admit(out [][]cand) map[int32]int32 {
+	c := sr.c
+	sr.admitted = nil
+	for _, cs := range out {
+		sr.transitions += int64(len(cs))
+		for _, cd := range cs {
+			if !cd.fresh {
+				continue
+			}
+			if c.MaxStates > 0 && int64(len(sr.refs)) >= c.MaxStates {
+				sr.truncated = true
+				break
+			}
+			sr.refs = append(sr.refs, ref{parent: sr.fidx[cd.parent], move: cd.move})
+			g := int32(len(sr.refs) - 1)
+			if cd.bad {
+				sr.bad = append(sr.bad, g)
+				continue
+			}
+			if cd.over {
+				sr.constrained++
+				continue
+			}
+			sr.admitted = append(sr.admitted, g)
+		}
+		if sr.truncated {
+			break
+		}
+	}
+	pos := make(map[int32]int32, len(sr.fidx))
+	for i, g := range sr.fidx {
+		pos[g] = int32(i)
+	}
+	return pos
+}
+
+// build (phase 3) rebuilds the admitted states from their parents (pos:
+// a parent's position in the frontier), chunk by chunk on the workers.
+func (sr *search) build(pos map[int32]int32) []*world {
+	c, nrefs := sr.c, sr.admitted
+	nf := make([]*world, len(nrefs))
+	moves := make([][]move, len(sr.execs))
+	pool.Pool{Workers: len(sr.execs)}.Run((len(nrefs)+chunk-1)/chunk, func(wk, k int) {
+		x, ms := sr.execs[wk], moves[wk]
+		for i := k * chunk; i < min((k+1)*chunk, len(nrefs)); i++ {
+			r := sr.refs[nrefs[i]]
+			p := sr.frontier[pos[r.parent]]
+			ms = c.moves(p, ms[:0])
+			w := p.clone()
+			x.w = w
+			x.apply(p, ms[r.move])
+			x.fillNodeHashes()
+			nf[i] = w
+		}
+		moves[wk] = ms
+	}, nil)
+	return nf
+}
+
+// result fills in the totals and, if a state violates, the
+// counterexample to the first one.
+func (sr *search) result(res Result, start time.Time, cpu0 time.Duration) (Result, error) {
+	res.States = int64(len(sr.refs))
+	res.Transitions = sr.transitions
+	res.Constrained = sr.constrained
+	res.Exhausted = len(sr.bad) == 0 && !sr.truncated && (len(sr.frontier) == 0 || sr.c.stuck(sr.frontier))
 	el := time.Since(start)
 	res.WallMS = float64(el.Microseconds()) / 1000
 	if el > 0 {
@@ -535,9 +554,9 @@ func (c *config) run() (Result, error) {
 		res.CPUMS = float64(cpu.Microseconds()) / 1000
 		res.StatesPerCPUSec = float64(res.States) / cpu.Seconds()
 	}
-	if len(bad) > 0 {
-		res.Violations = len(bad)
-		sc, v, n, err := c.counterexample(refs, bad[0])
+	if len(sr.bad) > 0 {
+		res.Violations = len(sr.bad)
+		sc, v, n, err := sr.c.counterexample(sr.refs, sr.bad[0])
 		if err != nil {
 			return res, err
 		}
@@ -607,23 +626,24 @@ func (c *config) counterexample(refs []ref, g int32) (string, *Violation, int, e
 
 // header writes the setup lines of a scenario.
 func (c *config) header(b *strings.Builder, w *world) {
-	p := c.Params
 	fmt.Fprintf(b, "# leaselab explore counterexample: %s", c.Algo)
 	if len(c.Ablate) > 0 {
 		fmt.Fprintf(b, " --ablate %s", strings.Join(c.Ablate, ","))
 	}
 	fmt.Fprintf(b, ", %d acceptors, %d proposers\n", c.Acceptors, c.Proposers)
 	fmt.Fprintf(b, "algo %s\n", c.Algo)
-	fmt.Fprintf(b, "cluster acceptors=%d proposers=%d\n", c.Acceptors, c.Proposers)
-	fmt.Fprintf(b, "params lease-span=%s max-lease=%s dmax=%s drift=%s timeout=%s rounds=%d backoff=%s\n",
-		p.LeaseSpan, p.MaxLease, p.DMax, strconv.FormatFloat(p.Drift, 'g', -1, 64), p.ResponseTimeout, p.MaxRounds, p.Backoff)
+	// The setup lines spell parameters as runner's table does.
+	spec := runner.Spec{Acceptors: c.Acceptors, Proposers: c.Proposers, Params: c.Params,
+		Disk: runner.DiskSpec{FsyncLatency: c.FsyncLatency, GroupCommit: true}}
+	fmt.Fprintf(b, "cluster %s\n", runner.FormatParams(spec, runner.NamedParams("acceptors", "proposers")))
+	fmt.Fprintf(b, "params %s\n", runner.FormatParams(spec, runner.ParamsOf(runner.GroupProtocol)))
 	if len(c.Ablate) > 0 {
 		fmt.Fprintf(b, "ablate %s\n", strings.Join(c.Ablate, ","))
 	}
 	fmt.Fprintf(b, "seed %d\n", c.Seed)
-	fmt.Fprintf(b, "disk fsync=%s group-commit=true\n", c.FsyncLatency)
+	fmt.Fprintf(b, "disk %s\n", runner.FormatParams(spec, runner.NamedParams("fsync-latency", "group-commit")))
 	for n, ck := range c.roots[w.root] {
-		if ck != (runner.Clock{}) {
+		if ck != (faults.Clock{}) {
 			fmt.Fprintf(b, "clock n%d offset=%s rate=%s\n", n, time.Duration(ck.Offset), strconv.FormatFloat(float64(ck.RatePPB)/1e9, 'g', -1, 64))
 		}
 	}

@@ -60,13 +60,13 @@ func init() {
 		algorithms.Register(algorithms.Algorithm{
 			Name:    a.name,
 			Summary: "test-only explorable lock toy",
-			Check: func(p algorithms.Params, c algorithms.Cluster) error {
+			Validate: func(p algorithms.Params, c algorithms.Cluster) error {
 				if p.LeaseSpan >= p.MaxLease {
 					return fmt.Errorf("lease span %v must be below max lease %v", p.LeaseSpan, p.MaxLease)
 				}
 				return nil
 			},
-			New: func(cfg algorithms.Config) (algorithms.Node, error) {
+			Build: func(cfg algorithms.Config) (algorithms.Node, error) {
 				return &xtoyNode{cfg: cfg, double: a.double, amnesia: a.amnesia}, nil
 			},
 		})
@@ -147,7 +147,7 @@ func (n *xtoyNode) Step(now algorithms.Local, in algorithms.Input, out *algorith
 		q.sentAt = now
 		out.Send(algorithms.Message{Kind: algorithms.Request, From: n.cfg.ID, To: 0, Resource: res, Ballot: q.ballot, Span: int64(p.LeaseSpan)})
 		out.SetTimer(algorithms.TimerKey{Resource: res, Kind: xtTimeout}, now.Add(p.ResponseTimeout))
-	case algorithms.Giveup:
+	case algorithms.Relinquish:
 		if q.holding {
 			q.holding = false
 			out.Emit(algorithms.Event{Kind: algorithms.Lost, Resource: res, Ballot: q.ballot})

@@ -28,7 +28,7 @@ type move struct {
 	res  algorithms.ResourceID
 }
 
-var inputKinds = [...]algorithms.InputKind{algorithms.Acquire, algorithms.Extend, algorithms.Giveup}
+var inputKinds = [...]algorithms.InputKind{algorithms.Acquire, algorithms.Extend, algorithms.Relinquish}
 
 // moves appends the transitions enabled in w, in a fixed order: for each
 // message in flight (send order) deliver, drop, duplicate; client inputs
@@ -141,7 +141,7 @@ func (c *config) describe(w *world, m move) string {
 		verb := map[uint8]string{tDeliver: "deliver", tDrop: "drop", tDup: "dup"}[m.kind]
 		return fmt.Sprintf("%-24s # %s", fmt.Sprintf("%s %d", verb, p.id), p.msg)
 	case tInput:
-		verb := map[algorithms.InputKind]string{algorithms.Acquire: "acquire", algorithms.Extend: "extend", algorithms.Giveup: "release"}[m.in]
+		verb := map[algorithms.InputKind]string{algorithms.Acquire: "acquire", algorithms.Extend: "extend", algorithms.Relinquish: "release"}[m.in]
 		return fmt.Sprintf("%s n%d r%d", verb, m.arg, m.res)
 	case tCrash:
 		return fmt.Sprintf("crash n%d", m.arg)

@@ -7,12 +7,11 @@ import (
 	"testing"
 
 	"leaselab/algorithms"
-	"leaselab/runner"
-
 	_ "leaselab/classicpaxos"
 	_ "leaselab/fatlease"
 	_ "leaselab/naive"
 	_ "leaselab/paxoslease"
+	"leaselab/runner/sim"
 )
 
 // walk takes random moves from a random initial state without branching
@@ -72,7 +71,7 @@ func walk(t *testing.T, c Config, seed uint64, steps int) (string, bool) {
 }
 
 // TestWalksAgreeWithReplay: random paths over every algorithm and
-// ablation, each replayed by runner.Replay, which must see the same
+// ablation, each replayed by sim.Replay, which must see the same
 // pending messages, holders and violations.
 func TestWalksAgreeWithReplay(t *testing.T) {
 	found := 0
@@ -98,7 +97,7 @@ func TestWalksAgreeWithReplay(t *testing.T) {
 			for seed := range uint64(20) {
 				sc, _ := walk(t, c, seed, 80)
 				var out strings.Builder
-				rr, err := runner.Replay(strings.NewReader(sc), &out)
+				rr, err := sim.Replay(strings.NewReader(sc), &out)
 				if err != nil {
 					t.Fatalf("%s %s seed %d: %v\n%s", name, abl, seed, err, sc)
 				}

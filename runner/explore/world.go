@@ -7,11 +7,12 @@ import (
 	"sort"
 
 	"leaselab/algorithms"
-	"leaselab/runner"
+	"leaselab/runner/faults"
+	"leaselab/runner/workload"
 )
 
 // never is the true deadline of a timer whose local deadline the node's
-// clock never reaches (runner.Clock.TrueAt's "never").
+// clock never reaches (faults.Clock.TrueAt's "never").
 const never = math.MaxInt64
 
 // snap is a node between two steps. A snap is never changed once a world
@@ -167,7 +168,7 @@ func (x *exec) fail(err error) {
 	}
 }
 
-func (x *exec) clock(n algorithms.NodeID) runner.Clock { return x.cfg.roots[x.w.root][n] }
+func (x *exec) clock(n algorithms.NodeID) faults.Clock { return x.cfg.roots[x.w.root][n] }
 
 // own returns node n's snap, cloned first if this transition has not
 // cloned it yet.
@@ -185,46 +186,35 @@ func (x *exec) schedule(e qev) {
 	x.q = append(x.q, e)
 }
 
-// step hands in to node n now and carries out its output (runner/sim.go's
-// step).
+// step hands in to node n now and carries out its output as the
+// simulator does (workload.Carry).
 func (x *exec) step(n algorithms.NodeID, in algorithms.Input) {
-	w := x.w
 	sn := x.own(n)
-	local := x.clock(n).Local(w.now)
+	local := x.clock(n).Local(x.w.now)
 	x.out.Reset()
 	sn.node.Step(local, in, &x.out)
 	out := &x.out
 	if len(out.Msgs)+len(out.Timers)+len(out.Events)+len(out.Persist) > 0 {
 		x.effects++
 	}
-	for i := range out.Timers {
-		x.setTimer(n, local, &out.Timers[i])
-	}
-	for i := range out.Msgs {
-		if out.Msgs[i].From != n {
-			x.fail(fmt.Errorf("node %d sent a message with From = %d: %v", n, out.Msgs[i].From, out.Msgs[i]))
-			return
-		}
-	}
-	if len(out.Persist) > 0 {
-		x.diskWrite(n, out)
-	} else {
-		for i := range out.Msgs {
-			x.send(out.Msgs[i])
-		}
-	}
-	for i := range out.Events {
-		ev := &out.Events[i]
-		switch ev.Kind {
-		case algorithms.Acquired:
-			x.acquired(n, ev)
-		case algorithms.Lost:
-			x.closeHold(ev.Resource, n)
-		}
+	if err := workload.Carry(x, n, local, out); err != nil {
+		x.fail(err)
 	}
 }
 
-func (x *exec) setTimer(n algorithms.NodeID, local algorithms.Local, t *algorithms.Timer) {
+// Event keeps the checker's view of node n's holds.
+func (x *exec) Event(n algorithms.NodeID, _ algorithms.Local, ev *algorithms.Event) bool {
+	switch ev.Kind {
+	case algorithms.Acquired:
+		x.acquired(n, ev)
+	case algorithms.Lost:
+		x.closeHold(ev.Resource, n)
+	}
+	return true
+}
+
+// SetTimer sets or cancels timer t of node n, whose clock reads local.
+func (x *exec) SetTimer(n algorithms.NodeID, local algorithms.Local, t *algorithms.Timer) {
 	w := x.w
 	for i := range w.timers {
 		if w.timers[i].node == n && w.timers[i].key == t.Key && !w.timers[i].disk {
@@ -256,18 +246,19 @@ func (w *world) insertTimer(tm timer) {
 	w.timers[i] = tm
 }
 
-func (x *exec) send(m algorithms.Message) {
+// Send puts m in flight (a message to oneself is delivered now).
+func (x *exec) Send(m *algorithms.Message) {
 	w := x.w
 	if int(m.To) >= len(w.nodes) {
-		x.fail(fmt.Errorf("node %d sent %v to a node that does not exist (cluster of %d)", m.From, m, len(w.nodes)))
+		x.fail(fmt.Errorf("node %d sent %v to a node that does not exist (cluster of %d)", m.From, *m, len(w.nodes)))
 		return
 	}
 	if m.To == m.From {
-		x.schedule(qev{kind: qDeliver, node: m.To, msg: m})
+		x.schedule(qev{kind: qDeliver, node: m.To, msg: *m})
 		return
 	}
 	w.pendSeq++
-	w.pending = append(w.pending, pmsg{id: w.pendSeq, msg: m})
+	w.pending = append(w.pending, pmsg{id: w.pendSeq, msg: *m})
 }
 
 func (x *exec) deliver(m *algorithms.Message) {
@@ -294,13 +285,13 @@ func (x *exec) ownDisk(n algorithms.NodeID) *diskState {
 	return c
 }
 
-// diskWrite: the records join the fsync queue; the messages wait for the
+// Persist: the records join the fsync queue; the messages wait for the
 // fsync, unless the Output says NoSync (then they leave at once).
-func (x *exec) diskWrite(n algorithms.NodeID, out *algorithms.Output) {
+func (x *exec) Persist(n algorithms.NodeID, out *algorithms.Output) {
 	d := x.ownDisk(n)
 	if out.NoSync {
 		for i := range out.Msgs {
-			x.send(out.Msgs[i])
+			x.Send(&out.Msgs[i])
 		}
 	} else {
 		d.qMsgs = append(d.qMsgs, out.Msgs...)
@@ -337,12 +328,12 @@ func (x *exec) diskDone(n algorithms.NodeID) {
 	d.curMsgs = nil
 	d.curRecs = d.curRecs[:0]
 	for i := range msgs {
-		x.send(msgs[i])
+		x.Send(&msgs[i])
 	}
 	x.startSync(n, d)
 }
 
-// --- the checker's view (runner/checker.go) ---
+// --- the checker's view (runner/checker) ---
 
 func (x *exec) acquired(n algorithms.NodeID, ev *algorithms.Event) {
 	w := x.w
@@ -456,13 +447,13 @@ func (w *world) nextDeadline() int64 {
 // --- node life ---
 
 // start builds node n (a restart when again) and steps it with Start
-// (runner/sim.go's startNode).
+// (runner/sim/sim.go's startNode).
 func (x *exec) start(n algorithms.NodeID, again bool) {
 	w := x.w
 	if again {
 		w.restarts[n]++
 	}
-	src := runner.NodeSource(x.cfg.Seed, n, w.restarts[n])
+	src := faults.NodeSource(x.cfg.Seed, n, w.restarts[n])
 	c := algorithms.Config{
 		ID:        n,
 		Cluster:   x.cfg.cluster,

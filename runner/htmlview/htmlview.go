@@ -6,7 +6,7 @@
 //
 // The file needs no network: its script, style and data are inline, and it
 // names no external resource. The data comes from the JSON-lines trace
-// (runner.Options.Trace, Options.ViolationTrace, runner.ReplayJSON), so
+// (runner.Options.Trace, Options.ViolationTrace, sim.ReplayJSON), so
 // whatever produced a trace can be viewed.
 //
 // A long run's trace holds millions of messages; the file stays bounded:
@@ -20,11 +20,12 @@ package htmlview
 
 import (
 	"bytes"
-	"container/heap"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"html/template"
 	"io"
+	"slices"
 	"sort"
 
 	"leaselab/runner"
@@ -635,49 +636,21 @@ func keepMessages(msgs []Msg, total int, vs []Violation, start, end int64, limit
 // selectNearest returns, in increasing order, the indices 0..n-1 of the
 // (at most) limit smallest scores (ties: the lower index).
 func selectNearest(n, limit int, score func(int) int64) []int {
-	h := &farHeap{}
-	for i := 0; i < n; i++ {
-		e := heapEntry{dist: score(i), idx: i}
-		if h.Len() < limit {
-			heap.Push(h, e)
-		} else if h.Len() > 0 && e.less((*h)[0]) {
-			(*h)[0] = e
-			heap.Fix(h, 0)
-		}
+	type entry struct {
+		dist int64
+		idx  int
 	}
-	idx := make([]int, h.Len())
-	for i, e := range *h {
-		idx[i] = e.idx
+	es := make([]entry, n)
+	for i := range es {
+		es[i] = entry{score(i), i}
+	}
+	slices.SortFunc(es, func(a, b entry) int { return cmp.Or(cmp.Compare(a.dist, b.dist), cmp.Compare(a.idx, b.idx)) })
+	idx := make([]int, max(0, min(limit, n)))
+	for i := range idx {
+		idx[i] = es[i].idx
 	}
 	sort.Ints(idx)
 	return idx
-}
-
-type heapEntry struct {
-	dist int64
-	idx  int
-}
-
-// less: nearer, or as near and earlier.
-func (a heapEntry) less(b heapEntry) bool {
-	if a.dist != b.dist {
-		return a.dist < b.dist
-	}
-	return a.idx < b.idx
-}
-
-// farHeap has the farthest entry on top.
-type farHeap []heapEntry
-
-func (h farHeap) Len() int           { return len(h) }
-func (h farHeap) Less(i, j int) bool { return h[j].less(h[i]) }
-func (h farHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *farHeap) Push(x any)        { *h = append(*h, x.(heapEntry)) }
-func (h *farHeap) Pop() any {
-	old := *h
-	e := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return e
 }
 
 // Write builds the page for in and writes it to w.

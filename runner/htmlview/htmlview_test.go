@@ -16,10 +16,11 @@ import (
 	_ "leaselab/naive"
 	_ "leaselab/paxoslease"
 	"leaselab/runner"
+	"leaselab/runner/sim"
 )
 
 // replayPage replays a scenario with a violation and builds its page data.
-func replayPage(t *testing.T) (Input, runner.ReplayResult) {
+func replayPage(t *testing.T) (Input, sim.ReplayResult) {
 	t.Helper()
 	f, err := os.Open("../../paxoslease/testdata/paxoslease-late-timer.txt")
 	if err != nil {
@@ -27,7 +28,7 @@ func replayPage(t *testing.T) (Input, runner.ReplayResult) {
 	}
 	defer f.Close()
 	var tr bytes.Buffer
-	rr, err := runner.ReplayJSON(f, &bytes.Buffer{}, &tr)
+	rr, err := sim.ReplayJSON(f, &bytes.Buffer{}, &tr)
 	if err != nil {
 		t.Fatal(err)
 	}

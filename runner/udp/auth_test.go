@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"leaselab/algorithms"
-	"leaselab/runner/wire"
+	"leaselab/runner/udp/wire"
 )
 
 // testProc is one node process run in this test process (RunProcess, the

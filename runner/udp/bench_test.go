@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"leaselab/runner/wire"
+	"leaselab/runner/udp/wire"
 )
 
 // BenchmarkLoopbackBatch measures lease throughput over loopback with the

@@ -4,7 +4,7 @@ import (
 	"time"
 
 	"leaselab/algorithms"
-	"leaselab/runner"
+	"leaselab/runner/faults"
 )
 
 // Clock is a node's local clock over the process's monotonic clock.
@@ -17,7 +17,7 @@ import (
 // Map reads true time, as a real node process does.
 type Clock struct {
 	Start time.Time
-	Map   runner.Clock
+	Map   faults.Clock
 }
 
 // True is the current true time in ns since Start.
@@ -25,7 +25,7 @@ func (c *Clock) True() int64 { return int64(time.Since(c.Start)) }
 
 // LocalAt converts a true time to the node's local reading.
 func (c *Clock) LocalAt(t int64) algorithms.Local {
-	if c.Map == (runner.Clock{}) {
+	if c.Map == (faults.Clock{}) {
 		return algorithms.Local(t)
 	}
 	return c.Map.Local(t)
@@ -34,7 +34,7 @@ func (c *Clock) LocalAt(t int64) algorithms.Local {
 // TrueAt is the first true time at which the node's clock reads l (used to
 // arm timers and to end hold intervals).
 func (c *Clock) TrueAt(l algorithms.Local) int64 {
-	if c.Map == (runner.Clock{}) {
+	if c.Map == (faults.Clock{}) {
 		return int64(l)
 	}
 	return c.Map.TrueAt(l)

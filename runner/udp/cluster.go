@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"leaselab/algorithms"
-	"leaselab/runner"
+	"leaselab/runner/faults"
 )
 
 // ClusterConfig describes a cluster whose nodes all run in this process,
@@ -65,7 +65,7 @@ func StartCluster(cfg ClusterConfig) (*Cluster, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := alg.Validate(cfg.Params, cfg.Cluster, cfg.Ablations); err != nil {
+	if err := alg.ValidateConfig(cfg.Params, cfg.Cluster, cfg.Ablations); err != nil {
 		return nil, err
 	}
 	if cfg.Skew < 0 || cfg.Drift < 0 || cfg.Drift >= 0.5 {
@@ -160,7 +160,7 @@ func StartCluster(cfg ClusterConfig) (*Cluster, error) {
 
 // drawClock draws a node's clock: offset uniform in [-skew/2, skew/2],
 // rate error uniform in [-drift, drift].
-func drawClock(rng *rand.Rand, skew time.Duration, drift float64) runner.Clock {
+func drawClock(rng *rand.Rand, skew time.Duration, drift float64) faults.Clock {
 	var off int64
 	var rate float64
 	if skew > 0 {
@@ -169,7 +169,7 @@ func drawClock(rng *rand.Rand, skew time.Duration, drift float64) runner.Clock {
 	if drift > 0 {
 		rate = (2*rng.Float64() - 1) * drift
 	}
-	return runner.NewClock(off, rate)
+	return faults.NewClock(off, rate)
 }
 
 func (c *Cluster) stopNodes() {

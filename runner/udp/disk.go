@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"leaselab/algorithms"
-	"leaselab/classicpaxos/wal"
+	"leaselab/runner/udp/wal"
 )
 
 // Stable storage of a durable node (classic Paxos), on the real log of

@@ -11,9 +11,9 @@ import (
 
 	"leaselab/algorithms"
 	_ "leaselab/classicpaxos"
-	"leaselab/classicpaxos/wal"
 	"leaselab/runner"
-	"leaselab/runner/wire"
+	"leaselab/runner/udp/wal"
+	"leaselab/runner/udp/wire"
 )
 
 // peer is a test's stand-in for a node: a socket that sends hand-made

@@ -12,7 +12,9 @@ import (
 
 	"leaselab/algorithms"
 	"leaselab/runner"
+	"leaselab/runner/record"
 	"leaselab/runner/timeq"
+	"leaselab/runner/workload"
 )
 
 func init() {
@@ -50,8 +52,8 @@ type Extra struct {
 	Background BackgroundStats
 }
 
-// env implements runner.Env over real sockets. Every call into the
-// driver, the recorder and the checker happens under mu, as runner.Env
+// env implements workload.Env over real sockets. Every call into the
+// driver, the recorder and the checker happens under mu, as workload.Env
 // requires; a node takes mu once per step (its events and the messages it
 // hands to the network), so three node goroutines and the environment's
 // own goroutine (timed callbacks) take turns at the meters while the
@@ -78,8 +80,8 @@ type env struct {
 	cut  *Partition
 	plan *partitionPlan
 
-	drv *runner.Driver
-	rec *runner.Recorder
+	drv *workload.Driver
+	rec *record.Recorder
 
 	now    int64               // latest true time handed to the driver
 	timers timeq.Queue[func()] // timed callbacks, in (time, call order)
@@ -184,8 +186,8 @@ func RunSpec(spec runner.Spec, opt runner.Options, eo EnvOptions) (runner.Result
 	if opt.ViolationTrace != nil {
 		ring = runner.ViolationContext
 	}
-	tr := runner.NewTracer(opt.Trace, ring)
-	e.rec = runner.NewRecorder(spec, e, tr)
+	tr := record.NewTracer(opt.Trace, ring)
+	e.rec = record.NewRecorder(spec, e, tr)
 	if opt.Holds != nil {
 		e.rec.WriteHolds(opt.Holds)
 	}
@@ -199,7 +201,7 @@ func RunSpec(spec runner.Spec, opt runner.Options, eo EnvOptions) (runner.Result
 			recent := tr.Recent()
 			var b []byte
 			for i := range recent {
-				b = runner.AppendTraceJSON(b[:0], &recent[i])
+				b = record.AppendTraceJSON(b[:0], &recent[i])
 				b = append(b, '\n')
 				if _, err := opt.ViolationTrace.Write(b); err != nil {
 					return
@@ -207,7 +209,7 @@ func RunSpec(spec runner.Spec, opt runner.Options, eo EnvOptions) (runner.Result
 			}
 		}
 	}
-	e.drv, err = runner.NewDriver(spec, e, e.rec)
+	e.drv, err = workload.NewDriver(spec, e, e.rec)
 	if err != nil {
 		return runner.Result{}, Extra{}, err
 	}
@@ -501,28 +503,28 @@ func (e *env) split(heal int64) {
 			mask |= 1 << i
 		}
 	}
-	e.traceNet(runner.TracePartition, mask)
+	e.traceNet(record.TracePartition, mask)
 	e.At(heal, e.heal)
 }
 
 // traceNet writes a partition or heal line to the trace, if there is one.
 // Holds that ended before now go in first, so the trace stays in
 // true-time order.
-func (e *env) traceNet(kind runner.TraceKind, mask int64) {
+func (e *env) traceNet(kind record.TraceKind, mask int64) {
 	if tr := e.rec.Tracer(); tr != nil {
 		e.rec.Checker().Advance(e.now)
-		tr.Add(&runner.TraceRec{T: e.now, Local: algorithms.Local(e.now), Kind: kind, Node: algorithms.NoNode, X: mask})
+		tr.Add(&record.TraceRec{T: e.now, Local: algorithms.Local(e.now), Kind: kind, Node: algorithms.NoNode, X: mask})
 	}
 }
 
 // heal ends an episode (a timed callback: mu is held).
 func (e *env) heal() {
 	e.cut.Heal()
-	e.traceNet(runner.TraceHeal, 0)
+	e.traceNet(record.TraceHeal, 0)
 	e.planPartition()
 }
 
-// --- runner.Env (every method is called with mu held) ---
+// --- workload.Env (every method is called with mu held) ---
 
 func (e *env) Now() int64 { return e.now }
 

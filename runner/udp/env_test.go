@@ -47,7 +47,8 @@ func TestRunBatchThroughRunner(t *testing.T) {
 // that start together deadlock statically and only a proposer that gets a
 // head start wins; the count is logged, not asserted. PaxosLease resolves
 // duels with ballots and backoff, so for it progress is asserted, with a
-// wide margin (it acquires dozens of leases in 2 s on an idle machine).
+// wide margin (it acquires dozens of leases in 2 s on an idle machine),
+// under -tags wallclock only: on a loaded machine any count can fall short.
 func TestRunContentionThroughRunner(t *testing.T) {
 	for _, c := range []struct {
 		algo    string
@@ -80,7 +81,7 @@ func TestRunContentionThroughRunner(t *testing.T) {
 			if r.LeasesAcquired+r.LeasesFailed == 0 {
 				t.Fatal("no request ended in 2 s (acquired or failed)")
 			}
-			if r.LeasesAcquired < c.atLeast {
+			if wallclock && r.LeasesAcquired < c.atLeast {
 				t.Fatalf("acquired %d leases, want at least %d", r.LeasesAcquired, c.atLeast)
 			}
 		})
@@ -95,7 +96,8 @@ func TestRunContentionThroughRunner(t *testing.T) {
 // whether one of them wins within the run is luck (on a loaded machine it
 // sometimes does not). PaxosLease must take over once the holder's lease
 // has expired at the acceptors (T = 300 ms after its last round): within
-// T plus a generous margin for retries on a loaded machine. Classic Paxos
+// T plus a generous margin for retries (under -tags wallclock only: a
+// loaded machine can delay it past any margin). Classic Paxos
 // takes over the same way, and its node 0 restarts from its log (the udp
 // environment's crash-and-recover path for durable nodes).
 func TestRunFailoverThroughRunner(t *testing.T) {
@@ -130,7 +132,7 @@ func TestRunFailoverThroughRunner(t *testing.T) {
 			if r.Crashes != 1 || ex.Restarts != 1 || r.Violations != 0 {
 				t.Fatalf("crashes %d, restarts %d, violations %d: %v", r.Crashes, ex.Restarts, r.Violations, r.ViolationList)
 			}
-			if c.takeover && (r.FailoverGapMS < 0 || r.FailoverGapMS > 1000) {
+			if wallclock && c.takeover && (r.FailoverGapMS < 0 || r.FailoverGapMS > 1000) {
 				t.Fatalf("failover gap %.1f ms, want a takeover within 1 s (T = 300 ms)", r.FailoverGapMS)
 			}
 		})

@@ -16,6 +16,8 @@ import (
 
 	"leaselab/algorithms"
 	"leaselab/runner"
+	"leaselab/runner/checker"
+	"leaselab/runner/record"
 )
 
 // FailoverConfig drives `leaselab cluster`: N node processes on loopback,
@@ -261,7 +263,7 @@ func Failover(ctx context.Context, cfg FailoverConfig) (FailoverResult, error) {
 
 	start := time.Now()
 	now := func() int64 { return int64(time.Since(start)) }
-	chk := runner.NewChecker(runner.IdentityClocks, cfg.Node.Seed, nil)
+	chk := checker.NewChecker(record.IdentityClocks, cfg.Node.Seed, nil)
 	const resource = 1
 	ready := 0
 	alive := make([]bool, cfg.Nodes)
@@ -447,7 +449,7 @@ func Failover(ctx context.Context, cfg FailoverConfig) (FailoverResult, error) {
 	}
 }
 
-func violations(c *runner.Checker) (int, []runner.Violation) {
+func violations(c *checker.Checker) (int, []runner.Violation) {
 	v, n := c.Violations()
 	return n, v
 }

@@ -10,13 +10,13 @@ import (
 	"leaselab/algorithms"
 	"leaselab/runner"
 	"leaselab/runner/timeq"
-	"leaselab/runner/wire"
+	"leaselab/runner/udp/wire"
 )
 
 // Netem is user-space network emulation on the sending side, for LAN and
 // WAN experiments on one machine (the kernel's netem is not available
 // here). It acts on what a node sends to other nodes, with the meaning the
-// simulator gives the same NetSpec fields (runner/sim.go):
+// simulator gives the same NetSpec fields (runner/sim/sim.go):
 //
 //   - Loss drops each message independently with this probability, before
 //     batching, so loss is per message as in the simulator.

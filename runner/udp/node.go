@@ -29,8 +29,9 @@ import (
 	"time"
 
 	"leaselab/algorithms"
-	"leaselab/classicpaxos/wal"
-	"leaselab/runner/wire"
+	"leaselab/runner"
+	"leaselab/runner/udp/wal"
+	"leaselab/runner/udp/wire"
 )
 
 // Observer sees what nodes do. Its methods are called on the node's event
@@ -282,7 +283,7 @@ func DefaultDatagram(peers []netip.AddrPort) int {
 
 // LoopbackDatagram is the default datagram size on loopback (see
 // BenchmarkLoopbackBatch, which compares 1400 bytes, 16 KiB and 64 KiB).
-const LoopbackDatagram = 16 << 10
+const LoopbackDatagram = runner.LoopbackDatagram
 
 // ID is the node's id.
 func (n *Node) ID() algorithms.NodeID { return n.id }

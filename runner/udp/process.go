@@ -16,9 +16,9 @@ import (
 	"time"
 
 	"leaselab/algorithms"
-	"leaselab/classicpaxos/wal"
-	"leaselab/runner"
-	"leaselab/runner/wire"
+	"leaselab/runner/faults"
+	"leaselab/runner/udp/wal"
+	"leaselab/runner/udp/wire"
 )
 
 // A node process (`leaselab node`) runs one node of a cluster that spans
@@ -209,7 +209,7 @@ var ProcessEpoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 func ProcessClock() *Clock {
 	start := time.Now()
 	off := start.Round(0).Sub(ProcessEpoch).Nanoseconds()
-	return &Clock{Start: start, Map: runner.NewClock(off, 0)}
+	return &Clock{Start: start, Map: faults.NewClock(off, 0)}
 }
 
 // RunProcess runs one node until ctx ends, stdin says "quit" or ends.
@@ -247,7 +247,7 @@ func RunProcess(ctx context.Context, cfg ProcessConfig, stdin io.Reader, stdout 
 	if cl.Proposers == 0 {
 		cl.Proposers = nodes
 	}
-	if err := alg.Validate(cfg.Params, cl, cfg.Ablations); err != nil {
+	if err := alg.ValidateConfig(cfg.Params, cl, cfg.Ablations); err != nil {
 		return err
 	}
 	var key []byte
@@ -396,7 +396,7 @@ func parseCommand(line string) (*algorithms.Input, bool, error) {
 	if f[0] == "quit" && len(f) == 1 {
 		return nil, true, nil
 	}
-	kinds := map[string]algorithms.InputKind{"acquire": algorithms.Acquire, "extend": algorithms.Extend, "release": algorithms.Giveup}
+	kinds := map[string]algorithms.InputKind{"acquire": algorithms.Acquire, "extend": algorithms.Extend, "release": algorithms.Relinquish}
 	k, ok := kinds[f[0]]
 	if !ok {
 		return nil, false, fmt.Errorf("unknown command %q (acquire R, extend R, release R, stats, quit)", f[0])

@@ -72,7 +72,7 @@ func TestParseCommand(t *testing.T) {
 	}{
 		{line: "acquire 7", kind: algorithms.Acquire, res: 7},
 		{line: "  extend 1 ", kind: algorithms.Extend, res: 1},
-		{line: "release 2", kind: algorithms.Giveup, res: 2},
+		{line: "release 2", kind: algorithms.Relinquish, res: 2},
 		{line: "quit", quit: true},
 		{line: "acquire", err: true},
 		{line: "acquire x", err: true},
@@ -95,7 +95,7 @@ func TestParseCommand(t *testing.T) {
 // registered in this build). Not plain naive: a lone contender can keep
 // renewing the grant that just lapsed at one acceptor while its own earlier
 // grant blocks it at the other, and never take over (CI saw 20 s of it;
-// runner/testdata/naive-lone-contender.txt replays the interleaving).
+// runner/sim/testdata/naive-lone-contender.txt replays the interleaving).
 // naive-undo gives back a failed attempt's grants, so it must take over.
 func failoverAlgos() []string {
 	var out []string
@@ -153,8 +153,9 @@ func TestFailoverKillsHolderProcess(t *testing.T) {
 			}
 			// The next owner cannot get the lease before the killed
 			// holder's lease ran out at the acceptors, and should get it
-			// within M plus a few retries after the kill.
-			if g := float64(r.GapMS); g < r.RemainingAtKillMS-1 || g > r.MaxLeaseMS+500 {
+			// within M plus a few retries after the kill (-tags wallclock
+			// only: a loaded machine can delay it past any margin).
+			if g := float64(r.GapMS); g < r.RemainingAtKillMS-1 || wallclock && g > r.MaxLeaseMS+500 {
 				t.Fatalf("failover gap %.1f ms (holder had %.1f ms left, M = %.0f ms)", r.GapMS, r.RemainingAtKillMS, r.MaxLeaseMS)
 			}
 			// Node 0's second life counted itself in its state directory;

@@ -11,7 +11,7 @@ import (
 	"strings"
 
 	"leaselab/algorithms"
-	"leaselab/classicpaxos/wal"
+	"leaselab/runner/udp/wal"
 )
 
 // A node's restart counter goes into its ballots (PaxosLease) and tells a

@@ -1,0 +1,54 @@
+package experiments
+
+import "fmt"
+
+// Exposes says how to show what switching off ablation of algo breaks:
+// a `leaselab check` command line and, where there is one, a scenario file
+// for `leaselab replay`; for a rule that guards liveness, which meters to
+// compare (starting with "liveness"). "" if the table has no entry
+// (TestEveryAblationHasExposure keeps it complete).
+//
+// The algorithm packages describe their rules in words
+// (algorithms.Ablation); the command lines live here, beside the
+// experiments that run them, and `go test ./cmd/leaselab/` runs each.
+func Exposes(algo, ablation string) string {
+	return exposes[algo+"/"+ablation]
+}
+
+// exposes is keyed by "algorithm/ablation".
+var exposes = func() map[string]string {
+	m := map[string]string{
+		"paxoslease/restart-wait":       "leaselab check --algo paxoslease --faults crash --ablate restart-wait; scenario paxoslease/testdata/paxoslease-restart-wait.txt",
+		"paxoslease/drift-margin":       "leaselab check --algo paxoslease --faults drift --ablate drift-margin; scenario paxoslease/testdata/paxoslease-drift-margin.txt",
+		"paxoslease/backoff":            "liveness: the contention workload with several proposers shows more preemptions (longer duelling chains) without backoff than with it, on the same seeds",
+		"paxoslease/ballot-learning":    "liveness: contention and crash campaigns show more failed leases",
+		"paxoslease/late-timer":         "scenario paxoslease/testdata/paxoslease-late-timer.txt (leaselab replay; the scenario sets ResponseTimeout above the quarantine, since the phase timer otherwise ends a prepare phase before the forgetful acceptor rejoins)",
+		"paxoslease/count-by-message":   "leaselab check --algo paxoslease --faults dup --ablate count-by-message; scenario paxoslease/testdata/paxoslease-count-by-message.txt",
+		"paxoslease/owner-only-release": "leaselab check --algo paxoslease --ablate owner-only-release --faults reorder --lease-span 100ms --max-lease 150ms --response-timeout 50ms --backoff 10ms --rtt 20ms --jitter 10ms --hold 30ms --pause 50ms (leases short against message delays); scenario paxoslease/testdata/paxoslease-owner-only-release.txt",
+		"paxoslease/stale-owner-open":   "scenario paxoslease/testdata/paxoslease-stale-owner-open.txt (leaselab replay, with abandon-release also ablated)",
+		"paxoslease/abandon-release":    "scenario paxoslease/testdata/paxoslease-abandon-release.txt (leaselab replay); also leaselab explore --algo paxoslease --ablate abandon-release and leaselab check --algo paxoslease --faults all --ablate abandon-release --seeds 2000",
+		"paxoslease/rtt-backoff":        "liveness: leaselab run --algo paxoslease --workload contention --proposers 16 --hold 100us --pause 100us --duration 5s --ablate rtt-backoff (fewer acquisitions per second than without the ablation)",
+		"paxoslease/release-promise":    "liveness: leaselab run --algo paxoslease --workload contention --proposers 16 --hold 100us --pause 100us --duration 5s --ablate release-promise; scenario paxoslease/testdata/handoff-release-promise-no-release-promise.txt (leaselab replay: no hand-off without a new prepare round)",
+		"paxoslease/head-start":         "liveness: leaselab run --algo paxoslease --workload contention --proposers 16 --hold 100us --pause 100us --duration 5s --ablate head-start (more preemptions, fewer acquisitions per second)",
+		"paxoslease/failed-release":     "liveness: leaselab run --algo paxoslease --workload contention --proposers 16 --hold 100us --pause 100us --duration 5s --backoff 1ms --ablate failed-release; scenario paxoslease/testdata/handoff-split-accept-no-failed-release.txt (leaselab replay: the split accept waits for the acceptors' timers)",
+		"paxoslease/promise-guard":      "liveness: leaselab run --algo paxoslease --workload contention --proposers 16 --hold 100us --pause 100us --duration 5s --ablate promise-guard; scenario paxoslease/testdata/handoff-release-promise-no-promise-guard.txt (leaselab replay: the newcomer preempts the re-promised proposer)",
+
+		"fatlease/restart-wait":            "leaselab check --algo fatlease --faults crash --ablate restart-wait (more often with --crash-rate 20 --downtime 10ms)",
+		"fatlease/safety-period":           "leaselab check --algo fatlease --faults drift --ablate safety-period",
+		"fatlease/previous-instance-check": "leaselab check --algo fatlease --faults crash,partition --ablate previous-instance-check",
+		"fatlease/drift-margin":            "leaselab check --algo fatlease --faults all --ablate drift-margin --seeds 500 (free-running clocks, kind freeclock)",
+
+		"classicpaxos/fsync": "leaselab check --algo classicpaxos --faults crash --crash-rate 20 --downtime 10ms --fsync-latency 500ms --ablate fsync (the default mix of `--faults all` with a 2 ms fsync rarely hits it)",
+
+		"central/restart-wait": "leaselab check --algo central --acceptors 1 --faults crash --ablate restart-wait",
+		"central/drift-margin": "leaselab check --algo central --acceptors 1 --faults drift --ablate drift-margin",
+	}
+	// The two naive variants share their rules; each command names its own.
+	for _, v := range []string{"naive", "naive-undo"} {
+		m[v+"/restart-wait"] = fmt.Sprintf("leaselab check --algo %s --faults crash --ablate restart-wait", v)
+		m[v+"/drift-margin"] = fmt.Sprintf("leaselab check --algo %s --faults drift --ablate drift-margin", v)
+		m[v+"/count-by-message"] = fmt.Sprintf("leaselab check --algo %s --faults dup --ablate count-by-message", v)
+		m[v+"/owner-only-release"] = fmt.Sprintf("leaselab check --algo %s --faults dup,reorder --pause 1ms --hold 10ms --duration 60s --proposers 3 --ablate owner-only-release (quick re-acquisition with late messages)", v)
+	}
+	return m
+}()

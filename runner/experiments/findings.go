@@ -1,0 +1,241 @@
+package experiments
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"leaselab/plots"
+)
+
+// Findings are report notes whose numbers come from the run's own results
+// (Experiment.Findings), so that they cannot drift from the data: a note
+// that states a measured number is a function of the Report, never a
+// string. Static notes (Notes, EnvNotes, Published.Note) carry only
+// inputs: parameters of the setup and the papers' own numbers
+// (TestStaticNotesStateNoMeasurements checks this).
+
+// sweepTotal sums a meter over every sweep value and repetition of one
+// series (NaN if the series has no value).
+func (r *Report) sweepTotal(facet, variant, meter string) float64 {
+	fi := r.Exp.facetIndex(facet)
+	if fi < 0 {
+		return math.NaN()
+	}
+	sum, n := 0.0, 0
+	for xi := range r.Exp.ValuesOf(fi) {
+		if st, ok := r.stat(facet, variant, xi, meter); ok && st.N > 0 {
+			sum += st.Sum
+			n += st.N
+		}
+	}
+	if n == 0 {
+		return math.NaN()
+	}
+	return sum
+}
+
+// statAtX is a series' statistic at sweep value x of its facet.
+func (r *Report) statAtX(facet, variant string, x float64, meter string) (Stat, bool) {
+	fi := r.Exp.facetIndex(facet)
+	if fi < 0 {
+		return Stat{}, false
+	}
+	for xi, v := range r.Exp.ValuesOf(fi) {
+		if v == x {
+			st, ok := r.stat(facet, variant, xi, meter)
+			return st, ok && st.N > 0
+		}
+	}
+	return Stat{}, false
+}
+
+// meanOver is the mean of a meter's point means over the sweep values of
+// a facet from minX on (NaN if none).
+func (r *Report) meanOver(facet, variant, meter string, minX float64) float64 {
+	fi := r.Exp.facetIndex(facet)
+	if fi < 0 {
+		return math.NaN()
+	}
+	sum, n := 0.0, 0
+	for xi, x := range r.Exp.ValuesOf(fi) {
+		if x < minX {
+			continue
+		}
+		if st, ok := r.stat(facet, variant, xi, meter); ok && st.N > 0 {
+			sum += st.Mean
+			n++
+		}
+	}
+	if n == 0 {
+		return math.NaN()
+	}
+	return sum / float64(n)
+}
+
+func pctText(f float64) string { return plots.FormatNumber(math.Round(1000*f)/10) + "%" }
+
+func numText(v float64) string { return plots.FormatNumber(v) }
+
+// deadlockFindings: where each algorithm deadlocks statically, how often,
+// and how PaxosLease compares with the naive vote.
+func deadlockFindings(r *Report) []string {
+	var out []string
+	e := r.Exp
+	runs := e.NReps
+	var parts []string
+	for _, v := range e.Variants {
+		n := r.sweepTotal("", v.Name, "static_deadlocks")
+		if math.IsNaN(n) {
+			continue
+		}
+		parts = append(parts, fmt.Sprintf("%s %s", v.Name, numText(n)))
+	}
+	if len(parts) > 0 {
+		out = append(out, fmt.Sprintf("Static-deadlock episodes over the whole proposer sweep without message loss (%d runs per point, all points): %s.",
+			runs, strings.Join(parts, ", ")))
+	}
+	fi := e.facetIndex(deadlockLossFacet)
+	if fi < 0 {
+		return out
+	}
+	loss := e.ValuesOf(fi)
+	row := func(variant string) (string, bool) {
+		var cells []string
+		for _, x := range loss {
+			n, ok1 := r.statAtX(deadlockLossFacet, variant, x, "static_deadlocks")
+			f, ok2 := r.statAtX(deadlockLossFacet, variant, x, "static_deadlock_fraction")
+			if !ok1 || !ok2 {
+				return "", false
+			}
+			cells = append(cells, fmt.Sprintf("%s per run (%s of wanted time) at %s loss", numText(n.Mean), pctText(f.Mean), pctText(x)))
+		}
+		return strings.Join(cells, ", "), true
+	}
+	for _, v := range []string{"paxoslease", "naive"} {
+		if text, ok := row(v); ok {
+			out = append(out, fmt.Sprintf("With %d proposers, %s has %s.", deadlockLossProposers, v, text))
+		}
+	}
+	// PaxosLease against the naive vote, at the largest loss both have.
+	for i := len(loss) - 1; i >= 0; i-- {
+		x := loss[i]
+		p, ok1 := r.statAtX(deadlockLossFacet, "paxoslease", x, "static_deadlock_fraction")
+		nv, ok2 := r.statAtX(deadlockLossFacet, "naive", x, "static_deadlock_fraction")
+		pn, ok3 := r.statAtX(deadlockLossFacet, "paxoslease", x, "static_deadlocks")
+		nn, ok4 := r.statAtX(deadlockLossFacet, "naive", x, "static_deadlocks")
+		if !(ok1 && ok2 && ok3 && ok4) || p.Mean == 0 {
+			continue
+		}
+		out = append(out, fmt.Sprintf("At %s loss PaxosLease spends %s of the wanted time in static deadlock against the naive vote's %s (%s× less), in %s episodes per run against %s.",
+			pctText(x), pctText(p.Mean), pctText(nv.Mean), numText(math.Round(10*nv.Mean/p.Mean)/10), numText(pn.Mean), numText(nn.Mean)))
+		break
+	}
+	if n, ok := r.statAtX("", "paxoslease (no backoff)", deadlockLossProposers, "static_deadlocks"); ok {
+		if f, ok := r.statAtX("", "paxoslease (no backoff)", deadlockLossProposers, "static_deadlock_fraction"); ok && n.Mean > 0 {
+			out = append(out, fmt.Sprintf("Without backoff, PaxosLease at %d proposers and no loss has %s static-deadlock episodes per run, %s of the wanted time: proposers that retry at once pre-empt each other's rounds half-way, until two proposals sit at one acceptor each (a split accept) or a proposal that won a majority belongs to a proposer that has moved on to a new round, and everyone waits out the lease span.",
+				deadlockLossProposers, numText(n.Mean), pctText(f.Mean)))
+		}
+	}
+	return out
+}
+
+// fig8Findings: what classic Paxos's fsyncs cost, from the runs.
+func fig8Findings(r *Report) []string {
+	const facet = "RTT 0.5 ms"
+	var out []string
+	fsyncMS := float64(paperFsync) / float64(time.Millisecond)
+	cp, ok1 := r.statAtX(facet, "classicpaxos", 1, "latency_ms.mean")
+	fl, ok2 := r.statAtX(facet, "fatlease", 1, "latency_ms.mean")
+	if ok1 && ok2 {
+		d := cp.Mean - fl.Mean
+		out = append(out, fmt.Sprintf("At one acceptor classic Paxos takes %s ms against FaTLease's %s ms: the lone node is the whole majority, nothing crosses the network, and the %s ms between them are its own fsyncs of the promise and then of the accepted lease, %s times the simulated fsync latency (%s ms mean, lognormal).",
+			numText(cp.Mean), numText(fl.Mean), numText(d), numText(math.Round(10*d/fsyncMS)/10), numText(fsyncMS)))
+	}
+	c := r.meanOver(facet, "classicpaxos", "latency_ms.mean", 2)
+	f := r.meanOver(facet, "fatlease", "latency_ms.mean", 2)
+	if !math.IsNaN(c) && !math.IsNaN(f) {
+		d := c - f
+		out = append(out, fmt.Sprintf("From 2 acceptors on, classic Paxos adds %s ms to a negotiation on average (RTT 0.5 ms), %s times the fsync latency: in each of the two phases the proposer's own acceptor and the remote ones sync at the same time, and the phase waits for the majority's, so a negotiation waits for about two fsyncs in series, as the paper's separate proposer did.",
+			numText(d), numText(math.Round(10*d/fsyncMS)/10)))
+	}
+	return out
+}
+
+// fig10Findings: what each algorithm got through under the writer.
+func fig10Findings(r *Report) []string {
+	var parts []string
+	for _, v := range r.Exp.Variants {
+		acq := r.sweepTotal("", v.Name, "leases_acquired")
+		failed := r.sweepTotal("", v.Name, "leases_failed")
+		to := r.sweepTotal("", v.Name, "timeouts")
+		if math.IsNaN(acq) || math.IsNaN(failed) {
+			continue
+		}
+		parts = append(parts, fmt.Sprintf("%s acquired %s of %s leases requested (%s timeouts)", v.Name, numText(acq), numText(acq+failed), numText(to)))
+	}
+	if len(parts) == 0 {
+		return nil
+	}
+	return []string{fmt.Sprintf("Over every batch size and repetition of this run (%s): %s.", r.Exp.Env, strings.Join(parts, "; "))}
+}
+
+// batchFindings: per series, the throughput range, timeouts and failures
+// over the sweep, the first batch size with a timeout, and classic
+// Paxos's throughput as a share of FaTLease's (fig5, fig6, fig7).
+func batchFindings(r *Report) []string {
+	var out []string
+	e := r.Exp
+	values := e.ValuesOf(0)
+	means := func(variant, meter string) []float64 {
+		var ms []float64
+		for xi := range values {
+			st, ok := r.stat("", variant, xi, meter)
+			if !ok || st.N == 0 {
+				ms = append(ms, math.NaN())
+				continue
+			}
+			ms = append(ms, st.Mean)
+		}
+		return ms
+	}
+	for _, v := range e.Variants {
+		tp := means(v.Name, "leases_per_sec")
+		lo, hi := math.Inf(1), math.Inf(-1)
+		for _, x := range tp {
+			if !math.IsNaN(x) {
+				lo, hi = math.Min(lo, x), math.Max(hi, x)
+			}
+		}
+		if math.IsInf(lo, 1) {
+			continue
+		}
+		to := r.sweepTotal("", v.Name, "timeouts")
+		failed := r.sweepTotal("", v.Name, "leases_failed")
+		s := fmt.Sprintf("%s: %s to %s leases/s over the sweep, %s timeouts and %s failed leases in all runs", v.Name, numText(lo), numText(hi), numText(to), numText(failed))
+		first := math.NaN()
+		for xi, m := range means(v.Name, "timeouts") {
+			if m > 0 {
+				first = values[xi]
+				break
+			}
+		}
+		if !math.IsNaN(first) {
+			s += fmt.Sprintf(", the first at %s leases", numText(first))
+		}
+		out = append(out, s+".")
+	}
+	cp, fl := means("classicpaxos", "leases_per_sec"), means("fatlease", "leases_per_sec")
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for i := range cp {
+		if i < len(fl) && fl[i] > 0 && !math.IsNaN(cp[i]) {
+			q := cp[i] / fl[i]
+			lo, hi = math.Min(lo, q), math.Max(hi, q)
+		}
+	}
+	if !math.IsInf(lo, 1) {
+		out = append(out, fmt.Sprintf("Classic Paxos's throughput is %s to %s of FaTLease's at the same batch size.", pctText(lo), pctText(hi)))
+	}
+	return out
+}

@@ -1,0 +1,763 @@
+package record
+
+import (
+	"bufio"
+	"cmp"
+	"io"
+	"math"
+	"slices"
+	"strconv"
+
+	"leaselab/algorithms"
+	"leaselab/runner"
+	"leaselab/runner/checker"
+	"leaselab/runner/restable"
+)
+
+// DiskRecordSize is the number of bytes one algorithms.Record costs on the
+// simulated disk: the size of a record in classic Paxos's real log
+// (runner/udp/wal.RecordSize: the fields plus a checksum), so that
+// simulated and real byte counts compare. A test keeps the two equal; the
+// runner does not import the algorithm packages.
+const DiskRecordSize = 48
+
+// Recorder turns what happens in a run into the Result's meters and feeds
+// the lease-invariant checker. It is environment-independent: the
+// simulator and the UDP environment drive it the same way (see Env).
+// Every method takes the true time t of the happening; t must not
+// decrease from call to call.
+type Recorder struct {
+	spec      runner.Spec
+	clocks    Clocks
+	chk       *checker.Checker
+	tr        *Tracer // nil: no trace
+	csv       *bufio.Writer
+	csvErr    error
+	majority  int
+	acceptors int
+	// blocks: the algorithm's Granted state blocks other proposers
+	// (algorithms.Algorithm.GrantBlocks); without it there is no static
+	// deadlock to count.
+	blocks bool
+
+	// OnViolation, if set, is called when an overlap begins (before its
+	// length is known).
+	OnViolation func(t int64, v runner.Violation)
+
+	resIdx restable.Table
+	rs     []resState
+	wants  []want
+	wfree  []int32
+	// grants holds, for each resource that ever saw a Granted event, one
+	// block of `acceptors` entries (entry i: acceptor i's latest grant);
+	// resState.grants is the block's first index.
+	grants []grant
+
+	acquired, failed, abandoned int
+	timeouts, preemptions       int
+	rounds, extensions          int
+	latencies                   []int64
+	chains                      map[int]int
+	firstRequest, firstAcquire  int64
+	lastAcquire                 int64
+	messages                    int64
+	fsyncs, diskBytes           int64
+	fsyncLat                    []int64
+	crashes, partitions         int
+	ownerChanges                int
+	wantedNS, blockedNS         int64
+	deadlocks                   int
+	deadlockNS                  int64
+	failoverAt                  int64
+	failoverNode                algorithms.NodeID
+	failoverGap                 int64
+	holdsStarted                int
+}
+
+type resState struct {
+	id     algorithms.ResourceID
+	wants  int32 // head of the pending-request list, -1 if none
+	grants int32 // first entry of the resource's grant block, -1 if none
+	nwant  int32
+	nhold  int32
+	last   int64 // when wanted/blocked time was last accrued
+	// Static deadlock: dlSeen is the last instant the condition was
+	// evaluated at (grant expiries after it are still to be looked at);
+	// dlOn says an episode is open, since dlStart.
+	dlSeen  int64
+	dlStart int64
+	dlOn    bool
+	// held is the proposal (owner and ballot) of the latest Acquired event
+	// on the resource: grants for it are a lease that was used.
+	held grant
+}
+
+// want is a pending client request: node asked to acquire the resource at
+// start and has lost preempts rounds to higher ballots since.
+type want struct {
+	start    int64
+	preempts int32
+	next     int32
+	node     algorithms.NodeID
+}
+
+// grant is an acceptor's grant / accepted proposal; live while end > now.
+type grant struct {
+	end    int64 // true time it ends; 0: none
+	ballot algorithms.Ballot
+	owner  algorithms.NodeID
+}
+
+// NewRecorder returns a recorder for spec whose clocks map local expiries
+// to true time. tr may be nil.
+func NewRecorder(spec runner.Spec, clocks Clocks, tr *Tracer) *Recorder {
+	r := &Recorder{
+		spec:         spec,
+		clocks:       clocks,
+		tr:           tr,
+		acceptors:    spec.Acceptors,
+		majority:     spec.Acceptors/2 + 1,
+		chains:       make(map[int]int),
+		firstRequest: -1,
+		firstAcquire: -1,
+		failoverAt:   -1,
+		failoverGap:  -1,
+	}
+	if a, err := algorithms.Lookup(spec.Algo); err == nil {
+		r.blocks = a.GrantBlocks
+	}
+	r.chk = checker.NewChecker(clocks, spec.Seed, r)
+	return r
+}
+
+// Reserve makes room for about n resources (e.g. a batch of n leases), so
+// that the tables do not grow, and copy, step by step.
+func (r *Recorder) Reserve(n int) {
+	r.rs = slices.Grow(r.rs, n)
+	r.wants = slices.Grow(r.wants, n)
+	r.latencies = slices.Grow(r.latencies, n)
+	r.chk.Reserve(n)
+}
+
+// Checker is the recorder's lease-invariant checker.
+func (r *Recorder) Checker() *checker.Checker { return r.chk }
+
+// Tracer is the recorder's tracer (nil if none).
+func (r *Recorder) Tracer() *Tracer { return r.tr }
+
+// WriteHolds makes the recorder write a CSV row
+// (resource,owner,ballot,start_ns,end_ns) for every hold interval as it
+// ends, after a header line. Ballots are written as their uint64 value.
+func (r *Recorder) WriteHolds(w io.Writer) {
+	r.csv = bufio.NewWriterSize(w, 1<<16)
+	_, r.csvErr = r.csv.WriteString("resource,owner,ballot,start_ns,end_ns\n")
+}
+
+func (r *Recorder) res(id algorithms.ResourceID) *resState {
+	if i, ok := r.resIdx.Get(id); ok {
+		return &r.rs[i]
+	}
+	r.resIdx.Put(id, int32(len(r.rs)))
+	r.rs = append(r.rs, resState{id: id, wants: -1, grants: -1})
+	return &r.rs[len(r.rs)-1]
+}
+
+// accrue adds the time since s.last to the wanted and blocked totals and
+// brings the static-deadlock state up to t; callers change s after it and
+// call r.settleDeadlock(s, t) after the change.
+func (r *Recorder) accrue(s *resState, t int64) {
+	r.advanceDeadlock(s, t)
+	if s.nwant > 0 && t > s.last {
+		r.wantedNS += t - s.last
+		if s.nhold == 0 {
+			r.blockedNS += t - s.last
+		}
+	}
+	s.last = t
+}
+
+func (r *Recorder) trace(rec *TraceRec) {
+	if r.tr != nil {
+		r.tr.Add(rec)
+	}
+}
+
+// Request records that a client handed input in to node n at t (the
+// environment accepted it). An Acquire opens a pending request on the
+// resource; a second Acquire while one is pending is not a new request.
+func (r *Recorder) Request(t int64, n algorithms.NodeID, local algorithms.Local, in algorithms.Input) {
+	r.chk.Advance(t)
+	if r.tr != nil {
+		r.tr.Add(&TraceRec{T: t, Local: local, Kind: TraceInput, Sub: uint8(in.Kind), Node: n, Res: in.Resource})
+	}
+	if in.Kind != algorithms.Acquire {
+		return
+	}
+	s := r.res(in.Resource)
+	for i := s.wants; i >= 0; i = r.wants[i].next {
+		if r.wants[i].node == n {
+			return
+		}
+	}
+	if r.firstRequest < 0 {
+		r.firstRequest = t
+	}
+	r.accrue(s, t)
+	var i int32
+	if k := len(r.wfree); k > 0 {
+		i = r.wfree[k-1]
+		r.wfree = r.wfree[:k-1]
+	} else {
+		r.wants = append(r.wants, want{})
+		i = int32(len(r.wants) - 1)
+	}
+	r.wants[i] = want{start: t, node: n, next: s.wants}
+	s.wants = i
+	s.nwant++
+	r.settleDeadlock(s, t, true)
+}
+
+// takeWant removes n's pending request on s and returns it.
+func (r *Recorder) takeWant(s *resState, n algorithms.NodeID, t int64) (want, bool) {
+	prev := int32(-1)
+	for i := s.wants; i >= 0; i = r.wants[i].next {
+		w := r.wants[i]
+		if w.node != n {
+			prev = i
+			continue
+		}
+		r.accrue(s, t)
+		if prev < 0 {
+			s.wants = w.next
+		} else {
+			r.wants[prev].next = w.next
+		}
+		s.nwant--
+		r.wfree = append(r.wfree, i)
+		r.settleDeadlock(s, t, true)
+		return w, true
+	}
+	return want{}, false
+}
+
+// Outcome says what an event did to a pending request.
+type Outcome int8
+
+const (
+	NoOutcome Outcome = 0
+	// Granted: the event was the acquisition a pending request waited for.
+	OutcomeAcquired Outcome = 1
+	// OutcomeFailed: the event ended a pending request without a lease.
+	OutcomeFailed Outcome = -1
+)
+
+// Event records an event node n emitted at true time t (its clock read
+// local) and says whether it resolved a pending request.
+func (r *Recorder) Event(t int64, n algorithms.NodeID, local algorithms.Local, ev algorithms.Event) Outcome {
+	r.chk.Advance(t)
+	if r.tr != nil {
+		r.tr.Add(&TraceRec{T: t, Local: local, Kind: TraceEvent, Sub: uint8(ev.Kind), Node: n,
+			Res: ev.Resource, Owner: ev.Owner, Ballot: ev.Ballot, X: int64(ev.Until)})
+	}
+	switch ev.Kind {
+	case algorithms.Acquired:
+		s := r.res(ev.Resource)
+		s.held = grant{owner: n, ballot: ev.Ballot}
+		r.chk.Acquired(t, n, ev.Resource, ev.Ballot, ev.Until)
+		s = r.res(ev.Resource)
+		w, ok := r.takeWant(s, n, t)
+		if !ok {
+			r.extensions++
+			return NoOutcome
+		}
+		r.acquired++
+		r.latencies = append(r.latencies, t-w.start)
+		r.chains[int(w.preempts)]++
+		if r.firstAcquire < 0 {
+			r.firstAcquire = t
+		}
+		r.lastAcquire = t
+		return OutcomeAcquired
+	case algorithms.Lost:
+		r.chk.Lost(t, n, ev.Resource)
+	case algorithms.Failed:
+		s := r.res(ev.Resource)
+		if w, ok := r.takeWant(s, n, t); ok {
+			r.failed++
+			r.chains[int(w.preempts)]++
+			return OutcomeFailed
+		}
+	case algorithms.Timeout:
+		r.timeouts++
+	case algorithms.Preempted:
+		r.preemptions++
+		if i, ok := r.resIdx.Get(ev.Resource); ok {
+			for j := r.rs[i].wants; j >= 0; j = r.wants[j].next {
+				if r.wants[j].node == n {
+					r.wants[j].preempts++
+				}
+			}
+		}
+	case algorithms.Round:
+		r.rounds++
+	case algorithms.Granted:
+		r.granted(t, n, ev)
+	case algorithms.Cleared:
+		if i, ok := r.resIdx.Get(ev.Resource); ok {
+			r.dropGrant(&r.rs[i], n, t, false)
+		}
+	}
+	return NoOutcome
+}
+
+// Withdraw ends node n's pending request on res at t because its client
+// gave it up (Spec.Giveup): neither acquired nor failed, it only stops
+// counting as wanted. It reports whether a request was pending.
+func (r *Recorder) Withdraw(t int64, n algorithms.NodeID, res algorithms.ResourceID) bool {
+	r.chk.Advance(t)
+	i, ok := r.resIdx.Get(res)
+	if !ok {
+		return false
+	}
+	_, ok = r.takeWant(&r.rs[i], n, t)
+	return ok
+}
+
+// Abandon ends node n's pending request on res without a lease (the client
+// gave up waiting, or the run ended); it counts as failed.
+func (r *Recorder) Abandon(t int64, n algorithms.NodeID, res algorithms.ResourceID) bool {
+	r.chk.Advance(t)
+	i, ok := r.resIdx.Get(res)
+	if !ok {
+		return false
+	}
+	w, ok := r.takeWant(&r.rs[i], n, t)
+	if !ok {
+		return false
+	}
+	r.failed++
+	r.abandoned++
+	r.chains[int(w.preempts)]++
+	return true
+}
+
+// A static deadlock of a resource is a stretch of true time in which some
+// node wants the resource (an Acquire pending), nobody holds it, and so many
+// acceptors keep live blocking grants (Granted events of an algorithm whose
+// Algorithm.GrantBlocks is set, until Cleared or their Until) that fewer
+// than a majority of acceptors are open: nobody, whatever its ballot, can
+// win a round until a grant goes away. Two shapes reach it: a split (the
+// naive vote's, or PaxosLease's split accept: two proposals accepted by one
+// acceptor each, the third empty), and a proposal that won a majority whose
+// owner never learned it (its answers were lost) and so cannot use it
+// either.
+//
+// Grants of the proposal its owner last held (the latest Acquired event)
+// are left out when they form a majority: that is a lease in use or in its
+// tail (the holder's drift margin, a release still on its way, a crashed
+// holder), and waiting for it is the price of every lease.
+//
+// An episode counts when nothing but a timer ended it: a blocking grant
+// reached its Until, or, before that, the last request went away (the
+// proposers gave up), an acceptor crashed, or the run ended. An episode
+// ended by a message is not counted: by a hold (a proposal's accepts
+// reached a majority and its owner learned it: an ordinary acquisition, or
+// a race between proposals that one of them won), or by a Cleared event
+// before the grant's Until (a release, or naive-undo's giving back).
+
+// deadlocked reports whether the static-deadlock condition holds for s at
+// t, with grants live while end > t.
+func (r *Recorder) deadlocked(s *resState, t int64) bool {
+	if !r.blocks || s.grants < 0 || s.nwant == 0 || s.nhold > 0 {
+		return false
+	}
+	block := r.grants[s.grants : s.grants+int32(r.acceptors)]
+	live := 0
+	for _, g := range block {
+		if g.end > t {
+			live++
+		}
+	}
+	if r.acceptors-live >= r.majority {
+		return false
+	}
+	// The last held proposal's grants at a majority: a lease, not a block.
+	c := 0
+	for _, g := range block {
+		if g.end > t && g.owner == s.held.owner && g.ballot == s.held.ballot {
+			c++
+		}
+	}
+	return c < r.majority
+}
+
+// advanceDeadlock evaluates the condition at every grant expiry of s in
+// (s.dlSeen, t], in order: an expiry can end an episode and, with five or
+// more acceptors, start one (a winning proposal's grants lapse unevenly).
+func (r *Recorder) advanceDeadlock(s *resState, t int64) {
+	if !r.blocks || s.grants < 0 {
+		return
+	}
+	block := r.grants[s.grants : s.grants+int32(r.acceptors)]
+	for {
+		next := int64(math.MaxInt64)
+		for _, g := range block {
+			if g.end > s.dlSeen && g.end <= t && g.end < next {
+				next = g.end
+			}
+		}
+		if next == math.MaxInt64 {
+			break
+		}
+		r.settleDeadlock(s, next, true)
+	}
+	if t > s.dlSeen {
+		s.dlSeen = t
+	}
+}
+
+// settleDeadlock opens or closes s's episode according to the condition
+// at t, after a change of s; an episode it closes counts if byTimer (the
+// change was an expiry, the proposers giving up, or a crash).
+func (r *Recorder) settleDeadlock(s *resState, t int64, byTimer bool) {
+	if !r.blocks {
+		return
+	}
+	if t > s.dlSeen {
+		s.dlSeen = t
+	}
+	on := r.deadlocked(s, t)
+	switch {
+	case on && !s.dlOn:
+		s.dlOn, s.dlStart = true, t
+	case !on && s.dlOn:
+		s.dlOn = false
+		if !byTimer {
+			return // ended by a message: not a static deadlock
+		}
+		r.deadlocks++
+		r.deadlockNS += t - s.dlStart
+	}
+}
+
+// granted records acceptor a's grant.
+func (r *Recorder) granted(t int64, a algorithms.NodeID, ev algorithms.Event) {
+	if int(a) >= r.acceptors {
+		return // not an acceptor: not part of the deadlock condition
+	}
+	s := r.res(ev.Resource)
+	if s.grants < 0 {
+		s.grants = int32(len(r.grants))
+		for i := 0; i < r.acceptors; i++ {
+			r.grants = append(r.grants, grant{})
+		}
+		s.dlSeen = t
+	}
+	r.advanceDeadlock(s, t)
+	g := &r.grants[s.grants+int32(a)]
+	g.owner = ev.Owner
+	g.ballot = ev.Ballot
+	g.end = r.clocks.TrueAt(a, ev.Until)
+	r.settleDeadlock(s, t, false)
+}
+
+// dropGrant forgets acceptor a's grant on s at t: a Cleared event before
+// the grant's Until (a message ended it; byTimer false), or a crash.
+func (r *Recorder) dropGrant(s *resState, a algorithms.NodeID, t int64, byTimer bool) {
+	if s.grants >= 0 && int(a) < r.acceptors {
+		r.advanceDeadlock(s, t)
+		r.grants[s.grants+int32(a)] = grant{}
+		r.settleDeadlock(s, t, byTimer)
+	}
+}
+
+// StaticDeadlocks reports the static-deadlock episodes up to t (the run's
+// Finish counts the same): counted episodes, an episode still open counted
+// as one ending at t, and their total length in ns.
+func (r *Recorder) StaticDeadlocks(t int64) (episodes int, ns int64) {
+	episodes, ns = r.deadlocks, r.deadlockNS
+	for i := range r.rs {
+		s := &r.rs[i]
+		// Only expiries can have changed s since its last change: look at
+		// them on a copy, so that asking changes nothing.
+		c := *s
+		saveD, saveNS := r.deadlocks, r.deadlockNS
+		r.advanceDeadlock(&c, t)
+		episodes += r.deadlocks - saveD
+		ns += r.deadlockNS - saveNS
+		r.deadlocks, r.deadlockNS = saveD, saveNS
+		if c.dlOn {
+			episodes++
+			ns += t - c.dlStart
+		}
+	}
+	return episodes, ns
+}
+
+// Sent records a message handed to the network. Messages a node sends to
+// itself never cross the network and are not counted.
+func (r *Recorder) Sent(t int64, m *algorithms.Message) {
+	if m.From != m.To {
+		r.messages++
+	}
+}
+
+// DiskWrite records bytes written to stable storage (synced or not).
+func (r *Recorder) DiskWrite(t int64, bytes int64) { r.diskBytes += bytes }
+
+// Fsync records one completed fsync that took latency ns; bytes, if not
+// already counted by DiskWrite, are added to the bytes written.
+func (r *Recorder) Fsync(t int64, latency int64, bytes int64) {
+	r.fsyncs++
+	r.diskBytes += bytes
+	r.fsyncLat = append(r.fsyncLat, latency)
+}
+
+// Crash records that node n crashed at t: its hold intervals end, its
+// pending requests fail (they were not acquired) and, as an acceptor, its
+// grants are gone. It returns how many pending requests failed.
+func (r *Recorder) Crash(t int64, n algorithms.NodeID) int {
+	r.chk.Advance(t)
+	r.crashes++
+	r.chk.Crash(t, n)
+	aborted := 0
+	for i := range r.rs {
+		s := &r.rs[i]
+		if s.nwant > 0 {
+			if w, ok := r.takeWant(s, n, t); ok {
+				r.failed++
+				r.chains[int(w.preempts)]++
+				aborted++
+			}
+		}
+		if s.grants >= 0 {
+			r.dropGrant(s, n, t, true)
+		}
+	}
+	return aborted
+}
+
+// Partition records that a partition began at t.
+func (r *Recorder) Partition(t int64) { r.partitions++ }
+
+// MarkFailover records that the holder n was crashed on purpose at t (the
+// failover workload); the gap runs to the next hold of another node.
+func (r *Recorder) MarkFailover(t int64, n algorithms.NodeID) {
+	r.failoverAt = t
+	r.failoverNode = n
+}
+
+// HoldStart implements HoldObserver.
+func (r *Recorder) HoldStart(t int64, res algorithms.ResourceID, owner algorithms.NodeID, ballot algorithms.Ballot, prev algorithms.NodeID, untilTrue int64) {
+	r.holdsStarted++
+	if prev != algorithms.NoNode && prev != owner {
+		r.ownerChanges++
+	}
+	s := r.res(res)
+	r.accrue(s, t)
+	s.nhold++
+	r.settleDeadlock(s, t, false)
+	if r.failoverAt >= 0 && r.failoverGap < 0 && owner != r.failoverNode && t >= r.failoverAt {
+		r.failoverGap = t - r.failoverAt
+	}
+	if r.tr != nil {
+		r.tr.Add(&TraceRec{T: t, Local: LocalOf(r.clocks, owner, t), Kind: TraceHoldStart, Node: owner, Res: res, Owner: owner, Ballot: ballot, X: untilTrue})
+	}
+}
+
+// HoldEnd implements HoldObserver.
+func (r *Recorder) HoldEnd(t int64, res algorithms.ResourceID, owner algorithms.NodeID, ballot algorithms.Ballot, start int64) {
+	s := r.res(res)
+	r.accrue(s, t)
+	s.nhold--
+	r.settleDeadlock(s, t, false)
+	if r.tr != nil {
+		r.tr.Add(&TraceRec{T: t, Local: LocalOf(r.clocks, owner, t), Kind: TraceHoldEnd, Node: owner, Res: res, Owner: owner, Ballot: ballot, X: start})
+	}
+	if r.csv != nil && r.csvErr == nil {
+		var b [96]byte
+		out := strconv.AppendUint(b[:0], uint64(res), 10)
+		out = append(out, ',')
+		out = strconv.AppendUint(out, uint64(owner), 10)
+		out = append(out, ',')
+		out = strconv.AppendUint(out, uint64(ballot), 10)
+		out = append(out, ',')
+		out = strconv.AppendInt(out, start, 10)
+		out = append(out, ',')
+		out = strconv.AppendInt(out, t, 10)
+		out = append(out, '\n')
+		_, r.csvErr = r.csv.Write(out)
+	}
+}
+
+// ViolationBegins implements HoldObserver.
+func (r *Recorder) ViolationBegins(t int64, v runner.Violation) {
+	if r.tr != nil {
+		r.tr.Add(&TraceRec{T: t, Kind: TraceViolation, Node: v.Owners[1], Res: v.Resource, Owner: v.Owners[0], X: int64(v.Owners[1])})
+	}
+	if r.OnViolation != nil {
+		r.OnViolation(t, v)
+	}
+}
+
+// LocalOf reads node n's clock at true time t when the clocks can say
+// (LocalClocks); otherwise it reports true time.
+func LocalOf(c Clocks, n algorithms.NodeID, t int64) algorithms.Local {
+	if lc, ok := c.(LocalClocks); ok {
+		return lc.LocalAt(n, t)
+	}
+	return algorithms.Local(t)
+}
+
+// LocalClocks is a Clocks that can also read a node's clock at a true time.
+type LocalClocks interface {
+	Clocks
+	LocalAt(n algorithms.NodeID, t int64) algorithms.Local
+}
+
+// Grant returns the owner of acceptor a's unexpired grant on res at t, if
+// it has one (scenario expectations).
+func (r *Recorder) Grant(t int64, a algorithms.NodeID, res algorithms.ResourceID) (algorithms.NodeID, bool) {
+	i, ok := r.resIdx.Get(res)
+	if !ok {
+		return algorithms.NoNode, false
+	}
+	if b := r.rs[i].grants; b >= 0 && int(a) < r.acceptors {
+		if g := r.grants[b+int32(a)]; g.end > t {
+			return g.owner, true
+		}
+	}
+	return algorithms.NoNode, false
+}
+
+// Failed is the number of requests failed so far.
+func (r *Recorder) Failed() int { return r.failed }
+
+// Acquired is the number of requests acquired so far.
+func (r *Recorder) Acquired() int { return r.acquired }
+
+// Finish ends the run at true time end: open holds end, unresolved
+// requests count as failed when failUnresolved (batch, single), and the
+// meters are computed. The caller fills in Env, TraceHash and WallMS.
+func (r *Recorder) Finish(end int64, failUnresolved bool) runner.Result {
+	r.chk.Finish(end)
+	for i := range r.rs {
+		s := &r.rs[i]
+		r.accrue(s, end)
+		if failUnresolved {
+			for s.wants >= 0 {
+				w, _ := r.takeWant(s, r.wants[s.wants].node, end)
+				r.failed++
+				r.chains[int(w.preempts)]++
+			}
+		}
+		if s.dlOn {
+			// Still open at the end: nobody got out of it within the run.
+			s.dlOn = false
+			r.deadlocks++
+			r.deadlockNS += end - s.dlStart
+		}
+	}
+	if r.csv != nil && r.csvErr == nil {
+		r.csvErr = r.csv.Flush()
+	}
+	spec := r.spec
+	res := runner.Result{
+		Algo:               spec.Algo,
+		Workload:           spec.Workload,
+		Env:                spec.Env,
+		Seed:               spec.Seed,
+		LeasesAcquired:     r.acquired,
+		LeasesFailed:       r.failed,
+		LatencyMS:          PercentilesMS(r.latencies),
+		Timeouts:           r.timeouts,
+		TimeToFirstLeaseMS: runner.None,
+		StaticDeadlocks:    r.deadlocks,
+		Preemptions:        r.preemptions,
+		PreemptionChains:   r.chains,
+		Messages:           r.messages,
+		FailoverGapMS:      runner.None,
+		OwnerChanges:       r.ownerChanges,
+		Fsyncs:             r.fsyncs,
+		DiskBytes:          r.diskBytes,
+		FsyncLatencyMS:     PercentilesMS(r.fsyncLat),
+		Crashes:            r.crashes,
+		PartitionCount:     r.partitions,
+		SimulatedNS:        end,
+		Params:             spec,
+	}
+	if r.wantedNS > 0 {
+		res.BlockedFraction = float64(r.blockedNS) / float64(r.wantedNS)
+		res.StaticDeadlockFraction = float64(r.deadlockNS) / float64(r.wantedNS)
+	}
+	res.StaticDeadlockMS = float64(r.deadlockNS) / 1e6
+	if r.firstAcquire >= 0 {
+		res.TimeToFirstLeaseMS = runner.OptionalMS(float64(r.firstAcquire-r.firstRequest) / 1e6)
+	}
+	if r.failoverGap >= 0 {
+		res.FailoverGapMS = runner.OptionalMS(float64(r.failoverGap) / 1e6)
+	}
+	switch spec.Workload {
+	case "batch", "single":
+		// FaTLease Sec. 5.1: N / (time from the first request to the last
+		// lease acquired).
+		if r.acquired > 0 && r.lastAcquire > r.firstRequest {
+			res.LeasesPerSec = float64(r.acquired) / (float64(r.lastAcquire-r.firstRequest) / 1e9)
+		}
+	default:
+		if end > 0 {
+			res.LeasesPerSec = float64(r.acquired) / (float64(end) / 1e9)
+		}
+	}
+	if r.acquired > 0 {
+		res.MessagesPerLease = float64(r.messages) / float64(r.acquired)
+		res.BytesPerLease = res.MessagesPerLease * runner.WireSize
+		res.FsyncsPerLease = float64(r.fsyncs) / float64(r.acquired)
+	}
+	if end > 0 {
+		res.DiskBytesPerS = float64(r.diskBytes) / (float64(end) / 1e9)
+	}
+	res.ViolationList, res.Violations = r.chk.Violations()
+	return res
+}
+
+// HoldsError reports the first error writing the holds CSV.
+func (r *Recorder) HoldsError() error { return r.csvErr }
+
+// PercentilesMS summarises ns samples in ms. Percentiles are nearest-rank
+// (see NearestRank); every percentile leaselab prints is computed so.
+func PercentilesMS(ns []int64) runner.Percentiles {
+	if len(ns) == 0 {
+		return runner.Percentiles{}
+	}
+	s := slices.Clone(ns)
+	slices.Sort(s)
+	var sum float64
+	for _, v := range s {
+		sum += float64(v)
+	}
+	return runner.Percentiles{
+		P50:  float64(NearestRank(s, 0.50)) / 1e6,
+		P90:  float64(NearestRank(s, 0.90)) / 1e6,
+		P99:  float64(NearestRank(s, 0.99)) / 1e6,
+		Max:  float64(s[len(s)-1]) / 1e6,
+		Mean: sum / float64(len(s)) / 1e6,
+		N:    len(s),
+	}
+}
+
+// NearestRank is the p-quantile (0 < p <= 1) of sorted samples by the
+// nearest-rank definition: the smallest sample such that at least a
+// fraction p of the samples are at or below it, sorted[ceil(p*n)-1]. It
+// is always one of the samples (no interpolation). sorted must be
+// non-empty and in ascending order.
+func NearestRank[T cmp.Ordered](sorted []T, p float64) T {
+	k := int(math.Ceil(p*float64(len(sorted)))) - 1
+	if k < 0 {
+		k = 0
+	}
+	if k >= len(sorted) {
+		k = len(sorted) - 1
+	}
+	return sorted[k]
+}

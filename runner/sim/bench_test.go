@@ -1,0 +1,54 @@
+package sim
+
+import (
+	"testing"
+	"time"
+
+	"leaselab/runner"
+)
+
+// BenchmarkSimDeliver runs the batch workload of the naive majority vote
+// (3 acceptors, 10,000 leases per iteration) and reports delivered
+// messages per second of wall time.
+func BenchmarkSimDeliver(b *testing.B) {
+	s := runner.DefaultSpec()
+	s.Algo = "naive"
+	s.Workload = "batch"
+	s.Acceptors, s.Proposers = 3, 1
+	s.Leases = 10000
+	s.Duration = time.Minute
+	var delivered int64
+	start := time.Now()
+	for i := 0; i < b.N; i++ {
+		s.Seed = uint64(i + 1)
+		res, sm, err := runDetail(s, runner.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if res.LeasesAcquired != s.Leases {
+			b.Fatalf("acquired %d of %d", res.LeasesAcquired, s.Leases)
+		}
+		delivered += sm.delivered
+	}
+	b.ReportMetric(float64(delivered)/time.Since(start).Seconds(), "msgs/s")
+	b.ReportMetric(float64(delivered)/float64(b.N), "msgs/op")
+}
+
+// BenchmarkSimContention runs 60 s of the contention workload (5
+// proposers, 3 acceptors) of the naive majority vote.
+func BenchmarkSimContention(b *testing.B) {
+	s := runner.DefaultSpec()
+	s.Algo = "naive"
+	s.Proposers = 5
+	var delivered int64
+	start := time.Now()
+	for i := 0; i < b.N; i++ {
+		s.Seed = uint64(i + 1)
+		_, sm, err := runDetail(s, runner.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		delivered += sm.delivered
+	}
+	b.ReportMetric(float64(delivered)/time.Since(start).Seconds(), "msgs/s")
+}

@@ -1,0 +1,716 @@
+package sim
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"leaselab/algorithms"
+	"leaselab/runner"
+	"leaselab/runner/faults"
+	"leaselab/runner/record"
+)
+
+// Scenario files drive the simulator step by step, in the spirit of etcd
+// raft's datadriven testdata: a specific interleaving (a counterexample
+// from a paper, a model checker or a fault campaign) replayed exactly.
+// The format is documented in runner/sim/testdata/README.md; in short, one
+// command per line, '#' starts a comment:
+//
+//	algo NAME                       setup, before the first action
+//	cluster acceptors=N proposers=P
+//	params lease-span=D max-lease=D dmax=D drift-bound=F response-timeout=D max-rounds=N backoff=D
+//	ablate NAME[,NAME...]
+//	seed N
+//	disk fsync-latency=D group-commit=BOOL
+//	start                           boot every node (implicit before the first action)
+//	clock NODE offset=D rate=F      set NODE's clock: local = offset + t + t*rate
+//	acquire|extend|release NODE RES client input
+//	deliver|drop|dup SEL            SEL: ID | KIND FROM->TO [RES] | all
+//	advance D                       let D of true time pass (timers, fsyncs)
+//	crash NODE / restart NODE
+//	pending                         list the messages in flight
+//	repeat N CMD [ARGS] [; CMD...]  the commands, N times over
+//	expect holder RES NODE|none
+//	expect grant ACCEPTOR RES OWNER|none
+//	expect violations N
+//	expect acquired N / expect failed N / expect pending N
+//	expect static-deadlocks N [D]   N episodes so far, D their total length
+//
+// In a scenario the network never delivers on its own: every message a
+// node sends to another waits in the pending list (numbered from 1 in send
+// order) until the script delivers, drops or duplicates it. A node's
+// messages to itself are delivered at once, as their own step. Nothing
+// random happens: no faults, clocks exact as set, and every fsync takes
+// exactly the disk's fsync latency.
+
+type replayer struct {
+	w       io.Writer
+	spec    runner.Spec
+	seed    uint64
+	s       *sim
+	res     ReplayResult
+	line    int
+	started bool
+	// preClocks are clocks set before the boot.
+	preClocks map[algorithms.NodeID]faults.Clock
+	// traceJSON, if set, receives every trace record as a JSON line
+	// (ReplayJSON); tr is the tracer writing it.
+	traceJSON io.Writer
+	tr        *record.Tracer
+	tx        *transcript // nil: no transcript
+}
+
+// Replay runs a scenario file step by step and writes the trace, the
+// outcome of every expectation and the checker's verdict to w. A malformed
+// line is an error (with its line number); an expectation that does not
+// hold is reported in ReplayResult.Failed and the replay goes on.
+func Replay(scenario io.Reader, w io.Writer) (ReplayResult, error) {
+	return ReplayJSON(scenario, w, nil)
+}
+
+// ReplayJSON is Replay that also writes every trace record to traceJSON
+// as JSON lines (the format of Options.Trace), e.g. for an HTML timeline;
+// nil: none.
+func ReplayJSON(scenario io.Reader, w, traceJSON io.Writer) (ReplayResult, error) {
+	return replay(scenario, w, traceJSON, nil)
+}
+
+func replay(scenario io.Reader, w, traceJSON io.Writer, tx *transcript) (res ReplayResult, err error) {
+	rp := &replayer{w: w, spec: scenarioSpec(), traceJSON: traceJSON, tx: tx}
+	defer func() {
+		if rp.tr != nil {
+			if ferr := rp.tr.Flush(); ferr != nil && err == nil {
+				err = ferr
+			}
+		}
+	}()
+	sc := bufio.NewScanner(scenario)
+	for sc.Scan() {
+		rp.line++
+		text := sc.Text()
+		if i := strings.IndexByte(text, '#'); i >= 0 {
+			text = text[:i]
+		}
+		fields := strings.Fields(text)
+		if len(fields) == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "> %s\n", strings.Join(fields, " "))
+		rp.tx.command(strings.Join(fields, " "))
+		if err := rp.exec(fields); err != nil {
+			return rp.res, fmt.Errorf("line %d: %w", rp.line, err)
+		}
+		rp.res.Steps++
+		if rp.s != nil && rp.s.err != nil {
+			return rp.res, fmt.Errorf("line %d: %w", rp.line, rp.s.err)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return rp.res, err
+	}
+	if err := rp.boot(); err != nil {
+		return rp.res, err
+	}
+	// An overlap that begins at the scenario's last instant would end
+	// there with length zero, and the checker counts only overlaps of
+	// positive length; but the scenario merely stopped, the two owners
+	// still believe they hold. Such overlaps count, with overlap 0, so a
+	// counterexample that stops at its violation still shows it.
+	chk := rp.s.rec.Checker()
+	chk.Advance(rp.s.now)
+	var instant []runner.Violation
+	for _, v := range chk.OpenList() {
+		if v.StartNS == rp.s.now {
+			instant = append(instant, v)
+		}
+	}
+	rp.res.Result = rp.s.rec.Finish(rp.s.now, false)
+	rp.res.Result.Env = rp.spec.Env
+	vs, n := chk.Violations()
+	vs = append(append([]runner.Violation(nil), vs...), instant...)
+	n += len(instant)
+	rp.res.Violations = vs
+	fmt.Fprintf(w, "verdict: %d violation(s)\n", n)
+	for _, v := range vs {
+		fmt.Fprintf(w, "  violation: r%d owners %s (b=%s) and %s (b=%s) overlap %v from %.6fms\n",
+			v.Resource, v.Owners[0], v.Ballots[0], v.Owners[1], v.Ballots[1], time.Duration(v.OverlapNS), float64(v.StartNS)/1e6)
+	}
+	if len(rp.res.Failed) > 0 {
+		fmt.Fprintf(w, "%d expectation(s) failed\n", len(rp.res.Failed))
+	}
+	if rp.res.Violations == nil {
+		rp.res.Violations = []runner.Violation{}
+	}
+	rp.tx.verdict(&rp.res)
+	return rp.res, nil
+}
+
+// scenarioSpec is the spec a scenario starts from.
+func scenarioSpec() runner.Spec {
+	s := runner.DefaultSpec()
+	s.Algo = "naive"
+	s.Workload = "single"
+	s.Acceptors, s.Proposers = 3, 3
+	s.Duration = 1 << 62
+	s.Net = runner.NetSpec{}
+	s.Disk = runner.DiskSpec{FsyncLatency: 2 * time.Millisecond, GroupCommit: true}
+	return s
+}
+
+func (rp *replayer) boot() error {
+	if rp.started {
+		return nil
+	}
+	rp.started = true
+	if err := rp.spec.Validate(); err != nil {
+		return err
+	}
+	tr := record.NewTracer(rp.traceJSON, 0)
+	tr.Hook = func(r record.TraceRec) {
+		fmt.Fprintf(rp.w, "  %s\n", record.FormatTrace(&r))
+		rp.tx.record(&r)
+	}
+	rp.tr = tr
+	s, err := newSim(rp.spec, tr, true)
+	if err != nil {
+		return err
+	}
+	rp.s = s
+	s.onPending = func(p pendingMsg) {
+		fmt.Fprintf(rp.w, "  %*s pending #%d\n", 19, "", p.id)
+		rp.tx.pending(p.id)
+	}
+	for n, c := range rp.preClocks {
+		if int(n) >= len(s.clock) {
+			return fmt.Errorf("clock: node %s does not exist (cluster of %d)", n, len(s.clock))
+		}
+		s.clock[n] = c
+	}
+	if err := s.boot(); err != nil {
+		return err
+	}
+	s.settle(s.now)
+	return nil
+}
+
+func (rp *replayer) setup(cmd string) error {
+	if rp.started {
+		return fmt.Errorf("%q must come before the first action", cmd)
+	}
+	return nil
+}
+
+// kvPair is one key=value argument.
+type kvPair struct{ key, val string }
+
+// parseKV splits key=value arguments, keeping their order, so a line with
+// several bad values always reports the first one (a map would report
+// whichever its iteration order reached first).
+func parseKV(args []string) ([]kvPair, error) {
+	kv := make([]kvPair, 0, len(args))
+	for _, a := range args {
+		k, v, ok := strings.Cut(a, "=")
+		if !ok || k == "" || v == "" {
+			return nil, fmt.Errorf("expected key=value, got %q", a)
+		}
+		kv = append(kv, kvPair{k, v})
+	}
+	return kv, nil
+}
+
+func parseNode(s string) (algorithms.NodeID, error) {
+	t := strings.TrimPrefix(s, "n")
+	v, err := strconv.ParseUint(t, 10, 16)
+	if err != nil || v >= uint64(algorithms.NoNode) {
+		return 0, fmt.Errorf("bad node %q (want n0, n1, ...)", s)
+	}
+	return algorithms.NodeID(v), nil
+}
+
+func parseRes(s string) (algorithms.ResourceID, error) {
+	t := strings.TrimPrefix(s, "r")
+	v, err := strconv.ParseUint(t, 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("bad resource %q (want r0, r1, ...)", s)
+	}
+	return algorithms.ResourceID(v), nil
+}
+
+func parseKind(s string) (algorithms.Kind, error) {
+	if k, ok := algorithms.KindByName(s); ok {
+		return k, nil
+	}
+	var names []string
+	for _, k := range algorithms.Kinds() {
+		names = append(names, k.String())
+	}
+	return 0, fmt.Errorf("unknown message kind %q (valid: %s)", s, strings.Join(names, ", "))
+}
+
+func (rp *replayer) node(s string) (algorithms.NodeID, error) {
+	n, err := parseNode(s)
+	if err != nil {
+		return 0, err
+	}
+	if rp.s != nil && int(n) >= len(rp.s.nodes) {
+		return 0, fmt.Errorf("node %s does not exist (cluster of %d)", s, len(rp.s.nodes))
+	}
+	return n, nil
+}
+
+func wantArgs(args []string, n int, usage string) error {
+	if len(args) != n {
+		return fmt.Errorf("usage: %s", usage)
+	}
+	return nil
+}
+
+func (rp *replayer) exec(f []string) error {
+	cmd, args := f[0], f[1:]
+	switch cmd {
+	case "algo":
+		if err := rp.setup(cmd); err != nil {
+			return err
+		}
+		if err := wantArgs(args, 1, "algo NAME"); err != nil {
+			return err
+		}
+		if _, err := algorithms.Lookup(args[0]); err != nil {
+			return err
+		}
+		rp.spec.Algo = args[0]
+	case "cluster", "params", "disk":
+		if err := rp.setup(cmd); err != nil {
+			return err
+		}
+		return rp.setParams(cmd, args, scenarioParams[cmd])
+	case "ablate":
+		if err := rp.setup(cmd); err != nil {
+			return err
+		}
+		if err := wantArgs(args, 1, "ablate NAME[,NAME...]"); err != nil {
+			return err
+		}
+		rp.spec.Ablate = strings.Split(args[0], ",")
+	case "seed":
+		if err := rp.setup(cmd); err != nil {
+			return err
+		}
+		if err := wantArgs(args, 1, "seed N"); err != nil {
+			return err
+		}
+		v, err := strconv.ParseUint(args[0], 10, 64)
+		if err != nil {
+			return fmt.Errorf("bad seed %q", args[0])
+		}
+		rp.spec.Seed = v
+	case "start":
+		if rp.started {
+			return fmt.Errorf("already started")
+		}
+		return rp.boot()
+	case "clock":
+		if len(args) < 2 {
+			return fmt.Errorf("usage: clock NODE offset=D rate=F")
+		}
+		n, err := rp.node(args[0])
+		if err != nil {
+			return err
+		}
+		kv, err := parseKV(args[1:])
+		if err != nil {
+			return err
+		}
+		var c faults.Clock
+		if rp.s != nil {
+			c = rp.s.clock[n]
+		} else if pc, ok := rp.preClocks[n]; ok {
+			c = pc
+		}
+		for _, kp := range kv {
+			k, v := kp.key, kp.val
+			switch k {
+			case "offset":
+				d, err := time.ParseDuration(v)
+				if err != nil {
+					return fmt.Errorf("clock offset: bad duration %q", v)
+				}
+				c.Offset = int64(d)
+			case "rate":
+				r, err := strconv.ParseFloat(v, 64)
+				if err != nil || r <= -0.5 || r >= 0.5 {
+					return fmt.Errorf("clock rate: want a number in (-0.5, 0.5), got %q", v)
+				}
+				c = faults.Clock{Offset: c.Offset, RatePPB: faults.NewClock(0, r).RatePPB}
+			default:
+				return fmt.Errorf("clock: unknown key %q (valid: offset, rate)", k)
+			}
+		}
+		if rp.s == nil {
+			if rp.preClocks == nil {
+				rp.preClocks = map[algorithms.NodeID]faults.Clock{}
+			}
+			rp.preClocks[n] = c
+			return nil
+		}
+		rp.s.setClock(n, c)
+		rp.s.settle(rp.s.now)
+	case "acquire", "extend", "release":
+		if err := rp.boot(); err != nil {
+			return err
+		}
+		if err := wantArgs(args, 2, cmd+" NODE RES"); err != nil {
+			return err
+		}
+		n, err := rp.node(args[0])
+		if err != nil {
+			return err
+		}
+		r, err := parseRes(args[1])
+		if err != nil {
+			return err
+		}
+		kind := map[string]algorithms.InputKind{"acquire": algorithms.Acquire, "extend": algorithms.Extend, "release": algorithms.Relinquish}[cmd]
+		in := algorithms.Input{Kind: kind, Resource: r}
+		s := rp.s
+		if !s.Input(n, in) {
+			return rp.fail("%s %s: node is down", cmd, args[0])
+		}
+		s.rec.Request(s.now, n, s.clock[n].Local(s.now), in)
+		s.settle(s.now)
+	case "deliver", "drop", "dup":
+		if err := rp.boot(); err != nil {
+			return err
+		}
+		return rp.message(cmd, args)
+	case "advance":
+		if err := rp.boot(); err != nil {
+			return err
+		}
+		if err := wantArgs(args, 1, "advance DURATION"); err != nil {
+			return err
+		}
+		d, err := time.ParseDuration(args[0])
+		if err != nil || d < 0 {
+			return fmt.Errorf("advance: bad duration %q", args[0])
+		}
+		rp.s.settle(rp.s.now + int64(d))
+	case "crash", "restart":
+		if err := rp.boot(); err != nil {
+			return err
+		}
+		if err := wantArgs(args, 1, cmd+" NODE"); err != nil {
+			return err
+		}
+		n, err := rp.node(args[0])
+		if err != nil {
+			return err
+		}
+		if cmd == "crash" {
+			if !rp.s.Up(n) {
+				return rp.fail("crash %s: already down", args[0])
+			}
+			rp.s.Crash(n)
+		} else {
+			if rp.s.Up(n) {
+				return rp.fail("restart %s: already up", args[0])
+			}
+			rp.s.Restart(n)
+		}
+		rp.s.settle(rp.s.now)
+	case "pending":
+		if err := rp.boot(); err != nil {
+			return err
+		}
+		for _, p := range rp.s.pending {
+			fmt.Fprintf(rp.w, "  #%d %s\n", p.id, p.msg)
+			rp.tx.line("  #%d %s", p.id, p.msg)
+		}
+	case "expect":
+		if err := rp.boot(); err != nil {
+			return err
+		}
+		return rp.expect(args)
+	case "repeat":
+		if err := rp.boot(); err != nil {
+			return err
+		}
+		return rp.repeat(args)
+	default:
+		return fmt.Errorf("unknown command %q", cmd)
+	}
+	return nil
+}
+
+// fail records a failed expectation (or a step that could not be done).
+func (rp *replayer) fail(format string, a ...any) error {
+	msg := fmt.Sprintf("line %d: ", rp.line) + fmt.Sprintf(format, a...)
+	rp.res.Failed = append(rp.res.Failed, msg)
+	fmt.Fprintf(rp.w, "  FAILED: %s\n", msg)
+	rp.tx.line("  FAILED: %s", msg)
+	return nil
+}
+
+// scenarioParams are the parameters each setup command sets, spelled as
+// in runner's parameter table (the command line's flags without "--").
+var scenarioParams = map[string][]runner.Param{
+	"cluster": runner.NamedParams("acceptors", "proposers"),
+	"params":  runner.ParamsOf(runner.GroupProtocol),
+	"disk":    runner.NamedParams("fsync-latency", "group-commit"),
+}
+
+// setParams sets the KEY=VALUE arguments of a setup command: keys are
+// parameters of ps.
+func (rp *replayer) setParams(cmd string, args []string, ps []runner.Param) error {
+	kv, err := parseKV(args)
+	if err != nil {
+		return err
+	}
+	pairs := make([][2]string, len(kv))
+	for i, kp := range kv {
+		pairs[i] = [2]string{kp.key, kp.val}
+	}
+	return runner.SetParams(&rp.spec, cmd, ps, pairs)
+}
+
+// selectPending finds the pending messages SEL names.
+func (rp *replayer) selectPending(args []string) ([]int, error) {
+	s := rp.s
+	if len(args) == 1 && args[0] == "all" {
+		idx := make([]int, len(s.pending))
+		for i := range idx {
+			idx[i] = i
+		}
+		return idx, nil
+	}
+	if len(args) == 1 {
+		id, err := strconv.Atoi(strings.TrimPrefix(args[0], "#"))
+		if err != nil {
+			return nil, fmt.Errorf("bad message id %q", args[0])
+		}
+		for i, p := range s.pending {
+			if p.id == id {
+				return []int{i}, nil
+			}
+		}
+		return nil, nil
+	}
+	if len(args) != 2 && len(args) != 3 {
+		return nil, fmt.Errorf("want ID, all, or KIND FROM->TO [RES]")
+	}
+	kind, err := parseKind(args[0])
+	if err != nil {
+		return nil, err
+	}
+	from, to, ok := strings.Cut(args[1], "->")
+	if !ok {
+		return nil, fmt.Errorf("want FROM->TO, got %q", args[1])
+	}
+	fn, err := parseNode(from)
+	if err != nil {
+		return nil, err
+	}
+	tn, err := parseNode(to)
+	if err != nil {
+		return nil, err
+	}
+	var res *algorithms.ResourceID
+	if len(args) == 3 {
+		r, err := parseRes(args[2])
+		if err != nil {
+			return nil, err
+		}
+		res = &r
+	}
+	for i, p := range s.pending {
+		m := p.msg
+		if m.Kind == kind && m.From == fn && m.To == tn && (res == nil || m.Resource == *res) {
+			return []int{i}, nil
+		}
+	}
+	return nil, nil
+}
+
+func (rp *replayer) message(cmd string, args []string) error {
+	s := rp.s
+	idx, err := rp.selectPending(args)
+	if err != nil {
+		return err
+	}
+	if len(idx) == 0 {
+		if len(args) == 1 && args[0] == "all" {
+			return nil
+		}
+		return rp.fail("%s %s: no such pending message", cmd, strings.Join(args, " "))
+	}
+	// Take the selected messages out first (all: those pending now), then
+	// act on them in order; what they cause is pending afterwards.
+	msgs := make([]pendingMsg, len(idx))
+	for i, k := range idx {
+		msgs[i] = s.pending[k]
+	}
+	if cmd != "dup" {
+		keep := s.pending[:0]
+		j := 0
+		for i, p := range s.pending {
+			if j < len(idx) && idx[j] == i {
+				j++
+				continue
+			}
+			keep = append(keep, p)
+		}
+		s.pending = keep
+	}
+	for _, p := range msgs {
+		m := p.msg
+		switch cmd {
+		case "deliver":
+			s.deliver(&m)
+		case "drop":
+			s.drop(&m, record.DropScript)
+		case "dup":
+			if s.tr != nil {
+				s.tr.Add(&record.TraceRec{T: s.now, Local: s.clock[m.From].Local(s.now), Kind: record.TraceDup, Node: m.From, Msg: m})
+			}
+			s.deliver(&m)
+		}
+		s.settle(s.now)
+	}
+	return nil
+}
+
+func (rp *replayer) expect(args []string) error {
+	s := rp.s
+	if len(args) == 0 {
+		return fmt.Errorf("expect what? (holder, grant, violations, acquired, failed, pending, static-deadlocks)")
+	}
+	s.rec.Checker().Advance(s.now)
+	count := func(name string, got int) error {
+		if err := wantArgs(args, 2, "expect "+name+" N"); err != nil {
+			return err
+		}
+		n, err := strconv.Atoi(args[1])
+		if err != nil {
+			return fmt.Errorf("expect %s: bad number %q", name, args[1])
+		}
+		if got != n {
+			return rp.fail("expect %s %d: got %d", name, n, got)
+		}
+		rp.ok()
+		return nil
+	}
+	if args[0] == "violations" {
+		rp.res.ExpectsViolations = true
+	}
+	switch args[0] {
+	case "holder":
+		if err := wantArgs(args, 3, "expect holder RES NODE|none"); err != nil {
+			return err
+		}
+		r, err := parseRes(args[1])
+		if err != nil {
+			return err
+		}
+		holders := s.rec.Checker().Holders(r)
+		if args[2] == "none" {
+			if len(holders) != 0 {
+				return rp.fail("expect holder r%d none: held by %v", r, holders)
+			}
+		} else {
+			n, err := rp.node(args[2])
+			if err != nil {
+				return err
+			}
+			if len(holders) != 1 || holders[0] != n {
+				return rp.fail("expect holder r%d %s: holders are %v", r, n, holders)
+			}
+		}
+	case "grant":
+		if err := wantArgs(args, 4, "expect grant ACCEPTOR RES OWNER|none"); err != nil {
+			return err
+		}
+		a, err := rp.node(args[1])
+		if err != nil {
+			return err
+		}
+		r, err := parseRes(args[2])
+		if err != nil {
+			return err
+		}
+		owner, ok := s.rec.Grant(s.now, a, r)
+		if args[3] == "none" {
+			if ok {
+				return rp.fail("expect grant %s r%d none: granted to %s", a, r, owner)
+			}
+		} else {
+			n, err := rp.node(args[3])
+			if err != nil {
+				return err
+			}
+			if !ok || owner != n {
+				what := "no grant"
+				if ok {
+					what = "granted to " + owner.String()
+				}
+				return rp.fail("expect grant %s r%d %s: %s", a, r, n, what)
+			}
+		}
+	case "violations":
+		_, n := s.rec.Checker().Violations()
+		return count("violations", n+s.rec.Checker().OpenViolations())
+	case "acquired":
+		return count("acquired", s.rec.Acquired())
+	case "failed":
+		return count("failed", s.rec.Failed())
+	case "pending":
+		return count("pending", len(s.pending))
+	case "static-deadlocks":
+		if len(args) != 2 && len(args) != 3 {
+			return fmt.Errorf("usage: expect static-deadlocks N [D]")
+		}
+		n, err := strconv.Atoi(args[1])
+		if err != nil {
+			return fmt.Errorf("expect static-deadlocks: bad number %q", args[1])
+		}
+		got, ns := s.rec.StaticDeadlocks(s.now)
+		if got != n {
+			return rp.fail("expect static-deadlocks %d: got %d (%v)", n, got, time.Duration(ns))
+		}
+		if len(args) == 3 {
+			d, err := time.ParseDuration(args[2])
+			if err != nil {
+				return fmt.Errorf("expect static-deadlocks: bad duration %q", args[2])
+			}
+			if time.Duration(ns) != d {
+				return rp.fail("expect static-deadlocks %d %v: lasted %v", n, d, time.Duration(ns))
+			}
+		}
+	default:
+		return fmt.Errorf("expect: unknown check %q (holder, grant, violations, acquired, failed, pending, static-deadlocks)", args[0])
+	}
+	rp.ok()
+	return nil
+}
+
+// settle runs every event due up to true time until, in order, and leaves
+// the clock at until.
+func (s *sim) settle(until int64) {
+	s.running = true
+	for s.err == nil {
+		e, ok := s.next(until)
+		if !ok {
+			break
+		}
+		s.now = e.t
+		s.rec.Checker().Advance(e.t)
+		s.dispatch(e)
+	}
+	if until > s.now {
+		s.now = until
+	}
+	s.rec.Checker().Advance(s.now)
+}

@@ -1,0 +1,787 @@
+package sim
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"leaselab/algorithms"
+	"leaselab/runner"
+	"leaselab/runner/faults"
+	"leaselab/runner/internal/slab"
+	"leaselab/runner/record"
+	"leaselab/runner/restable"
+	"leaselab/runner/workload"
+)
+
+// The discrete-event simulator.
+//
+// Everything happens in virtual true time (ns since the run started), one
+// event at a time, taken from one heap ordered by (true time, sequence
+// number): the sequence number is the order in which events were
+// scheduled, so ties break the same way in every run. One seed drives
+// everything through independent PCG streams (network, faults, clocks,
+// disk, driver, and one per node incarnation for Config.Rand), so a run
+// is reproducible byte for byte; nothing depends on GOMAXPROCS, maps are
+// never iterated where their order could leak, and the clock model is
+// integer arithmetic.
+//
+// Network (per message, NetSpec): a node's messages to itself are
+// delivered at the same instant as a separate Step, never lost, delayed or
+// counted. Other messages first wait for the sender's link when Bandwidth
+// is set (serialisation delay WireSize*1e9/Bandwidth ns per message,
+// FIFO per sender); are dropped if sender and receiver are on different
+// sides of an active partition (checked when sent) or with probability
+// Loss; otherwise arrive after RTT/2 + uniform[-Jitter, +Jitter] (floored
+// at 0); with probability Reorder they are held back uniform[0, max(2*RTT,
+// 1ms)] more; with probability Dup a second copy is sent with its own
+// delay. With Stale > 0 every directed link stalls now and then (Poisson,
+// Stale episodes per minute, each lasting uniform[0, StaleSpans *
+// LeaseSpan]): a message that leaves while its link is stalled arrives
+// when the stall ends, after its normal delay if that is later, with the
+// others held with it in send order: stale messages, seconds late, with a
+// Release never overtaking the Propose it follows. A message that
+// arrives at a node that is down is dropped.
+//
+// Faults (FaultSpec): each node crashes as a Poisson process of CrashRate
+// per minute of true time, stays down uniform[Downtime/2, Downtime], and
+// restarts as a new node object (Restarts+1, durable records in
+// Config.Recovered, then Input{Kind: Start}). Partition episodes start as
+// a Poisson process of Partitions per minute (the next is drawn after the
+// previous heals, so they never overlap), put every node on side A or B
+// at random (both sides non-empty) and heal after uniform[len/2, len].
+//
+// Clocks (ClockSpec): node i's clock reads offset_i + t + floor(t *
+// rate_i), offset uniform in [-Skew/2, Skew/2] ns, rate uniform in
+// [-Drift, Drift] (kept in parts per billion). Timers are set in local
+// time and fire at the first true instant the local clock reaches them.
+// Clocks survive crashes (they are the machine's). Clocks are slewed back
+// at the skew bound (see scheduleSlew) unless Clocks.Free.
+//
+// Disk (DiskSpec, classic Paxos): see disk.go.
+
+type evKind uint8
+
+const (
+	evDeliver evKind = iota + 1
+	evTimer
+	evFunc
+	evInput
+	evCrash
+	evRestart
+	evPartition
+	evHeal
+	evDisk
+	evEnd
+	evSlew
+)
+
+// simEvent is a pending event; its true time is kept by the queue.
+// arg indexes the slab the kind uses (message, timer, callback, input);
+// gen guards timers and disk completions against reuse.
+type simEvent struct {
+	arg  int32
+	gen  uint32
+	kind evKind
+	node algorithms.NodeID
+}
+
+// timedEvent is an event and its true time.
+type timedEvent struct {
+	t int64
+	simEvent
+}
+
+type timerSlot struct {
+	key  algorithms.TimerKey
+	at   algorithms.Local // deadline on the node's clock
+	gen  uint32
+	next int32
+	node algorithms.NodeID
+	live bool
+}
+
+type inputSlot struct {
+	res  algorithms.ResourceID
+	kind algorithms.InputKind
+}
+
+type simNode struct {
+	impl     algorithms.Node
+	up       bool
+	restarts uint16
+	// incarnation counts boots; it guards disk completions of a previous
+	// life.
+	incarnation uint32
+	timers      restable.Table // resource -> first live timer slot
+	// nextFree is when the node's outgoing link is free (Bandwidth).
+	nextFree int64
+	disk     disk
+}
+
+// sim is one simulated run. It implements Env and LocalClocks.
+type sim struct {
+	spec runner.Spec
+	algo algorithms.Algorithm
+	seed uint64
+	now  int64
+	q    evQueue
+	// nowQ holds events scheduled for the current instant, in order: they
+	// come after every queued event of the same instant (those were
+	// scheduled earlier), so a FIFO keeps the (t, scheduling order) order
+	// without heap operations.
+	nowQ    []simEvent
+	nowHead int
+	nodes   []simNode
+	clock   []faults.Clock
+
+	// What events refer to by index (simEvent.arg).
+	msgs   slab.Slab[algorithms.Message]
+	tslots slab.Slab[timerSlot]
+	funcs  slab.Slab[func()]
+	inputs slab.Slab[inputSlot]
+
+	net     *faults.Net
+	faults  *faults.Schedule
+	diskRng *rand.Rand
+
+	rec *record.Recorder
+	drv *workload.Driver
+	tr  *record.Tracer
+	out algorithms.Output
+
+	stopped bool
+	// running: the event loop is on, so events for the current instant
+	// may go to nowQ (before it starts, everything goes to the heap).
+	running bool
+	err     error
+	steps   int64
+
+	partActive bool
+	side       []uint8
+
+	keepDurable bool
+	// scripted: the network never delivers on its own; messages wait in
+	// pending until a scenario says what happens to them.
+	scripted  bool
+	pending   []pendingMsg
+	pendSeq   int
+	onPending func(pendingMsg)
+
+	delivered int64
+	// staleDelivered counts messages held back as stale that reached a
+	// live receiver.
+	staleDelivered int64
+	// links[from*nodes+to]: the link's current or next stall; nil
+	// without Stale.
+	links []faults.Stall
+}
+
+// pendingMsg is a message waiting for a scenario's decision.
+type pendingMsg struct {
+	id  int // 1-based, in send order, never reused
+	msg algorithms.Message
+}
+
+// newSim builds the simulator for spec (already validated) and boots the
+// nodes. The driver is attached by the caller.
+func newSim(spec runner.Spec, tr *record.Tracer, scripted bool) (*sim, error) {
+	algo, err := algorithms.Lookup(spec.Algo)
+	if err != nil {
+		return nil, err
+	}
+	cl := algorithms.NewCluster(spec.Acceptors, spec.Proposers)
+	s := &sim{
+		spec:  spec,
+		algo:  algo,
+		seed:  spec.Seed,
+		nodes: make([]simNode, cl.Nodes),
+		net: faults.NewNet(spec.Seed, faults.Link{
+			RTT: spec.Net.RTT, Jitter: spec.Net.Jitter,
+			Loss: spec.Net.Loss, Dup: spec.Net.Dup, Reorder: spec.Net.Reorder,
+			Stale: spec.Net.Stale, StaleMax: int64(spec.Net.StaleSpans * float64(spec.Params.LeaseSpan)),
+		}),
+		faults:   faults.NewSchedule(spec.Seed),
+		diskRng:  faults.Rand(spec.Seed, faults.StreamDisk),
+		tr:       tr,
+		side:     make([]uint8, cl.Nodes),
+		scripted: scripted,
+	}
+	s.keepDurable = scripted || spec.Faults.CrashRate > 0 || spec.Workload == "failover"
+	s.clock = faults.DrawClocks(spec.Seed, cl.Nodes, spec.Clocks.Skew, spec.Clocks.Drift, spec.Clocks.Edges)
+	s.rec = record.NewRecorder(spec, s, tr)
+	return s, nil
+}
+
+// boot starts every node (Restarts 0) at true time 0, after recording
+// each node's clock in the trace.
+func (s *sim) boot() error {
+	for i, c := range s.clock {
+		s.trace(&record.TraceRec{T: s.now, Local: c.Local(s.now), Kind: record.TraceClock, Node: algorithms.NodeID(i), X: c.Offset, Y: c.RatePPB})
+	}
+	for i := range s.nodes {
+		if err := s.startNode(algorithms.NodeID(i), false); err != nil {
+			return err
+		}
+	}
+	if !s.scripted && !s.spec.Clocks.Free {
+		for i := range s.clock {
+			s.scheduleSlew(algorithms.NodeID(i))
+		}
+	}
+	return nil
+}
+
+// Clocks are disciplined the way NTP slews a clock: a node's offset from
+// true time drifts at its rate error until it reaches the skew bound
+// (Spec.Clocks.Skew/2 either way), then the rate error turns round. So
+// clocks drift (the rate error is always within Spec.Clocks.Drift, and a
+// local clock never runs backwards), yet any two differ by at most Skew for
+// the whole run, as FaTLease's d_max assumes of synchronised clocks.
+// Without a skew bound (Skew 0) clocks run free and drift apart without
+// limit, and so do clocks with Clocks.Free: those keep their rate error
+// for the whole run, Skew bounding only where they start.
+
+// scheduleSlew schedules the instant node n's offset reaches the bound it
+// is heading for.
+func (s *sim) scheduleSlew(n algorithms.NodeID) {
+	if dt, ok := s.clock[n].UntilBound(s.now, int64(s.spec.Clocks.Skew)/2); ok {
+		s.schedule(s.now+dt, evSlew, n, 0, 0)
+	}
+}
+
+// slew turns node n's rate error round, keeping its reading continuous.
+func (s *sim) slew(n algorithms.NodeID) {
+	s.setClock(n, s.clock[n].Turned(s.now))
+	s.scheduleSlew(n)
+}
+
+func (s *sim) nodeRand(n algorithms.NodeID, restarts uint16) *rand.Rand {
+	return rand.New(faults.NodeSource(s.seed, n, restarts))
+}
+
+// startNode builds node n (a restart if again) and steps it with Start.
+func (s *sim) startNode(n algorithms.NodeID, again bool) error {
+	nd := &s.nodes[n]
+	if again {
+		nd.restarts++
+	}
+	cfg := algorithms.Config{
+		ID:        n,
+		Cluster:   algorithms.NewCluster(s.spec.Acceptors, s.spec.Proposers),
+		Params:    s.spec.Params,
+		Ablations: s.spec.Ablate,
+		Rand:      s.nodeRand(n, nd.restarts),
+		Restarts:  nd.restarts,
+	}
+	if len(nd.disk.durable) > 0 {
+		cfg.Recovered = append([]algorithms.Record(nil), nd.disk.durable...)
+	}
+	impl, err := s.algo.New(cfg)
+	if err != nil {
+		return fmt.Errorf("building node %d: %w", n, err)
+	}
+	nd.impl = impl
+	nd.up = true
+	nd.incarnation++
+	nd.timers = restable.Table{}
+	if again {
+		s.trace(&record.TraceRec{T: s.now, Local: s.clock[n].Local(s.now), Kind: record.TraceRestart, Node: n, X: int64(nd.restarts)})
+	}
+	s.step(n, algorithms.Input{Kind: algorithms.Start})
+	return nil
+}
+
+func (s *sim) trace(r *record.TraceRec) {
+	if s.tr != nil {
+		s.tr.Add(r)
+	}
+}
+
+func (s *sim) schedule(t int64, kind evKind, node algorithms.NodeID, arg int32, gen uint32) {
+	e := simEvent{arg: arg, gen: gen, kind: kind, node: node}
+	if t == s.now && s.running {
+		s.nowQ = append(s.nowQ, e)
+		return
+	}
+	s.q.push(timedEvent{t, e})
+}
+
+// next takes the next event due at or before until, in (time, scheduling
+// order) order.
+func (s *sim) next(until int64) (timedEvent, bool) {
+	if s.q.Len() > 0 && s.q.peek() == s.now {
+		return s.q.pop(), true
+	}
+	if s.nowHead < len(s.nowQ) {
+		e := s.nowQ[s.nowHead]
+		s.nowHead++
+		if s.nowHead == len(s.nowQ) {
+			s.nowQ = s.nowQ[:0]
+			s.nowHead = 0
+		}
+		return timedEvent{s.now, e}, true
+	}
+	if s.q.Len() > 0 && s.q.peek() <= until {
+		return s.q.pop(), true
+	}
+	return timedEvent{}, false
+}
+
+// pendingEvents is the number of events scheduled and not yet run.
+func (s *sim) pendingEvents() int { return s.q.Len() + len(s.nowQ) - s.nowHead }
+
+// --- Env ---
+
+func (s *sim) Now() int64 { return s.now }
+
+func (s *sim) TrueAt(n algorithms.NodeID, l algorithms.Local) int64 { return s.clock[n].TrueAt(l) }
+
+func (s *sim) LocalAt(n algorithms.NodeID, t int64) algorithms.Local { return s.clock[n].Local(t) }
+
+func (s *sim) At(t int64, f func()) {
+	if t < s.now {
+		t = s.now
+	}
+	s.schedule(t, evFunc, 0, s.funcs.Put(f), 0)
+}
+
+func (s *sim) Input(n algorithms.NodeID, in algorithms.Input) bool {
+	if int(n) >= len(s.nodes) || !s.nodes[n].up {
+		return false
+	}
+	i := s.inputs.Put(inputSlot{res: in.Resource, kind: in.Kind})
+	s.schedule(s.now, evInput, n, i, s.nodes[n].incarnation)
+	return true
+}
+
+func (s *sim) Up(n algorithms.NodeID) bool { return int(n) < len(s.nodes) && s.nodes[n].up }
+
+func (s *sim) Stop() { s.stopped = true }
+
+func (s *sim) Crash(n algorithms.NodeID) {
+	nd := &s.nodes[n]
+	if !nd.up {
+		return
+	}
+	nd.up = false
+	nd.impl = nil
+	for i := range s.tslots.Len() {
+		if ts := s.tslots.At(int32(i)); ts.live && ts.node == n {
+			s.freeTimer(int32(i))
+		}
+	}
+	nd.timers = restable.Table{}
+	nd.disk.crash()
+	s.trace(&record.TraceRec{T: s.now, Local: s.clock[n].Local(s.now), Kind: record.TraceCrash, Node: n})
+	if s.drv != nil {
+		s.drv.Crashed(n)
+	} else {
+		s.rec.Crash(s.now, n)
+	}
+}
+
+func (s *sim) Restart(n algorithms.NodeID) {
+	if s.nodes[n].up {
+		return
+	}
+	if err := s.startNode(n, true); err != nil {
+		s.fail(err)
+		return
+	}
+	if s.drv != nil {
+		s.drv.Restarted(n)
+	}
+}
+
+func (s *sim) fail(err error) {
+	if s.err == nil {
+		s.err = err
+	}
+	s.stopped = true
+}
+
+// --- stepping a node ---
+
+// step hands in to node n at the current true time and carries out its
+// output (workload.Carry). Steps never nest: inputs that arise while
+// handling an output are scheduled as events of their own.
+func (s *sim) step(n algorithms.NodeID, in algorithms.Input) {
+	local := s.clock[n].Local(s.now)
+	s.steps++
+	s.out.Reset()
+	s.nodes[n].impl.Step(local, in, &s.out)
+	if err := workload.Carry(s, n, local, &s.out); err != nil {
+		s.fail(err)
+	}
+}
+
+// Event hands one event of node n to the driver (or, with none, the
+// recorder); false if the node crashed or restarted in reaction (never
+// with the built-in workloads).
+func (s *sim) Event(n algorithms.NodeID, local algorithms.Local, ev *algorithms.Event) bool {
+	inc := s.nodes[n].incarnation
+	if s.drv != nil {
+		s.drv.Event(n, local, *ev)
+	} else {
+		s.rec.Event(s.now, n, local, *ev)
+	}
+	return s.nodes[n].up && s.nodes[n].incarnation == inc
+}
+
+// SetTimer sets or cancels timer t of node n, whose clock reads local.
+func (s *sim) SetTimer(n algorithms.NodeID, local algorithms.Local, t *algorithms.Timer) {
+	nd := &s.nodes[n]
+	slot := s.findTimer(nd, t.Key)
+	if t.Cancel {
+		if slot >= 0 {
+			s.unlinkTimer(nd, slot)
+			s.freeTimer(slot)
+		}
+		return
+	}
+	if slot < 0 {
+		slot = s.tslots.Alloc()
+		ts := s.tslots.At(slot)
+		ts.key = t.Key
+		ts.node = n
+		ts.live = true
+		head, ok := nd.timers.Get(t.Key.Resource)
+		if !ok {
+			head = -1
+		}
+		ts.next = head
+		nd.timers.Put(t.Key.Resource, slot)
+	}
+	ts := s.tslots.At(slot)
+	ts.gen++
+	ts.at = t.At
+	s.armTimer(slot, local)
+}
+
+// armTimer schedules timer slot for the first true instant its node's
+// clock reaches its deadline (now, if the clock, reading local, is there).
+func (s *sim) armTimer(slot int32, local algorithms.Local) {
+	ts := s.tslots.At(slot)
+	at := s.now
+	if ts.at > local {
+		at = s.clock[ts.node].TrueAt(ts.at)
+	}
+	if at == math.MaxInt64 {
+		return // "never": keep the key, schedule nothing
+	}
+	s.schedule(at, evTimer, ts.node, slot, ts.gen)
+}
+
+// setClock replaces node n's clock model from now on (scenario files):
+// its pending timers and hold intervals are mapped to true time again.
+func (s *sim) setClock(n algorithms.NodeID, c faults.Clock) {
+	s.clock[n] = c
+	s.trace(&record.TraceRec{T: s.now, Local: c.Local(s.now), Kind: record.TraceClock, Node: n, X: c.Offset, Y: c.RatePPB})
+	s.rec.Checker().Reclock(s.now, n)
+	nd := &s.nodes[n]
+	if !nd.up {
+		return
+	}
+	local := c.Local(s.now)
+	// Re-arm in slot order, so the run stays deterministic.
+	for i := range s.tslots.Len() {
+		if ts := s.tslots.At(int32(i)); ts.live && ts.node == n {
+			ts.gen++
+			s.armTimer(int32(i), local)
+		}
+	}
+}
+
+// findTimer returns the slot of nd's live timer key, or -1.
+func (s *sim) findTimer(nd *simNode, key algorithms.TimerKey) int32 {
+	i, ok := nd.timers.Get(key.Resource)
+	if !ok {
+		return -1
+	}
+	for ; i >= 0; i = s.tslots.At(i).next {
+		if s.tslots.At(i).key.Kind == key.Kind {
+			return i
+		}
+	}
+	return -1
+}
+
+// unlinkTimer removes slot from its resource's list.
+func (s *sim) unlinkTimer(nd *simNode, slot int32) {
+	ts := s.tslots.At(slot)
+	head, _ := nd.timers.Get(ts.key.Resource)
+	if head == slot {
+		if ts.next >= 0 {
+			nd.timers.Put(ts.key.Resource, ts.next)
+		} else {
+			nd.timers.Del(ts.key.Resource)
+		}
+		return
+	}
+	for i := head; i >= 0; i = s.tslots.At(i).next {
+		if o := s.tslots.At(i); o.next == slot {
+			o.next = ts.next
+			return
+		}
+	}
+}
+
+func (s *sim) freeTimer(slot int32) {
+	ts := s.tslots.At(slot)
+	ts.gen++
+	ts.live = false
+	ts.next = -1
+	s.tslots.Free(slot)
+}
+
+// Send hands m to the network.
+func (s *sim) Send(m *algorithms.Message) {
+	from := m.From
+	s.rec.Sent(s.now, m)
+	if s.tr != nil {
+		s.tr.Add(&record.TraceRec{T: s.now, Local: s.clock[from].Local(s.now), Kind: record.TraceSend, Node: from, Msg: *m})
+	}
+	if int(m.To) >= len(s.nodes) {
+		s.fail(fmt.Errorf("node %d sent %v to a node that does not exist (cluster of %d)", from, *m, len(s.nodes)))
+		return
+	}
+	if m.To == from {
+		s.deliverAt(s.now, m)
+		return
+	}
+	if s.scripted {
+		s.pendSeq++
+		p := pendingMsg{id: s.pendSeq, msg: *m}
+		s.pending = append(s.pending, p)
+		if s.onPending != nil {
+			s.onPending(p)
+		}
+		return
+	}
+	net := &s.spec.Net
+	depart := s.now
+	if net.Bandwidth > 0 {
+		nd := &s.nodes[from]
+		if nd.nextFree > depart {
+			depart = nd.nextFree
+		}
+		depart += (runner.WireSize*1_000_000_000 + net.Bandwidth - 1) / net.Bandwidth
+		nd.nextFree = depart
+	}
+	if s.partActive && s.side[from] != s.side[m.To] {
+		s.drop(m, record.DropPartition)
+		return
+	}
+	if s.net.Lost() {
+		s.drop(m, record.DropLoss)
+		return
+	}
+	at, stale := s.stall(m, depart, depart+s.net.Delay())
+	s.deliverMarked(at, m, stale)
+	if s.net.Duplicated() {
+		if s.tr != nil {
+			s.tr.Add(&record.TraceRec{T: s.now, Local: s.clock[from].Local(s.now), Kind: record.TraceDup, Node: from, Msg: *m})
+		}
+		at, stale := s.stall(m, depart, depart+s.net.Delay())
+		s.deliverMarked(at, m, stale)
+	}
+}
+
+// stall returns when m, leaving at depart and due at t, arrives, and
+// whether its link's stall held it back. Episodes are drawn lazily, link
+// by link, as sends reach them (only with Stale > 0, so runs without
+// stalls draw exactly what they always did).
+func (s *sim) stall(m *algorithms.Message, depart, t int64) (int64, bool) {
+	if s.spec.Net.Stale == 0 {
+		return t, false
+	}
+	n := len(s.nodes)
+	if s.links == nil {
+		s.links = make([]faults.Stall, n*n)
+		for i := range s.links {
+			s.links[i] = s.net.NextStall(0)
+		}
+	}
+	l := &s.links[int(m.From)*n+int(m.To)]
+	for depart >= l.End {
+		*l = s.net.NextStall(l.End)
+	}
+	if depart < l.Start {
+		return t, false
+	}
+	if t < l.End {
+		t = l.End
+	}
+	return t, true
+}
+
+func (s *sim) drop(m *algorithms.Message, reason uint8) {
+	if s.tr != nil {
+		s.tr.Add(&record.TraceRec{T: s.now, Local: s.clock[m.From].Local(s.now), Kind: record.TraceDrop, Sub: reason, Node: m.From, Msg: *m})
+	}
+}
+
+func (s *sim) deliverAt(t int64, m *algorithms.Message) { s.deliverMarked(t, m, false) }
+
+// deliverMarked schedules m's delivery at t; stale marks a message held
+// back as stale (in the event's gen, which deliveries do not use
+// otherwise).
+func (s *sim) deliverMarked(t int64, m *algorithms.Message, stale bool) {
+	i := s.msgs.Put(*m)
+	var mark uint32
+	if stale {
+		mark = 1
+	}
+	s.schedule(t, evDeliver, m.To, i, mark)
+}
+
+// --- the event loop ---
+
+func (s *sim) dispatch(e timedEvent) {
+	switch e.kind {
+	case evDeliver:
+		m := *s.msgs.At(e.arg)
+		s.msgs.Free(e.arg)
+		if e.gen == 1 && s.nodes[m.To].up {
+			s.staleDelivered++
+		}
+		s.deliver(&m)
+	case evTimer:
+		ts := s.tslots.At(e.arg)
+		if ts.gen != e.gen {
+			return // replaced or cancelled since
+		}
+		n := ts.node
+		key := ts.key
+		nd := &s.nodes[n]
+		if !nd.up {
+			return
+		}
+		s.unlinkTimer(nd, e.arg)
+		s.freeTimer(e.arg)
+		if s.tr != nil {
+			s.tr.Add(&record.TraceRec{T: s.now, Local: s.clock[n].Local(s.now), Kind: record.TraceFire, Sub: key.Kind, Node: n, Res: key.Resource})
+		}
+		s.step(n, algorithms.Input{Kind: algorithms.Fire, Timer: key})
+	case evFunc:
+		f := *s.funcs.At(e.arg)
+		*s.funcs.At(e.arg) = nil // let the garbage collector have the closure
+		s.funcs.Free(e.arg)
+		f()
+	case evInput:
+		in := *s.inputs.At(e.arg)
+		s.inputs.Free(e.arg)
+		nd := &s.nodes[e.node]
+		if !nd.up || nd.incarnation != e.gen {
+			return // the node crashed since the client asked
+		}
+		s.step(e.node, algorithms.Input{Kind: in.kind, Resource: in.res})
+	case evCrash:
+		s.faultCrash(e.node)
+	case evRestart:
+		s.Restart(e.node)
+	case evPartition:
+		s.startPartition()
+	case evHeal:
+		s.heal()
+	case evDisk:
+		s.diskDone(e.node, e.gen)
+	case evEnd:
+		s.stopped = true
+	case evSlew:
+		s.slew(e.node)
+	}
+}
+
+// deliver steps a message into its receiver.
+func (s *sim) deliver(m *algorithms.Message) {
+	nd := &s.nodes[m.To]
+	if !nd.up {
+		if s.tr != nil {
+			s.tr.Add(&record.TraceRec{T: s.now, Local: s.clock[m.To].Local(s.now), Kind: record.TraceDrop, Sub: record.DropDown, Node: m.To, Msg: *m})
+		}
+		return
+	}
+	s.delivered++
+	if s.tr != nil {
+		s.tr.Add(&record.TraceRec{T: s.now, Local: s.clock[m.To].Local(s.now), Kind: record.TraceDeliver, Node: m.To, Msg: *m})
+	}
+	s.step(m.To, algorithms.Input{Kind: algorithms.Recv, Msg: *m})
+}
+
+// scheduleFaults draws the first crash of every node and the first
+// partition.
+func (s *sim) scheduleFaults() {
+	f := &s.spec.Faults
+	if f.CrashRate > 0 {
+		for i := range s.nodes {
+			s.schedule(s.faults.Gap(f.CrashRate), evCrash, algorithms.NodeID(i), 0, 0)
+		}
+	}
+	if f.Partitions > 0 && len(s.nodes) > 1 {
+		s.schedule(s.faults.Gap(f.Partitions), evPartition, 0, 0, 0)
+	}
+}
+
+func (s *sim) faultCrash(n algorithms.NodeID) {
+	f := &s.spec.Faults
+	if !s.nodes[n].up {
+		s.schedule(s.now+s.faults.Gap(f.CrashRate), evCrash, n, 0, 0)
+		return
+	}
+	s.Crash(n)
+	back := s.now + s.faults.Length(int64(f.Downtime))
+	s.schedule(back, evRestart, n, 0, 0)
+	s.schedule(back+s.faults.Gap(f.CrashRate), evCrash, n, 0, 0)
+}
+
+func (s *sim) startPartition() {
+	n := len(s.nodes)
+	s.faults.Split(s.side)
+	s.partActive = true
+	var mask int64
+	for i := 0; i < n && i < 64; i++ {
+		if s.side[i] == 0 {
+			mask |= 1 << i
+		}
+	}
+	s.trace(&record.TraceRec{T: s.now, Local: algorithms.Local(s.now), Kind: record.TracePartition, Node: algorithms.NoNode, X: mask})
+	s.rec.Partition(s.now)
+	s.schedule(s.now+s.faults.Length(int64(s.spec.Faults.PartitionLen)), evHeal, 0, 0, 0)
+}
+
+func (s *sim) heal() {
+	s.partActive = false
+	s.trace(&record.TraceRec{T: s.now, Local: algorithms.Local(s.now), Kind: record.TraceHeal, Node: algorithms.NoNode})
+	if s.spec.Faults.Partitions > 0 {
+		s.schedule(s.now+s.faults.Gap(s.spec.Faults.Partitions), evPartition, 0, 0, 0)
+	}
+}
+
+// run runs events until the end of the run: Duration, Stop, an error, or
+// nothing left to happen.
+func (s *sim) run(progress func(float64)) {
+	end := int64(s.spec.Duration)
+	s.schedule(end, evEnd, 0, 0, 0)
+	var nextProgress int64
+	s.running = true
+	for !s.stopped {
+		e, ok := s.next(math.MaxInt64)
+		if !ok {
+			break
+		}
+		s.now = e.t
+		// Holds that ended before this event end first, so the trace
+		// and the meters see everything in true-time order.
+		s.rec.Checker().Advance(e.t)
+		s.dispatch(e)
+		if progress != nil && s.steps >= nextProgress {
+			nextProgress = s.steps + 1<<16
+			progress(float64(s.now) / float64(end))
+		}
+	}
+	if progress != nil {
+		progress(1)
+	}
+}

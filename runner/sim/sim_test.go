@@ -1,0 +1,111 @@
+package sim
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"leaselab/runner"
+	"leaselab/runner/internal/toy"
+)
+
+func TestRunToy(t *testing.T) {
+	res, err := runner.Run(toy.Spec("test-lock"), runner.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%+v", res)
+	if res.LeasesAcquired == 0 || res.Violations != 0 {
+		t.Fatalf("acquired %d, violations %d", res.LeasesAcquired, res.Violations)
+	}
+}
+
+func TestPlantedFaultsCaught(t *testing.T) {
+	tests := []struct {
+		algo   string
+		mutate func(*runner.Spec)
+	}{
+		{"test-double-grant", nil},
+		{"test-no-deadline", func(s *runner.Spec) { s.Release = false }},
+	}
+	for _, tc := range tests {
+		t.Run(tc.algo, func(t *testing.T) {
+			total := 0
+			for seed := uint64(1); seed <= 5; seed++ {
+				s := toy.Spec(tc.algo)
+				s.Seed = seed
+				if tc.mutate != nil {
+					tc.mutate(&s)
+				}
+				res, err := runner.Run(s, runner.Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				total += res.Violations
+				for _, v := range res.ViolationList {
+					if v.Owners[0] == v.Owners[1] || v.OverlapNS <= 0 || v.Seed != seed {
+						t.Errorf("malformed violation %+v", v)
+					}
+				}
+			}
+			if total == 0 {
+				t.Fatalf("%s: the checker found no violation in 5 seeds", tc.algo)
+			}
+		})
+	}
+}
+
+func TestCorrectToyUnderDriftHasNoViolation(t *testing.T) {
+	for seed := uint64(1); seed <= 5; seed++ {
+		s := toy.Spec("test-lock")
+		s.Seed = seed
+		s.Clocks.Drift = 0.001
+		s.Clocks.Skew = time.Second
+		s.Pause = 0
+		s.Release = false
+		res, err := runner.Run(s, runner.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Violations != 0 || res.LeasesAcquired == 0 {
+			t.Fatalf("seed %d: %d violations, %d leases", seed, res.Violations, res.LeasesAcquired)
+		}
+	}
+}
+
+func TestDeterminism(t *testing.T) {
+	s := toy.Spec("test-lock")
+	s.Net.Loss = 0.05
+	s.Net.Dup = 0.05
+	s.Net.Reorder = 0.1
+	s.Faults.CrashRate = 3
+	s.Faults.Partitions = 2
+	s.Clocks.Drift = 0.0005
+	s.Clocks.Skew = 100 * time.Millisecond
+	a, err := runner.Run(s, runner.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := runner.Run(s, runner.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.TraceHash != b.TraceHash {
+		t.Fatalf("same seed, different hashes %s %s", a.TraceHash, b.TraceHash)
+	}
+	a.WallMS, b.WallMS = 0, 0
+	if fmt.Sprint(a) != fmt.Sprint(b) {
+		t.Fatalf("same seed, different results:\n%+v\n%+v", a, b)
+	}
+	s.Seed++
+	c, err := runner.Run(s, runner.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.TraceHash == a.TraceHash {
+		t.Fatalf("different seeds, same hash %s", a.TraceHash)
+	}
+	if a.Crashes == 0 || a.PartitionCount == 0 {
+		t.Fatalf("faults were not drawn: %d crashes, %d partitions", a.Crashes, a.PartitionCount)
+	}
+}

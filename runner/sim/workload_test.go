@@ -1,0 +1,238 @@
+package sim
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"leaselab/algorithms"
+	"leaselab/runner"
+	"leaselab/runner/internal/toy"
+)
+
+func TestWorkloadBatch(t *testing.T) {
+	s := toy.Spec("test-lock")
+	s.Workload = "batch"
+	s.Leases = 500
+	s.Acceptors, s.Proposers = 2, 1 // the server, node 1, is across the network
+	res, err := runner.Run(s, runner.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.LeasesAcquired != 500 || res.LeasesFailed != 0 || res.LatencyMS.N != 500 {
+		t.Fatalf("batch: %+v", res)
+	}
+	if res.SimulatedNS >= int64(s.Duration) || res.LeasesPerSec <= 0 {
+		t.Fatalf("a finished batch ends early and has a rate: %d ns, %.0f/s", res.SimulatedNS, res.LeasesPerSec)
+	}
+	// Rate: N / (last acquisition - first request); everything starts at 0.
+	want := 500 / (float64(res.SimulatedNS) / 1e9)
+	if d := res.LeasesPerSec - want; d > 1e-6*want || d < -1e-6*want {
+		t.Fatalf("leases/s %.3f, want %.3f", res.LeasesPerSec, want)
+	}
+}
+
+func TestWorkloadBatchUnfinishedFails(t *testing.T) {
+	s := toy.Spec("test-lock")
+	s.Workload = "batch"
+	s.Leases = 10
+	s.Net.Loss = 0.99                   // almost nothing reaches the server
+	s.Acceptors, s.Proposers = 2, 1     // the server, node 1, is across the network
+	s.Duration = 500 * time.Millisecond // shorter than one response timeout
+	res, err := runner.Run(s, runner.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.LeasesAcquired+res.LeasesFailed != 10 || res.LeasesFailed == 0 {
+		t.Fatalf("unresolved batch requests must count as failed: %+v", res)
+	}
+}
+
+func TestWorkloadSingleNaive(t *testing.T) {
+	s := runner.DefaultSpec()
+	s.Algo = "naive"
+	s.Workload = "single"
+	s.Net = runner.NetSpec{RTT: 10 * time.Millisecond}
+	res, err := runner.Run(s, runner.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// One round trip to the other acceptors.
+	if res.LeasesAcquired != 1 || res.LatencyMS.P50 != 10 || res.TimeToFirstLeaseMS != 10 {
+		t.Fatalf("single: acquired %d after %v ms (first %v)", res.LeasesAcquired, res.LatencyMS.P50, res.TimeToFirstLeaseMS)
+	}
+}
+
+func TestWorkloadFailoverNaive(t *testing.T) {
+	s := runner.DefaultSpec()
+	s.Algo = "naive"
+	s.Workload = "failover"
+	s.Duration = 40 * time.Second
+	res, err := runner.Run(s, runner.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	span := float64(s.Params.LeaseSpan / time.Millisecond)
+	if res.Violations != 0 || res.FailoverGapMS <= 0 || float64(res.FailoverGapMS) > span+float64(s.Params.MaxLease/time.Millisecond) {
+		t.Fatalf("failover gap %.1f ms (lease span %v), violations %d", res.FailoverGapMS, s.Params.LeaseSpan, res.Violations)
+	}
+	if res.Crashes < 1 || res.OwnerChanges < 1 {
+		t.Fatalf("failover: %d crashes, %d owner changes", res.Crashes, res.OwnerChanges)
+	}
+	s.Proposers = 1
+	if _, err := runner.Run(s, runner.Options{}); err == nil {
+		t.Fatal("failover with one proposer should be refused")
+	}
+}
+
+func TestBlockedFraction(t *testing.T) {
+	// One proposer: whenever it wants the lease nobody holds it.
+	s := toy.Spec("test-lock")
+	s.Proposers = 1
+	s.Acceptors = 2 // the server (node 1) is remote, so acquisitions take time
+	s.Net.Jitter = 0
+	res, err := runner.Run(s, runner.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.BlockedFraction != 1 {
+		t.Fatalf("one proposer: blocked fraction %v, want 1", res.BlockedFraction)
+	}
+	// Several proposers: some of the wanting happens while another holds.
+	s.Proposers = 3
+	s.Acceptors = 1
+	res, err = runner.Run(s, runner.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.BlockedFraction <= 0 || res.BlockedFraction >= 0.5 {
+		t.Fatalf("three proposers: blocked fraction %v", res.BlockedFraction)
+	}
+}
+
+// TestTraceAndHolds writes the JSON trace and the holds CSV and checks them
+// independently of the checker.
+func TestTraceAndHolds(t *testing.T) {
+	for _, algo := range []string{"test-lock", "test-double-grant"} {
+		s := toy.Spec(algo)
+		s.Duration = 20 * time.Second
+		s.Net.Loss = 0.02
+		var trace, holds, vtrace bytes.Buffer
+		res, err := runner.Run(s, runner.Options{Trace: &trace, Holds: &holds, ViolationTrace: &vtrace})
+		if err != nil {
+			t.Fatal(err)
+		}
+		kinds := map[string]int{}
+		sc := bufio.NewScanner(&trace)
+		sc.Buffer(nil, 1<<20)
+		lastT := int64(-1)
+		for sc.Scan() {
+			var rec struct {
+				T    int64  `json:"t"`
+				What string `json:"what"`
+			}
+			if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
+				t.Fatalf("%s: bad trace line %q: %v", algo, sc.Text(), err)
+			}
+			if rec.T < lastT {
+				t.Fatalf("%s: trace goes back in time: %q after %d", algo, sc.Text(), lastT)
+			}
+			lastT = rec.T
+			kinds[rec.What]++
+		}
+		for _, k := range []string{"send", "deliver", "drop", "fire", "input", "event", "hold_start", "hold_end"} {
+			if kinds[k] == 0 {
+				t.Errorf("%s: no %q records in the trace", algo, k)
+			}
+		}
+		rows, err := csv.NewReader(&holds).ReadAll()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Join(rows[0], ",") != "resource,owner,ballot,start_ns,end_ns" {
+			t.Fatalf("holds header %v", rows[0])
+		}
+		rows = rows[1:]
+		if len(rows) != kinds["hold_start"] || len(rows) != kinds["hold_end"] {
+			t.Fatalf("%s: %d hold rows, %d starts, %d ends", algo, len(rows), kinds["hold_start"], kinds["hold_end"])
+		}
+		// An independent overlap count from the CSV alone.
+		type iv struct {
+			owner      string
+			start, end int64
+		}
+		var ivs []iv
+		for _, r := range rows {
+			a, _ := strconv.ParseInt(r[3], 10, 64)
+			b, _ := strconv.ParseInt(r[4], 10, 64)
+			ivs = append(ivs, iv{r[1], a, b})
+		}
+		overlaps := 0
+		for i := range ivs {
+			for j := i + 1; j < len(ivs); j++ {
+				if ivs[i].owner != ivs[j].owner && max(ivs[i].start, ivs[j].start) < min(ivs[i].end, ivs[j].end) {
+					overlaps++
+				}
+			}
+		}
+		if overlaps != res.Violations {
+			t.Fatalf("%s: CSV shows %d overlaps, checker %d", algo, overlaps, res.Violations)
+		}
+		if (res.Violations > 0) != (vtrace.Len() > 0) {
+			t.Fatalf("%s: %d violations but %d bytes of violation trace", algo, res.Violations, vtrace.Len())
+		}
+		if res.Violations > 0 {
+			lines := strings.Split(strings.TrimSpace(vtrace.String()), "\n")
+			if len(lines) < 10 || !strings.Contains(lines[len(lines)-1], `"what":"violation"`) {
+				t.Fatalf("violation trace should end with the violation: %d lines, last %q", len(lines), lines[len(lines)-1])
+			}
+		}
+	}
+}
+
+func TestRunBadInput(t *testing.T) {
+	good := toy.Spec("test-lock")
+	for name, mutate := range map[string]func(*runner.Spec){
+		"unknown algorithm": func(s *runner.Spec) { s.Algo = "nosuch" },
+		"unknown workload":  func(s *runner.Spec) { s.Workload = "nosuch" },
+		"unknown env":       func(s *runner.Spec) { s.Env = "carrier-pigeon" },
+		"span above max":    func(s *runner.Spec) { s.Params.LeaseSpan = 20 * time.Second },
+		"zero acceptors":    func(s *runner.Spec) { s.Acceptors = 0 },
+		"loss above 1":      func(s *runner.Spec) { s.Net.Loss = 1.5 },
+		"unknown ablation":  func(s *runner.Spec) { s.Ablate = algorithms.Ablations{"nosuch"} },
+	} {
+		s := good
+		mutate(&s)
+		if _, err := runner.Run(s, runner.Options{}); err == nil {
+			t.Errorf("%s: no error", name)
+		}
+	}
+}
+
+func TestBandwidthLimit(t *testing.T) {
+	s := toy.Spec("test-lock")
+	s.Workload = "batch"
+	s.Leases = 1000
+	s.Acceptors, s.Proposers = 2, 1 // the server, node 1, is across the network
+	s.Net = runner.NetSpec{RTT: 66 * time.Millisecond}
+	free, err := runner.Run(s, runner.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Net.Bandwidth = 512 * 1024 // the paper's WAN link
+	slow, err := runner.Run(s, runner.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 1000 requests of 64 bytes leave node 0 one after another: 125 ms of
+	// serialisation at 512 kB/s, on top of the round trip.
+	ser := 1000 * 64 * 1e3 / (512 * 1024.0)
+	if free.LatencyMS.Max > 66.5 || slow.LatencyMS.Max < 66+ser-1 || slow.LatencyMS.Max > 66+ser+2 {
+		t.Fatalf("max latency %.1f ms unlimited, %.1f ms at 512 kB/s (serialisation %.1f ms)", free.LatencyMS.Max, slow.LatencyMS.Max, ser)
+	}
+}

@@ -1,0 +1,457 @@
+package workload
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"leaselab/algorithms"
+	"leaselab/runner"
+	"leaselab/runner/faults"
+	"leaselab/runner/record"
+)
+
+// The workload driver plays the clients of a run. It is written against
+// Env only, so every environment runs the same workloads.
+//
+// Workloads (resource ids start at 0):
+//
+//   - contention: each of the P proposers loops on resource 0: acquire;
+//     when acquired, hold for Hold and release (Release true and Hold > 0),
+//     or let the lease expire (otherwise; a lease that expires before Hold
+//     is over also just expires); then pause for a time drawn uniformly in
+//     [0, Pause]; then acquire again. A Failed request, or a Lost lease,
+//     goes straight to the pause. All proposers start at true time 0, so
+//     they contend from the first instant. A crashed proposer's client
+//     stops and resumes with a pause after the restart.
+//   - batch: proposer 0 requests Leases distinct resources 0..Leases-1 at
+//     true time 0, as the FaTLease paper's single proposer did (Sec. 5.1).
+//     The run ends when every request is acquired or failed, or at
+//     Duration; requests unresolved then count as failed.
+//   - single: proposer 0 requests resource 0 once at true time 0 (the
+//     negotiation-duration experiment, Sec. 5.2); ends like batch.
+//   - failover: proposer 0 acquires resource 0 and extends RenewBefore
+//     before its local expiry, for ever. It is crashed at the instant of
+//     its first acquisition or extension at or after true time Duration/4
+//     (or at Duration/2 if none comes), so the gap is the worst case: a
+//     whole lease span still to run, plus the takeover. From then on
+//     proposers 1..P-1 try to acquire resource 0,
+//     retrying 1 ms + uniform [0, Backoff] after each Failed; the first to
+//     hold it keeps extending like proposer 0 did. The failover gap is the
+//     crash to the next hold interval of another node. Proposer 0 restarts
+//     after Faults.Downtime (if positive) but asks for nothing more.
+//
+// Contention clients may also (each only when its Spec field asks, so a
+// spec without them draws and schedules exactly what it always did):
+//
+//   - Resources > 1: pick the resource of each attempt uniformly among
+//     0..Resources-1.
+//   - Giveup: with this probability an attempt is given up at a time
+//     uniform in [0, 2*RTT] after the Acquire, if no lease came by then
+//     (Relinquish input, mid-round: prepare or propose still in flight); the
+//     request is withdrawn (neither acquired nor failed) and the client
+//     pauses.
+//   - Extend: with this probability a lease, once acquired, is extended
+//     (Extend input); the client then releases at Hold after the
+//     acquisition as before (if Release), whether or not the extension
+//     has come back, or lets the lease, extended or not, expire. The
+//     extension comes at a time uniform in [0, half the time left], or,
+//     for half the leases a client will release, uniform in [0, 2*RTT]
+//     before the release, so the release meets the extension in flight.
+//
+// Client watchdog: a request that gets neither Acquired nor Failed within
+// MaxLease + MaxRounds*(ResponseTimeout+Backoff) + 1 s counts as failed and
+// the client moves on (contention and failover only, so a silent algorithm
+// cannot stall them).
+//
+// A pending request of a node that crashes counts as failed.
+type Driver struct {
+	spec    runner.Spec
+	env     Env
+	rec     *record.Recorder
+	rng     *rand.Rand
+	clients []client
+	// outstanding requests of batch / single.
+	outstanding int
+	started     bool
+	failAt      int64
+	armed       bool // failover: crash proposer 0 at its next acquisition
+	failed      bool // the failover crash happened
+	watchdog    int64
+	retry       int64
+	// counters for Result (see its fields of the same names)
+	giveupsMidRound, extensions, extendReleases, releasesMidExtension int
+}
+
+type clientState uint8
+
+const (
+	clientIdle clientState = iota
+	clientWanting
+	clientHolding
+	clientDown
+)
+
+type client struct {
+	gen   uint32 // bumps invalidate scheduled callbacks
+	state clientState
+	// res: the resource of the current attempt or hold.
+	res algorithms.ResourceID
+	// Extend: extended (an Extend went in during this hold), extending
+	// (it is not answered yet), endAt (true time the hold ends, extension
+	// included).
+	extended, extending bool
+	endAt               int64
+	// active: this client takes part in the workload now.
+	active bool
+	// keep: extend before expiry instead of releasing (failover holders).
+	keep bool
+}
+
+// NewDriver checks that spec's workload can run and returns its driver.
+func NewDriver(spec runner.Spec, env Env, rec *record.Recorder) (*Driver, error) {
+	d := &Driver{
+		spec:    spec,
+		env:     env,
+		rec:     rec,
+		rng:     rand.New(rand.NewPCG(spec.Seed, faults.StreamDriver)),
+		clients: make([]client, spec.Proposers),
+	}
+	p := spec.Params
+	d.watchdog = int64(p.MaxLease) + int64(p.MaxRounds)*int64(p.ResponseTimeout+p.Backoff) + int64(time.Second)
+	d.retry = int64(time.Millisecond)
+	switch spec.Workload {
+	case "contention", "single":
+	case "batch":
+		if spec.Leases < 1 {
+			return nil, fmt.Errorf("batch needs at least 1 lease, got %d", spec.Leases)
+		}
+	case "failover":
+		if spec.Proposers < 2 {
+			return nil, fmt.Errorf("failover needs at least 2 proposers (one to crash, one to take over), got %d", spec.Proposers)
+		}
+		d.failAt = int64(spec.Duration) / 4
+	default:
+		return nil, fmt.Errorf("unknown workload %q (valid: %v)", spec.Workload, runner.Workloads)
+	}
+	return d, nil
+}
+
+// Start issues the workload's first requests; call it once, at true time 0,
+// after every node has been started.
+func (d *Driver) Start() {
+	if d.started {
+		return
+	}
+	d.started = true
+	switch d.spec.Workload {
+	case "contention":
+		for i := range d.clients {
+			d.clients[i].active = true
+			d.acquire(algorithms.NodeID(i), d.clients[i].gen)
+		}
+	case "batch":
+		for r := 0; r < d.spec.Leases; r++ {
+			if d.input(0, algorithms.Input{Kind: algorithms.Acquire, Resource: algorithms.ResourceID(r)}) {
+				d.outstanding++
+			}
+		}
+		if d.outstanding == 0 {
+			d.env.Stop()
+		}
+	case "single":
+		if d.input(0, algorithms.Input{Kind: algorithms.Acquire}) {
+			d.outstanding++
+		} else {
+			d.env.Stop()
+		}
+	case "failover":
+		d.clients[0].active = true
+		d.clients[0].keep = true
+		d.acquire(0, d.clients[0].gen)
+		d.env.At(d.failAt, func() { d.armed = true })
+		d.env.At(2*d.failAt, d.failover)
+	}
+}
+
+// Done reports whether a batch or single run has nothing left to wait for.
+func (d *Driver) Done() bool {
+	return d.started && (d.spec.Workload == "batch" || d.spec.Workload == "single") && d.outstanding == 0
+}
+
+// FailUnresolved says whether requests still pending at the end of the
+// run count as failed (batch and single).
+func (d *Driver) FailUnresolved() bool {
+	return d.spec.Workload == "batch" || d.spec.Workload == "single"
+}
+
+// Finish ends the run at the environment's current time and returns the
+// meters.
+func (d *Driver) Finish() runner.Result {
+	res := d.rec.Finish(d.env.Now(), d.FailUnresolved())
+	res.GiveupsMidRound = d.giveupsMidRound
+	res.Extensions = d.extensions
+	res.ExtendReleases = d.extendReleases
+	res.ReleasesMidExtension = d.releasesMidExtension
+	return res
+}
+
+// input hands in to node n and tells the recorder.
+func (d *Driver) input(n algorithms.NodeID, in algorithms.Input) bool {
+	if !d.env.Input(n, in) {
+		return false
+	}
+	now := d.env.Now()
+	d.rec.Request(now, n, record.LocalOf(d.env, n, now), in)
+	return true
+}
+
+func (d *Driver) acquire(n algorithms.NodeID, gen uint32) {
+	c := &d.clients[n]
+	if c.gen != gen || !c.active || c.state == clientDown {
+		return
+	}
+	if d.spec.Resources > 1 {
+		c.res = algorithms.ResourceID(d.rng.IntN(d.spec.Resources))
+	}
+	if !d.input(n, algorithms.Input{Kind: algorithms.Acquire, Resource: c.res}) {
+		return // down; Restarted resumes the client
+	}
+	c.gen++
+	c.state = clientWanting
+	g := c.gen
+	d.env.At(d.env.Now()+d.watchdog, func() {
+		c := &d.clients[n]
+		if c.gen == g && c.state == clientWanting {
+			d.rec.Abandon(d.env.Now(), n, c.res)
+			d.pause(n)
+		}
+	})
+	if d.spec.Giveup > 0 && d.rng.Float64() < d.spec.Giveup {
+		wait := d.rng.Int64N(2*int64(d.spec.Net.RTT) + 1)
+		d.env.At(d.env.Now()+wait, func() {
+			c := &d.clients[n]
+			if c.gen == g && c.state == clientWanting {
+				d.input(n, algorithms.Input{Kind: algorithms.Relinquish, Resource: c.res})
+				d.rec.Withdraw(d.env.Now(), n, c.res)
+				d.giveupsMidRound++
+				d.pause(n)
+			}
+		})
+	}
+}
+
+// release ends client n's hold with a Relinquish input and pauses.
+func (d *Driver) release(n algorithms.NodeID) {
+	c := &d.clients[n]
+	d.input(n, algorithms.Input{Kind: algorithms.Relinquish, Resource: c.res})
+	if c.extended {
+		d.extendReleases++
+		if c.extending {
+			d.releasesMidExtension++
+		}
+	}
+	d.pause(n)
+}
+
+// pause schedules the client's next attempt.
+func (d *Driver) pause(n algorithms.NodeID) {
+	c := &d.clients[n]
+	c.gen++
+	c.state = clientIdle
+	c.extended, c.extending = false, false
+	var wait int64
+	if d.spec.Workload == "failover" {
+		wait = d.retry + d.rng.Int64N(int64(d.spec.Params.Backoff)+1)
+	} else {
+		wait = d.rng.Int64N(int64(d.spec.Pause) + 1)
+	}
+	g := c.gen
+	d.env.At(d.env.Now()+wait, func() { d.acquire(n, g) })
+}
+
+// Event passes an event node n emitted (its clock read local) to the
+// recorder and lets the clients react.
+func (d *Driver) Event(n algorithms.NodeID, local algorithms.Local, ev algorithms.Event) {
+	now := d.env.Now()
+	out := d.rec.Event(now, n, local, ev)
+	switch d.spec.Workload {
+	case "batch", "single":
+		if out != record.NoOutcome {
+			d.outstanding--
+			if d.outstanding == 0 {
+				d.env.Stop()
+			}
+		}
+		return
+	}
+	if int(n) >= len(d.clients) || !d.clients[n].active || ev.Resource != d.clients[n].res {
+		return
+	}
+	if d.armed && n == 0 && ev.Kind == algorithms.Acquired {
+		// Crash at this instant, as an event of its own (never inside the
+		// node's step).
+		d.armed = false
+		d.env.At(now, d.failover)
+	}
+	c := &d.clients[n]
+	switch ev.Kind {
+	case algorithms.Acquired:
+		if c.state == clientDown {
+			return
+		}
+		if c.state == clientHolding && c.extending {
+			// The extension came through: the hold ends later.
+			c.extending = false
+			c.endAt = d.env.TrueAt(n, ev.Until)
+			d.expireAt(n, c.gen, c.endAt)
+			return
+		}
+		c.state = clientHolding
+		c.gen++
+		g := c.gen
+		end := d.env.TrueAt(n, ev.Until)
+		if c.keep {
+			at := d.env.TrueAt(n, ev.Until-algorithms.Local(d.spec.RenewBefore))
+			if at < now {
+				at = now
+			}
+			d.env.At(at, func() {
+				c := &d.clients[n]
+				if c.gen == g && c.state == clientHolding {
+					d.input(n, algorithms.Input{Kind: algorithms.Extend})
+				}
+			})
+			// If the extension does not come through, the lease expires
+			// and the client starts over.
+			d.env.At(end, func() {
+				c := &d.clients[n]
+				if c.gen == g && c.state == clientHolding {
+					d.pause(n)
+				}
+			})
+			return
+		}
+		if d.spec.Extend > 0 && d.rng.Float64() < d.spec.Extend {
+			c.endAt = end
+			release := d.spec.Release && d.spec.Hold > 0
+			at := now
+			switch {
+			case release && d.rng.IntN(2) == 0:
+				// Extend, then release at once: the release comes while
+				// the extension's round is in flight.
+				at += int64(d.spec.Hold) - d.rng.Int64N(2*int64(d.spec.Net.RTT)+1)
+				if at < now {
+					at = now
+				}
+			case end > now:
+				at += d.rng.Int64N((end-now)/2 + 1)
+			}
+			d.env.At(at, func() {
+				c := &d.clients[n]
+				if c.gen == g && c.state == clientHolding && d.input(n, algorithms.Input{Kind: algorithms.Extend, Resource: c.res}) {
+					c.extended, c.extending = true, true
+					d.extensions++
+				}
+			})
+			if d.spec.Release && d.spec.Hold > 0 {
+				d.env.At(now+int64(d.spec.Hold), func() {
+					c := &d.clients[n]
+					if c.gen == g && c.state == clientHolding {
+						d.release(n)
+					}
+				})
+			}
+			d.expireAt(n, g, end)
+			return
+		}
+		if d.spec.Release && d.spec.Hold > 0 && now+int64(d.spec.Hold) < end {
+			d.env.At(now+int64(d.spec.Hold), func() {
+				c := &d.clients[n]
+				if c.gen == g && c.state == clientHolding {
+					d.release(n)
+				}
+			})
+			return
+		}
+		d.env.At(end, func() {
+			c := &d.clients[n]
+			if c.gen == g && c.state == clientHolding {
+				d.pause(n)
+			}
+		})
+	case algorithms.Failed:
+		if out == record.OutcomeFailed && c.state == clientWanting {
+			d.pause(n)
+		}
+	case algorithms.Lost:
+		if c.state == clientHolding {
+			d.pause(n)
+		}
+	}
+}
+
+// expireAt pauses client n at true time end if it still holds the lease
+// of generation g and its hold (extensions included) ends by then.
+func (d *Driver) expireAt(n algorithms.NodeID, g uint32, end int64) {
+	d.env.At(end, func() {
+		c := &d.clients[n]
+		if c.gen == g && c.state == clientHolding && d.env.Now() >= c.endAt {
+			d.pause(n)
+		}
+	})
+}
+
+// failover crashes proposer 0 and sets the others going (once).
+func (d *Driver) failover() {
+	if d.failed {
+		return
+	}
+	d.armed = false
+	now := d.env.Now()
+	d.failed = true
+	d.rec.MarkFailover(now, 0)
+	d.clients[0].active = false
+	d.env.Crash(0)
+	if dt := d.spec.Faults.Downtime; dt > 0 {
+		d.env.At(now+int64(dt), func() { d.env.Restart(0) })
+	}
+	for i := 1; i < len(d.clients); i++ {
+		c := &d.clients[i]
+		c.active = true
+		c.keep = true
+		if c.state != clientDown {
+			d.acquire(algorithms.NodeID(i), c.gen)
+		}
+	}
+}
+
+// Crashed tells the driver node n is down (after the environment crashed
+// it, by fault or on request) and the recorder what that ends.
+func (d *Driver) Crashed(n algorithms.NodeID) {
+	now := d.env.Now()
+	aborted := d.rec.Crash(now, n)
+	if d.spec.Workload == "batch" || d.spec.Workload == "single" {
+		d.outstanding -= aborted
+		if d.started && d.outstanding == 0 {
+			d.env.Stop()
+		}
+	}
+	if int(n) < len(d.clients) {
+		c := &d.clients[n]
+		c.gen++
+		c.state = clientDown
+	}
+}
+
+// Restarted tells the driver node n is up again (after its Start step).
+func (d *Driver) Restarted(n algorithms.NodeID) {
+	if int(n) >= len(d.clients) {
+		return
+	}
+	c := &d.clients[n]
+	c.state = clientIdle
+	if c.active {
+		d.pause(n)
+	}
+}

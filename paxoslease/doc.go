@@ -156,7 +156,10 @@
 //     a waiter woken by a release hint first waits 1.5 round trips.
 //     rtt-backoff: retry windows scale with the measured round trip
 //     (4·rtt·2^lost rounds), capped at Backoff. With Backoff 0 the guard,
-//     the head start and the measurement are off.
+//     the head start and the measurement are off; with late-timer
+//     ablated the measurement is (a round's Prepare time is read from
+//     its deadline). testdata/handoff-*.txt show the rules at work, and
+//     handoff-*-no-RULE.txt the same interleavings without one.
 //   - Renewal dilemma: while an owner holds the lease, competitors' prepares
 //     push the acceptors' promised ballot past the owner's, so its extension
 //     is rejected. Fix used here: ballot learning plus an immediate retry by

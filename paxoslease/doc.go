@@ -138,6 +138,28 @@
 //   - Release hints (Sec. 7): Release goes to every acceptor and, as a hint,
 //     to every other proposer; a proposer waiting for a held lease then tries
 //     again within its backoff instead of sleeping out the lease.
+//   - Contended hand-off (all liveness rules; each only changes when a
+//     proposer retries or what an acceptor refuses, so none weakens
+//     safety). failed-release: a proposer whose propose phase is lost
+//     releases that exact ballot at every acceptor (not while it holds a
+//     lease on the resource: a failed extension's ballot stands in for
+//     the held lease there), so split accepts clear at once instead of
+//     after a lease span. release-promise: an acceptor that clears a
+//     lease sends the proposer of the highest ballot it promised a fresh
+//     promise, the answer a copy of its Prepare would draw now; that
+//     proposer, parked while it waited, counts it as an upgrade of the
+//     same acceptor's closed promise and proposes at once. promise-guard:
+//     such an acceptor turns other proposers' prepares away until it
+//     accepts, for min(Backoff, ResponseTimeout) at most, or until the
+//     proposer declines (a Release with Span -1, which clears only the
+//     guard: the ballot may be one it holds a lease under). head-start:
+//     a waiter woken by a release hint first waits 1.5 round trips.
+//     rtt-backoff: retry windows scale with the measured round trip
+//     (4·rtt·2^lost rounds), capped at Backoff. With Backoff 0 the guard,
+//     the head start and the measurement are off; with late-timer
+//     ablated the measurement is (a round's Prepare time is read from
+//     its deadline). testdata/handoff-*.txt show the rules at work, and
+//     handoff-*-no-RULE.txt the same interleavings without one.
 //   - Renewal dilemma: while an owner holds the lease, competitors' prepares
 //     push the acceptors' promised ballot past the owner's, so its extension
 //     is rejected. Fix used here: ballot learning plus an immediate retry by

@@ -71,8 +71,14 @@ func appendTime(b []byte, t, now algorithms.Local) []byte {
 //     peak count of rounds (memory only);
 //   - slots with no state at all (nothing promised, accepted or held): a
 //     lookup that finds one acts as one that finds none;
-//   - of a round between phases (phaseWait): deadline, vote sets, vote
-//     counts and hint (startRound resets them before they are read).
+//   - the measured round trip and when a prepare phase's Prepare went
+//     out (its deadline less the hold), when Params.Backoff is 0 (or,
+//     for the latter, with late-timer ablated, when it is unknown): they
+//     only scale random waits, which are capped at Backoff (the
+//     explorer's default);
+//   - of a round between phases (phaseWait) that is not parked: deadline,
+//     vote sets, vote counts and hint (startRound resets them before
+//     they are read).
 func (n *Node) AppendState(b []byte, now algorithms.Local) []byte {
 	b = binary.AppendUvarint(b, uint64(n.id))
 	b = binary.AppendUvarint(b, uint64(n.restarts))
@@ -85,6 +91,9 @@ func (n *Node) AppendState(b []byte, now algorithms.Local) []byte {
 	}
 	b = append(b, flags)
 	b = binary.AppendUvarint(b, uint64(n.lastRound))
+	if n.params.Backoff > 0 {
+		b = binary.AppendVarint(b, int64(n.rtt))
+	}
 	b = binary.AppendUvarint(b, uint64(len(n.pending)))
 	for _, r := range n.pending {
 		b = binary.AppendUvarint(b, uint64(r))
@@ -108,7 +117,9 @@ func (n *Node) AppendState(b []byte, now algorithms.Local) []byte {
 		b = binary.AppendUvarint(b, uint64(s.key))
 		b = binary.AppendUvarint(b, uint64(s.promised))
 		b = binary.AppendUvarint(b, uint64(s.accepted))
-		if s.accepted != 0 {
+		if s.accepted != 0 || s.accUntil != 0 {
+			// accUntil is the accepted proposal's timer, or, with
+			// nothing accepted, the end of a promise guard.
 			b = appendTime(b, s.accUntil, now)
 		}
 		b = binary.AppendUvarint(b, uint64(s.held))
@@ -117,10 +128,11 @@ func (n *Node) AppendState(b []byte, now algorithms.Local) []byte {
 		}
 	}
 
-	return algorithms.AppendMap(b, n.rounds, nil, func(b []byte, rd *round) []byte { return rd.appendState(b, now) })
+	withRTT := n.params.Backoff > 0 && n.earlyTimer // see prepareSent
+	return algorithms.AppendMap(b, n.rounds, nil, func(b []byte, rd *round) []byte { return rd.appendState(b, now, withRTT) })
 }
 
-func (rd *round) appendState(b []byte, now algorithms.Local) []byte {
+func (rd *round) appendState(b []byte, now algorithms.Local, withRTT bool) []byte {
 	var flags byte
 	if rd.busy {
 		flags |= 1
@@ -128,12 +140,20 @@ func (rd *round) appendState(b []byte, now algorithms.Local) []byte {
 	if rd.queued {
 		flags |= 2
 	}
+	if rd.parked {
+		flags |= 4
+	}
 	b = append(b, byte(rd.phase), flags)
 	b = binary.AppendUvarint(b, uint64(rd.ballot))
 	b = binary.AppendUvarint(b, uint64(rd.learned))
 	b = binary.AppendUvarint(b, uint64(rd.fails))
-	if rd.phase == phaseWait {
+	if rd.phase == phaseWait && !rd.parked {
 		return b
+	}
+	if withRTT && rd.phase == phasePrepare {
+		// The round trip is measured from the deadline (prepareSent), so
+		// its exact distance counts, not only whether it is past.
+		b = binary.AppendVarint(b, int64(rd.deadline-now))
 	}
 	b = appendTime(b, rd.deadline, now)
 	for _, set := range [...]*algorithms.NodeSet{&rd.promised, &rd.open, &rd.accepted, &rd.rejected, &rd.leased} {

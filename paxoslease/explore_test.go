@@ -87,6 +87,9 @@ func TestStateSensitivity(t *testing.T) {
 		{"round queued", func(n *Node) { n.rounds[7].queued = true }, true},
 		{"round ended", func(n *Node) { delete(n.rounds, 7) }, true},
 		{"random source", func(n *Node) { n.rand = rand.New(rand.NewPCG(9, 9)) }, false},
+		{"measured round trip", func(n *Node) { n.rtt = 5 }, true},
+		{"round parked", func(n *Node) { n.rounds[7].parked = true }, true},
+		{"parked round's votes", func(n *Node) { n.rounds[7].parked = true; n.rounds[7].open.Add(1) }, true},
 		{"free list and peak", func(n *Node) { n.free = append(n.free, new(round)); n.roundsPeak = 99 }, false},
 		{"an empty slot", func(n *Node) { n.res.put(12) }, false},
 		{"stale vote sets between rounds", func(n *Node) { n.rounds[7].promised.Add(0); n.rounds[7].promised.Add(1); n.rounds[7].hint = 5 }, false},
@@ -104,11 +107,26 @@ func TestPastExpiriesAlike(t *testing.T) {
 	}
 }
 
+// TestPastPrepareDeadlines: with Backoff > 0 a prepare phase's deadline
+// is encoded exactly even when past, since the round trip is measured
+// from it (prepareSent).
+func TestPastPrepareDeadlines(t *testing.T) {
+	a, b := stateNode(t), stateNode(t)
+	if a.params.Backoff <= 0 {
+		t.Fatal("stateNode has no Backoff")
+	}
+	a.rounds[6].deadline = stateNow - 2
+	b.rounds[6].deadline = stateNow - 1
+	if bytes.Equal(a.AppendState(nil, stateNow), b.AppendState(nil, stateNow)) {
+		t.Fatal("two past prepare deadlines encode alike")
+	}
+}
+
 // TestStateCoversFields fails when a field is added to the node's state
 // without a decision: encode it in AppendState, or say there why not.
 func TestStateCoversFields(t *testing.T) {
-	explorabletest.Fields(t, Node{}, "id", "cluster", "params", "rand", "restarts", "majority", "restartWait", "driftMargin", "backoff", "ballotLearning", "earlyTimer", "distinctVotes", "exactRelease", "activeOnly", "keepOthers", "hold", "quarantine", "silent", "started", "lastRound", "res", "rounds", "roundsPeak", "free", "pending")
-	explorabletest.Fields(t, round{}, "ballot", "deadline", "promised", "open", "accepted", "rejected", "leased", "nOpen", "nAccepted", "learned", "hint", "fails", "phase", "busy", "queued")
+	explorabletest.Fields(t, Node{}, "id", "cluster", "params", "rand", "restarts", "majority", "restartWait", "driftMargin", "backoff", "ballotLearning", "earlyTimer", "distinctVotes", "exactRelease", "activeOnly", "keepOthers", "rttBackoff", "releasePromise", "headStart", "failedRelease", "promiseGuard", "hold", "quarantine", "silent", "started", "lastRound", "rtt", "res", "rounds", "roundsPeak", "free", "pending")
+	explorabletest.Fields(t, round{}, "ballot", "deadline", "promised", "open", "accepted", "rejected", "leased", "nOpen", "nAccepted", "learned", "hint", "fails", "phase", "busy", "parked", "queued")
 	explorabletest.Fields(t, slot{}, "key", "promised", "accepted", "accUntil", "held", "until")
 	explorabletest.Fields(t, table{}, "slots", "dist", "n")
 }

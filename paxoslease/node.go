@@ -49,7 +49,11 @@ type round struct {
 	fails            int32             // failed rounds of this acquisition (at most MaxRounds, which Validate keeps in 32 bits)
 	phase            phase
 	busy             bool // waiting (phaseWait) for someone's lease to end
-	queued           bool // requested during the quarantine; starts at Joined
+	// parked: busy after a prepare phase, keeping its ballot and votes: a
+	// fresh open promise for this ballot (release-promise) upgrades the
+	// acceptor's vote, and an open majority proposes at once.
+	parked bool
+	queued bool // requested during the quarantine; starts at Joined
 }
 
 // Node is one PaxosLease node: a proposer, an acceptor or both (the
@@ -74,6 +78,11 @@ type Node struct {
 	exactRelease   bool // release clears only the exact (owner, ballot)
 	activeOnly     bool // an own reported lease is open only if it is the active one
 	keepOthers     bool // another owner's live accepted lease is never overwritten
+	rttBackoff     bool // the backoff window scales with the measured round trip
+	releasePromise bool // an acceptor that clears a lease re-sends its promise to its highest ballot
+	headStart      bool // a waiter woken by a release hint first gives the head of the queue time to propose
+	failedRelease  bool // a lost propose phase releases its ballot at the acceptors
+	promiseGuard   bool // a re-sent promise is kept from other proposers' prepares for a while
 
 	hold       time.Duration // how long a lease lasts on the holder's clock, from its Prepare
 	quarantine time.Duration // silence after a restart, on this node's clock
@@ -81,6 +90,11 @@ type Node struct {
 	silent    bool   // restarted and still in quarantine
 	started   bool   // Start was seen
 	lastRound uint32 // highest run counter this node used (any resource)
+	// rtt: moving average of the time from sending Prepare to answers
+	// from a majority; 0 until measured. Measured and used only when
+	// Params.Backoff > 0 (every wait it scales is capped at Backoff), and
+	// not with late-timer ablated (see prepareSent).
+	rtt time.Duration
 
 	res        table
 	rounds     map[algorithms.ResourceID]*round
@@ -140,6 +154,11 @@ func New(cfg algorithms.Config) *Node {
 		exactRelease:   !ab.Has(AblateOwnerOnlyRelease),
 		activeOnly:     !ab.Has(AblateStaleOwnerOpen),
 		keepOthers:     !ab.Has(AblateAbandonRelease),
+		rttBackoff:     !ab.Has(AblateRTTBackoff),
+		releasePromise: !ab.Has(AblateReleasePromise),
+		headStart:      !ab.Has(AblateHeadStart),
+		failedRelease:  !ab.Has(AblateFailedRelease),
+		promiseGuard:   !ab.Has(AblatePromiseGuard),
 		quarantine:     Quarantine(cfg.Params),
 		rounds:         make(map[algorithms.ResourceID]*round),
 		// A restarted node is silent from the start; Start arms the end of
@@ -238,6 +257,12 @@ func (n *Node) recv(now algorithms.Local, m algorithms.Message, out *algorithms.
 		if !n.cluster.IsProposer(m.From) || m.Ballot == 0 || m.Ballot.Node() != m.From {
 			return
 		}
+		if m.Kind == algorithms.Release && m.Span == declineSpan {
+			if n.cluster.IsAcceptor(n.id) {
+				n.onDecline(m)
+			}
+			return
+		}
 		if m.Kind == algorithms.Release && n.cluster.IsProposer(n.id) && m.From != n.id {
 			n.onReleaseHint(now, m, out)
 		}
@@ -258,7 +283,20 @@ func (n *Node) recv(now algorithms.Local, m algorithms.Message, out *algorithms.
 		}
 		rd := n.rounds[m.Resource]
 		if rd == nil || rd.queued || m.Ballot != rd.ballot {
+			if m.Kind == algorithms.Promise && m.Owner == algorithms.NoNode && m.Ballot.Node() == n.id && n.guardSpan() > 0 {
+				// A re-sent promise for a ballot we no longer use:
+				// decline it, so its guard stops turning others away.
+				out.Send(n.decline(m.From, m.Resource, m.Ballot))
+			}
 			return // an answer to some other round
+		}
+		if rd.phase == phasePrepare && n.earlyTimer && n.params.Backoff > 0 && m.Kind != algorithms.Accepted && m.Kind != algorithms.ProposeReject {
+			// The round trip to a quorum (a node that is also an acceptor
+			// answers itself at once): sampled when the answers of the
+			// round's prepare first reach a majority.
+			if a := m.From; !rd.promised.Has(a) && !rd.rejected.Has(a) && rd.answered() == n.majority-1 {
+				n.sampleRTT(now.Sub(n.prepareSent(rd)))
+			}
 		}
 		switch m.Kind {
 		case algorithms.Promise:
@@ -278,13 +316,60 @@ func (n *Node) recv(now algorithms.Local, m algorithms.Message, out *algorithms.
 // answer right when a message and the timer fall on the same instant.
 func (n *Node) expire(now algorithms.Local, r algorithms.ResourceID, s *slot, out *algorithms.Output) {
 	if s.accepted != 0 && now >= s.accUntil {
-		n.clear(r, s, out)
+		n.clear(now, r, s, out)
 	}
 }
 
-func (n *Node) clear(r algorithms.ResourceID, s *slot, out *algorithms.Output) {
+func (n *Node) clear(now algorithms.Local, r algorithms.ResourceID, s *slot, out *algorithms.Output) {
 	out.Emit(algorithms.Event{Kind: algorithms.Cleared, Resource: r, Owner: s.accepted.Node(), Ballot: s.accepted})
+	gone := s.accepted
 	s.accepted, s.accUntil = 0, 0
+	if n.releasePromise && s.promised > gone && n.cluster.IsProposer(s.promised.Node()) {
+		// Release-promise: the proposer of the highest ballot we promised
+		// was told the lease was taken; tell it that we are empty now.
+		// This is the very answer a copy of its Prepare arriving now
+		// would draw (the network may duplicate and delay any message),
+		// so it adds no behaviour the protocol does not already allow;
+		// it saves that proposer a round trip and lets it move first.
+		p := algorithms.Message{Kind: algorithms.Promise, From: n.id, To: s.promised.Node(), Resource: r, Ballot: s.promised, Owner: algorithms.NoNode}
+		out.Send(p)
+		if g := n.guardSpan(); g > 0 {
+			// Promise-guard: for a while, only that proposer may prepare
+			// here, so a newcomer's higher ballot does not preempt the
+			// proposal it is about to send. accUntil is free while
+			// nothing is accepted; it holds the guard's end, and 0 means
+			// no guard (local clocks may read below zero, so "now <
+			// accUntil" alone would guard an empty slot).
+			s.accUntil = now.Add(g)
+			if s.accUntil == 0 {
+				s.accUntil = 1
+			}
+		}
+	}
+}
+
+// guardSpan is how long a re-sent promise is guarded: Backoff (the
+// longest a rejected newcomer would have waited anyway), at most
+// ResponseTimeout; 0 when the rule is off. The guard ends sooner when
+// the acceptor accepts a proposal. Rejecting is always safe; the guard
+// costs liveness only if the re-promised proposer is gone, and then
+// Backoff at most.
+func (n *Node) guardSpan() time.Duration {
+	if !n.promiseGuard || !n.releasePromise {
+		return 0
+	}
+	return min(n.params.Backoff, n.params.ResponseTimeout)
+}
+
+// guardOn reports whether s guards a re-sent promise at now.
+func guardOn(s *slot, now algorithms.Local) bool {
+	return s.accepted == 0 && s.accUntil != 0 && now < s.accUntil
+}
+
+// guarded reports whether a prepare of from must be refused: a guarded
+// re-sent promise to another proposer is still in force.
+func guarded(s *slot, now algorithms.Local, from algorithms.NodeID) bool {
+	return guardOn(s, now) && s.promised.Node() != from
 }
 
 func (n *Node) reply(m algorithms.Message, kind algorithms.Kind) algorithms.Message {
@@ -301,6 +386,12 @@ func (n *Node) rejectWith(now algorithms.Local, m algorithms.Message, kind algor
 	if n.ballotLearning {
 		rej.Promised = s.promised
 		s.report(&rej, now)
+		if guardOn(s, now) {
+			// A guarded promise: its proposer is about to propose. No
+			// accepted ballot; Owner and Span say who and for how long.
+			rej.Owner = s.promised.Node()
+			rej.Span = int64(s.accUntil.Sub(now))
+		}
 	}
 	out.Send(rej)
 }
@@ -321,12 +412,15 @@ func (n *Node) onPrepare(now algorithms.Local, m algorithms.Message, out *algori
 	s := n.res.get(m.Resource)
 	if s != nil {
 		n.expire(now, m.Resource, s, out)
-		if m.Ballot < s.promised {
+		if m.Ballot < s.promised || guarded(s, now, m.From) {
 			n.rejectWith(now, m, algorithms.PrepareReject, s, out)
 			return
 		}
 	} else {
 		s = n.res.put(m.Resource)
+	}
+	if s.accepted == 0 {
+		s.accUntil = 0 // a guard ends with the next promise
 	}
 	s.promised = m.Ballot
 	p := n.reply(m, algorithms.Promise)
@@ -381,6 +475,10 @@ func (n *Node) onPropose(now algorithms.Local, m algorithms.Message, out *algori
 
 func (n *Node) onRelease(now algorithms.Local, m algorithms.Message, out *algorithms.Output) {
 	s := n.res.get(m.Resource)
+	if s != nil && s.accepted == 0 && s.promised == m.Ballot && m.Owner == m.From {
+		s.accUntil = 0 // its proposer gave up: no guard for it
+		return
+	}
 	if s == nil || s.accepted == 0 || m.Owner != m.From {
 		return
 	}
@@ -393,8 +491,16 @@ func (n *Node) onRelease(now algorithms.Local, m algorithms.Message, out *algori
 	if n.exactRelease && s.accepted != m.Ballot {
 		return
 	}
-	n.clear(m.Resource, s, out)
+	n.clear(now, m.Resource, s, out)
 	out.CancelTimer(algorithms.TimerKey{Resource: m.Resource, Kind: timerAccepted})
+}
+
+// onDecline ends the guard of a promise whose proposer will not use it.
+// It touches nothing else: not the promise, not an accepted proposal.
+func (n *Node) onDecline(m algorithms.Message) {
+	if s := n.res.get(m.Resource); s != nil && s.accepted == 0 && s.promised == m.Ballot && m.Owner == m.From {
+		s.accUntil = 0
+	}
 }
 
 // ---- proposer (Sec. 3 steps 1, 3, 5; Sec. 6; Sec. 7) ----
@@ -483,7 +589,7 @@ func (n *Node) startRound(now algorithms.Local, r algorithms.ResourceID, rd *rou
 	rd.accepted.Reset()
 	rd.rejected.Reset()
 	rd.leased.Reset()
-	rd.nOpen, rd.nAccepted, rd.hint, rd.busy = 0, 0, 0, false
+	rd.nOpen, rd.nAccepted, rd.hint, rd.busy, rd.parked = 0, 0, 0, false, false
 	rd.deadline = 0
 	if n.earlyTimer {
 		// The strict rule: the lease counts from this moment, before any
@@ -509,14 +615,11 @@ func (n *Node) armPhase(now algorithms.Local, r algorithms.ResourceID, rd *round
 }
 
 func (n *Node) onPromise(now algorithms.Local, m algorithms.Message, rd *round, out *algorithms.Output) {
-	if rd.phase != phasePrepare {
+	parked := rd.phase == phaseWait && rd.parked
+	if rd.phase != phasePrepare && !parked {
 		return
 	}
 	a := m.From
-	if n.distinctVotes && (rd.promised.Has(a) || rd.rejected.Has(a)) {
-		return // a duplicate: one acceptor, one vote
-	}
-	rd.promised.Add(a)
 	open := m.Owner == algorithms.NoNode
 	if !open && m.Owner == n.id {
 		if n.activeOnly {
@@ -529,6 +632,18 @@ func (n *Node) onPromise(now algorithms.Local, m algorithms.Message, rd *round, 
 			open = true
 		}
 	}
+	// A second promise from one acceptor counts only as an upgrade: it
+	// promised this ballot while it held a lease, and has since become
+	// empty (release-promise, or a copy of the Prepare answered later).
+	// That is sound: it still promises this ballot, so it accepted
+	// nothing since, and the lease this round would give counts from its
+	// Prepare, before either answer. A parked round still records late
+	// promises, so that a later upgrade of theirs counts.
+	upgrade := n.releasePromise && open && rd.promised.Has(a) && !rd.open.Has(a)
+	if n.distinctVotes && (rd.promised.Has(a) || rd.rejected.Has(a)) && !upgrade {
+		return // a duplicate: one acceptor, one vote
+	}
+	rd.promised.Add(a)
 	if open {
 		rd.open.Add(a)
 		rd.nOpen++
@@ -541,6 +656,10 @@ func (n *Node) onPromise(now algorithms.Local, m algorithms.Message, rd *round, 
 	}
 	if votes >= n.majority {
 		n.propose(now, m.Resource, rd, out)
+		return
+	}
+	if parked {
+		n.declineIfHopeless(m.Resource, rd, out)
 		return
 	}
 	n.checkPrepare(now, m.Resource, rd, out)
@@ -558,6 +677,52 @@ func (n *Node) noteLease(rd *round, m algorithms.Message) {
 	}
 }
 
+// declineIfHopeless: once rejects leave too few acceptors for a majority
+// of promises, this ballot can never propose; acceptors that re-sent it
+// their promise (release-promise) may still guard it against everyone
+// else (three acceptors guarding three different proposers block all
+// three), so decline those promises with a Release of the ballot. It
+// clears a guard only (nothing was accepted under this ballot).
+func (n *Node) declineIfHopeless(r algorithms.ResourceID, rd *round, out *algorithms.Output) {
+	if rd.open.Len() == 0 || n.guardSpan() == 0 || n.cluster.Acceptors-rd.rejected.Len() >= n.majority {
+		return
+	}
+	for a := 0; a < n.cluster.Acceptors; a++ {
+		if rd.open.Has(algorithms.NodeID(a)) {
+			out.Send(n.decline(algorithms.NodeID(a), r, rd.ballot))
+		}
+	}
+	rd.open.Reset()
+	rd.nOpen = 0
+}
+
+// declineSpan marks a Release that only declines a guarded promise. It
+// must never clear an accepted proposal: the ballot it names may be one
+// this node holds a lease under (a copy of a promise can arrive after
+// the round ended in an acquisition).
+const declineSpan = -1
+
+func (n *Node) decline(to algorithms.NodeID, r algorithms.ResourceID, b algorithms.Ballot) algorithms.Message {
+	return algorithms.Message{Kind: algorithms.Release, From: n.id, To: to, Resource: r, Ballot: b, Owner: n.id, Span: declineSpan}
+}
+
+// answered counts the distinct acceptors that answered the prepare
+// phase, by promise or by reject.
+func (rd *round) answered() int {
+	return algorithms.CountOf(&rd.promised, &rd.rejected, &rd.rejected, func(promised, rejected, _ uint64) uint64 {
+		return promised | rejected
+	})
+}
+
+// prepareSent is when rd's Prepare went out, during its prepare phase:
+// the strict early timer set the deadline then, one hold ahead. The round
+// keeps no time of its own for it (a round stays at 128 bytes); with
+// late-timer ablated the deadline is unknown until the propose phase, and
+// the round trip is not measured.
+func (n *Node) prepareSent(rd *round) algorithms.Local {
+	return rd.deadline.Add(-n.hold)
+}
+
 // busyVotes counts the distinct acceptors that reported someone's lease
 // in the prepare phase, by promise or by reject.
 func (rd *round) busyVotes() int {
@@ -569,6 +734,7 @@ func (rd *round) busyVotes() int {
 // checkPrepare ends a prepare phase that can no longer reach an open
 // majority.
 func (n *Node) checkPrepare(now algorithms.Local, r algorithms.ResourceID, rd *round, out *algorithms.Output) {
+	n.declineIfHopeless(r, rd, out)
 	notOpen := rd.promised.Len() - rd.open.Len()
 	rejected := rd.rejected.Len()
 	switch {
@@ -576,6 +742,7 @@ func (n *Node) checkPrepare(now algorithms.Local, r algorithms.ResourceID, rd *r
 		// A majority reports someone's lease: it is validly held. Wait
 		// for it to end; this is not a failed round.
 		n.waitBusy(now, r, rd, out)
+		rd.parked = rd.busy && n.releasePromise
 	case n.cluster.Acceptors-notOpen-rejected >= n.majority:
 		// Still reachable: wait for more answers.
 	case rejected > 0:
@@ -597,7 +764,7 @@ func (n *Node) propose(now algorithms.Local, r algorithms.ResourceID, rd *round,
 	if now >= rd.deadline {
 		return // too late for any lease; the phase timer (due now) fails the round
 	}
-	rd.phase = phasePropose
+	rd.phase, rd.busy, rd.parked = phasePropose, false, false
 	rd.accepted.Reset()
 	rd.rejected.Reset()
 	rd.leased.Reset()
@@ -652,10 +819,25 @@ func (n *Node) onReject(now algorithms.Local, m algorithms.Message, rd *round, o
 	if n.ballotLearning && m.Promised > rd.learned {
 		rd.learned = m.Promised
 	}
-	if m.Owner != algorithms.NoNode && m.Accepted != 0 {
+	switch {
+	case m.Owner != algorithms.NoNode && m.Accepted != 0:
 		if s, held := n.holding(now, m.Resource); !(held && m.Owner == n.id && m.Accepted == s.held) {
 			rd.leased.Add(a)
 			n.noteLease(rd, m)
+		}
+	case m.Owner != algorithms.NoNode && m.Owner != n.id && m.Span > 0 && m.Span <= int64(n.params.MaxLease):
+		// A guarded promise (promise-guard): another proposer is about
+		// to take the lease. Wait for it like for a held lease; its
+		// release hint wakes us. Its Span is the guard's end, which
+		// says nothing of when that lease ends: come back after two
+		// round trips (capped at it) if no hint came.
+		rd.leased.Add(a)
+		g := time.Duration(m.Span)
+		if n.rtt > 0 {
+			g = min(g, 2*n.rtt)
+		}
+		if g > rd.hint {
+			rd.hint = g
 		}
 	}
 	if rd.phase == phasePrepare {
@@ -684,6 +866,7 @@ func (n *Node) preempted(now algorithms.Local, r algorithms.ResourceID, rd *roun
 // failRound counts a lost round and schedules the next one, at least
 // minWait from now.
 func (n *Node) failRound(now algorithms.Local, r algorithms.ResourceID, rd *round, minWait time.Duration, out *algorithms.Output) {
+	n.abandonPropose(now, r, rd, out)
 	rd.fails++
 	if int(rd.fails) >= n.params.MaxRounds {
 		out.CancelTimer(algorithms.TimerKey{Resource: r, Kind: timerRound})
@@ -700,18 +883,39 @@ func (n *Node) failRound(now algorithms.Local, r algorithms.ResourceID, rd *roun
 		n.startRound(now, r, rd, out)
 		return
 	}
-	n.wait(now, r, rd, minWait+n.jitter(), out)
+	n.wait(now, r, rd, minWait+n.jitter(int(rd.fails)), out)
+}
+
+// abandonPropose: a round that loses its propose phase will never use its
+// ballot, so acceptors that accepted it hold a leftover that blocks every
+// other proposer (keep-others) until their timers run out. Failed-release
+// clears it at once with a Release of that exact ballot, as a client's
+// giveup during the propose phase does. Not while this node holds a lease
+// on r: a failed extension's ballot replaced the held lease at the
+// acceptors that accepted it, and releasing it would erase the record of
+// a lease still in use.
+func (n *Node) abandonPropose(now algorithms.Local, r algorithms.ResourceID, rd *round, out *algorithms.Output) {
+	if !n.failedRelease || rd.phase != phasePropose {
+		return
+	}
+	if _, held := n.holding(now, r); held {
+		return
+	}
+	for a := 0; a < n.cluster.Acceptors; a++ {
+		out.Send(algorithms.Message{Kind: algorithms.Release, From: n.id, To: algorithms.NodeID(a), Resource: r, Ballot: rd.ballot, Owner: n.id})
+	}
 }
 
 // waitBusy waits for a validly held lease to end: the longest remaining
 // time the acceptors reported, plus jitter so that waiters do not all
 // come back at once.
 func (n *Node) waitBusy(now algorithms.Local, r algorithms.ResourceID, rd *round, out *algorithms.Output) {
+	n.abandonPropose(now, r, rd, out)
 	d := rd.hint
 	if d <= 0 || d > n.params.MaxLease {
 		d = n.params.LeaseSpan
 	}
-	n.wait(now, r, rd, d+n.jitter(), out)
+	n.wait(now, r, rd, d+n.jitter(int(rd.fails)), out)
 	rd.busy = rd.phase == phaseWait
 }
 
@@ -726,7 +930,22 @@ func (n *Node) onReleaseHint(now algorithms.Local, m algorithms.Message, out *al
 	if n.ballotLearning && m.Ballot > rd.learned {
 		rd.learned = m.Ballot
 	}
-	n.wait(now, m.Resource, rd, n.jitter(), out)
+	parked := rd.parked
+	d := n.jitter(int(rd.fails))
+	if n.headStart && n.rtt > 0 {
+		// Head-start: the acceptors learn of the release when we do, and
+		// re-promise to the highest ballot they promised (release-promise),
+		// whose proposer needs one more round trip to propose. A prepare
+		// of ours within that time would only preempt it; one sent later
+		// finds its lease and waits. So wait 1.5 round trips first
+		// (capped, like every backoff, at Params.Backoff).
+		d += min(n.params.Backoff, n.rtt*3/2)
+	}
+	n.wait(now, m.Resource, rd, d, out)
+	if parked && rd.phase == phaseWait {
+		// Still waiting: we may be that head ourselves.
+		rd.parked = true
+	}
 }
 
 func (n *Node) wait(now algorithms.Local, r algorithms.ResourceID, rd *round, d time.Duration, out *algorithms.Output) {
@@ -734,16 +953,40 @@ func (n *Node) wait(now algorithms.Local, r algorithms.ResourceID, rd *round, d 
 		n.startRound(now, r, rd, out)
 		return
 	}
-	rd.phase, rd.busy = phaseWait, false
+	rd.phase, rd.busy, rd.parked = phaseWait, false, false
 	out.SetTimer(algorithms.TimerKey{Resource: r, Kind: timerRound}, now.Add(d))
 }
 
-// jitter is the random backoff in [0, Backoff] before a retry.
-func (n *Node) jitter() time.Duration {
+// jitter is the random backoff before a retry, after fails lost rounds of
+// this acquisition: uniform in [0, Backoff], or, with rtt-backoff and a
+// measured round trip, in [0, 4·rtt·2^fails] capped at Backoff. A round
+// needs about one round trip after its prepare to claim the acceptors
+// before a rival's prepare preempts it; a window of a few round trips,
+// doubling with each lost round, spreads a duel's proposers out until
+// one round trip separates the first from the next, instead of sleeping
+// a fixed Backoff sized for the slowest network.
+func (n *Node) jitter(fails int) time.Duration {
 	if !n.backoff || n.params.Backoff <= 0 {
 		return 0
 	}
-	return time.Duration(n.rand.Int64N(int64(n.params.Backoff) + 1))
+	w := n.params.Backoff
+	if n.rttBackoff && n.rtt > 0 {
+		w = min(w, n.rtt<<min(fails+2, 20))
+	}
+	return time.Duration(n.rand.Int64N(int64(w) + 1))
+}
+
+// sampleRTT folds one measured round trip into the moving average
+// (weight 1/8, as TCP's smoothed RTT).
+func (n *Node) sampleRTT(d time.Duration) {
+	if d <= 0 {
+		d = 1
+	}
+	if n.rtt == 0 {
+		n.rtt = d
+		return
+	}
+	n.rtt += (d - n.rtt) / 8
 }
 
 func (n *Node) relinquish(now algorithms.Local, r algorithms.ResourceID, out *algorithms.Output) {

@@ -77,7 +77,7 @@ func TestValidateAndNew(t *testing.T) {
 	if err := a.ValidateConfig(bad, c, nil); err == nil {
 		t.Error("registry ValidateConfig accepted T == M")
 	}
-	want := []string{"restart-wait", "drift-margin", "backoff", "ballot-learning", "late-timer", "count-by-message", "owner-only-release", "stale-owner-open", "abandon-release"}
+	want := []string{"restart-wait", "drift-margin", "backoff", "ballot-learning", "late-timer", "count-by-message", "owner-only-release", "stale-owner-open", "abandon-release", "rtt-backoff", "release-promise", "head-start", "failed-release", "promise-guard"}
 	if len(a.Ablations) != len(want) {
 		t.Fatalf("%d ablations, want %d", len(a.Ablations), len(want))
 	}
@@ -152,3 +152,56 @@ func (s *single) step(in algorithms.Input) {
 }
 
 func (s *single) recv(m algorithms.Message) { s.step(algorithms.Input{Kind: algorithms.Recv, Msg: m}) }
+
+// TestPromiseGuard: an acceptor guards only a promise it re-sent on
+// clearing a lease, whatever its clock reads (local clocks may be below
+// zero: an empty slot must not look guarded then), and the guard turns
+// away other proposers' prepares but not its own proposer's.
+func TestPromiseGuard(t *testing.T) {
+	b := func(round uint32, node algorithms.NodeID) algorithms.Ballot {
+		return algorithms.MakeBallot(round, 0, node)
+	}
+	msg := func(kind algorithms.Kind, from algorithms.NodeID, bal algorithms.Ballot) algorithms.Message {
+		m := algorithms.Message{Kind: kind, From: from, To: 0, Ballot: bal, Owner: algorithms.NoNode}
+		if kind == algorithms.Propose || kind == algorithms.Release {
+			m.Owner, m.Span = from, int64(time.Second)
+		}
+		if kind == algorithms.Release {
+			m.Span = 0
+		}
+		return m
+	}
+	for _, start := range []algorithms.Local{-5_000_000_000, 0, 5_000_000_000} {
+		n := New(algorithms.Config{ID: 0, Cluster: algorithms.NewCluster(3, 3), Params: testParams(), Rand: rand.New(rand.NewPCG(1, 2))})
+		n.Step(start, algorithms.Input{Kind: algorithms.Start}, &algorithms.Output{})
+		step := func(now algorithms.Local, m algorithms.Message) algorithms.Message {
+			var out algorithms.Output
+			n.Step(now, algorithms.Input{Kind: algorithms.Recv, Msg: m}, &out)
+			for _, o := range out.Msgs {
+				if o.To == m.From {
+					return o
+				}
+			}
+			return algorithms.Message{}
+		}
+		if r := step(start, msg(algorithms.Prepare, 1, b(1, 1))); r.Kind != algorithms.Promise {
+			t.Fatalf("clock %d: empty slot answered %v, want a promise", start, r.Kind)
+		}
+		if r := step(start, msg(algorithms.Prepare, 2, b(2, 2))); r.Kind != algorithms.Promise {
+			t.Fatalf("clock %d: a higher prepare on an unguarded slot got %v, want a promise", start, r.Kind)
+		}
+		step(start, msg(algorithms.Propose, 2, b(2, 2)))   // n2 holds
+		step(start+1, msg(algorithms.Prepare, 1, b(3, 1))) // n1 waits: promised 3.0.1
+		var out algorithms.Output                          // n2 releases:
+		n.Step(start+2, algorithms.Input{Kind: algorithms.Recv, Msg: msg(algorithms.Release, 2, b(2, 2))}, &out)
+		if len(out.Msgs) != 1 || out.Msgs[0].Kind != algorithms.Promise || out.Msgs[0].To != 1 || out.Msgs[0].Ballot != b(3, 1) {
+			t.Fatalf("clock %d: release sent %+v, want a re-sent promise of 3.0.1 to n1", start, out.Msgs)
+		}
+		if r := step(start+3, msg(algorithms.Prepare, 2, b(4, 2))); r.Kind != algorithms.PrepareReject || r.Owner != 1 {
+			t.Fatalf("clock %d: a newcomer's prepare during the guard got %v (owner %v), want a reject naming n1", start, r.Kind, r.Owner)
+		}
+		if r := step(start+4, msg(algorithms.Propose, 1, b(3, 1))); r.Kind != algorithms.Accepted {
+			t.Fatalf("clock %d: the guarded proposer's propose got %v, want accepted", start, r.Kind)
+		}
+	}
+}

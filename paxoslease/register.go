@@ -13,6 +13,11 @@ const (
 	AblateOwnerOnlyRelease = "owner-only-release"
 	AblateStaleOwnerOpen   = "stale-owner-open"
 	AblateAbandonRelease   = "abandon-release"
+	AblateRTTBackoff       = "rtt-backoff"
+	AblateReleasePromise   = "release-promise"
+	AblateHeadStart        = "head-start"
+	AblateFailedRelease    = "failed-release"
+	AblatePromiseGuard     = "promise-guard"
 )
 
 // Name is the registered name.
@@ -63,6 +68,31 @@ var ablations = []algorithms.Ablation{
 		Name:   AblateAbandonRelease,
 		Rule:   "keep-others: an acceptor rejects a proposal of another owner while it holds a live accepted lease, so a stale proposal (its promises undone by a restart, its prepare never seen here, or answered only by a stale copy) cannot take the holder's place and the release of the round it belonged to cannot erase the holder's lease",
 		Breaks: "a round abandoned during its propose phase releases its ballot; its stale Propose overwrites a later holder's lease at two acceptors (one had forgotten its promise in a restart, one never saw the prepare), the stale Release clears both, and a third proposer acquires beside the holder",
+	},
+	{
+		Name:   AblateRTTBackoff,
+		Rule:   "the backoff window is 4 measured round trips (the moving average from Prepare to answers from a majority), doubled per lost round of the acquisition, capped at Backoff; ablated: uniform in [0, Backoff]",
+		Breaks: "liveness, not safety: proposers that lost a round sleep a fraction of Backoff, sized for the slowest network, instead of a few round trips, and hand-offs per second under contention fall",
+	},
+	{
+		Name:   AblateReleasePromise,
+		Rule:   "an acceptor that clears a lease (release or timer) sends a fresh promise to the proposer of the highest ballot it promised, which counts it as an upgrade of that acceptor's closed promise and proposes as soon as a majority is open (the answer a delayed copy of its Prepare would draw: no new behaviour)",
+		Breaks: "liveness, not safety: every hand-off needs a new prepare round after the release, and waiters woken together preempt one another",
+	},
+	{
+		Name:   AblateHeadStart,
+		Rule:   "a waiter woken by a release hint waits 1.5 measured round trips (capped at Backoff) before it prepares again, so the proposer the acceptors re-promised (release-promise) proposes unopposed",
+		Breaks: "liveness, not safety: the woken waiters' prepares preempt the re-promised proposer's propose, and duels return",
+	},
+	{
+		Name:   AblateFailedRelease,
+		Rule:   "a proposer whose propose phase is lost (preempted, timed out, or met another's lease) releases that ballot at every acceptor, unless it holds a lease on the resource (a failed extension's ballot stands in for the held lease)",
+		Breaks: "liveness, not safety: split accepts of collided rounds block every proposer until the acceptors' timers run out (a lease span), and leases per second collapse",
+	},
+	{
+		Name:   AblatePromiseGuard,
+		Rule:   "an acceptor that re-sent its promise (release-promise) rejects other proposers' prepares until it accepts a proposal, or for min(Backoff, ResponseTimeout), and the reject names the guarded proposer, so the rejected one waits for that lease instead of counting a lost round",
+		Breaks: "liveness, not safety (the guard only ever refuses): a client that just released comes back at once with a higher ballot and preempts the re-promised proposer",
 	},
 }
 

@@ -15,6 +15,12 @@ func TestSlotSize(t *testing.T) {
 	}
 }
 
+func TestRoundSize(t *testing.T) {
+	if got := unsafe.Sizeof(round{}); got != 128 {
+		t.Fatalf("round is %d bytes, want 128 (two cache lines per acquisition in flight)", got)
+	}
+}
+
 func TestTable(t *testing.T) {
 	for _, tc := range []struct {
 		name string

@@ -60,30 +60,30 @@ var Workloads = []string{"batch", "single", "contention", "failover"}
 //     of them holding it. The run ends at that acquisition (or at
 //     Duration, if no one got it).
 type Config struct {
-	Workload string
+	Workload string `json:"workload"`
 	// Endpoints of an existing cluster (host:port); empty: start an
 	// embedded cluster of Members members on loopback in a temporary
 	// directory under Dir ("" = the system's), fsync on, removed after.
-	Endpoints []string
-	Members   int
-	Dir       string
+	Endpoints []string `json:"endpoints,omitempty"`
+	Members   int      `json:"members"`
+	Dir       string   `json:"dir,omitempty"`
 	// Prefix of every key the run writes (a run-unique part follows).
-	Prefix    string
-	Leases    int           // batch
-	Window    int           // batch: Lock calls in flight at once
-	Reps      int           // single
-	Proposers int           // contention, failover: clients
-	Resources int           // contention
-	Hold      time.Duration // contention
-	Pause     time.Duration // contention
+	Prefix    string        `json:"prefix"`
+	Leases    int           `json:"leases"`    // batch
+	Window    int           `json:"window"`    // batch: Lock calls in flight at once
+	Reps      int           `json:"reps"`      // single
+	Proposers int           `json:"proposers"` // contention, failover: clients
+	Resources int           `json:"resources"` // contention
+	Hold      time.Duration `json:"hold_ns"`   // contention
+	Pause     time.Duration `json:"pause_ns"`  // contention
 	// TTL of every session in whole seconds (etcd's unit); the server
 	// raises a TTL below its minimum (1.5 election timeouts, rounded up:
 	// 2 s with the default 1 s election timeout).
-	TTL int
+	TTL int `json:"ttl_s"`
 	// Duration: batch and single, a bound (requests unfinished then count
 	// as failed); contention, the length of the run; failover, the bound.
-	Duration time.Duration
-	Seed     uint64
+	Duration time.Duration `json:"duration_ns"`
+	Seed     uint64        `json:"seed"`
 	// Progress, if set, is told the fraction done (batch).
 	Progress func(float64) `json:"-"`
 }

@@ -86,11 +86,7 @@ type resState struct {
 	// dlOn says an episode is open, since dlStart.
 	dlSeen  int64
 	dlStart int64
-	// dlNext is at most the earliest grant end after dlSeen (MaxInt64:
-	// none), so that advanceDeadlock need not read the grant block on
-	// every event of the resource.
-	dlNext int64
-	dlOn   bool
+	dlOn    bool
 	// held is the proposal (owner and ballot) of the latest Acquired event
 	// on the resource: grants for it are a lease that was used.
 	held grant
@@ -402,12 +398,6 @@ func (r *Recorder) advanceDeadlock(s *resState, t int64) {
 	if !r.blocks || s.grants < 0 {
 		return
 	}
-	if s.dlNext > t { // no grant ends in (dlSeen, t]
-		if t > s.dlSeen {
-			s.dlSeen = t
-		}
-		return
-	}
 	block := r.grants[s.grants : s.grants+int32(r.acceptors)]
 	for {
 		next := int64(math.MaxInt64)
@@ -423,12 +413,6 @@ func (r *Recorder) advanceDeadlock(s *resState, t int64) {
 	}
 	if t > s.dlSeen {
 		s.dlSeen = t
-	}
-	s.dlNext = math.MaxInt64
-	for _, g := range block {
-		if g.end > s.dlSeen && g.end < s.dlNext {
-			s.dlNext = g.end
-		}
 	}
 }
 
@@ -467,14 +451,13 @@ func (r *Recorder) granted(t int64, a algorithms.NodeID, ev algorithms.Event) {
 		for i := 0; i < r.acceptors; i++ {
 			r.grants = append(r.grants, grant{})
 		}
-		s.dlSeen, s.dlNext = t, math.MaxInt64
+		s.dlSeen = t
 	}
 	r.advanceDeadlock(s, t)
 	g := &r.grants[s.grants+int32(a)]
 	g.owner = ev.Owner
 	g.ballot = ev.Ballot
 	g.end = r.clocks.TrueAt(a, ev.Until)
-	s.dlNext = min(s.dlNext, g.end)
 	r.settleDeadlock(s, t, false)
 }
 

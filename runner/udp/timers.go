@@ -2,106 +2,135 @@ package udp
 
 import "leaselab/algorithms"
 
-// timers is one node's timer set: at most one live deadline per key, kept
-// in a binary min-heap on local time. Replacing or cancelling a timer does
-// not search the heap: the live table says which deadline is current and
-// stale heap entries are skipped when they surface (lazy deletion). When
-// stale entries outnumber live ones the heap is rebuilt, so memory stays
-// proportional to the live timers even when every lease sets and cancels
-// several timers (the batch workload does, for millions of resources).
+// timers is one node's timer set: at most one live deadline per key. Each
+// live timer is one entry (key, deadline, heap position); an index maps
+// keys to entries and an indexed binary min-heap of entry numbers orders
+// them by deadline. Replacing or cancelling a timer moves or removes its
+// heap slot in place, so the heap never holds stale entries and memory
+// stays at about 40 bytes per live timer (the batch workload keeps one or
+// two per held lease, for millions of resources).
 type timers struct {
-	live timerTable
-	heap []timerEntry
+	ents  []timerEnt
+	free  int32 // 1 + the first free entry, chained through pos; 0: none
+	index timerTable
+	heap  []int32 // entry numbers
 }
 
-type timerEntry struct {
-	at  algorithms.Local
-	key algorithms.TimerKey
+type timerEnt struct {
+	res  algorithms.ResourceID
+	at   algorithms.Local
+	pos  int32 // heap position; for a free entry, 1 + the next free one
+	kind uint8
 }
 
 func newTimers() *timers {
 	return &timers{}
 }
 
+func (e *timerEnt) key() algorithms.TimerKey {
+	return algorithms.TimerKey{Resource: e.res, Kind: e.kind}
+}
+
 // set makes key fire at local time at, replacing any pending deadline.
 func (t *timers) set(key algorithms.TimerKey, at algorithms.Local) {
-	if old, ok := t.live.set(key, at); ok && old == at {
-		return // already pending at this instant: nothing to push
+	if i := t.index.find(key, t.ents); i >= 0 {
+		e := &t.ents[i]
+		if e.at == at {
+			return
+		}
+		e.at = at
+		if p := int(e.pos); !t.up(p) {
+			t.down(p)
+		}
+		return
 	}
-	t.push(timerEntry{at: at, key: key})
-	if len(t.heap) > 2*t.live.len()+1024 {
-		t.rebuild()
-	}
+	i := t.alloc()
+	t.ents[i] = timerEnt{res: key.Resource, at: at, kind: key.Kind, pos: int32(len(t.heap))}
+	t.heap = append(t.heap, i)
+	t.up(len(t.heap) - 1)
+	t.index.insert(key, i, t.ents)
 }
 
 // cancel forgets key.
-func (t *timers) cancel(key algorithms.TimerKey) { t.live.del(key) }
+func (t *timers) cancel(key algorithms.TimerKey) {
+	if i := t.index.remove(key, t.ents); i >= 0 {
+		t.drop(i)
+	}
+}
 
 // len is the number of live timers.
-func (t *timers) len() int { return t.live.len() }
+func (t *timers) len() int { return len(t.heap) }
 
-// next returns the earliest live deadline, dropping stale entries on top.
+// next returns the earliest deadline.
 func (t *timers) next() (algorithms.Local, bool) {
-	for len(t.heap) > 0 {
-		e := t.heap[0]
-		if at, ok := t.live.get(e.key); ok && at == e.at {
-			return e.at, true
-		}
-		t.pop()
+	if len(t.heap) == 0 {
+		return 0, false
 	}
-	return 0, false
+	return t.ents[t.heap[0]].at, true
 }
 
 // due removes and returns one live timer whose deadline is at or before
-// now, if any.
+// now, if any; of timers due at the same instant, the smallest key first.
 func (t *timers) due(now algorithms.Local) (algorithms.TimerKey, bool) {
-	at, ok := t.next()
-	if !ok || at > now {
+	if len(t.heap) == 0 || t.ents[t.heap[0]].at > now {
 		return algorithms.TimerKey{}, false
 	}
-	e := t.pop()
-	t.live.del(e.key)
-	return e.key, true
+	i := t.heap[0]
+	key := t.ents[i].key()
+	t.index.remove(key, t.ents)
+	t.drop(i)
+	return key, true
 }
 
-func (t *timers) rebuild() {
-	t.heap = t.heap[:0]
-	t.live.each(func(k algorithms.TimerKey, at algorithms.Local) {
-		t.heap = append(t.heap, timerEntry{at: at, key: k})
-	})
-	for i := len(t.heap)/2 - 1; i >= 0; i-- {
-		t.down(i)
+func (t *timers) alloc() int32 {
+	if t.free != 0 {
+		i := t.free - 1
+		t.free = t.ents[i].pos
+		return i
 	}
+	t.ents = append(t.ents, timerEnt{})
+	return int32(len(t.ents) - 1)
 }
 
-func (t *timers) push(e timerEntry) {
-	t.heap = append(t.heap, e)
-	i := len(t.heap) - 1
+// drop takes entry i out of the heap and frees it.
+func (t *timers) drop(i int32) {
+	p := int(t.ents[i].pos)
+	last := len(t.heap) - 1
+	if p != last {
+		t.swap(p, last)
+	}
+	t.heap = t.heap[:last]
+	if p < last && !t.up(p) {
+		t.down(p)
+	}
+	t.ents[i] = timerEnt{pos: t.free}
+	t.free = i + 1
+}
+
+func (t *timers) swap(i, j int) {
+	h := t.heap
+	h[i], h[j] = h[j], h[i]
+	t.ents[h[i]].pos = int32(i)
+	t.ents[h[j]].pos = int32(j)
+}
+
+// up moves heap slot i toward the root while it is less than its parent
+// and says whether it moved.
+func (t *timers) up(i int) bool {
+	moved := false
 	for i > 0 {
 		p := (i - 1) / 2
 		if !t.less(i, p) {
 			break
 		}
-		t.heap[i], t.heap[p] = t.heap[p], t.heap[i]
-		i = p
+		t.swap(i, p)
+		i, moved = p, true
 	}
-}
-
-func (t *timers) pop() timerEntry {
-	h := t.heap
-	e := h[0]
-	last := len(h) - 1
-	h[0] = h[last]
-	t.heap = h[:last]
-	if last > 0 {
-		t.down(0)
-	}
-	return e
+	return moved
 }
 
 func (t *timers) down(i int) {
-	h := t.heap
-	n := len(h)
+	n := len(t.heap)
 	for {
 		l := 2*i + 1
 		if l >= n {
@@ -114,20 +143,20 @@ func (t *timers) down(i int) {
 		if !t.less(m, i) {
 			return
 		}
-		h[i], h[m] = h[m], h[i]
+		t.swap(i, m)
 		i = m
 	}
 }
 
-// less orders by deadline, then by key so that timers due at the same
-// instant fire in a fixed order.
+// less orders heap slots by deadline, then by key so that timers due at
+// the same instant fire in a fixed order.
 func (t *timers) less(i, j int) bool {
-	a, b := t.heap[i], t.heap[j]
+	a, b := &t.ents[t.heap[i]], &t.ents[t.heap[j]]
 	if a.at != b.at {
 		return a.at < b.at
 	}
-	if a.key.Resource != b.key.Resource {
-		return a.key.Resource < b.key.Resource
+	if a.res != b.res {
+		return a.res < b.res
 	}
-	return a.key.Kind < b.key.Kind
+	return a.kind < b.kind
 }

@@ -6,24 +6,19 @@ import (
 	"leaselab/algorithms"
 )
 
-// timerTable maps TimerKey to a deadline: the timers' live set. Open
-// addressing with Robin Hood linear probing and backward-shift deletion.
-// Why not a Go map: a batch of a million leases keeps hundreds of
-// thousands of timers live per node, and a map's randomized hash sends
-// every access to a random place (the lookups were a fifth of the CPU of
-// a 1,000,000-lease UDP batch). Here timerBlock consecutive resources of
-// one kind share a hashed home and sit side by side after it, so a batch
-// that works through resources in order touches few cache lines and pages.
+// timerTable maps TimerKey to a timer entry (an index into timers.ents):
+// open addressing with linear probing and backward-shift deletion, four
+// bytes a slot; the key is read from the entry. Why not a Go map: a batch
+// of a million leases keeps hundreds of thousands of timers live per
+// node, and a map's randomized hash sends every access to a random place
+// (the lookups were a fifth of the CPU of a 1,000,000-lease UDP batch),
+// besides costing several times the memory. Here timerBlock consecutive
+// resources of one kind share a hashed home and sit side by side after
+// it, so a batch that works through resources in order touches few cache
+// lines and pages.
 type timerTable struct {
-	slots []timerSlot
+	slots []int32 // 1 + entry; 0: empty
 	n     int
-}
-
-type timerSlot struct {
-	res  algorithms.ResourceID
-	at   algorithms.Local
-	kind uint8
-	dist int32 // 0: empty; d+1: the entry sits d places after its home
 }
 
 const (
@@ -48,19 +43,18 @@ func timerHome(k algorithms.TimerKey, size int) int {
 
 func (t *timerTable) len() int { return t.n }
 
-// find returns k's index, or -1.
-func (t *timerTable) find(k algorithms.TimerKey) int {
+// slot returns the slot holding k, or -1.
+func (t *timerTable) slot(k algorithms.TimerKey, ents []timerEnt) int {
 	size := len(t.slots)
 	if size == 0 {
 		return -1
 	}
-	i := timerHome(k, size)
-	for d := int32(0); ; d++ {
-		s := &t.slots[i]
-		if s.dist == 0 || s.dist-1 < d {
+	for i := timerHome(k, size); ; {
+		s := t.slots[i]
+		if s == 0 {
 			return -1
 		}
-		if s.res == k.Resource && s.kind == k.Kind {
+		if e := &ents[s-1]; e.res == k.Resource && e.kind == k.Kind {
 			return i
 		}
 		if i++; i == size {
@@ -69,91 +63,73 @@ func (t *timerTable) find(k algorithms.TimerKey) int {
 	}
 }
 
-func (t *timerTable) get(k algorithms.TimerKey) (algorithms.Local, bool) {
-	if i := t.find(k); i >= 0 {
-		return t.slots[i].at, true
+// find returns k's entry, or -1.
+func (t *timerTable) find(k algorithms.TimerKey, ents []timerEnt) int32 {
+	if i := t.slot(k, ents); i >= 0 {
+		return t.slots[i] - 1
 	}
-	return 0, false
+	return -1
 }
 
-// set stores at for k, adding k if absent, and returns k's previous
-// deadline (ok false: k was absent).
-func (t *timerTable) set(k algorithms.TimerKey, at algorithms.Local) (old algorithms.Local, ok bool) {
-	if i := t.find(k); i >= 0 {
-		old, t.slots[i].at = t.slots[i].at, at
-		return old, true
-	}
+// insert adds k, which must be absent, as entry e (ents[e] holds k).
+func (t *timerTable) insert(k algorithms.TimerKey, e int32, ents []timerEnt) {
 	if (t.n+1)*timerLoadDen > len(t.slots)*timerLoadNum {
-		t.grow()
+		t.grow(ents)
 	}
-	t.insert(timerSlot{res: k.Resource, kind: k.Kind, at: at})
+	t.place(k, e)
 	t.n++
-	return 0, false
 }
 
-func (t *timerTable) insert(s timerSlot) {
+func (t *timerTable) place(k algorithms.TimerKey, e int32) {
 	size := len(t.slots)
-	i := timerHome(algorithms.TimerKey{Resource: s.res, Kind: s.kind}, size)
-	s.dist = 1
-	for {
-		c := &t.slots[i]
-		if c.dist == 0 {
-			*c = s
-			return
-		}
-		if c.dist < s.dist {
-			*c, s = s, *c
-		}
-		s.dist++
+	i := timerHome(k, size)
+	for t.slots[i] != 0 {
 		if i++; i == size {
 			i = 0
 		}
 	}
+	t.slots[i] = e + 1
 }
 
-// del removes k if present.
-func (t *timerTable) del(k algorithms.TimerKey) {
-	i := t.find(k)
+// remove removes k and returns its entry, or -1 if k is absent.
+func (t *timerTable) remove(k algorithms.TimerKey, ents []timerEnt) int32 {
+	i := t.slot(k, ents)
 	if i < 0 {
-		return
+		return -1
 	}
+	e := t.slots[i] - 1
 	size := len(t.slots)
-	for {
-		j := i + 1
-		if j == size {
+	// Backward shift: move up every later entry of the run whose home
+	// does not lie cyclically in (i, j].
+	for j := i; ; {
+		if j++; j == size {
 			j = 0
 		}
-		if t.slots[j].dist <= 1 {
-			t.slots[i] = timerSlot{}
+		s := t.slots[j]
+		if s == 0 {
 			break
 		}
-		t.slots[i] = t.slots[j]
-		t.slots[i].dist--
-		i = j
+		h := timerHome(ents[s-1].key(), size)
+		if (j > i && (h <= i || h > j)) || (j < i && h <= i && h > j) {
+			t.slots[i] = s
+			i = j
+		}
 	}
+	t.slots[i] = 0
 	t.n--
+	return e
 }
 
-func (t *timerTable) grow() {
+func (t *timerTable) grow(ents []timerEnt) {
 	old := t.slots
 	size := 2 * len(old)
 	if size < timerMinSize {
 		size = timerMinSize
 	}
-	t.slots = make([]timerSlot, size)
+	t.slots = make([]int32, size)
 	for _, s := range old {
-		if s.dist != 0 {
-			t.insert(s)
-		}
-	}
-}
-
-// each calls f on every entry, in table order (used only to rebuild the
-// heap, whose order does not depend on the order of insertion).
-func (t *timerTable) each(f func(k algorithms.TimerKey, at algorithms.Local)) {
-	for _, s := range t.slots {
-		if s.dist != 0 {
-			f(algorithms.TimerKey{Resource: s.res, Kind: s.kind}, s.at)
+		if s != 0 {
+			t.place(ents[s-1].key(), s-1)
 		}
 	}
 }

@@ -1,0 +1,84 @@
+package udp
+
+import (
+	"math/rand/v2"
+	"runtime"
+	"testing"
+
+	"leaselab/algorithms"
+	_ "leaselab/paxoslease"
+)
+
+// BenchmarkMemoryPerResourceNode counts every byte a UDP node keeps per
+// held lease: the algorithm's acceptor and proposer state (as
+// paxoslease's BenchmarkMemoryPerResource does) plus the node's own timer
+// set (live table and heap), which the algorithm package cannot see. One
+// node (acceptor and proposer of a one-acceptor cluster) acquires each of
+// 1,000,000 resources; its Outputs' timers are applied the way Node.apply
+// applies them. The admission window's in-flight set is empty once every
+// acquisition is done, so it keeps nothing per held lease.
+func BenchmarkMemoryPerResourceNode(b *testing.B) {
+	const resources = 1_000_000
+	a, err := algorithms.Lookup("paxoslease")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		runtime.GC()
+		var before, mid, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		n, err := a.New(algorithms.Config{ID: 0, Cluster: algorithms.NewCluster(1, 1), Params: algorithms.DefaultParams(), Rand: rand.New(rand.NewPCG(1, 1))})
+		if err != nil {
+			b.Fatal(err)
+		}
+		tm := newTimers()
+		var out algorithms.Output
+		var inbox []algorithms.Message
+		now := algorithms.Local(0)
+		held := 0
+		apply := func() {
+			for _, t := range out.Timers {
+				if t.Cancel {
+					tm.cancel(t.Key)
+				} else {
+					tm.set(t.Key, t.At)
+				}
+			}
+			for _, e := range out.Events {
+				if e.Kind == algorithms.Acquired {
+					held++
+				}
+			}
+		}
+		for r := 0; r < resources; r++ {
+			now++
+			out.Reset()
+			n.Step(now, algorithms.Input{Kind: algorithms.Acquire, Resource: algorithms.ResourceID(r)}, &out)
+			apply()
+			for len(out.Msgs) > 0 {
+				inbox = append(inbox[:0], out.Msgs...)
+				out.Reset()
+				for _, m := range inbox {
+					n.Step(now, algorithms.Input{Kind: algorithms.Recv, Msg: m}, &out)
+				}
+				apply()
+			}
+		}
+		if held != resources {
+			b.Fatalf("held %d leases, want %d", held, resources)
+		}
+		out, inbox = algorithms.Output{}, nil
+		runtime.GC()
+		runtime.ReadMemStats(&mid)
+		live := tm.len()
+		*tm = timers{} // drop the timers only: what is freed is theirs
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		runtime.KeepAlive(n)
+		total := float64(mid.HeapAlloc-before.HeapAlloc) / resources
+		timerBytes := float64(mid.HeapAlloc-after.HeapAlloc) / resources
+		b.ReportMetric(total, "B/resource")
+		b.ReportMetric(timerBytes, "timer-B/resource")
+		b.ReportMetric(float64(live)/resources, "timers/resource")
+	}
+}

@@ -317,22 +317,35 @@ func contentionFindings(r *Report) []string {
 		}
 		p := fmt.Sprintf("%s peaks at %s/s with %s contenders, %s of its own bound (%s + hold: %s/s), %s",
 			v, numText(math.Round(peak)), numText(at), pctText(peak/own), tripText, numText(math.Round(own)), near)
-		if sh, ok := r.statAtX(contRelBackoff, v, at, "handoff_share"); ok {
+		sh, okShare := r.statAtX(contRelBackoff, v, at, "handoff_share")
+		if okShare {
 			p += fmt.Sprintf("; there %s of its leases went to another node", pctText(sh.Mean))
 		}
-		if pl, x, ok := r.lastStat(contRelBackoff, v, "preemptions_per_lease"); ok {
+		pl, x, okPL := r.lastStat(contRelBackoff, v, "preemptions_per_lease")
+		if okPL {
 			p += fmt.Sprintf("; at %s contenders it loses %s rounds per lease", numText(x), numText(math.Round(100*pl.Mean)/100))
 			if b, _, ok := r.lastStat(contRelBackoff, v, "blocked_fraction"); ok {
 				p += fmt.Sprintf(" and nobody holds for %s of the wanted time", pctText(b.Mean))
 			}
 		}
+		// What limits it, from the same numbers.
+		switch {
+		case okShare && sh.Mean < 0.5:
+			p += fmt.Sprintf(". Limit: backoff; the releasing holder pauses at most %s and asks again while the others wait out a backoff of up to %s, so it mostly wins again and the lease is acquired far more often than it changes hands",
+				s.Pause, s.Params.Backoff)
+		case peak >= own/2:
+			p += ". Limit: the round trips"
+		case okPL:
+			p += fmt.Sprintf(". Limit: lost rounds; nearly every lease is a hand-off, but contenders pre-empt each other (%s rounds per lease at %s contenders)",
+				numText(math.Round(100*pl.Mean)/100), numText(x))
+			if r.Exp.Env == "udp" {
+				p += ", and every message costs CPU time on this shared machine"
+			}
+		}
 		parts = append(parts, p)
 	}
 	if len(parts) > 0 {
-		out = append(out, "Release on, default backoff: "+strings.Join(parts, "; ")+
-			". What holds a curve below its bound is the backoff: a lost round costs a random wait of up to "+s.Params.Backoff.String()+
-			", hundreds of round trips here, while the releasing holder, which pauses far less, asks again and often wins again "+
-			"(a low share of leases that went to another node), so the lease changes hands far less often than it is acquired.")
+		out = append(out, "Release on, default backoff: "+strings.Join(parts, ". ")+".")
 	}
 	parts = nil
 	for _, v := range algos {

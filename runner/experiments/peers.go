@@ -26,7 +26,7 @@ func peerAbsentNote(peer string) string {
 // peerUnmeasured are the meters a peer's run does not measure (NaN in the
 // tables and charts, not zero): etcd's clients see their own holds, not
 // who is waiting while nobody holds.
-var peerUnmeasured = map[string]bool{"blocked_fraction": true, "availability": true, "preemptions": true,
+var peerUnmeasured = map[string]bool{"blocked_fraction": true, "availability": true, "preemptions": true, "preemptions_per_lease": true,
 	"static_deadlocks": true, "static_deadlock_fraction": true, "messages_per_lease": true}
 
 // etcdConfig is the etcd run that stands for spec: an embedded cluster of

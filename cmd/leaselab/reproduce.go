@@ -26,7 +26,7 @@ import (
 func init() {
 	register(command{
 		name:    "reproduce",
-		summary: "regenerate the papers' evaluations (FaTLease Figs. 5-10, deadlock, timeline, ablations) as charts, CSV, JSON and a report",
+		summary: "regenerate the papers' evaluations (FaTLease Figs. 5-10, deadlock, contention, timeline, ablations) as charts, CSV, JSON and a report",
 		usage:   "[--quick] [--out DIR] [--only NAME,...] [--seeds K] [--env sim|udp] [--quiet]",
 		long: `Runs the experiments of runner/experiments and writes, for each, NAME.png and
 NAME.svg (the chart), NAME.csv (one row per run), NAME_summary.csv (mean and

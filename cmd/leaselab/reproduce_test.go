@@ -12,7 +12,7 @@ func TestReproduceBadInput(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"reproduce", "--only", "fig5,fig11"}, `unknown experiment "fig11" (valid: fig5, fig6, fig7, fig8, fig9, fig10, deadlock, timeline, ablations)`},
+		{[]string{"reproduce", "--only", "fig5,fig11"}, `unknown experiment "fig11" (valid: fig5, fig6, fig7, fig8, fig9, fig10, deadlock, contention, timeline, ablations)`},
 		{[]string{"reproduce", "--seeds", "-1"}, "--seeds must not be negative"},
 		{[]string{"reproduce", "--env", "moon"}, `unknown environment "moon"`},
 		{[]string{"reproduce", "--only", "fig8", "--env", "udp"}, "none of the selected experiments can run in environment"},
@@ -67,11 +67,11 @@ func TestRunTimeline(t *testing.T) {
 // The help says where each experiment runs by default, from the
 // definitions themselves.
 func TestReproduceDefaultEnvs(t *testing.T) {
-	if got, want := defaultEnvsText(), "udp for fig5, fig6, fig9; sim for fig7, fig8, fig10, deadlock, timeline, ablations"; got != want {
+	if got, want := defaultEnvsText(), "udp for fig5, fig6, fig9, contention; sim for fig7, fig8, fig10, deadlock, timeline, ablations"; got != want {
 		t.Errorf("defaultEnvsText() = %q, want %q", got, want)
 	}
 	code, stdout, stderr := leaselab("reproduce", "--help")
-	if code != 0 || !strings.Contains(stdout+stderr, "Default environments: udp for fig5, fig6, fig9;") {
+	if code != 0 || !strings.Contains(stdout+stderr, "Default environments: udp for fig5, fig6, fig9, contention;") {
 		t.Errorf("--help: exit %d, output lacks the default environments:\n%s%s", code, stdout, stderr)
 	}
 }

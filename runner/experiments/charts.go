@@ -126,6 +126,9 @@ func (r *Report) linePanel(fi int, m Meter, title string) plots.LineChart {
 	}
 	k := m.scale()
 	for _, v := range e.Variants {
+		if !v.inFacet(facet) {
+			continue
+		}
 		s := plots.Series{Name: v.Name}
 		for xi, x := range values {
 			st, _ := r.stat(facet, v.Name, xi, m.Key)

@@ -230,7 +230,7 @@ var oneMsgNotes = []string{
 // All returns the experiments in report order, one function each below.
 // Each call builds fresh values, so callers may modify what they get.
 func All() []Experiment {
-	return []Experiment{fig5(), fig6(), fig7(), fig8(), fig9(), fig10(), deadlockExp(), timelineExp(), ablationsExp()}
+	return []Experiment{fig5(), fig6(), fig7(), fig8(), fig9(), fig10(), deadlockExp(), contentionExp(), timelineExp(), ablationsExp()}
 }
 
 // fig5: concurrent lease negotiation, one machine.
@@ -562,6 +562,89 @@ func deadlockExp() Experiment {
 			"'no backoff' switches off PaxosLease's random wait before a retry (ablation 'backoff').",
 			"For naive, a round counts as pre-empted when so many acceptors deny it (they hold another proposer's grant) that a majority can no longer be reached; so its pre-emptions and chains measure rounds lost to grants, not to higher ballots.",
 			fmt.Sprintf("Chains are capped at the %d rounds after which an acquisition is abandoned (a failed lease), so %d in the chains panel means some attempt gave up.", deadlockBase.Params.MaxRounds, deadlockBase.Params.MaxRounds),
+		},
+	}
+}
+
+// The contention experiment's facets: release on or off, and the retry
+// backoff at its default or 0.
+const (
+	contRelBackoff   = "release, backoff"
+	contRelNoBackoff = "release, no backoff"
+	contExpBackoff   = "no release, backoff"
+	contExpNoBackoff = "no release, no backoff"
+)
+
+// Its emulated round trip (a LAN's; see lanRTTMS), hold and pause, and
+// the lease span that a lease without release runs for.
+const (
+	contRTTMS     = lanRTTMS
+	contJitterMS  = lanJitterMS
+	contHold      = 100 * time.Microsecond
+	contLeaseSpan = 50 * time.Millisecond
+)
+
+// contentionExp: hand-offs per second and blocked time as contenders grow.
+func contentionExp() Experiment {
+	base := runner.DefaultSpec()
+	base.Workload = "contention"
+	base.Acceptors = 3
+	base.Duration = 3 * time.Second
+	base.Hold = contHold
+	base.Pause = contHold
+	base.Release = true
+	base.Net = runner.NetSpec{RTT: ms(contRTTMS), Jitter: ms(contJitterMS)}
+	base.Params.LeaseSpan = contLeaseSpan
+	base.Params.MaxLease = 2 * contLeaseSpan
+	// FaTLease needs the span to exceed its clock bound d_max; the clocks
+	// here (one machine, or the simulator without drift) need little.
+	base.Params.DMax = contLeaseSpan / 5
+	noBackoff := Setting{"backoff", 0}
+	return Experiment{
+		Name: "contention", Title: "contended hand-off: owner changes per second against the number of contenders",
+		Paper: "none (leaselab's own: the deadlock study's workload at lock-service speed)",
+		What: fmt.Sprintf("P contenders loop acquire, hold %s, release (or not), pause up to %s, on ONE resource, over a %g ms emulated round trip. "+
+			"Hand-offs are owner changes per second; blocked time is the share of the time someone wanted the lease and nobody held it. "+
+			"Without release a lease runs out its %s span before the next owner can have it.", contHold, contHold, contRTTMS, contLeaseSpan),
+		Kind: Lines, Base: base,
+		QuickSet: []Setting{{"duration", 0.5}},
+		Sweep:    Sweep{Param: "proposers", Full: []float64{2, 4, 8, 16, 32, 64}, Quick: []float64{2, 8, 16}, LogX: true},
+		Facets: []Facet{
+			{Name: contRelBackoff},
+			{Name: contRelNoBackoff, Set: []Setting{noBackoff}},
+			{Name: contExpBackoff, Set: []Setting{{"release", 0}}},
+			{Name: contExpNoBackoff, Set: []Setting{{"release", 0}, noBackoff}},
+		},
+		Variants: []Variant{
+			{Name: "naive (undo)", Algo: "naive-undo"},
+			{Name: "paxoslease", Algo: "paxoslease"},
+			{Name: "fatlease", Algo: "fatlease"},
+			{Name: "classicpaxos", Algo: "classicpaxos"},
+			// etcd has neither a release-off mode nor leaselab's backoff:
+			// one facet, over real time only.
+			{Name: "etcd", Peer: "etcd", Envs: []string{"udp"}, Facets: []string{contRelBackoff}},
+		},
+		Envs: []string{"udp", "sim"}, Reps: 3, QuickReps: 1,
+		Meters: []Meter{
+			{Key: "handoffs_per_sec", Label: "hand-offs", Unit: "owner changes/s", LogY: true},
+			{Key: "blocked_fraction", Label: "blocked time", Unit: "% of wanted time", Scale: 100, Max: 100},
+			{Key: "leases_per_sec", Label: "leases", Unit: "leases/s", TableOnly: true},
+			{Key: "handoff_share", Label: "hand-offs per lease", Unit: "%", Scale: 100, Max: 100, TableOnly: true},
+			{Key: "preemptions_per_lease", Label: "pre-empted rounds per lease", Unit: "rounds", TableOnly: true},
+			{Key: "static_deadlock_fraction", Label: "time waiting out a lease span", Unit: "% of wanted time", Scale: 100, Max: 100, TableOnly: true},
+			{Key: "leases_failed", Label: "failed acquisitions", Unit: "count", TableOnly: true},
+		},
+		Findings: contentionFindings,
+		Notes: []string{
+			"One resource, three acceptors; proposer i is node i, so the first three contenders are also acceptors. A hand-off counts only when the lease goes to another node than its last holder: a contender that wins twice in a row adds a lease, not a hand-off.",
+			"A majority protocol needs at least one round trip per hand-off (a request out and a majority of answers back) plus the hold, whatever the number of contenders: the findings state that bound from the run's round trip and compare each algorithm with it. PaxosLease, FaTLease and classic Paxos take two round trips per acquisition (prepare, then propose), the naive vote one; classic Paxos also waits for its fsyncs in both phases.",
+			"Release off: the holder stops using the lease after the hold but does not say so, so the next owner waits for the lease span to run out; hand-offs per second are then bounded by one per lease span.",
+			"Backoff: after a lost round a proposer waits a random time up to the backoff bound (the 'backoff' parameter) before it retries; the 'no backoff' facets set it to 0, so lost rounds are retried at once and contenders pre-empt each other. Time waiting out a lease span is the deadlock study's time in static deadlock: acceptors hold state (a split accept, a naive grant) that nobody can use until its timer ends.",
+			"The etcd series (built with -tags etcd only, release-on facet with backoff only) is not the same protocol: each client holds a concurrency.Mutex, which queues the waiters in the order of their keys' revisions, and the holder's Unlock hands the lock to the next in the queue, so contenders never collide; its sessions' TTL is in whole seconds (at least 2 s), so it cannot express the release-off facets' lease span, and it runs on an embedded 3-member cluster on loopback without the emulated round trip, with fsync on. Its blocked time, pre-emptions and waits are not measured (empty cells).",
+		},
+		EnvNotes: map[string][]string{
+			"udp": {"Over UDP every node is its own event loop on 127.0.0.1 in this one process, and the round trip is emulated in user space (see fig6's notes); the runs measure real time on a shared machine, so they vary with its load."},
+			"sim": {"In the simulator messages cost no CPU time, so the curves show what the protocols and the round trip allow."},
 		},
 	}
 }

@@ -30,6 +30,9 @@ type Config struct {
 	Workers int
 	// Run runs one spec (nil: runner.Run).
 	Run RunFunc
+	// Peer runs one spec of a peer's variant (nil: runPeer, which needs
+	// the peer built in).
+	Peer func(peer string, s runner.Spec) (runner.Result, error)
 	// Progress, if set, is called from the calling goroutine after each
 	// run and each experiment written.
 	Progress func(Progress)
@@ -62,6 +65,7 @@ type Progress struct {
 // RunRecord is one run: where it sits in the experiment, and what it gave.
 type RunRecord struct {
 	Facet, Variant, Algo string
+	Peer                 string // set for a peer's run (Variant.Peer)
 	Ablate               algorithms.Ablations
 	Env                  string
 	Point                Point
@@ -171,6 +175,7 @@ type job struct {
 type engine struct {
 	cfg     Config
 	run     RunFunc
+	peer    func(string, runner.Spec) (runner.Result, error)
 	reports []*Report
 	jobs    []job
 	left    []int // per experiment: runs not finished
@@ -192,6 +197,10 @@ func Reproduce(exps []Experiment, cfg Config) ([]*Report, error) {
 	eng := &engine{cfg: cfg, run: cfg.Run}
 	if eng.run == nil {
 		eng.run = runner.Run
+	}
+	eng.peer = cfg.Peer
+	if eng.peer == nil {
+		eng.peer = runPeer
 	}
 	names := map[string]bool{}
 	for _, e := range exps {
@@ -270,7 +279,9 @@ func (eng *engine) plan() {
 			mid := len(r.Exp.ValuesOf(p.Facet)) / 2
 			for rep := 0; rep < r.Exp.NReps; rep++ {
 				spec, _ := r.Exp.Spec(p, rep) // validated by Resolve
-				j := job{exp: ei, point: p, rep: rep, spec: spec, exclusive: spec.Env == "udp", dupOf: -1}
+				// Peer runs measure real time too: they run alone.
+				peer := r.Exp.Variants[p.Variant].Peer != ""
+				j := job{exp: ei, point: p, rep: rep, spec: spec, exclusive: spec.Env == "udp" || peer, dupOf: -1}
 				j.calib = rep == 0 && (p.XI == 0 || p.XI == mid)
 				id := specKey(spec, r.Exp.Trace)
 				// An identical spec is run once and shared. In the
@@ -301,7 +312,7 @@ func specKey(s runner.Spec, trace bool) string {
 func (eng *engine) describe(j *job) {
 	v := eng.reports[j.exp].Exp.Variants[j.point.Variant]
 	j.rec = RunRecord{
-		Facet: eng.reports[j.exp].Exp.Facets[j.point.Facet].Name, Variant: v.Name, Algo: j.spec.Algo,
+		Facet: eng.reports[j.exp].Exp.Facets[j.point.Facet].Name, Variant: v.Name, Algo: j.spec.Algo, Peer: v.Peer,
 		Ablate: j.spec.Ablate, Env: j.spec.Env, Point: j.point, Rep: j.rep, Seed: j.spec.Seed,
 	}
 }
@@ -322,7 +333,13 @@ func (eng *engine) runOne(j *job) {
 				j.rec.Err = fmt.Sprintf("run panicked: %v", p)
 			}
 		}()
-		res, err := eng.run(j.spec, opt)
+		var res runner.Result
+		var err error
+		if j.rec.Peer != "" {
+			res, err = eng.peer(j.rec.Peer, j.spec)
+		} else {
+			res, err = eng.run(j.spec, opt)
+		}
 		j.rec.Result = res
 		if err != nil {
 			j.rec.Err = err.Error()
@@ -597,7 +614,7 @@ func (r *Report) summaryMeters() []Meter {
 // failed run, and NaN for the "none" sentinel (-1) of the meters that use
 // one.
 func metricValue(rec RunRecord, key string) float64 {
-	if rec.Err != "" {
+	if rec.Err != "" || (rec.Peer != "" && peerUnmeasured[key]) {
 		return math.NaN()
 	}
 	v, err := Value(rec.Result, key)

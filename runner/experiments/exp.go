@@ -81,10 +81,22 @@ type Variant struct {
 	// identical copy of another series in the rest. Claims about a variant
 	// are left out where it does not run.
 	Envs []string `json:"envs,omitempty"`
+	// Facets: the facets the variant appears in (empty: all), for a series
+	// whose settings the other facets cannot express (etcd has no
+	// release-off mode and no backoff of leaselab's).
+	Facets []string `json:"facets,omitempty"`
+	// Peer, if set, runs the variant against a lease service instead of
+	// a leaselab algorithm (see peers.go); Algo is then empty.
+	Peer string `json:"peer,omitempty"`
 }
 
 // runsIn reports whether v runs in env.
 func (v Variant) runsIn(env string) bool { return len(v.Envs) == 0 || slices.Contains(v.Envs, env) }
+
+// inFacet reports whether v appears in the facet named facet.
+func (v Variant) inFacet(facet string) bool {
+	return len(v.Facets) == 0 || slices.Contains(v.Facets, facet)
+}
 
 // Published is a statement of a paper about this experiment's outcome,
 // with how to compute our counterpart from the results.
@@ -345,6 +357,14 @@ func (e Experiment) checkVariants() (map[string]bool, []Setting, error) {
 		if v.Name == "" && !v.AllAblations {
 			return nil, nil, fmt.Errorf("variant of %s has no name", v.Algo)
 		}
+		if v.Peer != "" && (!slices.Contains(Peers, v.Peer) || v.Algo != "" || v.AllAblations) {
+			return nil, nil, fmt.Errorf("variant %q: peer %q: want one of %v, with no algorithm or ablations", v.Name, v.Peer, Peers)
+		}
+		for _, f := range v.Facets {
+			if !slices.ContainsFunc(e.Facets, func(ef Facet) bool { return ef.Name == f }) {
+				return nil, nil, fmt.Errorf("variant %q: unknown facet %q", v.Name, f)
+			}
+		}
 		key := v.Name
 		if v.AllAblations && key == "" {
 			key = v.Algo
@@ -496,9 +516,12 @@ func (e Experiment) Resolve(opt Options) (Resolved, error) {
 	// The chosen environment's notes and reasons join the general ones.
 	r.Notes = append(append([]string{}, e.Notes...), e.EnvNotes[r.Env]...)
 	r.Published = e.publishedIn(r.Env)
-	vs, err := e.variantsIn(r.Env)
+	vs, absent, err := e.variantsIn(r.Env)
 	if err != nil {
 		return Resolved{}, err
+	}
+	for _, p := range absent {
+		r.Notes = append(r.Notes, peerAbsentNote(p))
 	}
 	r.Variants = vs
 	if len(r.Facets) == 0 {
@@ -520,6 +543,12 @@ func (e Experiment) Resolve(opt Options) (Resolved, error) {
 			s, err := r.Spec(p, rep)
 			if err != nil {
 				return Resolved{}, err
+			}
+			if peer := r.Variants[p.Variant].Peer; peer != "" {
+				if err := validatePeer(peer, s); err != nil {
+					return Resolved{}, fmt.Errorf("experiment %s, %s: %w", e.Name, r.pointName(p), err)
+				}
+				continue
 			}
 			if err := s.Validate(); err != nil {
 				return Resolved{}, fmt.Errorf("experiment %s, %s: %w", e.Name, r.pointName(p), err)
@@ -556,12 +585,19 @@ func (e Experiment) publishedIn(env string) []Published {
 
 // variantsIn returns the variants that run in env, each AllAblations one
 // expanded into its baseline and one variant per ablation of its
-// algorithm.
-func (e Experiment) variantsIn(env string) ([]Variant, error) {
+// algorithm, and the peers left out because this binary lacks them.
+func (e Experiment) variantsIn(env string) ([]Variant, []string, error) {
 	var vs []Variant
+	var absent []string
 	seen := map[string]bool{}
 	for _, v := range e.Variants {
 		if !v.runsIn(env) {
+			continue
+		}
+		if v.Peer != "" && !peerAvailable(v.Peer) {
+			if !slices.Contains(absent, v.Peer) {
+				absent = append(absent, v.Peer)
+			}
 			continue
 		}
 		if !v.AllAblations {
@@ -570,7 +606,7 @@ func (e Experiment) variantsIn(env string) ([]Variant, error) {
 		}
 		a, err := algorithms.Lookup(v.Algo)
 		if err != nil {
-			return nil, fmt.Errorf("experiment %s: %w", e.Name, err)
+			return nil, nil, fmt.Errorf("experiment %s: %w", e.Name, err)
 		}
 		group := v.Group
 		if group == "" {
@@ -601,14 +637,14 @@ func (e Experiment) variantsIn(env string) ([]Variant, error) {
 			vs[i].Label = "none"
 		}
 		if seen[vs[i].Name] {
-			return nil, fmt.Errorf("experiment %s: duplicate variant %q after expansion", e.Name, vs[i].Name)
+			return nil, nil, fmt.Errorf("experiment %s: duplicate variant %q after expansion", e.Name, vs[i].Name)
 		}
 		seen[vs[i].Name] = true
 	}
 	if len(vs) == 0 {
-		return nil, fmt.Errorf("experiment %s: no variant runs in %s", e.Name, env)
+		return nil, nil, fmt.Errorf("experiment %s: no variant runs in %s", e.Name, env)
 	}
-	return vs, nil
+	return vs, absent, nil
 }
 
 // Points lists the cells in their fixed order: facet, then variant, then
@@ -617,6 +653,9 @@ func (r Resolved) Points() []Point {
 	var ps []Point
 	for f := range r.Facets {
 		for v := range r.Variants {
+			if !r.Variants[v].inFacet(r.Facets[f].Name) {
+				continue
+			}
 			for xi, x := range r.ValuesOf(f) {
 				ps = append(ps, Point{Facet: f, Variant: v, XI: xi, X: x})
 			}

@@ -106,7 +106,7 @@ func fakeRun(s runner.Spec, opt runner.Options) (runner.Result, error) {
 
 func TestDefinitions(t *testing.T) {
 	fakeAlgos()
-	want := []string{"fig5", "fig6", "fig7", "fig8", "fig9", "fig10", "deadlock", "timeline", "ablations"}
+	want := []string{"fig5", "fig6", "fig7", "fig8", "fig9", "fig10", "deadlock", "contention", "timeline", "ablations"}
 	if got := Names(); strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Fatalf("experiments %v, want %v", got, want)
 	}
@@ -187,7 +187,7 @@ func TestValidateRejects(t *testing.T) {
 }
 
 func TestSelect(t *testing.T) {
-	if es, err := Select(nil); err != nil || len(es) != 9 {
+	if es, err := Select(nil); err != nil || len(es) != 10 {
 		t.Fatalf("Select(nil) = %d, %v", len(es), err)
 	}
 	es, err := Select([]string{"fig9", "fig5"})

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"leaselab/plots"
+	"leaselab/runner"
 )
 
 // Findings are report notes whose numbers come from the run's own results
@@ -236,6 +237,161 @@ func batchFindings(r *Report) []string {
 	}
 	if !math.IsInf(lo, 1) {
 		out = append(out, fmt.Sprintf("Classic Paxos's throughput is %s to %s of FaTLease's at the same batch size.", pctText(lo), pctText(hi)))
+	}
+	return out
+}
+
+// peakOver is a series' highest point mean of meter over its facet's
+// sweep, and the sweep value where it is (ok false if the series has none).
+func (r *Report) peakOver(facet, variant, meter string) (peak, at float64, ok bool) {
+	fi := r.Exp.facetIndex(facet)
+	if fi < 0 {
+		return 0, 0, false
+	}
+	peak = math.Inf(-1)
+	for xi, x := range r.Exp.ValuesOf(fi) {
+		if st, found := r.stat(facet, variant, xi, meter); found && st.N > 0 && st.Mean > peak {
+			peak, at, ok = st.Mean, x, true
+		}
+	}
+	return peak, at, ok
+}
+
+// lastStat is a series' statistic at the largest sweep value of its facet.
+func (r *Report) lastStat(facet, variant, meter string) (Stat, float64, bool) {
+	fi := r.Exp.facetIndex(facet)
+	if fi < 0 {
+		return Stat{}, 0, false
+	}
+	vals := r.Exp.ValuesOf(fi)
+	x := vals[len(vals)-1]
+	st, ok := r.statAtX(facet, variant, x, meter)
+	return st, x, ok
+}
+
+// runSpec is the spec of the first run of a series that ran (ok false if
+// none did), for the setup the findings compute bounds from.
+func (r *Report) runSpec(facet string) (runner.Spec, bool) {
+	for _, rec := range r.Runs {
+		if rec.Facet == facet && rec.Err == "" && rec.Peer == "" {
+			return rec.Result.Params, true
+		}
+	}
+	return runner.Spec{}, false
+}
+
+// contentionFindings: each curve against the round-trip bound, and what
+// holds it below: pre-emptions, time waiting out a lease span, backoff,
+// and without release the lease span itself.
+func contentionFindings(r *Report) []string {
+	var out []string
+	s, ok := r.runSpec(contRelBackoff)
+	if !ok {
+		return nil
+	}
+	rtt, hold := s.Net.RTT, s.Hold
+	one := 1 / (rtt + hold).Seconds()
+	two := 1 / (2*rtt + hold).Seconds()
+	out = append(out, fmt.Sprintf("Bound: with this run's %s round trip and %s hold, one hand-off per round trip plus hold is %s hand-offs/s; "+
+		"with two round trips per acquisition (prepare and propose), %s/s. The same arithmetic bounds the blocked time from below while "+
+		"someone always waits: nobody holds during each acquisition, at least %s of the time with one round trip and %s with two.",
+		rtt, hold, numText(math.Round(one)), numText(math.Round(two)), pctText(rtt.Seconds()/(rtt+hold).Seconds()), pctText((2*rtt).Seconds()/(2*rtt+hold).Seconds())))
+	algos := []string{"naive (undo)", "paxoslease", "fatlease", "classicpaxos"}
+	// Round trips per acquisition: the naive vote asks once, the Paxos
+	// family prepares and then proposes.
+	trips := map[string]time.Duration{"naive (undo)": 1, "paxoslease": 2, "fatlease": 2, "classicpaxos": 2}
+	var parts []string
+	for _, v := range algos {
+		peak, at, ok := r.peakOver(contRelBackoff, v, "handoffs_per_sec")
+		if !ok {
+			continue
+		}
+		own := 1 / (trips[v]*rtt + hold).Seconds()
+		near := "far below it"
+		if peak >= own/2 {
+			near = "near it"
+		}
+		tripText := "1 round trip"
+		if trips[v] > 1 {
+			tripText = fmt.Sprintf("%d round trips", trips[v])
+		}
+		p := fmt.Sprintf("%s peaks at %s/s with %s contenders, %s of its own bound (%s + hold: %s/s), %s",
+			v, numText(math.Round(peak)), numText(at), pctText(peak/own), tripText, numText(math.Round(own)), near)
+		sh, okShare := r.statAtX(contRelBackoff, v, at, "handoff_share")
+		if okShare {
+			p += fmt.Sprintf("; there %s of its leases went to another node", pctText(sh.Mean))
+		}
+		pl, x, okPL := r.lastStat(contRelBackoff, v, "preemptions_per_lease")
+		if okPL {
+			p += fmt.Sprintf("; at %s contenders it loses %s rounds per lease", numText(x), numText(math.Round(100*pl.Mean)/100))
+			if b, _, ok := r.lastStat(contRelBackoff, v, "blocked_fraction"); ok {
+				p += fmt.Sprintf(" and nobody holds for %s of the wanted time", pctText(b.Mean))
+			}
+		}
+		// What limits it, from the same numbers.
+		switch {
+		case okShare && sh.Mean < 0.5:
+			p += fmt.Sprintf(". Limit: backoff; the releasing holder pauses at most %s and asks again while the others wait out a backoff of up to %s, so it mostly wins again and the lease is acquired far more often than it changes hands",
+				s.Pause, s.Params.Backoff)
+		case peak >= own/2:
+			p += ". Limit: the round trips"
+		case okPL:
+			p += fmt.Sprintf(". Limit: lost rounds; nearly every lease is a hand-off, but contenders pre-empt each other (%s rounds per lease at %s contenders)",
+				numText(math.Round(100*pl.Mean)/100), numText(x))
+			if r.Exp.Env == "udp" {
+				p += ", and every message costs CPU time on this shared machine"
+			}
+		}
+		parts = append(parts, p)
+	}
+	if len(parts) > 0 {
+		out = append(out, "Release on, default backoff: "+strings.Join(parts, ". ")+".")
+	}
+	parts = nil
+	for _, v := range algos {
+		with, _, ok1 := r.peakOver(contRelBackoff, v, "handoffs_per_sec")
+		without, _, ok2 := r.peakOver(contRelNoBackoff, v, "handoffs_per_sec")
+		if !ok1 || !ok2 {
+			continue
+		}
+		p := fmt.Sprintf("%s peaks at %s/s (%s with backoff)", v, numText(math.Round(without)), numText(math.Round(with)))
+		if pl, x, ok := r.lastStat(contRelNoBackoff, v, "preemptions_per_lease"); ok {
+			p += fmt.Sprintf(", %s pre-empted rounds per lease at %s contenders", numText(math.Round(100*pl.Mean)/100), numText(x))
+		}
+		if sd, _, ok := r.lastStat(contRelNoBackoff, v, "static_deadlock_fraction"); ok && sd.Mean > 0 {
+			p += fmt.Sprintf(", %s of the wanted time waiting out a lease span", pctText(sd.Mean))
+		}
+		parts = append(parts, p)
+	}
+	if len(parts) > 0 {
+		out = append(out, "Release on, no backoff: "+strings.Join(parts, "; ")+
+			". Retrying at once trades the backoff wait for collisions: rounds pre-empt each other, and where a round fails half-way (a split accept) the acceptors' state blocks everyone until the lease span ends.")
+	}
+	span := s.Params.LeaseSpan
+	perSpan := 1 / span.Seconds()
+	parts = nil
+	for _, f := range []string{contExpBackoff, contExpNoBackoff} {
+		for _, v := range algos {
+			peak, _, ok := r.peakOver(f, v, "handoffs_per_sec")
+			if !ok {
+				continue
+			}
+			p := fmt.Sprintf("%s (%s) %s/s", v, f, numText(math.Round(peak)))
+			if sh, _, ok := r.lastStat(f, v, "handoff_share"); ok {
+				p += fmt.Sprintf(" with %s of its leases to another node", pctText(sh.Mean))
+			}
+			parts = append(parts, p)
+		}
+	}
+	if len(parts) > 0 {
+		out = append(out, fmt.Sprintf("Release off: every hand-off waits for the last lease's %s span to end, a bound of %s hand-offs/s; "+
+			"peaks (and, at the most contenders, the share of leases that went to another node): %s. "+
+			"A share near 0 means the last holder, whose own state tells it when the lease ends, asks again first and keeps it: then the lease is acquired about once per span but hardly changes hands.",
+			span, numText(math.Round(perSpan)), strings.Join(parts, "; ")))
+	}
+	if peak, at, ok := r.peakOver(contRelBackoff, "etcd", "handoffs_per_sec"); ok {
+		out = append(out, fmt.Sprintf("etcd peaks at %s hand-offs/s with %s contenders: a Mutex's waiters queue by revision and each Unlock is a Raft write (fsync) that wakes the next waiter through a watch, so its hand-off costs a commit, not a contest.",
+			numText(math.Round(peak)), numText(at)))
 	}
 	return out
 }

@@ -60,6 +60,22 @@ var derived = map[string]struct {
 			}
 			return 0
 		}},
+	"handoffs_per_sec": {"owner changes (a resource acquired by another node than its last holder) / seconds of the run",
+		func(r runner.Result) float64 { return perSec(float64(r.OwnerChanges), r.SimulatedNS) }},
+	"handoff_share": {"owner changes / leases acquired: the share of acquisitions that moved the lease to another node",
+		func(r runner.Result) float64 {
+			if r.LeasesAcquired == 0 {
+				return math.NaN()
+			}
+			return float64(r.OwnerChanges) / float64(r.LeasesAcquired)
+		}},
+	"preemptions_per_lease": {"pre-empted rounds per lease acquired",
+		func(r runner.Result) float64 {
+			if r.LeasesAcquired == 0 {
+				return math.NaN()
+			}
+			return float64(r.Preemptions) / float64(r.LeasesAcquired)
+		}},
 	"fsyncs_per_sec": {"fsyncs / simulated seconds",
 		func(r runner.Result) float64 { return perSec(float64(r.Fsyncs), r.SimulatedNS) }},
 	"net_bytes_per_sec": {"messages * wire size / simulated seconds: network bytes per second, averaged over the run",

@@ -281,33 +281,12 @@ func (e *env) release() {
 
 // record sets up the recorder and its tracer for opt's outputs.
 func (e *env) record(opt runner.Options) *record.Tracer {
-	ring := 0
-	if opt.ViolationTrace != nil {
-		ring = runner.ViolationContext
-	}
-	tr := record.NewTracer(opt.Trace, ring)
+	tr := record.NewRunTracer(opt)
 	e.rec = record.NewRecorder(e.spec, e, tr)
 	if opt.Holds != nil {
 		e.rec.WriteHolds(opt.Holds)
 	}
-	if opt.ViolationTrace != nil {
-		dumped := false
-		e.rec.OnViolation = func(t int64, v runner.Violation) {
-			if dumped {
-				return
-			}
-			dumped = true
-			recent := tr.Recent()
-			var b []byte
-			for i := range recent {
-				b = record.AppendTraceJSON(b[:0], &recent[i])
-				b = append(b, '\n')
-				if _, err := opt.ViolationTrace.Write(b); err != nil {
-					return
-				}
-			}
-		}
-	}
+	record.DumpFirstViolation(e.rec, tr, opt.ViolationTrace)
 	return tr
 }
 

@@ -12,13 +12,18 @@
 //
 //   - runner/experiments: the papers' evaluations, with plots (the only
 //     package here that imports package plots).
+//   - runner/peer/etcd: etcd as a peer (build tag etcd): the workloads
+//     against etcd sessions and mutexes, measured by the same meters and
+//     checker; not an environment, since etcd is not a Node.
 //   - runner/campaign: seeded fault campaigns in the simulator (`leaselab
 //     check`).
 //   - runner/explore: explicit-state search over the scenario semantics.
 //   - runner/htmlview: the interactive timeline page of a trace.
 //   - runner/replaytest: runs a directory of scenario files as tests.
 //   - runner/udp: the real-network environment ("udp"); its codec is
-//     runner/udp/wire and its write-ahead log runner/udp/wal.
+//     runner/udp/wire and its write-ahead log runner/udp/wal. It draws
+//     clocks, partitions and network faults from runner/faults as the
+//     simulator does, so one seed gives one fault schedule in both.
 //   - runner/sim: the discrete-event simulator ("sim") and the scenario
 //     interpreter (Replay, format in runner/sim/testdata/README.md).
 //   - runner/workload: the Env interface environments implement, and the
@@ -34,7 +39,9 @@
 //   - runner/restable, runner/timeq: a resource-id index and a time queue.
 //   - runner/internal/pool, runner/internal/slab: the one bounded
 //     parallel loop (campaign seeds, experiment runs, explorer chunks) and
-//     the one slot array with a free list (simulator, checker).
+//     the one slot array with a free list (simulator, checker);
+//     runner/internal/toy, the test-only lock with planted faults that the
+//     simulator, campaign and explorer tests share.
 //
 // An environment implements workload.Env and feeds the Driver and the
 // Recorder, which feeds the checker (see workload.Env for the duties);

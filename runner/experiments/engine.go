@@ -614,7 +614,7 @@ func (r *Report) summaryMeters() []Meter {
 // failed run, and NaN for the "none" sentinel (-1) of the meters that use
 // one.
 func metricValue(rec RunRecord, key string) float64 {
-	if rec.Err != "" || (rec.Peer != "" && peerUnmeasured[key]) {
+	if rec.Err != "" || (rec.Peer != "" && !peerMeasures(key)) {
 		return math.NaN()
 	}
 	v, err := Value(rec.Result, key)

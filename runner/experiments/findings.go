@@ -214,7 +214,11 @@ func batchFindings(r *Report) []string {
 		}
 		to := r.sweepTotal("", v.Name, "timeouts")
 		failed := r.sweepTotal("", v.Name, "leases_failed")
-		s := fmt.Sprintf("%s: %s to %s leases/s over the sweep, %s timeouts and %s failed leases in all runs", v.Name, numText(lo), numText(hi), numText(to), numText(failed))
+		tos := numText(to) + " timeouts"
+		if math.IsNaN(to) {
+			tos = "timeouts not measured"
+		}
+		s := fmt.Sprintf("%s: %s to %s leases/s over the sweep, %s and %s failed leases in all runs", v.Name, numText(lo), numText(hi), tos, numText(failed))
 		first := math.NaN()
 		for xi, m := range means(v.Name, "timeouts") {
 			if m > 0 {

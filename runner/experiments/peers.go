@@ -4,10 +4,12 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"strings"
 	"time"
 
 	"leaselab/runner"
 	"leaselab/runner/peer/etcd"
+	"leaselab/runner/udp"
 )
 
 // Peers are the lease services an experiment's variant may run against
@@ -25,13 +27,24 @@ func peerAbsentNote(peer string) string {
 
 // peerUnmeasured are the meters a peer's run does not measure (NaN in the
 // tables and charts, not zero): etcd's clients see their own holds, not
-// who is waiting while nobody holds.
+// who is waiting while nobody holds, and etcd reports neither its
+// messages, its timeouts nor its fsyncs to the client.
 var peerUnmeasured = map[string]bool{"blocked_fraction": true, "availability": true, "preemptions": true, "preemptions_per_lease": true,
-	"static_deadlocks": true, "static_deadlock_fraction": true, "messages_per_lease": true}
+	"static_deadlocks": true, "static_deadlock_fraction": true, "messages_per_lease": true,
+	"timeouts": true, "messages": true, "bytes_per_lease": true, "net_bytes_per_sec": true,
+	"fsyncs": true, "fsyncs_per_lease": true, "fsyncs_per_sec": true, "disk_bytes": true, "disk_bytes_per_sec": true}
+
+// peerMeasures reports whether a peer's run measures meter key (its
+// fsync latency percentiles, fsync_latency_ms.*, neither).
+func peerMeasures(key string) bool {
+	return !peerUnmeasured[key] && !strings.HasPrefix(key, "fsync_latency_ms")
+}
 
 // etcdConfig is the etcd run that stands for spec: an embedded cluster of
 // spec.Acceptors members, spec.Proposers clients, the same hold, pause,
-// duration and seed. etcd's session TTL is in whole seconds: the lease
+// duration and seed; a batch locks spec.Leases resources through one
+// session with as many Lock calls in flight as leaselab's udp proposer
+// has requests (udp.DefaultWindow). etcd's session TTL is in whole seconds: the lease
 // span rounded up, and at least 2 s (etcd's own minimum with its default
 // election timeout).
 func etcdConfig(s runner.Spec) etcd.Config {
@@ -41,6 +54,8 @@ func etcdConfig(s runner.Spec) etcd.Config {
 	c.Dir = s.Disk.Dir
 	c.Proposers = s.Proposers
 	c.Resources = max(1, s.Resources)
+	c.Leases = s.Leases
+	c.Window = udp.DefaultWindow
 	c.Hold, c.Pause = s.Hold, s.Pause
 	c.TTL = max(2, int(math.Ceil(s.Params.LeaseSpan.Seconds())))
 	c.Duration = s.Duration
@@ -52,7 +67,7 @@ func validatePeer(peer string, s runner.Spec) error {
 	if peer != "etcd" {
 		return fmt.Errorf("unknown peer %q", peer)
 	}
-	if !s.Release {
+	if s.Workload == "contention" && !s.Release {
 		return fmt.Errorf("etcd's clients always unlock after the hold: the etcd series needs release on")
 	}
 	return etcdConfig(s).Validate()

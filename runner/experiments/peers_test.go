@@ -8,14 +8,33 @@ import (
 
 	"leaselab/runner"
 	"leaselab/runner/peer/etcd"
+	"leaselab/runner/udp"
 )
+
+// fakePeer stands for a peer's run in tests: a result shaped like the
+// etcd peer's (no timeouts, messages or fsyncs reported), instantly.
+func fakePeer(peer string, s runner.Spec) (runner.Result, error) {
+	n := max(s.Leases, 10)
+	if s.Workload != "batch" {
+		n = 10
+	}
+	return runner.Result{Algo: peer, Workload: s.Workload, Env: "etcd", Seed: s.Seed, LeasesAcquired: n,
+		OwnerChanges: n - 1, LeasesPerSec: float64(n), SimulatedNS: int64(s.Duration), Params: s}, nil
+}
 
 // contentionOnly runs the contention experiment alone, quick, with the
 // fake run function and peer (nil: the real one).
 func contentionOnly(t *testing.T, peer func(string, runner.Spec) (runner.Result, error)) (string, *Report) {
 	t.Helper()
+	return expOnly(t, "contention", peer)
+}
+
+// expOnly runs experiment name alone, quick, with the fake run function
+// and peer (nil: the real one).
+func expOnly(t *testing.T, name string, peer func(string, runner.Spec) (runner.Result, error)) (string, *Report) {
+	t.Helper()
 	fakeAlgos()
-	exps, err := Select([]string{"contention"})
+	exps, err := Select([]string{name})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,5 +112,69 @@ func TestContentionPeerSeries(t *testing.T) {
 	}
 	if st, ok := r.stat(contRelBackoff, "etcd", 0, "handoffs_per_sec"); !ok || st.N == 0 || st.Mean <= 0 {
 		t.Errorf("etcd's hand-offs: %+v %v", st, ok)
+	}
+}
+
+// fig5's etcd series: absent without -tags etcd (the report says so, as
+// for contention); with it, over UDP only, with throughput and failures
+// measured and timeouts empty rather than 0, and no published claim
+// about it.
+func TestFig5EtcdSeries(t *testing.T) {
+	report, r := expOnly(t, "fig5", fakePeer)
+	for _, p := range r.Exp.Published {
+		if p.Variant == "etcd" || p.Other == "etcd" {
+			t.Errorf("a published claim is about etcd: %q", p.Claim)
+		}
+	}
+	if !etcd.Available() {
+		if want := "etcd absent: this binary was built without -tags etcd"; !strings.Contains(report, want) {
+			t.Errorf("report.md lacks %q", want)
+		}
+		for _, rec := range r.Runs {
+			if rec.Peer != "" {
+				t.Fatalf("an absent peer ran: %+v", rec.Point)
+			}
+		}
+		return
+	}
+	if strings.Contains(report, "etcd absent") {
+		t.Error("report says etcd is absent in a build that has it")
+	}
+	last := len(r.Exp.ValuesOf(0)) - 1
+	if st, ok := r.stat("", "etcd", last, "leases_per_sec"); !ok || st.N == 0 || st.Mean <= 0 {
+		t.Errorf("etcd's throughput: %+v %v", st, ok)
+	}
+	if st, ok := r.stat("", "etcd", last, "leases_failed"); !ok || st.N == 0 {
+		t.Errorf("etcd's failed leases not measured: %+v %v", st, ok)
+	}
+	if st, ok := r.stat("", "etcd", last, "timeouts"); ok && st.N != 0 {
+		t.Errorf("etcd's timeouts have %d values, want none (not measured)", st.N)
+	}
+	if fs := strings.Join(r.Exp.Findings(r), "\n"); !strings.Contains(fs, "etcd: ") || !strings.Contains(fs, "timeouts not measured") {
+		t.Errorf("no finding for the etcd series, or one that counts its timeouts: %q", fs)
+	}
+}
+
+// The batch spec maps onto the etcd peer's batch: the sweep's leases, the
+// udp proposer's window, the members and the bound; release does not
+// matter to a batch.
+func TestEtcdBatchConfig(t *testing.T) {
+	e, _ := Select([]string{"fig5"})
+	res, err := e[0].Resolve(Options{Quick: true, Env: "udp"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := len(res.Values) - 1
+	s, err := res.Spec(Point{XI: last, X: res.Values[last]}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Release = false
+	if err := validatePeer("etcd", s); err != nil {
+		t.Fatalf("batch spec: %v", err)
+	}
+	c := etcdConfig(s)
+	if c.Workload != "batch" || c.Leases != s.Leases || c.Window != udp.DefaultWindow || c.Members != s.Acceptors || c.Duration != s.Duration {
+		t.Errorf("etcd config %+v from spec leases %d acceptors %d", c, s.Leases, s.Acceptors)
 	}
 }

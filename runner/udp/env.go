@@ -473,6 +473,14 @@ func (e *env) serve(progress func(float64)) {
 	limit := int64(e.spec.Duration)
 	tm := time.NewTimer(time.Hour)
 	defer tm.Stop()
+	// The workload's hold and pause are often well under a millisecond; a
+	// Go timer would stretch each to about one (see wakeTimer).
+	var wakeC chan struct{} // nil without a wake timer: never ready
+	w := newWakeTimer()
+	if w != nil {
+		defer w.Close()
+		wakeC = w.C
+	}
 	var lastProgress time.Time
 	for {
 		e.mu.Lock()
@@ -508,12 +516,19 @@ func (e *env) serve(progress func(float64)) {
 		if d > 200*time.Millisecond {
 			d = 200 * time.Millisecond // progress reports and Done checks
 		}
-		tm.Reset(max(d, 0))
+		armed := false
+		if w == nil || !w.Reset(max(d, 0)) {
+			tm.Reset(max(d, 0))
+			armed = true
+		}
+		// A stale expiry of the wake timer costs one more turn.
 		select {
 		case <-tm.C:
+		case <-wakeC:
 		case <-e.wake:
-			tm.Stop()
 		case <-e.ended:
+		}
+		if armed {
 			tm.Stop()
 		}
 	}

@@ -329,9 +329,7 @@ func (n *Node) Start() {
 	}
 	n.timer = time.NewTimer(time.Hour)
 	n.timer.Stop()
-	if n.net.delays() {
-		n.wake = newWakeTimer()
-	}
+	n.wake = newWakeTimer()
 	n.wg.Add(2)
 	if n.disk != nil {
 		go n.disk.writer()
@@ -483,12 +481,13 @@ func (n *Node) loop() {
 			<-n.stop
 			return
 		}
-		// The algorithm's own timers wait on a Go timer, whose sub-
-		// millisecond waits last about a millisecond (see wakeTimer), as
-		// they would in any Go implementation of the algorithm; their
-		// deadlines are milliseconds to seconds away. A delayed datagram
-		// stands for a network whose delay is what the experiment asked
-		// for, so it waits on the kernel-resolution wake timer.
+		// A Go timer's sub-millisecond wait lasts about a millisecond (see
+		// wakeTimer). A delayed datagram stands for a network whose delay
+		// is what the experiment asked for, and an algorithm timer due
+		// within preciseBelow (a backoff scaled to a loopback round trip,
+		// say) means what it says, so both wait on the kernel-resolution
+		// wake timer; later deadlines use a Go timer, which costs no
+		// syscall to arm.
 		wake, isNet, ok := n.nextWake()
 		armed := false
 		if ok {
@@ -496,7 +495,8 @@ func (n *Node) loop() {
 			if d <= 0 {
 				continue
 			}
-			if !isNet || n.wake == nil || !n.wake.Reset(d) {
+			precise := isNet || d < preciseBelow
+			if !precise || n.wake == nil || !n.wake.Reset(d) {
 				n.timer.Reset(d)
 				armed = true
 			}
@@ -895,3 +895,7 @@ func (f *fifo) pop() algorithms.Input {
 	}
 	return in
 }
+
+// preciseBelow is how close an algorithm timer must be to wait on the wake
+// timer instead of a Go timer (see Node.loop).
+const preciseBelow = 2 * time.Millisecond

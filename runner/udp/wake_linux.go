@@ -9,8 +9,9 @@ import (
 	"unsafe"
 )
 
-// wakeTimer is a one-shot timer with the kernel's resolution, for the
-// emulated network's delays. The Go runtime waits for its timers in
+// wakeTimer is a one-shot timer with the kernel's resolution, for waits
+// under a few milliseconds: the emulated network's delays, the workload's
+// holds and pauses, and algorithm timers due soon. The Go runtime waits for its timers in
 // epoll_wait, whose timeout is in whole milliseconds: a timer due in under
 // a millisecond sleeps a full one (runtime/netpoll_epoll.go rounds any
 // positive delay below 1 ms up to 1 ms; golang/go#53824 asks for
@@ -18,8 +19,8 @@ import (
 // node. A timerfd is a file descriptor that becomes readable when its
 // hrtimer expires; the runtime's poller watches it like a socket, and
 // readiness wakes epoll_wait at once, whatever its timeout. Arming it is
-// one syscall, which is why the node uses it only for delayed datagrams
-// (see Node.loop).
+// one syscall, which is why the node keeps Go timers for deadlines further
+// away (see Node.loop).
 type wakeTimer struct {
 	f  *os.File
 	rc syscall.RawConn // the descriptor, safe against use after Close

@@ -155,7 +155,16 @@
 //     guard: the ballot may be one it holds a lease under). head-start:
 //     a waiter woken by a release hint first waits 1.5 round trips.
 //     rtt-backoff: retry windows scale with the measured round trip
-//     (4·rtt·2^lost rounds), capped at Backoff. With Backoff 0 the guard,
+//     (4·rtt·2^lost rounds), capped at Backoff. queue-behind: a proposer
+//     refused by a live lease that nobody queues behind (the acceptor's
+//     highest promise is the lease's own ballot) prepares again at once
+//     above it, so the acceptors promise it during the lease and re-send
+//     that promise at the release; without it the releasing holder,
+//     asking again after its pause, mostly wins the lease back.
+//     split-retry: a parked round with a re-sent open promise but no
+//     majority prepares again two measured round trips later, since
+//     waiters queued at different acceptors may each hold a guarded
+//     minority. With Backoff 0 the guard,
 //     the head start and the measurement are off; with late-timer
 //     ablated the measurement is (a round's Prepare time is read from
 //     its deadline). testdata/handoff-*.txt show the rules at work, and

@@ -83,6 +83,8 @@ type Node struct {
 	headStart      bool // a waiter woken by a release hint first gives the head of the queue time to propose
 	failedRelease  bool // a lost propose phase releases its ballot at the acceptors
 	promiseGuard   bool // a re-sent promise is kept from other proposers' prepares for a while
+	queueBehind    bool // a waiter behind a lease nobody queued for prepares above it at once
+	splitRetry     bool // a parked round with some re-sent promises but no majority retries after two round trips
 
 	hold       time.Duration // how long a lease lasts on the holder's clock, from its Prepare
 	quarantine time.Duration // silence after a restart, on this node's clock
@@ -159,6 +161,8 @@ func New(cfg algorithms.Config) *Node {
 		headStart:      !ab.Has(AblateHeadStart),
 		failedRelease:  !ab.Has(AblateFailedRelease),
 		promiseGuard:   !ab.Has(AblatePromiseGuard),
+		queueBehind:    !ab.Has(AblateQueueBehind),
+		splitRetry:     !ab.Has(AblateSplitRetry),
 		quarantine:     Quarantine(cfg.Params),
 		rounds:         make(map[algorithms.ResourceID]*round),
 		// A restarted node is silent from the start; Start arms the end of
@@ -660,9 +664,26 @@ func (n *Node) onPromise(now algorithms.Local, m algorithms.Message, rd *round, 
 	}
 	if parked {
 		n.declineIfHopeless(m.Resource, rd, out)
+		if upgrade && rd.phase == phaseWait && rd.parked {
+			n.awaitSplit(now, m.Resource, rd, out)
+		}
 		return
 	}
 	n.checkPrepare(now, m.Resource, rd, out)
+}
+
+// awaitSplit bounds the wait of a parked round that has a re-sent open
+// promise but no majority (split-retry). Waiters that queued behind the
+// same lease at different acceptors are each re-promised by some of them
+// and guarded there, and none may ever reach a majority: without a bound
+// all of them wait out the guards (Backoff). Two round trips after an
+// upgrade the rest of a majority has had time to answer; if not, the
+// round prepares again, which also replaces its guards.
+func (n *Node) awaitSplit(now algorithms.Local, r algorithms.ResourceID, rd *round, out *algorithms.Output) {
+	if !n.splitRetry || n.rtt <= 0 {
+		return
+	}
+	out.SetTimer(algorithms.TimerKey{Resource: r, Kind: timerRound}, now.Add(min(n.params.Backoff, 2*n.rtt)))
 }
 
 // noteLease records a lease an acceptor reported (in a promise or a
@@ -842,6 +863,16 @@ func (n *Node) onReject(now algorithms.Local, m algorithms.Message, rd *round, o
 	}
 	if rd.phase == phasePrepare {
 		n.checkPrepare(now, m.Resource, rd, out)
+		if n.queueFree(now, m, rd) {
+			// Queue-behind: the acceptors will promise a ballot above
+			// the lease (a promise reports the lease, so we park) and
+			// re-send that promise at the release; without it nobody
+			// holds a promise then, and the releasing holder, asking
+			// again after its pause, mostly wins the lease back. This
+			// only chooses when to start a round and with which ballot,
+			// which any proposer may do at any time.
+			n.startRound(now, m.Resource, rd, out)
+		}
 		return
 	}
 	switch {
@@ -851,6 +882,22 @@ func (n *Node) onReject(now algorithms.Local, m algorithms.Message, rd *round, o
 	case n.cluster.Acceptors-rd.rejected.Len() < n.majority:
 		n.preempted(now, m.Resource, rd, out)
 	}
+}
+
+// queueFree reports whether the reject m, which ended rd's prepare phase
+// in a wait for someone's lease, shows that nobody queues behind that
+// lease: its acceptor's highest promise is the lease's own ballot. It
+// needs release-promise (which re-sends the promise it would win) and
+// ballot learning (rejects carry the promised ballot); it is judged on
+// the deciding reject alone, so that a round keeps no more state.
+func (n *Node) queueFree(now algorithms.Local, m algorithms.Message, rd *round) bool {
+	if !n.queueBehind || !n.releasePromise || !n.ballotLearning {
+		return false
+	}
+	if rd.phase != phaseWait || !rd.busy || m.Accepted == 0 || m.Owner == n.id {
+		return false
+	}
+	return m.Promised == m.Accepted
 }
 
 func (n *Node) preempted(now algorithms.Local, r algorithms.ResourceID, rd *round, out *algorithms.Output) {

@@ -18,6 +18,8 @@ const (
 	AblateHeadStart        = "head-start"
 	AblateFailedRelease    = "failed-release"
 	AblatePromiseGuard     = "promise-guard"
+	AblateQueueBehind      = "queue-behind"
+	AblateSplitRetry       = "split-retry"
 )
 
 // Name is the registered name.
@@ -93,6 +95,16 @@ var ablations = []algorithms.Ablation{
 		Name:   AblatePromiseGuard,
 		Rule:   "an acceptor that re-sent its promise (release-promise) rejects other proposers' prepares until it accepts a proposal, or for min(Backoff, ResponseTimeout), and the reject names the guarded proposer, so the rejected one waits for that lease instead of counting a lost round",
 		Breaks: "liveness, not safety (the guard only ever refuses): a client that just released comes back at once with a higher ballot and preempts the re-promised proposer",
+	},
+	{
+		Name:   AblateQueueBehind,
+		Rule:   "a proposer whose prepare is refused by a live lease with nobody promised behind it (the acceptor's highest promise is the lease's own ballot) prepares again at once above that ballot, so the acceptors promise it while the lease runs and re-send that promise when it is released (release-promise); ablated: it waits for the release hint or the lease's end",
+		Breaks: "liveness, not safety: at a release no waiter holds a promise, the woken waiters first wait out the head start, and the releasing holder, asking again after its pause, mostly wins the lease back: many acquisitions, few changes of owner",
+	},
+	{
+		Name:   AblateSplitRetry,
+		Rule:   "a parked round that got a re-sent open promise (release-promise) but no majority of them prepares again two measured round trips later; ablated: it waits for its round timer",
+		Breaks: "liveness, not safety: waiters queued behind one lease at different acceptors are each re-promised and guarded by some of them, none reaches a majority, and the free resource waits for the guards to end (Backoff) and then for a waiter's round timer, which may run for the span the lease reported",
 	},
 }
 

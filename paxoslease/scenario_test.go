@@ -56,4 +56,6 @@ var handoffRules = map[string]bool{
 	paxoslease.AblateHeadStart:      true,
 	paxoslease.AblateFailedRelease:  true,
 	paxoslease.AblatePromiseGuard:   true,
+	paxoslease.AblateQueueBehind:    true,
+	paxoslease.AblateSplitRetry:     true,
 }

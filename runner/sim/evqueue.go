@@ -28,6 +28,9 @@ type evQueue struct {
 	buckets slab.Slab[[]timedEvent] // a freed bucket keeps its capacity
 	keys    timeq.Queue[int32]      // bucket keys (as times) and their bucket
 	n       int
+	// warm, if set, is shown each bucket as it enters the heap (see
+	// sim.warm).
+	warm func([]timedEvent)
 }
 
 // bucketShift: buckets of 2^14 ns (about 16 µs): a LAN round trip spans a
@@ -63,6 +66,9 @@ func (q *evQueue) fill() {
 		delete(q.far, k)
 		q.cur = k
 		bk := q.buckets.At(b)
+		if q.warm != nil {
+			q.warm(*bk)
+		}
 		for _, e := range *bk {
 			q.near.Push(e.t, e.simEvent)
 		}

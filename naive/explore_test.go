@@ -90,7 +90,7 @@ func TestStateSensitivity(t *testing.T) {
 // without a decision: encode it in AppendState, or say there why not.
 func TestStateCoversFields(t *testing.T) {
 	explorabletest.Fields(t, Node{}, "id", "cluster", "params", "rnd", "restarts", "undo", "restartWait", "distinct", "exactRelease", "hold", "quarantined", "deferred", "counter", "tab")
-	explorabletest.Fields(t, proposal{}, "phase", "extend", "ballot", "sent", "failed", "granted", "denied", "grantMsgs", "lastDeny", "holding", "holdBallot", "holdUntil")
+	explorabletest.Fields(t, proposal{}, "phase", "extend", "holding", "lastDeny", "ballot", "sent", "failed", "granted", "denied", "grantMsgs", "holdBallot", "holdUntil")
 	explorabletest.Fields(t, grant{}, "owner", "ballot", "until")
 }
 

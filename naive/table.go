@@ -8,8 +8,8 @@ import (
 )
 
 // slot is a node's whole state for one resource: the acceptor's grant and
-// the proposer's proposal, side by side, so that a message about the
-// resource finds both in one or two cache lines.
+// the proposer's proposal, side by side, 128 bytes: two cache lines (a
+// chunk of slots is 32 KiB, so slots are line-aligned).
 type slot struct {
 	key      algorithms.ResourceID
 	g        grant

@@ -23,7 +23,7 @@ import (
 // scheduled later.
 type evQueue struct {
 	near timeq.Queue[simEvent]
-	cur  int64 // bucket key of the near heap; events of later buckets wait in far
+	cur  int64 // bucket key of the near heap; later events wait in their bucket
 	// The bucket of a key: within ringSize buckets of cur, in ring
 	// (indexed by key mod ringSize: no hashing for the messages and
 	// timers of the next 67 ms, most of the pushes); beyond, in far.

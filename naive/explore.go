@@ -2,7 +2,6 @@ package naive
 
 import (
 	"encoding/binary"
-	"maps"
 	"math/rand/v2"
 	"slices"
 
@@ -12,17 +11,13 @@ import (
 var _ algorithms.Explorable = (*Node)(nil)
 
 // Clone implements algorithms.Explorable: a deep copy that draws its
-// backoff from r. Proposals are copied into one backing array, so a copy
-// costs a few allocations whatever the number of resources.
+// backoff from r. The table is a few slices, so a copy costs a few
+// allocations whatever the number of resources.
 func (n *Node) Clone(r *rand.Rand) algorithms.Node {
 	c := *n
 	c.rnd = r
 	c.deferred = slices.Clone(n.deferred)
-	c.grants = maps.Clone(n.grants)
-	c.props = algorithms.CloneValues(n.props, func(q, p *proposal) {
-		q.granted = p.granted.Clone()
-		q.denied = p.denied.Clone()
-	})
+	c.tab = n.tab.clone()
 	return &c
 }
 
@@ -54,12 +49,25 @@ func (n *Node) AppendState(b []byte, now algorithms.Local) []byte {
 	}
 	b = binary.AppendUvarint(b, uint64(n.counter))
 
-	b = algorithms.AppendMap(b, n.grants, nil, func(b []byte, g grant) []byte {
+	// Every grant, then every proposal, each as a count and then key and
+	// value in ascending key order (algorithms.AppendMap's encoding).
+	var buf [16]algorithms.ResourceID // no allocation up to 16 keys
+	ks := n.tab.keys(buf[:0], true)
+	b = binary.AppendUvarint(b, uint64(len(ks)))
+	for _, r := range ks {
+		g := n.tab.get(r).g
+		b = binary.AppendUvarint(b, uint64(r))
 		b = binary.AppendUvarint(b, uint64(g.owner))
 		b = binary.AppendUvarint(b, uint64(g.ballot))
-		return binary.AppendVarint(b, int64(g.until-now))
-	})
-	return algorithms.AppendMap(b, n.props, nil, func(b []byte, p *proposal) []byte { return p.appendState(b, now) })
+		b = binary.AppendVarint(b, int64(g.until-now))
+	}
+	ks = n.tab.keys(buf[:0], false)
+	b = binary.AppendUvarint(b, uint64(len(ks)))
+	for _, r := range ks {
+		b = binary.AppendUvarint(b, uint64(r))
+		b = n.tab.get(r).p.appendState(b, now)
+	}
+	return b
 }
 
 func (p *proposal) appendState(b []byte, now algorithms.Local) []byte {

@@ -131,11 +131,11 @@ type Node struct {
 	deferred    []algorithms.ResourceID // acquisitions asked for during the silence, in order
 
 	counter uint32 // run counter of this node's round ballots (all resources)
-	props   map[algorithms.ResourceID]*proposal
-	grants  map[algorithms.ResourceID]grant
+	tab     table  // grants and proposals by resource
 }
 
-// grant is an acceptor's state for one resource; absent means empty.
+// grant is an acceptor's state for one resource; absent (slot.hasGrant
+// false) means empty.
 type grant struct {
 	owner  algorithms.NodeID
 	ballot algorithms.Ballot
@@ -150,20 +150,24 @@ const (
 	waiting          // backing off before the next round
 )
 
-// proposal is a proposer's state for one resource. It is deleted when the
+// proposal is a proposer's state for one resource. It is dropped when the
 // proposer neither holds nor tries, so idle resources cost nothing.
+//
+// The small fields come first, so the struct is 88 bytes and a table slot
+// 128 (see slot).
 type proposal struct {
-	phase     phase
-	extend    bool              // the acquisition in progress is an extension (FlagExtend)
+	phase    phase
+	extend   bool              // the acquisition in progress is an extension (FlagExtend)
+	holding  bool              // holds the lease of holdBallot until holdUntil
+	lastDeny algorithms.NodeID // owner named by the last deny
+
 	ballot    algorithms.Ballot // round being collected (or the last one, while waiting)
 	sent      algorithms.Local  // when that round's requests went out: the hold counts from here
 	failed    int               // failed rounds of the acquisition in progress
 	granted   algorithms.NodeSet
 	denied    algorithms.NodeSet
-	grantMsgs int               // grants counted by message (count-by-message ablation)
-	lastDeny  algorithms.NodeID // owner named by the last deny
+	grantMsgs int // grants counted by message (count-by-message ablation)
 
-	holding    bool
 	holdBallot algorithms.Ballot // round whose majority backs the hold
 	holdUntil  algorithms.Local
 }
@@ -183,8 +187,6 @@ func New(c algorithms.Config, opt Options) *Node {
 		distinct:     !c.Ablations.Has(AblCountByMessage),
 		exactRelease: !c.Ablations.Has(AblOwnerOnlyRelease),
 		hold:         HoldSpan(c.Params, !c.Ablations.Has(AblDriftMargin)),
-		props:        map[algorithms.ResourceID]*proposal{},
-		grants:       map[algorithms.ResourceID]grant{},
 	}
 }
 
@@ -236,14 +238,14 @@ func (n *Node) fire(now algorithms.Local, k algorithms.TimerKey, out *algorithms
 			n.acquire(now, r, out)
 		}
 	case timerGrant:
-		g, ok := n.grants[k.Resource]
+		g, ok := n.grantOf(k.Resource)
 		if !ok {
 			return
 		}
-		delete(n.grants, k.Resource)
+		n.dropGrant(k.Resource)
 		out.Emit(algorithms.Event{Kind: algorithms.Cleared, Resource: k.Resource, Owner: g.owner, Ballot: g.ballot})
 	case timerHold:
-		p := n.props[k.Resource]
+		p := n.prop(k.Resource)
 		if p == nil || !p.holding {
 			return
 		}
@@ -253,7 +255,7 @@ func (n *Node) fire(now algorithms.Local, k algorithms.TimerKey, out *algorithms
 		p.holdBallot = 0
 		n.tidy(k.Resource, p)
 	case timerProposer:
-		p := n.props[k.Resource]
+		p := n.prop(k.Resource)
 		if p == nil {
 			return
 		}
@@ -283,7 +285,7 @@ func (n *Node) acquire(now algorithms.Local, r algorithms.ResourceID, out *algor
 		n.deferred = append(n.deferred, r)
 		return
 	}
-	p := n.props[r]
+	p := n.prop(r)
 	if p != nil && (p.holds(now) || p.phase != idle) {
 		return // already holds or already trying: one acquisition at a time
 	}
@@ -292,8 +294,7 @@ func (n *Node) acquire(now algorithms.Local, r algorithms.ResourceID, out *algor
 		p.holding, p.holdBallot = false, 0
 	}
 	if p == nil {
-		p = &proposal{}
-		n.props[r] = p
+		p = n.newProp(r)
 	}
 	p.extend = false
 	p.failed = 0
@@ -307,7 +308,7 @@ func (n *Node) extendLease(now algorithms.Local, r algorithms.ResourceID, out *a
 	if n.quarantined {
 		return // a restarted node holds nothing to extend
 	}
-	p := n.props[r]
+	p := n.prop(r)
 	if p != nil && p.phase != idle {
 		return
 	}
@@ -334,7 +335,7 @@ func (n *Node) relinquish(now algorithms.Local, r algorithms.ResourceID, out *al
 		}
 		return
 	}
-	p := n.props[r]
+	p := n.prop(r)
 	if p == nil {
 		return
 	}
@@ -353,7 +354,7 @@ func (n *Node) relinquish(now algorithms.Local, r algorithms.ResourceID, out *al
 	if p.phase != idle {
 		out.CancelTimer(algorithms.TimerKey{Resource: r, Kind: timerProposer})
 	}
-	delete(n.props, r)
+	n.dropProp(r)
 }
 
 // release sends Release of round b to every acceptor not in skip.
@@ -434,7 +435,7 @@ func (p *proposal) holds(now algorithms.Local) bool { return p.holding && now < 
 // tidy forgets a proposal that neither holds nor tries.
 func (n *Node) tidy(r algorithms.ResourceID, p *proposal) {
 	if p.phase == idle && !p.holding {
-		delete(n.props, r)
+		n.dropProp(r)
 	}
 }
 
@@ -471,7 +472,7 @@ func (n *Node) onRequest(now algorithms.Local, m algorithms.Message, out *algori
 		return
 	}
 	answer := algorithms.Message{From: n.id, To: m.From, Owner: m.Owner, Resource: m.Resource, Ballot: m.Ballot, Span: m.Span}
-	g, held := n.grants[m.Resource]
+	g, held := n.grantOf(m.Resource)
 	switch {
 	case !held:
 		n.grant(now, m, g, false, out)
@@ -493,21 +494,21 @@ func (n *Node) grant(now algorithms.Local, m algorithms.Message, old grant, rene
 	if renew && old.until > g.until {
 		g.until = old.until // a renewal never shortens a grant
 	}
-	n.grants[m.Resource] = g
+	n.setGrant(m.Resource, g)
 	out.SetTimer(algorithms.TimerKey{Resource: m.Resource, Kind: timerGrant}, g.until)
 	out.Emit(algorithms.Event{Kind: algorithms.Granted, Resource: m.Resource, Owner: g.owner, Ballot: g.ballot, Until: g.until})
 	out.Send(algorithms.Message{Kind: algorithms.Grant, From: n.id, To: m.From, Owner: m.Owner, Resource: m.Resource, Ballot: m.Ballot, Span: m.Span})
 }
 
 func (n *Node) onRelease(m algorithms.Message, out *algorithms.Output) {
-	g, held := n.grants[m.Resource]
+	g, held := n.grantOf(m.Resource)
 	if !held || m.Owner != m.From || g.owner != m.Owner {
 		return
 	}
 	if n.exactRelease && g.ballot != m.Ballot {
 		return // a release of another round of this owner: not this grant
 	}
-	delete(n.grants, m.Resource)
+	n.dropGrant(m.Resource)
 	out.CancelTimer(algorithms.TimerKey{Resource: m.Resource, Kind: timerGrant})
 	out.Emit(algorithms.Event{Kind: algorithms.Cleared, Resource: m.Resource, Owner: g.owner, Ballot: g.ballot})
 }
@@ -517,7 +518,7 @@ func (n *Node) onAnswer(now algorithms.Local, m algorithms.Message, out *algorit
 	if m.Kind == algorithms.Grant && m.Owner != n.id {
 		return // a grant is always for its requester
 	}
-	p := n.props[m.Resource]
+	p := n.prop(m.Resource)
 	if p == nil || p.phase != collecting || m.Ballot != p.ballot {
 		// An answer to a round we no longer collect. With undo, give
 		// back a grant unless it is the one behind our hold.

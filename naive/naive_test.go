@@ -292,7 +292,7 @@ func (s *single) flush() {
 
 // grant returns the node's grant on res (owner NoNode if none).
 func (s *single) grant() grant {
-	g, ok := s.n.grants[res]
+	g, ok := s.n.grantOf(res)
 	if !ok {
 		return grant{owner: algorithms.NoNode}
 	}

@@ -48,9 +48,10 @@ type Recorder struct {
 	rs     []resState
 	wants  []want
 	wfree  []int32
-	// grants holds, for each resource that ever saw a Granted event, one
-	// block of `acceptors` entries (entry i: acceptor i's latest grant);
-	// resState.grants is the block's first index.
+	// grants holds, with more than inlineGrants acceptors, for each
+	// resource that ever saw a Granted event, one block of `acceptors`
+	// entries (entry i: acceptor i's latest grant); resState.grants is the
+	// block's first index. With fewer, the block is resState.inline.
 	grants []grant
 
 	acquired, failed, abandoned int
@@ -74,10 +75,14 @@ type Recorder struct {
 	holdsStarted                int
 }
 
+// resState is the recorder's state of one resource. With up to
+// inlineGrants acceptors its grant block is inline, so that the whole
+// state is 128 bytes, two cache lines: a batch of many resources touches
+// them in random order, and a block kept elsewhere cost a cache miss of
+// its own on most events.
 type resState struct {
-	id     algorithms.ResourceID
 	wants  int32 // head of the pending-request list, -1 if none
-	grants int32 // first entry of the resource's grant block, -1 if none
+	grants int32 // grant block: -1 none; else inline, or r.grants' first entry
 	nwant  int32
 	nhold  int32
 	last   int64 // when wanted/blocked time was last accrued
@@ -86,11 +91,16 @@ type resState struct {
 	// dlOn says an episode is open, since dlStart.
 	dlSeen  int64
 	dlStart int64
-	dlOn    bool
-	// held is the proposal (owner and ballot) of the latest Acquired event
-	// on the resource: grants for it are a lease that was used.
-	held grant
+	// heldBallot and heldOwner are the proposal of the latest Acquired
+	// event on the resource: grants for it are a lease that was used.
+	heldBallot algorithms.Ballot
+	heldOwner  algorithms.NodeID
+	dlOn       bool
+	inline     [inlineGrants]grant
 }
+
+// inlineGrants is how many acceptors' grants resState holds itself.
+const inlineGrants = 3
 
 // want is a pending client request: node asked to acquire the resource at
 // start and has lost preempts rounds to higher ballots since.
@@ -158,7 +168,7 @@ func (r *Recorder) res(id algorithms.ResourceID) *resState {
 		return &r.rs[i]
 	}
 	r.resIdx.Put(id, int32(len(r.rs)))
-	r.rs = append(r.rs, resState{id: id, wants: -1, grants: -1})
+	r.rs = append(r.rs, resState{wants: -1, grants: -1})
 	return &r.rs[len(r.rs)-1]
 }
 
@@ -262,7 +272,7 @@ func (r *Recorder) Event(t int64, n algorithms.NodeID, local algorithms.Local, e
 	switch ev.Kind {
 	case algorithms.Acquired:
 		s := r.res(ev.Resource)
-		s.held = grant{owner: n, ballot: ev.Ballot}
+		s.heldOwner, s.heldBallot = n, ev.Ballot
 		r.chk.Acquired(t, n, ev.Resource, ev.Ballot, ev.Until)
 		s = r.res(ev.Resource)
 		w, ok := r.takeWant(s, n, t)
@@ -372,7 +382,7 @@ func (r *Recorder) deadlocked(s *resState, t int64) bool {
 	if !r.blocks || s.grants < 0 || s.nwant == 0 || s.nhold > 0 {
 		return false
 	}
-	block := r.grants[s.grants : s.grants+int32(r.acceptors)]
+	block := r.block(s)
 	live := 0
 	for _, g := range block {
 		if g.end > t {
@@ -385,7 +395,7 @@ func (r *Recorder) deadlocked(s *resState, t int64) bool {
 	// The last held proposal's grants at a majority: a lease, not a block.
 	c := 0
 	for _, g := range block {
-		if g.end > t && g.owner == s.held.owner && g.ballot == s.held.ballot {
+		if g.end > t && g.owner == s.heldOwner && g.ballot == s.heldBallot {
 			c++
 		}
 	}
@@ -399,7 +409,7 @@ func (r *Recorder) advanceDeadlock(s *resState, t int64) {
 	if !r.blocks || s.grants < 0 {
 		return
 	}
-	block := r.grants[s.grants : s.grants+int32(r.acceptors)]
+	block := r.block(s)
 	for {
 		next := int64(math.MaxInt64)
 		for _, g := range block {
@@ -448,18 +458,30 @@ func (r *Recorder) granted(t int64, a algorithms.NodeID, ev algorithms.Event) {
 	}
 	s := r.res(ev.Resource)
 	if s.grants < 0 {
-		s.grants = int32(len(r.grants))
-		for i := 0; i < r.acceptors; i++ {
-			r.grants = append(r.grants, grant{})
+		s.grants = 0
+		if r.acceptors > inlineGrants {
+			s.grants = int32(len(r.grants))
+			for i := 0; i < r.acceptors; i++ {
+				r.grants = append(r.grants, grant{})
+			}
 		}
 		s.dlSeen = t
 	}
 	r.advanceDeadlock(s, t)
-	g := &r.grants[s.grants+int32(a)]
+	g := &r.block(s)[a]
 	g.owner = ev.Owner
 	g.ballot = ev.Ballot
 	g.end = r.clocks.TrueAt(a, ev.Until)
 	r.settleDeadlock(s, t, false)
+}
+
+// block is s's grant block (s.grants >= 0): entry i is acceptor i's
+// latest grant.
+func (r *Recorder) block(s *resState) []grant {
+	if r.acceptors <= inlineGrants {
+		return s.inline[:r.acceptors]
+	}
+	return r.grants[s.grants : s.grants+int32(r.acceptors)]
 }
 
 // dropGrant forgets acceptor a's grant on s at t: a Cleared event before
@@ -467,7 +489,7 @@ func (r *Recorder) granted(t int64, a algorithms.NodeID, ev algorithms.Event) {
 func (r *Recorder) dropGrant(s *resState, a algorithms.NodeID, t int64, byTimer bool) {
 	if s.grants >= 0 && int(a) < r.acceptors {
 		r.advanceDeadlock(s, t)
-		r.grants[s.grants+int32(a)] = grant{}
+		r.block(s)[a] = grant{}
 		r.settleDeadlock(s, t, byTimer)
 	}
 }
@@ -623,8 +645,8 @@ func (r *Recorder) Grant(t int64, a algorithms.NodeID, res algorithms.ResourceID
 	if !ok {
 		return algorithms.NoNode, false
 	}
-	if b := r.rs[i].grants; b >= 0 && int(a) < r.acceptors {
-		if g := r.grants[b+int32(a)]; g.end > t {
+	if s := &r.rs[i]; s.grants >= 0 && int(a) < r.acceptors {
+		if g := r.block(s)[a]; g.end > t {
 			return g.owner, true
 		}
 	}

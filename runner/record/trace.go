@@ -143,9 +143,10 @@ func DumpFirstViolation(rec *Recorder, tr *Tracer, w io.Writer) {
 	}
 }
 
-func (t *Tracer) mix(w uint64) {
-	h := t.h ^ (w * 0x9E3779B97F4A7C15)
-	t.h = bits.RotateLeft64(h, 29) * 0x94D049BB133111EB
+// mix folds w into the hash h.
+func mix(h, w uint64) uint64 {
+	h ^= w * 0x9E3779B97F4A7C15
+	return bits.RotateLeft64(h, 29) * 0x94D049BB133111EB
 }
 
 func (k TraceKind) hasMsg() bool { return k >= TraceSend && k <= TraceDup }
@@ -153,26 +154,30 @@ func (k TraceKind) hasMsg() bool { return k >= TraceSend && k <= TraceDup }
 // Add records r.
 func (t *Tracer) Add(r *TraceRec) {
 	t.n++
-	t.mix(uint64(r.T))
-	t.mix(uint64(r.Local))
-	t.mix(uint64(r.Kind) | uint64(r.Sub)<<8 | uint64(r.Node)<<16)
+	// The hash lives in a local while it is mixed: through t it would be
+	// stored and loaded again at every step of a chain ten steps long.
+	h := t.h
+	h = mix(h, uint64(r.T))
+	h = mix(h, uint64(r.Local))
+	h = mix(h, uint64(r.Kind)|uint64(r.Sub)<<8|uint64(r.Node)<<16)
 	if r.Kind.hasMsg() {
 		m := &r.Msg
-		t.mix(uint64(m.Kind) | uint64(m.Flags)<<8 | uint64(m.From)<<16 | uint64(m.To)<<32 | uint64(m.Owner)<<48)
-		t.mix(uint64(m.Resource))
-		t.mix(uint64(m.Ballot))
-		t.mix(uint64(m.Accepted))
-		t.mix(uint64(m.Promised))
-		t.mix(m.Instance)
-		t.mix(uint64(m.Span))
-		t.mix(uint64(m.Expiry))
+		h = mix(h, uint64(m.Kind)|uint64(m.Flags)<<8|uint64(m.From)<<16|uint64(m.To)<<32|uint64(m.Owner)<<48)
+		h = mix(h, uint64(m.Resource))
+		h = mix(h, uint64(m.Ballot))
+		h = mix(h, uint64(m.Accepted))
+		h = mix(h, uint64(m.Promised))
+		h = mix(h, m.Instance)
+		h = mix(h, uint64(m.Span))
+		h = mix(h, uint64(m.Expiry))
 	} else {
-		t.mix(uint64(r.Res))
-		t.mix(uint64(r.Ballot))
-		t.mix(uint64(r.Owner))
-		t.mix(uint64(r.X))
-		t.mix(uint64(r.Y))
+		h = mix(h, uint64(r.Res))
+		h = mix(h, uint64(r.Ballot))
+		h = mix(h, uint64(r.Owner))
+		h = mix(h, uint64(r.X))
+		h = mix(h, uint64(r.Y))
 	}
+	t.h = h
 	if t.ring != nil {
 		t.ring[t.rpos] = *r
 		t.rpos++

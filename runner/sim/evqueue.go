@@ -22,17 +22,33 @@ import (
 // events were scheduled, and every event pushed directly afterwards was
 // scheduled later.
 type evQueue struct {
-	near    timeq.Queue[simEvent]
-	cur     int64 // bucket key of the near heap; events of later buckets wait in far
+	near timeq.Queue[simEvent]
+	cur  int64 // bucket key of the near heap; later events wait in their bucket
+	// The bucket of a key: within ringSize buckets of cur, in ring
+	// (indexed by key mod ringSize: no hashing for the messages and
+	// timers of the next 67 ms, most of the pushes); beyond, in far.
+	ring    []ringEntry
 	far     map[int64]int32
 	buckets slab.Slab[[]timedEvent] // a freed bucket keeps its capacity
 	keys    timeq.Queue[int32]      // bucket keys (as times) and their bucket
 	n       int
+	// warm, if set, is shown each bucket as it enters the heap (see
+	// sim.warm).
+	warm func([]timedEvent)
 }
 
 // bucketShift: buckets of 2^14 ns (about 16 µs): a LAN round trip spans a
 // few dozen of them, so the heap holds a small slice of what is in flight.
 const bucketShift = 14
+
+const ringSize = 1 << 12
+
+// ringEntry is a bucket of ring: key 0 means none (a key in ring is above
+// cur, which is never negative).
+type ringEntry struct {
+	key int64
+	b   int32
+}
 
 func (q *evQueue) Len() int { return q.n }
 
@@ -43,26 +59,64 @@ func (q *evQueue) push(e timedEvent) {
 		q.near.Push(e.t, e.simEvent)
 		return
 	}
+	bk := q.buckets.At(q.bucket(k))
+	*bk = append(*bk, e)
+}
+
+// bucket returns the bucket of key k (> q.cur), making one if k has none.
+// Distinct keys in (cur, cur+ringSize) take distinct ring entries, and an
+// entry's key is at or below cur once its bucket was taken, so an entry
+// that does not hold k is free for it.
+func (q *evQueue) bucket(k int64) int32 {
+	if k-q.cur < ringSize {
+		if q.ring == nil {
+			q.ring = make([]ringEntry, ringSize)
+		}
+		e := &q.ring[k&(ringSize-1)]
+		if e.key == k {
+			return e.b
+		}
+		// k may have a bucket in far, made while it was further off.
+		b, ok := q.far[k]
+		if ok {
+			delete(q.far, k)
+		} else {
+			b = q.newBucket(k)
+		}
+		*e = ringEntry{key: k, b: b}
+		return b
+	}
+	if b, ok := q.far[k]; ok {
+		return b
+	}
 	if q.far == nil {
 		q.far = make(map[int64]int32)
 	}
-	b, ok := q.far[k]
-	if !ok {
-		b = q.buckets.Alloc()
-		q.far[k] = b
-		q.keys.Push(k, b)
-	}
-	bk := q.buckets.At(b)
-	*bk = append(*bk, e)
+	b := q.newBucket(k)
+	q.far[k] = b
+	return b
+}
+
+func (q *evQueue) newBucket(k int64) int32 {
+	b := q.buckets.Alloc()
+	q.keys.Push(k, b)
+	return b
 }
 
 // fill moves the next bucket into the heap while the heap is empty.
 func (q *evQueue) fill() {
 	for q.near.Len() == 0 && q.keys.Len() > 0 {
 		k, b := q.keys.Pop()
-		delete(q.far, k)
+		if q.ring != nil && q.ring[k&(ringSize-1)].key == k {
+			q.ring[k&(ringSize-1)].key = 0
+		} else {
+			delete(q.far, k)
+		}
 		q.cur = k
 		bk := q.buckets.At(b)
+		if q.warm != nil {
+			q.warm(*bk)
+		}
 		for _, e := range *bk {
 			q.near.Push(e.t, e.simEvent)
 		}

@@ -1,0 +1,59 @@
+package naive
+
+import (
+	"slices"
+	"testing"
+	"unsafe"
+
+	"leaselab/algorithms"
+)
+
+// TestSlotSize: a slot is two cache lines; a field added past that costs
+// a third line on most messages of a large batch.
+func TestSlotSize(t *testing.T) {
+	if got := unsafe.Sizeof(slot{}); got != 128 {
+		t.Fatalf("slot is %d bytes, want 128", got)
+	}
+}
+
+// TestTable: dense and sparse ids, slots freed when empty and reused,
+// keys in ascending order.
+func TestTable(t *testing.T) {
+	n := &Node{}
+	ids := []algorithms.ResourceID{5, denseMax + 7, 0, 3000, denseMax + 1}
+	for i, r := range ids {
+		n.setGrant(r, grant{owner: algorithms.NodeID(i), ballot: 1})
+		if i%2 == 0 {
+			n.newProp(r).failed = i
+		}
+	}
+	for i, r := range ids {
+		if g, ok := n.grantOf(r); !ok || g.owner != algorithms.NodeID(i) {
+			t.Fatalf("grant of %d: %v %v", r, g, ok)
+		}
+		if p := n.prop(r); (p != nil) != (i%2 == 0) || (p != nil && p.failed != i) {
+			t.Fatalf("proposal of %d: %v", r, p)
+		}
+	}
+	want := []algorithms.ResourceID{0, 5, 3000, denseMax + 1, denseMax + 7}
+	if got := n.tab.keys(nil, true); !slices.Equal(got, want) {
+		t.Fatalf("grant keys %v, want %v", got, want)
+	}
+	if got := n.tab.keys(nil, false); !slices.Equal(got, []algorithms.ResourceID{0, 5, denseMax + 1}) {
+		t.Fatalf("proposal keys %v", got)
+	}
+	n.dropGrant(3000) // no proposal: the slot is freed
+	n.dropGrant(5)    // proposal left: the slot stays
+	if n.tab.get(3000) != nil || n.prop(5) == nil {
+		t.Fatal("dropGrant freed the wrong slots")
+	}
+	before := n.tab.n
+	n.setGrant(9, grant{owner: 1, ballot: 2})
+	if n.tab.n != before {
+		t.Fatal("a freed slot was not reused")
+	}
+	n.dropGrant(denseMax + 7)
+	if n.tab.get(denseMax+7) != nil {
+		t.Fatal("sparse slot not freed")
+	}
+}

@@ -122,6 +122,10 @@ type Result struct {
 	// OwnerChanges: hold intervals that started with an owner different
 	// from the previous holder of the resource.
 	OwnerChanges int `json:"owner_changes"`
+	// HandoffsPerSec: OwnerChanges per second of the run (contention and
+	// failover workloads; 0 for batch and single). A holder that wins its
+	// lease back adds to LeasesPerSec, not here.
+	HandoffsPerSec float64 `json:"handoffs_per_sec"`
 
 	// Disk meters (zero for the diskless algorithms, which is the point).
 	// DiskBytes: records written (synced or not) times DiskRecordSize in

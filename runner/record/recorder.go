@@ -730,6 +730,7 @@ func (r *Recorder) Finish(end int64, failUnresolved bool) runner.Result {
 	default:
 		if end > 0 {
 			res.LeasesPerSec = float64(r.acquired) / (float64(end) / 1e9)
+			res.HandoffsPerSec = float64(r.ownerChanges) / (float64(end) / 1e9)
 		}
 	}
 	if r.acquired > 0 {

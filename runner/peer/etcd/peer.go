@@ -268,6 +268,7 @@ func (o *observer) result(c Config, end, crashAt int64, crashOwner int) runner.R
 	default:
 		if end > 0 {
 			r.LeasesPerSec = float64(r.LeasesAcquired) / (float64(end) / 1e9)
+			r.HandoffsPerSec = float64(r.OwnerChanges) / (float64(end) / 1e9)
 		}
 	}
 	return r

@@ -31,7 +31,10 @@ type evQueue struct {
 	far     map[int64]int32
 	buckets slab.Slab[[]timedEvent] // a freed bucket keeps its capacity
 	keys    timeq.Queue[int32]      // bucket keys (as times) and their bucket
-	n       int
+	// spare holds the emptied buckets of an earlier run (reset), given
+	// to new buckets so that they need not grow again.
+	spare [][]timedEvent
+	n     int
 	// warm, if set, is shown each bucket as it enters the heap (see
 	// sim.warm).
 	warm func([]timedEvent)
@@ -99,6 +102,10 @@ func (q *evQueue) bucket(k int64) int32 {
 
 func (q *evQueue) newBucket(k int64) int32 {
 	b := q.buckets.Alloc()
+	if bk := q.buckets.At(b); *bk == nil && len(q.spare) > 0 {
+		*bk = q.spare[len(q.spare)-1]
+		q.spare = q.spare[:len(q.spare)-1]
+	}
 	q.keys.Push(k, b)
 	return b
 }
@@ -141,4 +148,23 @@ func (q *evQueue) pop() timedEvent {
 	q.n--
 	t, e := q.near.Pop()
 	return timedEvent{t, e}
+}
+
+// reset empties the queue and keeps its memory: its buckets go to spare.
+// Bucket numbers never reach the order of events, so which spare a new
+// bucket gets does not matter.
+func (q *evQueue) reset() {
+	q.near.Reset()
+	q.keys.Reset()
+	clear(q.ring)
+	clear(q.far)
+	for i := range q.buckets.Len() {
+		if bk := q.buckets.At(int32(i)); cap(*bk) > 0 {
+			q.spare = append(q.spare, (*bk)[:0])
+		}
+	}
+	q.buckets.Reset()
+	q.cur = 0
+	q.n = 0
+	q.warm = nil
 }

@@ -142,7 +142,7 @@ type sim struct {
 
 	stopped bool
 	// running: the event loop is on, so events for the current instant
-	// may go to nowQ (before it starts, everything goes to the heap).
+	// may go to nowQ (before it starts, everything goes to the queue).
 	running bool
 	err     error
 	steps   int64
@@ -256,7 +256,7 @@ func newSim(spec runner.Spec, tr *record.Tracer, scripted bool) (*sim, error) {
 }
 
 // warm reads, ahead of their turn, the message and timer slots that the
-// events of a bucket entering the heap will read. Those were written when
+// events of a bucket being taken will read. Those were written when
 // the events were scheduled, long enough ago (a batch has tens of
 // thousands of messages in flight) to have left the core's caches; read
 // one by one as the events run, each is a cache miss that stalls the

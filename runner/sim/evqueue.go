@@ -22,7 +22,8 @@ import (
 // operations on each.
 //
 // The order holds because a bucket is taken only when the run and the
-// heap are both empty: every event in the heap was scheduled after every
+// heap are both empty, and an event joins the end of the run only while
+// the heap is empty: every event in the heap was scheduled after every
 // event of the run, so of two due at the same time the run's goes first.
 type evQueue struct {
 	// run is the bucket of cur, sorted by (time, scheduling order), and
@@ -68,6 +69,18 @@ func (q *evQueue) push(e timedEvent) {
 	q.n++
 	k := e.t >> bucketShift
 	if k <= q.cur {
+		// An event due no earlier than the run's last one, with the heap
+		// empty, goes at the end of the run, where it is in order (the
+		// driver's thousands of requests at time 0 take this way).
+		if q.near.Len() == 0 {
+			if q.head == len(q.run) {
+				q.run, q.head = q.run[:0], 0
+			}
+			if len(q.run) == 0 || e.t >= q.run[len(q.run)-1].t {
+				q.run = append(q.run, e)
+				return
+			}
+		}
 		q.near.Push(e.t, e.simEvent)
 		return
 	}

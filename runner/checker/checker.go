@@ -10,6 +10,7 @@ package checker
 
 import (
 	"slices"
+	"sync"
 
 	"leaselab/algorithms"
 	"leaselab/runner/internal/slab"
@@ -93,6 +94,34 @@ type pendingViolation struct {
 	v    Violation
 }
 
+// tables are the checker's tables that grow with the resources of a run.
+// Release leaves them in tablePool for the next checker in the process,
+// emptied (reused memory is already mapped; new tables of a batch cost
+// page faults and zeroing on every run).
+type tables struct {
+	holds slab.Slab[hold]
+	// idx maps a resource to its entry in res: the first open hold (a
+	// list through hold.next) and the owner of the last interval.
+	idx  restable.Table
+	res  []chkRes
+	ends timeq.Queue[holdEnd]
+}
+
+var tablePool sync.Pool // of *tables
+
+// Release hands the checker's tables to the next checker in the process.
+// The checker must not be used afterwards.
+func (c *Checker) Release() {
+	t := &tables{}
+	*t = c.tables
+	c.tables = tables{}
+	t.holds.Reset()
+	t.idx.Reset()
+	t.res = t.res[:0]
+	t.ends.Reset()
+	tablePool.Put(t)
+}
+
 // Checker is the lease-invariant checker. The zero value is not usable;
 // use NewChecker.
 type Checker struct {
@@ -101,12 +130,7 @@ type Checker struct {
 	observer HoldObserver
 	now      int64
 
-	holds slab.Slab[hold]
-	// idx maps a resource to its entry in res: the first open hold (a
-	// list through hold.next) and the owner of the last interval.
-	idx  restable.Table
-	res  []chkRes
-	ends timeq.Queue[holdEnd]
+	tables
 
 	pending    []pendingViolation
 	violations []Violation
@@ -121,12 +145,16 @@ const maxViolations = 100
 // NewChecker returns a checker that converts local expiries with clocks and
 // stamps violations with seed. observer may be nil.
 func NewChecker(clocks Clocks, seed uint64, observer HoldObserver) *Checker {
-	return &Checker{
+	c := &Checker{
 		clocks:   clocks,
 		seed:     seed,
 		observer: observer,
 		maxKept:  maxViolations,
 	}
+	if t, ok := tablePool.Get().(*tables); ok {
+		c.tables = *t
+	}
+	return c
 }
 
 // Reserve makes room for about n resources held at once.

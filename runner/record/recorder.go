@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"sync"
 
 	"leaselab/algorithms"
 	"leaselab/runner"
@@ -44,20 +45,11 @@ type Recorder struct {
 	// length is known).
 	OnViolation func(t int64, v runner.Violation)
 
-	resIdx restable.Table
-	rs     []resState
-	wants  []want
-	wfree  []int32
-	// grants holds, with more than inlineGrants acceptors, for each
-	// resource that ever saw a Granted event, one block of `acceptors`
-	// entries (entry i: acceptor i's latest grant); resState.grants is the
-	// block's first index. With fewer, the block is resState.inline.
-	grants []grant
+	tables
 
 	acquired, failed, abandoned int
 	timeouts, preemptions       int
 	rounds, extensions          int
-	latencies                   []int64
 	chains                      map[int]int
 	firstRequest, firstAcquire  int64
 	lastAcquire                 int64
@@ -73,6 +65,41 @@ type Recorder struct {
 	failoverNode                algorithms.NodeID
 	failoverGap                 int64
 	holdsStarted                int
+}
+
+// tables are the recorder's tables that grow with the resources of a
+// run. Release leaves them in tablePool for the next recorder in the
+// process, emptied: reused memory is already mapped, where new tables of
+// a batch cost page faults and zeroing on every run.
+type tables struct {
+	resIdx restable.Table
+	rs     []resState
+	wants  []want
+	wfree  []int32
+	// grants holds, with more than inlineGrants acceptors, for each
+	// resource that ever saw a Granted event, one block of `acceptors`
+	// entries (entry i: acceptor i's latest grant); resState.grants is the
+	// block's first index. With fewer, the block is resState.inline.
+	grants    []grant
+	latencies []int64
+}
+
+var tablePool sync.Pool // of *tables
+
+// Release hands the recorder's tables, and its checker's, to the next
+// recorder in the process. The recorder must not be used afterwards.
+func (r *Recorder) Release() {
+	t := &tables{}
+	*t = r.tables
+	r.tables = tables{}
+	t.resIdx.Reset()
+	t.rs = t.rs[:0]
+	t.wants = t.wants[:0]
+	t.wfree = t.wfree[:0]
+	t.grants = t.grants[:0]
+	t.latencies = t.latencies[:0]
+	tablePool.Put(t)
+	r.chk.Release()
 }
 
 // resState is the recorder's state of one resource. With up to
@@ -132,6 +159,9 @@ func NewRecorder(spec runner.Spec, clocks Clocks, tr *Tracer) *Recorder {
 		firstAcquire: -1,
 		failoverAt:   -1,
 		failoverGap:  -1,
+	}
+	if t, ok := tablePool.Get().(*tables); ok {
+		r.tables = *t
 	}
 	if a, err := algorithms.Lookup(spec.Algo); err == nil {
 		r.blocks = a.GrantBlocks

@@ -63,3 +63,9 @@ func (t *Table) Del(id algorithms.ResourceID) {
 		delete(t.sparse, id)
 	}
 }
+
+// Reset empties the table and keeps its memory.
+func (t *Table) Reset() {
+	clear(t.dense)
+	clear(t.sparse)
+}

@@ -19,7 +19,8 @@ func Run(spec runner.Spec, opt runner.Options) (runner.Result, error) {
 }
 
 // runDetail is Run that also returns the simulator (for its
-// counters, in tests and benchmarks).
+// counters, in tests and benchmarks: after a run without error it has
+// released its tables to the next run).
 func runDetail(spec runner.Spec, opt runner.Options) (runner.Result, *sim, error) {
 	start := time.Now()
 	tr := record.NewRunTracer(opt)
@@ -64,5 +65,6 @@ func runDetail(spec runner.Spec, opt runner.Options) (runner.Result, *sim, error
 	if err := s.rec.HoldsError(); err != nil {
 		return res, s, fmt.Errorf("writing holds: %w", err)
 	}
+	s.release()
 	return res, s, nil
 }

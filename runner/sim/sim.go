@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"sync"
 
 	"leaselab/algorithms"
 	"leaselab/runner"
@@ -125,21 +126,10 @@ type sim struct {
 	algo algorithms.Algorithm
 	seed uint64
 	now  int64
-	q    evQueue
-	// nowQ holds events scheduled for the current instant, in order: they
-	// come after every queued event of the same instant (those were
-	// scheduled earlier), so a FIFO keeps the (t, scheduling order) order
-	// without heap operations.
-	nowQ    []simEvent
+	tables
 	nowHead int
 	nodes   []simNode
 	clock   []faults.Clock
-
-	// What events refer to by index (simEvent.arg).
-	msgs   slab.Slab[algorithms.Message]
-	tslots slab.Slab[timerSlot]
-	funcs  slab.Slab[func()]
-	inputs slab.Slab[inputSlot]
 
 	net     *faults.Net
 	faults  *faults.Schedule
@@ -152,7 +142,7 @@ type sim struct {
 
 	stopped bool
 	// running: the event loop is on, so events for the current instant
-	// may go to nowQ (before it starts, everything goes to the heap).
+	// may go to nowQ (before it starts, everything goes to the queue).
 	running bool
 	err     error
 	steps   int64
@@ -176,6 +166,53 @@ type sim struct {
 	// links[from*nodes+to]: the link's current or next stall; nil
 	// without Stale.
 	links []faults.Stall
+}
+
+// tables are the simulator's tables that grow with the events in flight.
+// A run leaves them in tablePool for the next run in the process (check,
+// campaigns and the benchmarks run seed after seed): reused memory is
+// already mapped, where new tables of a batch cost page faults, zeroing
+// and garbage collection on every run. reset keeps their memory and
+// nothing else, so a run on reused tables hands out the same indices in
+// the same order as on new ones, and its trace is the same.
+type tables struct {
+	q evQueue
+	// nowQ holds events scheduled for the current instant, in order: they
+	// come after every queued event of the same instant (those were
+	// scheduled earlier), so a FIFO keeps the (t, scheduling order) order
+	// without heap operations.
+	nowQ []simEvent
+
+	// What events refer to by index (simEvent.arg).
+	msgs   slab.Slab[algorithms.Message]
+	tslots slab.Slab[timerSlot]
+	funcs  slab.Slab[func()]
+	inputs slab.Slab[inputSlot]
+}
+
+var tablePool sync.Pool // of *tables
+
+func (t *tables) reset() {
+	t.q.reset()
+	t.nowQ = t.nowQ[:0]
+	t.msgs.Reset()
+	t.tslots.Reset()
+	for i := range t.funcs.Len() {
+		*t.funcs.At(int32(i)) = nil // let the garbage collector have the closures
+	}
+	t.funcs.Reset()
+	t.inputs.Reset()
+}
+
+// release hands the simulator's tables to the next run; s must not run
+// again.
+func (s *sim) release() {
+	t := &tables{}
+	*t = s.tables
+	s.tables = tables{}
+	s.rec.Release()
+	t.reset()
+	tablePool.Put(t)
 }
 
 // pendingMsg is a message waiting for a scenario's decision.
@@ -208,6 +245,9 @@ func newSim(spec runner.Spec, tr *record.Tracer, scripted bool) (*sim, error) {
 		side:     make([]uint8, cl.Nodes),
 		scripted: scripted,
 	}
+	if t, ok := tablePool.Get().(*tables); ok {
+		s.tables = *t
+	}
 	s.keepDurable = scripted || spec.Faults.CrashRate > 0 || spec.Workload == "failover"
 	s.clock = faults.DrawClocks(spec.Seed, cl.Nodes, spec.Clocks.Skew, spec.Clocks.Drift, spec.Clocks.Edges)
 	s.rec = record.NewRecorder(spec, s, tr)
@@ -216,7 +256,7 @@ func newSim(spec runner.Spec, tr *record.Tracer, scripted bool) (*sim, error) {
 }
 
 // warm reads, ahead of their turn, the message and timer slots that the
-// events of a bucket entering the heap will read. Those were written when
+// events of a bucket being taken will read. Those were written when
 // the events were scheduled, long enough ago (a batch has tens of
 // thousands of messages in flight) to have left the core's caches; read
 // one by one as the events run, each is a cache miss that stalls the

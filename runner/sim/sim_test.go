@@ -109,3 +109,44 @@ func TestDeterminism(t *testing.T) {
 		t.Fatalf("faults were not drawn: %d crashes, %d partitions", a.Crashes, a.PartitionCount)
 	}
 }
+
+// A run on tables left by earlier runs in the process (tablePool) traces
+// the same as one on new tables: each spec gives one hash whatever ran
+// before it, including a larger run or a run that stopped with events
+// still queued.
+func TestReusedTablesSameTrace(t *testing.T) {
+	batch := runner.DefaultSpec()
+	batch.Algo, batch.Workload = "naive", "batch"
+	batch.Leases = 3000
+	batch.Duration = time.Minute
+	small := batch
+	small.Leases, small.Seed = 200, 7
+	faulty := toy.Spec("test-lock")
+	faulty.Net.Loss, faulty.Net.Dup, faulty.Net.Reorder = 0.05, 0.05, 0.1
+	faulty.Net.Stale, faulty.Net.StaleSpans = 2, 0.5
+	faulty.Faults.CrashRate, faulty.Faults.Partitions = 3, 2
+	faulty.Clocks.Drift, faulty.Clocks.Skew = 0.0005, 100*time.Millisecond
+	contention := runner.DefaultSpec()
+	contention.Algo, contention.Proposers = "naive", 5
+	contention.Duration = 10 * time.Second
+	specs := map[string]runner.Spec{"batch": batch, "small": small, "faulty": faulty, "contention": contention}
+	hashes := map[string]string{}
+	for _, order := range [][]string{
+		{"small", "batch", "faulty", "contention"},
+		{"batch", "small", "contention", "faulty", "faulty"},
+		{"contention", "batch", "batch", "faulty", "small", "contention"},
+	} {
+		prev := "nothing"
+		for _, name := range order {
+			res, err := runner.Run(specs[name], runner.Options{})
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			if h, ok := hashes[name]; ok && h != res.TraceHash {
+				t.Errorf("%s after %s: hash %s, want %s", name, prev, res.TraceHash, h)
+			}
+			hashes[name] = res.TraceHash
+			prev = name
+		}
+	}
+}

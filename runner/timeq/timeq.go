@@ -100,3 +100,11 @@ func (q *Queue[T]) Pop() (int64, T) {
 	q.a = a
 	return top.t, top.v
 }
+
+// Reset empties the queue and keeps its memory; it then behaves as a new
+// queue (ties are again broken in push order from the first push on).
+func (q *Queue[T]) Reset() {
+	clear(q.a) // let the garbage collector have what values point to
+	q.a = q.a[:0]
+	q.seq = 0
+}

@@ -61,3 +61,18 @@ func TestMatchesStableSort(t *testing.T) {
 		model = model[1:]
 	}
 }
+
+func TestResetEmpties(t *testing.T) {
+	var q Queue[string]
+	q.Push(1, "old")
+	q.Push(2, "older")
+	q.Reset()
+	if q.Len() != 0 {
+		t.Fatalf("%d values after reset, want 0", q.Len())
+	}
+	q.Push(4, "a")
+	q.Push(4, "b")
+	if _, v := q.Pop(); v != "a" {
+		t.Fatalf("first of a tie after reset: %q, want a", v)
+	}
+}

@@ -53,3 +53,12 @@ func (s *Slab[T]) Grow(n int) {
 		s.items = a
 	}
 }
+
+// Reset empties the slab and keeps its memory. It then hands out the same
+// indices, holding the same zero values, as a new slab: a slot past the
+// end is written with the zero value when it is handed out again.
+// Values of freed slots stay reachable until then.
+func (s *Slab[T]) Reset() {
+	s.items = s.items[:0]
+	s.free = s.free[:0]
+}

@@ -24,3 +24,17 @@ func TestReuseLastFreedFirst(t *testing.T) {
 		t.Fatalf("alloc with nothing free: slot %d holding %d, want a new zero slot 3", got, *s.At(3))
 	}
 }
+
+func TestResetHandsOutNewSlots(t *testing.T) {
+	var s Slab[int]
+	s.Put(5)
+	s.Put(6)
+	s.Free(0)
+	s.Reset()
+	if s.Len() != 0 || s.InUse() != 0 {
+		t.Fatalf("after reset: %d slots, %d in use, want none", s.Len(), s.InUse())
+	}
+	if got := s.Alloc(); got != 0 || *s.At(0) != 0 {
+		t.Fatalf("alloc after reset: slot %d holding %d, want a new zero slot 0", got, *s.At(0))
+	}
+}

@@ -130,7 +130,7 @@ func benchPeer(c *ctx, fs *pflag.FlagSet, pf peerFlags, spec runner.Spec, worklo
 			}
 			r.Rep, r.Seed, r.TTLS = rep, k.Seed, k.TTL
 			r.OwnerChanges = res.OwnerChanges
-			r.HandoffsPerSec = etcd.HandoffsPerSec(res)
+			r.HandoffsPerSec = res.HandoffsPerSec
 			if res.FailoverGapMS.Valid() {
 				gap := float64(res.FailoverGapMS)
 				r.FailoverGapMS = &gap

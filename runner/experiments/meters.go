@@ -61,7 +61,12 @@ var derived = map[string]struct {
 			return 0
 		}},
 	"handoffs_per_sec": {"owner changes (a resource acquired by another node than its last holder) / seconds of the run",
-		func(r runner.Result) float64 { return perSec(float64(r.OwnerChanges), r.SimulatedNS) }},
+		func(r runner.Result) float64 {
+			if r.SimulatedNS <= 0 {
+				return math.NaN()
+			}
+			return r.HandoffsPerSec
+		}},
 	"handoff_share": {"owner changes / leases acquired: the share of acquisitions that moved the lease to another node",
 		func(r runner.Result) float64 {
 			if r.LeasesAcquired == 0 {

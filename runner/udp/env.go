@@ -471,16 +471,10 @@ func (e *env) build(id algorithms.NodeID) (*Node, error) {
 // done, or Duration has passed.
 func (e *env) serve(progress func(float64)) {
 	limit := int64(e.spec.Duration)
-	tm := time.NewTimer(time.Hour)
-	defer tm.Stop()
 	// The workload's hold and pause are often well under a millisecond; a
 	// Go timer would stretch each to about one (see wakeTimer).
-	var wakeC chan struct{} // nil without a wake timer: never ready
-	w := newWakeTimer()
-	if w != nil {
-		defer w.Close()
-		wakeC = w.C
-	}
+	tm := newTimer()
+	defer tm.Close()
 	var lastProgress time.Time
 	for {
 		e.mu.Lock()
@@ -516,21 +510,14 @@ func (e *env) serve(progress func(float64)) {
 		if d > 200*time.Millisecond {
 			d = 200 * time.Millisecond // progress reports and Done checks
 		}
-		armed := false
-		if w == nil || !w.Reset(max(d, 0)) {
-			tm.Reset(max(d, 0))
-			armed = true
-		}
-		// A stale expiry of the wake timer costs one more turn.
+		tm.Arm(max(d, 0), true)
 		select {
-		case <-tm.C:
-		case <-wakeC:
+		case <-tm.GoC():
+		case <-tm.WakeC:
 		case <-e.wake:
 		case <-e.ended:
 		}
-		if armed {
-			tm.Stop()
-		}
+		tm.Disarm()
 	}
 }
 

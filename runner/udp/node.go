@@ -195,8 +195,7 @@ type Node struct {
 	kill     sync.Once
 	wg       sync.WaitGroup
 	done     chan struct{}
-	timer    *time.Timer
-	wake     *wakeTimer // delayed datagrams' timer (nil: none, or not on Linux)
+	timer    *timer // the loop's wake-up: timers and delayed datagrams (nil until Start)
 	meters   Meters
 	err      error // first fatal error (storage)
 }
@@ -327,9 +326,7 @@ func (n *Node) Start() {
 	for i := 0; i < cap(n.free); i++ {
 		n.free <- make([]byte, wire.MaxDatagram+1)
 	}
-	n.timer = time.NewTimer(time.Hour)
-	n.timer.Stop()
-	n.wake = newWakeTimer()
+	n.timer = newTimer()
 	n.wg.Add(2)
 	if n.disk != nil {
 		go n.disk.writer()
@@ -432,11 +429,7 @@ func (n *Node) read() {
 
 func (n *Node) loop() {
 	defer n.wg.Done()
-	var wakeC chan struct{} // stays nil without a wake timer: never ready
-	if n.wake != nil {
-		defer n.wake.Close()
-		wakeC = n.wake.C
-	}
+	defer n.timer.Close()
 	var diskDone <-chan diskDone
 	if n.disk != nil {
 		diskDone = n.disk.done
@@ -489,20 +482,13 @@ func (n *Node) loop() {
 		// wake timer; later deadlines use a Go timer, which costs no
 		// syscall to arm.
 		wake, isNet, ok := n.nextWake()
-		armed := false
 		if ok {
 			d := time.Duration(wake - n.clock.True())
 			if d <= 0 {
 				continue
 			}
-			precise := isNet || d < preciseBelow
-			if !precise || n.wake == nil || !n.wake.Reset(d) {
-				n.timer.Reset(d)
-				armed = true
-			}
+			n.timer.Arm(d, isNet || d < preciseBelow)
 		}
-		// A stale expiry of the wake timer (armed for a datagram that
-		// input overtook) only costs one more turn of the loop.
 		select {
 		case p := <-n.in:
 			n.recv(p)
@@ -510,15 +496,12 @@ func (n *Node) loop() {
 			n.command(n.inbox.take())
 		case r := <-diskDone:
 			n.diskDone(r)
-		case <-n.timer.C:
-		case <-wakeC:
+		case <-n.timer.GoC():
+		case <-n.timer.WakeC:
 		case <-n.stop:
-			n.timer.Stop()
 			return
 		}
-		if armed {
-			n.timer.Stop()
-		}
+		n.timer.Disarm()
 	}
 }
 

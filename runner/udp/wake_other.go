@@ -4,8 +4,8 @@ package udp
 
 import "time"
 
-// wakeTimer exists only on Linux (timerfd); elsewhere the node waits for
-// delayed datagrams on a Go timer, with the runtime's resolution.
+// wakeTimer exists only on Linux (timerfd); elsewhere the event loops wait for
+// every wake-up on a Go timer, with the runtime's resolution.
 type wakeTimer struct{ C chan struct{} }
 
 func newWakeTimer() *wakeTimer { return nil }

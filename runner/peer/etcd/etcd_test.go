@@ -49,7 +49,7 @@ func TestWorkloads(t *testing.T) {
 			}
 			switch c.Workload {
 			case "contention":
-				if r.OwnerChanges == 0 || HandoffsPerSec(r) <= 0 {
+				if r.OwnerChanges == 0 || r.HandoffsPerSec <= 0 {
 					t.Errorf("4 clients on one lock, no hand-off: %d owner changes", r.OwnerChanges)
 				}
 			case "failover":

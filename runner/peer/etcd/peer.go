@@ -273,13 +273,3 @@ func (o *observer) result(c Config, end, crashAt int64, crashOwner int) runner.R
 	}
 	return r
 }
-
-// HandoffsPerSec is the contention meter: owner changes (a resource
-// acquired by a client other than its previous holder) per second of the
-// run.
-func HandoffsPerSec(r runner.Result) float64 {
-	if r.SimulatedNS <= 0 {
-		return 0
-	}
-	return float64(r.OwnerChanges) / (float64(r.SimulatedNS) / 1e9)
-}

@@ -676,7 +676,8 @@ func (n *Node) onPromise(now algorithms.Local, m algorithms.Message, rd *round, 
 // promise but no majority (split-retry). Waiters that queued behind the
 // same lease at different acceptors are each re-promised by some of them
 // and guarded there, and none may ever reach a majority: without a bound
-// all of them wait out the guards (Backoff). Two round trips after an
+// all of them wait out the guards (Backoff) and then their round timers
+// (testdata/handoff-split-retry-no-split-retry.txt). Two round trips after an
 // upgrade the rest of a majority has had time to answer; if not, the
 // round prepares again, which also replaces its guards.
 func (n *Node) awaitSplit(now algorithms.Local, r algorithms.ResourceID, rd *round, out *algorithms.Output) {
@@ -863,7 +864,7 @@ func (n *Node) onReject(now algorithms.Local, m algorithms.Message, rd *round, o
 	}
 	if rd.phase == phasePrepare {
 		n.checkPrepare(now, m.Resource, rd, out)
-		if n.queueFree(now, m, rd) {
+		if n.queueFree(m, rd) {
 			// Queue-behind: the acceptors will promise a ballot above
 			// the lease (a promise reports the lease, so we park) and
 			// re-send that promise at the release; without it nobody
@@ -890,7 +891,7 @@ func (n *Node) onReject(now algorithms.Local, m algorithms.Message, rd *round, o
 // needs release-promise (which re-sends the promise it would win) and
 // ballot learning (rejects carry the promised ballot); it is judged on
 // the deciding reject alone, so that a round keeps no more state.
-func (n *Node) queueFree(now algorithms.Local, m algorithms.Message, rd *round) bool {
+func (n *Node) queueFree(m algorithms.Message, rd *round) bool {
 	if !n.queueBehind || !n.releasePromise || !n.ballotLearning {
 		return false
 	}

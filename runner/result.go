@@ -126,6 +126,16 @@ type Result struct {
 	// failover workloads; 0 for batch and single). A holder that wins its
 	// lease back adds to LeasesPerSec, not here.
 	HandoffsPerSec float64 `json:"handoffs_per_sec"`
+	// LeasesByNode[i]: the leases node i's client acquired (LeasesAcquired
+	// split by node), up to the highest node that asked for one.
+	// Fairness: Jain's index of LeasesByNode over the nodes whose client
+	// asked for a lease, (Σx)² / (k·Σx²): 1 when each of the k got as many
+	// leases as the others, 1/k when one got them all; 0 if none acquired.
+	// Hand-offs per second alone cannot tell sixteen clients taking turns
+	// from two of them passing the lease back and forth while fourteen
+	// starve.
+	LeasesByNode []int   `json:"leases_by_node,omitempty"`
+	Fairness     float64 `json:"fairness"`
 
 	// Disk meters (zero for the diskless algorithms, which is the point).
 	// DiskBytes: records written (synced or not) times DiskRecordSize in
@@ -170,4 +180,31 @@ type Result struct {
 	WallMS float64 `json:"wall_ms"`
 
 	Params Spec `json:"params"`
+}
+
+// JainIndex is Jain's fairness index of the counts of the k takers that
+// asked (asked[i]; all of them if asked is nil): (Σx)² / (k·Σx²), in
+// [1/k, 1]; 0 when they got nothing.
+func JainIndex(counts []int, asked []bool) float64 {
+	var sum, sq float64
+	k := 0
+	for i, c := range counts {
+		if asked != nil && (i >= len(asked) || !asked[i]) {
+			continue
+		}
+		k++
+		sum += float64(c)
+		sq += float64(c) * float64(c)
+	}
+	if asked != nil {
+		for i := len(counts); i < len(asked); i++ {
+			if asked[i] {
+				k++ // asked, got nothing
+			}
+		}
+	}
+	if sq == 0 {
+		return 0
+	}
+	return sum * sum / (float64(k) * sq)
 }

@@ -89,7 +89,7 @@ those intervals). It needs a binary built with -tags etcd
 Lock, hold --hold, Unlock, pause up to --pause, for --duration (default
 10s); failover: the holder crashes (its lease left to expire) at its first
 keep-alive after --duration/4 (default 20s) and the others take over.
-JSON adds peer, ttl_s, owner_changes, handoffs_per_sec (contention) and
+JSON adds peer, ttl_s, owner_changes, handoffs_per_sec, fairness (contention) and
 failover_gap_ms (failover); --compare also runs --algo over UDP at the
 same points (batch, single) and prints the ratio, e.g.
   leaselab bench --peer etcd --workload batch --leases 10000 --compare
@@ -146,12 +146,13 @@ type benchRun struct {
 	BackgroundBytesPerS float64 `json:"background_bytes_per_sec,omitempty"`
 	WallMS              float64 `json:"wall_ms"`
 	// Peer runs (--peer, see peer.go): the service measured, its session
-	// TTL, owner changes and hand-offs per second (contention), the
-	// failover gap (failover).
+	// TTL, owner changes, hand-offs per second and fairness (Jain's index
+	// of locks per client; contention), the failover gap (failover).
 	Peer           string   `json:"peer,omitempty"`
 	TTLS           int      `json:"ttl_s,omitempty"`
 	OwnerChanges   int      `json:"owner_changes,omitempty"`
 	HandoffsPerSec float64  `json:"handoffs_per_sec,omitempty"`
+	Fairness       float64  `json:"fairness,omitempty"`
 	FailoverGapMS  *float64 `json:"failover_gap_ms,omitempty"`
 }
 

@@ -131,6 +131,7 @@ func benchPeer(c *ctx, fs *pflag.FlagSet, pf peerFlags, spec runner.Spec, worklo
 			r.Rep, r.Seed, r.TTLS = rep, k.Seed, k.TTL
 			r.OwnerChanges = res.OwnerChanges
 			r.HandoffsPerSec = res.HandoffsPerSec
+			r.Fairness = res.Fairness
 			if res.FailoverGapMS.Valid() {
 				gap := float64(res.FailoverGapMS)
 				r.FailoverGapMS = &gap
@@ -178,8 +179,8 @@ func writePeerLines(c *ctx, out benchOutput) {
 			continue
 		}
 		if r.Workload == "contention" {
-			fmt.Fprintf(c.stdout, "%s contention, %d clients: %.1f hand-offs/s (%d owner changes), lock latency p50 %.3f ms, p99 %.3f ms\n",
-				r.Peer, r.Proposers, r.HandoffsPerSec, r.OwnerChanges, r.LatencyMS.P50, r.LatencyMS.P99)
+			fmt.Fprintf(c.stdout, "%s contention, %d clients: %.1f hand-offs/s (%d owner changes), fairness %.3f (Jain's index of locks per client), lock latency p50 %.3f ms, p99 %.3f ms\n",
+				r.Peer, r.Proposers, r.HandoffsPerSec, r.OwnerChanges, r.Fairness, r.LatencyMS.P50, r.LatencyMS.P99)
 		}
 		if r.FailoverGapMS != nil {
 			fmt.Fprintf(c.stdout, "%s failover: %.0f ms from the holder's crash to the next holder (session TTL %d s)\n", r.Peer, *r.FailoverGapMS, r.TTLS)

@@ -640,6 +640,7 @@ func contentionExp() Experiment {
 			{Key: "blocked_fraction", Label: "blocked time", Unit: "% of wanted time", Scale: 100, Max: 100},
 			{Key: "leases_per_sec", Label: "leases", Unit: "leases/s", TableOnly: true},
 			{Key: "handoff_share", Label: "hand-offs per lease", Unit: "%", Scale: 100, Max: 100, TableOnly: true},
+			{Key: "fairness", Label: "fairness (Jain's index of leases per contender)", Unit: "", TableOnly: true},
 			{Key: "preemptions_per_lease", Label: "pre-empted rounds per lease", Unit: "rounds", TableOnly: true},
 			{Key: "static_deadlock_fraction", Label: "time waiting out a lease span", Unit: "% of wanted time", Scale: 100, Max: 100, TableOnly: true},
 			{Key: "leases_failed", Label: "failed acquisitions", Unit: "count", TableOnly: true},

@@ -48,23 +48,27 @@ type Recorder struct {
 	tables
 
 	acquired, failed, abandoned int
-	timeouts, preemptions       int
-	rounds, extensions          int
-	chains                      map[int]int
-	firstRequest, firstAcquire  int64
-	lastAcquire                 int64
-	messages                    int64
-	fsyncs, diskBytes           int64
-	fsyncLat                    []int64
-	crashes, partitions         int
-	ownerChanges                int
-	wantedNS, blockedNS         int64
-	deadlocks                   int
-	deadlockNS                  int64
-	failoverAt                  int64
-	failoverNode                algorithms.NodeID
-	failoverGap                 int64
-	holdsStarted                int
+	// byNode[i]: leases node i's client acquired; asked[i]: it asked for
+	// one (Result.LeasesByNode, Fairness).
+	byNode                     []int
+	asked                      []bool
+	timeouts, preemptions      int
+	rounds, extensions         int
+	chains                     map[int]int
+	firstRequest, firstAcquire int64
+	lastAcquire                int64
+	messages                   int64
+	fsyncs, diskBytes          int64
+	fsyncLat                   []int64
+	crashes, partitions        int
+	ownerChanges               int
+	wantedNS, blockedNS        int64
+	deadlocks                  int
+	deadlockNS                 int64
+	failoverAt                 int64
+	failoverNode               algorithms.NodeID
+	failoverGap                int64
+	holdsStarted               int
 }
 
 // tables are the recorder's tables that grow with the resources of a
@@ -242,6 +246,10 @@ func (r *Recorder) Request(t int64, n algorithms.NodeID, local algorithms.Local,
 	if r.firstRequest < 0 {
 		r.firstRequest = t
 	}
+	if int(n) >= len(r.asked) {
+		r.asked = append(r.asked, make([]bool, int(n)+1-len(r.asked))...)
+	}
+	r.asked[n] = true
 	r.accrue(s, t)
 	var i int32
 	if k := len(r.wfree); k > 0 {
@@ -311,6 +319,10 @@ func (r *Recorder) Event(t int64, n algorithms.NodeID, local algorithms.Local, e
 			return NoOutcome
 		}
 		r.acquired++
+		if int(n) >= len(r.byNode) {
+			r.byNode = append(r.byNode, make([]int, int(n)+1-len(r.byNode))...)
+		}
+		r.byNode[n]++
 		r.latencies = append(r.latencies, t-w.start)
 		r.chains[int(w.preempts)]++
 		if r.firstAcquire < 0 {
@@ -770,6 +782,11 @@ func (r *Recorder) Finish(end int64, failUnresolved bool) runner.Result {
 	}
 	if end > 0 {
 		res.DiskBytesPerS = float64(r.diskBytes) / (float64(end) / 1e9)
+	}
+	if len(r.asked) > 0 {
+		res.LeasesByNode = make([]int, len(r.asked))
+		copy(res.LeasesByNode, r.byNode)
+		res.Fairness = runner.JainIndex(res.LeasesByNode, r.asked)
 	}
 	res.ViolationList, res.Violations = r.chk.Violations()
 	return res

@@ -236,3 +236,29 @@ func TestBandwidthLimit(t *testing.T) {
 		t.Fatalf("max latency %.1f ms unlimited, %.1f ms at 512 kB/s (serialisation %.1f ms)", free.LatencyMS.Max, slow.LatencyMS.Max, ser)
 	}
 }
+
+// Every acquisition is counted for the node that made it, and fairness is
+// Jain's index of those counts over the contenders.
+func TestLeasesByNode(t *testing.T) {
+	s := toy.Spec("test-lock")
+	s.Workload = "contention"
+	s.Acceptors, s.Proposers = 3, 4
+	s.Duration = time.Second
+	res, err := runner.Run(s, runner.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.LeasesByNode) != s.Proposers {
+		t.Fatalf("leases by node %v, want one count per contender (%d)", res.LeasesByNode, s.Proposers)
+	}
+	sum := 0
+	for _, c := range res.LeasesByNode {
+		sum += c
+	}
+	if sum != res.LeasesAcquired || sum == 0 {
+		t.Fatalf("leases by node %v sum to %d, acquired %d", res.LeasesByNode, sum, res.LeasesAcquired)
+	}
+	if want := runner.JainIndex(res.LeasesByNode, nil); res.Fairness != want || want <= 0 || want > 1 {
+		t.Fatalf("fairness %v, want Jain's index %v of %v", res.Fairness, want, res.LeasesByNode)
+	}
+}

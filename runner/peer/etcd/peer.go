@@ -230,6 +230,10 @@ func (o *observer) result(c Config, end, crashAt int64, crashOwner int) runner.R
 		WallMS:      float64(end) / 1e6,
 	}
 	chk := checker.NewChecker(identity{}, c.Seed, nil)
+	var byClient []int // contention, failover: leases per client (Result.LeasesByNode)
+	if c.Workload == "contention" || c.Workload == "failover" {
+		byClient = make([]int, c.Proposers)
+	}
 	last := map[int32]int32{} // resource -> its last holder
 	lastAcq := int64(-1)
 	for _, ob := range o.obs {
@@ -242,6 +246,9 @@ func (o *observer) result(c Config, end, crashAt int64, crashOwner int) runner.R
 				r.OwnerChanges++
 			}
 			last[ob.res] = ob.owner
+			if int(ob.owner) < len(byClient) {
+				byClient[ob.owner]++
+			}
 			if lastAcq < 0 && o.first >= 0 {
 				r.TimeToFirstLeaseMS = runner.OptionalMS(float64(ob.t-o.first) / 1e6)
 			}
@@ -259,6 +266,9 @@ func (o *observer) result(c Config, end, crashAt int64, crashOwner int) runner.R
 		}
 	}
 	chk.Finish(end)
+	if len(byClient) > 0 {
+		r.LeasesByNode, r.Fairness = byClient, runner.JainIndex(byClient, nil)
+	}
 	r.ViolationList, r.Violations = chk.Violations()
 	switch c.Workload {
 	case "batch", "single":

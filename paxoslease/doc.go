@@ -137,7 +137,11 @@
 //     it emits Failed and gives up.
 //   - Release hints (Sec. 7): Release goes to every acceptor and, as a hint,
 //     to every other proposer; a proposer waiting for a held lease then tries
-//     again within its backoff instead of sleeping out the lease.
+//     again within its backoff instead of sleeping out the lease. Under
+//     contention the hints and the rounds they start are most of the
+//     messages, and they are what makes the hand-off fair (ablation
+//     release-hints: Release to the acceptors only; the waiters sleep out
+//     the reported span and one contender takes nearly every lease).
 //   - Contended hand-off (all liveness rules; each only changes when a
 //     proposer retries or what an acceptor refuses, so none weakens
 //     safety). failed-release: a proposer whose propose phase is lost

@@ -85,6 +85,7 @@ type Node struct {
 	promiseGuard   bool // a re-sent promise is kept from other proposers' prepares for a while
 	queueBehind    bool // a waiter behind a lease nobody queued for prepares above it at once
 	splitRetry     bool // a parked round with some re-sent promises but no majority retries after two round trips
+	releaseHints   bool // a release goes to the other proposers too, as a hint (Sec. 7)
 
 	hold       time.Duration // how long a lease lasts on the holder's clock, from its Prepare
 	quarantine time.Duration // silence after a restart, on this node's clock
@@ -163,6 +164,7 @@ func New(cfg algorithms.Config) *Node {
 		promiseGuard:   !ab.Has(AblatePromiseGuard),
 		queueBehind:    !ab.Has(AblateQueueBehind),
 		splitRetry:     !ab.Has(AblateSplitRetry),
+		releaseHints:   !ab.Has(AblateReleaseHints),
 		quarantine:     Quarantine(cfg.Params),
 		rounds:         make(map[algorithms.ResourceID]*round),
 		// A restarted node is silent from the start; Start arms the end of
@@ -267,7 +269,7 @@ func (n *Node) recv(now algorithms.Local, m algorithms.Message, out *algorithms.
 			}
 			return
 		}
-		if m.Kind == algorithms.Release && n.cluster.IsProposer(n.id) && m.From != n.id {
+		if m.Kind == algorithms.Release && n.releaseHints && n.cluster.IsProposer(n.id) && m.From != n.id {
 			n.onReleaseHint(now, m, out)
 		}
 		if !n.cluster.IsAcceptor(n.id) {
@@ -1044,7 +1046,7 @@ func (n *Node) relinquish(now algorithms.Local, r algorithms.ResourceID, out *al
 	release := func(b algorithms.Ballot) {
 		for i := 0; i < n.cluster.Nodes; i++ {
 			to := algorithms.NodeID(i)
-			if to == n.id && !n.cluster.IsAcceptor(to) || !n.cluster.IsAcceptor(to) && !n.cluster.IsProposer(to) {
+			if to == n.id && !n.cluster.IsAcceptor(to) || !n.cluster.IsAcceptor(to) && (!n.cluster.IsProposer(to) || !n.releaseHints) {
 				continue
 			}
 			out.Send(algorithms.Message{Kind: algorithms.Release, From: n.id, To: to, Resource: r, Ballot: b, Owner: n.id})

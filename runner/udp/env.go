@@ -88,6 +88,7 @@ type env struct {
 	lives    []*Node // per node, its last killed incarnation
 	addrs    []netip.AddrPort
 	conns    []*net.UDPConn // bound sockets not yet handed to a node
+	held     []*net.UDPConn // per node, the placeholder on a crashed node's port (holdPort)
 	restarts []uint16
 	dir      string
 	tempDir  bool
@@ -225,11 +226,12 @@ func (e *env) bind() error {
 		return e.procs.bind(cl.Nodes)
 	}
 	for i := 0; i < cl.Nodes; i++ {
-		c, err := net.ListenUDP("udp", net.UDPAddrFromAddrPort(netip.AddrPortFrom(e.eo.Addr, 0)))
+		c, err := listenFresh(e.eo.Addr)
 		if err != nil {
 			return fmt.Errorf("udp: bind node %d: %w", i, err)
 		}
 		e.conns = append(e.conns, c)
+		e.held = append(e.held, nil)
 		e.addrs = append(e.addrs, c.LocalAddr().(*net.UDPAddr).AddrPort())
 	}
 	return nil
@@ -263,7 +265,7 @@ func (e *env) startDisk() error {
 // release frees what a run that did not finish still holds (error paths;
 // a finished run has stopped the writer and handed the sockets over).
 func (e *env) release() {
-	for _, c := range e.conns {
+	for _, c := range append(e.conns, e.held...) {
 		if c != nil {
 			c.Close()
 		}
@@ -411,12 +413,18 @@ func (e *env) build(id algorithms.NodeID) (*Node, error) {
 	conn := e.conns[id]
 	e.conns[id] = nil
 	if conn == nil {
-		// A restart: the killed incarnation's socket is released when its
-		// reader returns, which may be a moment after Kill.
+		// A restart. The port is held by a placeholder since the crash
+		// (holdPort) where the system allows it; else the killed
+		// incarnation's socket is released when its reader returns, which
+		// may be a moment after Kill.
 		var err error
 		for try := 0; ; try++ {
-			conn, err = net.ListenUDP("udp", net.UDPAddrFromAddrPort(e.addrs[id]))
+			conn, err = listenNode(e.addrs[id])
 			if err == nil {
+				if h := e.held[id]; h != nil {
+					h.Close()
+					e.held[id] = nil
+				}
 				break
 			}
 			if try == 200 {
@@ -701,6 +709,9 @@ func (e *env) Crash(n algorithms.NodeID) {
 	// Stepped callback sees it is no longer e.nodes[n] and drops whatever
 	// it was about to do.
 	node.Kill()
+	if e.held[n] == nil {
+		e.held[n] = holdPort(e.addrs[n])
+	}
 	e.nodes[n] = nil
 	e.lives[n] = node
 	e.dead = append(e.dead, node)

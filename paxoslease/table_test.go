@@ -60,7 +60,7 @@ func TestTable(t *testing.T) {
 					t.Fatalf("key %d lost or corrupted after growth: %+v", tc.keys(i), s)
 				}
 			}
-			if load := float64(tb.n) / float64(len(tb.slots)); load > 0.9 || load < 0.5 {
+			if load := float64(tb.n) / float64(len(tb.idx)); load > 0.9 || load < 0.5 {
 				t.Errorf("load %.2f outside [0.5, 0.9]", load)
 			}
 		})
@@ -110,6 +110,6 @@ func BenchmarkMemoryPerResource(b *testing.B) {
 		perRes := float64(after.HeapAlloc-before.HeapAlloc) / resources
 		runtime.KeepAlive(n)
 		b.ReportMetric(perRes, "B/resource")
-		b.ReportMetric(float64(n.res.n)/float64(len(n.res.slots)), "load")
+		b.ReportMetric(float64(n.res.n)/float64(len(n.res.idx)), "load")
 	}
 }

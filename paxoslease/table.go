@@ -49,9 +49,11 @@ type slot struct {
 // full, plus growth headroom). Why records apart from the index: only the
 // index (a 4-byte record number and a 1-byte probe distance a slot) keeps
 // headroom, 0.72 to 0.9 full (growing by a quarter, not doubling, with
-// Robin Hood probing keeping lookups short up to 0.9), so the headroom
-// costs 0.6 to 1.9 bytes a resource instead of 5 to 19 for a table of
-// whole slots; the records' own headroom is at most one chunk.
+// Robin Hood probing keeping lookups short up to 0.9; a probe run past
+// tableMaxDist makes it grow early), so the headroom costs about 0.6 to 2
+// bytes a resource instead of 5 to 19 for a table of whole slots; the
+// records' own headroom is at most one chunk. A lookup reads a record only
+// where the index says the key's home matches, so mostly one.
 // BenchmarkMemoryPerResource measures it.
 //
 // Iteration order never leaks: the table is only ever probed by key, and

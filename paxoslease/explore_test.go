@@ -128,7 +128,7 @@ func TestStateCoversFields(t *testing.T) {
 	explorabletest.Fields(t, Node{}, "id", "cluster", "params", "rand", "restarts", "majority", "restartWait", "driftMargin", "backoff", "ballotLearning", "earlyTimer", "distinctVotes", "exactRelease", "activeOnly", "keepOthers", "rttBackoff", "releasePromise", "headStart", "failedRelease", "promiseGuard", "queueBehind", "splitRetry", "hold", "quarantine", "silent", "started", "lastRound", "rtt", "res", "keepTimers", "rounds", "roundsPeak", "free", "pending")
 	explorabletest.Fields(t, round{}, "ballot", "deadline", "promised", "open", "accepted", "rejected", "leased", "nOpen", "nAccepted", "learned", "hint", "fails", "phase", "busy", "parked", "queued")
 	explorabletest.Fields(t, slot{}, "key", "promised", "accepted", "accUntil", "until", "heldRound", "tpos")
-	explorabletest.Fields(t, table{}, "recs", "idx", "dist", "n", "heap", "late")
+	explorabletest.Fields(t, table{}, "recs", "ix", "n", "heap", "late")
 }
 
 // TestCloneDeep: the copy shares no table, map, slice or round with the

@@ -1,6 +1,7 @@
 package paxoslease
 
 import (
+	"encoding/binary"
 	"math"
 	"math/bits"
 
@@ -61,9 +62,12 @@ type slot struct {
 // (AppendState).
 type table struct {
 	recs [][]slot // chunks of chunkLen records; record i is recs[i>>chunkShift][i&chunkMask]
-	idx  []uint32 // index: a record number
-	dist []uint8  // index: 0: empty; d+1: the record's key sits d places after its home
-	n    int      // records
+	// The index: entrySize bytes a slot, the probe distance (0: empty;
+	// d+1: the record's key sits d places after its home) and then the
+	// record number, little-endian. One array, not two, so that a probe
+	// run is one run of memory.
+	ix []byte
+	n  int // records
 
 	// The acceptor's timers when the node keeps them (timers.go).
 	heap []uint32    // record numbers, a binary min-heap by (accUntil, key)
@@ -86,6 +90,7 @@ const (
 	chunkFirstLen = 4
 	// Record numbers are uint32; the last one is kept free.
 	tableMaxRecords = math.MaxUint32
+	entrySize       = 5
 )
 
 // hash is the splitmix64 finalizer: sequential resource ids (the batch
@@ -126,6 +131,22 @@ func homeOf(k algorithms.ResourceID, size int) int {
 // len returns the number of resources in the table.
 func (t *table) len() int { return t.n }
 
+// size is the number of index slots.
+func (t *table) size() int { return len(t.ix) / entrySize }
+
+// entry returns index slot i: its probe distance + 1 (0: empty) and
+// record number.
+func (t *table) entry(i int) (uint8, uint32) {
+	e := t.ix[i*entrySize : i*entrySize+entrySize]
+	return e[0], binary.LittleEndian.Uint32(e[1:])
+}
+
+func (t *table) setEntry(i int, dist uint8, r uint32) {
+	e := t.ix[i*entrySize : i*entrySize+entrySize]
+	e[0] = dist
+	binary.LittleEndian.PutUint32(e[1:], r)
+}
+
 // rec returns record i. The pointer is valid until the next put.
 func (t *table) rec(i uint32) *slot {
 	return &t.recs[i>>chunkShift][i&chunkMask]
@@ -133,21 +154,20 @@ func (t *table) rec(i uint32) *slot {
 
 // find returns the record number of k, or false.
 func (t *table) find(k algorithms.ResourceID) (uint32, bool) {
-	size := len(t.idx)
+	size := t.size()
 	if size == 0 {
 		return 0, false
 	}
 	i := homeOf(k, size)
 	for d := 0; ; d++ {
-		di := int(t.dist[i]) - 1
+		dist, r := t.entry(i)
+		di := int(dist) - 1
 		if di < d {
 			return 0, false // empty, or Robin Hood: k would have been placed by now
 		}
 		// Only a key with k's home sits exactly d places after it.
-		if di == d {
-			if r := t.idx[i]; t.rec(r).key == k {
-				return r, true
-			}
+		if di == d && t.rec(r).key == k {
+			return r, true
 		}
 		if i++; i == size {
 			i = 0
@@ -171,7 +191,7 @@ func (t *table) put(k algorithms.ResourceID) *slot {
 		return s
 	}
 	r := t.add(k)
-	if t.n*tableLoadDen > len(t.idx)*tableLoadNum || !t.insert(k, r) {
+	if t.n*tableLoadDen > t.size()*tableLoadNum || !t.insert(k, r) {
 		t.grow() // the new index holds every record, r too
 	}
 	return t.rec(r)
@@ -207,7 +227,7 @@ func (t *table) add(k algorithms.ResourceID) uint32 {
 // index. It fails, leaving the index unchanged, if some key would be
 // displaced past tableMaxDist.
 func (t *table) insert(k algorithms.ResourceID, r uint32) bool {
-	size := len(t.idx)
+	size := t.size()
 	// Check first that the Robin Hood chain ends within bounds, so a
 	// failure never leaves a key half-moved.
 	i := homeOf(k, size)
@@ -216,7 +236,7 @@ func (t *table) insert(k algorithms.ResourceID, r uint32) bool {
 		if j == size {
 			return false
 		}
-		di := t.dist[i]
+		di := t.ix[i*entrySize]
 		if di == 0 {
 			break
 		}
@@ -233,15 +253,14 @@ func (t *table) insert(k algorithms.ResourceID, r uint32) bool {
 	i = homeOf(k, size)
 	d = 0
 	for {
-		di := t.dist[i]
+		di, ri := t.entry(i)
 		if di == 0 {
-			t.idx[i] = r
-			t.dist[i] = uint8(d + 1)
+			t.setEntry(i, uint8(d+1), r)
 			return true
 		}
 		if int(di)-1 < d {
-			t.idx[i], r = r, t.idx[i]
-			t.dist[i], d = uint8(d+1), int(di)-1
+			t.setEntry(i, uint8(d+1), r)
+			r, d = ri, int(di)-1
 		}
 		d++
 		if i++; i == size {
@@ -252,7 +271,7 @@ func (t *table) insert(k algorithms.ResourceID, r uint32) bool {
 
 // grow rebuilds the index, a quarter larger, from the records.
 func (t *table) grow() {
-	size := len(t.idx) + len(t.idx)/4
+	size := t.size() + t.size()/4
 	if size < tableMinSize {
 		size = tableMinSize
 	}
@@ -261,8 +280,7 @@ func (t *table) grow() {
 			size += size / 4
 			continue
 		}
-		t.idx = make([]uint32, size)
-		t.dist = make([]uint8, size)
+		t.ix = make([]byte, size*entrySize)
 		ok := true
 		for r := 0; r < t.n && ok; r++ {
 			ok = t.insert(t.rec(uint32(r)).key, uint32(r))
@@ -276,7 +294,7 @@ func (t *table) grow() {
 
 // clone returns a deep copy.
 func (t *table) clone() table {
-	c := table{n: t.n, idx: clone(t.idx), dist: clone(t.dist), heap: clone(t.heap), late: clone(t.late)}
+	c := table{n: t.n, ix: clone(t.ix), heap: clone(t.heap), late: clone(t.late)}
 	if t.recs != nil {
 		c.recs = make([][]slot, len(t.recs))
 		for i, ch := range t.recs {

@@ -61,7 +61,7 @@ func TestTable(t *testing.T) {
 					t.Fatalf("key %d lost or corrupted after growth: %+v", tc.keys(i), s)
 				}
 			}
-			if load := float64(tb.n) / float64(len(tb.idx)); load > 0.9 || load < 0.5 {
+			if load := float64(tb.n) / float64(tb.size()); load > 0.9 || load < 0.5 {
 				t.Errorf("load %.2f outside [0.5, 0.9]", load)
 			}
 		})
@@ -118,6 +118,6 @@ func benchMemoryPerResource(b *testing.B, resources int) {
 		perRes := float64(after.HeapAlloc-before.HeapAlloc) / float64(resources)
 		runtime.KeepAlive(n)
 		b.ReportMetric(perRes, "B/resource")
-		b.ReportMetric(float64(n.res.n)/float64(len(n.res.idx)), "load")
+		b.ReportMetric(float64(n.res.n)/float64(n.res.size()), "load")
 	}
 }

@@ -58,6 +58,35 @@ type TimerKey struct {
 	Kind     uint8
 }
 
+// TimerKeeper is an optional interface of a Node that can keep some of
+// its timers itself, where it stores their deadlines anyway (PaxosLease's
+// acceptor timers are its slots' accUntil), so that a runner holding
+// millions of them need not store each one a second time. A runner that
+// wants this calls KeepTimers once, before the first Step; one that does
+// not (the simulator, the explorer) gets every timer in Output.Timers, as
+// from any other node.
+//
+// Kept timers behave as if the runner kept them: setting one replaces a
+// pending timer of the same key, cancelling forgets it, and each fires
+// once, when the runner, finding it due, takes it with PopTimer and steps
+// Fire for its key. A kept timer is in force from the Step that set it
+// (Output.Timers take effect when the runner applies them, which it does
+// before it looks for due timers again, so no runner can tell).
+type TimerKeeper interface {
+	// KeepTimers switches the node to keeping the timers it can keep: from
+	// then on they are no longer in Output.Timers. Which keys it keeps is
+	// the node's choice (PaxosLease: by kind), but a key is always kept or
+	// never, so one key's timers never go to both places.
+	KeepTimers()
+	// NextTimer returns the earliest kept timer, its deadline and key; of
+	// timers due at the same instant, the one with the smallest key
+	// (Resource, then Kind), as the runner orders its own. False: none.
+	NextTimer() (at Local, key TimerKey, ok bool)
+	// PopTimer removes the timer NextTimer returns (the runner then steps
+	// Fire for it).
+	PopTimer()
+}
+
 // Timer asks the runner to fire Key when the node's local clock reaches At,
 // or, with Cancel, to forget Key.
 type Timer struct {

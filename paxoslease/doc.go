@@ -18,10 +18,13 @@
 // holder knows that it holds the lease.
 //
 // Every message and every piece of state is tagged with the resource
-// (Sec. 8). The long-lived state of a resource is one 48-byte slot in an
-// open-addressing table (acceptor: promised, accepted ballot and timer;
-// proposer: the held ballot and its end); a round in flight adds a
-// transient record. BenchmarkMemoryPerResource measures bytes per resource.
+// (Sec. 8). The long-lived state of a resource is one 48-byte slot
+// (acceptor: promised, accepted ballot and timer; proposer: the held
+// ballot and its end), a record found through an open-addressing index of
+// 5 bytes a slot; a round in flight adds a transient record. A runner may
+// ask the node to keep the acceptor timers itself (KeepTimers), as a heap
+// of 4-byte record numbers, instead of getting them in Output.Timers.
+// BenchmarkMemoryPerResource measures bytes per resource.
 //
 // # The strict rules
 //

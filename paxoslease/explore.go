@@ -18,7 +18,7 @@ var _ algorithms.Explorable = (*Node)(nil)
 func (n *Node) Clone(r *rand.Rand) algorithms.Node {
 	c := *n
 	c.rand = r
-	c.res = table{slots: slices.Clone(n.res.slots), dist: slices.Clone(n.res.dist), n: n.res.n}
+	c.res = n.res.clone()
 	c.pending = slices.Clone(n.pending)
 	c.free = nil
 	c.rounds = algorithms.CloneValues(n.rounds, func(cp, orig *round) {
@@ -69,6 +69,8 @@ func appendTime(b []byte, t, now algorithms.Local) []byte {
 //     one configuration only;
 //   - the random source (the contract), the free list of rounds and the
 //     peak count of rounds (memory only);
+//   - the acceptor timers a runner asked the node to keep (KeepTimers):
+//     the explorer never asks, so they are all in Output.Timers;
 //   - slots with no state at all (nothing promised, accepted or held): a
 //     lookup that finds one acts as one that finds none;
 //   - the measured round trip and when a prepare phase's Prepare went
@@ -99,21 +101,17 @@ func (n *Node) AppendState(b []byte, now algorithms.Local) []byte {
 		b = binary.AppendUvarint(b, uint64(r))
 	}
 
-	var sbuf [16]int32
+	var sbuf [16]uint32
 	idx := sbuf[:0]
-	for i := range n.res.slots {
-		if n.res.dist[i] == 0 {
-			continue
-		}
-		if s := &n.res.slots[i]; s.promised != 0 || s.accepted != 0 || s.held != 0 {
-			idx = append(idx, int32(i))
+	for i := 0; i < n.res.len(); i++ {
+		if s := n.res.rec(uint32(i)); s.promised != 0 || s.accepted != 0 || s.heldRound != 0 {
+			idx = append(idx, uint32(i))
 		}
 	}
-	slots := n.res.slots
-	slices.SortFunc(idx, func(i, j int32) int { return cmp.Compare(slots[i].key, slots[j].key) })
+	slices.SortFunc(idx, func(i, j uint32) int { return cmp.Compare(n.res.rec(i).key, n.res.rec(j).key) })
 	b = binary.AppendUvarint(b, uint64(len(idx)))
 	for _, i := range idx {
-		s := &slots[i]
+		s := n.res.rec(i)
 		b = binary.AppendUvarint(b, uint64(s.key))
 		b = binary.AppendUvarint(b, uint64(s.promised))
 		b = binary.AppendUvarint(b, uint64(s.accepted))
@@ -122,8 +120,8 @@ func (n *Node) AppendState(b []byte, now algorithms.Local) []byte {
 			// nothing accepted, the end of a promise guard.
 			b = appendTime(b, s.accUntil, now)
 		}
-		b = binary.AppendUvarint(b, uint64(s.held))
-		if s.held != 0 {
+		b = binary.AppendUvarint(b, uint64(n.heldBallot(s)))
+		if s.heldRound != 0 {
 			b = appendTime(b, s.until, now)
 		}
 	}

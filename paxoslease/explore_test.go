@@ -46,7 +46,7 @@ func stateNode(t testing.TB) *Node {
 	s.promised, s.accepted, s.accUntil = algorithms.MakeBallot(3, 0, 2), algorithms.MakeBallot(3, 0, 2), 15_000
 	n.res.put(6).promised = algorithms.MakeBallot(4, 0, 0)
 	s = n.res.put(9)
-	s.held, s.until = algorithms.MakeBallot(5, 0, 1), 14_000
+	s.heldRound, s.until = 5, 14_000 // ballot 5.0.1: node 1's own
 	n.rounds[6] = &round{ballot: algorithms.MakeBallot(5, 0, 1), deadline: 13_000, phase: phasePrepare}
 	n.rounds[6].promised.Add(0)
 	n.rounds[6].open.Add(0)
@@ -65,7 +65,7 @@ func TestStateSensitivity(t *testing.T) {
 		{"accepted proposal on a promise", func(n *Node) { s := n.res.get(6); s.accepted, s.accUntil = s.promised, 12_000 }, true},
 		{"acceptor expiry", func(n *Node) { n.res.get(4).accUntil++ }, true},
 		{"acceptor expiry passed", func(n *Node) { n.res.get(4).accUntil = stateNow }, true},
-		{"held lease", func(n *Node) { n.res.get(9).held = b9 }, true},
+		{"held lease", func(n *Node) { n.res.get(9).heldRound = b9.Round() }, true},
 		{"held lease end", func(n *Node) { n.res.get(9).until-- }, true},
 		{"held lease ended", func(n *Node) { n.res.get(9).until = stateNow }, true},
 		{"quarantine", func(n *Node) { n.silent = true }, true},
@@ -125,10 +125,10 @@ func TestPastPrepareDeadlines(t *testing.T) {
 // TestStateCoversFields fails when a field is added to the node's state
 // without a decision: encode it in AppendState, or say there why not.
 func TestStateCoversFields(t *testing.T) {
-	explorabletest.Fields(t, Node{}, "id", "cluster", "params", "rand", "restarts", "majority", "restartWait", "driftMargin", "backoff", "ballotLearning", "earlyTimer", "distinctVotes", "exactRelease", "activeOnly", "keepOthers", "rttBackoff", "releasePromise", "headStart", "failedRelease", "promiseGuard", "queueBehind", "splitRetry", "releaseHints", "hold", "quarantine", "silent", "started", "lastRound", "rtt", "res", "rounds", "roundsPeak", "free", "pending")
+	explorabletest.Fields(t, Node{}, "id", "cluster", "params", "rand", "restarts", "majority", "restartWait", "driftMargin", "backoff", "ballotLearning", "earlyTimer", "distinctVotes", "exactRelease", "activeOnly", "keepOthers", "rttBackoff", "releasePromise", "headStart", "failedRelease", "promiseGuard", "queueBehind", "splitRetry", "releaseHints", "hold", "quarantine", "silent", "started", "lastRound", "rtt", "res", "keepTimers", "rounds", "roundsPeak", "free", "pending")
 	explorabletest.Fields(t, round{}, "ballot", "deadline", "promised", "open", "accepted", "rejected", "leased", "nOpen", "nAccepted", "learned", "hint", "fails", "phase", "busy", "parked", "queued")
-	explorabletest.Fields(t, slot{}, "key", "promised", "accepted", "accUntil", "held", "until")
-	explorabletest.Fields(t, table{}, "slots", "dist", "n")
+	explorabletest.Fields(t, slot{}, "key", "promised", "accepted", "accUntil", "until", "heldRound", "tpos")
+	explorabletest.Fields(t, table{}, "recs", "ix", "n", "heap", "late")
 }
 
 // TestCloneDeep: the copy shares no table, map, slice or round with the
@@ -146,7 +146,7 @@ func TestCloneDeep(t *testing.T) {
 	if n.pending[0] != 3 || n.res.get(4).promised != algorithms.MakeBallot(3, 0, 2) || n.rounds[6].phase != phasePrepare || n.res.len() != 3 || n.res.get(150) != nil {
 		t.Fatal("changing the clone changed the original")
 	}
-	if c.res.get(4) == nil || c.res.get(150) == nil || c.res.get(9).held != algorithms.MakeBallot(5, 0, 1) {
+	if c.res.get(4) == nil || c.res.get(150) == nil || c.heldBallot(c.res.get(9)) != algorithms.MakeBallot(5, 0, 1) {
 		t.Fatal("the clone lost table entries")
 	}
 }

@@ -31,7 +31,7 @@ const (
 // round is a proposer's acquisition (or extension) in flight on one
 // resource: from the client's request until it holds the lease, gives up,
 // or fails after MaxRounds. It is transient state; held leases keep only
-// slot.held and slot.until.
+// slot.heldRound and slot.until.
 type round struct {
 	ballot   algorithms.Ballot // this round's ballot
 	deadline algorithms.Local  // end of the lease this round would give; 0 = not yet known (late-timer)
@@ -100,6 +100,7 @@ type Node struct {
 	rtt time.Duration
 
 	res        table
+	keepTimers bool // the acceptor's timers stay in res (KeepTimers), not in Output.Timers
 	rounds     map[algorithms.ResourceID]*round
 	roundsPeak int
 	free       []*round
@@ -328,6 +329,7 @@ func (n *Node) expire(now algorithms.Local, r algorithms.ResourceID, s *slot, ou
 
 func (n *Node) clear(now algorithms.Local, r algorithms.ResourceID, s *slot, out *algorithms.Output) {
 	out.Emit(algorithms.Event{Kind: algorithms.Cleared, Resource: r, Owner: s.accepted.Node(), Ballot: s.accepted})
+	n.res.detach(s) // a pending timer keeps its deadline; accUntil changes below
 	gone := s.accepted
 	s.accepted, s.accUntil = 0, 0
 	if n.releasePromise && s.promised > gone && n.cluster.IsProposer(s.promised.Node()) {
@@ -472,7 +474,7 @@ func (n *Node) onPropose(now algorithms.Local, m algorithms.Message, out *algori
 	s.promised = m.Ballot
 	s.accepted = m.Ballot
 	s.accUntil = now.Add(time.Duration(m.Span))
-	out.SetTimer(algorithms.TimerKey{Resource: m.Resource, Kind: timerAccepted}, s.accUntil)
+	n.setAccTimer(m.Resource, s, out)
 	out.Emit(algorithms.Event{Kind: algorithms.Granted, Resource: m.Resource, Owner: m.Owner, Ballot: m.Ballot, Until: s.accUntil})
 	a := n.reply(m, algorithms.Accepted)
 	a.Owner = m.Owner
@@ -498,7 +500,7 @@ func (n *Node) onRelease(now algorithms.Local, m algorithms.Message, out *algori
 		return
 	}
 	n.clear(now, m.Resource, s, out)
-	out.CancelTimer(algorithms.TimerKey{Resource: m.Resource, Kind: timerAccepted})
+	n.cancelAccTimer(m.Resource, s, out)
 }
 
 // onDecline ends the guard of a promise whose proposer will not use it.
@@ -514,7 +516,15 @@ func (n *Node) onDecline(m algorithms.Message) {
 // holding reports the lease this node holds on r, if any, at now.
 func (n *Node) holding(now algorithms.Local, r algorithms.ResourceID) (*slot, bool) {
 	s := n.res.get(r)
-	return s, s != nil && s.held != 0 && now < s.until
+	return s, s != nil && s.heldRound != 0 && now < s.until
+}
+
+// heldBallot is the ballot of the lease s holds (or held), 0 if none.
+func (n *Node) heldBallot(s *slot) algorithms.Ballot {
+	if s.heldRound == 0 {
+		return 0
+	}
+	return algorithms.MakeBallot(s.heldRound, n.restarts, n.id)
 }
 
 func (n *Node) request(now algorithms.Local, r algorithms.ResourceID, extend bool, out *algorithms.Output) {
@@ -568,7 +578,9 @@ func (n *Node) endRound(r algorithms.ResourceID, rd *round) {
 }
 
 // nextBallot returns a ballot of this node above every ballot it used
-// and above learned, or 0 if the run counter is exhausted.
+// and above learned, or 0 if the run counter is exhausted. Its run counter
+// is at least 1, being above MakeBallot(0, n.restarts, n.id) (a held
+// lease's slot.heldRound relies on it).
 func (n *Node) nextBallot(learned algorithms.Ballot) algorithms.Ballot {
 	above := algorithms.MakeBallot(n.lastRound, n.restarts, n.id)
 	if learned > above {
@@ -633,7 +645,7 @@ func (n *Node) onPromise(now algorithms.Local, m algorithms.Message, rd *round, 
 			// now: same ballot, not expired. An older proposal of ours may
 			// be a leftover that overwrote someone else's lease.
 			s, held := n.holding(now, m.Resource)
-			open = held && m.Accepted == s.held
+			open = held && m.Accepted == n.heldBallot(s)
 		} else {
 			open = true
 		}
@@ -817,7 +829,9 @@ func (n *Node) onAccepted(now algorithms.Local, m algorithms.Message, rd *round,
 		return // (past the deadline the phase timer, due now, fails the round)
 	}
 	s := n.res.put(m.Resource)
-	s.held, s.until = rd.ballot, rd.deadline
+	// rd.ballot is this node's, of its restart counter (nextBallot), so
+	// its run counter names it (heldBallot).
+	s.heldRound, s.until = rd.ballot.Round(), rd.deadline
 	out.CancelTimer(algorithms.TimerKey{Resource: m.Resource, Kind: timerRound})
 	out.Emit(algorithms.Event{Kind: algorithms.Acquired, Owner: n.id, Resource: m.Resource, Ballot: rd.ballot, Until: rd.deadline})
 	n.endRound(m.Resource, rd)
@@ -845,7 +859,7 @@ func (n *Node) onReject(now algorithms.Local, m algorithms.Message, rd *round, o
 	}
 	switch {
 	case m.Owner != algorithms.NoNode && m.Accepted != 0:
-		if s, held := n.holding(now, m.Resource); !(held && m.Owner == n.id && m.Accepted == s.held) {
+		if s, held := n.holding(now, m.Resource); !(held && m.Owner == n.id && m.Accepted == n.heldBallot(s)) {
 			rd.leased.Add(a)
 			n.noteLease(rd, m)
 		}
@@ -1052,9 +1066,9 @@ func (n *Node) relinquish(now algorithms.Local, r algorithms.ResourceID, out *al
 			out.Send(algorithms.Message{Kind: algorithms.Release, From: n.id, To: to, Resource: r, Ballot: b, Owner: n.id})
 		}
 	}
-	if s != nil && s.held != 0 {
-		b := s.held
-		s.held, s.until = 0, 0
+	if s != nil && s.heldRound != 0 {
+		b := n.heldBallot(s)
+		s.heldRound, s.until = 0, 0
 		if held {
 			// Sec. 7: stop believing first, then tell the acceptors.
 			out.Emit(algorithms.Event{Kind: algorithms.Lost, Owner: n.id, Resource: r, Ballot: b})

@@ -1,6 +1,8 @@
 package paxoslease
 
 import (
+	"encoding/binary"
+	"math"
 	"math/bits"
 
 	"leaselab/algorithms"
@@ -9,47 +11,86 @@ import (
 // slot is the whole long-lived state of one resource on one node: the
 // acceptor's half (Sec. 3: highest promised ballot, accepted proposal and
 // its timer) and the proposer's half (the lease it holds). 48 bytes, no
-// pointers, so a table of a million of them is one allocation the garbage
-// collector never scans.
+// pointers, so the records of a million resources are a few large
+// allocations the garbage collector never scans.
 //
 // The accepted proposal's owner is not stored: a proposer only ever
 // proposes itself, so the owner is the node field of the accepted ballot
 // (Message.Owner must equal Ballot.Node(), which the acceptor checks).
+// Likewise the held lease's ballot is this node's own, made with its own
+// restart counter, so only its run counter is stored (Node.heldBallot);
+// every ballot a node makes has a run counter of 1 or more (nextBallot),
+// so 0 means none.
 //
 // A round in flight (votes, phase, retry count) lives in Node.rounds, not
 // here, so resources that are merely held cost nothing for it.
 type slot struct {
-	key      algorithms.ResourceID
-	promised algorithms.Ballot // acceptor: highest ballot promised; never lowered
-	accepted algorithms.Ballot // acceptor: ballot of the accepted proposal, 0 = empty
-	accUntil algorithms.Local  // acceptor: when its own timer for accepted fires
-	held     algorithms.Ballot // proposer: ballot of the lease it holds (or held), 0 = none
-	until    algorithms.Local  // proposer: end of that lease on its own clock
+	key       algorithms.ResourceID
+	promised  algorithms.Ballot // acceptor: highest ballot promised; never lowered
+	accepted  algorithms.Ballot // acceptor: ballot of the accepted proposal, 0 = empty
+	accUntil  algorithms.Local  // acceptor: when its own timer for accepted fires
+	until     algorithms.Local  // proposer: end of the held lease on its own clock
+	heldRound uint32            // proposer: run counter of the held (or last held) lease's ballot, 0 = none
+	// tpos is 1 + the position of the acceptor's timer in table.heap,
+	// when the node keeps its timers itself (KeepTimers); 0: not there.
+	tpos uint32
 }
 
-// table maps ResourceID to slot with open addressing and Robin Hood
-// linear probing. Why not a Go map: a map[uint64] of the same 40 bytes of
-// state measured 117 bytes per entry at a million entries (Go 1.26, groups
-// of 8 slots kept 7/16 to 7/8 full, plus growth headroom); Robin Hood
-// probing keeps lookups short up to a 0.9 load, and growing by a quarter
-// (not doubling) keeps the table between 0.72 and 0.9 full, 54 to 68 bytes
-// per resource (BenchmarkMemoryPerResource). Nothing is ever deleted: an acceptor must never forget its
-// highest promised ballot while it runs (Sec. 3), so a resource's slot lives
-// as long as the node.
+// table maps ResourceID to slot. The slots are records numbered in the
+// order their resources arrived, stored in chunks that never move once
+// full; an index of open addressing with Robin Hood linear probing maps
+// a key to its record number. Nothing is ever deleted: an acceptor must
+// never forget its highest promised ballot while it runs (Sec. 3), so a
+// resource's slot lives as long as the node. That is what makes record
+// numbers stable, so the timer heap (timers.go) can name a slot by its
+// number however the index moves.
 //
-// Iteration order never leaks: the table is only ever probed by key.
+// Why not a Go map: a map[uint64] of the same state measured 117 bytes per
+// entry at a million entries (Go 1.26, groups of 8 slots kept 7/16 to 7/8
+// full, plus growth headroom). Why records apart from the index: only the
+// index (a 4-byte record number and a 1-byte probe distance a slot) keeps
+// headroom, 0.72 to 0.9 full (growing by a quarter, not doubling, with
+// Robin Hood probing keeping lookups short up to 0.9; a probe run past
+// tableMaxDist makes it grow early), so the headroom costs about 0.6 to 2
+// bytes a resource instead of 5 to 19 for a table of whole slots; the
+// records' own headroom is at most one chunk. A lookup reads a record only
+// where the index says the key's home matches, so mostly one.
+// BenchmarkMemoryPerResource measures it.
+//
+// Iteration order never leaks: the table is only ever probed by key, and
+// walked in record order only where the result is sorted by key
+// (AppendState).
 type table struct {
-	slots []slot
-	dist  []uint8 // 0: empty; d+1: the slot's key sits d places after its home
-	n     int
+	recs [][]slot // chunks of chunkLen records; record i is recs[i>>chunkShift][i&chunkMask]
+	// The index: entrySize bytes a slot, the probe distance (0: empty;
+	// d+1: the record's key sits d places after its home) and then the
+	// record number, little-endian. One array, not two, so that a probe
+	// run is one run of memory.
+	ix []byte
+	n  int // records
+
+	// The acceptor's timers when the node keeps them (timers.go).
+	heap []uint32    // record numbers, a binary min-heap by (accUntil, key)
+	late []lateTimer // timers whose slot no longer holds their deadline, by (at, key)
 }
 
 const (
 	tableMinSize = 16
-	// Grow when n exceeds 9/10 of the slots.
+	// Grow the index when n exceeds 9/10 of its slots.
 	tableLoadNum, tableLoadDen = 9, 10
 	// A probe distance past this forces growth (keeps dist in a byte).
 	tableMaxDist = 200
+
+	// Records come in chunks of 1024 (48 KiB); the first chunk starts
+	// small and doubles, so that a node of a few resources (the
+	// simulator's, the explorer's many copies) stays small.
+	chunkShift    = 10
+	chunkLen      = 1 << chunkShift
+	chunkMask     = chunkLen - 1
+	chunkFirstLen = 4
+	// Record numbers are uint32; the last one is kept free.
+	tableMaxRecords = math.MaxUint32
+	entrySize       = 5
 )
 
 // hash is the splitmix64 finalizer: sequential resource ids (the batch
@@ -73,12 +114,12 @@ func home(h uint64, size int) int {
 
 // homeBlock consecutive resource ids share one hashed home and sit side
 // by side after it: a batch touches ids in order, so its working set is a
-// few contiguous runs of the table (few cache lines and pages) instead of
+// few contiguous runs of the index (few cache lines and pages) instead of
 // one random place per resource. Hashing the block number still spreads
-// strided or clustered id sets over the whole table.
+// strided or clustered id sets over the whole index.
 const homeBlock = 8
 
-// homeOf is k's home slot in a table of size slots.
+// homeOf is k's home slot in an index of size slots.
 func homeOf(k algorithms.ResourceID, size int) int {
 	i := home(hash(k/homeBlock), size) + int(k%homeBlock)
 	if i >= size {
@@ -90,26 +131,57 @@ func homeOf(k algorithms.ResourceID, size int) int {
 // len returns the number of resources in the table.
 func (t *table) len() int { return t.n }
 
-// get returns the slot of k, or nil. The pointer is valid until the next
-// put.
-func (t *table) get(k algorithms.ResourceID) *slot {
-	size := len(t.slots)
+// size is the number of index slots.
+func (t *table) size() int { return len(t.ix) / entrySize }
+
+// entry returns index slot i: its probe distance + 1 (0: empty) and
+// record number.
+func (t *table) entry(i int) (uint8, uint32) {
+	e := t.ix[i*entrySize : i*entrySize+entrySize]
+	return e[0], binary.LittleEndian.Uint32(e[1:])
+}
+
+func (t *table) setEntry(i int, dist uint8, r uint32) {
+	e := t.ix[i*entrySize : i*entrySize+entrySize]
+	e[0] = dist
+	binary.LittleEndian.PutUint32(e[1:], r)
+}
+
+// rec returns record i. The pointer is valid until the next put.
+func (t *table) rec(i uint32) *slot {
+	return &t.recs[i>>chunkShift][i&chunkMask]
+}
+
+// find returns the record number of k, or false.
+func (t *table) find(k algorithms.ResourceID) (uint32, bool) {
+	size := t.size()
 	if size == 0 {
-		return nil
+		return 0, false
 	}
 	i := homeOf(k, size)
 	for d := 0; ; d++ {
-		di := t.dist[i]
-		if di == 0 || int(di)-1 < d {
-			return nil // Robin Hood: k would have been placed by now
+		dist, r := t.entry(i)
+		di := int(dist) - 1
+		if di < d {
+			return 0, false // empty, or Robin Hood: k would have been placed by now
 		}
-		if t.slots[i].key == k {
-			return &t.slots[i]
+		// Only a key with k's home sits exactly d places after it.
+		if di == d && t.rec(r).key == k {
+			return r, true
 		}
 		if i++; i == size {
 			i = 0
 		}
 	}
+}
+
+// get returns the slot of k, or nil. The pointer is valid until the next
+// put.
+func (t *table) get(k algorithms.ResourceID) *slot {
+	if r, ok := t.find(k); ok {
+		return t.rec(r)
+	}
+	return nil
 }
 
 // put returns the slot of k, adding a zero one if k is new. The pointer is
@@ -118,32 +190,53 @@ func (t *table) put(k algorithms.ResourceID) *slot {
 	if s := t.get(k); s != nil {
 		return s
 	}
-	if (t.n+1)*tableLoadDen > len(t.slots)*tableLoadNum {
-		t.grow()
+	r := t.add(k)
+	if t.n*tableLoadDen > t.size()*tableLoadNum || !t.insert(k, r) {
+		t.grow() // the new index holds every record, r too
 	}
-	for {
-		if i, ok := t.insert(slot{key: k}); ok {
-			t.n++
-			return &t.slots[i]
-		}
-		t.grow() // a probe sequence got too long: spread the keys out
-	}
+	return t.rec(r)
 }
 
-// insert places s (whose key is absent) and returns where it landed. It
-// fails, leaving the table unchanged, if some key would be displaced past
-// tableMaxDist.
-func (t *table) insert(s slot) (int, bool) {
-	size := len(t.slots)
+// add appends a record for k and returns its number.
+func (t *table) add(k algorithms.ResourceID) uint32 {
+	if t.n >= tableMaxRecords {
+		// 4 billion records are 192 GiB: memory runs out first.
+		panic("paxoslease: more resources than a table numbers")
+	}
+	c := t.n >> chunkShift
+	if c == len(t.recs) {
+		size := chunkLen
+		if c == 0 {
+			size = chunkFirstLen
+		}
+		t.recs = append(t.recs, make([]slot, 0, size))
+	}
+	ch := t.recs[c]
+	if len(ch) == cap(ch) { // only the first chunk, while it is small
+		grown := make([]slot, len(ch), min(2*cap(ch), chunkLen))
+		copy(grown, ch)
+		ch = grown
+	}
+	t.recs[c] = append(ch, slot{key: k})
+	r := uint32(t.n)
+	t.n++
+	return r
+}
+
+// insert places record r, of key k (absent from the index), in the
+// index. It fails, leaving the index unchanged, if some key would be
+// displaced past tableMaxDist.
+func (t *table) insert(k algorithms.ResourceID, r uint32) bool {
+	size := t.size()
 	// Check first that the Robin Hood chain ends within bounds, so a
 	// failure never leaves a key half-moved.
-	i := homeOf(s.key, size)
+	i := homeOf(k, size)
 	d := 0
 	for j := 0; ; j++ {
 		if j == size {
-			return 0, false
+			return false
 		}
-		di := t.dist[i]
+		di := t.ix[i*entrySize]
 		if di == 0 {
 			break
 		}
@@ -151,31 +244,23 @@ func (t *table) insert(s slot) (int, bool) {
 			d = int(di) - 1 // the displaced key continues from here
 		}
 		if d++; d > tableMaxDist {
-			return 0, false
+			return false
 		}
 		if i++; i == size {
 			i = 0
 		}
 	}
-	i = homeOf(s.key, size)
+	i = homeOf(k, size)
 	d = 0
-	placed := -1
 	for {
-		di := t.dist[i]
+		di, ri := t.entry(i)
 		if di == 0 {
-			t.slots[i] = s
-			t.dist[i] = uint8(d + 1)
-			if placed < 0 {
-				placed = i
-			}
-			return placed, true
+			t.setEntry(i, uint8(d+1), r)
+			return true
 		}
 		if int(di)-1 < d {
-			t.slots[i], s = s, t.slots[i]
-			t.dist[i], d = uint8(d+1), int(di)-1
-			if placed < 0 {
-				placed = i
-			}
+			t.setEntry(i, uint8(d+1), r)
+			r, d = ri, int(di)-1
 		}
 		d++
 		if i++; i == size {
@@ -184,26 +269,44 @@ func (t *table) insert(s slot) (int, bool) {
 	}
 }
 
+// grow rebuilds the index, a quarter larger, from the records.
 func (t *table) grow() {
-	old, oldDist := t.slots, t.dist
-	size := len(old) + len(old)/4
+	size := t.size() + t.size()/4
 	if size < tableMinSize {
 		size = tableMinSize
 	}
 	for {
-		t.slots = make([]slot, size)
-		t.dist = make([]uint8, size)
+		if t.n*tableLoadDen > size*tableLoadNum {
+			size += size / 4
+			continue
+		}
+		t.ix = make([]byte, size*entrySize)
 		ok := true
-		for i := range old {
-			if oldDist[i] != 0 {
-				if _, ok = t.insert(old[i]); !ok {
-					break
-				}
-			}
+		for r := 0; r < t.n && ok; r++ {
+			ok = t.insert(t.rec(uint32(r)).key, uint32(r))
 		}
 		if ok {
 			return
 		}
 		size += size / 4
 	}
+}
+
+// clone returns a deep copy.
+func (t *table) clone() table {
+	c := table{n: t.n, ix: clone(t.ix), heap: clone(t.heap), late: clone(t.late)}
+	if t.recs != nil {
+		c.recs = make([][]slot, len(t.recs))
+		for i, ch := range t.recs {
+			c.recs[i] = append(make([]slot, 0, cap(ch)), ch...)
+		}
+	}
+	return c
+}
+
+func clone[E any](s []E) []E {
+	if s == nil {
+		return nil
+	}
+	return append([]E(nil), s...)
 }

@@ -1,6 +1,7 @@
 package paxoslease
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"runtime"
 	"testing"
@@ -60,7 +61,7 @@ func TestTable(t *testing.T) {
 					t.Fatalf("key %d lost or corrupted after growth: %+v", tc.keys(i), s)
 				}
 			}
-			if load := float64(tb.n) / float64(len(tb.slots)); load > 0.9 || load < 0.5 {
+			if load := float64(tb.n) / float64(tb.size()); load > 0.9 || load < 0.5 {
 				t.Errorf("load %.2f outside [0.5, 0.9]", load)
 			}
 		})
@@ -68,12 +69,19 @@ func TestTable(t *testing.T) {
 }
 
 // BenchmarkMemoryPerResource drives one node (acceptor and proposer of a
-// one-acceptor cluster) through a full acquisition on each of 1,000,000
-// resources (Prepare, Promise, Propose, Accepted, Acquired) and reports
-// the live heap it keeps per resource while it holds all those leases. The
+// one-acceptor cluster) through a full acquisition on each of 700,000,
+// 1,000,000 and 1,300,000 resources (Prepare, Promise, Propose, Accepted,
+// Acquired) and reports the live heap it keeps per resource while it
+// holds all those leases. Its timers are in Output.Timers (no KeepTimers):
+// runner/udp's BenchmarkMemoryPerResourceNode counts them too. The
 // paper's figure is about 100 bytes (Keyspace: 104).
 func BenchmarkMemoryPerResource(b *testing.B) {
-	const resources = 1_000_000
+	for _, resources := range []int{700_000, 1_000_000, 1_300_000} {
+		b.Run(fmt.Sprint(resources), func(b *testing.B) { benchMemoryPerResource(b, resources) })
+	}
+}
+
+func benchMemoryPerResource(b *testing.B, resources int) {
 	p := algorithms.DefaultParams()
 	for i := 0; i < b.N; i++ {
 		runtime.GC()
@@ -107,9 +115,9 @@ func BenchmarkMemoryPerResource(b *testing.B) {
 		out, inbox = algorithms.Output{}, nil
 		runtime.GC()
 		runtime.ReadMemStats(&after)
-		perRes := float64(after.HeapAlloc-before.HeapAlloc) / resources
+		perRes := float64(after.HeapAlloc-before.HeapAlloc) / float64(resources)
 		runtime.KeepAlive(n)
 		b.ReportMetric(perRes, "B/resource")
-		b.ReportMetric(float64(n.res.n)/float64(len(n.res.slots)), "load")
+		b.ReportMetric(float64(n.res.n)/float64(n.res.size()), "load")
 	}
 }

@@ -232,7 +232,7 @@ func NewNode(cfg NodeConfig) (*Node, error) {
 	}
 	n := &Node{
 		cfg: cfg, id: cfg.ID, alg: alg, clock: cfg.Clock, obs: cfg.Observer,
-		conn: cfg.Conn, peers: cfg.Peers, timers: newTimers(),
+		conn: cfg.Conn, peers: cfg.Peers, timers: newTimers(alg),
 		batch:  make([]*wire.Batch, c.Nodes),
 		in:     make(chan rx, 64),
 		free:   make(chan []byte, 80),

@@ -7,13 +7,20 @@ import "leaselab/algorithms"
 // keys to entries and an indexed binary min-heap of entry numbers orders
 // them by deadline. Replacing or cancelling a timer moves or removes its
 // heap slot in place, so the heap never holds stale entries and memory
-// stays at about 40 bytes per live timer (the batch workload keeps one or
-// two per held lease, for millions of resources).
+// stays at about 40 bytes per live timer.
+//
+// An algorithm that keeps timers itself (algorithms.TimerKeeper; PaxosLease
+// keeps its acceptor timers, one per held lease, whose deadlines its slots
+// hold anyway) is asked to at newTimers; next and due then merge its
+// earliest timer with the set's own, in the same (deadline, key) order, so
+// the node fires the same timers at the same instants either way. The set
+// itself is then left with the few timers of acquisitions in flight.
 type timers struct {
-	ents  []timerEnt
-	free  int32 // 1 + the first free entry, chained through pos; 0: none
-	index timerTable
-	heap  []int32 // entry numbers
+	ents   []timerEnt
+	free   int32 // 1 + the first free entry, chained through pos; 0: none
+	index  timerTable
+	heap   []int32                // entry numbers
+	keeper algorithms.TimerKeeper // nil: the algorithm keeps none
 }
 
 type timerEnt struct {
@@ -23,8 +30,16 @@ type timerEnt struct {
 	kind uint8
 }
 
-func newTimers() *timers {
-	return &timers{}
+// newTimers returns the timer set of a node running alg, asking alg to keep
+// the timers it can (algorithms.TimerKeeper). Call it before alg's first
+// Step.
+func newTimers(alg algorithms.Node) *timers {
+	t := &timers{}
+	if k, ok := alg.(algorithms.TimerKeeper); ok {
+		k.KeepTimers()
+		t.keeper = k
+	}
+	return t
 }
 
 func (e *timerEnt) key() algorithms.TimerKey {
@@ -58,20 +73,33 @@ func (t *timers) cancel(key algorithms.TimerKey) {
 	}
 }
 
-// len is the number of live timers.
+// len is the number of live timers in the set (not counting the
+// algorithm's).
 func (t *timers) len() int { return len(t.heap) }
 
 // next returns the earliest deadline.
 func (t *timers) next() (algorithms.Local, bool) {
-	if len(t.heap) == 0 {
-		return 0, false
+	at, ok := algorithms.Local(0), len(t.heap) > 0
+	if ok {
+		at = t.ents[t.heap[0]].at
 	}
-	return t.ents[t.heap[0]].at, true
+	if t.keeper != nil {
+		if kat, _, kok := t.keeper.NextTimer(); kok && (!ok || kat < at) {
+			at, ok = kat, true
+		}
+	}
+	return at, ok
 }
 
 // due removes and returns one live timer whose deadline is at or before
 // now, if any; of timers due at the same instant, the smallest key first.
 func (t *timers) due(now algorithms.Local) (algorithms.TimerKey, bool) {
+	if t.keeper != nil {
+		if at, key, ok := t.keeper.NextTimer(); ok && at <= now && (len(t.heap) == 0 || before(at, key, &t.ents[t.heap[0]])) {
+			t.keeper.PopTimer()
+			return key, true
+		}
+	}
 	if len(t.heap) == 0 || t.ents[t.heap[0]].at > now {
 		return algorithms.TimerKey{}, false
 	}
@@ -159,4 +187,16 @@ func (t *timers) less(i, j int) bool {
 		return a.res < b.res
 	}
 	return a.kind < b.kind
+}
+
+// before reports whether a timer of key due at at comes before entry e,
+// in less's order.
+func before(at algorithms.Local, key algorithms.TimerKey, e *timerEnt) bool {
+	if at != e.at {
+		return at < e.at
+	}
+	if key.Resource != e.res {
+		return key.Resource < e.res
+	}
+	return key.Kind < e.kind
 }

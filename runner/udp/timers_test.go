@@ -13,7 +13,9 @@ import (
 // replacements, cancellations and firings, for key sets that are
 // sequential, clustered in one block, strided and random: the live set
 // must match, and timers must fall due in (deadline, resource, kind)
-// order.
+// order. With a keeper, the algorithm keeps the timers of even kinds
+// (mapKeeper) and the set merges them with its own: the order must be
+// the same, ties between the two included (deadlines are often equal).
 func TestTimers(t *testing.T) {
 	cases := []struct {
 		name string
@@ -33,47 +35,116 @@ func TestTimers(t *testing.T) {
 		}},
 	}
 	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			r := rand.New(rand.NewPCG(1, 2))
-			tm := newTimers()
-			ref := map[algorithms.TimerKey]algorithms.Local{}
-			var keys []algorithms.TimerKey
-			now := algorithms.Local(0)
-			for i := 0; i < 20000; i++ {
-				switch op := r.IntN(20); {
-				case op < 12:
-					k := c.key(r, i)
-					at := now + algorithms.Local(r.Int64N(1e6))
-					tm.set(k, at)
-					ref[k] = at
-					keys = append(keys, k)
-				case op < 18 && len(keys) > 0:
-					k := keys[r.IntN(len(keys))]
-					tm.cancel(k)
-					delete(ref, k)
-				default:
-					now += algorithms.Local(r.Int64N(2e4))
-					fireDue(t, tm, ref, now)
-				}
-				if tm.len() != len(ref) {
-					t.Fatalf("op %d: len %d, want %d", i, tm.len(), len(ref))
-				}
+		for _, keep := range []bool{false, true} {
+			name := c.name
+			if keep {
+				name += " with keeper"
 			}
-			for _, k := range keys {
-				want, wok := ref[k]
-				e := tm.index.find(k, tm.ents)
-				if (e >= 0) != wok || wok && tm.ents[e].at != want {
-					t.Fatalf("key %v: entry %d, want %d %v", k, e, want, wok)
-				}
+			t.Run(name, func(t *testing.T) { testTimers(t, c.key, keep) })
+		}
+	}
+}
+
+func testTimers(t *testing.T, key func(r *rand.Rand, i int) algorithms.TimerKey, keep bool) {
+	r := rand.New(rand.NewPCG(1, 2))
+	var alg algorithms.Node
+	var mk *mapKeeper
+	if keep {
+		mk = &mapKeeper{}
+		alg = mk
+	}
+	tm := newTimers(alg)
+	if keep && mk.m == nil {
+		t.Fatal("newTimers did not ask the keeper to keep timers")
+	}
+	kept := func(k algorithms.TimerKey) bool { return keep && k.Kind%2 == 0 }
+	ref := map[algorithms.TimerKey]algorithms.Local{}
+	own := func() int { // timers in the set itself
+		c := 0
+		for k := range ref {
+			if !kept(k) {
+				c++
 			}
-			fireDue(t, tm, ref, 1<<62)
-			if tm.len() != 0 || tm.index.len() != 0 {
-				t.Fatalf("after firing all: %d live, %d indexed", tm.len(), tm.index.len())
+		}
+		return c
+	}
+	var keys []algorithms.TimerKey
+	now := algorithms.Local(0)
+	for i := 0; i < 20000; i++ {
+		switch op := r.IntN(20); {
+		case op < 12:
+			k := key(r, i)
+			at := now + algorithms.Local(r.Int64N(1e6))
+			if op < 4 {
+				at = now + algorithms.Local(r.Int64N(50)*1e4) // ties
 			}
-			if _, ok := tm.next(); ok {
-				t.Fatal("next on an empty set says a timer is pending")
+			if kept(k) {
+				mk.m[k] = at
+			} else {
+				tm.set(k, at)
 			}
-		})
+			ref[k] = at
+			keys = append(keys, k)
+		case op < 18 && len(keys) > 0:
+			k := keys[r.IntN(len(keys))]
+			if kept(k) {
+				delete(mk.m, k)
+			} else {
+				tm.cancel(k)
+			}
+			delete(ref, k)
+		default:
+			now += algorithms.Local(r.Int64N(2e4))
+			fireDue(t, tm, ref, now)
+		}
+		if tm.len() != own() {
+			t.Fatalf("op %d: len %d, want %d", i, tm.len(), own())
+		}
+	}
+	for _, k := range keys {
+		want, wok := ref[k]
+		if kept(k) {
+			continue
+		}
+		e := tm.index.find(k, tm.ents)
+		if (e >= 0) != wok || wok && tm.ents[e].at != want {
+			t.Fatalf("key %v: entry %d, want %d %v", k, e, want, wok)
+		}
+	}
+	fireDue(t, tm, ref, 1<<62)
+	if tm.len() != 0 || tm.index.len() != 0 || keep && len(mk.m) != 0 {
+		t.Fatalf("after firing all: %d live, %d indexed", tm.len(), tm.index.len())
+	}
+	if _, ok := tm.next(); ok {
+		t.Fatal("next on an empty set says a timer is pending")
+	}
+}
+
+// mapKeeper is an algorithm that keeps timers itself (a Go map, searched
+// in full for the earliest), for the test to set and cancel directly.
+type mapKeeper struct {
+	m map[algorithms.TimerKey]algorithms.Local
+}
+
+func (k *mapKeeper) Step(algorithms.Local, algorithms.Input, *algorithms.Output) {}
+
+func (k *mapKeeper) KeepTimers() { k.m = map[algorithms.TimerKey]algorithms.Local{} }
+
+func (k *mapKeeper) NextTimer() (algorithms.Local, algorithms.TimerKey, bool) {
+	var best algorithms.TimerKey
+	var at algorithms.Local
+	ok := false
+	for key, a := range k.m {
+		if !ok || cmp.Or(cmp.Compare(a, at), cmp.Compare(key.Resource, best.Resource), cmp.Compare(key.Kind, best.Kind)) < 0 {
+			best, at, ok = key, a, true
+		}
+	}
+	return at, best, ok
+}
+
+func (k *mapKeeper) PopTimer() {
+	if _, key, ok := k.NextTimer(); ok {
+		delete(k.m, key)
 	}
 }
 

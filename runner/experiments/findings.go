@@ -352,6 +352,23 @@ func contentionFindings(r *Report) []string {
 		out = append(out, "Release on, default backoff: "+strings.Join(parts, ". ")+".")
 	}
 	parts = nil
+	var unfair []string
+	for _, v := range append(algos, "etcd") {
+		if fa, x, ok := r.lastStat(contRelBackoff, v, "fairness"); ok {
+			parts = append(parts, fmt.Sprintf("%s %s (%s contenders)", v, numText(math.Round(1000*fa.Mean)/1000), numText(x)))
+			if fa.Mean < 0.5 {
+				unfair = append(unfair, v)
+			}
+		}
+	}
+	if len(parts) > 0 {
+		f := "Fairness, Jain's index of the leases each contender got (1: all alike; 1/P: one got them all), release on, default backoff, at the most contenders: " + strings.Join(parts, "; ") + "."
+		if len(unfair) > 0 {
+			f += " Below 0.5 (" + strings.Join(unfair, ", ") + ") a few contenders take most leases while the others wait: their hand-offs per second pass the lease among those few."
+		}
+		out = append(out, f)
+	}
+	parts = nil
 	for _, v := range algos {
 		with, _, ok1 := r.peakOver(contRelBackoff, v, "handoffs_per_sec")
 		without, _, ok2 := r.peakOver(contRelNoBackoff, v, "handoffs_per_sec")

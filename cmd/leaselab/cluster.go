@@ -230,5 +230,8 @@ func nodeArgs(pc udp.ProcessConfig) []string {
 	if pc.KeyFile != "" {
 		args = append(args, "--key-file", pc.KeyFile)
 	}
+	if pc.ReusePort {
+		args = append(args, "--reuse-port")
+	}
 	return args
 }

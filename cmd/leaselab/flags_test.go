@@ -69,7 +69,7 @@ func TestNodeArgsRoundTrip(t *testing.T) {
 		Params:    algorithms.Params{LeaseSpan: 2 * time.Second, MaxLease: 3 * time.Second, DMax: 7 * time.Millisecond, Drift: 0.0025, ResponseTimeout: 300 * time.Millisecond, MaxRounds: 4, Backoff: 20 * time.Millisecond},
 		Ablations: algorithms.Ablations{"drift-margin"},
 		Net:       runner.NetSpec{RTT: 3 * time.Millisecond, Jitter: time.Millisecond, Loss: 0.125, Dup: 0.25, Reorder: 0.5, Bandwidth: 1 << 20},
-		DiskDir:   "/tmp/x", StateDir: "/tmp/s", KeyFile: "/tmp/k",
+		DiskDir:   "/tmp/x", StateDir: "/tmp/s", KeyFile: "/tmp/k", ReusePort: true,
 	}
 	args := nodeArgs(pc)
 	if args[0] != "node" {
@@ -81,6 +81,9 @@ func TestNodeArgsRoundTrip(t *testing.T) {
 	if err := nfs.Parse(args[1:]); err != nil {
 		t.Fatalf("node %v: %v", args[1:], err)
 	}
+	if f := nfs.Lookup("reuse-port"); f == nil || f.Value.String() != "true" {
+		t.Errorf("node %v: --reuse-port not passed on", args[1:])
+	}
 	// And its parameters come back equal.
 	fs := pflag.NewFlagSet("t", pflag.ContinueOnError)
 	fs.ParseErrorsAllowlist.UnknownFlags = true
@@ -91,7 +94,7 @@ func TestNodeArgsRoundTrip(t *testing.T) {
 	}
 	var got udp.ProcessConfig
 	got.SetSpec(spec)
-	got.ID, got.Listen, got.Peers, got.StateDir, got.KeyFile = pc.ID, pc.Listen, pc.Peers, pc.StateDir, pc.KeyFile
+	got.ID, got.Listen, got.Peers, got.StateDir, got.KeyFile, got.ReusePort = pc.ID, pc.Listen, pc.Peers, pc.StateDir, pc.KeyFile, pc.ReusePort
 	if !reflect.DeepEqual(got, pc) {
 		t.Errorf("args %v read back as\n%+v\nwant\n%+v", args, got, pc)
 	}

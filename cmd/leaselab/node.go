@@ -76,6 +76,7 @@ func setupNode(fs *pflag.FlagSet) action {
 	restarts := fs.Uint16("restarts", 0, "how often this node ran before (goes into its ballots; a restarted diskless node waits M); or use --state-dir")
 	fs.StringVar(&cfg.StateDir, "state-dir", "", "directory where the node counts its own starts (file nodeI.restarts, synced before it runs) instead of --restarts")
 	fs.StringVar(&cfg.KeyFile, "key-file", "", "sign and check every datagram with the cluster key in this file (at least 16 bytes; white space around them is ignored)")
+	fs.BoolVar(&cfg.ReusePort, "reuse-port", false, "bind --listen with SO_REUSEPORT, beside the placeholder with which the supervisor (leaselab cluster) holds a crashed node's port until it restarts (Linux); two nodes started by hand on one port would share it, so leave it off otherwise")
 	return func(c *ctx, args []string) error {
 		if len(args) > 0 {
 			return usagef("unexpected arguments %v", args)

@@ -38,6 +38,9 @@ func listenFresh(addr netip.Addr) (*net.UDPConn, error) {
 	return c, nil
 }
 
+// canHoldPorts: holdPort works here.
+const canHoldPorts = true
+
 // listenNode binds addr, a port a node of this run had (listenFresh),
 // with SO_REUSEPORT: beside a placeholder on it, or the socket of a
 // killed incarnation not closed yet. The kernel lets a socket bind a port

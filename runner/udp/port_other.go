@@ -19,3 +19,6 @@ func listenNode(addr netip.AddrPort) (*net.UDPConn, error) {
 }
 
 func holdPort(netip.AddrPort) *net.UDPConn { return nil }
+
+// canHoldPorts: holdPort does not work here.
+const canHoldPorts = false

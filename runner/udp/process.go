@@ -62,6 +62,13 @@ type ProcessConfig struct {
 	// (ReadKeyFile): the node signs its datagrams and drops any that are
 	// not signed with it or do not come from a peer's address.
 	KeyFile string
+	// ReusePort binds Listen with SO_REUSEPORT, beside the placeholder
+	// with which the process that started the node holds the port while
+	// the node is down (see listenFresh); without it another program could
+	// take the port of a crashed node before it restarts. Two nodes started
+	// by hand on one port would then share it, so only a supervisor that
+	// holds the port sets it (Linux only; elsewhere ignored).
+	ReusePort bool
 }
 
 // ProcessLine is one line a node process writes.
@@ -244,7 +251,12 @@ func RunProcess(ctx context.Context, cfg ProcessConfig, stdin io.Reader, stdout 
 			return err
 		}
 	}
-	conn, err := net.ListenUDP("udp", net.UDPAddrFromAddrPort(cfg.Listen))
+	var conn *net.UDPConn
+	if cfg.ReusePort {
+		conn, err = listenNode(cfg.Listen)
+	} else {
+		conn, err = net.ListenUDP("udp", net.UDPAddrFromAddrPort(cfg.Listen))
+	}
 	if err != nil {
 		return fmt.Errorf("listen %v: %w", cfg.Listen, err)
 	}

@@ -135,6 +135,10 @@ type procHosts struct {
 	until    []int64 // per node: true end of its latest lease, by its report
 	ready    int
 	allReady chan struct{}
+	// held[i]: the placeholder on node i's port while its process has not
+	// bound it (before "ready", after a kill); nil slice where ports
+	// cannot be held (canHoldPorts).
+	held     []*net.UDPConn
 	crashed  bool
 	restart0 int64 // node 0's local clock when its second life started
 	ex       ClusterExtra
@@ -167,9 +171,28 @@ func (h *procHosts) logf(format string, a ...any) {
 
 // bind reserves the nodes' ports; the processes bind them.
 func (h *procHosts) bind(n int) error {
-	addrs, err := reservePorts(n)
-	if err != nil {
-		return err
+	var addrs []netip.AddrPort
+	if canHoldPorts {
+		// Hold every node's port from here on, as the in-process
+		// environment does (listenFresh): a node's placeholder goes when
+		// the node says it is ready, comes back when it is killed.
+		h.held = make([]*net.UDPConn, n)
+		for i := range n {
+			c, err := listenFresh(netip.AddrFrom4([4]byte{127, 0, 0, 1}))
+			if err != nil {
+				h.release()
+				return err
+			}
+			_ = c.SetReadBuffer(1)
+			h.held[i] = c
+			addrs = append(addrs, c.LocalAddr().(*net.UDPAddr).AddrPort())
+		}
+		h.base.ReusePort = true
+	} else {
+		var err error
+		if addrs, err = reservePorts(n); err != nil {
+			return err
+		}
 	}
 	h.e.addrs = addrs
 	h.peers = map[algorithms.NodeID]netip.AddrPort{}
@@ -247,6 +270,7 @@ func (h *procHosts) line(i int, l ProcessLine) {
 	t := h.e.clockNow()
 	switch l.Type {
 	case "ready":
+		h.unhold(i) // the node has bound its port
 		h.off[i] = t - l.LocalNS + int64(h.opt.Slack)
 		if h.lives[i] > 1 {
 			h.ex.Restarted, h.ex.RestartCounter, h.restart0 = true, l.Restarts, l.LocalNS
@@ -365,6 +389,9 @@ func (h *procHosts) crash(i int) {
 	p := h.procs[i]
 	p.cmd.Process.Kill()
 	h.up[i] = false
+	if h.held != nil && h.held[i] == nil {
+		h.held[i] = holdPort(h.e.addrs[i])
+	}
 	if !h.crashed {
 		h.crashed = true
 		h.ex.KilledPID = p.cmd.Process.Pid
@@ -431,8 +458,26 @@ func (h *procHosts) shutdown() {
 		})
 	}
 	wg.Wait()
+	h.e.mu.Lock()
+	h.release()
+	h.e.mu.Unlock()
 	if h.tempDir != "" {
 		os.RemoveAll(h.tempDir)
+	}
+}
+
+// unhold lets go of node i's port (its process has bound it); mu is held.
+func (h *procHosts) unhold(i int) {
+	if h.held != nil && h.held[i] != nil {
+		h.held[i].Close()
+		h.held[i] = nil
+	}
+}
+
+// release lets go of every port still held.
+func (h *procHosts) release() {
+	for i := range h.held {
+		h.unhold(i)
 	}
 }
 

@@ -2,6 +2,7 @@ package paxoslease
 
 import (
 	"cmp"
+	"container/heap"
 	"slices"
 
 	"leaselab/algorithms"
@@ -76,7 +77,7 @@ func (t *table) setTimer(k algorithms.ResourceID, s *slot) {
 	r, _ := t.find(k)
 	s.tpos = uint32(len(t.heap)) + 1
 	t.heap = append(t.heap, r)
-	t.up(len(t.heap) - 1)
+	t.fix(len(t.heap) - 1)
 }
 
 // cancelTimer forgets the timer of k, whose slot is s.
@@ -162,12 +163,8 @@ func (t *table) remove(p int) {
 }
 
 // fix restores the heap order around position p after its deadline
-// changed.
-func (t *table) fix(p int) {
-	if !t.up(p) {
-		t.down(p)
-	}
-}
+// changed (or it was appended).
+func (t *table) fix(p int) { heap.Fix((*timerHeap)(t), p) }
 
 func (t *table) swap(i, j int) {
 	h := t.heap
@@ -176,38 +173,21 @@ func (t *table) swap(i, j int) {
 	t.rec(h[j]).tpos = uint32(j) + 1
 }
 
-// up moves heap position i toward the root while it is less than its
-// parent and says whether it moved.
-func (t *table) up(i int) bool {
-	moved := false
-	for i > 0 {
-		p := (i - 1) / 2
-		if !t.less(i, p) {
-			break
-		}
-		t.swap(i, p)
-		i, moved = p, true
-	}
-	return moved
-}
+// timerHeap is the table seen as container/heap's heap of its timers.
+// Only heap.Fix is used, which calls Len, Less and Swap; Push and Pop,
+// which heap.Interface requires too, append and drop the last position
+// and set no slot's tpos, so heap.Push, heap.Pop and heap.Remove must not
+// be used on it.
+type timerHeap table
 
-func (t *table) down(i int) {
-	n := len(t.heap)
-	for {
-		l := 2*i + 1
-		if l >= n {
-			return
-		}
-		m := l
-		if r := l + 1; r < n && t.less(r, l) {
-			m = r
-		}
-		if !t.less(m, i) {
-			return
-		}
-		t.swap(i, m)
-		i = m
-	}
+func (h *timerHeap) Len() int           { return len(h.heap) }
+func (h *timerHeap) Less(i, j int) bool { return (*table)(h).less(i, j) }
+func (h *timerHeap) Swap(i, j int)      { (*table)(h).swap(i, j) }
+func (h *timerHeap) Push(x any)         { h.heap = append(h.heap, x.(uint32)) }
+func (h *timerHeap) Pop() any {
+	last := h.heap[len(h.heap)-1]
+	h.heap = h.heap[:len(h.heap)-1]
+	return last
 }
 
 // less orders heap positions by deadline, then by resource, so that

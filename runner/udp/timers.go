@@ -1,6 +1,10 @@
 package udp
 
-import "leaselab/algorithms"
+import (
+	"container/heap"
+
+	"leaselab/algorithms"
+)
 
 // timers is one node's timer set: at most one live deadline per key. Each
 // live timer is one entry (key, deadline, heap position); an index maps
@@ -54,15 +58,13 @@ func (t *timers) set(key algorithms.TimerKey, at algorithms.Local) {
 			return
 		}
 		e.at = at
-		if p := int(e.pos); !t.up(p) {
-			t.down(p)
-		}
+		heap.Fix((*timerHeap)(t), int(e.pos))
 		return
 	}
 	i := t.alloc()
 	t.ents[i] = timerEnt{res: key.Resource, at: at, kind: key.Kind, pos: int32(len(t.heap))}
 	t.heap = append(t.heap, i)
-	t.up(len(t.heap) - 1)
+	heap.Fix((*timerHeap)(t), len(t.heap)-1)
 	t.index.insert(key, i, t.ents)
 }
 
@@ -128,8 +130,8 @@ func (t *timers) drop(i int32) {
 		t.swap(p, last)
 	}
 	t.heap = t.heap[:last]
-	if p < last && !t.up(p) {
-		t.down(p)
+	if p < last {
+		heap.Fix((*timerHeap)(t), p)
 	}
 	t.ents[i] = timerEnt{pos: t.free}
 	t.free = i + 1
@@ -142,38 +144,21 @@ func (t *timers) swap(i, j int) {
 	t.ents[h[j]].pos = int32(j)
 }
 
-// up moves heap slot i toward the root while it is less than its parent
-// and says whether it moved.
-func (t *timers) up(i int) bool {
-	moved := false
-	for i > 0 {
-		p := (i - 1) / 2
-		if !t.less(i, p) {
-			break
-		}
-		t.swap(i, p)
-		i, moved = p, true
-	}
-	return moved
-}
+// timerHeap is the set seen as container/heap's heap of its live timers.
+// Only heap.Fix is used, which calls Len, Less and Swap; Push and Pop,
+// which heap.Interface requires too, append and drop the last slot and
+// keep no positions, so heap.Push, heap.Pop and heap.Remove must not be
+// used on it.
+type timerHeap timers
 
-func (t *timers) down(i int) {
-	n := len(t.heap)
-	for {
-		l := 2*i + 1
-		if l >= n {
-			return
-		}
-		m := l
-		if r := l + 1; r < n && t.less(r, l) {
-			m = r
-		}
-		if !t.less(m, i) {
-			return
-		}
-		t.swap(i, m)
-		i = m
-	}
+func (h *timerHeap) Len() int           { return len(h.heap) }
+func (h *timerHeap) Less(i, j int) bool { return (*timers)(h).less(i, j) }
+func (h *timerHeap) Swap(i, j int)      { (*timers)(h).swap(i, j) }
+func (h *timerHeap) Push(x any)         { h.heap = append(h.heap, x.(int32)) }
+func (h *timerHeap) Pop() any {
+	last := h.heap[len(h.heap)-1]
+	h.heap = h.heap[:len(h.heap)-1]
+	return last
 }
 
 // less orders heap slots by deadline, then by key so that timers due at

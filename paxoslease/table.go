@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"math"
 	"math/bits"
+	"slices"
 
 	"leaselab/algorithms"
 )
@@ -294,7 +295,7 @@ func (t *table) grow() {
 
 // clone returns a deep copy.
 func (t *table) clone() table {
-	c := table{n: t.n, ix: clone(t.ix), heap: clone(t.heap), late: clone(t.late)}
+	c := table{n: t.n, ix: slices.Clone(t.ix), heap: slices.Clone(t.heap), late: slices.Clone(t.late)}
 	if t.recs != nil {
 		c.recs = make([][]slot, len(t.recs))
 		for i, ch := range t.recs {
@@ -302,11 +303,4 @@ func (t *table) clone() table {
 		}
 	}
 	return c
-}
-
-func clone[E any](s []E) []E {
-	if s == nil {
-		return nil
-	}
-	return append([]E(nil), s...)
 }

@@ -18,12 +18,25 @@ func Run(spec runner.Spec, opt runner.Options) (runner.Result, error) {
 	return res, err
 }
 
+// RunObserved is Run with hook seeing every trace record as the run adds
+// it (runner/campaign records a violating run as a scenario this way).
+// The spec must be valid (Spec.Validate).
+func RunObserved(spec runner.Spec, opt runner.Options, hook func(record.TraceRec)) (runner.Result, error) {
+	res, _, err := runHooked(spec, opt, hook)
+	return res, err
+}
+
 // runDetail is Run that also returns the simulator (for its
 // counters, in tests and benchmarks: after a run without error it has
 // released its tables to the next run).
 func runDetail(spec runner.Spec, opt runner.Options) (runner.Result, *sim, error) {
+	return runHooked(spec, opt, nil)
+}
+
+func runHooked(spec runner.Spec, opt runner.Options, hook func(record.TraceRec)) (runner.Result, *sim, error) {
 	start := time.Now()
 	tr := record.NewRunTracer(opt)
+	tr.Hook = hook
 	s, err := newSim(spec, tr, false)
 	if err != nil {
 		return runner.Result{}, nil, err

@@ -62,6 +62,11 @@ type replayer struct {
 	traceJSON io.Writer
 	tr        *record.Tracer
 	tx        *transcript // nil: no transcript
+	// quiet: print no trace records (Script: a program reads the
+	// outcome, nobody reads the trace).
+	quiet bool
+	// pendingHook, if set, sees every message that becomes pending.
+	pendingHook func(id int, m algorithms.Message)
 }
 
 // Replay runs a scenario file step by step and writes the trace, the
@@ -90,31 +95,45 @@ func replay(scenario io.Reader, w, traceJSON io.Writer, tx *transcript) (res Rep
 	}()
 	sc := bufio.NewScanner(scenario)
 	for sc.Scan() {
-		rp.line++
-		text := sc.Text()
-		if i := strings.IndexByte(text, '#'); i >= 0 {
-			text = text[:i]
-		}
-		fields := strings.Fields(text)
-		if len(fields) == 0 {
-			continue
-		}
-		fmt.Fprintf(w, "> %s\n", strings.Join(fields, " "))
-		rp.tx.command(strings.Join(fields, " "))
-		if err := rp.exec(fields); err != nil {
-			return rp.res, fmt.Errorf("line %d: %w", rp.line, err)
-		}
-		rp.res.Steps++
-		if rp.s != nil && rp.s.err != nil {
-			return rp.res, fmt.Errorf("line %d: %w", rp.line, rp.s.err)
+		if err := rp.execLine(sc.Text()); err != nil {
+			return rp.res, err
 		}
 	}
 	if err := sc.Err(); err != nil {
 		return rp.res, err
 	}
+	return rp.finish()
+}
+
+// execLine runs one line of a scenario (a comment or blank line does
+// nothing); errors carry the line number.
+func (rp *replayer) execLine(text string) error {
+	rp.line++
+	if i := strings.IndexByte(text, '#'); i >= 0 {
+		text = text[:i]
+	}
+	fields := strings.Fields(text)
+	if len(fields) == 0 {
+		return nil
+	}
+	fmt.Fprintf(rp.w, "> %s\n", strings.Join(fields, " "))
+	rp.tx.command(strings.Join(fields, " "))
+	if err := rp.exec(fields); err != nil {
+		return fmt.Errorf("line %d: %w", rp.line, err)
+	}
+	rp.res.Steps++
+	if rp.s != nil && rp.s.err != nil {
+		return fmt.Errorf("line %d: %w", rp.line, rp.s.err)
+	}
+	return nil
+}
+
+// finish boots the run if no action did, and gives the checker's verdict.
+func (rp *replayer) finish() (ReplayResult, error) {
 	if err := rp.boot(); err != nil {
 		return rp.res, err
 	}
+	w := rp.w
 	// An overlap that begins at the scenario's last instant would end
 	// there with length zero, and the checker counts only overlaps of
 	// positive length; but the scenario merely stopped, the two owners
@@ -170,9 +189,11 @@ func (rp *replayer) boot() error {
 		return err
 	}
 	tr := record.NewTracer(rp.traceJSON, 0)
-	tr.Hook = func(r record.TraceRec) {
-		fmt.Fprintf(rp.w, "  %s\n", record.FormatTrace(&r))
-		rp.tx.record(&r)
+	if !rp.quiet {
+		tr.Hook = func(r record.TraceRec) {
+			fmt.Fprintf(rp.w, "  %s\n", record.FormatTrace(&r))
+			rp.tx.record(&r)
+		}
 	}
 	rp.tr = tr
 	s, err := newSim(rp.spec, tr, true)
@@ -181,8 +202,13 @@ func (rp *replayer) boot() error {
 	}
 	rp.s = s
 	s.onPending = func(p pendingMsg) {
-		fmt.Fprintf(rp.w, "  %*s pending #%d\n", 19, "", p.id)
-		rp.tx.pending(p.id)
+		if rp.pendingHook != nil {
+			rp.pendingHook(p.id, p.msg)
+		}
+		if !rp.quiet {
+			fmt.Fprintf(rp.w, "  %*s pending #%d\n", 19, "", p.id)
+			rp.tx.pending(p.id)
+		}
 	}
 	for n, c := range rp.preClocks {
 		if int(n) >= len(s.clock) {

@@ -11,6 +11,7 @@ import (
 	"leaselab/algorithms"
 	"leaselab/runner"
 	"leaselab/runner/internal/pool"
+	"leaselab/runner/record"
 	"leaselab/runner/sim"
 )
 
@@ -78,7 +79,13 @@ const checkStream = 0x636865636b000007
 // expandFaults checks and expands the fault kinds.
 func expandFaults(kinds []string) ([]string, error) {
 	if len(kinds) == 0 {
-		return nil, fmt.Errorf("no fault kinds given (valid: all, %v)", FaultKinds)
+		return nil, fmt.Errorf("no fault kinds given (valid: all, swarm, %v)", FaultKinds)
+	}
+	if slices.Contains(kinds, Swarm) {
+		if len(kinds) > 1 {
+			return nil, fmt.Errorf("fault kind swarm draws every seed's kinds itself: give it alone, not with %v", kinds)
+		}
+		return []string{Swarm}, nil
 	}
 	set := map[string]bool{}
 	for _, k := range kinds {
@@ -89,7 +96,7 @@ func expandFaults(kinds []string) ([]string, error) {
 			continue
 		}
 		if !slices.Contains(FaultKinds, k) {
-			return nil, fmt.Errorf("unknown fault kind %q (valid: all, %v)", k, FaultKinds)
+			return nil, fmt.Errorf("unknown fault kind %q (valid: all, swarm, %v)", k, FaultKinds)
 		}
 		set[k] = true
 	}
@@ -112,10 +119,16 @@ func CheckSpecFor(cs CheckSpec, seed uint64) (runner.Spec, error) {
 	if err != nil {
 		return runner.Spec{}, err
 	}
-	return specFor(cs.Base, kinds, cs.Vary, seed), nil
+	s, _ := specFor(cs.Base, kinds, cs.Vary, seed)
+	return s, nil
 }
 
-func specFor(base runner.Spec, kinds []string, vary Vary, seed uint64) runner.Spec {
+// specFor is the spec of a campaign's seed, and for a swarm the kinds it
+// drew (by SwarmKinds).
+func specFor(base runner.Spec, kinds []string, vary Vary, seed uint64) (runner.Spec, []bool) {
+	if len(kinds) == 1 && kinds[0] == Swarm {
+		return swarmSpecFor(base, vary, seed)
+	}
 	s := base
 	s.Seed = seed
 	d := drawFor(seed)
@@ -125,7 +138,7 @@ func specFor(base runner.Spec, kinds []string, vary Vary, seed uint64) runner.Sp
 	for _, k := range kinds {
 		c.apply(&s, k)
 	}
-	return s
+	return s, nil
 }
 
 // draws are one seed's random choices.
@@ -293,6 +306,31 @@ func ClockAllowance(p algorithms.Params) time.Duration {
 	return p.DMax + time.Duration(m)
 }
 
+// holderCrashes counts the crashes of nodes that held a lease (by the
+// checker's hold intervals) from a run's trace.
+type holderCrashes struct {
+	holds []int // open hold intervals by node
+	n     int
+}
+
+func (h *holderCrashes) observe(r record.TraceRec) {
+	switch r.Kind {
+	case record.TraceHoldStart, record.TraceHoldEnd:
+		if int(r.Owner) >= len(h.holds) {
+			h.holds = append(h.holds, make([]int, int(r.Owner)+1-len(h.holds))...)
+		}
+		if r.Kind == record.TraceHoldStart {
+			h.holds[r.Owner]++
+		} else {
+			h.holds[r.Owner]--
+		}
+	case record.TraceCrash:
+		if int(r.Node) < len(h.holds) && h.holds[r.Node] > 0 {
+			h.n++
+		}
+	}
+}
+
 // maxFirst bounds CheckResult.First and ViolatingSpecs.
 const maxFirst = 20
 
@@ -320,8 +358,10 @@ func Check(cs CheckSpec, opt runner.Options) (CheckResult, error) {
 		return CheckResult{}, err
 	}
 	type outcome struct {
-		res runner.Result
-		err error
+		res           runner.Result
+		err           error
+		drew          []bool // swarm: the kinds this seed drew
+		holderCrashes int
 	}
 	results := make([]outcome, cs.Seeds)
 	// With StopAtFirst, last is the index of the lowest violating seed
@@ -330,12 +370,14 @@ func Check(cs CheckSpec, opt runner.Options) (CheckResult, error) {
 	// scheduling.
 	last, done := cs.Seeds-1, 0
 	pool.Pool{}.Run(cs.Seeds, func(_, i int) {
-		spec := specFor(cs.Base, kinds, cs.Vary, cs.FirstSeed+uint64(i))
-		var o outcome
+		spec, drew := specFor(cs.Base, kinds, cs.Vary, cs.FirstSeed+uint64(i))
+		o := outcome{drew: drew}
 		if err := spec.Validate(); err != nil {
 			o.err = fmt.Errorf("seed %d: %w", spec.Seed, err)
 		} else {
-			o.res, o.err = sim.Run(spec, runner.Options{})
+			var hc holderCrashes
+			o.res, o.err = sim.RunObserved(spec, runner.Options{}, hc.observe)
+			o.holderCrashes = hc.n
 		}
 		results[i] = o
 	}, func(i int) bool {
@@ -362,6 +404,20 @@ func Check(cs CheckSpec, opt runner.Options) (CheckResult, error) {
 		}
 		cr.LeasesAcquired += o.res.LeasesAcquired
 		cr.Exercised.add(o.res)
+		cr.Exercised.HolderCrashes += o.holderCrashes
+		if o.drew != nil {
+			if cr.Swarm == nil {
+				cr.Swarm = make([]KindSeeds, len(SwarmKinds))
+				for k, name := range SwarmKinds {
+					cr.Swarm[k].Kind = name
+				}
+			}
+			for k, in := range o.drew {
+				if in {
+					cr.Swarm[k].Seeds++
+				}
+			}
+		}
 		if o.res.Violations > 0 {
 			cr.Violations += o.res.Violations
 			seed := cs.FirstSeed + uint64(i)
@@ -374,7 +430,7 @@ func Check(cs CheckSpec, opt runner.Options) (CheckResult, error) {
 	}
 	sort.Slice(cr.ViolatingSeeds, func(i, j int) bool { return cr.ViolatingSeeds[i] < cr.ViolatingSeeds[j] })
 	if len(cr.ViolatingSeeds) > 0 && (opt.Trace != nil || opt.Holds != nil || opt.ViolationTrace != nil) {
-		spec := specFor(cs.Base, kinds, cs.Vary, cr.ViolatingSeeds[0])
+		spec, _ := specFor(cs.Base, kinds, cs.Vary, cr.ViolatingSeeds[0])
 		if _, err := sim.Run(spec, runner.Options{Trace: opt.Trace, Holds: opt.Holds, ViolationTrace: opt.ViolationTrace}); err != nil {
 			return cr, err
 		}

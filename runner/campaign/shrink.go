@@ -10,8 +10,6 @@ import (
 	"leaselab/runner/faults"
 )
 
-var debugShrink = false
-
 // DefaultShrinkBudget bounds a shrink when the caller gives no budget.
 const DefaultShrinkBudget = time.Minute
 
@@ -191,7 +189,7 @@ var parts = []part{
 		leave: func(c candidate, out map[int]bool) candidate { return setFate(c, out, fateOrdinary) },
 	},
 	{ // deliveries: turned into drops
-		in: func(sh *shrinker) []int { return sh.last.delivered },
+		in:    func(sh *shrinker) []int { return sh.last.delivered },
 		leave: func(c candidate, out map[int]bool) candidate { return setFate(c, out, fateDropped) },
 	},
 }
@@ -225,7 +223,9 @@ func (sh *shrinker) run() {
 	nodes := len(sh.cur.boot)
 	for _, group := range []func(a *extAction, n int) bool{
 		func(a *extAction, n int) bool { return a.kind == extInput && int(a.node) == n },
-		func(a *extAction, n int) bool { return (a.kind == extCrash || a.kind == extRestart) && int(a.node) == n },
+		func(a *extAction, n int) bool {
+			return (a.kind == extCrash || a.kind == extRestart) && int(a.node) == n
+		},
 		func(a *extAction, n int) bool { return a.kind == extCrash || a.kind == extRestart },
 	} {
 		for n := 0; n < nodes && !sh.expired(); n++ {
@@ -277,12 +277,7 @@ func (sh *shrinker) window() {
 				out[i] = true
 			}
 		}
-		ok := len(out) == 0 || sh.try(parts[0].leave(sh.cur, out))
-		if debugShrink {
-			p, _ := sh.rc.play(parts[0].leave(sh.cur, out), false)
-			fmt.Printf("window %v: out %d ok %v: %d commands, viol %v %+v (end %v)\n", time.Duration(w), len(out), ok, p.commands, p.violated, p.first, time.Duration(end))
-		}
-		if ok {
+		if len(out) == 0 || sh.try(parts[0].leave(sh.cur, out)) {
 			return
 		}
 	}
@@ -339,4 +334,52 @@ func (sh *shrinker) clocks() {
 			return
 		}
 	}
+}
+
+// maxShrinkTries bounds the violating seeds ShrinkCampaign records.
+const maxShrinkTries = 5
+
+// ShrinkCampaign shrinks one violating seed of campaign cs, whose result
+// is cr: of the seeds in cr.First, those whose violation began earliest
+// first (a shorter run to record and shrink), the first whose recording
+// violates as a scenario (at most five are tried). budget bounds the
+// whole (0: DefaultShrinkBudget).
+func ShrinkCampaign(cs CheckSpec, cr CheckResult, budget time.Duration) (ShrinkResult, error) {
+	if budget <= 0 {
+		budget = DefaultShrinkBudget
+	}
+	deadline := time.Now().Add(budget)
+	if len(cr.First) == 0 {
+		return ShrinkResult{}, fmt.Errorf("the campaign found no violation: nothing to shrink")
+	}
+	order := append([]runner.Violation(nil), cr.First...)
+	slices.SortStableFunc(order, func(a, b runner.Violation) int {
+		switch {
+		case a.StartNS < b.StartNS:
+			return -1
+		case a.StartNS > b.StartNS:
+			return 1
+		}
+		return 0
+	})
+	var errs []error
+	for i, v := range order {
+		left := time.Until(deadline)
+		if i == maxShrinkTries || left <= 0 {
+			break
+		}
+		spec, err := CheckSpecFor(cs, v.Seed)
+		if err != nil {
+			return ShrinkResult{}, err
+		}
+		sr, err := Shrink(spec, left)
+		if err == nil {
+			return sr, nil
+		}
+		if !errors.Is(err, ErrNotReproduced) {
+			return ShrinkResult{}, err
+		}
+		errs = append(errs, err)
+	}
+	return ShrinkResult{}, fmt.Errorf("no violating seed could be recorded as a violating scenario: %w", errors.Join(errs...))
 }

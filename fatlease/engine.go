@@ -41,6 +41,7 @@ const (
 	AblatePrevInstCheck = "previous-instance-check"
 	AblateDriftMargin   = "drift-margin"
 	AblateFsync         = "fsync"
+	AblateReusedBallots = "reused-ballots"
 )
 
 // Options says how acceptors keep their state: the one difference
@@ -68,6 +69,7 @@ type Node struct {
 	noRestartWait      bool
 	noSafety           bool
 	noPrevCheck        bool
+	reuseBallots       bool // ablation reused-ballots: no node-level run counter
 
 	dmax       time.Duration
 	holdMargin time.Duration // the holder ends its hold this much before t
@@ -82,6 +84,16 @@ type Node struct {
 	ownFloor algorithms.Local
 	joining  bool                    // in the restart wait
 	pending  []algorithms.ResourceID // requests that arrived while joining
+
+	// lastBallot is the highest ballot this node's proposer used in this
+	// life, over every resource and instance; the next one is above it. A ballot is never used
+	// twice: a proposer's per-resource state (prop) is deleted when its
+	// request ends, and a node that is not an acceptor has no acceptor
+	// record to push its next ballot up, so without it the next request
+	// would start again at 0.0.id in the same instance, and delayed
+	// answers to the earlier round, with the same (instance, ballot),
+	// would count for the new one (reused-ballots ablation).
+	lastBallot algorithms.Ballot
 
 	res   map[algorithms.ResourceID]*rstate
 	props map[algorithms.ResourceID]*prop
@@ -137,6 +149,7 @@ func New(cfg algorithms.Config, opt Options) *Node {
 		noRestartWait: cfg.Ablations.Has(AblateRestartWait),
 		noSafety:      cfg.Ablations.Has(AblateSafetyPeriod),
 		noPrevCheck:   cfg.Ablations.Has(AblatePrevInstCheck),
+		reuseBallots:  cfg.Ablations.Has(AblateReusedBallots),
 		dmax:          cfg.Params.DMax,
 		holdMargin:    hold,
 		restartFor:    restart,

@@ -60,7 +60,9 @@ var freshRstate = *newRstate()
 
 // AppendState implements algorithms.Explorable.
 //
-// Written: id, restart counter, the restart wait, ownFloor, the pending
+// Written: id, restart counter, the highest ballot of this life (with
+// reused-ballots ablated it is never read, and 0 is written), the
+// restart wait, ownFloor, the pending
 // requests in order (duplicates included: each is decided again), the
 // recovered records not yet applied, every resource's state and every
 // proposer's state in resource order. Lease expiries are written exactly,
@@ -87,6 +89,11 @@ var freshRstate = *newRstate()
 func (e *Node) AppendState(b []byte, now algorithms.Local) []byte {
 	b = binary.AppendUvarint(b, uint64(e.id))
 	b = binary.AppendUvarint(b, uint64(e.restarts))
+	if e.reuseBallots {
+		b = binary.AppendUvarint(b, 0)
+	} else {
+		b = binary.AppendUvarint(b, uint64(e.lastBallot))
+	}
 	b = appendBool(b, e.joining)
 	b = appendDeadline(b, e.ownFloor, now)
 	b = binary.AppendUvarint(b, uint64(len(e.pending)))

@@ -10,7 +10,8 @@ import (
 
 var _ algorithms.Explorable = (*Node)(nil)
 
-// Clone implements algorithms.Explorable: a deep copy (resource states,
+// Clone implements algorithms.Explorable: the rules are shared (they never
+// change); a deep copy of the state (resource states,
 // proposers with their vote sets, pending requests, recovered records)
 // that draws its backoff from r. Resource states and proposers are each
 // copied into one backing array; vote sets of up to 64 acceptors live in
@@ -76,9 +77,9 @@ var freshRstate = *newRstate()
 // blockUntil.
 //
 // Left out, because no future output depends on them:
-//   - the configuration (cluster, params, rule switches, drift margins,
-//     durability): fixed for a run, the explorer compares nodes of one
-//     configuration only;
+//   - the rules (cluster, params, rule switches, drift margins,
+//     durability) but the id and restart counter: fixed for a run, the
+//     explorer compares nodes of one configuration only;
 //   - the random source (the contract);
 //   - resource states that know nothing (as a missing one);
 //   - the previous instance's since (only the current one's is read);

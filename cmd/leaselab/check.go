@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -13,6 +12,8 @@ import (
 
 	"leaselab/runner"
 	"leaselab/runner/campaign"
+	"leaselab/runner/htmlview"
+	"leaselab/runner/record"
 )
 
 func init() {
@@ -126,7 +127,7 @@ func setupCheck(fs *pflag.FlagSet) action {
 		if err := out.open("violation-trace", *vtrace, &opt.ViolationTrace); err != nil {
 			return err
 		}
-		var vbuf *bytes.Buffer
+		var col *htmlview.Collector
 		if *timeline != "" {
 			if !isHTML(*timeline) {
 				return usagef("--timeline %s: check writes an .html page", *timeline)
@@ -134,8 +135,10 @@ func setupCheck(fs *pflag.FlagSet) action {
 			if st, err := os.Stat(filepath.Dir(*timeline)); err != nil || !st.IsDir() {
 				return usagef("--timeline %s: no such directory %s", *timeline, filepath.Dir(*timeline))
 			}
-			vbuf = &bytes.Buffer{}
-			opt.ViolationTrace = teeWriter(opt.ViolationTrace, vbuf)
+			// The page shows what --violation-trace writes: the records
+			// before the first violation of the first violating seed.
+			col = newHTMLCollector(spec)
+			opt.Observers = append(opt.Observers, record.NewViolationWindow(runner.ViolationContext, col))
 		}
 		progress, done := newProgress(c, *quiet, "check "+spec.Algo)
 		opt.Progress = progress
@@ -163,7 +166,7 @@ func setupCheck(fs *pflag.FlagSet) action {
 		if err := writeCheck(c, *format, res); err != nil {
 			return err
 		}
-		if vbuf != nil {
+		if col != nil {
 			if len(res.ViolatingSpecs) == 0 {
 				fmt.Fprintf(c.stderr, "timeline: no violation, so no violation trace; %s not written\n", *timeline)
 			} else {
@@ -175,7 +178,7 @@ func setupCheck(fs *pflag.FlagSet) action {
 					}
 				}
 				title := fmt.Sprintf("leaselab check: %s, seed %d, the %d trace records before its first violation", s.Algo, s.Seed, runner.ViolationContext)
-				if err := writeHTMLTimeline(*timeline, title, res.Meta, s, 0, 0, vs, vbuf.Bytes()); err != nil {
+				if err := writeHTMLTimeline(*timeline, col, title, res.Meta, 0, vs); err != nil {
 					return fmt.Errorf("--timeline: %w", err)
 				}
 				fmt.Fprintf(c.stderr, "timeline: %s\n", *timeline)

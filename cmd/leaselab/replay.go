@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"os"
@@ -12,6 +11,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"leaselab/runner"
+	"leaselab/runner/htmlview"
 	"leaselab/runner/sim"
 )
 
@@ -74,18 +74,17 @@ func setupReplay(fs *pflag.FlagSet) action {
 		if *timeline != "" && !isHTML(*timeline) {
 			return usagef("--timeline %s: replay writes an .html page", *timeline)
 		}
-		var traceJSON *bytes.Buffer
+		var col *htmlview.Collector
 		if *timeline != "" {
 			if st, err := os.Stat(filepath.Dir(*timeline)); err != nil || !st.IsDir() {
 				return usagef("--timeline %s: no such directory %s", *timeline, filepath.Dir(*timeline))
 			}
-			traceJSON = &bytes.Buffer{}
+			col = newHTMLCollector(runner.Spec{})
 		}
-		var tj io.Writer
-		if traceJSON != nil {
-			tj = traceJSON
+		var opts sim.ReplayOptions
+		if col != nil {
+			opts.Observers = []runner.Observer{col}
 		}
-		opts := sim.ReplayOptions{TraceJSON: tj}
 		if *transcript {
 			if *format == "json" {
 				return usagef("--transcript prints text: it does not go with --format json")
@@ -93,9 +92,9 @@ func setupReplay(fs *pflag.FlagSet) action {
 			opts.Transcript = c.stdout
 		}
 		rr, err := sim.ReplayWith(f, w, opts)
-		if err == nil && traceJSON != nil {
+		if err == nil && col != nil {
 			title := "leaselab replay " + filepath.Base(args[0])
-			if err := writeHTMLTimeline(*timeline, title, c.meta(), runner.Spec{}, 0, 0, rr.Violations, traceJSON.Bytes()); err != nil {
+			if err := writeHTMLTimeline(*timeline, col, title, c.meta(), 0, rr.Violations); err != nil {
 				return fmt.Errorf("--timeline: %w", err)
 			}
 			fmt.Fprintf(c.stderr, "timeline: %s\n", *timeline)

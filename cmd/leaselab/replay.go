@@ -11,7 +11,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"leaselab/runner"
-	"leaselab/runner/htmlview"
 	"leaselab/runner/sim"
 )
 
@@ -71,15 +70,9 @@ func setupReplay(fs *pflag.FlagSet) action {
 			defer tf.Close()
 			w = tf
 		}
-		if *timeline != "" && !isHTML(*timeline) {
-			return usagef("--timeline %s: replay writes an .html page", *timeline)
-		}
-		var col *htmlview.Collector
-		if *timeline != "" {
-			if st, err := os.Stat(filepath.Dir(*timeline)); err != nil || !st.IsDir() {
-				return usagef("--timeline %s: no such directory %s", *timeline, filepath.Dir(*timeline))
-			}
-			col = newHTMLCollector(runner.Spec{})
+		col, err := htmlTimelineFlag(*timeline, "replay", runner.Spec{})
+		if err != nil {
+			return err
 		}
 		var opts sim.ReplayOptions
 		if col != nil {
@@ -119,45 +112,49 @@ func setupReplay(fs *pflag.FlagSet) action {
 			if err := writeJSON(c.stdout, rr); err != nil {
 				return err
 			}
-		} else {
-			verdict := "ok"
-			switch {
-			case len(rr.Failed) > 0:
-				verdict = "FAILED"
-			case unexpected:
-				verdict = "VIOLATION (the scenario expects none: it has no 'expect violations' line)"
-			}
-			failed := strings.Join(rr.Failed, "; ")
-			if failed == "" {
-				failed = "-"
-			}
-			rows := [][]string{
-				{"scenario", args[0]},
-				{"steps", strconv.Itoa(rr.Steps)},
-				{"violations", strconv.Itoa(len(rr.Violations))},
-				{"failed expectations", failed},
-				{"verdict", verdict},
-			}
-			if _, err := io.WriteString(c.stdout, "\n"); err != nil {
-				return err
-			}
-			if err := writeTable(c.stdout, []string{"replay", "value"}, rows); err != nil {
-				return err
-			}
-			if len(rr.Violations) > 0 {
-				if err := writeViolations(c.stdout, rr.Violations); err != nil {
-					return err
-				}
-			}
-			meters := rr.Result
-			meters.ViolationList = nil // listed above
-			if err := writeResult(c.stdout, "table", meters); err != nil {
-				return err
-			}
+		} else if err := writeReplayTable(c, args[0], rr, unexpected); err != nil {
+			return err
 		}
 		if len(rr.Failed) > 0 || unexpected {
 			return exitStatus(1)
 		}
 		return nil
 	}
+}
+
+// writeReplayTable prints the outcome of replaying scenario as tables: the
+// verdict, the violations and the meters.
+func writeReplayTable(c *ctx, scenario string, rr sim.ReplayResult, unexpected bool) error {
+	verdict := "ok"
+	switch {
+	case len(rr.Failed) > 0:
+		verdict = "FAILED"
+	case unexpected:
+		verdict = "VIOLATION (the scenario expects none: it has no 'expect violations' line)"
+	}
+	failed := strings.Join(rr.Failed, "; ")
+	if failed == "" {
+		failed = "-"
+	}
+	rows := [][]string{
+		{"scenario", scenario},
+		{"steps", strconv.Itoa(rr.Steps)},
+		{"violations", strconv.Itoa(len(rr.Violations))},
+		{"failed expectations", failed},
+		{"verdict", verdict},
+	}
+	if _, err := io.WriteString(c.stdout, "\n"); err != nil {
+		return err
+	}
+	if err := writeTable(c.stdout, []string{"replay", "value"}, rows); err != nil {
+		return err
+	}
+	if len(rr.Violations) > 0 {
+		if err := writeViolations(c.stdout, rr.Violations); err != nil {
+			return err
+		}
+	}
+	meters := rr.Result
+	meters.ViolationList = nil // listed above
+	return writeResult(c.stdout, "table", meters)
 }

@@ -383,6 +383,21 @@ func newHTMLCollector(s runner.Spec) *htmlview.Collector {
 	return htmlview.NewCollector(htmlview.Input{Nodes: c.Nodes, Acceptors: c.Acceptors, Proposers: c.Proposers})
 }
 
+// htmlTimelineFlag checks the --timeline FILE.html of command cmd and
+// starts its page for a run of s (nil if the flag is not given).
+func htmlTimelineFlag(path, cmd string, s runner.Spec) (*htmlview.Collector, error) {
+	if path == "" {
+		return nil, nil
+	}
+	if !isHTML(path) {
+		return nil, usagef("--timeline %s: %s writes an .html page", path, cmd)
+	}
+	if st, err := os.Stat(filepath.Dir(path)); err != nil || !st.IsDir() {
+		return nil, usagef("--timeline %s: no such directory %s", path, filepath.Dir(path))
+	}
+	return newHTMLCollector(s), nil
+}
+
 // writeHTMLTimeline writes the page col collected to path, with what is
 // known once the run is over: its title, provenance, end (0: the last
 // record's) and violations.

@@ -275,7 +275,7 @@ func (r *Recorder) Event(t int64, n algorithms.NodeID, local algorithms.Local, e
 			Res: ev.Resource, Owner: ev.Owner, Ballot: ev.Ballot, X: int64(ev.Until)})
 	}
 	for _, h := range r.event {
-		h.event(t, n, &ev)
+		h.event(t, n, ev)
 	}
 	switch ev.Kind {
 	case algorithms.Acquired:

@@ -55,6 +55,7 @@ func (j *JSONLines) Flush() error {
 // header line. Ballots are written as their uint64 value.
 type HoldsCSV struct {
 	w   *bufio.Writer
+	buf []byte
 	err error
 }
 
@@ -70,8 +71,7 @@ func (h *HoldsCSV) Observe(r *runner.TraceRec) {
 	if r.Kind != runner.TraceHoldEnd || h.err != nil {
 		return
 	}
-	var b [96]byte
-	out := strconv.AppendUint(b[:0], uint64(r.Res), 10)
+	out := strconv.AppendUint(h.buf[:0], uint64(r.Res), 10)
 	out = append(out, ',')
 	out = strconv.AppendUint(out, uint64(r.Owner), 10)
 	out = append(out, ',')
@@ -81,6 +81,7 @@ func (h *HoldsCSV) Observe(r *runner.TraceRec) {
 	out = append(out, ',')
 	out = strconv.AppendInt(out, r.T, 10)
 	out = append(out, '\n')
+	h.buf = out
 	_, h.err = h.w.Write(out)
 }
 

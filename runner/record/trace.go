@@ -166,6 +166,46 @@ func appendBallot(b []byte, x algorithms.Ballot) []byte {
 	return append(b, '"')
 }
 
+// appendMsgJSON appends the "msg" key of a message record.
+func appendMsgJSON(b []byte, m *algorithms.Message) []byte {
+	b = append(b, `,"msg":{"kind":"`...)
+	b = append(b, m.Kind.String()...)
+	b = append(b, `","from":`...)
+	b = appendNode(b, m.From)
+	b = append(b, `,"to":`...)
+	b = appendNode(b, m.To)
+	b = append(b, `,"owner":`...)
+	b = appendNode(b, m.Owner)
+	b = append(b, `,"res":`...)
+	b = strconv.AppendUint(b, uint64(m.Resource), 10)
+	b = append(b, `,"ballot":`...)
+	b = appendBallot(b, m.Ballot)
+	b = append(b, `,"acc":`...)
+	b = appendBallot(b, m.Accepted)
+	b = append(b, `,"prom":`...)
+	b = appendBallot(b, m.Promised)
+	b = append(b, `,"inst":`...)
+	b = strconv.AppendUint(b, m.Instance, 10)
+	b = append(b, `,"span":`...)
+	b = strconv.AppendInt(b, m.Span, 10)
+	b = append(b, `,"exp":`...)
+	b = strconv.AppendInt(b, int64(m.Expiry), 10)
+	b = append(b, `,"flags":`...)
+	b = strconv.AppendUint(b, uint64(m.Flags), 10)
+	return append(b, '}')
+}
+
+// appendResOwnerBallot appends the res, owner and ballot keys of an event
+// or hold record.
+func appendResOwnerBallot(b []byte, r *TraceRec) []byte {
+	b = append(b, `"res":`...)
+	b = strconv.AppendUint(b, uint64(r.Res), 10)
+	b = append(b, `,"owner":`...)
+	b = appendNode(b, r.Owner)
+	b = append(b, `,"ballot":`...)
+	return appendBallot(b, r.Ballot)
+}
+
 // AppendTraceJSON appends r as one JSON object (no newline). Keys: t (true
 // ns), local (node's clock), node, what (the TraceKind), and per kind: msg
 // {kind, from, to, owner, res, ballot, acc, prom, inst, span, exp, flags};
@@ -186,32 +226,7 @@ func AppendTraceJSON(b []byte, r *TraceRec) []byte {
 	b = append(b, '"')
 	switch r.Kind {
 	case TraceSend, TraceDeliver, TraceDrop, TraceDup:
-		m := &r.Msg
-		b = append(b, `,"msg":{"kind":"`...)
-		b = append(b, m.Kind.String()...)
-		b = append(b, `","from":`...)
-		b = appendNode(b, m.From)
-		b = append(b, `,"to":`...)
-		b = appendNode(b, m.To)
-		b = append(b, `,"owner":`...)
-		b = appendNode(b, m.Owner)
-		b = append(b, `,"res":`...)
-		b = strconv.AppendUint(b, uint64(m.Resource), 10)
-		b = append(b, `,"ballot":`...)
-		b = appendBallot(b, m.Ballot)
-		b = append(b, `,"acc":`...)
-		b = appendBallot(b, m.Accepted)
-		b = append(b, `,"prom":`...)
-		b = appendBallot(b, m.Promised)
-		b = append(b, `,"inst":`...)
-		b = strconv.AppendUint(b, m.Instance, 10)
-		b = append(b, `,"span":`...)
-		b = strconv.AppendInt(b, m.Span, 10)
-		b = append(b, `,"exp":`...)
-		b = strconv.AppendInt(b, int64(m.Expiry), 10)
-		b = append(b, `,"flags":`...)
-		b = strconv.AppendUint(b, uint64(m.Flags), 10)
-		b = append(b, '}')
+		b = appendMsgJSON(b, &r.Msg)
 		if r.Kind == TraceDrop {
 			b = append(b, `,"reason":"`...)
 			b = append(b, DropReason(r.Sub)...)
@@ -230,12 +245,7 @@ func AppendTraceJSON(b []byte, r *TraceRec) []byte {
 	case TraceEvent:
 		b = append(b, `,"event":"`...)
 		b = append(b, algorithms.EventKind(r.Sub).String()...)
-		b = append(b, `","res":`...)
-		b = strconv.AppendUint(b, uint64(r.Res), 10)
-		b = append(b, `,"owner":`...)
-		b = appendNode(b, r.Owner)
-		b = append(b, `,"ballot":`...)
-		b = appendBallot(b, r.Ballot)
+		b = appendResOwnerBallot(append(b, `",`...), r)
 		b = append(b, `,"until":`...)
 		b = strconv.AppendInt(b, r.X, 10)
 	case TraceRestart:
@@ -245,12 +255,7 @@ func AppendTraceJSON(b []byte, r *TraceRec) []byte {
 		b = append(b, `,"side_a":`...)
 		b = strconv.AppendUint(b, uint64(r.X), 10)
 	case TraceHoldStart, TraceHoldEnd:
-		b = append(b, `,"res":`...)
-		b = strconv.AppendUint(b, uint64(r.Res), 10)
-		b = append(b, `,"owner":`...)
-		b = appendNode(b, r.Owner)
-		b = append(b, `,"ballot":`...)
-		b = appendBallot(b, r.Ballot)
+		b = appendResOwnerBallot(append(b, ','), r)
 		if r.Kind == TraceHoldStart {
 			b = append(b, `,"end":`...)
 		} else {

@@ -61,15 +61,15 @@ type (
 
 // hooks are the meters that implement each hook, in fill order.
 type hooks struct {
-	meters   []meter
-	request  []requestHook
-	resolve  []resolveHook
-	event    []eventHook
-	send     []sendHook
-	disk     []diskHook
-	fault    []faultHook
-	hold     []holdHook
-	requests *requestMeter // the counts the workload and scenarios ask for
+	meters    []meter
+	onRequest []requestHook
+	onResolve []resolveHook
+	onEvent   []eventHook
+	onSend    []sendHook
+	onDisk    []diskHook
+	onFault   []faultHook
+	onHold    []holdHook
+	requests  *requestMeter // the counts the workload and scenarios ask for
 }
 
 // addMeters gives the recorder its meters, in fill order: the per-lease
@@ -81,25 +81,25 @@ func (r *Recorder) addMeters() {
 		&faultMeter{}, &handoffMeter{workload: r.spec.Workload, failoverAt: -1, gap: -1}} {
 		r.meters = append(r.meters, m)
 		if h, ok := m.(requestHook); ok {
-			r.request = append(r.request, h)
+			r.onRequest = append(r.onRequest, h)
 		}
 		if h, ok := m.(resolveHook); ok {
-			r.resolve = append(r.resolve, h)
+			r.onResolve = append(r.onResolve, h)
 		}
 		if h, ok := m.(eventHook); ok {
-			r.event = append(r.event, h)
+			r.onEvent = append(r.onEvent, h)
 		}
 		if h, ok := m.(sendHook); ok {
-			r.send = append(r.send, h)
+			r.onSend = append(r.onSend, h)
 		}
 		if h, ok := m.(diskHook); ok {
-			r.disk = append(r.disk, h)
+			r.onDisk = append(r.onDisk, h)
 		}
 		if h, ok := m.(faultHook); ok {
-			r.fault = append(r.fault, h)
+			r.onFault = append(r.onFault, h)
 		}
 		if h, ok := m.(holdHook); ok {
-			r.hold = append(r.hold, h)
+			r.onHold = append(r.onHold, h)
 		}
 	}
 }

@@ -64,6 +64,7 @@ type tables struct {
 	// entries (entry i: acceptor i's latest grant); resState.grants is the
 	// block's first index. With fewer, the block is resState.inline.
 	grants    []grant
+	// latencies: the request meter's samples, kept here between runs.
 	latencies []int64
 }
 
@@ -206,7 +207,7 @@ func (r *Recorder) Request(t int64, n algorithms.NodeID, local algorithms.Local,
 			return
 		}
 	}
-	for _, h := range r.request {
+	for _, h := range r.onRequest {
 		h.requested(t, n)
 	}
 	r.accrue(s, t)
@@ -249,7 +250,7 @@ func (r *Recorder) takeWant(s *resState, n algorithms.NodeID, t int64) (want, bo
 
 // resolveWant tells the meters that n's pending request w ended at t.
 func (r *Recorder) resolveWant(t int64, n algorithms.NodeID, w want, o Outcome) {
-	for _, h := range r.resolve {
+	for _, h := range r.onResolve {
 		h.resolved(t, n, w.start, int(w.preempts), o)
 	}
 }
@@ -274,7 +275,7 @@ func (r *Recorder) Event(t int64, n algorithms.NodeID, local algorithms.Local, e
 		r.tr.Add(&TraceRec{T: t, Local: local, Kind: TraceEvent, Sub: uint8(ev.Kind), Node: n,
 			Res: ev.Resource, Owner: ev.Owner, Ballot: ev.Ballot, X: int64(ev.Until)})
 	}
-	for _, h := range r.event {
+	for _, h := range r.onEvent {
 		h.event(t, n, ev)
 	}
 	switch ev.Kind {
@@ -512,14 +513,14 @@ func (r *Recorder) StaticDeadlocks(t int64) (episodes int, ns int64) {
 // Sent records a message handed to the network. Messages a node sends to
 // itself never cross the network and are not counted.
 func (r *Recorder) Sent(t int64, m *algorithms.Message) {
-	for _, h := range r.send {
+	for _, h := range r.onSend {
 		h.sent(t, m)
 	}
 }
 
 // DiskWrite records bytes written to stable storage (synced or not).
 func (r *Recorder) DiskWrite(t int64, bytes int64) {
-	for _, h := range r.disk {
+	for _, h := range r.onDisk {
 		h.diskWrite(t, bytes)
 	}
 }
@@ -527,7 +528,7 @@ func (r *Recorder) DiskWrite(t int64, bytes int64) {
 // Fsync records one completed fsync that took latency ns; bytes, if not
 // already counted by DiskWrite, are added to the bytes written.
 func (r *Recorder) Fsync(t int64, latency int64, bytes int64) {
-	for _, h := range r.disk {
+	for _, h := range r.onDisk {
 		h.fsync(t, latency, bytes)
 	}
 }
@@ -537,7 +538,7 @@ func (r *Recorder) Fsync(t int64, latency int64, bytes int64) {
 // grants are gone. It returns how many pending requests failed.
 func (r *Recorder) Crash(t int64, n algorithms.NodeID) int {
 	r.chk.Advance(t)
-	for _, h := range r.fault {
+	for _, h := range r.onFault {
 		h.crashed(t, n)
 	}
 	r.chk.Crash(t, n)
@@ -559,7 +560,7 @@ func (r *Recorder) Crash(t int64, n algorithms.NodeID) int {
 
 // Partition records that a partition began at t.
 func (r *Recorder) Partition(t int64) {
-	for _, h := range r.fault {
+	for _, h := range r.onFault {
 		h.partitioned(t)
 	}
 }
@@ -567,14 +568,14 @@ func (r *Recorder) Partition(t int64) {
 // MarkFailover records that the holder n was crashed on purpose at t (the
 // failover workload); the gap runs to the next hold of another node.
 func (r *Recorder) MarkFailover(t int64, n algorithms.NodeID) {
-	for _, h := range r.hold {
+	for _, h := range r.onHold {
 		h.failover(t, n)
 	}
 }
 
 // HoldStart implements HoldObserver.
 func (r *Recorder) HoldStart(t int64, res algorithms.ResourceID, owner algorithms.NodeID, ballot algorithms.Ballot, prev algorithms.NodeID, untilTrue int64) {
-	for _, h := range r.hold {
+	for _, h := range r.onHold {
 		h.holdStarted(t, res, owner, prev)
 	}
 	s := r.res(res)

@@ -63,7 +63,7 @@ type tables struct {
 	// resource that ever saw a Granted event, one block of `acceptors`
 	// entries (entry i: acceptor i's latest grant); resState.grants is the
 	// block's first index. With fewer, the block is resState.inline.
-	grants    []grant
+	grants []grant
 	// latencies: the request meter's samples, kept here between runs.
 	latencies []int64
 }

@@ -11,7 +11,6 @@ import (
 	"leaselab/algorithms"
 	"leaselab/runner"
 	"leaselab/runner/internal/pool"
-	"leaselab/runner/record"
 	"leaselab/runner/sim"
 )
 
@@ -313,18 +312,18 @@ type holderCrashes struct {
 	n     int
 }
 
-func (h *holderCrashes) observe(r record.TraceRec) {
+func (h *holderCrashes) Observe(r *runner.TraceRec) {
 	switch r.Kind {
-	case record.TraceHoldStart, record.TraceHoldEnd:
+	case runner.TraceHoldStart, runner.TraceHoldEnd:
 		if int(r.Owner) >= len(h.holds) {
 			h.holds = append(h.holds, make([]int, int(r.Owner)+1-len(h.holds))...)
 		}
-		if r.Kind == record.TraceHoldStart {
+		if r.Kind == runner.TraceHoldStart {
 			h.holds[r.Owner]++
 		} else {
 			h.holds[r.Owner]--
 		}
-	case record.TraceCrash:
+	case runner.TraceCrash:
 		if int(r.Node) < len(h.holds) && h.holds[r.Node] > 0 {
 			h.n++
 		}
@@ -339,9 +338,9 @@ const maxFirst = 20
 // parallel on GOMAXPROCS workers. The result does not depend on the
 // scheduling: runs are independent and summed in seed order.
 //
-// Options: Progress gets the fraction of seeds done. Trace, Holds and
-// ViolationTrace, if set, receive the output of a re-run of the first
-// violating seed (nothing if there is none).
+// Options: Progress gets the fraction of seeds done. Trace, Holds,
+// ViolationTrace and Observers, if set, receive the output of a re-run of
+// the first violating seed (nothing if there is none).
 func Check(cs CheckSpec, opt runner.Options) (CheckResult, error) {
 	start := time.Now()
 	if cs.Seeds < 1 {
@@ -376,7 +375,7 @@ func Check(cs CheckSpec, opt runner.Options) (CheckResult, error) {
 			o.err = fmt.Errorf("seed %d: %w", spec.Seed, err)
 		} else {
 			var hc holderCrashes
-			o.res, o.err = sim.RunObserved(spec, runner.Options{}, hc.observe)
+			o.res, o.err = sim.Run(spec, runner.Options{Observers: []runner.Observer{&hc}})
 			o.holderCrashes = hc.n
 		}
 		results[i] = o
@@ -429,9 +428,10 @@ func Check(cs CheckSpec, opt runner.Options) (CheckResult, error) {
 		}
 	}
 	sort.Slice(cr.ViolatingSeeds, func(i, j int) bool { return cr.ViolatingSeeds[i] < cr.ViolatingSeeds[j] })
-	if len(cr.ViolatingSeeds) > 0 && (opt.Trace != nil || opt.Holds != nil || opt.ViolationTrace != nil) {
+	if len(cr.ViolatingSeeds) > 0 && (opt.Trace != nil || opt.Holds != nil || opt.ViolationTrace != nil || len(opt.Observers) > 0) {
 		spec, _ := specFor(cs.Base, kinds, cs.Vary, cr.ViolatingSeeds[0])
-		if _, err := sim.Run(spec, runner.Options{Trace: opt.Trace, Holds: opt.Holds, ViolationTrace: opt.ViolationTrace}); err != nil {
+		rerun := runner.Options{Trace: opt.Trace, Holds: opt.Holds, ViolationTrace: opt.ViolationTrace, Observers: opt.Observers}
+		if _, err := sim.Run(spec, rerun); err != nil {
 			return cr, err
 		}
 	}

@@ -11,7 +11,6 @@ import (
 	"leaselab/algorithms"
 	"leaselab/runner"
 	"leaselab/runner/faults"
-	"leaselab/runner/record"
 	"leaselab/runner/sim"
 )
 
@@ -111,7 +110,7 @@ func recordRun(spec runner.Spec) (*recording, error) {
 	inflight := map[algorithms.Message][]int{}
 	var seq int64
 	var bad error
-	arrive := func(r *record.TraceRec) {
+	arrive := func(r *runner.TraceRec) {
 		q := inflight[r.Msg]
 		if len(q) == 0 {
 			if bad == nil {
@@ -130,35 +129,35 @@ func recordRun(spec runner.Spec) (*recording, error) {
 			inflight[r.Msg] = q[1:]
 		}
 	}
-	ext := func(r *record.TraceRec, a extAction) {
+	ext := func(r *runner.TraceRec, a extAction) {
 		a.t, a.seq = r.T, seq
 		rc.ext = append(rc.ext, a)
 	}
-	hook := func(r record.TraceRec) {
+	hook := observerFunc(func(r *runner.TraceRec) {
 		seq++
 		self := r.Msg.From == r.Msg.To
 		switch r.Kind {
-		case record.TraceClock:
+		case runner.TraceClock:
 			if len(rc.boot) < nodes {
 				// The boot writes every node's clock before anything else.
 				rc.boot = append(rc.boot, faults.Clock{Offset: r.X, RatePPB: r.Y})
 			} else {
-				ext(&r, extAction{kind: extClock, node: r.Node, clock: faults.Clock{Offset: r.X, RatePPB: r.Y}})
+				ext(r, extAction{kind: extClock, node: r.Node, clock: faults.Clock{Offset: r.X, RatePPB: r.Y}})
 			}
-		case record.TraceSend:
+		case runner.TraceSend:
 			if !self {
 				inflight[r.Msg] = append(inflight[r.Msg], len(rc.msgs))
 				rc.msgs = append(rc.msgs, recMsg{t: r.T, msg: r.Msg, copies: 1})
 			}
-		case record.TraceDup:
+		case runner.TraceDup:
 			if !self {
 				rc.msgs[len(rc.msgs)-1].copies++ // the send just made
 			}
-		case record.TraceDrop:
+		case runner.TraceDrop:
 			if self {
 				break
 			}
-			if r.Sub == record.DropLoss || r.Sub == record.DropPartition {
+			if r.Sub == runner.DropLoss || r.Sub == runner.DropPartition {
 				// Dropped as it was sent: the send just made.
 				rc.msgs[len(rc.msgs)-1].copies = 0
 				q := inflight[r.Msg]
@@ -169,20 +168,20 @@ func recordRun(spec runner.Spec) (*recording, error) {
 				}
 				break
 			}
-			arrive(&r) // the receiver is down
-		case record.TraceDeliver:
+			arrive(r) // the receiver is down
+		case runner.TraceDeliver:
 			if !self {
-				arrive(&r)
+				arrive(r)
 			}
-		case record.TraceInput:
-			ext(&r, extAction{kind: extInput, node: r.Node, res: r.Res, input: algorithms.InputKind(r.Sub)})
-		case record.TraceCrash:
-			ext(&r, extAction{kind: extCrash, node: r.Node})
-		case record.TraceRestart:
-			ext(&r, extAction{kind: extRestart, node: r.Node})
+		case runner.TraceInput:
+			ext(r, extAction{kind: extInput, node: r.Node, res: r.Res, input: algorithms.InputKind(r.Sub)})
+		case runner.TraceCrash:
+			ext(r, extAction{kind: extCrash, node: r.Node})
+		case runner.TraceRestart:
+			ext(r, extAction{kind: extRestart, node: r.Node})
 		}
-	}
-	res, err := sim.RunObserved(spec, runner.Options{}, hook)
+	})
+	res, err := sim.Run(spec, runner.Options{Observers: []runner.Observer{hook}})
 	if err != nil {
 		return nil, err
 	}
@@ -195,6 +194,11 @@ func recordRun(spec runner.Spec) (*recording, error) {
 	}
 	return rc, nil
 }
+
+// observerFunc is a function that observes a run's trace.
+type observerFunc func(r *runner.TraceRec)
+
+func (f observerFunc) Observe(r *runner.TraceRec) { f(r) }
 
 // earliest is the violation that began first (the checker lists them as
 // they end); vs is not empty.

@@ -18,31 +18,15 @@ func Run(spec runner.Spec, opt runner.Options) (runner.Result, error) {
 	return res, err
 }
 
-// RunObserved is Run with hook seeing every trace record as the run adds
-// it (runner/campaign records a violating run as a scenario this way).
-// The spec must be valid (Spec.Validate).
-func RunObserved(spec runner.Spec, opt runner.Options, hook func(record.TraceRec)) (runner.Result, error) {
-	res, _, err := runHooked(spec, opt, hook)
-	return res, err
-}
-
 // runDetail is Run that also returns the simulator (for its
 // counters, in tests and benchmarks: after a run without error it has
 // released its tables to the next run).
 func runDetail(spec runner.Spec, opt runner.Options) (runner.Result, *sim, error) {
-	return runHooked(spec, opt, nil)
-}
-
-func runHooked(spec runner.Spec, opt runner.Options, hook func(record.TraceRec)) (runner.Result, *sim, error) {
 	start := time.Now()
 	tr := record.NewRunTracer(opt)
-	tr.Hook = hook
 	s, err := newSim(spec, tr, false)
 	if err != nil {
 		return runner.Result{}, nil, err
-	}
-	if opt.Holds != nil {
-		s.rec.WriteHolds(opt.Holds)
 	}
 	if spec.Workload == "batch" {
 		// A batch puts every request in flight at once: size the tables
@@ -52,7 +36,6 @@ func runHooked(spec runner.Spec, opt runner.Options, hook func(record.TraceRec))
 		s.msgs.Grow(n * spec.Acceptors)
 		s.tslots.Grow(n * (spec.Acceptors + 1))
 	}
-	record.DumpFirstViolation(s.rec, tr, opt.ViolationTrace)
 	drv, err := workload.NewDriver(spec, s, s.rec)
 	if err != nil {
 		return runner.Result{}, nil, err
@@ -73,10 +56,7 @@ func runHooked(spec runner.Spec, opt runner.Options, hook func(record.TraceRec))
 	res.TraceHash = tr.Hash()
 	res.WallMS = float64(time.Since(start).Microseconds()) / 1e3
 	if err := tr.Flush(); err != nil {
-		return res, s, fmt.Errorf("writing trace: %w", err)
-	}
-	if err := s.rec.HoldsError(); err != nil {
-		return res, s, fmt.Errorf("writing holds: %w", err)
+		return res, s, err
 	}
 	s.release()
 	return res, s, nil

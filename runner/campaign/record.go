@@ -45,6 +45,8 @@ type recording struct {
 	// first: the run's first violation, if any.
 	first    runner.Violation
 	violated bool
+	// acquired: the run's leases acquired (LeasesAcquired).
+	acquired int
 	// keys: the messages by kind, sender, receiver and resource, in send
 	// order (built by the first play).
 	keys map[msgKey][]int
@@ -188,6 +190,7 @@ func recordRun(spec runner.Spec) (*recording, error) {
 	if bad != nil {
 		return nil, bad
 	}
+	rc.acquired = res.LeasesAcquired
 	if len(res.ViolationList) > 0 {
 		rc.first, rc.violated = earliest(res.ViolationList), true
 		rc.end = rc.first.StartNS
@@ -245,6 +248,7 @@ type played struct {
 	commands int    // its action lines (setup, clocks and start not counted)
 	violated bool
 	first    runner.Violation
+	acquired int // leases acquired (LeasesAcquired)
 	// matched: the recorded messages the play sent; delivered: those it
 	// delivered.
 	matched, delivered []int
@@ -523,6 +527,7 @@ func (rc *recording) play(c candidate, text bool) (played, error) {
 	if len(res.Violations) > 0 {
 		p.violated, p.first = true, earliest(res.Violations)
 	}
+	p.acquired = res.LeasesAcquired
 	p.text = b.String()
 	return p, nil
 }

@@ -65,6 +65,9 @@ on can mask another). The kinds and the ranges a seed draws in:
   stale      0.25 to 3 stalls per link per minute, up to 1 to 3 times
              (M + downtime): a message outlives its sender's crash and
              quarantine
+  late       --late 0.001 to 0.02: messages held back alone as long as
+             stalls, so later ones on the link overtake them (a stall
+             keeps its link in order)
   giveup, extend, resources  up to 0.5, 0.7 and 5
   shape      1 to 5 acceptors and 2 to 6 proposers, unequal: nodes that
              only propose (no acceptor state to push their ballots up) or
@@ -269,7 +272,7 @@ func writeCheckTimeline(c *ctx, path string, col *htmlview.Collector, res campai
 // checkRates are the flags whose values a campaign draws per seed for the
 // requested fault kinds unless they are given (the swarm also draws the
 // cluster's shape, the network's speed and the stalls' length).
-var checkRates = []string{"loss", "dup", "reorder", "partitions", "crash-rate", "drift", "skew", "stale", "giveup", "extend", "resources",
+var checkRates = []string{"loss", "dup", "reorder", "partitions", "crash-rate", "drift", "skew", "stale", "late", "giveup", "extend", "resources",
 	"acceptors", "proposers", "rtt", "jitter", "response-timeout", "stale-max"}
 
 // writeCounterexample shrinks a violation of campaign cs (result res) and

@@ -42,6 +42,12 @@ import (
 //	           a stalled link past the lease's M and past a crash's
 //	           downtime, so it arrives after its sender restarted and
 //	           waited out its quarantine
+//	late       Net.Late uniform in [0.001, 0.02]: that share of the
+//	           messages is held back alone, up to StaleSpans lease spans
+//	           (as for stale), and later messages on its link overtake it:
+//	           a Propose and a Release of a node's earlier life arrive
+//	           after its new lease (a stall keeps its link in order, so it
+//	           cannot do this)
 //	giveup     Spec.Giveup uniform in [0.05, 0.5]
 //	extend     Spec.Extend uniform in [0.1, 0.7]
 //	resources  Spec.Resources uniform in {2, ..., 5}
@@ -56,7 +62,7 @@ import (
 //
 // As in the fixed mixes, a rate the base spec sets (non-zero) or the
 // caller fixed (Vary.Fixed: loss, dup, reorder, partitions, crash-rate,
-// drift, skew, stale, giveup, extend, resources; also acceptors,
+// drift, skew, stale, late, giveup, extend, resources; also acceptors,
 // proposers, rtt, jitter and response-timeout for shape and slow) is used
 // as given for every seed; Vary's workload, downtime and partition-length
 // draws are those of the fixed mixes unless a kind above widens them. A
@@ -68,7 +74,7 @@ const Swarm = "swarm"
 // SwarmKinds are the kinds a swarm seed draws in or out, in the order of
 // CheckResult.Swarm.
 var SwarmKinds = []string{"loss", "dup", "reorder", "partition", "crash", "drift", "freeclock",
-	"stale", "giveup", "extend", "resources", "shape", "slow"}
+	"stale", "late", "giveup", "extend", "resources", "shape", "slow"}
 
 const swarmStream = 0x737761726d000001
 
@@ -85,7 +91,7 @@ type swarmDraws struct {
 	loss, dup, reorder              float64
 	parts, plen                     float64
 	crash, down                     float64
-	stale, staleSpans               float64
+	stale, staleSpans, late         float64
 	giveup, extend                  float64
 	resources, acceptors, proposers int
 	rtt, jitter                     float64
@@ -128,6 +134,7 @@ func swarmDrawFor(seed uint64) swarmDraws {
 	d.freeCoin = r.Float64() < 0.5
 	d.drift, d.skew = r.Float64(), r.Float64()
 	d.freeRate, d.freeSkew = r.Float64(), r.Float64()
+	d.late = uniformF(r, 0.001, 0.02)
 	return d
 }
 
@@ -174,7 +181,8 @@ func swarmSpecFor(base runner.Spec, vary Vary, seed uint64) (runner.Spec, []bool
 		}
 	}
 	set("stale", "stale", &s.Net.Stale, d.stale)
-	if d.has("stale") && !vary.fixed("stale-max") {
+	set("late", "late", &s.Net.Late, d.late)
+	if (d.has("stale") || d.has("late")) && !vary.fixed("stale-max") {
 		// Past M and past a downtime: a stalled message outlives its
 		// sender's crash and quarantine.
 		s.Net.StaleSpans = d.staleSpans * float64(p.MaxLease+s.Faults.Downtime) / float64(p.LeaseSpan)

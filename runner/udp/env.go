@@ -184,6 +184,9 @@ func checkSpec(spec runner.Spec, eo EnvOptions) (algorithms.Algorithm, EnvOption
 	if spec.Faults.CrashRate > 0 {
 		return algorithms.Algorithm{}, eo, runner.BadSpec(errors.New("udp: random crashes (crash rate) are simulator-only; the udp environment crashes nodes only as the workload asks (failover)"))
 	}
+	if spec.Net.Late > 0 {
+		return algorithms.Algorithm{}, eo, runner.BadSpec(errors.New("udp: late messages (held back for lease spans) are simulator-only"))
+	}
 	if spec.Net.Stale > 0 {
 		return algorithms.Algorithm{}, eo, runner.BadSpec(errors.New("udp: stale messages (held back for lease spans) are simulator-only"))
 	}

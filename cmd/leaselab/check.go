@@ -108,7 +108,7 @@ give --trace / --holds / --violation-trace / --timeline to check itself.
 
 --out FILE shrinks a violation to a minimal scenario file (campaign.Shrink):
 the violating run (of the seeds whose violation began earliest, the first
-of up to five whose recording reproduces a violation) is recorded from the
+of up to ten whose recording reproduces a violation) is recorded from the
 simulator as a scenario, every message delivery, input, crash, restart and
 clock slew a command, and shrunk by delta debugging while a violation
 persists: whole clients' inputs, crashes, chunks and then single actions

@@ -337,12 +337,12 @@ func (sh *shrinker) clocks() {
 }
 
 // maxShrinkTries bounds the violating seeds ShrinkCampaign records.
-const maxShrinkTries = 5
+const maxShrinkTries = 10
 
 // ShrinkCampaign shrinks one violating seed of campaign cs, whose result
 // is cr: of the seeds in cr.First, those whose violation began earliest
 // first (a shorter run to record and shrink), the first whose recording
-// violates as a scenario (at most five are tried). budget bounds the
+// violates as a scenario (at most ten are tried). budget bounds the
 // whole (0: DefaultShrinkBudget).
 func ShrinkCampaign(cs CheckSpec, cr CheckResult, budget time.Duration) (ShrinkResult, error) {
 	if budget <= 0 {

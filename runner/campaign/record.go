@@ -426,22 +426,24 @@ func (rc *recording) play(c candidate, text bool) (played, error) {
 	// advance only where a command follows, so the advances between two
 	// commands merge.
 	var now, written int64
-	step := func(line, comment string) error {
+	step := func(comment string, fields ...string) error {
 		if now > written {
 			write(advanceLine(now-written), "")
 			p.commands++
 			written = now
 		}
-		write(line, comment)
+		if text {
+			write(strings.Join(fields, " "), comment)
+		}
 		p.commands++
-		return sc.Exec(line)
+		return sc.Do(fields...)
 	}
 	next := 0 // of c.ext
 	for {
 		// Messages nobody will deliver leave the pending list (the text
 		// leaves them pending: never delivered either way).
 		for _, id := range silent {
-			if err := sc.Exec("drop " + strconv.Itoa(id)); err != nil {
+			if err := sc.Do("drop", strconv.Itoa(id)); err != nil {
 				return p, err
 			}
 		}
@@ -463,7 +465,7 @@ func (rc *recording) play(c candidate, text bool) (played, error) {
 			if sc.Violations() > 0 || t > rc.end {
 				break
 			}
-			if err := sc.Exec(advanceLine(t - now)); err != nil {
+			if err := sc.Do("advance", time.Duration(t-now).String()); err != nil {
 				return p, err
 			}
 			now = t
@@ -485,7 +487,7 @@ func (rc *recording) play(c candidate, text bool) (played, error) {
 			if text {
 				comment = pendingComment(sc, d.id)
 			}
-			if err := step(fmt.Sprintf("%s %d", verb, d.id), comment); err != nil {
+			if err := step(comment, verb, strconv.Itoa(d.id)); err != nil {
 				return p, err
 			}
 			if d.last && d.rec >= 0 {
@@ -494,22 +496,22 @@ func (rc *recording) play(c candidate, text bool) (played, error) {
 			continue
 		}
 		next++
-		var line string
+		var fields []string
 		switch a.kind {
 		case extInput:
 			if !sc.Up(a.node) {
 				continue
 			}
-			line = fmt.Sprintf("%s %s r%d", a.input, a.node, a.res)
+			fields = []string{a.input.String(), a.node.String(), "r" + strconv.FormatUint(uint64(a.res), 10)}
 		case extCrash, extRestart:
 			if sc.Up(a.node) != (a.kind == extCrash) {
 				continue
 			}
-			line = fmt.Sprintf("%s %s", map[extKind]string{extCrash: "crash", extRestart: "restart"}[a.kind], a.node)
+			fields = []string{map[extKind]string{extCrash: "crash", extRestart: "restart"}[a.kind], a.node.String()}
 		case extClock:
-			line = clockLine(a.node, a.clock)
+			fields = strings.Fields(clockLine(a.node, a.clock))
 		}
-		if err := step(line, ""); err != nil {
+		if err := step("", fields...); err != nil {
 			return p, err
 		}
 	}

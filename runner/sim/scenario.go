@@ -109,8 +109,15 @@ func (rp *replayer) execLine(text string) error {
 	if len(fields) == 0 {
 		return nil
 	}
-	fmt.Fprintf(rp.w, "> %s\n", strings.Join(fields, " "))
-	rp.tx.command(strings.Join(fields, " "))
+	return rp.execFields(fields)
+}
+
+// execFields runs one command, split into fields.
+func (rp *replayer) execFields(fields []string) error {
+	if !rp.quiet {
+		fmt.Fprintf(rp.w, "> %s\n", strings.Join(fields, " "))
+		rp.tx.command(strings.Join(fields, " "))
+	}
 	if err := rp.exec(fields); err != nil {
 		return fmt.Errorf("line %d: %w", rp.line, err)
 	}

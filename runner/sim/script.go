@@ -26,6 +26,13 @@ func NewScript() *Script {
 // recorded in the result's Failed list.
 func (sc *Script) Exec(line string) error { return sc.rp.execLine(line) }
 
+// Do runs one command given as its fields ("deliver", "3"), as Exec runs
+// the line they make, without the parsing.
+func (sc *Script) Do(fields ...string) error {
+	sc.rp.line++
+	return sc.rp.execFields(fields)
+}
+
 // OnPending makes f see every message that becomes pending, with its
 // number (call it before the first action).
 func (sc *Script) OnPending(f func(id int, m algorithms.Message)) { sc.rp.pendingHook = f }

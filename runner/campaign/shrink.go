@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"leaselab/runner"
@@ -113,20 +114,17 @@ func sameViolation(a, b runner.Violation) bool {
 
 func shrinkHeader(spec runner.Spec, sr ShrinkResult, out played) string {
 	v := out.first
-	return fmt.Sprintf(`# A violation of the lease invariant found by 'leaselab check': seed %d of
-# %s, recorded from the simulator as a scenario and shrunk from %d to %d
-# commands (runner/campaign.Shrink). 'leaselab replay FILE' exits 1 on it.
-# Violation: r%d held by %s (b=%s) and %s (b=%s) from %v.
-`, sr.Seed, describeSpec(spec), sr.Recorded, out.commands,
-		v.Resource, v.Owners[0], v.Ballots[0], v.Owners[1], v.Ballots[1], time.Duration(v.StartNS))
-}
-
-func describeSpec(spec runner.Spec) string {
-	s := spec.Algo
+	what := spec.Algo
 	if len(spec.Ablate) > 0 {
-		s += fmt.Sprintf(" with %v ablated", spec.Ablate)
+		what += " with " + strings.Join(spec.Ablate, ",") + " ablated"
 	}
-	return s
+	return fmt.Sprintf(`# A violation of the lease invariant found by 'leaselab check': seed %d
+# of %s, recorded from the simulator and shrunk
+# from %d to %d commands (runner/campaign.Shrink).
+# 'leaselab replay FILE' exits 1 on it.
+# Violation: r%d held by %s (b=%s) and %s (b=%s) from %v.
+`, sr.Seed, what, sr.Recorded, out.commands,
+		v.Resource, v.Owners[0], v.Ballots[0], v.Owners[1], v.Ballots[1], time.Duration(v.StartNS))
 }
 
 // shrinker is one delta-debugging run (Zeller and Hildebrandt's ddmin,

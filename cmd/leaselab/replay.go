@@ -87,6 +87,8 @@ func setupReplay(fs *pflag.FlagSet) action {
 		rr, err := sim.ReplayWith(f, w, opts)
 		if err == nil && col != nil {
 			title := "leaselab replay " + filepath.Base(args[0])
+			in := col.Input() // the scenario's cluster names the rows' roles
+			in.Acceptors, in.Proposers = rr.Params.Acceptors, rr.Params.Proposers
 			if err := writeHTMLTimeline(*timeline, col, title, c.meta(), 0, rr.Violations); err != nil {
 				return fmt.Errorf("--timeline: %w", err)
 			}

@@ -12,7 +12,7 @@ import (
 // against a send seen before it.
 type msgCounter struct {
 	sends, delivers, self, unmatched int
-	sent                              map[algorithms.Message]int
+	sent                             map[algorithms.Message]int
 }
 
 func (c *msgCounter) Observe(r *runner.TraceRec) {

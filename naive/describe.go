@@ -24,7 +24,7 @@ func (n *Node) Describe(now algorithms.Local) string {
 	grants := n.tab.keys(buf[:0], true)
 	for _, r := range grants {
 		g := n.tab.get(r).g
-		d.Item("acceptor", "r%d: granted to %s (ballot %s), lapses %s; denies every other request", r, g.owner, g.ballot, algorithms.Until(g.until, now))
+		d.Item("acceptor", "r%d: granted to %s (ballot %s), lapses %s; denies requests while it lasts (its owner may renew it)", r, g.owner, g.ballot, algorithms.Until(g.until, now))
 	}
 	if len(grants) == 0 && n.cluster.IsAcceptor(n.id) {
 		d.Line("acceptor: no grants")

@@ -120,6 +120,7 @@ function label(X, y, text, cls, k, i) {
 function timeTicks(h) {
   var span = view.u1 - view.u0, raw = span / 8, p = Math.pow(10, Math.floor(Math.log10(raw))), step = p;
   [1, 2, 5, 10].forEach(function (m) { if (p * m <= raw) step = p * m; });
+  step = Math.max(step, 1); // true time is in whole nanoseconds
   var unit = step >= 1e9 ? [1e9, "s"] : step >= 1e6 ? [1e6, "ms"] : step >= 1e3 ? [1e3, "\u00b5s"] : [1, "ns"];
   var digits = Math.max(0, Math.ceil(-Math.log10(step / unit[0]) - 1e-9));
   var out = '<g class="axis">';
@@ -329,6 +330,7 @@ function select(k) {
 function showStep() {
   var s = S[sel], prev = sel > 0 ? S[sel - 1] : null;
   document.getElementById("stepno").textContent = "step " + (sel + 1) + " of " + NS;
+  if (location.hash !== "#selftest" && history.replaceState) history.replaceState(null, "", "#step=" + (sel + 1) + (mode === "time" ? "&time" : ""));
   document.getElementById("stepslider").value = sel;
   document.getElementById("stepcmd").textContent = s.cmd;
   document.getElementById("stepwhere").textContent = "line " + s.line + " of the scenario; true time after it " + ms(s.t) +
@@ -405,7 +407,10 @@ D.violations.slice(0, 10).forEach(function (v, i) {
   };
   jump.appendChild(b);
 });
-if (NS === 0) document.getElementById("axis-step").style.display = "none";
+if (NS === 0) {
+  document.getElementById("axis-step").style.display = "none";
+  document.getElementById("stephint").style.display = "none";
+}
 
 var selfNote = D.total_self > 0 ? " (" + plural(D.total_self, "is a node's message", "are a node's messages") + " to itself, delivered at once as a step of its own and drawn as a dot, not an arrow)" : "";
 var sum = plural(rows, "node", "nodes") + ", " + dur(D.end - D.start) + " of true time (" + ms(D.start) + " to " + ms(D.end) + ")" + (NS > 0 ? ", " + plural(NS, "step", "steps") + " (one per scenario command)" : "") + "; " +
@@ -446,6 +451,10 @@ if (NS > 0) {
   // Start at the first violation when there is one: that is what a
   // counterexample is for.
   var first = D.violations.length ? Math.min(Math.floor(stepPos(D.violations[0].q)), NS - 1) : 0;
+  // A link may name the step (#step=N, from 1) and the axis (#time).
+  var named = /step=(\d+)/.exec(location.hash);
+  if (named) first = +named[1] - 1;
+  if (/time/.test(location.hash)) mode = "time";
   whole();
   select(first);
 } else {

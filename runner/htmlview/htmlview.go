@@ -817,7 +817,7 @@ var page = template.Must(template.New("page").Parse(`<!DOCTYPE html>
 <button id="zoom-reset" title="show the whole run (0)">whole run</button>
 axis: <button id="axis-time" title="true time">time</button><button id="axis-step" title="one step per scenario command">steps</button>
 <span id="jump"></span>
-<span class="hint">wheel: zoom at the pointer &middot; drag: pan &middot; hover: details &middot; click, &larr; &rarr;: select a step</span>
+<span class="hint">wheel: zoom at the pointer &middot; drag: pan &middot; hover: details<span id="stephint"> &middot; click, &larr; &rarr;: select a step</span></span>
 </div>
 <div id="legend"></div>
 </header>

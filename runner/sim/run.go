@@ -37,7 +37,10 @@ func runDetail(spec runner.Spec, opt runner.Options) (runner.Result, *sim, error
 		n := spec.Leases
 		s.rec.Reserve(n)
 		s.msgs.Grow(n * spec.Acceptors)
-		s.tslots.Grow(n * (spec.Acceptors + 1))
+		s.trefs.Grow(n * (spec.Acceptors + 1))
+		for i := range s.nodes {
+			s.nodes[i].Timers.Grow(n)
+		}
 	}
 	record.DumpFirstViolation(s.rec, tr, opt.ViolationTrace)
 	drv, err := workload.NewDriver(spec, s, s.rec)

@@ -12,7 +12,6 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"leaselab/algorithms"
 	"leaselab/runner"
 	"leaselab/runner/udp"
 	"leaselab/runner/workload"
@@ -76,17 +75,6 @@ func setupCluster(fs *pflag.FlagSet) action {
 		if err := udp.FailoverNodesError(*nodes); err != nil {
 			return badInput(fmt.Errorf("--nodes: %w", err))
 		}
-		alg, err := algorithms.Lookup(spec.Algo)
-		if err != nil {
-			return badInput(err)
-		}
-		if err := alg.ValidateConfig(spec.Params, algorithms.NewCluster(*nodes, *nodes), spec.Ablate); err != nil {
-			return badInput(err)
-		}
-		exe, err := os.Executable()
-		if err != nil {
-			return err
-		}
 		// The failover workload on node processes: nodes acceptors, node 0
 		// and the contenders proposers, the run bounded by --limit.
 		spec.Env, spec.Workload = "udp", "failover"
@@ -96,8 +84,16 @@ func setupCluster(fs *pflag.FlagSet) action {
 		if *contenders < 1 || *contenders >= *nodes {
 			return badInput(fmt.Errorf("contenders must be in [1, %d], got %d", *nodes-1, *contenders))
 		}
+		plan, err := runner.Resolve(spec)
+		if err != nil {
+			return badInput(err)
+		}
 		if spec.RenewBefore <= 0 || spec.RenewBefore >= spec.Params.LeaseSpan {
 			return badInput(fmt.Errorf("renew-before %v must be in (0, lease span %v)", spec.RenewBefore, spec.Params.LeaseSpan))
+		}
+		exe, err := os.Executable()
+		if err != nil {
+			return err
 		}
 		procs := &udp.Processes{
 			Command: func(pc udp.ProcessConfig) *exec.Cmd { return exec.Command(exe, nodeArgs(pc)...) },
@@ -119,7 +115,7 @@ func setupCluster(fs *pflag.FlagSet) action {
 				return err
 			}
 		}
-		r, ex, err := udp.RunSpec(spec, runner.Options{}, udp.EnvOptions{Processes: procs})
+		r, ex, err := udp.RunPlan(plan, runner.Options{}, udp.EnvOptions{Processes: procs})
 		if errors.Is(err, runner.ErrBadSpec) {
 			return badInput(err)
 		}
@@ -148,7 +144,7 @@ func setupCluster(fs *pflag.FlagSet) action {
 			}
 			if res.Restarted {
 				silent := fmt.Sprintf("%.1f ms", res.QuarantineMS)
-				if alg.Durable {
+				if plan.Algo.Durable {
 					silent = "0 (recovered from its log)"
 				}
 				rows = append(rows,

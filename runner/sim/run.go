@@ -9,25 +9,32 @@ import (
 	"leaselab/runner/workload"
 )
 
-func init() { runner.RegisterEnv("sim", Run) }
+func init() { runner.RegisterEnv(runner.Env{Name: "sim", Run: RunPlan}) }
 
-// Run runs one validated spec in the simulator (runner.Run validates, then
-// calls it for Env "sim").
+// Run resolves spec (runner.Resolve) and runs it in the simulator.
 func Run(spec runner.Spec, opt runner.Options) (runner.Result, error) {
-	res, _, err := runDetail(spec, opt)
+	p, err := runner.Resolve(spec)
+	if err != nil {
+		return runner.Result{}, err
+	}
+	return RunPlan(p, opt)
+}
+
+// RunPlan runs a resolved plan in the simulator (runner.Run resolves,
+// then calls it for Env "sim").
+func RunPlan(p runner.Plan, opt runner.Options) (runner.Result, error) {
+	res, _, err := runDetail(p, opt)
 	return res, err
 }
 
-// runDetail is Run that also returns the simulator (for its
+// runDetail is RunPlan that also returns the simulator (for its
 // counters, in tests and benchmarks: after a run without error it has
 // released its tables to the next run).
-func runDetail(spec runner.Spec, opt runner.Options) (runner.Result, *sim, error) {
+func runDetail(p runner.Plan, opt runner.Options) (runner.Result, *sim, error) {
+	spec := p.Spec
 	start := time.Now()
 	tr := record.NewRunTracer(opt)
-	s, err := newSim(spec, tr, false)
-	if err != nil {
-		return runner.Result{}, nil, err
-	}
+	s := newSim(p, tr, false)
 	if opt.Holds != nil {
 		s.rec.WriteHolds(opt.Holds)
 	}
@@ -43,7 +50,7 @@ func runDetail(spec runner.Spec, opt runner.Options) (runner.Result, *sim, error
 		}
 	}
 	record.DumpFirstViolation(s.rec, tr, opt.ViolationTrace)
-	drv, err := workload.NewDriver(spec, s, s.rec)
+	drv, err := workload.NewDriver(p, s, s.rec)
 	if err != nil {
 		return runner.Result{}, nil, err
 	}

@@ -166,7 +166,8 @@ func (rp *replayer) boot() error {
 		return nil
 	}
 	rp.started = true
-	if err := rp.spec.Validate(); err != nil {
+	p, err := runner.Resolve(rp.spec)
+	if err != nil {
 		return err
 	}
 	tr := record.NewTracer(rp.traceJSON, 0)
@@ -175,10 +176,7 @@ func (rp *replayer) boot() error {
 		rp.tx.record(&r)
 	}
 	rp.tr = tr
-	s, err := newSim(rp.spec, tr, true)
-	if err != nil {
-		return err
-	}
+	s := newSim(p, tr, true)
 	rp.s = s
 	s.onPending = func(p pendingMsg) {
 		fmt.Fprintf(rp.w, "  %*s pending #%d\n", 19, "", p.id)

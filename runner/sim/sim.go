@@ -228,17 +228,14 @@ type pendingMsg struct {
 	msg algorithms.Message
 }
 
-// newSim builds the simulator for spec (already validated) and boots the
-// nodes. The driver is attached by the caller.
-func newSim(spec runner.Spec, tr *record.Tracer, scripted bool) (*sim, error) {
-	algo, err := algorithms.Lookup(spec.Algo)
-	if err != nil {
-		return nil, err
-	}
-	cl := algorithms.NewCluster(spec.Acceptors, spec.Proposers)
+// newSim builds the simulator for plan p. The caller boots the nodes and
+// attaches the driver.
+func newSim(p runner.Plan, tr *record.Tracer, scripted bool) *sim {
+	spec := p.Spec
+	cl := p.Cluster()
 	s := &sim{
 		spec: spec,
-		setup: host.Setup{Algo: algo, Cluster: cl, Params: spec.Params,
+		setup: host.Setup{Algo: p.Algo, Cluster: cl, Params: spec.Params,
 			Ablate: spec.Ablate, Seed: spec.Seed},
 		nodes: make([]simNode, cl.Nodes),
 		net: faults.NewNet(spec.Seed, faults.Link{
@@ -256,7 +253,7 @@ func newSim(spec runner.Spec, tr *record.Tracer, scripted bool) (*sim, error) {
 		s.tables = *t
 	}
 	// Durable records are kept only when the run can crash nodes.
-	keep := scripted || spec.Faults.CrashRate > 0 || spec.Workload == "failover"
+	keep := scripted || spec.Faults.CrashRate > 0 || p.Workload.Crashes
 	for i := range s.nodes {
 		nd := &s.nodes[i]
 		nd.ID = algorithms.NodeID(i)
@@ -267,9 +264,9 @@ func newSim(spec runner.Spec, tr *record.Tracer, scripted bool) (*sim, error) {
 		nd.Disk.Each = !spec.Disk.GroupCommit
 	}
 	s.clock = faults.DrawClocks(spec.Seed, cl.Nodes, spec.Clocks.Skew, spec.Clocks.Drift, spec.Clocks.Edges)
-	s.rec = record.NewRecorder(spec, s, tr)
+	s.rec = record.NewRecorder(p, s, tr)
 	s.q.warm = s.warm
-	return s, nil
+	return s
 }
 
 // warm reads, ahead of their turn, the message and timer slots that the

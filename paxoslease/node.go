@@ -86,6 +86,7 @@ type Node struct {
 	queueBehind    bool // a waiter behind a lease nobody queued for prepares above it at once
 	splitRetry     bool // a parked round with some re-sent promises but no majority retries after two round trips
 	releaseHints   bool // a release goes to the other proposers too, as a hint (Sec. 7)
+	lifeIdentity   bool // owners are compared as proposers (node, restart), not as nodes
 
 	hold       time.Duration // how long a lease lasts on the holder's clock, from its Prepare
 	quarantine time.Duration // silence after a restart, on this node's clock
@@ -166,6 +167,7 @@ func New(cfg algorithms.Config) *Node {
 		queueBehind:    !ab.Has(AblateQueueBehind),
 		splitRetry:     !ab.Has(AblateSplitRetry),
 		releaseHints:   !ab.Has(AblateReleaseHints),
+		lifeIdentity:   !ab.Has(AblateCrossLife),
 		quarantine:     Quarantine(cfg.Params),
 		rounds:         make(map[algorithms.ResourceID]*round),
 		// A restarted node is silent from the start; Start arms the end of
@@ -462,7 +464,15 @@ func (n *Node) onPropose(now algorithms.Local, m algorithms.Message, out *algori
 		// release, sent for the round it gave up or the lease it ended,
 		// would then erase the holder's lease here (abandon-release
 		// ablation).
-		if n.keepOthers && s.accepted != 0 && s.accepted.Node() != m.Owner {
+		//
+		// "Another owner" means another proposer: a node in an earlier
+		// life is one (algorithms.SameProposer). Its ballots may be above
+		// its new life's (the run counter starts again at a restart), so
+		// a Propose of the earlier life, delayed past the crash, would
+		// otherwise replace the new life's live lease here as "its own",
+		// and the earlier life's Release of that ballot would erase it
+		// (cross-life-ballots ablation).
+		if n.keepOthers && s.accepted != 0 && !n.sameOwner(s.accepted, m.Ballot) {
 			n.rejectWith(now, m, algorithms.ProposeReject, s, out)
 			return
 		}
@@ -491,7 +501,7 @@ func (n *Node) onRelease(now algorithms.Local, m algorithms.Message, out *algori
 		return
 	}
 	n.expire(now, m.Resource, s, out)
-	if s.accepted == 0 || s.accepted.Node() != m.Owner {
+	if s.accepted == 0 || !n.sameOwner(s.accepted, m.Ballot) {
 		return
 	}
 	// Only the exact lease released: a release delayed past the owner's
@@ -501,6 +511,16 @@ func (n *Node) onRelease(now algorithms.Local, m algorithms.Message, out *algori
 	}
 	n.clear(now, m.Resource, s, out)
 	n.cancelAccTimer(m.Resource, s, out)
+}
+
+// sameOwner reports whether ballots a and b belong to the same owner: the
+// same proposer (node and life), or with cross-life-ballots ablated the
+// same node.
+func (n *Node) sameOwner(a, b algorithms.Ballot) bool {
+	if n.lifeIdentity {
+		return algorithms.SameProposer(a, b)
+	}
+	return a.Node() == b.Node()
 }
 
 // onDecline ends the guard of a promise whose proposer will not use it.

@@ -115,51 +115,58 @@ func setupCluster(fs *pflag.FlagSet) action {
 				return err
 			}
 		}
-		r, ex, err := udp.RunPlan(plan, runner.Options{}, udp.EnvOptions{Processes: procs})
-		if errors.Is(err, runner.ErrBadSpec) {
-			return badInput(err)
-		}
-		if err != nil {
+		return runCluster(c, plan, procs, *format)
+	}
+}
+
+// runCluster runs the failover on node processes and prints what it
+// measured.
+func runCluster(c *ctx, plan runner.Plan, procs *udp.Processes, format string) error {
+	spec := plan.Spec
+	r, ex, err := udp.RunPlan(plan, runner.Options{}, udp.EnvOptions{Processes: procs})
+	if errors.Is(err, runner.ErrBadSpec) {
+		return badInput(err)
+	}
+	if err != nil {
+		return err
+	}
+	res := newClusterResult(spec, r, ex, procs)
+	if format == "json" {
+		if err := writeJSON(c.stdout, res); err != nil {
 			return err
 		}
-		res := newClusterResult(spec, r, ex, procs)
-		if *format == "json" {
-			if err := writeJSON(c.stdout, res); err != nil {
-				return err
-			}
-		} else {
-			rows := [][]string{
-				{"algo", res.Algo},
-				{"nodes", strconv.Itoa(res.Nodes)},
-				{"extensions before kill", strconv.Itoa(res.Extensions)},
-				{"killed pid", strconv.Itoa(res.KilledPID)},
-				{"lease left at kill", fmt.Sprintf("%.1f ms", res.RemainingAtKillMS)},
-				{"next owner", strconv.Itoa(res.NextOwner)},
-				{"failover gap", fmt.Sprintf("%.1f ms", res.GapMS)},
-				{"lease span T / max lease M", fmt.Sprintf("%.0f / %.0f ms", res.LeaseSpanMS, res.MaxLeaseMS)},
-				{"survivors alive", strconv.FormatBool(res.SurvivorsAlive)},
-				{"violations", strconv.Itoa(res.Violations)},
-				{"slack", fmt.Sprintf("%.1f ms", res.SlackMS)},
-				{"signed datagrams", strconv.FormatBool(res.Signed)},
-			}
-			if res.Restarted {
-				silent := fmt.Sprintf("%.1f ms", res.QuarantineMS)
-				if plan.Algo.Durable {
-					silent = "0 (recovered from its log)"
-				}
-				rows = append(rows,
-					[]string{"node 0 restart counter", strconv.Itoa(res.RestartCounter)},
-					[]string{"node 0 silent after restart", silent})
-			}
-			if err := writeTable(c.stdout, []string{"metric", "value"}, rows); err != nil {
-				return err
-			}
+	} else {
+		rows := [][]string{
+			{"algo", res.Algo},
+			{"nodes", strconv.Itoa(res.Nodes)},
+			{"extensions before kill", strconv.Itoa(res.Extensions)},
+			{"killed pid", strconv.Itoa(res.KilledPID)},
+			{"lease left at kill", fmt.Sprintf("%.1f ms", res.RemainingAtKillMS)},
+			{"next owner", strconv.Itoa(res.NextOwner)},
+			{"failover gap", fmt.Sprintf("%.1f ms", res.GapMS)},
+			{"lease span T / max lease M", fmt.Sprintf("%.0f / %.0f ms", res.LeaseSpanMS, res.MaxLeaseMS)},
+			{"survivors alive", strconv.FormatBool(res.SurvivorsAlive)},
+			{"violations", strconv.Itoa(res.Violations)},
+			{"slack", fmt.Sprintf("%.1f ms", res.SlackMS)},
+			{"signed datagrams", strconv.FormatBool(res.Signed)},
 		}
-		if res.NextOwner < 0 || res.Violations > 0 {
-			return exitStatus(1)
+		if res.Restarted {
+			silent := fmt.Sprintf("%.1f ms", res.QuarantineMS)
+			if plan.Algo.Durable {
+				silent = "0 (recovered from its log)"
+			}
+			rows = append(rows,
+				[]string{"node 0 restart counter", strconv.Itoa(res.RestartCounter)},
+				[]string{"node 0 silent after restart", silent})
 		}
-		return nil
+		if err := writeTable(c.stdout, []string{"metric", "value"}, rows); err != nil {
+			return err
+		}
 	}
+	if res.NextOwner < 0 || res.Violations > 0 {
+		return exitStatus(1)
+	}
+	return nil
 }
 
 // clusterResult is what `leaselab cluster` reports (--format json).

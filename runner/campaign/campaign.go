@@ -301,6 +301,26 @@ func ClockAllowance(p algorithms.Params) time.Duration {
 // maxFirst bounds CheckResult.First and ViolatingSpecs.
 const maxFirst = 20
 
+// outcome is one seed's run.
+type outcome struct {
+	res runner.Result
+	err error
+}
+
+// add sums the result of seed into cr.
+func (cr *CheckResult) add(seed uint64, res runner.Result) {
+	cr.LeasesAcquired += res.LeasesAcquired
+	cr.Exercised.add(res)
+	if res.Violations > 0 {
+		cr.Violations += res.Violations
+		cr.ViolatingSeeds = append(cr.ViolatingSeeds, seed)
+		if len(cr.First) < maxFirst && len(res.ViolationList) > 0 {
+			cr.First = append(cr.First, res.ViolationList[0])
+			cr.ViolatingSpecs = append(cr.ViolatingSpecs, res.Params)
+		}
+	}
+}
+
 // Check runs a fault campaign: Seeds simulations with seeds FirstSeed,
 // FirstSeed+1, ..., each with its own fault mix (CheckSpecFor), in
 // parallel on GOMAXPROCS workers. The result does not depend on the
@@ -324,10 +344,6 @@ func Check(cs CheckSpec, opt runner.Options) (CheckResult, error) {
 	base, err := runner.Resolve(cs.Base)
 	if err != nil {
 		return CheckResult{}, err
-	}
-	type outcome struct {
-		res runner.Result
-		err error
 	}
 	results := make([]outcome, cs.Seeds)
 	// With StopAtFirst, last is the index of the lowest violating seed
@@ -366,17 +382,7 @@ func Check(cs CheckSpec, opt runner.Options) (CheckResult, error) {
 		if o.err != nil {
 			return CheckResult{}, o.err
 		}
-		cr.LeasesAcquired += o.res.LeasesAcquired
-		cr.Exercised.add(o.res)
-		if o.res.Violations > 0 {
-			cr.Violations += o.res.Violations
-			seed := cs.FirstSeed + uint64(i)
-			cr.ViolatingSeeds = append(cr.ViolatingSeeds, seed)
-			if len(cr.First) < maxFirst && len(o.res.ViolationList) > 0 {
-				cr.First = append(cr.First, o.res.ViolationList[0])
-				cr.ViolatingSpecs = append(cr.ViolatingSpecs, o.res.Params)
-			}
-		}
+		cr.add(cs.FirstSeed+uint64(i), o.res)
 	}
 	sort.Slice(cr.ViolatingSeeds, func(i, j int) bool { return cr.ViolatingSeeds[i] < cr.ViolatingSeeds[j] })
 	if len(cr.ViolatingSeeds) > 0 && (opt.Trace != nil || opt.Holds != nil || opt.ViolationTrace != nil) {

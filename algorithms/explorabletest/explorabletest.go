@@ -190,7 +190,7 @@ func (w *World) step(t testing.TB, i int, in algorithms.Input) {
 // at once.
 
 func (w *World) Arm(*host.Host, int32, algorithms.Local)               {}
-func (w *World) Disarm(*host.Host, host.Timer)                         {}
+func (w *World) Disarm(*host.Host, int32, host.Timer)                  {}
 func (w *World) Send(m *algorithms.Message)                            { w.flight = append(w.flight, *m) }
 func (w *World) Persist(*host.Host, *algorithms.Output)                {}
 func (w *World) Sync(h *host.Host)                                     { h.Synced(w) }

@@ -183,6 +183,28 @@ func (d *Disk) Recovered() []algorithms.Record {
 	return append([]algorithms.Record(nil), d.durable...)
 }
 
+// DiskState is what a Disk holds, for an encoding of it (the explorer's
+// fingerprint); the slices are the disk's own. Two disks with group
+// commit, not Ordered, and equal states behave alike; with Each or
+// Ordered, where each Output's records and tickets begin matters too.
+type DiskState struct {
+	Durable, Syncing, Queued []algorithms.Record
+	Busy                     bool
+	// Held are the messages waiting for the disk, in order; the first
+	// ForSync of them leave when the running sync completes.
+	Held    []algorithms.Message
+	ForSync int
+}
+
+// State returns what d holds.
+func (d *Disk) State() DiskState {
+	k := 0
+	for d.busy && k < len(d.held) && d.heldT[k] <= max(d.done, d.curTicket) {
+		k++
+	}
+	return DiskState{Durable: d.durable, Syncing: d.cur, Queued: d.q, Busy: d.busy, Held: d.held, ForSync: k}
+}
+
 // Idle reports whether nothing is queued, syncing or held.
 func (d *Disk) Idle() bool {
 	return !d.busy && len(d.steps) == 0 && len(d.held) == 0

@@ -104,3 +104,25 @@ func TestDiskCompacts(t *testing.T) {
 		}
 	}
 }
+
+// TestDiskState: what State reports mid-sync, and that the messages it
+// counts ForSync are the ones Done releases.
+func TestDiskState(t *testing.T) {
+	d := Disk{}
+	w := func(n int) {
+		d.Write([]algorithms.Record{{Resource: algorithms.ResourceID(n)}}, []algorithms.Message{{Resource: algorithms.ResourceID(n)}}, false)
+	}
+	w(1)
+	d.Start()
+	w(2)
+	st := d.State()
+	if !st.Busy || len(st.Syncing) != 1 || len(st.Queued) != 1 || len(st.Held) != 2 || st.ForSync != 1 {
+		t.Fatalf("state %+v, want busy, 1 syncing, 1 queued, 2 held of which 1 for the sync", st)
+	}
+	if rel := d.Done(); len(rel) != st.ForSync || rel[0].Resource != 1 {
+		t.Fatalf("Done released %v, want the %d message State counted", rel, st.ForSync)
+	}
+	if st := d.State(); st.Busy || st.ForSync != 0 || len(st.Held) != 1 {
+		t.Fatalf("after the sync: %+v", st)
+	}
+}

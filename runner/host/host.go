@@ -120,8 +120,9 @@ type Env interface {
 	// read local; schedule its firing (or, for an environment that fires
 	// from an Ordered set, nothing).
 	Arm(h *Host, i int32, local algorithms.Local)
-	// Disarm: timer t of h was cancelled; its entry is free already.
-	Disarm(h *Host, t Timer)
+	// Disarm: h's timer t, entry i, was cancelled; the entry is free
+	// already.
+	Disarm(h *Host, i int32, t Timer)
 	// Send hands a message to the network.
 	Send(m *algorithms.Message)
 	// Persist: out's records are about to join h's disk queue (meters,
@@ -152,8 +153,10 @@ func (h *Host) Apply(env Env, local algorithms.Local, out *algorithms.Output) er
 	for i := range out.Timers {
 		t := &out.Timers[i]
 		if t.Cancel {
-			if old, ok := h.Timers.Cancel(t.Key); ok {
-				env.Disarm(h, old)
+			if e := h.Timers.Get(t.Key); e >= 0 {
+				old := *h.Timers.At(e)
+				h.Timers.Take(e)
+				env.Disarm(h, e, old)
 			}
 			continue
 		}

@@ -42,7 +42,7 @@ func (e *logEnv) Arm(h *Host, i int32, local algorithms.Local) {
 	t := h.Timers.At(i)
 	e.log = append(e.log, fmt.Sprintf("arm %d/%d@%d", t.Res, t.Kind, t.At))
 }
-func (e *logEnv) Disarm(_ *Host, t Timer) {
+func (e *logEnv) Disarm(_ *Host, _ int32, t Timer) {
 	e.log = append(e.log, fmt.Sprintf("disarm %d/%d", t.Res, t.Kind))
 }
 func (e *logEnv) Send(m *algorithms.Message) {

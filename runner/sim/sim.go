@@ -494,7 +494,7 @@ func (s *sim) Arm(h *host.Host, i int32, local algorithms.Local) {
 }
 
 // Disarm frees the reference of a cancelled timer.
-func (s *sim) Disarm(_ *host.Host, t host.Timer) { s.freeTimer(int32(t.Ref)) }
+func (s *sim) Disarm(_ *host.Host, _ int32, t host.Timer) { s.freeTimer(int32(t.Ref)) }
 
 // armTimer schedules timer reference r, due at the node's local time at,
 // for the first true instant the node's clock reaches it (now, if the

@@ -174,15 +174,13 @@ func (rp *replayer) boot() error {
 		return nil
 	}
 	rp.started = true
-	if err := rp.spec.Validate(); err != nil {
+	p, err := runner.Resolve(rp.spec)
+	if err != nil {
 		return err
 	}
 	tr := record.NewTracer(append([]runner.Observer{rp}, rp.observers...)...)
 	rp.tr = tr
-	s, err := newSim(rp.spec, tr, true)
-	if err != nil {
-		return err
-	}
+	s := newSim(p, tr, true)
 	rp.s = s
 	s.onPending = func(p pendingMsg) {
 		fmt.Fprintf(rp.w, "  %*s pending #%d\n", 19, "", p.id)
@@ -222,11 +220,11 @@ func (rp *replayer) stepDone(cmd string) {
 	st := runner.ScriptStep{Line: rp.line, Command: cmd, T: s.now, Nodes: make([]string, len(s.nodes))}
 	for i := range s.nodes {
 		n := &s.nodes[i]
-		if !n.up {
+		if !n.Up() {
 			st.Nodes[i] = "down"
 			continue
 		}
-		st.Nodes[i] = algorithms.Describe(n.impl, s.clock[i].Local(s.now))
+		st.Nodes[i] = algorithms.Describe(n.Node, s.clock[i].Local(s.now))
 	}
 	for _, o := range rp.steps {
 		o.Step(&st)

@@ -224,7 +224,9 @@ type Collector struct {
 	// trace's violation records; timeQ the first number at each new true
 	// time (at most maxTimeQ of them), for what is known by time only.
 	seq                int64
+	stepped            bool // a step was seen: the numbers below are kept
 	holdQ              [][2]int64
+	holdQBase          int // holds.Done before the first step (no numbers)
 	openQ              map[holdKey][]int64
 	crashQ, restartQ   []int64
 	partQ, healQ       []int64
@@ -281,7 +283,7 @@ func node(n algorithms.NodeID) int {
 // Observe implements runner.Observer.
 func (c *Collector) Observe(r *runner.TraceRec) {
 	c.seq++
-	if len(c.timeQ) == 0 || (c.timeQ[len(c.timeQ)-1].t != r.T && len(c.timeQ) < maxTimeQ) {
+	if c.stepped && (len(c.timeQ) == 0 || (c.timeQ[len(c.timeQ)-1].t != r.T && len(c.timeQ) < maxTimeQ)) {
 		c.timeQ = append(c.timeQ, timeSeq{r.T, c.seq})
 	}
 	if c.stepRecs < stepRecs {
@@ -304,24 +306,29 @@ func (c *Collector) Observe(r *runner.TraceRec) {
 	case runner.TraceDeliver, runner.TraceDrop:
 		c.arrive(r)
 	case runner.TraceHoldStart:
-		k := holdKey{r.Owner, r.Res, r.Ballot}
-		c.openQ[k] = append(c.openQ[k], c.seq)
 		c.holdTimes.add(r.T)
+		if c.stepped {
+			k := holdKey{r.Owner, r.Res, r.Ballot}
+			c.openQ[k] = append(c.openQ[k], c.seq)
+		}
 	case runner.TraceHoldEnd:
-		k := holdKey{r.Owner, r.Res, r.Ballot}
-		q := int64(0)
-		if qs := c.openQ[k]; len(qs) > 0 {
-			q = qs[0]
-			if len(qs) == 1 {
-				delete(c.openQ, k)
-			} else {
-				c.openQ[k] = qs[1:]
-			}
-		} else {
+		if r.X < c.first {
 			c.holdTimes.add(r.X) // begun before the trace (a violation window)
 		}
-		if len(c.holdQ) < len(c.holds.Done) {
-			c.holdQ = append(c.holdQ, [2]int64{q, c.seq})
+		if c.stepped {
+			k := holdKey{r.Owner, r.Res, r.Ballot}
+			q := int64(0)
+			if qs := c.openQ[k]; len(qs) > 0 {
+				q = qs[0]
+				if len(qs) == 1 {
+					delete(c.openQ, k)
+				} else {
+					c.openQ[k] = qs[1:]
+				}
+			}
+			if c.holdQBase+len(c.holdQ) < len(c.holds.Done) {
+				c.holdQ = append(c.holdQ, [2]int64{q, c.seq})
+			}
 		}
 	case runner.TraceCrash:
 		c.crashQ = append(c.crashQ, c.seq)
@@ -348,6 +355,12 @@ func (c *Collector) Observe(r *runner.TraceRec) {
 // Step implements runner.StepObserver: the records since the previous
 // step are what this one did.
 func (c *Collector) Step(s *runner.ScriptStep) {
+	if !c.stepped {
+		// The numbers of holds and of times are kept from the first
+		// step on (a replay's boot starts no hold): a run without steps
+		// does not pay for them.
+		c.stepped, c.holdQBase = true, len(c.holds.Done)
+	}
 	c.d.Steps = append(c.d.Steps, Step{Q: c.seq, Line: s.Line, Cmd: s.Command, T: s.T, Nodes: slices.Clone(s.Nodes),
 		Recs: c.stepLines, More: c.stepMore})
 	c.stepLines, c.stepRecs, c.stepMore = nil, 0, 0
@@ -679,8 +692,8 @@ func (c *Collector) finishHolds(end int64) {
 	d.Holds = []Hold{}
 	for i, h := range c.holds.Done {
 		var q [2]int64
-		if i < len(c.holdQ) {
-			q = c.holdQ[i]
+		if j := i - c.holdQBase; j >= 0 && j < len(c.holdQ) {
+			q = c.holdQ[j]
 		}
 		d.Holds = append(d.Holds, Hold{Node: node(h.Owner), Res: uint64(h.Res), Ballot: h.Ballot.String(), Start: h.Start, End: h.End, Q: q[0], EQ: q[1]})
 	}

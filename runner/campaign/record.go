@@ -102,9 +102,9 @@ func (m *recMsg) late(spec runner.Spec) bool {
 // ordinary time.
 func (m *recMsg) faulty(spec runner.Spec) bool { return m.copies != 1 || m.late(spec) }
 
-// recordRun runs spec in the simulator (spec must be valid) and records
-// it.
-func recordRun(spec runner.Spec) (*recording, error) {
+// recordRun runs plan in the simulator and records it.
+func recordRun(plan runner.Plan) (*recording, error) {
+	spec := plan.Spec
 	nodes := algorithms.NewCluster(spec.Acceptors, spec.Proposers).Nodes
 	rc := &recording{spec: spec, end: int64(spec.Duration)}
 	// inflight: for each content, the messages the network still holds a
@@ -183,7 +183,7 @@ func recordRun(spec runner.Spec) (*recording, error) {
 			ext(r, extAction{kind: extRestart, node: r.Node})
 		}
 	})
-	res, err := sim.Run(spec, runner.Options{Observers: []runner.Observer{hook}})
+	res, err := sim.RunPlan(plan, runner.Options{Observers: []runner.Observer{hook}})
 	if err != nil {
 		return nil, err
 	}

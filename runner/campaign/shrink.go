@@ -69,10 +69,11 @@ func Shrink(spec runner.Spec, budget time.Duration) (ShrinkResult, error) {
 	if spec.Env != "sim" {
 		return ShrinkResult{}, fmt.Errorf("shrink runs in the simulator only, not env %q", spec.Env)
 	}
-	if err := spec.Validate(); err != nil {
+	plan, err := runner.Resolve(spec)
+	if err != nil {
 		return ShrinkResult{}, err
 	}
-	rc, err := recordRun(spec)
+	rc, err := recordRun(plan)
 	if err != nil {
 		return ShrinkResult{}, err
 	}

@@ -44,7 +44,11 @@ func TestRecordingReplays(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			rc, err := recordRun(spec)
+			plan, err := runner.Resolve(spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rc, err := recordRun(plan)
 			if err != nil {
 				t.Fatalf("%s seed %d: %v", tc.name, seed, err)
 			}

@@ -143,8 +143,8 @@ func (d *swarmDraws) has(k string) bool { return d.in[slices.Index(SwarmKinds, k
 
 // swarmSpecFor returns the spec of a swarm campaign's seed and the kinds
 // it drew.
-func swarmSpecFor(base runner.Spec, vary Vary, seed uint64) (runner.Spec, []bool) {
-	s := base
+func swarmSpecFor(base runner.Plan, vary Vary, seed uint64) (runner.Spec, []bool) {
+	s := base.Spec
 	s.Seed = seed
 	// The workload, downtime and partition-length draws of the fixed
 	// mixes, from their stream.
@@ -152,7 +152,7 @@ func swarmSpecFor(base runner.Spec, vary Vary, seed uint64) (runner.Spec, []bool
 	fixed.vary(&s, vary)
 	d := swarmDrawFor(seed)
 	p := s.Params
-	c := choice{base: base, vary: vary}
+	c := choice{base: base.Spec, skewBound: base.Algo.SkewBound, vary: vary}
 	contention := s.Workload == "contention"
 	set := func(kind, flag string, field *float64, v float64) {
 		if d.has(kind) && c.zero(flag, *field) {
@@ -194,10 +194,9 @@ func swarmSpecFor(base runner.Spec, vary Vary, seed uint64) (runner.Spec, []bool
 			s.Resources = d.resources
 		}
 	}
-	a, _ := algorithms.Lookup(s.Algo) // validated by the caller
 	if d.has("shape") && !vary.fixed("acceptors") && !vary.fixed("proposers") {
 		cl := algorithms.NewCluster(d.acceptors, d.proposers)
-		if a.ValidateConfig(s.Params, cl, s.Ablate) == nil {
+		if base.Algo.ValidateConfig(s.Params, cl, s.Ablate) == nil {
 			s.Acceptors, s.Proposers = d.acceptors, d.proposers
 		}
 	}
@@ -209,7 +208,7 @@ func swarmSpecFor(base runner.Spec, vary Vary, seed uint64) (runner.Spec, []bool
 		if !vary.fixed("response-timeout") {
 			t.Params.ResponseTimeout = max(t.Params.ResponseTimeout, runner.DefaultResponseTimeout(t.Net))
 		}
-		if t.Validate() == nil {
+		if _, err := base.With(t); err == nil {
 			s = t
 		}
 	}

@@ -11,13 +11,18 @@ import (
 	"leaselab/runner/internal/toy"
 )
 
-// swarmBase is the tests' base spec: paxoslease as `check` runs it.
-func swarmBase() runner.Spec {
+// swarmBase is the tests' base: paxoslease as `check` runs it.
+func swarmBase(t *testing.T) runner.Plan {
+	t.Helper()
 	base := runner.DefaultSpec()
 	base.Algo = "paxoslease"
 	base.Proposers = 5
 	base.Duration = time.Minute
-	return base
+	p, err := runner.Resolve(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
 
 var drawAll = Vary{Workload: true, Downtime: true, PartitionLen: true}
@@ -26,7 +31,7 @@ var drawAll = Vary{Workload: true, Downtime: true, PartitionLen: true}
 // time, and over a few dozen seeds every kind is both in and out, the
 // mixes differ from seed to seed, and the clusters take several shapes.
 func TestSwarmDrawsDeterministicAndVaried(t *testing.T) {
-	base := swarmBase()
+	base := swarmBase(t)
 	in := make([]int, len(SwarmKinds))
 	mixes := map[string]bool{}
 	shapes := map[[2]int]bool{}
@@ -67,8 +72,8 @@ func TestSwarmDrawsDeterministicAndVaried(t *testing.T) {
 // What the kinds promise: stalls outlast M and the downtime, shapes have
 // nodes that only propose or only accept, a fixed rate stays fixed.
 func TestSwarmKinds(t *testing.T) {
-	base := swarmBase()
-	p := base.Params
+	base := swarmBase(t)
+	p := base.Spec.Params
 	var longStall, proposerOnly, acceptorOnly, shortDown bool
 	for seed := uint64(1); seed <= 200; seed++ {
 		s, drew := swarmSpecFor(base, drawAll, seed)
@@ -98,7 +103,7 @@ func TestSwarmKinds(t *testing.T) {
 	fixed := Vary{Workload: true, Downtime: true, PartitionLen: true, Fixed: []string{"loss", "crash-rate", "acceptors", "proposers"}}
 	for seed := uint64(1); seed <= 50; seed++ {
 		s, _ := swarmSpecFor(base, fixed, seed)
-		if s.Net.Loss != 0 || s.Faults.CrashRate != 0 || s.Acceptors != base.Acceptors || s.Proposers != base.Proposers {
+		if s.Net.Loss != 0 || s.Faults.CrashRate != 0 || s.Acceptors != base.Spec.Acceptors || s.Proposers != base.Spec.Proposers {
 			t.Fatalf("seed %d: fixed values drawn: loss %g crash %g cluster %d/%d", seed, s.Net.Loss, s.Faults.CrashRate, s.Acceptors, s.Proposers)
 		}
 	}

@@ -62,6 +62,10 @@ type replayer struct {
 	observers []runner.Observer
 	tr        *record.Tracer
 	tx        *transcript // nil: no transcript
+	// steps: the observers that want each command's end (StepObserver);
+	// cmd is the command being run.
+	steps []runner.StepObserver
+	cmd   string
 	// quiet: print no trace records (Script: a program reads the
 	// outcome, nobody reads the trace).
 	quiet bool
@@ -79,6 +83,11 @@ func Replay(scenario io.Reader, w io.Writer) (ReplayResult, error) {
 
 func replay(scenario io.Reader, w io.Writer, observers []runner.Observer, tx *transcript) (res ReplayResult, err error) {
 	rp := &replayer{w: w, spec: scenarioSpec(), observers: observers, tx: tx}
+	for _, o := range observers {
+		if so, ok := o.(runner.StepObserver); ok {
+			rp.steps = append(rp.steps, so)
+		}
+	}
 	defer func() {
 		if rp.tr != nil {
 			if ferr := rp.tr.Flush(); ferr != nil && err == nil {
@@ -114,10 +123,15 @@ func (rp *replayer) execLine(text string) error {
 
 // execFields runs one command, split into fields.
 func (rp *replayer) execFields(fields []string) error {
-	if !rp.quiet {
-		fmt.Fprintf(rp.w, "> %s\n", strings.Join(fields, " "))
-		rp.tx.command(strings.Join(fields, " "))
+	cmd := ""
+	if !rp.quiet || len(rp.steps) > 0 {
+		cmd = strings.Join(fields, " ")
 	}
+	if !rp.quiet {
+		fmt.Fprintf(rp.w, "> %s\n", cmd)
+		rp.tx.command(cmd)
+	}
+	rp.cmd = cmd
 	if err := rp.exec(fields); err != nil {
 		return fmt.Errorf("line %d: %w", rp.line, err)
 	}
@@ -125,15 +139,19 @@ func (rp *replayer) execFields(fields []string) error {
 	if rp.s != nil && rp.s.err != nil {
 		return fmt.Errorf("line %d: %w", rp.line, rp.s.err)
 	}
+	if rp.started && fields[0] != "start" {
+		rp.stepDone(cmd) // start's step is the boot's (boot)
+	}
 	return nil
 }
 
 // finish boots the run if no action did, and gives the checker's verdict.
 func (rp *replayer) finish() (ReplayResult, error) {
+	w := rp.w
+	rp.cmd = ""
 	if err := rp.boot(); err != nil {
 		return rp.res, err
 	}
-	w := rp.w
 	// An overlap that begins at the scenario's last instant would end
 	// there with length zero, and the checker counts only overlaps of
 	// positive length; but the scenario merely stopped, the two owners
@@ -185,7 +203,8 @@ func (rp *replayer) boot() error {
 		return nil
 	}
 	rp.started = true
-	if err := rp.spec.Validate(); err != nil {
+	p, err := runner.Resolve(rp.spec)
+	if err != nil {
 		return err
 	}
 	obs := rp.observers
@@ -194,10 +213,7 @@ func (rp *replayer) boot() error {
 	}
 	tr := record.NewTracer(obs...)
 	rp.tr = tr
-	s, err := newSim(rp.spec, tr, true)
-	if err != nil {
-		return err
-	}
+	s := newSim(p, tr, true)
 	rp.s = s
 	s.onPending = func(p pendingMsg) {
 		if rp.pendingHook != nil {
@@ -218,7 +234,39 @@ func (rp *replayer) boot() error {
 		return err
 	}
 	s.settle(s.now)
+	// The boot is a step of its own, also when the first action implies
+	// it: its records are not that action's.
+	start := "start"
+	switch rp.cmd {
+	case "start":
+	case "":
+		start = "start (implicit)"
+	default:
+		start = "start (implicit, before " + rp.cmd + ")"
+	}
+	rp.stepDone(start)
 	return nil
+}
+
+// stepDone tells the step observers that the command cmd is done, with
+// each node's state in words.
+func (rp *replayer) stepDone(cmd string) {
+	if len(rp.steps) == 0 {
+		return
+	}
+	s := rp.s
+	st := runner.ScriptStep{Line: rp.line, Command: cmd, T: s.now, Nodes: make([]string, len(s.nodes))}
+	for i := range s.nodes {
+		n := &s.nodes[i]
+		if !n.Up() {
+			st.Nodes[i] = "down"
+			continue
+		}
+		st.Nodes[i] = algorithms.Describe(n.Node, s.clock[i].Local(s.now))
+	}
+	for _, o := range rp.steps {
+		o.Step(&st)
+	}
 }
 
 // Observe prints a trace record as the replay goes (runner.Observer).

@@ -143,11 +143,13 @@ type shrinker struct {
 
 func (sh *shrinker) expired() bool { return time.Now().After(sh.deadline) }
 
-// try keeps candidate c if it still violates.
+// try keeps candidate c if it still violates and its scenario is no
+// longer: fewer parts can mean more commands (messages that match
+// nothing recorded are delivered, and a retry storm may follow).
 func (sh *shrinker) try(c candidate) bool {
 	sh.tests++
 	p, err := sh.rc.play(c, false)
-	if err != nil || !p.violated {
+	if err != nil || !p.violated || p.commands > sh.last.commands {
 		return false
 	}
 	sh.cur, sh.last = c, p

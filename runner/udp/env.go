@@ -35,6 +35,9 @@ func Supports(spec runner.Spec) error {
 	if spec.Net.Stale > 0 {
 		return errors.New("udp: stale messages (held back for lease spans) are simulator-only")
 	}
+	if spec.Net.Late > 0 {
+		return errors.New("udp: late messages (held back for lease spans) are simulator-only")
+	}
 	return nil
 }
 

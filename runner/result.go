@@ -178,6 +178,9 @@ type Result struct {
 	SimulatedNS int64 `json:"simulated_ns"`
 	// WallMS: how long the run took on this machine.
 	WallMS float64 `json:"wall_ms"`
+	// Interrupted: Options.Stop ended the run before its end; the meters
+	// cover the run up to SimulatedNS.
+	Interrupted bool `json:"interrupted"`
 
 	Params Spec `json:"params"`
 }

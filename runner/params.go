@@ -107,6 +107,11 @@ var params = []Param{
 	{Name: "leases", Group: GroupWorkload, Default: 1000, Label: "batch size (leases)",
 		Help:  "batch workload: number of leases (distinct resources) requested at once",
 		field: func(s *Spec) any { return &s.Leases }},
+	{Name: "rate", Group: GroupWorkload, Unit: "1/s", Label: "open-loop arrival rate (requests/s)",
+		Help: "batch: an open-loop load: the --leases requests arrive as a Poisson process of this many per second (until --duration), " +
+			"spread round-robin over the proposers, each for a resource of its own, whatever became of earlier ones; " +
+			"latency counts from the arrival, so no coordinated omission (0: all at once from proposer 0)",
+		field: func(s *Spec) any { return &s.Rate }},
 	{Name: "hold", Group: GroupWorkload, Default: time.Second, Unit: "ms", Label: "hold time (ms)",
 		Help:  "contention: how long a client keeps a lease before releasing it (0: let it expire)",
 		field: func(s *Spec) any { return &s.Hold }},
@@ -333,6 +338,8 @@ func (p Param) JSONKey() string {
 	switch p.Unit {
 	case "1/min":
 		return k + "_per_min"
+	case "1/s":
+		return k + "_per_sec"
 	case "bytes/s":
 		return k + "_bytes_per_sec"
 	case "bytes":

@@ -41,14 +41,33 @@ func (v *OptionalMS) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// Percentiles of a distribution, in milliseconds.
+// Percentiles of a distribution, in milliseconds (nearest rank, exact:
+// computed from every sample).
 type Percentiles struct {
 	P50  float64 `json:"p50"`
 	P90  float64 `json:"p90"`
 	P99  float64 `json:"p99"`
+	P999 float64 `json:"p999"` // the 99.9th percentile
 	Max  float64 `json:"max"`
 	Mean float64 `json:"mean"`
 	N    int     `json:"n"`
+}
+
+// HistBucket is one bucket of a log-linear (HDR) histogram: Count
+// values at most LE (and above the previous bucket's LE), in
+// milliseconds.
+type HistBucket struct {
+	LE    float64 `json:"le_ms"`
+	Count int64   `json:"count"`
+}
+
+// Throughput is acquisitions over the run's true time: LeasesPerSec[i]
+// is the rate in [i·BucketNS, (i+1)·BucketNS) (the last bucket ends with
+// the run). Buckets are a power of two milliseconds wide, between 128
+// and 256 of them for a run longer than a quarter second.
+type Throughput struct {
+	BucketNS     int64     `json:"bucket_ns"`
+	LeasesPerSec []float64 `json:"leases_per_sec"`
 }
 
 // Violation is one breach of the lease invariant, as the checker reports
@@ -81,8 +100,14 @@ type Result struct {
 	// request), FaTLease Sec. 5.1 (0 if that took no time); contention and
 	// failover: acquired / SimulatedNS.
 	LeasesPerSec float64 `json:"leases_per_sec"`
-	// Latency: request to acquisition, of acquired leases.
+	// Latency: request to acquisition, of acquired leases (with an
+	// open-loop load, Spec.Rate, from the request's arrival).
 	LatencyMS Percentiles `json:"latency_ms"`
+	// LatencyHistogram: the same latencies in an HDR histogram (under
+	// 0.8% relative error per bucket), its non-empty buckets in order.
+	LatencyHistogram []HistBucket `json:"latency_histogram"`
+	// Throughput: acquisitions per second over the run.
+	Throughput Throughput `json:"throughput"`
 	// Timeouts: Timeout events (a phase without a majority in time).
 	Timeouts int `json:"timeouts"`
 	// BlockedFraction: over all resources, the time some node had an

@@ -27,6 +27,12 @@ type Spec struct {
 	Duration time.Duration `json:"duration_ns"`
 	// Leases: batch size (batch workload).
 	Leases int `json:"leases"`
+	// Rate: batch only; requests per second of an open-loop load: the
+	// Leases requests arrive as a Poisson process of this rate (until
+	// Duration), spread round-robin over the proposers, each for a
+	// resource of its own, whatever the answers to earlier ones; 0: all
+	// at once from proposer 0 (see runner/workload).
+	Rate float64 `json:"rate_per_sec"`
 	// Hold: how long a contention client keeps a lease before it releases it
 	// (0: never release, let it expire). Pause: upper bound of the random
 	// think time before the next attempt.
@@ -223,6 +229,10 @@ func (s Spec) check(a algorithms.Algorithm) error {
 		return fmt.Errorf("duration must be positive, got %v", s.Duration)
 	case s.Workload == "batch" && s.Leases < 1:
 		return fmt.Errorf("batch needs --leases >= 1, got %d", s.Leases)
+	case math.IsNaN(s.Rate) || math.IsInf(s.Rate, 0) || s.Rate < 0:
+		return fmt.Errorf("rate must be a finite number of requests per second >= 0, got %g", s.Rate)
+	case s.Rate > 0 && s.Workload != "batch":
+		return fmt.Errorf("rate (open-loop arrivals) is for the batch workload, whose requests are independent; the %s workload's clients wait for each answer", s.Workload)
 	case s.Net.RTT < 0 || s.Net.Jitter < 0:
 		return fmt.Errorf("rtt and jitter must not be negative")
 	case 2*s.Net.Jitter > s.Net.RTT:

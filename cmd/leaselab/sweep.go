@@ -79,7 +79,7 @@ func setupSweep(fs *pflag.FlagSet) action {
 		if err != nil {
 			return err
 		}
-		if err := checkChartPath(*chart); err != nil {
+		if err := checkChartPath("--chart", *chart); err != nil {
 			return err
 		}
 		cells, err := g.Cells()
@@ -155,12 +155,12 @@ func sweepGrid(fs *pflag.FlagSet, lists map[string]*[]string, ablate []string, s
 	return g, nil
 }
 
-// checkChartPath refuses a --chart file of another kind before any run.
-func checkChartPath(path string) error {
+// checkChartPath refuses a chart file of another kind before any run.
+func checkChartPath(flag, path string) error {
 	if path == "" || strings.HasSuffix(path, ".png") || strings.HasSuffix(path, ".svg") {
 		return nil
 	}
-	return usagef("--chart %s: give a .png or .svg file", path)
+	return usagef("%s %s: give a .png or .svg file", flag, path)
 }
 
 // sweepTitle names a sweep by its axes.

@@ -304,7 +304,7 @@ func sanitizeResult(res runner.Result) runner.Result {
 		fix(p)
 	}
 	for _, pc := range []*runner.Percentiles{&res.LatencyMS, &res.FsyncLatencyMS} {
-		for _, p := range []*float64{&pc.P50, &pc.P90, &pc.P99, &pc.Max, &pc.Mean} {
+		for _, p := range []*float64{&pc.P50, &pc.P90, &pc.P99, &pc.P999, &pc.Max, &pc.Mean} {
 			fix(p)
 		}
 	}

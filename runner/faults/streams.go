@@ -16,6 +16,8 @@ const (
 	StreamClock  = 0x636c6f636b000004 // clock offsets and rates (DrawClocks)
 	StreamDisk   = 0x6469736b00000005 // fsync latencies
 	StreamNode   = 0x6e6f646500000006 // Config.Rand of each node (NodeSource)
+	// StreamArrivals: the gaps between open-loop arrivals (Spec.Rate).
+	StreamArrivals = 0x617272697600000b
 )
 
 // Rand returns the random stream of one purpose for seed.

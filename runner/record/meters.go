@@ -77,7 +77,7 @@ type hooks struct {
 func (r *Recorder) addMeters() {
 	r.requests = &requestMeter{workload: r.spec.Workload, chains: map[int]int{}, firstRequest: -1, firstAcquire: -1,
 		latencies: r.tables.latencies[:0]}
-	for _, m := range []meter{r.requests, &fairnessMeter{}, &protocolMeter{}, &messageMeter{}, &diskMeter{},
+	for _, m := range []meter{r.requests, &loadMeter{}, &fairnessMeter{}, &protocolMeter{}, &messageMeter{}, &diskMeter{},
 		&faultMeter{}, &handoffMeter{workload: r.spec.Workload, failoverAt: -1, gap: -1}} {
 		r.meters = append(r.meters, m)
 		if h, ok := m.(requestHook); ok {

@@ -700,6 +700,7 @@ func PercentilesMS(ns []int64) runner.Percentiles {
 		P50:  float64(NearestRank(s, 0.50)) / 1e6,
 		P90:  float64(NearestRank(s, 0.90)) / 1e6,
 		P99:  float64(NearestRank(s, 0.99)) / 1e6,
+		P999: float64(NearestRank(s, 0.999)) / 1e6,
 		Max:  float64(s[len(s)-1]) / 1e6,
 		Mean: sum / float64(len(s)) / 1e6,
 		N:    len(s),

@@ -27,7 +27,9 @@ import (
 //   - batch: proposer 0 requests Leases distinct resources 0..Leases-1 at
 //     true time 0, as the FaTLease paper's single proposer did (Sec. 5.1).
 //     The run ends when every request is acquired or failed, or at
-//     Duration; requests unresolved then count as failed.
+//     Duration; requests unresolved then count as failed. With Rate > 0
+//     the requests arrive open-loop instead, spread over the proposers
+//     (open.go).
 //   - single: proposer 0 requests resource 0 once at true time 0 (the
 //     negotiation-duration experiment, Sec. 5.2); ends like batch.
 //   - failover: proposer 0 acquires resource 0 and extends RenewBefore
@@ -85,6 +87,7 @@ type Driver struct {
 	singleNext  int           // single: the next one's resource
 	holds0      int           // failover with a plan: proposer 0's acquisitions so far
 	tookOver    bool          // failover with a plan: another proposer acquired after the crash
+	open        *arrivals     // batch with Spec.Rate: the open-loop arrivals (open.go); nil otherwise
 	// counters for Result (see its fields of the same names)
 	giveupsMidRound, extensions, extendReleases, releasesMidExtension int
 }
@@ -191,6 +194,10 @@ func (d *Driver) Start() {
 			d.acquire(algorithms.NodeID(i), d.clients[i].gen)
 		}
 	case "batch":
+		if d.spec.Rate > 0 {
+			d.startOpen()
+			return
+		}
 		for r := 0; r < d.spec.Leases; r++ {
 			if d.input(0, algorithms.Input{Kind: algorithms.Acquire, Resource: algorithms.ResourceID(r)}) {
 				d.outstanding++
@@ -218,7 +225,7 @@ func (d *Driver) Start() {
 
 // Done reports whether a batch or single run has nothing left to wait for.
 func (d *Driver) Done() bool {
-	return d.started && (d.spec.Workload == "batch" || d.spec.Workload == "single") && d.outstanding == 0
+	return d.started && (d.spec.Workload == "batch" || d.spec.Workload == "single") && d.resolvedAll()
 }
 
 // FailUnresolved says whether requests still pending at the end of the
@@ -324,7 +331,7 @@ func (d *Driver) Event(n algorithms.NodeID, local algorithms.Local, ev algorithm
 			if d.spec.Workload == "single" {
 				d.nextSingle()
 			}
-			if d.outstanding == 0 {
+			if d.resolvedAll() {
 				d.env.Stop()
 			}
 		}
@@ -508,7 +515,7 @@ func (d *Driver) Crashed(n algorithms.NodeID) {
 	aborted := d.rec.Crash(now, n)
 	if d.spec.Workload == "batch" || d.spec.Workload == "single" {
 		d.outstanding -= aborted
-		if d.started && d.outstanding == 0 {
+		if d.started && d.resolvedAll() {
 			d.env.Stop()
 		}
 	}

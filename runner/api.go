@@ -63,5 +63,12 @@ func Run(spec Spec, opt Options) (Result, error) {
 	return p.Run(opt)
 }
 
-// Run runs the plan in its environment.
-func (p Plan) Run(opt Options) (Result, error) { return p.Env.Run(p, opt) }
+// Run runs the plan in its environment, unless it would need more memory
+// than the machine has available (CheckMemory; asked only of runs that
+// need more than a GiB).
+func (p Plan) Run(opt Options) (Result, error) {
+	if err := p.GuardMemory(); err != nil {
+		return Result{}, err
+	}
+	return p.Env.Run(p, opt)
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -216,7 +217,9 @@ func setupBench(fs *pflag.FlagSet) action {
 		if err := validateSpec(spec); err != nil {
 			return err
 		}
-
+		if err := guardBatches(spec, *workload, *leases); err != nil {
+			return err
+		}
 		if spec.Env == "sim" && spec.Net.RTT == 0 {
 			return usagef("bench --env sim needs --rtt: the simulator charges no CPU time per message, so on a zero-delay network " +
 				"every lease takes no time and leases/s is undefined; give the network to simulate (e.g. --rtt 1ms --jitter 0.1ms), or use --env udp")
@@ -287,6 +290,20 @@ func setupBench(fs *pflag.FlagSet) action {
 }
 
 func us(d time.Duration) float64 { return float64(d) / 1e3 }
+
+// guardBatches refuses, before anything runs, a batch size that would
+// need more memory than the machine has (runner.Plan.GuardMemory).
+func guardBatches(spec runner.Spec, workload string, leases []int) error {
+	if workload != "batch" {
+		return nil
+	}
+	spec.Leases = slices.Max(leases)
+	p, err := runner.Resolve(spec)
+	if err != nil {
+		return badInput(err)
+	}
+	return badInput(p.GuardMemory())
+}
 
 // checkBenchArgs rejects bench's own flags when they make no sense.
 func checkBenchArgs(workload string, leases []int, reps, window, rawReps int, rawTime time.Duration) error {

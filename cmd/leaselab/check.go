@@ -183,13 +183,16 @@ func setupCheck(fs *pflag.FlagSet) action {
 		}
 		progress, done := newProgress(c, *quiet, "check "+spec.Algo)
 		opt.Progress = progress
+		stop, release := interruptible(c)
+		defer release()
+		opt.Stop = stop
 		cs := campaign.CheckSpec{Base: spec, Faults: kinds, Seeds: *seeds, FirstSeed: *first, Vary: checkVary(fs), StopAtFirst: *stopFirst}
 		res, err := campaign.Check(cs, opt)
 		done()
 		if err != nil {
 			return err
 		}
-		if *outPath != "" {
+		if *outPath != "" && !res.Interrupted {
 			if err := writeCounterexample(c, cs, &res, *outPath, *shrinkTime); err != nil {
 				return err
 			}
@@ -201,12 +204,15 @@ func setupCheck(fs *pflag.FlagSet) action {
 		if err := writeCheck(c, *format, res); err != nil {
 			return err
 		}
-		if col != nil {
+		if col != nil && !res.Interrupted {
 			if err := writeCheckTimeline(c, *timeline, col, res); err != nil {
 				return err
 			}
 		}
-		if res.Violations > 0 {
+		switch {
+		case res.Interrupted:
+			return exitStatus(130)
+		case res.Violations > 0:
 			return exitStatus(1)
 		}
 		return nil
@@ -330,7 +336,7 @@ func writeCheck(c *ctx, format string, res campaign.CheckResult) error {
 		{"algo", res.Algo},
 		{"ablate", none(strings.Join(res.Ablate, ","))},
 		{"faults", strings.Join(res.Faults, ",")},
-		{"seeds", strconv.Itoa(res.Seeds)},
+		{"seeds", seedsText(res)},
 		{"leases acquired", strconv.Itoa(res.LeasesAcquired)},
 		{"violations", strconv.Itoa(res.Violations)},
 		{"violating seeds", none(strings.Join(seeds, " "))},
@@ -394,4 +400,16 @@ func rerun(res campaign.CheckResult) string {
 		return ""
 	}
 	return "leaselab run " + strings.Join(specArgs(res.ViolatingSpecs[0]), " ")
+}
+
+// seedsText says which seeds ran, and whether the campaign was cut short.
+func seedsText(res campaign.CheckResult) string {
+	s := strconv.Itoa(res.Seeds)
+	if res.Seeds > 0 {
+		s += fmt.Sprintf(" (%d..%d)", res.FirstSeed, res.FirstSeed+uint64(res.Seeds)-1)
+	}
+	if res.Interrupted {
+		s += ", interrupted: the seeds before the first that did not finish"
+	}
+	return s
 }

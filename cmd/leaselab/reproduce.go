@@ -129,8 +129,10 @@ func setupReproduce(fs *pflag.FlagSet) action {
 		bar := newReproduceProgress(c, *quiet)
 		cmdline := reproCommand(*quick, *only, *seeds, *env)
 		start := time.Now()
+		stop, release := interruptible(c)
+		defer release()
 		reports, err := experiments.Reproduce(exps, experiments.Config{
-			Options: opt, Out: *out, Workers: *workers, Command: cmdline, Meta: c.meta(),
+			Options: opt, Out: *out, Workers: *workers, Command: cmdline, Meta: c.meta(), Stop: stop,
 			Progress: func(p experiments.Progress) {
 				if p.Calibrated && !*quick {
 					bar.clear()
@@ -151,11 +153,15 @@ func setupReproduce(fs *pflag.FlagSet) action {
 		})
 		bar.clear()
 		if reports != nil {
-			if werr := reproSummary(c, reports, *out, start); werr != nil && err == nil {
+			if werr := reproSummary(c, reports, *out, start, !errors.Is(err, experiments.ErrInterrupted)); werr != nil && err == nil {
 				err = werr
 			}
 		}
-		if errors.Is(err, experiments.ErrRunsFailed) {
+		switch {
+		case errors.Is(err, experiments.ErrInterrupted):
+			fmt.Fprintf(c.stderr, "leaselab reproduce: interrupted: %d of %d experiments finished and written (above); no report.md\n", len(reports), len(exps))
+			return exitStatus(130)
+		case errors.Is(err, experiments.ErrRunsFailed):
 			fmt.Fprintf(c.stderr, "leaselab reproduce: %v\n", oneLine(err))
 			return exitStatus(1)
 		}
@@ -184,7 +190,7 @@ func reproCommand(quick bool, only []string, seeds int, env string) string {
 
 // reproSummary prints a table of the experiments run and where the
 // report is.
-func reproSummary(c *ctx, reports []*experiments.Report, out string, start time.Time) error {
+func reproSummary(c *ctx, reports []*experiments.Report, out string, start time.Time, report bool) error {
 	var rows [][]string
 	for _, r := range reports {
 		runTime := reproRound(r.Wall).String()
@@ -195,7 +201,9 @@ func reproSummary(c *ctx, reports []*experiments.Report, out string, start time.
 			runTime, filepath.Join(out, r.Exp.Name+".png")})
 	}
 	err := writeTable(c.stdout, []string{"experiment", "env", "runs", "failed", "run time", "chart"}, rows)
-	fmt.Fprintf(c.stdout, "report: %s (wall time %s)\n", filepath.Join(out, "report.md"), reproRound(time.Since(start)))
+	if report {
+		fmt.Fprintf(c.stdout, "report: %s (wall time %s)\n", filepath.Join(out, "report.md"), reproRound(time.Since(start)))
+	}
 	return err
 }
 

@@ -4,6 +4,9 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
+
+	"leaselab/runner"
 )
 
 // The issue's must-show line: 2 algorithms × 2 proposer counts, 3 seeds.
@@ -78,5 +81,36 @@ func TestSweepOutputs(t *testing.T) {
 		if code != 2 || out != "" || !strings.Contains(errOut, tc.want) {
 			t.Errorf("%v: exit %d, stderr %q, want %q", tc.args, code, errOut, tc.want)
 		}
+	}
+}
+
+// The issue's must-show lines on resource guards and check's schema.
+func TestGuardsAndCheckSchema(t *testing.T) {
+	if runner.AvailableMemory() == 0 {
+		t.Skip("the system does not say how much memory it has")
+	}
+	start := time.Now()
+	code, out, errOut := leaselab("run", "--workload", "batch", "--leases", "100000000")
+	if code != 2 || out != "" || !strings.Contains(errOut, "needs about") || strings.Contains(errOut, "fatal") || time.Since(start) > 5*time.Second {
+		t.Errorf("a batch of 10^8 leases: exit %d after %v, stderr %q", code, time.Since(start), errOut)
+	}
+	code, out, errOut = leaselab("check", "--algo", "naive", "--seeds", "3", "--first-seed", "5", "--duration", "10s", "--format", "json")
+	if code != 0 {
+		t.Fatalf("check: exit %d: %s", code, errOut)
+	}
+	var res struct {
+		Meta      map[string]any `json:"meta"`
+		FirstSeed *uint64        `json:"first_seed"`
+		Params    struct {
+			Duration  int64 `json:"duration_ns"`
+			Proposers int   `json:"proposers"`
+		} `json:"params"`
+		First []any `json:"first_violations"`
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatal(err)
+	}
+	if res.FirstSeed == nil || *res.FirstSeed != 5 || res.Params.Duration != 10e9 || res.Params.Proposers != 5 || res.Meta == nil || res.First == nil {
+		t.Errorf("check JSON: %s", out)
 	}
 }

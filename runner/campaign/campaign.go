@@ -314,6 +314,7 @@ const maxFirst = 20
 
 // outcome is one seed's run.
 type outcome struct {
+	ran           bool // the run ended (not cut short by Options.Stop)
 	res           runner.Result
 	err           error
 	drew          []bool // swarm: the kinds this seed drew
@@ -352,7 +353,7 @@ func (cr *CheckResult) add(seed uint64, o outcome) {
 	cr.Exercised.add(res)
 	cr.Exercised.HolderCrashes += o.holderCrashes
 	if o.drew != nil {
-		if cr.Swarm == nil {
+		if len(cr.Swarm) == 0 {
 			cr.Swarm = make([]KindSeeds, len(SwarmKinds))
 			for k, name := range SwarmKinds {
 				cr.Swarm[k].Kind = name
@@ -381,7 +382,11 @@ func (cr *CheckResult) add(seed uint64, o outcome) {
 //
 // Options: Progress gets the fraction of seeds done. Trace, Holds,
 // ViolationTrace and Observers, if set, receive the output of a re-run of
-// the first violating seed (nothing if there is none).
+// the first violating seed (nothing if there is none). Stop, when
+// closed, starts no further seed and cuts the runs in flight short: the
+// result then sums the seeds from FirstSeed up to the first one that did
+// not run to its end (CheckResult.Seeds, Interrupted), and nothing is
+// re-run.
 func Check(cs CheckSpec, opt runner.Options) (CheckResult, error) {
 	start := time.Now()
 	if cs.Seeds < 1 {
@@ -403,7 +408,7 @@ func Check(cs CheckSpec, opt runner.Options) (CheckResult, error) {
 	// found so far: seeds are started in order and none is started after
 	// a violation, so every seed below it has run, whatever the
 	// scheduling.
-	last, done := cs.Seeds-1, 0
+	last, done, interrupted := cs.Seeds-1, 0, false
 	pool.Pool{}.Run(cs.Seeds, func(_, i int) {
 		spec, drew := specFor(base, kinds, cs.Vary, cs.FirstSeed+uint64(i))
 		o := outcome{drew: drew}
@@ -411,9 +416,10 @@ func Check(cs CheckSpec, opt runner.Options) (CheckResult, error) {
 			o.err = fmt.Errorf("seed %d: %w", spec.Seed, err)
 		} else {
 			var hc holderCrashes
-			o.res, o.err = sim.RunPlan(p, runner.Options{Observers: []runner.Observer{&hc}})
+			o.res, o.err = sim.RunPlan(p, runner.Options{Observers: []runner.Observer{&hc}, Stop: opt.Stop})
 			o.holderCrashes = hc.n
 		}
+		o.ran = o.err != nil || !o.res.Interrupted
 		results[i] = o
 	}, func(i int) bool {
 		done++
@@ -424,14 +430,33 @@ func Check(cs CheckSpec, opt runner.Options) (CheckResult, error) {
 			last = min(last, i)
 			return false
 		}
+		if closed(opt.Stop) {
+			interrupted = true
+			return false
+		}
 		return true
 	})
+	if interrupted || closed(opt.Stop) {
+		// The seeds up to the first that did not run to its end.
+		for i := 0; i <= last; i++ {
+			if !results[i].ran {
+				last, interrupted = i-1, true
+				break
+			}
+		}
+	}
 	cr := CheckResult{
 		Algo:           cs.Base.Algo,
 		Ablate:         cs.Base.Ablate,
 		Faults:         kinds,
+		FirstSeed:      cs.FirstSeed,
 		Seeds:          last + 1,
+		Params:         cs.Base,
 		ViolatingSeeds: []uint64{},
+		First:          []runner.Violation{},
+		ViolatingSpecs: []runner.Spec{},
+		Swarm:          []KindSeeds{},
+		Interrupted:    interrupted,
 	}
 	for i, o := range results[:last+1] {
 		if o.err != nil {
@@ -440,7 +465,7 @@ func Check(cs CheckSpec, opt runner.Options) (CheckResult, error) {
 		cr.add(cs.FirstSeed+uint64(i), o)
 	}
 	sort.Slice(cr.ViolatingSeeds, func(i, j int) bool { return cr.ViolatingSeeds[i] < cr.ViolatingSeeds[j] })
-	if len(cr.ViolatingSeeds) > 0 && (opt.Trace != nil || opt.Holds != nil || opt.ViolationTrace != nil || len(opt.Observers) > 0) {
+	if !interrupted && len(cr.ViolatingSeeds) > 0 && (opt.Trace != nil || opt.Holds != nil || opt.ViolationTrace != nil || len(opt.Observers) > 0) {
 		spec, _ := specFor(base, kinds, cs.Vary, cr.ViolatingSeeds[0])
 		p, err := base.With(spec)
 		if err != nil {
@@ -453,4 +478,14 @@ func Check(cs CheckSpec, opt runner.Options) (CheckResult, error) {
 	}
 	cr.WallMS = float64(time.Since(start).Microseconds()) / 1e3
 	return cr, nil
+}
+
+// closed reports whether stop has been closed (nil: never).
+func closed(stop <-chan struct{}) bool {
+	select {
+	case <-stop:
+		return true
+	default:
+		return false
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+	"unsafe"
 )
 
 // Every value falls in the bucket whose bounds surround it, and buckets
@@ -51,5 +52,16 @@ func TestThroughputBuckets(t *testing.T) {
 	}
 	if n != 10000 || tp.counts[0] != 64 {
 		t.Errorf("%d counted, first bucket %d", n, tp.counts[0])
+	}
+}
+
+// The recorder's per-resource state stays two cache lines (see resState)
+// and a pending request three words.
+func TestRecorderStateSizes(t *testing.T) {
+	if n := unsafe.Sizeof(resState{}); n != 128 {
+		t.Errorf("resState is %d bytes, want 128", n)
+	}
+	if n := unsafe.Sizeof(want{}); n != 24 {
+		t.Errorf("want is %d bytes, want 24", n)
 	}
 }

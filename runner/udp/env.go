@@ -148,6 +148,9 @@ func RunPlan(p runner.Plan, opt runner.Options, eo EnvOptions) (runner.Result, E
 	if err != nil {
 		return runner.Result{}, Extra{}, err
 	}
+	if err := p.GuardMemory(); err != nil {
+		return runner.Result{}, Extra{}, err
+	}
 	wall := time.Now()
 	e := &env{spec: spec, run: p, eo: eo, alg: p.Algo, wake: make(chan struct{}, 1), ended: make(chan struct{}),
 		draws: NewNetDraws(spec.Seed, spec.Net)}

@@ -78,8 +78,10 @@ type Violation = checker.Violation
 // scripts and the reproduce command read them.
 type Result struct {
 	// Meta: the provenance of the result (build, machine, start time),
-	// filled by the command that prints it (runner.Run leaves it nil).
-	Meta *Meta `json:"meta,omitempty"`
+	// filled by the command that prints it (runner.Run leaves it nil,
+	// null in JSON). Every other key is always present too, zero or []
+	// when it does not apply, so the schema is the same for every run.
+	Meta *Meta `json:"meta"`
 
 	Algo     string `json:"algo"`
 	Workload string `json:"workload"`
@@ -159,7 +161,7 @@ type Result struct {
 	// Hand-offs per second alone cannot tell sixteen clients taking turns
 	// from two of them passing the lease back and forth while fourteen
 	// starve.
-	LeasesByNode []int   `json:"leases_by_node,omitempty"`
+	LeasesByNode []int   `json:"leases_by_node"`
 	Fairness     float64 `json:"fairness"`
 
 	// Disk meters (zero for the diskless algorithms, which is the point).
@@ -174,29 +176,29 @@ type Result struct {
 	// BackgroundBytesPerS: with Spec.Disk.Background in the udp
 	// environment, the bytes/s the real background writer wrote to the
 	// run's disk directory while the run lasted (runner/udp/background.go).
-	// Zero (and left out) otherwise: the simulator models the writer's
+	// Zero otherwise: the simulator models the writer's
 	// effect on fsync latency, not the writer.
-	BackgroundBytesPerS float64 `json:"background_bytes_per_sec,omitempty"`
+	BackgroundBytesPerS float64 `json:"background_bytes_per_sec"`
 
 	// What the campaign faults of the simulator and the contention
-	// clients did that no other meter shows (zero, and left out, unless
-	// the spec asks for them). StaleDelivered: messages held back as
+	// clients did that no other meter shows (zero unless the spec asks
+	// for them). StaleDelivered: messages held back as
 	// stale (NetSpec.Stale) that reached a live receiver.
 	// GiveupsMidRound: acquisitions a client abandoned before any lease
 	// came (Spec.Giveup). Extensions: Extend inputs of contention clients
 	// (Spec.Extend). ExtendReleases: releases of a lease the client had
 	// extended or was extending; ReleasesMidExtension: those of them sent
 	// while the extension was still unanswered.
-	StaleDelivered       int64 `json:"stale_delivered,omitempty"`
-	GiveupsMidRound      int   `json:"giveups_mid_round,omitempty"`
-	Extensions           int   `json:"extensions,omitempty"`
-	ExtendReleases       int   `json:"extend_releases,omitempty"`
-	ReleasesMidExtension int   `json:"releases_mid_extension,omitempty"`
+	StaleDelivered       int64 `json:"stale_delivered"`
+	GiveupsMidRound      int   `json:"giveups_mid_round"`
+	Extensions           int   `json:"extensions"`
+	ExtendReleases       int   `json:"extend_releases"`
+	ReleasesMidExtension int   `json:"releases_mid_extension"`
 
 	// Violations: overlaps of hold intervals of different owners (see
 	// Checker); ViolationList has the first 100 in detail.
 	Violations     int         `json:"violations"`
-	ViolationList  []Violation `json:"violation_list,omitempty"`
+	ViolationList  []Violation `json:"violation_list"`
 	Crashes        int         `json:"crashes"`
 	PartitionCount int         `json:"partitions"`
 	// SimulatedNS: true time covered by the run.

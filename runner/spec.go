@@ -47,19 +47,19 @@ type Spec struct {
 	// Resources: contention clients pick the resource of each attempt
 	// uniformly among 0..Resources-1 (0 or 1: resource 0 only), so several
 	// resources are contended by several proposers at once.
-	Resources int `json:"resources,omitempty"`
+	Resources int `json:"resources"`
 	// Giveup: contention only; the probability that a client abandons an
 	// acquisition mid-round: it sends Relinquish at a time uniform
 	// in [0, 2*RTT] after its Acquire unless the lease came first, while
 	// the round's prepare / propose messages are still in flight.
-	Giveup float64 `json:"giveup,omitempty"`
+	Giveup float64 `json:"giveup"`
 	// Extend: contention only; the probability that a client, once it
 	// holds a lease, extends it and then ends it as it would have
 	// (release after Hold, counted from the acquisition, or expiry). The
 	// extension comes at a time uniform in [0, half the time left], or,
 	// for half the leases to be released, within 2*RTT before the
 	// release, which then meets the extension in flight (see Driver).
-	Extend float64 `json:"extend,omitempty"`
+	Extend float64 `json:"extend"`
 
 	Net    NetSpec   `json:"net"`
 	Clocks ClockSpec `json:"clocks"`
@@ -78,13 +78,13 @@ type NetSpec struct {
 	// only). A stall lasts uniform in [0, StaleSpans lease spans]; the
 	// messages sent on the link meanwhile arrive when it ends, in send
 	// order: stale messages, a Propose or a Release seconds late.
-	Stale      float64 `json:"stale_per_min,omitempty"`
-	StaleSpans float64 `json:"stale_max,omitempty"`
+	Stale      float64 `json:"stale_per_min"`
+	StaleSpans float64 `json:"stale_max"`
 	// Late: the probability that a message is held back alone, uniform
 	// in [0, StaleSpans lease spans] on top of its delay (simulator only),
 	// so later messages on its link overtake it: a datagram stuck in a
 	// queue, or replayed, after its sender crashed and came back.
-	Late float64 `json:"late,omitempty"`
+	Late float64 `json:"late"`
 	// Bandwidth limits bytes/s leaving each node (0: unlimited), for the
 	// WAN experiment.
 	Bandwidth int64 `json:"bandwidth_bytes_per_sec"`
@@ -93,7 +93,7 @@ type NetSpec struct {
 	// up to this size; MinDatagram (header + one message) sends every
 	// message alone. Only the udp environment has datagrams; the simulator
 	// moves single messages and ignores it.
-	Datagram int `json:"datagram_bytes,omitempty"`
+	Datagram int `json:"datagram_bytes"`
 }
 
 // The datagram bounds are part of the API (NetSpec.Datagram); the codec
@@ -124,11 +124,11 @@ type ClockSpec struct {
 	// Free: clocks run free whatever Skew is: each keeps its drawn rate
 	// error for the whole run and is never slewed back, so Skew bounds
 	// the offsets at true time 0 only.
-	Free bool `json:"free_clocks,omitempty"`
+	Free bool `json:"free_clocks"`
 	// Edges: each clock's offset is -Skew/2 or +Skew/2 and its rate
 	// error -Drift or +Drift (signs drawn), instead of uniform in between:
 	// the extremes, where clock assumptions break.
-	Edges bool `json:"clock_edges,omitempty"`
+	Edges bool `json:"clock_edges"`
 }
 
 // FaultSpec describes crashes and partitions.
@@ -154,7 +154,7 @@ type DiskSpec struct {
 	// Background: a background writer saturates the disk (Fig. 10).
 	Background bool `json:"background_writer"`
 	// Dir: where the udp environment keeps the real log files.
-	Dir string `json:"disk_dir,omitempty"`
+	Dir string `json:"disk_dir"`
 }
 
 // MinResponseTimeout is the default response timeout on fast networks

@@ -195,7 +195,7 @@ func setupBench(fs *pflag.FlagSet) action {
 	pf := addPeerFlags(fs)
 	return func(c *ctx, args []string) error {
 		if len(args) > 0 {
-			return usagef("unexpected arguments %v", args)
+			return usagef("unexpected argument %q", args[0])
 		}
 		if *count < 1 {
 			return usagef("--count must be at least 1, got %d", *count)

@@ -70,7 +70,7 @@ func setupCluster(fs *pflag.FlagSet) action {
 	format := addFormatFlag(fs, "table", "json")
 	return func(c *ctx, args []string) error {
 		if len(args) > 0 {
-			return usagef("unexpected arguments %v", args)
+			return usagef("unexpected argument %q", args[0])
 		}
 		if err := udp.FailoverNodesError(*nodes); err != nil {
 			return badInput(fmt.Errorf("--nodes: %w", err))

@@ -79,7 +79,7 @@ func setupNode(fs *pflag.FlagSet) action {
 	fs.BoolVar(&cfg.ReusePort, "reuse-port", false, "bind --listen with SO_REUSEPORT, beside the placeholder with which the supervisor (leaselab cluster) holds a crashed node's port until it restarts (Linux); two nodes started by hand on one port would share it, so leave it off otherwise")
 	return func(c *ctx, args []string) error {
 		if len(args) > 0 {
-			return usagef("unexpected arguments %v", args)
+			return usagef("unexpected argument %q", args[0])
 		}
 		if *id < 0 || *id >= int(algorithms.NoNode) {
 			return usagef("--id must be a node number in [0, %d), got %d", int(algorithms.NoNode), *id)

@@ -68,7 +68,7 @@ func setupReproduce(fs *pflag.FlagSet) action {
 	quiet := addQuietFlag(fs)
 	return func(c *ctx, args []string) error {
 		if len(args) > 0 {
-			return usagef("unexpected arguments %q", args)
+			return usagef("unexpected argument %q", args[0])
 		}
 		if *seeds < 0 {
 			return usagef("--seeds must not be negative, got %d", *seeds)

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"leaselab/algorithms"
@@ -78,11 +79,11 @@ const checkStream = 0x636865636b000007
 // expandFaults checks and expands the fault kinds.
 func expandFaults(kinds []string) ([]string, error) {
 	if len(kinds) == 0 {
-		return nil, fmt.Errorf("no fault kinds given (valid: all, swarm, %v)", FaultKinds)
+		return nil, fmt.Errorf("no fault kinds given (valid: all, swarm, %s)", strings.Join(FaultKinds, ", "))
 	}
 	if slices.Contains(kinds, Swarm) {
 		if len(kinds) > 1 {
-			return nil, fmt.Errorf("fault kind swarm draws every seed's kinds itself: give it alone, not with %v", kinds)
+			return nil, fmt.Errorf("fault kind swarm draws every seed's kinds itself: give it alone, not with %s", strings.Join(kinds, ","))
 		}
 		return []string{Swarm}, nil
 	}
@@ -95,7 +96,7 @@ func expandFaults(kinds []string) ([]string, error) {
 			continue
 		}
 		if !slices.Contains(FaultKinds, k) {
-			return nil, fmt.Errorf("unknown fault kind %q (valid: all, swarm, %v)", k, FaultKinds)
+			return nil, fmt.Errorf("unknown fault kind %q (valid: all, swarm, %s)", k, strings.Join(FaultKinds, ", "))
 		}
 		set[k] = true
 	}

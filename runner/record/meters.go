@@ -183,6 +183,7 @@ func (m *fairnessMeter) resolved(_ int64, n algorithms.NodeID, _ int64, _ int, o
 }
 
 func (m *fairnessMeter) fill(res *runner.Result, _ int64) {
+	res.LeasesByNode = []int{}
 	if len(m.asked) > 0 {
 		res.LeasesByNode = make([]int, len(m.asked))
 		copy(res.LeasesByNode, m.byNode)

@@ -730,6 +730,9 @@ func (r *Recorder) Finish(end int64, failUnresolved bool) runner.Result {
 		m.fill(&res, end)
 	}
 	res.ViolationList, res.Violations = r.chk.Violations()
+	if res.ViolationList == nil {
+		res.ViolationList = []runner.Violation{} // JSON: [], like every list
+	}
 	return res
 }
 

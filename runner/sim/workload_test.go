@@ -133,7 +133,7 @@ func TestTraceAndHolds(t *testing.T) {
 		lastT := int64(-1)
 		for sc.Scan() {
 			var rec struct {
-				T    int64  `json:"t"`
+				T    int64  `json:"t_ns"`
 				What string `json:"what"`
 			}
 			if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {

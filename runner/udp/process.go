@@ -84,12 +84,12 @@ type ProcessLine struct {
 	// acquired and lost, the grant's owner for granted and cleared. It is
 	// a pointer so that node 0 is written ("owner":0) and an event without
 	// an owner leaves the key out.
-	Owner       *int   `json:"owner,omitempty"`
-	Ballot      uint64 `json:"ballot,omitempty"`
-	LocalNS     int64  `json:"local_ns,omitempty"`
-	UntilNS     int64  `json:"until_ns,omitempty"`
-	RemainingNS int64  `json:"remaining_ns,omitempty"`
-	Error       string `json:"error,omitempty"`
+	Owner       *int              `json:"owner,omitempty"`
+	Ballot      algorithms.Ballot `json:"ballot,omitempty"` // "round.restart.node"
+	LocalNS     int64             `json:"local_ns,omitempty"`
+	UntilNS     int64             `json:"until_ns,omitempty"`
+	RemainingNS int64             `json:"remaining_ns,omitempty"`
+	Error       string            `json:"error,omitempty"`
 	// Auth: ready, the node signs and checks datagrams (--key-file).
 	Auth bool `json:"auth,omitempty"`
 	// Stats: the stats line's counters.
@@ -181,7 +181,7 @@ func (o *lineObs) Event(n *Node, _ int64, now algorithms.Local, ev algorithms.Ev
 // eventLine is the line for event ev of node id at local time now.
 func eventLine(id algorithms.NodeID, now algorithms.Local, ev algorithms.Event) ProcessLine {
 	l := ProcessLine{Type: "event", Node: int(id), Event: ev.Kind.String(), Resource: uint64(ev.Resource),
-		Ballot: uint64(ev.Ballot), LocalNS: int64(now)}
+		Ballot: ev.Ballot, LocalNS: int64(now)}
 	if ev.Until != 0 {
 		l.UntilNS = int64(ev.Until)
 		l.RemainingNS = int64(ev.Until - now)

@@ -3,6 +3,7 @@ package workload
 import (
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"time"
 
 	"leaselab/algorithms"
@@ -143,7 +144,7 @@ func NewDriver(plan runner.Plan, env Env, rec *record.Recorder) (*Driver, error)
 		}
 		d.failAt = int64(spec.Duration) / 4
 	default:
-		return nil, fmt.Errorf("unknown workload %q (valid: %v)", spec.Workload, runner.Workloads)
+		return nil, fmt.Errorf("unknown workload %q (valid: %s)", spec.Workload, strings.Join(runner.Workloads, ", "))
 	}
 	return d, nil
 }

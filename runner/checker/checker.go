@@ -402,6 +402,15 @@ func (c *Checker) Holders(res algorithms.ResourceID) []algorithms.NodeID {
 	return out
 }
 
+// Since returns the start of owner's open interval on res, if it has one
+// at the checker's current time.
+func (c *Checker) Since(res algorithms.ResourceID, owner algorithms.NodeID) (int64, bool) {
+	if i := c.find(res, owner); i >= 0 {
+		return c.holds.At(i).start, true
+	}
+	return 0, false
+}
+
 // HoldCount is the number of hold intervals open now.
 func (c *Checker) HoldCount() int { return c.holds.InUse() }
 

@@ -55,6 +55,7 @@ func runDetail(p runner.Plan, opt runner.Options) (runner.Result, *sim, error) {
 		return runner.Result{}, nil, err
 	}
 	s.scheduleFaults()
+	s.scheduleNewFaults()
 	drv.Start()
 	s.run(opt.Progress)
 	if s.err != nil {
@@ -62,6 +63,7 @@ func runDetail(p runner.Plan, opt runner.Options) (runner.Result, *sim, error) {
 	}
 	res := drv.Finish()
 	res.StaleDelivered = s.staleDelivered
+	res.ClockJumps = s.clockJumps
 	res.Env = "sim"
 	res.TraceHash = tr.Hash()
 	res.WallMS = float64(time.Since(start).Microseconds()) / 1e3

@@ -88,16 +88,19 @@ type hooks struct {
 	onPause   []pauseHook
 	onWrite   []writeHook
 	requests  *requestMeter // the counts the workload and scenarios ask for
+	// storeMeter: the protected store's counts scenarios ask for.
+	storeMeter *storeMeter
 }
 
 // addMeters gives the recorder its meters, in fill order: the per-lease
 // meters divide by LeasesAcquired, which the request meter fills first.
 func (r *Recorder) addMeters() {
+	r.storeMeter = &storeMeter{}
 	r.requests = &requestMeter{workload: r.spec.Workload, chains: map[int]int{}, firstRequest: -1, firstAcquire: -1,
 		latencies: r.tables.latencies[:0]}
 	for _, m := range []meter{r.requests, &fairnessMeter{}, &protocolMeter{}, &messageMeter{}, &diskMeter{},
 		&faultMeter{}, &handoffMeter{workload: r.spec.Workload, failoverAt: -1, gap: -1},
-		&storeMeter{}, &pauseMeter{}, &beliefMeter{}} {
+		r.storeMeter, &pauseMeter{}, &beliefMeter{}} {
 		r.meters = append(r.meters, m)
 		if h, ok := m.(requestHook); ok {
 			r.onRequest = append(r.onRequest, h)

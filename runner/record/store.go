@@ -77,6 +77,13 @@ func (r *Recorder) Write(t int64, n algorithms.NodeID, res algorithms.ResourceID
 	return out
 }
 
+// StoreCounts are the protected store's writes, stale writes and fenced
+// rejections so far.
+func (r *Recorder) StoreCounts() (writes, stale, rejects int64) {
+	m := r.storeMeter
+	return m.writes, m.stale, m.rejects
+}
+
 // Since returns the start of node n's hold interval on res, if it holds
 // res now (by the checker): the lease a write is made under.
 func (r *Recorder) Since(t int64, n algorithms.NodeID, res algorithms.ResourceID) (int64, bool) {

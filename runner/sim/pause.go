@@ -46,6 +46,9 @@ type pauseState struct {
 	// slewGen names the node's current slew schedule (a jump makes a new
 	// one); evSlew events of an earlier one do nothing.
 	slewGen uint32
+	// writes are a scenario's writes the node checked before its pause
+	// (scenario_faults.go).
+	writes []scriptWrite
 }
 
 // keep reports whether e is an event of a paused node, and if so keeps it
@@ -100,6 +103,7 @@ func (s *sim) resume(n algorithms.NodeID, gen uint32) {
 		s.drv.Resumed(n)
 	} else {
 		s.rec.Resume(s.now, n)
+		s.flushWrites(n)
 	}
 	for _, e := range ps.kept {
 		s.schedule(s.now, e.kind, e.node, e.arg, e.gen)
@@ -117,6 +121,7 @@ func (s *sim) unpause(n algorithms.NodeID) {
 		return
 	}
 	ps.paused = false
+	ps.writes = ps.writes[:0]
 	for _, e := range ps.kept {
 		switch e.kind {
 		case evDeliver:

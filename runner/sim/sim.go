@@ -176,6 +176,9 @@ type sim struct {
 	// links[from*nodes+to]: the link's current or next stall; nil
 	// without Stale.
 	links []faults.Stall
+	// leases: what each node's latest Acquired event told it, per
+	// resource (scenarios: their writes; scenario_faults.go).
+	leases map[leaseKey]scriptLease
 }
 
 // tables are the simulator's tables that grow with the events in flight.
@@ -488,6 +491,7 @@ func (s *sim) Event(h *host.Host, local algorithms.Local, ev *algorithms.Event) 
 		s.drv.Event(h.ID, local, *ev)
 	} else {
 		s.rec.Event(s.now, h.ID, local, *ev)
+		s.noteLease(h.ID, ev)
 	}
 }
 

@@ -23,8 +23,12 @@ type Kind struct {
 	// Name is the kind's one name: `check --faults NAME`, a swarm's
 	// counts, the error that rejects it.
 	Name string
-	// Summary says what the fault does, in a line.
+	// Summary names the fault in a plural noun phrase ("process
+	// pauses"), as errors and listings use it.
 	Summary string
+	// Note, if set, follows the error that rejects the kind in another
+	// environment: what to use there instead.
+	Note string
 	// Params are the parameters (runner.Params names: the command line's
 	// flags, a scenario's keys) that set the kind in a Spec; the first
 	// turns it on.
@@ -104,8 +108,15 @@ func Unsupported(env string, s *runner.Spec) error {
 		if k.On == nil || k.Supports(env) || !k.On(s) {
 			continue
 		}
-		return fmt.Errorf("%s: %s (--%s) is not supported here; only in %s",
-			env, k.Summary, k.Params[0], strings.Join(k.Envs, ", "))
+		where := "run only in " + strings.Join(k.Envs, ", ")
+		if len(k.Envs) == 1 && k.Envs[0] == "sim" {
+			where = "are simulator-only"
+		}
+		note := ""
+		if k.Note != "" {
+			note = "; " + k.Note
+		}
+		return fmt.Errorf("%s: %s %s (--%s)%s", env, k.Summary, where, k.Params[0], note)
 	}
 	return nil
 }
@@ -151,8 +162,56 @@ func (c *Choice) Rand(kind string) *rand.Rand {
 
 func uniform(r *rand.Rand, lo, hi float64) float64 { return lo + r.Float64()*(hi-lo) }
 
+// everywhere is every environment: the kind shapes the workload or the
+// network the environments all emulate.
+var everywhere = []string{"sim", "udp"}
+
+func rate(v float64) bool { return v > 0 }
+
 var kinds = []Kind{
-	{Name: "pause", Summary: "process pauses (a paused node handles nothing; timers, messages and inputs wait; its clock runs on)",
+	{Name: "loss", Summary: "lost messages", Params: []string{"loss"},
+		On: func(s *runner.Spec) bool { return rate(s.Net.Loss) }, Envs: everywhere,
+		Scenario: []string{"drop"}, Budget: "drops", Traces: []runner.TraceKind{runner.TraceDrop}},
+	{Name: "dup", Summary: "duplicated messages", Params: []string{"dup"},
+		On: func(s *runner.Spec) bool { return rate(s.Net.Dup) }, Envs: everywhere,
+		Scenario: []string{"dup"}, Budget: "dups", Traces: []runner.TraceKind{runner.TraceDup}},
+	{Name: "reorder", Summary: "reordered messages", Params: []string{"reorder"},
+		On: func(s *runner.Spec) bool { return rate(s.Net.Reorder) }, Envs: everywhere,
+		Scenario: []string{"deliver"}, Traces: []runner.TraceKind{runner.TraceDeliver}},
+	{Name: "partition", Summary: "network partitions", Params: []string{"partitions", "partition-len"},
+		On: func(s *runner.Spec) bool { return rate(s.Faults.Partitions) }, Envs: everywhere,
+		Traces:   []runner.TraceKind{runner.TracePartition, runner.TraceHeal},
+		Counters: []Counter{{"partitions", func(r *runner.Result) int64 { return int64(r.PartitionCount) }}}},
+	{Name: "crash", Summary: "random crashes (crash rate)", Params: []string{"crash-rate", "downtime"},
+		Note: "the udp environment crashes nodes only as the workload asks (failover)",
+		On:   func(s *runner.Spec) bool { return rate(s.Faults.CrashRate) }, Envs: []string{"sim"},
+		Scenario: []string{"crash", "restart"}, Budget: "crashes",
+		Traces:   []runner.TraceKind{runner.TraceCrash, runner.TraceRestart},
+		Counters: []Counter{{"crashes", func(r *runner.Result) int64 { return int64(r.Crashes) }}}},
+	{Name: "drift", Summary: "clock offsets and rate errors", Params: []string{"drift", "skew"},
+		On: func(s *runner.Spec) bool { return rate(s.Clocks.Drift) || s.Clocks.Skew > 0 }, Envs: everywhere,
+		Scenario: []string{"clock"}, Traces: []runner.TraceKind{runner.TraceClock}},
+	{Name: "stale", Summary: "stale messages (held back for lease spans)", Params: []string{"stale", "stale-max"},
+		On: func(s *runner.Spec) bool { return rate(s.Net.Stale) }, Envs: []string{"sim"},
+		Counters: []Counter{{"stale_delivered", func(r *runner.Result) int64 { return r.StaleDelivered }}}},
+	{Name: "giveup", Summary: "acquisitions given up mid-round", Params: []string{"giveup"},
+		Envs: everywhere, Scenario: []string{"release"},
+		Counters: []Counter{{"giveups_mid_round", func(r *runner.Result) int64 { return int64(r.GiveupsMidRound) }}}},
+	{Name: "extend", Summary: "extensions of contention leases", Params: []string{"extend"},
+		Envs: everywhere, Scenario: []string{"extend"},
+		Counters: []Counter{
+			{"extensions", func(r *runner.Result) int64 { return int64(r.Extensions) }},
+			{"extend_releases", func(r *runner.Result) int64 { return int64(r.ExtendReleases) }},
+			{"releases_mid_extension", func(r *runner.Result) int64 { return int64(r.ReleasesMidExtension) }}}},
+	{Name: "resources", Summary: "several contended resources", Params: []string{"resources"},
+		Envs:     everywhere,
+		Counters: []Counter{{"multi_resource_seeds", func(r *runner.Result) int64 { return b2i(r.Params.Resources > 1) }}}},
+	{Name: "freeclock", Summary: "free-running clocks at the edges of their ranges", Params: []string{"free-clocks", "clock-edges"},
+		Envs: everywhere, Traces: []runner.TraceKind{runner.TraceClock},
+		Counters: []Counter{{"free_clock_seeds", func(r *runner.Result) int64 {
+			return b2i(r.Params.Clocks.Free && r.Params.Clocks.Drift > 0)
+		}}}},
+	{Name: "pause", Summary: "process pauses", Note: "`leaselab cluster --pause D` pauses a real node process (SIGSTOP)",
 		Params: []string{"pause-rate", "pause-max"},
 		On:     func(s *runner.Spec) bool { return s.Faults.PauseRate > 0 },
 		Envs:   []string{"sim"}, Scenario: []string{"pause"}, Budget: "pauses", Opt: true,
@@ -167,7 +226,7 @@ var kinds = []Kind{
 				s.Faults.PauseRate = rate
 			}
 		}},
-	{Name: "clockjump", Summary: "clock jumps (Jepsen's bump and strobe: a clock steps forward or back, then returns)",
+	{Name: "clockjump", Summary: "clock jumps",
 		Params: []string{"clock-jumps", "clock-jump-max", "clock-jump-len", "clock-strobe"},
 		On:     func(s *runner.Spec) bool { return s.Clocks.Jumps > 0 },
 		Envs:   []string{"sim"}, Scenario: []string{"clock"}, Opt: true,
@@ -186,4 +245,11 @@ var kinds = []Kind{
 				s.Clocks.Strobe = time.Duration(period * float64(time.Millisecond))
 			}
 		}},
+}
+
+func b2i(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
 }

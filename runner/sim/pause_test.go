@@ -1,11 +1,14 @@
 package sim
 
 import (
+	"io"
+	"strings"
 	"testing"
 	"time"
 
 	"leaselab/algorithms"
 	"leaselab/runner"
+	"leaselab/runner/faults"
 	"leaselab/runner/internal/toy"
 )
 
@@ -166,6 +169,20 @@ func TestClockJumpShapes(t *testing.T) {
 		}
 		if strobe > 0 && steps < 4*res.ClockJumps {
 			t.Errorf("strobe: %d steps in %d episodes", steps, res.ClockJumps)
+		}
+	}
+}
+
+// Every scenario command the fault-kind table names is one the scenario
+// language has.
+func TestScenarioHasEveryFaultCommand(t *testing.T) {
+	for cmd, kind := range faults.ScenarioKinds() {
+		rp := &replayer{w: io.Discard, spec: scenarioSpec()}
+		if err := rp.boot(); err != nil {
+			t.Fatal(err)
+		}
+		if err := rp.exec([]string{cmd}); err != nil && strings.Contains(err.Error(), "unknown command") {
+			t.Errorf("kind %s: %v", kind, err)
 		}
 	}
 }

@@ -5,11 +5,15 @@ import (
 	"time"
 
 	"leaselab/runner"
+	"leaselab/runner/faults"
 	"leaselab/runner/record"
 	"leaselab/runner/workload"
 )
 
-func init() { runner.RegisterEnv(runner.Env{Name: "sim", Run: RunPlan}) }
+func init() {
+	runner.RegisterEnv(runner.Env{Name: "sim", Run: RunPlan,
+		Check: func(s runner.Spec) error { return faults.Unsupported("sim", &s) }})
+}
 
 // Run resolves spec (runner.Resolve) and runs it in the simulator.
 func Run(spec runner.Spec, opt runner.Options) (runner.Result, error) {

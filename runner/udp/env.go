@@ -1,7 +1,6 @@
 package udp
 
 import (
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"net"
@@ -27,16 +26,8 @@ func init() {
 }
 
 // Supports says what of a valid spec the udp environment cannot run: the
-// simulator-only faults.
-func Supports(spec runner.Spec) error {
-	if spec.Faults.CrashRate > 0 {
-		return errors.New("udp: random crashes (crash rate) are simulator-only; the udp environment crashes nodes only as the workload asks (failover)")
-	}
-	if spec.Net.Stale > 0 {
-		return errors.New("udp: stale messages (held back for lease spans) are simulator-only")
-	}
-	return nil
-}
+// fault kinds the table (faults.Kinds) says are the simulator's.
+func Supports(spec runner.Spec) error { return faults.Unsupported("udp", &spec) }
 
 // EnvOptions are the udp environment's own knobs, beyond the Spec.
 type EnvOptions struct {

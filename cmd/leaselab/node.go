@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"net/netip"
 	"os"
 	"os/signal"
@@ -110,6 +111,9 @@ func setupNode(fs *pflag.FlagSet) action {
 		}
 		if err := udp.ValidNet(cfg.Net); err != nil {
 			return badInput(err)
+		}
+		if cfg.Writes < 0 {
+			return badInput(fmt.Errorf("--writes must not be negative, got %v", cfg.Writes))
 		}
 		sctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 		defer stop()

@@ -176,6 +176,9 @@ func RunPlan(p runner.Plan, opt runner.Options, eo EnvOptions) (runner.Result, E
 	if e.procs != nil && e.procs.opt.Plan != nil {
 		e.drv.PlanFailover(*e.procs.opt.Plan)
 	}
+	if e.procs != nil {
+		e.drv.NoWrites() // node processes write themselves
+	}
 	if err := e.start(); err != nil {
 		return runner.Result{}, Extra{}, err
 	}
@@ -712,6 +715,15 @@ func (e *env) Crash(n algorithms.NodeID) {
 	e.lives[n] = node
 	e.dead = append(e.dead, node)
 	e.drv.Crashed(n)
+}
+
+// Pause stops node n's process for d ns (workload.Pauser): node
+// processes only; nodes in this process cannot be paused (Resolve rejects
+// the pause fault kind for udp), so for them it does nothing.
+func (e *env) Pause(n algorithms.NodeID, d int64) {
+	if e.procs != nil && int(n) < len(e.nodes) {
+		e.procs.pause(int(n), d)
+	}
 }
 
 func (e *env) Restart(n algorithms.NodeID) {

@@ -86,6 +86,7 @@ type Driver struct {
 	holds0      int           // failover with a plan: proposer 0's acquisitions so far
 	tookOver    bool          // failover with a plan: another proposer acquired after the crash
 	noWrites    bool          // the nodes write themselves (NoWrites)
+	resumeAt    int64         // failover with a plan's pause: when proposer 0 resumes
 	// counters for Result (see its fields of the same names)
 	giveupsMidRound, extensions, extendReleases, releasesMidExtension int
 }
@@ -167,10 +168,25 @@ func NewDriver(plan runner.Plan, env Env, rec *record.Recorder) (*Driver, error)
 // acquired the lease; the run stops Linger after that takeover, or, with
 // Restart, Linger after proposer 0 rejoined (its Joined event; at once for
 // a durable algorithm, which recovers its state).
+//
+// With Pause > 0 proposer 0 is paused for Pause instead of crashed (the
+// environment must implement Pauser: `leaselab cluster --pause` stops the
+// node's process with SIGSTOP), and the run stops Linger after the later
+// of the takeover and its resume, so that what it does when it runs again
+// (a write it checked before the pause) is seen.
 type FailoverPlan struct {
 	Extensions int
 	Restart    bool
 	Linger     time.Duration
+	Pause      time.Duration
+}
+
+// Pauser is an environment that can pause a node's process (the
+// simulator; node processes, with SIGSTOP and SIGCONT): for d ns of true
+// time from now, the node handles nothing. It calls Driver.Paused and
+// Driver.Resumed.
+type Pauser interface {
+	Pause(n algorithms.NodeID, d int64)
 }
 
 // PlanFailover sets the failover workload's plan; call it before Start.
@@ -481,7 +497,18 @@ func (d *Driver) failover() {
 	d.failed = true
 	d.rec.MarkFailover(now, 0)
 	d.clients[0].active = false
-	d.env.Crash(0)
+	if p, ok := d.env.(Pauser); ok && d.plan != nil && d.plan.Pause > 0 {
+		// The client asks for nothing more (what it had scheduled is
+		// void), but a write it was making stays due: the pause falls
+		// between its check and the write.
+		c := &d.clients[0]
+		c.gen++
+		c.state = clientIdle
+		d.resumeAt = now + int64(d.plan.Pause)
+		p.Pause(0, int64(d.plan.Pause))
+	} else {
+		d.env.Crash(0)
+	}
 	if dt := d.spec.Faults.Downtime; dt > 0 && d.plan == nil {
 		d.env.At(now+int64(dt), func() { d.env.Restart(0) })
 	}
@@ -499,7 +526,7 @@ func (d *Driver) failover() {
 // event ev of node n.
 func (d *Driver) followPlan(n algorithms.NodeID, ev algorithms.Event) {
 	now := d.env.Now()
-	linger := func() { d.env.At(now+int64(d.plan.Linger), d.env.Stop) }
+	linger := func() { d.env.At(max(now, d.resumeAt)+int64(d.plan.Linger), d.env.Stop) }
 	switch {
 	case ev.Kind == algorithms.Acquired && n == 0 && !d.failed:
 		if d.holds0++; d.holds0 > d.plan.Extensions {
@@ -507,7 +534,7 @@ func (d *Driver) followPlan(n algorithms.NodeID, ev algorithms.Event) {
 		}
 	case ev.Kind == algorithms.Acquired && n != 0 && d.failed && !d.tookOver:
 		d.tookOver = true
-		if !d.plan.Restart {
+		if !d.plan.Restart || d.plan.Pause > 0 {
 			linger()
 			return
 		}

@@ -91,13 +91,15 @@ func (r *Recorder) Since(t int64, n algorithms.NodeID, res algorithms.ResourceID
 	return r.chk.Since(res, n)
 }
 
-// Pause records that node n's process paused at t (it believes what it
-// believed until it resumes).
+// Pause records that node n's process paused at t: it believes what it
+// believed until it resumes, but holds nothing the invariant counts
+// (Checker.Pause) until then.
 func (r *Recorder) Pause(t int64, n algorithms.NodeID) {
 	r.chk.Advance(t)
 	for _, h := range r.onPause {
 		h.paused(t, n)
 	}
+	r.chk.Pause(t, n)
 }
 
 // Resume records that node n's process resumed at t.
@@ -106,6 +108,7 @@ func (r *Recorder) Resume(t int64, n algorithms.NodeID) {
 	for _, h := range r.onPause {
 		h.resumed(t, n)
 	}
+	r.chk.Resume(t, n)
 }
 
 // storeMeter: writes, stale writes and fenced rejections.

@@ -380,7 +380,8 @@ func isHTML(path string) bool {
 // of s, as its trace records happen.
 func newHTMLCollector(s runner.Spec) *htmlview.Collector {
 	c := algorithms.NewCluster(s.Acceptors, s.Proposers)
-	return htmlview.NewCollector(htmlview.Input{Nodes: c.Nodes, Acceptors: c.Acceptors, Proposers: c.Proposers})
+	return htmlview.NewCollector(htmlview.Input{Nodes: c.Nodes, Acceptors: c.Acceptors, Proposers: c.Proposers,
+		NoDropReasons: s.Env == "udp"})
 }
 
 // htmlTimelineFlag checks the --timeline FILE.html of command cmd and

@@ -169,6 +169,10 @@ type Experiment struct {
 	// EnvNotes are notes that hold only in one environment; Resolve
 	// appends those of the chosen one to Notes.
 	EnvNotes map[string][]string `json:"env_notes,omitempty"`
+	// ChartNotes: per environment, the caveat the chart itself must
+	// carry, so that a chart seen without the report is not misread
+	// (the report's notes, EnvNotes, say it at length).
+	ChartNotes map[string]string `json:"chart_notes,omitempty"`
 	// Trace: runs keep the hold intervals and the event trace (timeline).
 	Trace bool `json:"trace,omitempty"`
 	// Faults makes every run a member of a fault campaign, exactly as

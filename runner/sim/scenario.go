@@ -66,6 +66,10 @@ type replayer struct {
 	observers []runner.Observer
 	tr        *record.Tracer
 	tx        *transcript // nil: no transcript
+	// steps: the observers that want each command's end (StepObserver);
+	// cmd is the command being run.
+	steps []runner.StepObserver
+	cmd   string
 }
 
 // Replay runs a scenario file step by step and writes the trace, the
@@ -78,6 +82,11 @@ func Replay(scenario io.Reader, w io.Writer) (ReplayResult, error) {
 
 func replay(scenario io.Reader, w io.Writer, observers []runner.Observer, tx *transcript) (res ReplayResult, err error) {
 	rp := &replayer{w: w, spec: scenarioSpec(), observers: observers, tx: tx}
+	for _, o := range observers {
+		if so, ok := o.(runner.StepObserver); ok {
+			rp.steps = append(rp.steps, so)
+		}
+	}
 	defer func() {
 		if rp.tr != nil {
 			if ferr := rp.tr.Flush(); ferr != nil && err == nil {
@@ -96,8 +105,10 @@ func replay(scenario io.Reader, w io.Writer, observers []runner.Observer, tx *tr
 		if len(fields) == 0 {
 			continue
 		}
-		fmt.Fprintf(w, "> %s\n", strings.Join(fields, " "))
-		rp.tx.command(strings.Join(fields, " "))
+		cmd := strings.Join(fields, " ")
+		fmt.Fprintf(w, "> %s\n", cmd)
+		rp.tx.command(cmd)
+		rp.cmd = cmd
 		if err := rp.exec(fields); err != nil {
 			return rp.res, fmt.Errorf("line %d: %w", rp.line, err)
 		}
@@ -105,10 +116,14 @@ func replay(scenario io.Reader, w io.Writer, observers []runner.Observer, tx *tr
 		if rp.s != nil && rp.s.err != nil {
 			return rp.res, fmt.Errorf("line %d: %w", rp.line, rp.s.err)
 		}
+		if rp.started && fields[0] != "start" {
+			rp.stepDone(cmd) // start's step is the boot's (boot)
+		}
 	}
 	if err := sc.Err(); err != nil {
 		return rp.res, err
 	}
+	rp.cmd = ""
 	if err := rp.boot(); err != nil {
 		return rp.res, err
 	}
@@ -186,7 +201,39 @@ func (rp *replayer) boot() error {
 		return err
 	}
 	s.settle(s.now)
+	// The boot is a step of its own, also when the first action implies
+	// it: its records are not that action's.
+	start := "start"
+	switch rp.cmd {
+	case "start":
+	case "":
+		start = "start (implicit)"
+	default:
+		start = "start (implicit, before " + rp.cmd + ")"
+	}
+	rp.stepDone(start)
 	return nil
+}
+
+// stepDone tells the step observers that the command cmd is done, with
+// each node's state in words.
+func (rp *replayer) stepDone(cmd string) {
+	if len(rp.steps) == 0 {
+		return
+	}
+	s := rp.s
+	st := runner.ScriptStep{Line: rp.line, Command: cmd, T: s.now, Nodes: make([]string, len(s.nodes))}
+	for i := range s.nodes {
+		n := &s.nodes[i]
+		if !n.Up() {
+			st.Nodes[i] = "down"
+			continue
+		}
+		st.Nodes[i] = algorithms.Describe(n.Node, s.clock[i].Local(s.now))
+	}
+	for _, o := range rp.steps {
+		o.Step(&st)
+	}
 }
 
 // Observe prints a trace record as the replay goes (runner.Observer).

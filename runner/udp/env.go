@@ -813,12 +813,23 @@ func (e *env) Begin(n *Node) bool {
 func (e *env) End(*Node) { e.mu.Unlock() }
 
 // Stepped hands one Output to the driver; mu is held (Begin).
-func (e *env) Stepped(n *Node, t int64, now algorithms.Local, out *algorithms.Output) bool {
+func (e *env) Stepped(n *Node, t int64, now algorithms.Local, in algorithms.Input, out *algorithms.Output) bool {
 	if e.nodes[n.id] != n || e.isEnded() {
 		return false // the driver crashed the node or ended the run in this group
 	}
 	if t > e.now {
 		e.now = t // always, but for a callback that ran at its own later instant
+	}
+	// The messages in the trace, for its observers (the HTML view, --trace):
+	// a delivery is the step of a received message, a send is dated at
+	// the step that sent it. Why a message never arrived (emulated loss,
+	// a partition, the kernel) is not traced: the network's draws are made
+	// after the step, outside the lock. Without observers nothing is
+	// added (a UDP run's trace hash means nothing: real time).
+	tr := e.rec.Tracer()
+	traced := tr != nil && tr.Observed()
+	if traced && in.Kind == algorithms.Recv {
+		tr.Add(&record.TraceRec{T: e.now, Local: now, Kind: record.TraceDeliver, Node: n.id, Msg: in.Msg})
 	}
 	for _, ev := range out.Events {
 		if ev.Kind == algorithms.Lost {
@@ -833,6 +844,9 @@ func (e *env) Stepped(n *Node, t int64, now algorithms.Local, out *algorithms.Ou
 		e.drv.Event(n.id, now, ev)
 	}
 	for i := range out.Msgs {
+		if traced {
+			tr.Add(&record.TraceRec{T: e.now, Local: now, Kind: record.TraceSend, Node: n.id, Msg: out.Msgs[i]})
+		}
 		e.rec.Sent(e.now, &out.Msgs[i])
 	}
 	return e.nodes[n.id] == n

@@ -37,7 +37,9 @@ func (c testClock) trueAt(l int64) int64 {
 // testClocks gives each node its own clock.
 type testClocks []testClock
 
-func (c testClocks) TrueAt(n algorithms.NodeID, l algorithms.Local) int64 { return c[n].trueAt(int64(l)) }
+func (c testClocks) TrueAt(n algorithms.NodeID, l algorithms.Local) int64 {
+	return c[n].trueAt(int64(l))
+}
 
 // step is one call into the checker in a table test.
 type step struct {

@@ -92,6 +92,11 @@ type NetSpec struct {
 	// order: stale messages, a Propose or a Release seconds late.
 	Stale      float64 `json:"stale_per_min,omitempty"`
 	StaleSpans float64 `json:"stale_max,omitempty"`
+	// Late: the probability that a message is held back alone, uniform
+	// in [0, StaleSpans lease spans] on top of its delay (simulator only),
+	// so later messages on its link overtake it: a datagram stuck in a
+	// queue, or replayed, after its sender crashed and came back.
+	Late float64 `json:"late,omitempty"`
 	// Bandwidth limits bytes/s leaving each node (0: unlimited), for the
 	// WAN experiment.
 	Bandwidth int64 `json:"bandwidth_bytes_per_sec"`
@@ -237,7 +242,7 @@ func (s Spec) check(a algorithms.Algorithm) error {
 		n string
 		v float64
 	}{{"loss", s.Net.Loss}, {"dup", s.Net.Dup}, {"reorder", s.Net.Reorder},
-		{"giveup", s.Giveup}, {"extend", s.Extend}} {
+		{"giveup", s.Giveup}, {"extend", s.Extend}, {"late", s.Net.Late}} {
 		if err := checkProb(p.n, p.v); err != nil {
 			return err
 		}
@@ -288,6 +293,8 @@ func (s Spec) check(a algorithms.Algorithm) error {
 		return fmt.Errorf("stale-max must be a finite number of lease spans >= 0, got %g", s.Net.StaleSpans)
 	case s.Net.Stale > 0 && s.Net.StaleSpans == 0:
 		return fmt.Errorf("stale messages need a positive stale-max (lease spans they may be held back)")
+	case s.Net.Late > 0 && s.Net.StaleSpans == 0:
+		return fmt.Errorf("late messages need a positive stale-max (lease spans they may be held back)")
 	case s.Net.StaleSpans*float64(s.Params.LeaseSpan) > float64(24*time.Hour):
 		return fmt.Errorf("stale-max %g lease spans is more than a day (%v)", s.Net.StaleSpans, time.Duration(s.Net.StaleSpans*float64(s.Params.LeaseSpan)))
 	case s.Resources < 0:

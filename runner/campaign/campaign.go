@@ -78,7 +78,13 @@ const checkStream = 0x636865636b000007
 // expandFaults checks and expands the fault kinds.
 func expandFaults(kinds []string) ([]string, error) {
 	if len(kinds) == 0 {
-		return nil, fmt.Errorf("no fault kinds given (valid: all, %v)", FaultKinds)
+		return nil, fmt.Errorf("no fault kinds given (valid: all, swarm, %v)", FaultKinds)
+	}
+	if slices.Contains(kinds, Swarm) {
+		if len(kinds) > 1 {
+			return nil, fmt.Errorf("fault kind swarm draws every seed's kinds itself: give it alone, not with %v", kinds)
+		}
+		return []string{Swarm}, nil
 	}
 	set := map[string]bool{}
 	for _, k := range kinds {
@@ -89,7 +95,7 @@ func expandFaults(kinds []string) ([]string, error) {
 			continue
 		}
 		if !slices.Contains(FaultKinds, k) {
-			return nil, fmt.Errorf("unknown fault kind %q (valid: all, %v)", k, FaultKinds)
+			return nil, fmt.Errorf("unknown fault kind %q (valid: all, swarm, %v)", k, FaultKinds)
 		}
 		set[k] = true
 	}
@@ -116,11 +122,16 @@ func CheckSpecFor(cs CheckSpec, seed uint64) (runner.Spec, error) {
 	if err != nil {
 		return runner.Spec{}, err
 	}
-	return specFor(base, kinds, cs.Vary, seed), nil
+	s, _ := specFor(base, kinds, cs.Vary, seed)
+	return s, nil
 }
 
-// specFor is the spec of seed for a resolved base.
-func specFor(base runner.Plan, kinds []string, vary Vary, seed uint64) runner.Spec {
+// specFor is the spec of seed for a resolved base, and for a swarm the
+// kinds it drew (by SwarmKinds).
+func specFor(base runner.Plan, kinds []string, vary Vary, seed uint64) (runner.Spec, []bool) {
+	if len(kinds) == 1 && kinds[0] == Swarm {
+		return swarmSpecFor(base, vary, seed)
+	}
 	s := base.Spec
 	s.Seed = seed
 	d := drawFor(seed)
@@ -130,7 +141,7 @@ func specFor(base runner.Plan, kinds []string, vary Vary, seed uint64) runner.Sp
 	for _, k := range kinds {
 		c.apply(&s, k)
 	}
-	return s
+	return s, nil
 }
 
 // draws are one seed's random choices.
@@ -303,14 +314,56 @@ const maxFirst = 20
 
 // outcome is one seed's run.
 type outcome struct {
-	res runner.Result
-	err error
+	res           runner.Result
+	err           error
+	drew          []bool // swarm: the kinds this seed drew
+	holderCrashes int
 }
 
-// add sums the result of seed into cr.
-func (cr *CheckResult) add(seed uint64, res runner.Result) {
+// holderCrashes counts the crashes of nodes that held a lease (by the
+// checker's hold intervals) from a run's trace.
+type holderCrashes struct {
+	holds []int // open hold intervals by node
+	n     int
+}
+
+func (h *holderCrashes) Observe(r *runner.TraceRec) {
+	switch r.Kind {
+	case runner.TraceHoldStart, runner.TraceHoldEnd:
+		if int(r.Owner) >= len(h.holds) {
+			h.holds = append(h.holds, make([]int, int(r.Owner)+1-len(h.holds))...)
+		}
+		if r.Kind == runner.TraceHoldStart {
+			h.holds[r.Owner]++
+		} else {
+			h.holds[r.Owner]--
+		}
+	case runner.TraceCrash:
+		if int(r.Node) < len(h.holds) && h.holds[r.Node] > 0 {
+			h.n++
+		}
+	}
+}
+
+// add sums the outcome of seed into cr.
+func (cr *CheckResult) add(seed uint64, o outcome) {
+	res := o.res
 	cr.LeasesAcquired += res.LeasesAcquired
 	cr.Exercised.add(res)
+	cr.Exercised.HolderCrashes += o.holderCrashes
+	if o.drew != nil {
+		if cr.Swarm == nil {
+			cr.Swarm = make([]KindSeeds, len(SwarmKinds))
+			for k, name := range SwarmKinds {
+				cr.Swarm[k].Kind = name
+			}
+		}
+		for k, in := range o.drew {
+			if in {
+				cr.Swarm[k].Seeds++
+			}
+		}
+	}
 	if res.Violations > 0 {
 		cr.Violations += res.Violations
 		cr.ViolatingSeeds = append(cr.ViolatingSeeds, seed)
@@ -352,12 +405,14 @@ func Check(cs CheckSpec, opt runner.Options) (CheckResult, error) {
 	// scheduling.
 	last, done := cs.Seeds-1, 0
 	pool.Pool{}.Run(cs.Seeds, func(_, i int) {
-		spec := specFor(base, kinds, cs.Vary, cs.FirstSeed+uint64(i))
-		var o outcome
+		spec, drew := specFor(base, kinds, cs.Vary, cs.FirstSeed+uint64(i))
+		o := outcome{drew: drew}
 		if p, err := base.With(spec); err != nil {
 			o.err = fmt.Errorf("seed %d: %w", spec.Seed, err)
 		} else {
-			o.res, o.err = sim.RunPlan(p, runner.Options{})
+			var hc holderCrashes
+			o.res, o.err = sim.RunPlan(p, runner.Options{Observers: []runner.Observer{&hc}})
+			o.holderCrashes = hc.n
 		}
 		results[i] = o
 	}, func(i int) bool {
@@ -382,11 +437,12 @@ func Check(cs CheckSpec, opt runner.Options) (CheckResult, error) {
 		if o.err != nil {
 			return CheckResult{}, o.err
 		}
-		cr.add(cs.FirstSeed+uint64(i), o.res)
+		cr.add(cs.FirstSeed+uint64(i), o)
 	}
 	sort.Slice(cr.ViolatingSeeds, func(i, j int) bool { return cr.ViolatingSeeds[i] < cr.ViolatingSeeds[j] })
 	if len(cr.ViolatingSeeds) > 0 && (opt.Trace != nil || opt.Holds != nil || opt.ViolationTrace != nil || len(opt.Observers) > 0) {
-		p, err := base.With(specFor(base, kinds, cs.Vary, cr.ViolatingSeeds[0]))
+		spec, _ := specFor(base, kinds, cs.Vary, cr.ViolatingSeeds[0])
+		p, err := base.With(spec)
 		if err != nil {
 			return cr, err
 		}

@@ -194,6 +194,8 @@ var kinds = []Kind{
 	{Name: "stale", Summary: "stale messages (held back for lease spans)", Params: []string{"stale", "stale-max"},
 		On: func(s *runner.Spec) bool { return rate(s.Net.Stale) }, Envs: []string{"sim"},
 		Counters: []Counter{{"stale_delivered", func(r *runner.Result) int64 { return r.StaleDelivered }}}},
+	{Name: "late", Summary: "late messages (held back alone for lease spans)", Params: []string{"late", "stale-max"},
+		On: func(s *runner.Spec) bool { return rate(s.Net.Late) }, Envs: []string{"sim"}},
 	{Name: "giveup", Summary: "acquisitions given up mid-round", Params: []string{"giveup"},
 		Envs: everywhere, Scenario: []string{"release"},
 		Counters: []Counter{{"giveups_mid_round", func(r *runner.Result) int64 { return int64(r.GiveupsMidRound) }}}},

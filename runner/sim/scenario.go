@@ -70,6 +70,11 @@ type replayer struct {
 	// cmd is the command being run.
 	steps []runner.StepObserver
 	cmd   string
+	// quiet: print no trace records (Script: a program reads the
+	// outcome, nobody reads the trace).
+	quiet bool
+	// pendingHook, if set, sees every message that becomes pending.
+	pendingHook func(id int, m algorithms.Message)
 }
 
 // Replay runs a scenario file step by step and writes the trace, the
@@ -96,33 +101,57 @@ func replay(scenario io.Reader, w io.Writer, observers []runner.Observer, tx *tr
 	}()
 	sc := bufio.NewScanner(scenario)
 	for sc.Scan() {
-		rp.line++
-		text := sc.Text()
-		if i := strings.IndexByte(text, '#'); i >= 0 {
-			text = text[:i]
-		}
-		fields := strings.Fields(text)
-		if len(fields) == 0 {
-			continue
-		}
-		cmd := strings.Join(fields, " ")
-		fmt.Fprintf(w, "> %s\n", cmd)
-		rp.tx.command(cmd)
-		rp.cmd = cmd
-		if err := rp.exec(fields); err != nil {
-			return rp.res, fmt.Errorf("line %d: %w", rp.line, err)
-		}
-		rp.res.Steps++
-		if rp.s != nil && rp.s.err != nil {
-			return rp.res, fmt.Errorf("line %d: %w", rp.line, rp.s.err)
-		}
-		if rp.started && fields[0] != "start" {
-			rp.stepDone(cmd) // start's step is the boot's (boot)
+		if err := rp.execLine(sc.Text()); err != nil {
+			return rp.res, err
 		}
 	}
 	if err := sc.Err(); err != nil {
 		return rp.res, err
 	}
+	return rp.finish()
+}
+
+// execLine runs one line of a scenario (a comment or blank line does
+// nothing); errors carry the line number.
+func (rp *replayer) execLine(text string) error {
+	rp.line++
+	if i := strings.IndexByte(text, '#'); i >= 0 {
+		text = text[:i]
+	}
+	fields := strings.Fields(text)
+	if len(fields) == 0 {
+		return nil
+	}
+	return rp.execFields(fields)
+}
+
+// execFields runs one command, split into fields.
+func (rp *replayer) execFields(fields []string) error {
+	cmd := ""
+	if !rp.quiet || len(rp.steps) > 0 {
+		cmd = strings.Join(fields, " ")
+	}
+	if !rp.quiet {
+		fmt.Fprintf(rp.w, "> %s\n", cmd)
+		rp.tx.command(cmd)
+	}
+	rp.cmd = cmd
+	if err := rp.exec(fields); err != nil {
+		return fmt.Errorf("line %d: %w", rp.line, err)
+	}
+	rp.res.Steps++
+	if rp.s != nil && rp.s.err != nil {
+		return fmt.Errorf("line %d: %w", rp.line, rp.s.err)
+	}
+	if rp.started && fields[0] != "start" {
+		rp.stepDone(cmd) // start's step is the boot's (boot)
+	}
+	return nil
+}
+
+// finish boots the run if no action did, and gives the checker's verdict.
+func (rp *replayer) finish() (ReplayResult, error) {
+	w := rp.w
 	rp.cmd = ""
 	if err := rp.boot(); err != nil {
 		return rp.res, err
@@ -183,13 +212,22 @@ func (rp *replayer) boot() error {
 	if err != nil {
 		return err
 	}
-	tr := record.NewTracer(append([]runner.Observer{rp}, rp.observers...)...)
+	obs := rp.observers
+	if !rp.quiet {
+		obs = append([]runner.Observer{rp}, obs...)
+	}
+	tr := record.NewTracer(obs...)
 	rp.tr = tr
 	s := newSim(p, tr, true)
 	rp.s = s
 	s.onPending = func(p pendingMsg) {
-		fmt.Fprintf(rp.w, "  %*s pending #%d\n", 19, "", p.id)
-		rp.tx.pending(p.id)
+		if rp.pendingHook != nil {
+			rp.pendingHook(p.id, p.msg)
+		}
+		if !rp.quiet {
+			fmt.Fprintf(rp.w, "  %*s pending #%d\n", 19, "", p.id)
+			rp.tx.pending(p.id)
+		}
 	}
 	for n, c := range rp.preClocks {
 		if int(n) >= len(s.clock) {

@@ -256,6 +256,7 @@ func newSim(p runner.Plan, tr *record.Tracer, scripted bool) *sim {
 			RTT: spec.Net.RTT, Jitter: spec.Net.Jitter,
 			Loss: spec.Net.Loss, Dup: spec.Net.Dup, Reorder: spec.Net.Reorder,
 			Stale: spec.Net.Stale, StaleMax: int64(spec.Net.StaleSpans * float64(spec.Params.LeaseSpan)),
+			Late: spec.Net.Late,
 		}),
 		faults:   faults.NewSchedule(spec.Seed),
 		diskRng:  faults.Rand(spec.Seed, faults.StreamDisk),
@@ -596,13 +597,13 @@ func (s *sim) Send(m *algorithms.Message) {
 		s.drop(m, record.DropLoss)
 		return
 	}
-	at, stale := s.stall(m, depart, depart+s.net.Delay())
+	at, stale := s.late(s.stall(m, depart, depart+s.net.Delay()))
 	s.deliverMarked(at, m, stale)
 	if s.net.Duplicated() {
 		if s.tr != nil {
 			s.tr.Add(&record.TraceRec{T: s.now, Local: s.clock[from].Local(s.now), Kind: record.TraceDup, Node: from, Msg: *m})
 		}
-		at, stale := s.stall(m, depart, depart+s.net.Delay())
+		at, stale := s.late(s.stall(m, depart, depart+s.net.Delay()))
 		s.deliverMarked(at, m, stale)
 	}
 }
@@ -633,6 +634,15 @@ func (s *sim) stall(m *algorithms.Message, depart, t int64) (int64, bool) {
 		t = l.End
 	}
 	return t, true
+}
+
+// late holds a message due at t back alone (Net.Late): it counts as
+// stale.
+func (s *sim) late(t int64, stale bool) (int64, bool) {
+	if extra, ok := s.net.LateHold(); ok {
+		return t + extra, true
+	}
+	return t, stale
 }
 
 func (s *sim) drop(m *algorithms.Message, reason uint8) {

@@ -182,9 +182,13 @@ type Result struct {
 	// nodes believed they held the same resource (summed over resources):
 	// the checker's overlaps, and also a paused node's belief, which lasts
 	// until it resumes and reads its clock, beside a later holder's.
+	// LiveRejects: of FencedRejects, those of a node whose lease was
+	// current: its token was below an earlier holder's, the claim that
+	// tokens grow (Algorithm.Fencing) broken.
 	Writes         int64   `json:"writes"`
 	StaleWrites    int64   `json:"stale_writes"`
 	FencedRejects  int64   `json:"fenced_rejects"`
+	LiveRejects    int64   `json:"live_rejects,omitempty"`
 	DoubleBeliefMS float64 `json:"double_belief_ms"`
 
 	// Violations: overlaps of hold intervals of different owners (see

@@ -51,12 +51,17 @@ func (r *Recorder) Write(t int64, n algorithms.NodeID, res algorithms.ResourceID
 		r.store[res] = st
 	}
 	var out uint8
+	since, holds := r.chk.Since(res, n)
+	live := holds && since == start
 	switch {
 	case r.spec.Store == "fenced" && st.accepted && token.Less(st.top):
 		out = runner.WriteRejected
+		if live {
+			r.storeMeter.live++
+		}
 	default:
 		out = runner.WriteAccepted
-		if s, ok := r.chk.Since(res, n); (!ok || s != start) && st.accepted && st.latest > start {
+		if !live && st.accepted && st.latest > start {
 			out = runner.WriteStale
 		}
 		if !st.accepted || st.top.Less(token) {
@@ -111,8 +116,9 @@ func (r *Recorder) Resume(t int64, n algorithms.NodeID) {
 	r.chk.Resume(t, n)
 }
 
-// storeMeter: writes, stale writes and fenced rejections.
-type storeMeter struct{ writes, stale, rejects int64 }
+// storeMeter: writes, stale writes and fenced rejections (live: of a
+// current lease).
+type storeMeter struct{ writes, stale, rejects, live int64 }
 
 func (m *storeMeter) wrote(_ int64, _ algorithms.NodeID, out uint8) {
 	m.writes++
@@ -125,7 +131,7 @@ func (m *storeMeter) wrote(_ int64, _ algorithms.NodeID, out uint8) {
 }
 
 func (m *storeMeter) fill(res *runner.Result, _ int64) {
-	res.Writes, res.StaleWrites, res.FencedRejects = m.writes, m.stale, m.rejects
+	res.Writes, res.StaleWrites, res.FencedRejects, res.LiveRejects = m.writes, m.stale, m.rejects, m.live
 }
 
 // pauseMeter: process pauses.

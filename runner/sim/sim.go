@@ -733,9 +733,14 @@ func (s *sim) dispatch(e timedEvent) {
 	}
 }
 
-// deliver steps a message into its receiver.
+// deliver steps a message into its receiver (a paused one keeps it for
+// its resume: a scenario's deliver comes here directly).
 func (s *sim) deliver(m *algorithms.Message) {
 	nd := &s.nodes[m.To]
+	if s.pausing && nd.pause.paused {
+		nd.pause.kept = append(nd.pause.kept, simEvent{arg: s.msgs.Put(*m), kind: evDeliver, node: m.To})
+		return
+	}
 	if !nd.Up() {
 		if s.tr != nil {
 			s.tr.Add(&record.TraceRec{T: s.now, Local: s.clock[m.To].Local(s.now), Kind: record.TraceDrop, Sub: record.DropDown, Node: m.To, Msg: *m})

@@ -100,7 +100,7 @@ func TestRunTimeline(t *testing.T) {
 // The help says where each experiment runs by default, from the
 // definitions themselves.
 func TestReproduceDefaultEnvs(t *testing.T) {
-	if got, want := defaultEnvsText(), "udp for fig5, fig6, fig9, contention; sim for fig7, fig8, fig10, deadlock, timeline, ablations"; got != want {
+	if got, want := defaultEnvsText(), "udp for fig5, fig6, fig9, contention; sim for fig7, fig8, fig10, deadlock, timeline, ablations, frontier"; got != want {
 		t.Errorf("defaultEnvsText() = %q, want %q", got, want)
 	}
 	code, stdout, stderr := leaselab("reproduce", "--help")

@@ -59,6 +59,10 @@ import (
 //     for half the leases a client will release, uniform in [0, 2*RTT]
 //     before the release, so the release meets the extension in flight.
 //
+// With Spec.Writes a holding client writes to the protected store
+// (writer.go); with Spec.LockDelay it is told its lease ends that much
+// early. Its callbacks wait while its node's process is paused.
+//
 // Client watchdog: a request that gets neither Acquired nor Failed within
 // MaxLease + MaxRounds*(ResponseTimeout+Backoff) + 1 s counts as failed and
 // the client moves on (contention and failover only, so a silent algorithm

@@ -864,7 +864,7 @@ func frontierExp() Experiment {
 		FrontierDef: &FrontierDef{
 			Algos:       []string{"naive-undo", "paxoslease", "fatlease", "classicpaxos"},
 			Assumptions: frontierAssumptions(),
-			Seeds:       12, QuickSeeds: 4, Steps: 7, QuickSteps: 4,
+			Seeds:       32, QuickSeeds: 4, Steps: 8, QuickSteps: 4,
 			LockDelay: 250 * time.Millisecond,
 		},
 		Notes: []string{

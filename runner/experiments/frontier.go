@@ -580,7 +580,7 @@ func (r *Report) frontierFindings() []string {
 	for _, a := range def.Assumptions {
 		var found, none []string
 		for _, algo := range def.Algos {
-			p, ok := r.point(algo, a.Name, "two")
+			p, ok := r.point(seriesName(algo, 0), a.Name, "two")
 			if !ok {
 				continue
 			}
@@ -609,10 +609,10 @@ func (r *Report) frontierFindings() []string {
 		out = append(out, line+".")
 		var stale, fenced []string
 		for _, algo := range def.Algos {
-			if p, ok := r.point(algo, a.Name, "stale-plain"); ok && p.Found {
+			if p, ok := r.point(seriesName(algo, 0), a.Name, "stale-plain"); ok && p.Found {
 				stale = append(stale, fmt.Sprintf("%s at %s", algo, p.xText()))
 			}
-			if p, ok := r.point(algo, a.Name, "stale-fenced"); ok && p.Found {
+			if p, ok := r.point(seriesName(algo, 0), a.Name, "stale-fenced"); ok && p.Found {
 				fenced = append(fenced, fmt.Sprintf("%s at %s", algo, p.xText()))
 			}
 		}
@@ -631,7 +631,7 @@ func (r *Report) frontierFindings() []string {
 			if !a.Paused {
 				continue
 			}
-			p0, ok0 := r.point(c.Algo, a.Name, "two")
+			p0, ok0 := r.point(seriesName(c.Algo, 0), a.Name, "two")
 			p1, ok1 := r.point(seriesName(c.Algo, def.LockDelay), a.Name, "two")
 			if !ok0 || !ok1 || !p0.Found || !p1.Found {
 				continue

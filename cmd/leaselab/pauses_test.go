@@ -3,7 +3,9 @@ package main
 import (
 	"encoding/json"
 	"testing"
+	"time"
 
+	"leaselab/algorithms"
 	"leaselab/runner"
 )
 
@@ -61,3 +63,38 @@ func TestLockDelay(t *testing.T) {
 		t.Errorf("lock-delay 1s: blocked %.3f (was %.3f), double belief %.1f ms (was %.1f), over three seeds", blocked[1], blocked[0], double[1], double[0])
 	}
 }
+
+// Every registered algorithm says what its fencing token is, and its
+// holders' writes carry one.
+func TestEveryAlgorithmFences(t *testing.T) {
+	for _, name := range algorithms.Names() {
+		a, _ := algorithms.Lookup(name)
+		if a.Fencing == "" {
+			t.Errorf("%s: no Fencing", name)
+		}
+		s := runner.DefaultSpec()
+		s.Algo, s.Duration, s.Writes = name, 20*time.Second, 50*time.Millisecond
+		if _, err := runner.Resolve(s); err != nil {
+			s.Acceptors = 1 // one lease server (central)
+		}
+		var writes, zero int
+		obs := observerFunc(func(r *runner.TraceRec) {
+			if r.Kind == runner.TraceWrite {
+				writes++
+				if r.X == 0 && r.Ballot == 0 {
+					zero++
+				}
+			}
+		})
+		if _, err := runner.Run(s, runner.Options{Observers: []runner.Observer{obs}}); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if writes == 0 || zero > 0 {
+			t.Errorf("%s: %d writes, %d of them without a fencing token (Event.Token of its Acquired events)", name, writes, zero)
+		}
+	}
+}
+
+type observerFunc func(r *runner.TraceRec)
+
+func (f observerFunc) Observe(r *runner.TraceRec) { f(r) }

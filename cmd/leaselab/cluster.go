@@ -109,6 +109,13 @@ func setupCluster(fs *pflag.FlagSet) action {
 		}
 		plan, err := runner.Resolve(spec)
 		if err != nil {
+			one := spec
+			one.Acceptors = 1
+			if _, err1 := runner.Resolve(one); err1 == nil {
+				// The algorithm's own message names run's --acceptors,
+				// which cluster does not have.
+				return badInput(fmt.Errorf("%s needs a single acceptor, and cluster makes each of its --nodes (at least 3) one: try leaselab run --algo %s --env udp --acceptors 1 --workload failover", spec.Algo, spec.Algo))
+			}
 			return badInput(err)
 		}
 		if spec.RenewBefore <= 0 || spec.RenewBefore >= spec.Params.LeaseSpan {

@@ -57,6 +57,9 @@ func setupExplore(fs *pflag.FlagSet) action {
 	fs.IntVar(&cfg.Resources, "resources", cfg.Resources, "resources r0..r{N-1} the clients may ask for (1..16)")
 	protocol := runner.Spec{Params: cfg.Params}
 	addGroupFlags(fs, &protocol, runner.GroupProtocol)
+	// The table's text describes run's network-derived default; the
+	// explorer has no network and its own default (above M).
+	fs.Lookup("response-timeout").Usage = "a phase without a majority by then times out and the round is retried (time is the explorer's: above M by default, so a round can outlive a restarted node's wait)"
 	fs.DurationVar(&cfg.FsyncLatency, "fsync-latency", cfg.FsyncLatency, "classic Paxos: every fsync takes exactly this long (a crash within it loses the records; with --ablate fsync the answers have already left)")
 	fs.Uint64Var(&cfg.Seed, "seed", cfg.Seed, "seed of the nodes' random sources (matters only with --backoff > 0)")
 	fs.IntVar(&cfg.Inputs, "inputs", cfg.Inputs, "client inputs along one path (each an acquire, extend or release at any proposer)")

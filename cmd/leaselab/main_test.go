@@ -93,6 +93,8 @@ func TestBadInput(t *testing.T) {
 		{[]string{"replay", missing}, "no such file"},
 		{[]string{"replay", "--format", "csv", "x"}, "format must be one of table, json"},
 		{[]string{"algos", "extra"}, `unexpected argument "extra"`},
+		{[]string{"node", "--peers", "1=127.0.0.1:9"}, "--id is required"},
+		{[]string{"cluster", "--algo", "central"}, "central needs a single acceptor, and cluster makes each of its --nodes"},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			code, stdout, stderr := leaselab(tc.args...)

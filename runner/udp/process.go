@@ -112,9 +112,19 @@ type ProcessStats struct {
 }
 
 // ReadKeyFile reads a cluster key: the file's bytes, without the white
-// space around them, at least wire.MinKeySize of them. They are used as
+// space around them, at least wire.MinKeySize of them, from a file only
+// its owner can read. They are used as
 // they are (e.g. 64 hex digits are a 64-byte key).
 func ReadKeyFile(path string) ([]byte, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("key file: %w", err)
+	}
+	if m := fi.Mode().Perm(); m&0o077 != 0 {
+		// Whoever can read the key can forge any node's datagrams, as
+		// ssh refuses a private key others can read.
+		return nil, fmt.Errorf("key file %s can be read by others (mode %04o): give it mode 0600 (chmod 600 %s)", path, m, path)
+	}
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("key file: %w", err)

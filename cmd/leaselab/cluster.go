@@ -161,6 +161,7 @@ func runCluster(c *ctx, plan runner.Plan, procs *udp.Processes, format string) e
 		return err
 	}
 	res := newClusterResult(spec, r, ex, procs)
+	res.Meta = c.meta()
 	if format == "json" {
 		if err := writeJSON(c.stdout, res); err != nil {
 			return err
@@ -206,8 +207,13 @@ func runCluster(c *ctx, plan runner.Plan, procs *udp.Processes, format string) e
 	return nil
 }
 
-// clusterResult is what `leaselab cluster` reports (--format json).
+// clusterResult is what `leaselab cluster` reports (--format json), every
+// key always present.
 type clusterResult struct {
+	Meta *runner.Meta `json:"meta"`
+	// Params: the spec the failover ran (udp, failover workload, the
+	// protocol parameters, the store); the keys below are its outcome.
+	Params      runner.Spec       `json:"params"`
 	Nodes       int               `json:"nodes"`
 	Algo        string            `json:"algo"`
 	Contenders  int               `json:"contenders"`
@@ -223,14 +229,14 @@ type clusterResult struct {
 	RemainingAtKillMS float64            `json:"remaining_at_kill_ms"`
 	Acquisitions      int                `json:"acquisitions"`
 	Violations        int                `json:"violations"`
-	ViolationList     []runner.Violation `json:"violation_list,omitempty"`
+	ViolationList     []runner.Violation `json:"violation_list"`
 	SurvivorsAlive    bool               `json:"survivors_alive"`
 	SlackMS           float64            `json:"slack_ms"`
 	// Signed: the nodes signed and checked their datagrams (--key).
 	Signed bool `json:"signed"`
 	// With --pause: node 0's process and how long it was stopped.
-	PausedPID int     `json:"paused_pid,omitempty"`
-	PauseMS   float64 `json:"pause_ms,omitempty"`
+	PausedPID int     `json:"paused_pid"`
+	PauseMS   float64 `json:"pause_ms"`
 	// The protected store (runner.Result's meters of the same names).
 	Store          string  `json:"store"`
 	WritePeriodMS  float64 `json:"write_period_ms"`
@@ -251,10 +257,14 @@ func newClusterResult(s runner.Spec, r runner.Result, ex udp.Extra, p *udp.Proce
 	if slack == 0 {
 		slack = 5 * time.Millisecond
 	}
-	return clusterResult{Nodes: s.Acceptors, Algo: s.Algo, Contenders: s.Proposers - 1, Extensions: c.Extensions,
+	vl := r.ViolationList
+	if vl == nil {
+		vl = []runner.Violation{}
+	}
+	return clusterResult{Params: s, Nodes: s.Acceptors, Algo: s.Algo, Contenders: s.Proposers - 1, Extensions: c.Extensions,
 		KilledPID: c.KilledPID, NextOwner: c.NextOwner, GapMS: r.FailoverGapMS,
 		LeaseSpanMS: ms(s.Params.LeaseSpan), MaxLeaseMS: ms(s.Params.MaxLease), RemainingAtKillMS: c.RemainingAtKillMS,
-		Acquisitions: c.Acquisitions, Violations: r.Violations, ViolationList: r.ViolationList,
+		Acquisitions: c.Acquisitions, Violations: r.Violations, ViolationList: vl,
 		SurvivorsAlive: c.SurvivorsAlive, SlackMS: ms(slack), Signed: p.KeyFile != "",
 		Restarted: c.Restarted, RestartCounter: c.RestartCounter, QuarantineMS: c.QuarantineMS,
 		PausedPID: c.PausedPID, PauseMS: c.PauseMS, Store: s.Store, WritePeriodMS: ms(s.Writes),

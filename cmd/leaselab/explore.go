@@ -140,7 +140,7 @@ func setupExplore(fs *pflag.FlagSet) action {
 			res.Counterexample = *out
 		}
 		if *format == "json" {
-			if err := writeJSON(c.stdout, res); err != nil {
+			if err := writeJSON(c.stdout, exploreOutput(c, cfg, res)); err != nil {
 				return err
 			}
 		} else {
@@ -189,4 +189,50 @@ func writeExploreTable(c *ctx, r explore.Result) error {
 	}
 	rows = append(rows, []string{"counterexample", ce})
 	return writeTable(c.stdout, []string{"explore", "value"}, rows)
+}
+
+// exploreJSON is explore's JSON: the search's result with the provenance
+// and everything that bounded the search, every key always present (the
+// fields here shadow the result's of the same JSON name).
+type exploreJSON struct {
+	Meta *runner.Meta `json:"meta"`
+	explore.Result
+	Ablate []string           `json:"ablate"`
+	First  *explore.Violation `json:"first_violation"` // null when none
+	Params algorithms.Params  `json:"params"`
+	Bounds exploreBounds      `json:"bounds"`
+}
+
+// exploreBounds are the explorer's bounds and budgets (explore.Config):
+// what "exhausted" is relative to.
+type exploreBounds struct {
+	Resources      int      `json:"resources"`
+	Seed           uint64   `json:"seed"`
+	FsyncLatencyNS int64    `json:"fsync_latency_ns"`
+	Inputs         int      `json:"inputs"`
+	InputKinds     []string `json:"input_kinds"`
+	Crashes        int      `json:"crashes"`
+	Drops          int      `json:"drops"`
+	Dups           int      `json:"dups"`
+	ClockDrift     float64  `json:"clock_drift"`
+	MaxPending     int      `json:"max_pending"`
+	HorizonNS      int64    `json:"horizon_ns"`
+	MaxDepth       int      `json:"max_depth"`
+	MaxStates      int64    `json:"max_states"`
+}
+
+func exploreOutput(c *ctx, cfg explore.Config, res explore.Result) exploreJSON {
+	kinds := []string{}
+	for _, k := range cfg.InputKinds {
+		kinds = append(kinds, k.String())
+	}
+	abl := res.Ablate
+	if abl == nil {
+		abl = []string{}
+	}
+	return exploreJSON{Meta: c.meta(), Result: res, Ablate: abl, First: res.First, Params: cfg.Params,
+		Bounds: exploreBounds{Resources: cfg.Resources, Seed: cfg.Seed, FsyncLatencyNS: int64(cfg.FsyncLatency),
+			Inputs: cfg.Inputs, InputKinds: kinds, Crashes: cfg.Crashes, Drops: cfg.Drops, Dups: cfg.Dups,
+			ClockDrift: cfg.ClockDrift, MaxPending: cfg.MaxPending, HorizonNS: int64(cfg.Horizon),
+			MaxDepth: cfg.MaxDepth, MaxStates: cfg.MaxStates}}
 }

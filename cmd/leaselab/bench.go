@@ -65,13 +65,14 @@ which golang.org/x/perf/cmd/benchstat compares:
   leaselab bench --count 10 --format benchstat > new.txt
   benchstat old.txt new.txt
 
-JSON (--format json): {"meta", "raw_udp_rtt_us", "raw_datagrams_per_sec"
-(udp), "count", "runs": [one object per run with at least rep, seed,
-leases, leases_per_sec, leases_failed, timeouts, latency_ms
-{p50,p90,p99,max,mean,n}, fsyncs, fsync_latency_ms,
-background_bytes_per_sec (with --background-writer), datagrams_per_lease,
-bytes_per_lease, raw_udp_rtt_us, raw_datagrams_per_sec,
-latency_p50_over_2rtt, signed, ...], "params"}.
+JSON (--format json), every key always present: {"meta",
+"raw_udp_rtt_us", "raw_datagrams_per_sec" (udp; 0 in the simulator),
+"count", "runs": [one object per run: rep, seed, leases, leases_per_sec,
+leases_failed, timeouts, latency_ms {p50,p90,p99,max,mean,n}, fsyncs,
+fsync_latency_ms, background_bytes_per_sec (with --background-writer),
+datagrams_per_lease, bytes_per_lease, raw_udp_rtt_us,
+raw_datagrams_per_sec, latency_p50_over_2rtt, signed, ...], "params",
+"peer_params" (null without --peer)}.
 With --sign (udp) every point runs twice, first with plain datagrams, then
 with every datagram signed with HMAC-SHA256 and checked (as 'leaselab node
 --key-file' does), so the cost of authentication shows in one run
@@ -124,19 +125,20 @@ type benchRun struct {
 	MessagesPerLease  float64            `json:"messages_per_lease"`
 	DatagramsPerLease float64            `json:"datagrams_per_lease"` // udp only
 	BytesPerLease     float64            `json:"bytes_per_lease"`     // udp: UDP payload incl. datagram headers; sim: 64 per message
-	// The machine's own limits, measured in this run (udp only: absent
-	// in the simulator, which does not use the machine's network).
-	RawUDPRTTUS        float64 `json:"raw_udp_rtt_us,omitempty"`
-	RawDatagramsPerSec float64 `json:"raw_datagrams_per_sec,omitempty"`
+	// The machine's own limits, measured in this run (udp only: 0 in
+	// the simulator, which does not use the machine's network; so are the
+	// ratios to them).
+	RawUDPRTTUS        float64 `json:"raw_udp_rtt_us"`
+	RawDatagramsPerSec float64 `json:"raw_datagrams_per_sec"`
 	// LatencyP50Over2RTT: median acquisition latency / (2 x raw RTT), the
 	// two round trips of a Paxos-style acquisition on this machine.
-	LatencyP50Over2RTT float64 `json:"latency_p50_over_2rtt,omitempty"`
+	LatencyP50Over2RTT float64 `json:"latency_p50_over_2rtt"`
 	// SingleBoundUS: 2 x raw RTT + 50 us, the target for a single lease's
 	// median over UDP (workload single).
-	SingleBoundUS float64 `json:"single_bound_us,omitempty"`
+	SingleBoundUS float64 `json:"single_bound_us"`
 	// LeasesPerRawDatagram: leases/s divided by raw datagrams/s (above 1
 	// thanks to batching many messages per datagram).
-	LeasesPerRawDatagram float64 `json:"leases_per_sec_over_raw_datagrams_per_sec,omitempty"`
+	LeasesPerRawDatagram float64 `json:"leases_per_sec_over_raw_datagrams_per_sec"`
 	Violations           int     `json:"violations"`
 	Fsyncs               int64   `json:"fsyncs"`
 	FsyncsPerLease       float64 `json:"fsyncs_per_lease"`
@@ -144,32 +146,32 @@ type benchRun struct {
 	FsyncLatencyMS runner.Percentiles `json:"fsync_latency_ms"`
 	// BackgroundBytesPerS: --background-writer over UDP, what the real
 	// background writer wrote per second while the run lasted.
-	BackgroundBytesPerS float64 `json:"background_bytes_per_sec,omitempty"`
+	BackgroundBytesPerS float64 `json:"background_bytes_per_sec"`
 	WallMS              float64 `json:"wall_ms"`
 	// Peer runs (--peer, see peer.go): the service measured, its session
 	// TTL; owner changes, hand-offs per second and fairness (Jain's index
 	// of locks per client; contention, failover), the failover gap
-	// (failover).
-	Peer           string   `json:"peer,omitempty"`
-	TTLS           int      `json:"ttl_s,omitempty"`
-	OwnerChanges   int      `json:"owner_changes,omitempty"`
-	HandoffsPerSec float64  `json:"handoffs_per_sec,omitempty"`
-	Fairness       float64  `json:"fairness,omitempty"`
-	FailoverGapMS  *float64 `json:"failover_gap_ms,omitempty"`
+	// (failover); "", 0 and null for the runs of --algo.
+	Peer           string   `json:"peer"`
+	TTLS           int      `json:"ttl_s"`
+	OwnerChanges   int      `json:"owner_changes"`
+	HandoffsPerSec float64  `json:"handoffs_per_sec"`
+	Fairness       float64  `json:"fairness"`
+	FailoverGapMS  *float64 `json:"failover_gap_ms"`
 }
 
 type benchOutput struct {
 	Meta *runner.Meta `json:"meta"`
 	// The machine's limits (udp only).
-	RawUDPRTTUS        float64     `json:"raw_udp_rtt_us,omitempty"`
-	RawUDPRTTP90US     float64     `json:"raw_udp_rtt_p90_us,omitempty"`
-	RawDatagramsPerSec float64     `json:"raw_datagrams_per_sec,omitempty"`
+	RawUDPRTTUS        float64     `json:"raw_udp_rtt_us"`
+	RawUDPRTTP90US     float64     `json:"raw_udp_rtt_p90_us"`
+	RawDatagramsPerSec float64     `json:"raw_datagrams_per_sec"`
 	Count              int         `json:"count"` // repetitions of every point (--count)
 	Runs               []benchRun  `json:"runs"`
 	Spec               runner.Spec `json:"params"`
 	// PeerParams: --peer etcd, the configuration of its runs (params
-	// then holds what --compare runs with).
-	PeerParams *etcd.Config `json:"peer_params,omitempty"`
+	// then holds what --compare runs with); null without --peer.
+	PeerParams *etcd.Config `json:"peer_params"`
 }
 
 func setupBench(fs *pflag.FlagSet) action {

@@ -300,10 +300,10 @@ func contentionFindings(r *Report) []string {
 		"with two round trips per acquisition (prepare and propose), %s/s. The same arithmetic bounds the blocked time from below while "+
 		"someone always waits: nobody holds during each acquisition, at least %s of the time with one round trip and %s with two.",
 		rtt, hold, numText(math.Round(one)), numText(math.Round(two)), pctText(rtt.Seconds()/(rtt+hold).Seconds()), pctText((2*rtt).Seconds()/(2*rtt+hold).Seconds())))
-	algos := []string{"naive (undo)", "paxoslease", "fatlease", "classicpaxos"}
+	algos := []string{"naive-undo", "paxoslease", "fatlease", "classicpaxos"}
 	// Round trips per acquisition: the naive vote asks once, the Paxos
 	// family prepares and then proposes.
-	trips := map[string]time.Duration{"naive (undo)": 1, "paxoslease": 2, "fatlease": 2, "classicpaxos": 2}
+	trips := map[string]time.Duration{"naive-undo": 1, "paxoslease": 2, "fatlease": 2, "classicpaxos": 2}
 	var parts []string
 	for _, v := range algos {
 		peak, at, ok := r.peakOver(contRelBackoff, v, "handoffs_per_sec")

@@ -25,7 +25,8 @@ type Param struct {
 	Default any
 	// Unit is the unit of the parameter as a number (Number, SetNumber:
 	// the experiments' settings and sweeps). Durations are counted in
-	// "ms" or "s"; "" is a count, a probability or a fraction.
+	// "ms" or "s"; "lease spans" counts in --lease-span (the JSON key ends
+	// _spans); "" is a count, a probability or a fraction.
 	Unit string
 	// Label is a short title for chart axes and report tables.
 	Label string
@@ -174,7 +175,7 @@ var params = []Param{
 		Help: "simulator only: link stalls per directed link per minute (Poisson; 0: none); messages sent on a stalled link " +
 			"arrive when the stall ends, in send order: stale messages, e.g. a Propose and its Release seconds late",
 		field: func(s *Spec) any { return &s.Net.Stale }},
-	{Name: "stale-max", Group: GroupNet, Default: 4.0, Label: "longest link stall (lease spans)",
+	{Name: "stale-max", Group: GroupNet, Default: 4.0, Unit: "lease spans", Label: "longest link stall (lease spans)",
 		Help:  "a link stall (--stale) lasts, and a late message (--late) is held back, uniform in [0, this many lease spans (--lease-span)]",
 		field: func(s *Spec) any { return &s.Net.StaleSpans }},
 	{Name: "late", Group: GroupNet, Label: "late-message probability",
@@ -376,6 +377,8 @@ func (p Param) JSONKey() string {
 		return k + "_bytes_per_sec"
 	case "bytes":
 		return k + "_bytes"
+	case "lease spans":
+		return k + "_spans"
 	}
 	return k
 }

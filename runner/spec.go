@@ -97,7 +97,7 @@ type NetSpec struct {
 	// messages sent on the link meanwhile arrive when it ends, in send
 	// order: stale messages, a Propose or a Release seconds late.
 	Stale      float64 `json:"stale_per_min"`
-	StaleSpans float64 `json:"stale_max"`
+	StaleSpans float64 `json:"stale_max_spans"`
 	// Late: the probability that a message is held back alone, uniform
 	// in [0, StaleSpans lease spans] on top of its delay (simulator only),
 	// so later messages on its link overtake it: a datagram stuck in a
@@ -175,8 +175,8 @@ type FaultSpec struct {
 	// nothing (no timer fires, no message or input is handled; they wait)
 	// and resumes with its clock having run on. A pause lasts uniformly
 	// in [0, PauseMax].
-	PauseRate float64       `json:"pause_rate_per_min,omitempty"`
-	PauseMax  time.Duration `json:"pause_max_ns,omitempty"`
+	PauseRate float64       `json:"pause_rate_per_min"`
+	PauseMax  time.Duration `json:"pause_max_ns"`
 }
 
 // DiskSpec is the simulated disk of classic Paxos and the real log's mode.

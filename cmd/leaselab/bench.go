@@ -24,7 +24,13 @@ func init() {
 		name:    "bench",
 		summary: "batch throughput and single-lease latency over UDP (or in the simulator), with the machine's own UDP limits",
 		usage:   "[--env udp|sim] [--algo NAME | --peer etcd] [--leases 1000,10000,100000 | --workload single --reps K] [flags]",
-		long: `Runs the FaTLease paper's batch experiment (Sec. 5.1): N lease requests on N
+		long:    benchLong,
+		setup:   setupBench,
+	})
+}
+
+// benchLong is the --help text of bench.
+const benchLong = `Runs the FaTLease paper's batch experiment (Sec. 5.1): N lease requests on N
 distinct resources handed to proposer 0 at once, for each N in --leases;
 leases/s = N / (time from the first request to the last lease acquired). A
 failed lease is one not acquired after --max-rounds rounds; a timeout, a
@@ -96,10 +102,7 @@ failover_gap_ms (failover); --compare also runs --algo over UDP at the
 same points (batch, single) and prints the ratio, e.g.
   leaselab bench --peer etcd --workload batch --leases 10000 --compare
 
-Exit status 1 if any lease failed or the checker found a violation.`,
-		setup: setupBench,
-	})
-}
+Exit status 1 if any lease failed or the checker found a violation.`
 
 // benchRun is one row of bench's output.
 type benchRun struct {
@@ -239,47 +242,9 @@ func setupBench(fs *pflag.FlagSet) action {
 		if *sign {
 			keys = append(keys, benchKey())
 		}
-		failed := false
-		for rep := 0; rep < *count; rep++ {
-			if *workload == "single" {
-				for _, key := range keys {
-					s := spec
-					s.Seed = spec.Seed + uint64(rep)
-					r, err := benchSingle(s, eo, key, *reps, out)
-					if err != nil {
-						return err
-					}
-					r.Rep, r.Seed = rep, s.Seed
-					out.Runs = append(out.Runs, r)
-					failed = failed || r.LeasesFailed > 0 || r.Violations > 0
-				}
-				continue
-			}
-			for _, n := range *leases {
-				for _, key := range keys {
-					s := spec
-					s.Leases = n
-					s.Seed = spec.Seed + uint64(rep)
-					e := eo
-					e.Key = key
-					label := fmt.Sprintf("bench %s %s %d leases", s.Env, s.Algo, n)
-					if key != nil {
-						label += " signed"
-					}
-					if *count > 1 {
-						label += fmt.Sprintf(" (%d of %d)", rep+1, *count)
-					}
-					progress, done := newProgress(c, *quiet, label)
-					r, err := benchBatch(s, e, progress, out)
-					done()
-					if err != nil {
-						return err
-					}
-					r.Rep, r.Seed = rep, s.Seed
-					out.Runs = append(out.Runs, r)
-					failed = failed || r.LeasesFailed > 0 || r.Violations > 0
-				}
-			}
+		failed, err := benchPoints(c, spec, eo, keys, *workload, *leases, *reps, *count, *quiet, &out)
+		if err != nil {
+			return err
 		}
 		if err := writeBench(c, *format, out); err != nil {
 			return err
@@ -289,6 +254,55 @@ func setupBench(fs *pflag.FlagSet) action {
 		}
 		return nil
 	}
+}
+
+// benchPoints runs every point --count times, interleaved (each batch size,
+// or the single-lease run, once with every key, then again), appending
+// the rows to out; failed: a lease failed or the checker found a
+// violation.
+func benchPoints(c *ctx, spec runner.Spec, eo udp.EnvOptions, keys [][]byte, workload string, leases []int, reps, count int, quiet bool, out *benchOutput) (failed bool, err error) {
+	for rep := 0; rep < count; rep++ {
+		if workload == "single" {
+			for _, key := range keys {
+				s := spec
+				s.Seed = spec.Seed + uint64(rep)
+				r, err := benchSingle(s, eo, key, reps, *out)
+				if err != nil {
+					return false, err
+				}
+				r.Rep, r.Seed = rep, s.Seed
+				out.Runs = append(out.Runs, r)
+				failed = failed || r.LeasesFailed > 0 || r.Violations > 0
+			}
+			continue
+		}
+		for _, n := range leases {
+			for _, key := range keys {
+				s := spec
+				s.Leases = n
+				s.Seed = spec.Seed + uint64(rep)
+				e := eo
+				e.Key = key
+				label := fmt.Sprintf("bench %s %s %d leases", s.Env, s.Algo, n)
+				if key != nil {
+					label += " signed"
+				}
+				if count > 1 {
+					label += fmt.Sprintf(" (%d of %d)", rep+1, count)
+				}
+				progress, done := newProgress(c, quiet, label)
+				r, err := benchBatch(s, e, progress, *out)
+				done()
+				if err != nil {
+					return false, err
+				}
+				r.Rep, r.Seed = rep, s.Seed
+				out.Runs = append(out.Runs, r)
+				failed = failed || r.LeasesFailed > 0 || r.Violations > 0
+			}
+		}
+	}
+	return failed, nil
 }
 
 func us(d time.Duration) float64 { return float64(d) / 1e3 }
@@ -574,6 +588,26 @@ func writeBench(c *ctx, format string, out benchOutput) error {
 			return err
 		}
 	}
+	writeBenchNotes(c, out)
+	writePeerLines(c, out)
+	if !wide {
+		fmt.Fprintln(c.stdout, "(--format markdown or csv adds datagrams and bytes per lease and the ratios to the raw limits)")
+	}
+	return nil
+}
+
+// writeBenchstat prints every run as a Go benchmark result line, so that
+// golang.org/x/perf/cmd/benchstat compares two bench outputs (with
+// --count N it has N samples per point). The header lines are benchstat's
+// configuration (goos, goarch, cpu count, revision). Names:
+// BenchmarkBatch/env=udp/algo=paxoslease/leases=10000-P or
+// BenchmarkSingle/env=udp/algo=paxoslease-P, P = GOMAXPROCS; one
+// iteration each; the units: s/lease (1 / leases/s), leases/s, p50-ms and
+// p99-ms (latency), msgs/lease, timeouts, failed.
+// writeBenchNotes prints, below bench's table, the lines that compare
+// with the machine's limits: the raw UDP round trip, the background
+// writer, the single-lease bound, the cost of signing.
+func writeBenchNotes(c *ctx, out benchOutput) {
 	if out.RawUDPRTTUS > 0 {
 		fmt.Fprintf(c.stdout, "raw loopback UDP: round trip %.1f us median (p90 %.1f us), %.0f datagrams/s (64 bytes, one sender, one receiver)\n",
 			out.RawUDPRTTUS, out.RawUDPRTTP90US, out.RawDatagramsPerSec)
@@ -596,21 +630,8 @@ func writeBench(c *ctx, format string, out benchOutput) error {
 			}
 		}
 	}
-	writePeerLines(c, out)
-	if !wide {
-		fmt.Fprintln(c.stdout, "(--format markdown or csv adds datagrams and bytes per lease and the ratios to the raw limits)")
-	}
-	return nil
 }
 
-// writeBenchstat prints every run as a Go benchmark result line, so that
-// golang.org/x/perf/cmd/benchstat compares two bench outputs (with
-// --count N it has N samples per point). The header lines are benchstat's
-// configuration (goos, goarch, cpu count, revision). Names:
-// BenchmarkBatch/env=udp/algo=paxoslease/leases=10000-P or
-// BenchmarkSingle/env=udp/algo=paxoslease-P, P = GOMAXPROCS; one
-// iteration each; the units: s/lease (1 / leases/s), leases/s, p50-ms and
-// p99-ms (latency), msgs/lease, timeouts, failed.
 func writeBenchstat(w io.Writer, out benchOutput) error {
 	if m := out.Meta; m != nil {
 		fmt.Fprintf(w, "goos: %s\ngoarch: %s\npkg: leaselab/cmd/leaselab\nrevision: %s\nnum_cpu: %d\n", m.GOOS, m.GOARCH, m.Revision, m.NumCPU)

@@ -96,27 +96,12 @@ func setupCluster(fs *pflag.FlagSet) action {
 		spec.Acceptors, spec.Proposers = *nodes, *contenders+1
 		spec.Duration = *limit
 		spec.Net = runner.NetSpec{} // the real loopback, no emulation
-		if *contenders < 1 || *contenders >= *nodes {
-			return badInput(fmt.Errorf("contenders must be in [1, %d], got %d", *nodes-1, *contenders))
+		if err := checkClusterFlags(*nodes, *contenders, *pause, *limit, *restart); err != nil {
+			return err
 		}
-		switch {
-		case *pause < 0:
-			return badInput(fmt.Errorf("--pause must not be negative, got %v", *pause))
-		case *pause > 0 && *restart:
-			return badInput(fmt.Errorf("--pause stops node 0 and lets it go on; --restart restarts a killed node 0: give one of them"))
-		case *pause > 0 && *pause+10*time.Second > *limit:
-			return badInput(fmt.Errorf("--pause %v leaves too little of --limit %v for the takeover and the resume (want at least 10s more)", *pause, *limit))
-		}
-		plan, err := runner.Resolve(spec)
+		plan, err := resolveCluster(spec)
 		if err != nil {
-			one := spec
-			one.Acceptors = 1
-			if _, err1 := runner.Resolve(one); err1 == nil {
-				// The algorithm's own message names run's --acceptors,
-				// which cluster does not have.
-				return badInput(fmt.Errorf("%s needs a single acceptor, and cluster makes each of its --nodes (at least 3) one: try leaselab run --algo %s --env udp --acceptors 1 --workload failover", spec.Algo, spec.Algo))
-			}
-			return badInput(err)
+			return err
 		}
 		if spec.RenewBefore <= 0 || spec.RenewBefore >= spec.Params.LeaseSpan {
 			return badInput(fmt.Errorf("renew-before %v must be in (0, lease span %v)", spec.RenewBefore, spec.Params.LeaseSpan))
@@ -147,6 +132,37 @@ func setupCluster(fs *pflag.FlagSet) action {
 		}
 		return runCluster(c, plan, procs, *format)
 	}
+}
+
+// checkClusterFlags checks the flags that shape the failover.
+func checkClusterFlags(nodes, contenders int, pause, limit time.Duration, restart bool) error {
+	switch {
+	case contenders < 1 || contenders >= nodes:
+		return badInput(fmt.Errorf("contenders must be in [1, %d], got %d", nodes-1, contenders))
+	case pause < 0:
+		return badInput(fmt.Errorf("--pause must not be negative, got %v", pause))
+	case pause > 0 && restart:
+		return badInput(fmt.Errorf("--pause stops node 0 and lets it go on; --restart restarts a killed node 0: give one of them"))
+	case pause > 0 && pause+10*time.Second > limit:
+		return badInput(fmt.Errorf("--pause %v leaves too little of --limit %v for the takeover and the resume (want at least 10s more)", pause, limit))
+	}
+	return nil
+}
+
+// resolveCluster resolves the cluster's spec; an algorithm that needs a
+// single acceptor is told so in cluster's terms (its own message names
+// run's --acceptors, which cluster does not have).
+func resolveCluster(spec runner.Spec) (runner.Plan, error) {
+	plan, err := runner.Resolve(spec)
+	if err != nil {
+		one := spec
+		one.Acceptors = 1
+		if _, err1 := runner.Resolve(one); err1 == nil {
+			return plan, badInput(fmt.Errorf("%s needs a single acceptor, and cluster makes each of its --nodes (at least 3) one: try leaselab run --algo %s --env udp --acceptors 1 --workload failover", spec.Algo, spec.Algo))
+		}
+		return plan, badInput(err)
+	}
+	return plan, nil
 }
 
 // runCluster runs the failover on node processes and prints what it

@@ -91,25 +91,12 @@ func setupExplore(fs *pflag.FlagSet) action {
 		if cfg.Workers < 1 {
 			return usagef("--workers must be at least 1, got %d", cfg.Workers)
 		}
-		cfg.InputKinds = nil
-		for _, k := range *kinds {
-			switch k {
-			case "acquire":
-				cfg.InputKinds = append(cfg.InputKinds, algorithms.Acquire)
-			case "extend":
-				cfg.InputKinds = append(cfg.InputKinds, algorithms.Extend)
-			case "release":
-				cfg.InputKinds = append(cfg.InputKinds, algorithms.Relinquish)
-			default:
-				return usagef("unknown input kind %q (valid: acquire, extend, release)", k)
-			}
-		}
-		if len(cfg.InputKinds) == 0 {
-			return usagef("--input-kinds needs at least one of acquire, extend, release")
+		var err error
+		if cfg.InputKinds, err = parseInputKinds(*kinds); err != nil {
+			return err
 		}
 		var f *os.File
 		if *out != "" {
-			var err error
 			if f, err = createOutput("out", *out); err != nil {
 				return err
 			}
@@ -130,29 +117,54 @@ func setupExplore(fs *pflag.FlagSet) action {
 		if err != nil {
 			return err
 		}
-		if res.Scenario != "" && f != nil {
-			if _, err := f.WriteString(res.Scenario); err != nil {
-				return err
-			}
-			if err := f.Close(); err != nil {
-				return err
-			}
-			res.Counterexample = *out
-		}
-		if *format == "json" {
-			if err := writeJSON(c.stdout, exploreOutput(c, cfg, res)); err != nil {
-				return err
-			}
-		} else {
-			if err := writeExploreTable(c, res); err != nil {
-				return err
-			}
-		}
-		if res.Violations > 0 {
-			return exitStatus(1)
-		}
-		return nil
+		return writeExplore(c, cfg, res, f, *out, *format)
 	}
+}
+
+// parseInputKinds reads --input-kinds.
+func parseInputKinds(kinds []string) ([]algorithms.InputKind, error) {
+	var ks []algorithms.InputKind
+	for _, k := range kinds {
+		switch k {
+		case "acquire":
+			ks = append(ks, algorithms.Acquire)
+		case "extend":
+			ks = append(ks, algorithms.Extend)
+		case "release":
+			ks = append(ks, algorithms.Relinquish)
+		default:
+			return nil, usagef("unknown input kind %q (valid: acquire, extend, release)", k)
+		}
+	}
+	if len(ks) == 0 {
+		return nil, usagef("--input-kinds needs at least one of acquire, extend, release")
+	}
+	return ks, nil
+}
+
+// writeExplore writes the counterexample to f (--out), if there is one,
+// and prints the result; exit status 1 when a violation was found.
+func writeExplore(c *ctx, cfg explore.Config, res explore.Result, f *os.File, out, format string) error {
+	if res.Scenario != "" && f != nil {
+		if _, err := f.WriteString(res.Scenario); err != nil {
+			return err
+		}
+		if err := f.Close(); err != nil {
+			return err
+		}
+		res.Counterexample = out
+	}
+	if format == "json" {
+		if err := writeJSON(c.stdout, exploreOutput(c, cfg, res)); err != nil {
+			return err
+		}
+	} else if err := writeExploreTable(c, res); err != nil {
+		return err
+	}
+	if res.Violations > 0 {
+		return exitStatus(1)
+	}
+	return nil
 }
 
 func writeExploreTable(c *ctx, r explore.Result) error {

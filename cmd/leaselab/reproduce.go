@@ -91,41 +91,15 @@ func setupReproduce(fs *pflag.FlagSet) action {
 		if err != nil {
 			return badInput(err)
 		}
-		var envNotes []string
-		for _, e := range exps {
-			if r, err := e.Resolve(opt); err == nil && r.EnvNote != "" {
-				envNotes = append(envNotes, r.EnvNote)
-			}
-		}
-		if *env != "" && len(envNotes) == len(exps) {
-			return usagef("none of the selected experiments can run in environment %q (udp: %s)", *env, strings.Join(udpCapable(), ", "))
-		}
-		if !*quiet {
-			for _, n := range envNotes {
-				fmt.Fprintf(c.stderr, "reproduce: note: %s\n", n)
-			}
-		}
-		w := *workers
-		if w == 0 {
-			w = runtime.GOMAXPROCS(0)
-		}
-		mode := "full run"
-		if *quick {
-			mode = "quick run"
+		if err := reproduceEnvNotes(c, exps, opt, *quiet); err != nil {
+			return err
 		}
 		say := func(format string, a ...any) {
 			if !*quiet {
 				fmt.Fprintf(c.stderr, format, a...)
 			}
 		}
-		what := fmt.Sprintf("%d experiments", len(exps))
-		if len(exps) == 1 {
-			what = "1 experiment"
-		}
-		say("reproduce: %s of %s, %d runs on %d workers, into %s\n", mode, what, total, w, *out)
-		if !*quick {
-			say("reproduce: calibrating on two runs of every series (the smallest and the middle sweep value) ...\n")
-		}
+		reproduceHeader(say, *quick, len(exps), total, *workers, *out)
 		bar := newReproduceProgress(c, *quiet)
 		cmdline := reproCommand(*quick, *only, *seeds, *env)
 		start := time.Now()
@@ -133,23 +107,7 @@ func setupReproduce(fs *pflag.FlagSet) action {
 		defer release()
 		reports, err := experiments.Reproduce(exps, experiments.Config{
 			Options: opt, Out: *out, Workers: *workers, Command: cmdline, Meta: c.meta(), Stop: stop,
-			Progress: func(p experiments.Progress) {
-				if p.Calibrated && !*quick {
-					bar.clear()
-					say("reproduce: estimated duration %s (from %d calibration runs; the estimate is refined as runs finish)\n",
-						reproRound(p.Estimate), p.Done)
-				}
-				if len(p.Wrote) > 0 {
-					bar.clear()
-					if p.Experiment == "" {
-						say("reproduce: wrote %s\n", strings.Join(p.Wrote, " "))
-					} else {
-						say("reproduce: %s: wrote %s\n", p.Experiment, strings.Join(p.Wrote, " "))
-					}
-					return
-				}
-				bar.update(p)
-			},
+			Progress: reproduceProgressFunc(bar, *quick, say),
 		})
 		bar.clear()
 		if reports != nil {
@@ -166,6 +124,68 @@ func setupReproduce(fs *pflag.FlagSet) action {
 			return exitStatus(1)
 		}
 		return err
+	}
+}
+
+// reproduceHeader says what is about to run, and where it goes.
+func reproduceHeader(say func(string, ...any), quick bool, exps, runs, workers int, out string) {
+	if workers == 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	mode := "full run"
+	if quick {
+		mode = "quick run"
+	}
+	what := fmt.Sprintf("%d experiments", exps)
+	if exps == 1 {
+		what = "1 experiment"
+	}
+	say("reproduce: %s of %s, %d runs on %d workers, into %s\n", mode, what, runs, workers, out)
+	if !quick {
+		say("reproduce: calibrating on two runs of every series (the smallest and the middle sweep value) ...\n")
+	}
+}
+
+// reproduceEnvNotes prints why experiments run in their own environment
+// rather than --env's, and refuses an --env none of them can run in.
+func reproduceEnvNotes(c *ctx, exps []experiments.Experiment, opt experiments.Options, quiet bool) error {
+	var envNotes []string
+	for _, e := range exps {
+		if r, err := e.Resolve(opt); err == nil && r.EnvNote != "" {
+			envNotes = append(envNotes, r.EnvNote)
+		}
+	}
+	if opt.Env != "" && len(envNotes) == len(exps) {
+		return usagef("none of the selected experiments can run in environment %q (udp: %s)", opt.Env, strings.Join(udpCapable(), ", "))
+	}
+	if !quiet {
+		for _, n := range envNotes {
+			fmt.Fprintf(c.stderr, "reproduce: note: %s\n", n)
+		}
+	}
+	return nil
+}
+
+// reproduceProgressFunc reports a reproduction's progress: the estimate once
+// the calibration runs are done (full runs), the files as they are
+// written, the bar otherwise.
+func reproduceProgressFunc(bar *reproduceProgress, quick bool, say func(string, ...any)) func(experiments.Progress) {
+	return func(p experiments.Progress) {
+		if p.Calibrated && !quick {
+			bar.clear()
+			say("reproduce: estimated duration %s (from %d calibration runs; the estimate is refined as runs finish)\n",
+				reproRound(p.Estimate), p.Done)
+		}
+		if len(p.Wrote) > 0 {
+			bar.clear()
+			if p.Experiment == "" {
+				say("reproduce: wrote %s\n", strings.Join(p.Wrote, " "))
+			} else {
+				say("reproduce: %s: wrote %s\n", p.Experiment, strings.Join(p.Wrote, " "))
+			}
+			return
+		}
+		bar.update(p)
 	}
 }
 

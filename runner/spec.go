@@ -253,6 +253,17 @@ func (s Spec) check(a algorithms.Algorithm) error {
 			return err
 		}
 	}
+	if err := s.checkRun(); err != nil {
+		return err
+	}
+	if err := s.checkFaults(); err != nil {
+		return err
+	}
+	return s.checkNew()
+}
+
+// checkRun checks the run's length, load and network.
+func (s Spec) checkRun() error {
 	switch {
 	case math.IsInf(s.Faults.CrashRate, 0) || math.IsInf(s.Faults.Partitions, 0) || math.IsInf(s.Net.Stale, 0):
 		return fmt.Errorf("crash, partition and stall rates must be finite")
@@ -283,6 +294,14 @@ func (s Spec) check(a algorithms.Algorithm) error {
 		return fmt.Errorf("datagram size must be 0 (the environment's default) or in [%d, %d] bytes "+
 			"(the %d-byte header and one %d-byte message, up to the largest UDP payload over IPv4), got %d",
 			MinDatagram, MaxDatagram, DatagramHeader, WireSize, s.Net.Datagram)
+	}
+	return nil
+}
+
+// checkFaults checks the clocks, faults, client behaviours and link
+// stalls.
+func (s Spec) checkFaults() error {
+	switch {
 	case s.Clocks.Skew < 0:
 		return fmt.Errorf("skew must not be negative, got %v", s.Clocks.Skew)
 	case math.IsNaN(s.Clocks.Drift) || s.Clocks.Drift < 0 || s.Clocks.Drift >= 0.5:
@@ -314,7 +333,7 @@ func (s Spec) check(a algorithms.Algorithm) error {
 	case (s.Giveup > 0 || s.Extend > 0) && s.Workload != "contention":
 		return fmt.Errorf("giveup and extend are behaviours of contention clients, not of the %s workload", s.Workload)
 	}
-	return s.checkNew()
+	return nil
 }
 
 // checkNew checks the process pauses, clock jumps, the protected store

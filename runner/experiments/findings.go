@@ -306,66 +306,14 @@ func contentionFindings(r *Report) []string {
 	trips := map[string]time.Duration{"naive-undo": 1, "paxoslease": 2, "fatlease": 2, "classicpaxos": 2}
 	var parts []string
 	for _, v := range algos {
-		peak, at, ok := r.peakOver(contRelBackoff, v, "handoffs_per_sec")
-		if !ok {
-			continue
+		if p, ok := contentionPeak(r, s, v, trips[v]); ok {
+			parts = append(parts, p)
 		}
-		own := 1 / (trips[v]*rtt + hold).Seconds()
-		near := "far below it"
-		if peak >= own/2 {
-			near = "near it"
-		}
-		tripText := "1 round trip"
-		if trips[v] > 1 {
-			tripText = fmt.Sprintf("%d round trips", trips[v])
-		}
-		p := fmt.Sprintf("%s peaks at %s/s with %s contenders, %s of its own bound (%s + hold: %s/s), %s",
-			v, numText(math.Round(peak)), numText(at), pctText(peak/own), tripText, numText(math.Round(own)), near)
-		sh, okShare := r.statAtX(contRelBackoff, v, at, "handoff_share")
-		if okShare {
-			p += fmt.Sprintf("; there %s of its leases went to another node", pctText(sh.Mean))
-		}
-		pl, x, okPL := r.lastStat(contRelBackoff, v, "preemptions_per_lease")
-		if okPL {
-			p += fmt.Sprintf("; at %s contenders it loses %s rounds per lease", numText(x), numText(math.Round(100*pl.Mean)/100))
-			if b, _, ok := r.lastStat(contRelBackoff, v, "blocked_fraction"); ok {
-				p += fmt.Sprintf(" and nobody holds for %s of the wanted time", pctText(b.Mean))
-			}
-		}
-		// What limits it, from the same numbers.
-		switch {
-		case okShare && sh.Mean < 0.5:
-			p += fmt.Sprintf(". Limit: backoff; the releasing holder pauses at most %s and asks again while the others wait out a backoff of up to %s, so it mostly wins again and the lease is acquired far more often than it changes hands",
-				s.Pause, s.Params.Backoff)
-		case peak >= own/2:
-			p += ". Limit: the round trips"
-		case okPL:
-			p += fmt.Sprintf(". Limit: lost rounds; nearly every lease is a hand-off, but contenders pre-empt each other (%s rounds per lease at %s contenders)",
-				numText(math.Round(100*pl.Mean)/100), numText(x))
-			if r.Exp.Env == "udp" {
-				p += ", and every message costs CPU time on this shared machine"
-			}
-		}
-		parts = append(parts, p)
 	}
 	if len(parts) > 0 {
 		out = append(out, "Release on, default backoff: "+strings.Join(parts, ". ")+".")
 	}
-	parts = nil
-	var unfair []string
-	for _, v := range append(algos, "etcd") {
-		if fa, x, ok := r.lastStat(contRelBackoff, v, "fairness"); ok {
-			parts = append(parts, fmt.Sprintf("%s %s (%s contenders)", v, numText(math.Round(1000*fa.Mean)/1000), numText(x)))
-			if fa.Mean < 0.5 {
-				unfair = append(unfair, v)
-			}
-		}
-	}
-	if len(parts) > 0 {
-		f := "Fairness, Jain's index of the leases each contender got (1: all alike; 1/P: one got them all), release on, default backoff, at the most contenders: " + strings.Join(parts, "; ") + "."
-		if len(unfair) > 0 {
-			f += " Below 0.5 (" + strings.Join(unfair, ", ") + ") a few contenders take most leases while the others wait: their hand-offs per second pass the lease among those few."
-		}
+	if f, ok := contentionFairness(r, algos); ok {
 		out = append(out, f)
 	}
 	parts = nil
@@ -415,4 +363,73 @@ func contentionFindings(r *Report) []string {
 			numText(math.Round(peak)), numText(at)))
 	}
 	return out
+}
+
+// contentionPeak is the finding on algorithm v's peak hand-off rate with
+// release on and default backoff (trips round trips per acquisition),
+// against its own bound, and what limits it.
+func contentionPeak(r *Report, s runner.Spec, v string, trips time.Duration) (string, bool) {
+	rtt, hold := s.Net.RTT, s.Hold
+	peak, at, ok := r.peakOver(contRelBackoff, v, "handoffs_per_sec")
+	if !ok {
+		return "", false
+	}
+	own := 1 / (trips*rtt + hold).Seconds()
+	near := "far below it"
+	if peak >= own/2 {
+		near = "near it"
+	}
+	tripText := "1 round trip"
+	if trips > 1 {
+		tripText = fmt.Sprintf("%d round trips", trips)
+	}
+	p := fmt.Sprintf("%s peaks at %s/s with %s contenders, %s of its own bound (%s + hold: %s/s), %s",
+		v, numText(math.Round(peak)), numText(at), pctText(peak/own), tripText, numText(math.Round(own)), near)
+	sh, okShare := r.statAtX(contRelBackoff, v, at, "handoff_share")
+	if okShare {
+		p += fmt.Sprintf("; there %s of its leases went to another node", pctText(sh.Mean))
+	}
+	pl, x, okPL := r.lastStat(contRelBackoff, v, "preemptions_per_lease")
+	if okPL {
+		p += fmt.Sprintf("; at %s contenders it loses %s rounds per lease", numText(x), numText(math.Round(100*pl.Mean)/100))
+		if b, _, ok := r.lastStat(contRelBackoff, v, "blocked_fraction"); ok {
+			p += fmt.Sprintf(" and nobody holds for %s of the wanted time", pctText(b.Mean))
+		}
+	}
+	// What limits it, from the same numbers.
+	switch {
+	case okShare && sh.Mean < 0.5:
+		p += fmt.Sprintf(". Limit: backoff; the releasing holder pauses at most %s and asks again while the others wait out a backoff of up to %s, so it mostly wins again and the lease is acquired far more often than it changes hands",
+			s.Pause, s.Params.Backoff)
+	case peak >= own/2:
+		p += ". Limit: the round trips"
+	case okPL:
+		p += fmt.Sprintf(". Limit: lost rounds; nearly every lease is a hand-off, but contenders pre-empt each other (%s rounds per lease at %s contenders)",
+			numText(math.Round(100*pl.Mean)/100), numText(x))
+		if r.Exp.Env == "udp" {
+			p += ", and every message costs CPU time on this shared machine"
+		}
+	}
+	return p, true
+}
+
+// contentionFairness is the finding on fairness at the most contenders.
+func contentionFairness(r *Report, algos []string) (string, bool) {
+	var parts, unfair []string
+	for _, v := range append(algos, "etcd") {
+		if fa, x, ok := r.lastStat(contRelBackoff, v, "fairness"); ok {
+			parts = append(parts, fmt.Sprintf("%s %s (%s contenders)", v, numText(math.Round(1000*fa.Mean)/1000), numText(x)))
+			if fa.Mean < 0.5 {
+				unfair = append(unfair, v)
+			}
+		}
+	}
+	if len(parts) == 0 {
+		return "", false
+	}
+	f := "Fairness, Jain's index of the leases each contender got (1: all alike; 1/P: one got them all), release on, default backoff, at the most contenders: " + strings.Join(parts, "; ") + "."
+	if len(unfair) > 0 {
+		f += " Below 0.5 (" + strings.Join(unfair, ", ") + ") a few contenders take most leases while the others wait: their hand-offs per second pass the lease among those few."
+	}
+	return f, true
 }

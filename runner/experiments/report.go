@@ -131,35 +131,8 @@ func (r *Report) markdown(w io.Writer) error {
 	if len(links) > 0 {
 		p("Files: %s\n\n", strings.Join(links, " · "))
 	}
-	if len(r.Comparisons) > 0 {
-		p("### Paper vs ours\n\n")
-		var rows [][]string
-		notes := false
-		for _, c := range r.Comparisons {
-			notes = notes || c.Note != ""
-		}
-		for _, c := range r.Comparisons {
-			series := c.Variant
-			if c.Other != "" {
-				series += " vs " + c.Other
-			}
-			if c.Facet != "" {
-				series += ", " + c.Facet
-			}
-			row := []string{c.Claim + " (" + c.Source + ")", series, c.PaperText(), c.OursText, c.Rule(), c.Verdict}
-			if notes {
-				row = append(row, c.Note)
-			}
-			rows = append(rows, row)
-		}
-		head := []string{"the paper says", "series", "paper", "ours", "rule", "verdict"}
-		if notes {
-			head = append(head, "why, if known")
-		}
-		if err := mdTable(w, head, rows); err != nil {
-			return err
-		}
-		p("\n")
+	if err := r.comparisonTable(w); err != nil {
+		return err
 	}
 	switch e.Kind {
 	case Timelines:
@@ -213,6 +186,44 @@ func (r *Report) markdown(w io.Writer) error {
 		}
 		p("\n")
 	}
+	return nil
+}
+
+// comparisonTable writes the "Paper vs ours" table, if the experiment
+// compares with published figures.
+func (r *Report) comparisonTable(w io.Writer) error {
+	if len(r.Comparisons) == 0 {
+		return nil
+	}
+	p := func(format string, a ...any) { fmt.Fprintf(w, format, a...) }
+	p("### Paper vs ours\n\n")
+	var rows [][]string
+	notes := false
+	for _, c := range r.Comparisons {
+		notes = notes || c.Note != ""
+	}
+	for _, c := range r.Comparisons {
+		series := c.Variant
+		if c.Other != "" {
+			series += " vs " + c.Other
+		}
+		if c.Facet != "" {
+			series += ", " + c.Facet
+		}
+		row := []string{c.Claim + " (" + c.Source + ")", series, c.PaperText(), c.OursText, c.Rule(), c.Verdict}
+		if notes {
+			row = append(row, c.Note)
+		}
+		rows = append(rows, row)
+	}
+	head := []string{"the paper says", "series", "paper", "ours", "rule", "verdict"}
+	if notes {
+		head = append(head, "why, if known")
+	}
+	if err := mdTable(w, head, rows); err != nil {
+		return err
+	}
+	p("\n")
 	return nil
 }
 
@@ -401,6 +412,18 @@ func setupText(r *Report) string {
 		}
 		text += fmt.Sprintf(" Swept: %s = %s.", paramText(e.Sweep.Param), strings.Join(vs, ", "))
 	}
+	text += facetsText(e) + variantsText(e)
+	text += " " + repsText(e.NReps, e.Base.Seed) + "."
+	if e.EnvNote != "" {
+		text += " " + e.EnvNote + "."
+	}
+	return text
+}
+
+// facetsText describes the facets that change the setup: " Facet *name*:
+// settings, swept ...." each.
+func facetsText(e Resolved) string {
+	text := ""
 	for fi, f := range e.Facets {
 		if f.Name != "" {
 			set := settingsText(f.Set)
@@ -418,6 +441,13 @@ func setupText(r *Report) string {
 			text += "."
 		}
 	}
+	return text
+}
+
+// variantsText names the variants that differ from their algorithm: an
+// ablation or a setting.
+func variantsText(e Resolved) string {
+	text := ""
 	var tweaks []string
 	for _, v := range e.Variants {
 		if len(v.Set) > 0 || len(v.Ablate) > 0 {
@@ -433,10 +463,6 @@ func setupText(r *Report) string {
 	}
 	if len(tweaks) > 0 {
 		text += " Variants: " + strings.Join(tweaks, "; ") + "."
-	}
-	text += " " + repsText(e.NReps, e.Base.Seed) + "."
-	if e.EnvNote != "" {
-		text += " " + e.EnvNote + "."
 	}
 	return text
 }

@@ -315,6 +315,13 @@ func (lc LineChart) buildLines() (*plot.Plot, []*seriesPlotter, []LegendEntry, [
 		p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = 0, 1, 0, 1
 		notes = append(notes, fmt.Sprintf("%s: no data to draw.", panelName(lc.Title)))
 	}
+	lc.setAxes(p)
+	return p, sps, legend, notes, nil
+}
+
+// setAxes opens a degenerate range and sets the ticks: log axes in
+// decades, and lc.XTicks where given.
+func (lc LineChart) setAxes(p *plot.Plot) {
 	// In log units a degenerate range opens by a factor of two each way.
 	if p.Y.Min == p.Y.Max {
 		if lc.LogY {
@@ -351,7 +358,6 @@ func (lc LineChart) buildLines() (*plot.Plot, []*seriesPlotter, []LegendEntry, [
 		}
 		p.X.Tick.Marker = vt
 	}
-	return p, sps, legend, notes, nil
 }
 
 // panelName names a panel in a note.

@@ -725,57 +725,9 @@ func (rp *replayer) expect(args []string) error {
 	}
 	switch args[0] {
 	case "holder":
-		if err := wantArgs(args, 3, "expect holder RES NODE|none"); err != nil {
-			return err
-		}
-		r, err := parseRes(args[1])
-		if err != nil {
-			return err
-		}
-		holders := s.rec.Checker().Holders(r)
-		if args[2] == "none" {
-			if len(holders) != 0 {
-				return rp.fail("expect holder r%d none: held by %v", r, holders)
-			}
-		} else {
-			n, err := rp.node(args[2])
-			if err != nil {
-				return err
-			}
-			if len(holders) != 1 || holders[0] != n {
-				return rp.fail("expect holder r%d %s: holders are %v", r, n, holders)
-			}
-		}
+		return rp.expectHolder(args)
 	case "grant":
-		if err := wantArgs(args, 4, "expect grant ACCEPTOR RES OWNER|none"); err != nil {
-			return err
-		}
-		a, err := rp.node(args[1])
-		if err != nil {
-			return err
-		}
-		r, err := parseRes(args[2])
-		if err != nil {
-			return err
-		}
-		owner, ok := s.rec.Grant(s.now, a, r)
-		if args[3] == "none" {
-			if ok {
-				return rp.fail("expect grant %s r%d none: granted to %s", a, r, owner)
-			}
-		} else {
-			n, err := rp.node(args[3])
-			if err != nil {
-				return err
-			}
-			if !ok || owner != n {
-				what := "no grant"
-				if ok {
-					what = "granted to " + owner.String()
-				}
-				return rp.fail("expect grant %s r%d %s: %s", a, r, n, what)
-			}
-		}
+		return rp.expectGrant(args)
 	case "violations":
 		_, n := s.rec.Checker().Violations()
 		return count("violations", n+s.rec.Checker().OpenViolations())
@@ -786,28 +738,98 @@ func (rp *replayer) expect(args []string) error {
 	case "pending":
 		return count("pending", len(s.pending))
 	case "static-deadlocks":
-		if len(args) != 2 && len(args) != 3 {
-			return fmt.Errorf("usage: expect static-deadlocks N [D]")
-		}
-		n, err := strconv.Atoi(args[1])
-		if err != nil {
-			return fmt.Errorf("expect static-deadlocks: bad number %q", args[1])
-		}
-		got, ns := s.rec.StaticDeadlocks(s.now)
-		if got != n {
-			return rp.fail("expect static-deadlocks %d: got %d (%v)", n, got, time.Duration(ns))
-		}
-		if len(args) == 3 {
-			d, err := time.ParseDuration(args[2])
-			if err != nil {
-				return fmt.Errorf("expect static-deadlocks: bad duration %q", args[2])
-			}
-			if time.Duration(ns) != d {
-				return rp.fail("expect static-deadlocks %d %v: lasted %v", n, d, time.Duration(ns))
-			}
-		}
+		return rp.expectDeadlocks(args)
 	default:
 		return fmt.Errorf("expect: unknown check %q (holder, grant, violations, acquired, failed, pending, static-deadlocks, writes, stale-writes, fenced-rejects)", args[0])
+	}
+}
+
+// expectDeadlocks checks "expect static-deadlocks N [D]".
+func (rp *replayer) expectDeadlocks(args []string) error {
+	s := rp.s
+	if len(args) != 2 && len(args) != 3 {
+		return fmt.Errorf("usage: expect static-deadlocks N [D]")
+	}
+	n, err := strconv.Atoi(args[1])
+	if err != nil {
+		return fmt.Errorf("expect static-deadlocks: bad number %q", args[1])
+	}
+	got, ns := s.rec.StaticDeadlocks(s.now)
+	if got != n {
+		return rp.fail("expect static-deadlocks %d: got %d (%v)", n, got, time.Duration(ns))
+	}
+	if len(args) == 3 {
+		d, err := time.ParseDuration(args[2])
+		if err != nil {
+			return fmt.Errorf("expect static-deadlocks: bad duration %q", args[2])
+		}
+		if time.Duration(ns) != d {
+			return rp.fail("expect static-deadlocks %d %v: lasted %v", n, d, time.Duration(ns))
+		}
+	}
+	rp.ok()
+	return nil
+}
+
+// expectGrant checks "expect grant ACCEPTOR RES OWNER|none".
+func (rp *replayer) expectGrant(args []string) error {
+	s := rp.s
+	if err := wantArgs(args, 4, "expect grant ACCEPTOR RES OWNER|none"); err != nil {
+		return err
+	}
+	a, err := rp.node(args[1])
+	if err != nil {
+		return err
+	}
+	r, err := parseRes(args[2])
+	if err != nil {
+		return err
+	}
+	owner, ok := s.rec.Grant(s.now, a, r)
+	if args[3] == "none" {
+		if ok {
+			return rp.fail("expect grant %s r%d none: granted to %s", a, r, owner)
+		}
+	} else {
+		n, err := rp.node(args[3])
+		if err != nil {
+			return err
+		}
+		if !ok || owner != n {
+			what := "no grant"
+			if ok {
+				what = "granted to " + owner.String()
+			}
+			return rp.fail("expect grant %s r%d %s: %s", a, r, n, what)
+		}
+	}
+	rp.ok()
+	return nil
+}
+
+// expectHolder checks "expect holder RES NODE|none".
+func (rp *replayer) expectHolder(args []string) error {
+	s := rp.s
+	if err := wantArgs(args, 3, "expect holder RES NODE|none"); err != nil {
+		return err
+	}
+	r, err := parseRes(args[1])
+	if err != nil {
+		return err
+	}
+	holders := s.rec.Checker().Holders(r)
+	if args[2] == "none" {
+		if len(holders) != 0 {
+			return rp.fail("expect holder r%d none: held by %v", r, holders)
+		}
+	} else {
+		n, err := rp.node(args[2])
+		if err != nil {
+			return err
+		}
+		if len(holders) != 1 || holders[0] != n {
+			return rp.fail("expect holder r%d %s: holders are %v", r, n, holders)
+		}
 	}
 	rp.ok()
 	return nil

@@ -285,23 +285,8 @@ func Run(g Grid, opt Options) (Result, error) {
 		run = runner.Run
 	}
 	jobs := g.Jobs(cells)
-	type outcome struct {
-		res  runner.Result
-		err  error
-		done bool
-	}
 	out := make([]outcome, len(jobs))
-	stopped := func() bool {
-		if opt.Stop == nil {
-			return false
-		}
-		select {
-		case <-opt.Stop:
-			return true
-		default:
-			return false
-		}
-	}
+	stopped := func() bool { return closed(opt.Stop) }
 	done, interrupted := 0, false
 	p := pool.Pool{Workers: opt.Workers, Alone: func(i int) bool { return cells[jobs[i].Cell].Spec.Env == "udp" }}
 	p.Run(len(jobs), func(_, i int) {
@@ -333,43 +318,74 @@ func Run(g Grid, opt Options) (Result, error) {
 		Interrupted: interrupted || stopped() && done < len(jobs)}
 	res.Params.Seed = g.FirstSeed
 	for _, c := range cells {
-		cr := CellResult{Index: c.Index, Values: map[string]string{}, SeedsRun: []uint64{}, Errors: []string{}, TraceHashes: []string{}}
-		for ai, a := range g.Axes {
-			cr.Values[a.Param] = c.Values[ai]
-		}
-		var results []runner.Result
-		for rep := 0; rep < g.Seeds; rep++ {
-			o := out[c.Index*g.Seeds+rep]
-			if !o.done || o.err == nil && o.res.Interrupted {
-				continue // never run, or cut short by Stop: not a sample of the cell
-			}
-			seed := g.FirstSeed + uint64(rep)
-			res.Runs++
-			cr.SeedsRun = append(cr.SeedsRun, seed)
-			if o.err != nil {
-				if errors.Is(o.err, runner.ErrBadSpec) {
-					return Result{}, o.err
-				}
-				res.Failed++
-				cr.Errors = append(cr.Errors, fmt.Sprintf("seed %d: %v", seed, o.err))
-				cr.TraceHashes = append(cr.TraceHashes, "")
-				continue
-			}
-			cr.Violations += o.res.Violations
-			cr.TraceHashes = append(cr.TraceHashes, o.res.TraceHash)
-			results = append(results, o.res)
-		}
-		for _, m := range g.Meters {
-			vs := make([]float64, len(results))
-			for i, r := range results {
-				vs[i] = experiments.Measure(r, m)
-			}
-			st := experiments.Summarise(vs)
-			cr.Meters = append(cr.Meters, MeterStat{Meter: m, N: st.N, Missing: st.Miss + len(cr.Errors),
-				Mean: Num(st.Mean), Lo: Num(st.Lo), Hi: Num(st.Hi), Std: Num(st.Std), Min: Num(st.Min), Max: Num(st.Max)})
+		cr, err := g.cellResult(c, out, &res)
+		if err != nil {
+			return Result{}, err
 		}
 		res.Cells = append(res.Cells, cr)
 	}
 	res.WallMS = float64(time.Since(start).Microseconds()) / 1e3
 	return res, nil
+}
+
+// outcome is one run of a sweep: done is false for a run Stop kept from
+// starting.
+type outcome struct {
+	res  runner.Result
+	err  error
+	done bool
+}
+
+// closed says whether stop (nil: never) is closed.
+func closed(stop <-chan struct{}) bool {
+	if stop == nil {
+		return false
+	}
+	select {
+	case <-stop:
+		return true
+	default:
+		return false
+	}
+}
+
+// cellResult sums cell c's runs of out into its statistics, counting the
+// runs and failures in res; a run's bad spec is the sweep's error.
+func (g Grid) cellResult(c Cell, out []outcome, res *Result) (CellResult, error) {
+	cr := CellResult{Index: c.Index, Values: map[string]string{}, SeedsRun: []uint64{}, Errors: []string{}, TraceHashes: []string{}}
+	for ai, a := range g.Axes {
+		cr.Values[a.Param] = c.Values[ai]
+	}
+	var results []runner.Result
+	for rep := 0; rep < g.Seeds; rep++ {
+		o := out[c.Index*g.Seeds+rep]
+		if !o.done || o.err == nil && o.res.Interrupted {
+			continue // never run, or cut short by Stop: not a sample of the cell
+		}
+		seed := g.FirstSeed + uint64(rep)
+		res.Runs++
+		cr.SeedsRun = append(cr.SeedsRun, seed)
+		if o.err != nil {
+			if errors.Is(o.err, runner.ErrBadSpec) {
+				return CellResult{}, o.err
+			}
+			res.Failed++
+			cr.Errors = append(cr.Errors, fmt.Sprintf("seed %d: %v", seed, o.err))
+			cr.TraceHashes = append(cr.TraceHashes, "")
+			continue
+		}
+		cr.Violations += o.res.Violations
+		cr.TraceHashes = append(cr.TraceHashes, o.res.TraceHash)
+		results = append(results, o.res)
+	}
+	for _, m := range g.Meters {
+		vs := make([]float64, len(results))
+		for i, r := range results {
+			vs[i] = experiments.Measure(r, m)
+		}
+		st := experiments.Summarise(vs)
+		cr.Meters = append(cr.Meters, MeterStat{Meter: m, N: st.N, Missing: st.Miss + len(cr.Errors),
+			Mean: Num(st.Mean), Lo: Num(st.Lo), Hi: Num(st.Hi), Std: Num(st.Std), Min: Num(st.Min), Max: Num(st.Max)})
+	}
+	return cr, nil
 }

@@ -237,17 +237,7 @@ func (cr *CheckResult) add(seed uint64, o outcome) {
 // re-run.
 func Check(cs CheckSpec, opt runner.Options) (CheckResult, error) {
 	start := time.Now()
-	if cs.Seeds < 1 {
-		return CheckResult{}, fmt.Errorf("need at least 1 seed, got %d", cs.Seeds)
-	}
-	kinds, err := expandFaults(cs.Faults)
-	if err != nil {
-		return CheckResult{}, err
-	}
-	if cs.Base.Env != "sim" {
-		return CheckResult{}, fmt.Errorf("check runs in the simulator only, not env %q", cs.Base.Env)
-	}
-	base, err := runner.Resolve(cs.Base)
+	kinds, base, err := cs.resolve()
 	if err != nil {
 		return CheckResult{}, err
 	}
@@ -316,17 +306,44 @@ func Check(cs CheckSpec, opt runner.Options) (CheckResult, error) {
 	sort.Slice(cr.ViolatingSeeds, func(i, j int) bool { return cr.ViolatingSeeds[i] < cr.ViolatingSeeds[j] })
 	if !interrupted && len(cr.ViolatingSeeds) > 0 && (opt.Trace != nil || opt.Holds != nil || opt.ViolationTrace != nil || len(opt.Observers) > 0) {
 		spec, _ := specFor(base, kinds, cs.Vary, cr.ViolatingSeeds[0])
-		p, err := base.With(spec)
-		if err != nil {
-			return cr, err
-		}
-		rerun := runner.Options{Trace: opt.Trace, Holds: opt.Holds, ViolationTrace: opt.ViolationTrace, Observers: opt.Observers}
-		if _, err := sim.RunPlan(p, rerun); err != nil {
+		if err := rerunFirst(base, spec, opt); err != nil {
 			return cr, err
 		}
 	}
 	cr.WallMS = float64(time.Since(start).Microseconds()) / 1e3
 	return cr, nil
+}
+
+// resolve checks a campaign's spec: its fault kinds, expanded, and the
+// base plan every seed starts from.
+func (cs CheckSpec) resolve() ([]string, runner.Plan, error) {
+	if cs.Seeds < 1 {
+		return nil, runner.Plan{}, fmt.Errorf("need at least 1 seed, got %d", cs.Seeds)
+	}
+	kinds, err := expandFaults(cs.Faults)
+	if err != nil {
+		return nil, runner.Plan{}, err
+	}
+	if cs.Base.Env != "sim" {
+		return nil, runner.Plan{}, fmt.Errorf("check runs in the simulator only, not env %q", cs.Base.Env)
+	}
+	base, err := runner.Resolve(cs.Base)
+	if err != nil {
+		return nil, runner.Plan{}, err
+	}
+	return kinds, base, nil
+}
+
+// rerunFirst runs the first violating seed's spec again with opt's trace,
+// holds, violation trace and observers.
+func rerunFirst(base runner.Plan, spec runner.Spec, opt runner.Options) error {
+	p, err := base.With(spec)
+	if err != nil {
+		return err
+	}
+	rerun := runner.Options{Trace: opt.Trace, Holds: opt.Holds, ViolationTrace: opt.ViolationTrace, Observers: opt.Observers}
+	_, err = sim.RunPlan(p, rerun)
+	return err
 }
 
 // closed reports whether stop has been closed (nil: never).

@@ -107,99 +107,115 @@ func (m *recMsg) faulty(spec runner.Spec) bool { return m.copies != 1 || m.late(
 // recordRun runs plan in the simulator and records it.
 func recordRun(plan runner.Plan) (*recording, error) {
 	spec := plan.Spec
-	nodes := algorithms.NewCluster(spec.Acceptors, spec.Proposers).Nodes
-	rc := &recording{spec: spec, end: int64(spec.Duration)}
-	// inflight: for each content, the messages the network still holds a
-	// copy of, oldest first (equal contents are interchangeable).
-	inflight := map[algorithms.Message][]int{}
-	var seq int64
-	var bad error
-	arrive := func(r *runner.TraceRec) {
-		q := inflight[r.Msg]
-		if len(q) == 0 {
-			if bad == nil {
-				bad = fmt.Errorf("recording seed %d: %v arrived at %v without being sent", spec.Seed, r.Msg, time.Duration(r.T))
-			}
-			return
-		}
-		m := &rc.msgs[q[0]]
-		m.arrivals = append(m.arrivals, arrival{delay: r.T - m.t, seq: seq})
-		if len(m.arrivals) < m.copies {
-			return
-		}
-		if len(q) == 1 {
-			delete(inflight, r.Msg)
-		} else {
-			inflight[r.Msg] = q[1:]
-		}
-	}
-	ext := func(r *runner.TraceRec, a extAction) {
-		a.t, a.seq = r.T, seq
-		rc.ext = append(rc.ext, a)
-	}
-	hook := observerFunc(func(r *runner.TraceRec) {
-		seq++
-		self := r.Msg.From == r.Msg.To
-		switch r.Kind {
-		case runner.TraceClock:
-			if len(rc.boot) < nodes {
-				// The boot writes every node's clock before anything else.
-				rc.boot = append(rc.boot, faults.Clock{Offset: r.X, RatePPB: r.Y})
-			} else {
-				ext(r, extAction{kind: extClock, node: r.Node, clock: faults.Clock{Offset: r.X, RatePPB: r.Y}})
-			}
-		case runner.TraceSend:
-			if !self {
-				inflight[r.Msg] = append(inflight[r.Msg], len(rc.msgs))
-				rc.msgs = append(rc.msgs, recMsg{t: r.T, msg: r.Msg, copies: 1})
-			}
-		case runner.TraceDup:
-			if !self {
-				rc.msgs[len(rc.msgs)-1].copies++ // the send just made
-			}
-		case runner.TraceDrop:
-			if self {
-				break
-			}
-			if r.Sub == runner.DropLoss || r.Sub == runner.DropPartition {
-				// Dropped as it was sent: the send just made.
-				rc.msgs[len(rc.msgs)-1].copies = 0
-				q := inflight[r.Msg]
-				if q = q[:len(q)-1]; len(q) == 0 {
-					delete(inflight, r.Msg)
-				} else {
-					inflight[r.Msg] = q
-				}
-				break
-			}
-			arrive(r) // the receiver is down
-		case runner.TraceDeliver:
-			if !self {
-				arrive(r)
-			}
-		case runner.TraceInput:
-			ext(r, extAction{kind: extInput, node: r.Node, res: r.Res, input: algorithms.InputKind(r.Sub)})
-		case runner.TraceCrash:
-			ext(r, extAction{kind: extCrash, node: r.Node})
-		case runner.TraceRestart:
-			ext(r, extAction{kind: extRestart, node: r.Node})
-		case runner.TracePause:
-			ext(r, extAction{kind: extPause, node: r.Node, dur: r.X})
-		}
-	})
-	res, err := sim.RunPlan(plan, runner.Options{Observers: []runner.Observer{hook}})
+	rb := &recordBuilder{rc: &recording{spec: spec, end: int64(spec.Duration)},
+		nodes: algorithms.NewCluster(spec.Acceptors, spec.Proposers).Nodes, seed: spec.Seed,
+		inflight: map[algorithms.Message][]int{}}
+	res, err := sim.RunPlan(plan, runner.Options{Observers: []runner.Observer{observerFunc(rb.observe)}})
 	if err != nil {
 		return nil, err
 	}
-	if bad != nil {
-		return nil, bad
+	if rb.bad != nil {
+		return nil, rb.bad
 	}
+	rc := rb.rc
 	rc.acquired = res.LeasesAcquired
 	if len(res.ViolationList) > 0 {
 		rc.first, rc.violated = earliest(res.ViolationList), true
 		rc.end = rc.first.StartNS
 	}
 	return rc, nil
+}
+
+// recordBuilder builds a recording from a run's trace records.
+type recordBuilder struct {
+	rc    *recording
+	nodes int
+	seed  uint64
+	// inflight: for each content, the messages the network still holds a
+	// copy of, oldest first (equal contents are interchangeable).
+	inflight map[algorithms.Message][]int
+	seq      int64
+	bad      error // the first record that did not fit
+}
+
+// arrive records a copy of r's message leaving the network (delivered, or
+// dropped at a receiver that is down).
+func (b *recordBuilder) arrive(r *runner.TraceRec) {
+	q := b.inflight[r.Msg]
+	if len(q) == 0 {
+		if b.bad == nil {
+			b.bad = fmt.Errorf("recording seed %d: %v arrived at %v without being sent", b.seed, r.Msg, time.Duration(r.T))
+		}
+		return
+	}
+	m := &b.rc.msgs[q[0]]
+	m.arrivals = append(m.arrivals, arrival{delay: r.T - m.t, seq: b.seq})
+	if len(m.arrivals) < m.copies {
+		return
+	}
+	if len(q) == 1 {
+		delete(b.inflight, r.Msg)
+	} else {
+		b.inflight[r.Msg] = q[1:]
+	}
+}
+
+// ext records an external action at r's time and place in the run.
+func (b *recordBuilder) ext(r *runner.TraceRec, a extAction) {
+	a.t, a.seq = r.T, b.seq
+	b.rc.ext = append(b.rc.ext, a)
+}
+
+func (b *recordBuilder) observe(r *runner.TraceRec) {
+	b.seq++
+	rc := b.rc
+	self := r.Msg.From == r.Msg.To
+	switch r.Kind {
+	case runner.TraceClock:
+		if len(rc.boot) < b.nodes {
+			// The boot writes every node's clock before anything else.
+			rc.boot = append(rc.boot, faults.Clock{Offset: r.X, RatePPB: r.Y})
+		} else {
+			b.ext(r, extAction{kind: extClock, node: r.Node, clock: faults.Clock{Offset: r.X, RatePPB: r.Y}})
+		}
+	case runner.TraceSend:
+		if !self {
+			b.inflight[r.Msg] = append(b.inflight[r.Msg], len(rc.msgs))
+			rc.msgs = append(rc.msgs, recMsg{t: r.T, msg: r.Msg, copies: 1})
+		}
+	case runner.TraceDup:
+		if !self {
+			rc.msgs[len(rc.msgs)-1].copies++ // the send just made
+		}
+	case runner.TraceDrop:
+		if self {
+			break
+		}
+		if r.Sub == runner.DropLoss || r.Sub == runner.DropPartition {
+			// Dropped as it was sent: the send just made.
+			rc.msgs[len(rc.msgs)-1].copies = 0
+			q := b.inflight[r.Msg]
+			if q = q[:len(q)-1]; len(q) == 0 {
+				delete(b.inflight, r.Msg)
+			} else {
+				b.inflight[r.Msg] = q
+			}
+			break
+		}
+		b.arrive(r) // the receiver is down
+	case runner.TraceDeliver:
+		if !self {
+			b.arrive(r)
+		}
+	case runner.TraceInput:
+		b.ext(r, extAction{kind: extInput, node: r.Node, res: r.Res, input: algorithms.InputKind(r.Sub)})
+	case runner.TraceCrash:
+		b.ext(r, extAction{kind: extCrash, node: r.Node})
+	case runner.TraceRestart:
+		b.ext(r, extAction{kind: extRestart, node: r.Node})
+	case runner.TracePause:
+		b.ext(r, extAction{kind: extPause, node: r.Node, dur: r.X})
+	}
 }
 
 // observerFunc is a function that observes a run's trace.

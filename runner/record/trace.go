@@ -263,6 +263,17 @@ func AppendTraceJSON(b []byte, r *TraceRec) []byte {
 	case TraceRestart:
 		b = append(b, `,"restarts":`...)
 		b = strconv.AppendInt(b, r.X, 10)
+	default:
+		b = appendStateJSON(b, r)
+	}
+	return append(b, '}')
+}
+
+// appendStateJSON appends the keys of the records AppendTraceJSON's own
+// switch leaves to it: partitions, holds, disk, clocks, violations,
+// pauses and writes.
+func appendStateJSON(b []byte, r *TraceRec) []byte {
+	switch r.Kind {
 	case TracePartition:
 		b = append(b, `,"side_a":`...)
 		b = strconv.AppendUint(b, uint64(r.X), 10)
@@ -310,7 +321,7 @@ func AppendTraceJSON(b []byte, r *TraceRec) []byte {
 		b = append(b, `","lease_start_ns":`...)
 		b = strconv.AppendInt(b, r.Y, 10)
 	}
-	return append(b, '}')
+	return b
 }
 
 // writeToken is the fencing token of a TraceWrite record.

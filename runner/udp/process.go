@@ -243,6 +243,43 @@ func ProcessClock() *Clock {
 	return &Clock{Start: start, Map: faults.NewClock(off, 0)}
 }
 
+// processIdentity reads the cluster key (nil without --key-file) and,
+// with a state directory, counts this start in it (cfg.Restarts).
+func processIdentity(cfg *ProcessConfig) (key []byte, err error) {
+	if cfg.KeyFile != "" {
+		if key, err = ReadKeyFile(cfg.KeyFile); err != nil {
+			return nil, err
+		}
+	}
+	if cfg.StateDir != "" {
+		if cfg.Restarts != 0 {
+			return nil, fmt.Errorf("give the restart counter either by hand (--restarts %d) or from a state directory (--state-dir %s), not both", cfg.Restarts, cfg.StateDir)
+		}
+		// Counted before the node can send anything: a life that ran is
+		// never counted twice.
+		if cfg.Restarts, err = NextRestarts(cfg.StateDir, cfg.ID); err != nil {
+			return nil, err
+		}
+	}
+	return key, nil
+}
+
+// processListen binds the node's socket (beside the supervisor's
+// placeholder with --reuse-port).
+func processListen(cfg ProcessConfig) (*net.UDPConn, error) {
+	var conn *net.UDPConn
+	var err error
+	if cfg.ReusePort {
+		conn, err = listenNode(cfg.Listen)
+	} else {
+		conn, err = net.ListenUDP("udp", net.UDPAddrFromAddrPort(cfg.Listen))
+	}
+	if err != nil {
+		return nil, fmt.Errorf("listen %v: %w", cfg.Listen, err)
+	}
+	return conn, nil
+}
+
 // RunProcess runs one node until ctx ends, stdin says "quit" or ends.
 func RunProcess(ctx context.Context, cfg ProcessConfig, stdin io.Reader, stdout io.Writer) error {
 	alg, err := algorithms.Lookup(cfg.Algo)
@@ -256,30 +293,13 @@ func RunProcess(ctx context.Context, cfg ProcessConfig, stdin io.Reader, stdout 
 	if err := alg.ValidateConfig(cfg.Params, cl, cfg.Ablations); err != nil {
 		return err
 	}
-	var key []byte
-	if cfg.KeyFile != "" {
-		if key, err = ReadKeyFile(cfg.KeyFile); err != nil {
-			return err
-		}
-	}
-	if cfg.StateDir != "" {
-		if cfg.Restarts != 0 {
-			return fmt.Errorf("give the restart counter either by hand (--restarts %d) or from a state directory (--state-dir %s), not both", cfg.Restarts, cfg.StateDir)
-		}
-		// Counted before the node can send anything: a life that ran is
-		// never counted twice.
-		if cfg.Restarts, err = NextRestarts(cfg.StateDir, cfg.ID); err != nil {
-			return err
-		}
-	}
-	var conn *net.UDPConn
-	if cfg.ReusePort {
-		conn, err = listenNode(cfg.Listen)
-	} else {
-		conn, err = net.ListenUDP("udp", net.UDPAddrFromAddrPort(cfg.Listen))
-	}
+	key, err := processIdentity(&cfg)
 	if err != nil {
-		return fmt.Errorf("listen %v: %w", cfg.Listen, err)
+		return err
+	}
+	conn, err := processListen(cfg)
+	if err != nil {
+		return err
 	}
 	self := conn.LocalAddr().(*net.UDPAddr).AddrPort()
 	peers[cfg.ID] = self

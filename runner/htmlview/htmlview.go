@@ -325,19 +325,7 @@ func (c *Collector) Observe(r *runner.TraceRec) {
 			c.holdTimes.add(r.X) // begun before the trace (a violation window)
 		}
 		if c.stepped {
-			k := holdKey{r.Owner, r.Res, r.Ballot}
-			q := int64(0)
-			if qs := c.openQ[k]; len(qs) > 0 {
-				q = qs[0]
-				if len(qs) == 1 {
-					delete(c.openQ, k)
-				} else {
-					c.openQ[k] = qs[1:]
-				}
-			}
-			if c.holdQBase+len(c.holdQ) < len(c.holds.Done) {
-				c.holdQ = append(c.holdQ, [2]int64{q, c.seq})
-			}
+			c.holdEndStep(r)
 		}
 	case runner.TraceCrash:
 		c.crashQ = append(c.crashQ, c.seq)
@@ -354,12 +342,7 @@ func (c *Collector) Observe(r *runner.TraceRec) {
 	case runner.TracePause:
 		c.d.Paused = append(c.d.Paused, Span{Node: node(r.Node), Start: r.T, End: -1, Q: c.seq})
 	case runner.TraceResume:
-		for i := len(c.d.Paused) - 1; i >= 0; i-- {
-			if p := &c.d.Paused[i]; p.Node == node(r.Node) && p.End < 0 {
-				p.End, p.EQ = r.T, c.seq
-				break
-			}
-		}
+		c.resumed(r)
 	case runner.TraceWrite:
 		c.writes++
 		if r.Sub != runner.WriteAccepted || c.writes <= maxWrites {
@@ -372,6 +355,34 @@ func (c *Collector) Observe(r *runner.TraceRec) {
 		if len(c.in.Violations) == 0 {
 			c.d.Violations = append(c.d.Violations, Violation{Res: uint64(r.Res),
 				Owners: [2]int{node(r.Owner), node(algorithms.NodeID(r.X))}, Start: r.T, End: r.T, Q: c.seq, EQ: c.seq})
+		}
+	}
+}
+
+// holdEndStep gives the hold that r ends its steps: the one at which the
+// same owner's hold of the same resource and ballot began, and this one.
+func (c *Collector) holdEndStep(r *runner.TraceRec) {
+	k := holdKey{r.Owner, r.Res, r.Ballot}
+	q := int64(0)
+	if qs := c.openQ[k]; len(qs) > 0 {
+		q = qs[0]
+		if len(qs) == 1 {
+			delete(c.openQ, k)
+		} else {
+			c.openQ[k] = qs[1:]
+		}
+	}
+	if c.holdQBase+len(c.holdQ) < len(c.holds.Done) {
+		c.holdQ = append(c.holdQ, [2]int64{q, c.seq})
+	}
+}
+
+// resumed ends the pause of r's node.
+func (c *Collector) resumed(r *runner.TraceRec) {
+	for i := len(c.d.Paused) - 1; i >= 0; i-- {
+		if p := &c.d.Paused[i]; p.Node == node(r.Node) && p.End < 0 {
+			p.End, p.EQ = r.T, c.seq
+			return
 		}
 	}
 }

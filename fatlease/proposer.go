@@ -430,30 +430,37 @@ func (e *Node) reply(now algorithms.Local, m algorithms.Message, out *algorithms
 		out.Emit(algorithms.Event{Kind: algorithms.Preempted, Resource: id, Owner: in, Ballot: m.Promised})
 		e.failRound(now, id, p, out)
 	case algorithms.Outdated:
-		switch {
-		case m.Flags&FlagLower != 0:
-			// Fig. 4: an acceptor knows a lower instance whose lease may
-			// still be valid. Wait for it if a majority says so.
-			if u := e.overAt(lease{owner: m.Owner, t: m.Expiry}); u > p.rd.blockUntil {
-				p.rd.blockUntil = u
-			}
-			e.negative(now, id, r, p, a, out)
-		case m.Flags&FlagStale != 0:
-			if u := e.overAt(p.rd.value); u > p.rd.blockUntil {
-				p.rd.blockUntil = u
-			}
-			e.negative(now, id, r, p, a, out)
-		case m.Instance > p.rd.inst && m.Instance > r.cur.n:
-			// This proposer is behind: catch up (INITIATE_CONSENSUS lines
-			// 7-9) and decide again. Not a failed round.
-			if ok, until := e.catchUp(now, id, r, m.Instance, out); !ok && until > now {
-				p.blockedUntil = until
-			}
-			e.endRound(id, p, out)
-			e.decide(now, id, r, p, out)
-		default:
-			e.negative(now, id, r, p, a, out)
+		e.outdatedReply(now, id, r, p, m, out)
+	}
+}
+
+// outdatedReply handles an Outdated answer to the round p: a lower instance
+// whose lease may still run, or a stale value (wait for it), or a higher
+// instance (catch up and decide again).
+func (e *Node) outdatedReply(now algorithms.Local, id algorithms.ResourceID, r *rstate, p *prop, m algorithms.Message, out *algorithms.Output) {
+	switch {
+	case m.Flags&FlagLower != 0:
+		// Fig. 4: an acceptor knows a lower instance whose lease may
+		// still be valid. Wait for it if a majority says so.
+		if u := e.overAt(lease{owner: m.Owner, t: m.Expiry}); u > p.rd.blockUntil {
+			p.rd.blockUntil = u
 		}
+		e.negative(now, id, r, p, m.From, out)
+	case m.Flags&FlagStale != 0:
+		if u := e.overAt(p.rd.value); u > p.rd.blockUntil {
+			p.rd.blockUntil = u
+		}
+		e.negative(now, id, r, p, m.From, out)
+	case m.Instance > p.rd.inst && m.Instance > r.cur.n:
+		// This proposer is behind: catch up (INITIATE_CONSENSUS lines
+		// 7-9) and decide again. Not a failed round.
+		if ok, until := e.catchUp(now, id, r, m.Instance, out); !ok && until > now {
+			p.blockedUntil = until
+		}
+		e.endRound(id, p, out)
+		e.decide(now, id, r, p, out)
+	default:
+		e.negative(now, id, r, p, m.From, out)
 	}
 }
 

@@ -370,19 +370,28 @@ func (e *Node) backoff(now algorithms.Local, id algorithms.ResourceID, out *algo
 	out.SetTimer(algorithms.TimerKey{Resource: id, Kind: timerRetry}, now.Add(d))
 }
 
+// learnFromReply takes in the chosen value a Promise or Outdated carries
+// (FlagChosen), whichever round it answers: what an instance chose is
+// true for every proposer, even one whose round is over.
+func (e *Node) learnFromReply(now algorithms.Local, r *rstate, m algorithms.Message, out *algorithms.Output) {
+	if m.Flags&FlagChosen == 0 || (m.Kind != algorithms.Promise && m.Kind != algorithms.Outdated) {
+		return
+	}
+	id := m.Resource
+	l := lease{owner: m.Owner, t: m.Expiry}
+	if m.Flags&FlagVoid != 0 {
+		e.noteInvalid(r, l.owner, l.t)
+	}
+	if e.learn(now, id, r, m.Instance, l, m.Accepted, out) {
+		e.changed(now, id, r, out)
+	}
+}
+
 // reply handles an acceptor's answer.
 func (e *Node) reply(now algorithms.Local, m algorithms.Message, out *algorithms.Output) {
 	id := m.Resource
 	r := e.state(id)
-	if m.Flags&FlagChosen != 0 && (m.Kind == algorithms.Promise || m.Kind == algorithms.Outdated) {
-		l := lease{owner: m.Owner, t: m.Expiry}
-		if m.Flags&FlagVoid != 0 {
-			e.noteInvalid(r, l.owner, l.t)
-		}
-		if e.learn(now, id, r, m.Instance, l, m.Accepted, out) {
-			e.changed(now, id, r, out)
-		}
-	}
+	e.learnFromReply(now, r, m, out)
 	p := e.props[id]
 	if p == nil || !p.rd.active || m.Ballot != p.rd.ballot {
 		return
@@ -430,37 +439,30 @@ func (e *Node) reply(now algorithms.Local, m algorithms.Message, out *algorithms
 		out.Emit(algorithms.Event{Kind: algorithms.Preempted, Resource: id, Owner: in, Ballot: m.Promised})
 		e.failRound(now, id, p, out)
 	case algorithms.Outdated:
-		e.outdatedReply(now, id, r, p, m, out)
-	}
-}
-
-// outdatedReply handles an Outdated answer to the round p: a lower instance
-// whose lease may still run, or a stale value (wait for it), or a higher
-// instance (catch up and decide again).
-func (e *Node) outdatedReply(now algorithms.Local, id algorithms.ResourceID, r *rstate, p *prop, m algorithms.Message, out *algorithms.Output) {
-	switch {
-	case m.Flags&FlagLower != 0:
-		// Fig. 4: an acceptor knows a lower instance whose lease may
-		// still be valid. Wait for it if a majority says so.
-		if u := e.overAt(lease{owner: m.Owner, t: m.Expiry}); u > p.rd.blockUntil {
-			p.rd.blockUntil = u
+		switch {
+		case m.Flags&FlagLower != 0:
+			// Fig. 4: an acceptor knows a lower instance whose lease may
+			// still be valid. Wait for it if a majority says so.
+			if u := e.overAt(lease{owner: m.Owner, t: m.Expiry}); u > p.rd.blockUntil {
+				p.rd.blockUntil = u
+			}
+			e.negative(now, id, r, p, a, out)
+		case m.Flags&FlagStale != 0:
+			if u := e.overAt(p.rd.value); u > p.rd.blockUntil {
+				p.rd.blockUntil = u
+			}
+			e.negative(now, id, r, p, a, out)
+		case m.Instance > p.rd.inst && m.Instance > r.cur.n:
+			// This proposer is behind: catch up (INITIATE_CONSENSUS lines
+			// 7-9) and decide again. Not a failed round.
+			if ok, until := e.catchUp(now, id, r, m.Instance, out); !ok && until > now {
+				p.blockedUntil = until
+			}
+			e.endRound(id, p, out)
+			e.decide(now, id, r, p, out)
+		default:
+			e.negative(now, id, r, p, a, out)
 		}
-		e.negative(now, id, r, p, m.From, out)
-	case m.Flags&FlagStale != 0:
-		if u := e.overAt(p.rd.value); u > p.rd.blockUntil {
-			p.rd.blockUntil = u
-		}
-		e.negative(now, id, r, p, m.From, out)
-	case m.Instance > p.rd.inst && m.Instance > r.cur.n:
-		// This proposer is behind: catch up (INITIATE_CONSENSUS lines
-		// 7-9) and decide again. Not a failed round.
-		if ok, until := e.catchUp(now, id, r, m.Instance, out); !ok && until > now {
-			p.blockedUntil = until
-		}
-		e.endRound(id, p, out)
-		e.decide(now, id, r, p, out)
-	default:
-		e.negative(now, id, r, p, m.From, out)
 	}
 }
 

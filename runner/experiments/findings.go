@@ -288,100 +288,73 @@ func (r *Report) runSpec(facet string) (runner.Spec, bool) {
 // holds it below: pre-emptions, time waiting out a lease span, backoff,
 // and without release the lease span itself.
 func contentionFindings(r *Report) []string {
-	var out []string
 	s, ok := r.runSpec(contRelBackoff)
 	if !ok {
 		return nil
 	}
-	rtt, hold := s.Net.RTT, s.Hold
-	one := 1 / (rtt + hold).Seconds()
-	two := 1 / (2*rtt + hold).Seconds()
-	out = append(out, fmt.Sprintf("Bound: with this run's %s round trip and %s hold, one hand-off per round trip plus hold is %s hand-offs/s; "+
-		"with two round trips per acquisition (prepare and propose), %s/s. The same arithmetic bounds the blocked time from below while "+
-		"someone always waits: nobody holds during each acquisition, at least %s of the time with one round trip and %s with two.",
-		rtt, hold, numText(math.Round(one)), numText(math.Round(two)), pctText(rtt.Seconds()/(rtt+hold).Seconds()), pctText((2*rtt).Seconds()/(2*rtt+hold).Seconds())))
 	algos := []string{"naive-undo", "paxoslease", "fatlease", "classicpaxos"}
-	// Round trips per acquisition: the naive vote asks once, the Paxos
-	// family prepares and then proposes.
-	trips := map[string]time.Duration{"naive-undo": 1, "paxoslease": 2, "fatlease": 2, "classicpaxos": 2}
-	var parts []string
-	for _, v := range algos {
-		if p, ok := contentionPeak(r, s, v, trips[v]); ok {
-			parts = append(parts, p)
+	out := []string{contentionBound(s)}
+	// One paragraph per configuration of the experiment; a configuration
+	// that did not run says nothing.
+	for _, p := range []string{
+		releaseBackoffFinding(r, s, algos),
+		fairnessFinding(r, algos),
+		noBackoffFinding(r, algos),
+		releaseOffFinding(r, s, algos),
+		etcdContentionFinding(r),
+	} {
+		if p != "" {
+			out = append(out, p)
 		}
-	}
-	if len(parts) > 0 {
-		out = append(out, "Release on, default backoff: "+strings.Join(parts, ". ")+".")
-	}
-	if f, ok := contentionFairness(r, algos); ok {
-		out = append(out, f)
-	}
-	parts = nil
-	for _, v := range algos {
-		with, _, ok1 := r.peakOver(contRelBackoff, v, "handoffs_per_sec")
-		without, _, ok2 := r.peakOver(contRelNoBackoff, v, "handoffs_per_sec")
-		if !ok1 || !ok2 {
-			continue
-		}
-		p := fmt.Sprintf("%s peaks at %s/s (%s with backoff)", v, numText(math.Round(without)), numText(math.Round(with)))
-		if pl, x, ok := r.lastStat(contRelNoBackoff, v, "preemptions_per_lease"); ok {
-			p += fmt.Sprintf(", %s pre-empted rounds per lease at %s contenders", numText(math.Round(100*pl.Mean)/100), numText(x))
-		}
-		if sd, _, ok := r.lastStat(contRelNoBackoff, v, "static_deadlock_fraction"); ok && sd.Mean > 0 {
-			p += fmt.Sprintf(", %s of the wanted time waiting out a lease span", pctText(sd.Mean))
-		}
-		parts = append(parts, p)
-	}
-	if len(parts) > 0 {
-		out = append(out, "Release on, no backoff: "+strings.Join(parts, "; ")+
-			". Retrying at once trades the backoff wait for collisions: rounds pre-empt each other, and where a round fails half-way (a split accept) the acceptors' state blocks everyone until the lease span ends.")
-	}
-	span := s.Params.LeaseSpan
-	perSpan := 1 / span.Seconds()
-	parts = nil
-	for _, f := range []string{contExpBackoff, contExpNoBackoff} {
-		for _, v := range algos {
-			peak, _, ok := r.peakOver(f, v, "handoffs_per_sec")
-			if !ok {
-				continue
-			}
-			p := fmt.Sprintf("%s (%s) %s/s", v, f, numText(math.Round(peak)))
-			if sh, _, ok := r.lastStat(f, v, "handoff_share"); ok {
-				p += fmt.Sprintf(" with %s of its leases to another node", pctText(sh.Mean))
-			}
-			parts = append(parts, p)
-		}
-	}
-	if len(parts) > 0 {
-		out = append(out, fmt.Sprintf("Release off: every hand-off waits for the last lease's %s span to end, a bound of %s hand-offs/s; "+
-			"peaks (and, at the most contenders, the share of leases that went to another node): %s. "+
-			"A share near 0 means the last holder, whose own state tells it when the lease ends, asks again first and keeps it: then the lease is acquired about once per span but hardly changes hands.",
-			span, numText(math.Round(perSpan)), strings.Join(parts, "; ")))
-	}
-	if peak, at, ok := r.peakOver(contRelBackoff, "etcd", "handoffs_per_sec"); ok {
-		out = append(out, fmt.Sprintf("etcd peaks at %s hand-offs/s with %s contenders: a Mutex's waiters queue by revision and each Unlock is a Raft write (fsync) that wakes the next waiter through a watch, so its hand-off costs a commit, not a contest.",
-			numText(math.Round(peak)), numText(at)))
 	}
 	return out
 }
 
-// contentionPeak is the finding on algorithm v's peak hand-off rate with
-// release on and default backoff (trips round trips per acquisition),
-// against its own bound, and what limits it.
-func contentionPeak(r *Report, s runner.Spec, v string, trips time.Duration) (string, bool) {
+// contentionBound: the hand-off rate one or two round trips plus the hold
+// allow, and the blocked time they imply, for the setup s.
+func contentionBound(s runner.Spec) string {
 	rtt, hold := s.Net.RTT, s.Hold
+	one := 1 / (rtt + hold).Seconds()
+	two := 1 / (2*rtt + hold).Seconds()
+	return fmt.Sprintf("Bound: with this run's %s round trip and %s hold, one hand-off per round trip plus hold is %s hand-offs/s; "+
+		"with two round trips per acquisition (prepare and propose), %s/s. The same arithmetic bounds the blocked time from below while "+
+		"someone always waits: nobody holds during each acquisition, at least %s of the time with one round trip and %s with two.",
+		rtt, hold, numText(math.Round(one)), numText(math.Round(two)), pctText(rtt.Seconds()/(rtt+hold).Seconds()), pctText((2*rtt).Seconds()/(2*rtt+hold).Seconds()))
+}
+
+// releaseBackoffFinding: with release on and the default backoff, each
+// algorithm's peak against its own round-trip bound and what limits it.
+func releaseBackoffFinding(r *Report, s runner.Spec, algos []string) string {
+	var parts []string
+	for _, v := range algos {
+		if p, ok := releaseBackoffPart(r, s, v); ok {
+			parts = append(parts, p)
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "Release on, default backoff: " + strings.Join(parts, ". ") + "."
+}
+
+// releaseBackoffPart is releaseBackoffFinding's sentence on variant v
+// (ok false if v did not run).
+func releaseBackoffPart(r *Report, s runner.Spec, v string) (string, bool) {
 	peak, at, ok := r.peakOver(contRelBackoff, v, "handoffs_per_sec")
 	if !ok {
 		return "", false
 	}
-	own := 1 / (trips*rtt + hold).Seconds()
+	// Round trips per acquisition: the naive vote asks once, the Paxos
+	// family prepares and then proposes.
+	trips := map[string]time.Duration{"naive-undo": 1, "paxoslease": 2, "fatlease": 2, "classicpaxos": 2}
+	own := 1 / (trips[v]*s.Net.RTT + s.Hold).Seconds()
 	near := "far below it"
 	if peak >= own/2 {
 		near = "near it"
 	}
 	tripText := "1 round trip"
-	if trips > 1 {
-		tripText = fmt.Sprintf("%d round trips", trips)
+	if trips[v] > 1 {
+		tripText = fmt.Sprintf("%d round trips", trips[v])
 	}
 	p := fmt.Sprintf("%s peaks at %s/s with %s contenders, %s of its own bound (%s + hold: %s/s), %s",
 		v, numText(math.Round(peak)), numText(at), pctText(peak/own), tripText, numText(math.Round(own)), near)
@@ -413,10 +386,11 @@ func contentionPeak(r *Report, s runner.Spec, v string, trips time.Duration) (st
 	return p, true
 }
 
-// contentionFairness is the finding on fairness at the most contenders.
-func contentionFairness(r *Report, algos []string) (string, bool) {
+// fairnessFinding: Jain's index at the most contenders, release on,
+// default backoff, etcd included.
+func fairnessFinding(r *Report, algos []string) string {
 	var parts, unfair []string
-	for _, v := range append(algos, "etcd") {
+	for _, v := range append(algos[:len(algos):len(algos)], "etcd") {
 		if fa, x, ok := r.lastStat(contRelBackoff, v, "fairness"); ok {
 			parts = append(parts, fmt.Sprintf("%s %s (%s contenders)", v, numText(math.Round(1000*fa.Mean)/1000), numText(x)))
 			if fa.Mean < 0.5 {
@@ -425,11 +399,74 @@ func contentionFairness(r *Report, algos []string) (string, bool) {
 		}
 	}
 	if len(parts) == 0 {
-		return "", false
+		return ""
 	}
 	f := "Fairness, Jain's index of the leases each contender got (1: all alike; 1/P: one got them all), release on, default backoff, at the most contenders: " + strings.Join(parts, "; ") + "."
 	if len(unfair) > 0 {
 		f += " Below 0.5 (" + strings.Join(unfair, ", ") + ") a few contenders take most leases while the others wait: their hand-offs per second pass the lease among those few."
 	}
-	return f, true
+	return f
+}
+
+// noBackoffFinding: release on, no backoff, against the peaks with it.
+func noBackoffFinding(r *Report, algos []string) string {
+	var parts []string
+	for _, v := range algos {
+		with, _, ok1 := r.peakOver(contRelBackoff, v, "handoffs_per_sec")
+		without, _, ok2 := r.peakOver(contRelNoBackoff, v, "handoffs_per_sec")
+		if !ok1 || !ok2 {
+			continue
+		}
+		p := fmt.Sprintf("%s peaks at %s/s (%s with backoff)", v, numText(math.Round(without)), numText(math.Round(with)))
+		if pl, x, ok := r.lastStat(contRelNoBackoff, v, "preemptions_per_lease"); ok {
+			p += fmt.Sprintf(", %s pre-empted rounds per lease at %s contenders", numText(math.Round(100*pl.Mean)/100), numText(x))
+		}
+		if sd, _, ok := r.lastStat(contRelNoBackoff, v, "static_deadlock_fraction"); ok && sd.Mean > 0 {
+			p += fmt.Sprintf(", %s of the wanted time waiting out a lease span", pctText(sd.Mean))
+		}
+		parts = append(parts, p)
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "Release on, no backoff: " + strings.Join(parts, "; ") +
+		". Retrying at once trades the backoff wait for collisions: rounds pre-empt each other, and where a round fails half-way (a split accept) the acceptors' state blocks everyone until the lease span ends."
+}
+
+// releaseOffFinding: without release every hand-off waits out a lease
+// span; the peaks with and without backoff against that bound.
+func releaseOffFinding(r *Report, s runner.Spec, algos []string) string {
+	span := s.Params.LeaseSpan
+	perSpan := 1 / span.Seconds()
+	var parts []string
+	for _, f := range []string{contExpBackoff, contExpNoBackoff} {
+		for _, v := range algos {
+			peak, _, ok := r.peakOver(f, v, "handoffs_per_sec")
+			if !ok {
+				continue
+			}
+			p := fmt.Sprintf("%s (%s) %s/s", v, f, numText(math.Round(peak)))
+			if sh, _, ok := r.lastStat(f, v, "handoff_share"); ok {
+				p += fmt.Sprintf(" with %s of its leases to another node", pctText(sh.Mean))
+			}
+			parts = append(parts, p)
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("Release off: every hand-off waits for the last lease's %s span to end, a bound of %s hand-offs/s; "+
+		"peaks (and, at the most contenders, the share of leases that went to another node): %s. "+
+		"A share near 0 means the last holder, whose own state tells it when the lease ends, asks again first and keeps it: then the lease is acquired about once per span but hardly changes hands.",
+		span, numText(math.Round(perSpan)), strings.Join(parts, "; "))
+}
+
+// etcdContentionFinding: etcd's peak and why its hand-off is a commit.
+func etcdContentionFinding(r *Report) string {
+	peak, at, ok := r.peakOver(contRelBackoff, "etcd", "handoffs_per_sec")
+	if !ok {
+		return ""
+	}
+	return fmt.Sprintf("etcd peaks at %s hand-offs/s with %s contenders: a Mutex's waiters queue by revision and each Unlock is a Raft write (fsync) that wakes the next waiter through a watch, so its hand-off costs a commit, not a contest.",
+		numText(math.Round(peak)), numText(at))
 }

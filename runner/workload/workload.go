@@ -409,74 +409,14 @@ func (d *Driver) Event(n algorithms.NodeID, local algorithms.Local, ev algorithm
 		g := c.gen
 		end := d.env.TrueAt(n, ev.Until)
 		if c.keep {
-			at := d.env.TrueAt(n, ev.Until-algorithms.Local(d.spec.RenewBefore))
-			if at < now {
-				at = now
-			}
-			d.at(n, at, func() {
-				c := &d.clients[n]
-				if c.gen == g && c.state == clientHolding {
-					d.input(n, algorithms.Input{Kind: algorithms.Extend})
-				}
-			})
-			// If the extension does not come through, the lease expires
-			// and the client starts over.
-			d.at(n, end, func() {
-				c := &d.clients[n]
-				if c.gen == g && c.state == clientHolding {
-					d.pause(n)
-				}
-			})
+			d.renewBefore(n, g, now, ev.Until, end)
 			return
 		}
 		if d.spec.Extend > 0 && d.rng.Float64() < d.spec.Extend {
-			c.endAt = end
-			release := d.spec.Release && d.spec.Hold > 0
-			at := now
-			switch {
-			case release && d.rng.IntN(2) == 0:
-				// Extend, then release at once: the release comes while
-				// the extension's round is in flight.
-				at += int64(d.spec.Hold) - d.rng.Int64N(2*int64(d.spec.Net.RTT)+1)
-				if at < now {
-					at = now
-				}
-			case end > now:
-				at += d.rng.Int64N((end-now)/2 + 1)
-			}
-			d.at(n, at, func() {
-				c := &d.clients[n]
-				if c.gen == g && c.state == clientHolding && d.input(n, algorithms.Input{Kind: algorithms.Extend, Resource: c.res}) {
-					c.extended, c.extending = true, true
-					d.extensions++
-				}
-			})
-			if d.spec.Release && d.spec.Hold > 0 {
-				d.at(n, now+int64(d.spec.Hold), func() {
-					c := &d.clients[n]
-					if c.gen == g && c.state == clientHolding {
-						d.release(n)
-					}
-				})
-			}
-			d.expireAt(n, g, end)
+			d.extendLater(n, g, now, end)
 			return
 		}
-		if d.spec.Release && d.spec.Hold > 0 && now+int64(d.spec.Hold) < end {
-			d.at(n, now+int64(d.spec.Hold), func() {
-				c := &d.clients[n]
-				if c.gen == g && c.state == clientHolding {
-					d.release(n)
-				}
-			})
-			return
-		}
-		d.at(n, end, func() {
-			c := &d.clients[n]
-			if c.gen == g && c.state == clientHolding {
-				d.pause(n)
-			}
-		})
+		d.endHold(n, g, now, end)
 	case algorithms.Failed:
 		if out == record.OutcomeFailed && c.state == clientWanting {
 			d.pause(n)
@@ -486,6 +426,86 @@ func (d *Driver) Event(n algorithms.NodeID, local algorithms.Local, ev algorithm
 			d.pause(n)
 		}
 	}
+}
+
+// endHold has a client release its lease after Hold, if it releases and
+// the lease lasts that long, or else start over when it ends (end).
+func (d *Driver) endHold(n algorithms.NodeID, g uint32, now, end int64) {
+	if d.spec.Release && d.spec.Hold > 0 && now+int64(d.spec.Hold) < end {
+		d.at(n, now+int64(d.spec.Hold), func() {
+			c := &d.clients[n]
+			if c.gen == g && c.state == clientHolding {
+				d.release(n)
+			}
+		})
+		return
+	}
+	d.at(n, end, func() {
+		c := &d.clients[n]
+		if c.gen == g && c.state == clientHolding {
+			d.pause(n)
+		}
+	})
+}
+
+// renewBefore has a renewing client (failover) extend its lease RenewBefore
+// before it ends (until, on its clock; end in true time), and start over
+// if the extension does not come through.
+func (d *Driver) renewBefore(n algorithms.NodeID, g uint32, now int64, until algorithms.Local, end int64) {
+	at := d.env.TrueAt(n, until-algorithms.Local(d.spec.RenewBefore))
+	if at < now {
+		at = now
+	}
+	d.at(n, at, func() {
+		c := &d.clients[n]
+		if c.gen == g && c.state == clientHolding {
+			d.input(n, algorithms.Input{Kind: algorithms.Extend})
+		}
+	})
+	// If the extension does not come through, the lease expires
+	// and the client starts over.
+	d.at(n, end, func() {
+		c := &d.clients[n]
+		if c.gen == g && c.state == clientHolding {
+			d.pause(n)
+		}
+	})
+}
+
+// extendLater has a contention client (Spec.Extend) extend its lease at a
+// drawn time, then release or let it expire as it would have.
+func (d *Driver) extendLater(n algorithms.NodeID, g uint32, now, end int64) {
+	c := &d.clients[n]
+	c.endAt = end
+	release := d.spec.Release && d.spec.Hold > 0
+	at := now
+	switch {
+	case release && d.rng.IntN(2) == 0:
+		// Extend, then release at once: the release comes while
+		// the extension's round is in flight.
+		at += int64(d.spec.Hold) - d.rng.Int64N(2*int64(d.spec.Net.RTT)+1)
+		if at < now {
+			at = now
+		}
+	case end > now:
+		at += d.rng.Int64N((end-now)/2 + 1)
+	}
+	d.at(n, at, func() {
+		c := &d.clients[n]
+		if c.gen == g && c.state == clientHolding && d.input(n, algorithms.Input{Kind: algorithms.Extend, Resource: c.res}) {
+			c.extended, c.extending = true, true
+			d.extensions++
+		}
+	})
+	if d.spec.Release && d.spec.Hold > 0 {
+		d.at(n, now+int64(d.spec.Hold), func() {
+			c := &d.clients[n]
+			if c.gen == g && c.state == clientHolding {
+				d.release(n)
+			}
+		})
+	}
+	d.expireAt(n, g, end)
 }
 
 // expireAt pauses client n at true time end if it still holds the lease

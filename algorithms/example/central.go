@@ -36,6 +36,12 @@
 //     M (Params.MaxLease > T) before it answers: every grant it made in its
 //     earlier life has ended by then.
 //
+// Three ablations are planted faults rather than rules worth measuring:
+// grant-once (the server grants every ask), deadline (a holder keeps its
+// lease 3T) and full-grant (the server frees a grant T/16 early). The
+// runner's tests switch them on to show the checker, the campaigns and the
+// explorer catching a broken rule.
+//
 // What it does not do: survive the server. While node 0 is down nobody
 // gets a lease; that is the price of one acceptor, and what the Paxos
 // family's majorities avoid.
@@ -394,12 +400,15 @@ func (n *node) Clone(r *rand.Rand) algorithms.Node {
 	return &c
 }
 
-// AppendState implements algorithms.Explorable: the quiet period, then
-// the grants and the clients' requests in resource order, every time
-// relative to now. A quiet period that has passed is written as none: it
-// can no longer change an answer.
+// AppendState implements algorithms.Explorable: the node and its restart
+// counter (in every ballot it makes), the quiet period, then the grants and
+// the clients' requests in resource order, every time relative to now. A
+// quiet period that has passed is written as none: it can no longer change
+// an answer.
 func (n *node) AppendState(b []byte, now algorithms.Local) []byte {
 	rel := func(b []byte, t algorithms.Local) []byte { return binary.AppendVarint(b, int64(t-now)) }
+	b = binary.AppendUvarint(b, uint64(n.cfg.ID))
+	b = binary.AppendUvarint(b, uint64(n.cfg.Restarts))
 	if n.quiet > now {
 		b = rel(append(b, 1), n.quiet)
 	} else {

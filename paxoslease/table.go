@@ -32,9 +32,9 @@ type slot struct {
 	accUntil  algorithms.Local  // acceptor: when its own timer for accepted fires
 	until     algorithms.Local  // proposer: end of the held lease on its own clock
 	heldRound uint32            // proposer: run counter of the held (or last held) lease's ballot, 0 = none
-	// tpos is 1 + the position of the acceptor's timer in table.heap,
-	// when the node keeps its timers itself (KeepTimers); 0: not there.
-	tpos uint32
+	// tseq is the arming number of the acceptor's pending timer when the
+	// node keeps its timers itself (KeepTimers, timers.go); 0: none.
+	tseq uint32
 }
 
 // table maps ResourceID to slot. The slots are records numbered in the
@@ -71,8 +71,7 @@ type table struct {
 	n  int // records
 
 	// The acceptor's timers when the node keeps them (timers.go).
-	heap []uint32    // record numbers, a binary min-heap by (accUntil, key)
-	late []lateTimer // timers whose slot no longer holds their deadline, by (at, key)
+	tm timerSet
 }
 
 const (
@@ -282,20 +281,74 @@ func (t *table) grow() {
 			continue
 		}
 		t.ix = make([]byte, size*entrySize)
-		ok := true
-		for r := 0; r < t.n && ok; r++ {
-			ok = t.insert(t.rec(uint32(r)).key, uint32(r))
-		}
-		if ok {
+		if t.refill() {
 			return
 		}
 		size += size / 4
 	}
 }
 
+// refill puts every record in the empty index; false if some key would
+// be displaced past tableMaxDist. The records go in in the order of their
+// homes (a radix sort of home and record number, read from the records
+// front to back): each then lands at or just after the end of the run
+// before it, so the index is written front to back too, where inserting
+// in record order writes one random place of it per record, a cache miss
+// each at a million resources.
+func (t *table) refill() bool {
+	size := t.size()
+	if t.n < 64 || uint64(size) > math.MaxUint32 {
+		for r := 0; r < t.n; r++ {
+			if !t.insert(t.rec(uint32(r)).key, uint32(r)) {
+				return false
+			}
+		}
+		return true
+	}
+	order := make([]uint64, t.n) // home<<32 | record number
+	for r := range order {
+		order[r] = uint64(homeOf(t.rec(uint32(r)).key, size))<<32 | uint64(r)
+	}
+	order = radixSortHigh(order, bits.Len(uint(size)))
+	for _, o := range order {
+		r := uint32(o)
+		if !t.insert(t.rec(r).key, r) {
+			return false
+		}
+	}
+	return true
+}
+
+// radixSortHigh sorts a by its high 32 bits, of which only the low width
+// count (a stable LSD radix sort of 11-bit digits); it returns the sorted
+// slice, a or a buffer of the same length.
+func radixSortHigh(a []uint64, width int) []uint64 {
+	const digit = 11
+	tmp := make([]uint64, len(a))
+	for shift := 32; shift < 32+width; shift += digit {
+		var count [1 << digit]int
+		for _, v := range a {
+			count[v>>shift&(1<<digit-1)]++
+		}
+		sum := 0
+		for i, c := range count {
+			count[i] = sum
+			sum += c
+		}
+		for _, v := range a {
+			d := v >> shift & (1<<digit - 1)
+			tmp[count[d]] = v
+			count[d]++
+		}
+		a, tmp = tmp, a
+	}
+	return a
+}
+
 // clone returns a deep copy.
 func (t *table) clone() table {
-	c := table{n: t.n, ix: slices.Clone(t.ix), heap: slices.Clone(t.heap), late: slices.Clone(t.late)}
+	c := table{n: t.n, ix: slices.Clone(t.ix), tm: t.tm}
+	c.tm.run, c.tm.heap = slices.Clone(t.tm.run), slices.Clone(t.tm.heap)
 	if t.recs != nil {
 		c.recs = make([][]slot, len(t.recs))
 		for i, ch := range t.recs {

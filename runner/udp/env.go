@@ -169,6 +169,12 @@ func RunPlan(p runner.Plan, opt runner.Options, eo EnvOptions) (runner.Result, E
 	e.lives = make([]*Node, n)
 	e.restarts = make([]uint16, n)
 	tr := e.record(opt)
+	if spec.Workload == "batch" {
+		// A batch puts every request in flight at once: the recorder's
+		// tables are sized for it up front, not doubled (and copied)
+		// along the way under the lock every step takes.
+		e.rec.Reserve(spec.Leases)
+	}
 	if e.drv, err = workload.NewDriver(p, e, e.rec); err != nil {
 		return runner.Result{}, Extra{}, err
 	}

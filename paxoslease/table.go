@@ -50,10 +50,13 @@ type slot struct {
 // entry at a million entries (Go 1.26, groups of 8 slots kept 7/16 to 7/8
 // full, plus growth headroom). Why records apart from the index: only the
 // index (a 4-byte record number and a 1-byte probe distance a slot) keeps
-// headroom, 0.72 to 0.9 full (growing by a quarter, not doubling, with
-// Robin Hood probing keeping lookups short up to 0.9; a probe run past
-// tableMaxDist makes it grow early), so the headroom costs about 0.6 to 2
-// bytes a resource instead of 5 to 19 for a table of whole slots; the
+// headroom, 0.64 to 0.8 full (growing by a quarter, not doubling; a
+// probe run past tableMaxDist makes it grow early), so the headroom costs
+// about 1.2 to 2.8 bytes a resource instead of 5 to 19 for a table of
+// whole slots. Linear probing's runs lengthen fast past 0.8: at up to 0.9
+// the inserts of a million-resource batch probed about twice as long
+// (BenchmarkMemoryPerResource/1000000 about 1.5x slower) for under a byte
+// a resource less; the
 // records' own headroom is at most one chunk. A lookup reads a record only
 // where the index says the key's home matches, so mostly one.
 // BenchmarkMemoryPerResource measures it.
@@ -76,8 +79,8 @@ type table struct {
 
 const (
 	tableMinSize = 16
-	// Grow the index when n exceeds 9/10 of its slots.
-	tableLoadNum, tableLoadDen = 9, 10
+	// Grow the index when n exceeds 8/10 of its slots.
+	tableLoadNum, tableLoadDen = 8, 10
 	// A probe distance past this forces growth (keeps dist in a byte).
 	tableMaxDist = 200
 
@@ -310,11 +313,28 @@ func (t *table) refill() bool {
 		order[r] = uint64(homeOf(t.rec(uint32(r)).key, size))<<32 | uint64(r)
 	}
 	order = radixSortHigh(order, bits.Len(uint(size)))
-	for _, o := range order {
-		r := uint32(o)
-		if !t.insert(t.rec(r).key, r) {
+	// In home order each record goes to the first free place at or after
+	// its home, which is its home or the place after the previous one:
+	// the Robin Hood layout, written without probing. Those that would
+	// run past the end (homes near it) go in last, wrapping round as
+	// insert does.
+	next := 0
+	for i, o := range order {
+		h, r := int(o>>32), uint32(o)
+		p := max(h, next)
+		if p >= size {
+			for _, o := range order[i:] {
+				if !t.insert(t.rec(uint32(o)).key, uint32(o)) {
+					return false
+				}
+			}
+			return true
+		}
+		if p-h > tableMaxDist {
 			return false
 		}
+		t.setEntry(p, uint8(p-h+1), r)
+		next = p + 1
 	}
 	return true
 }

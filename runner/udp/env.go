@@ -317,6 +317,17 @@ func (e *env) start() error {
 	for _, c := range e.clocks {
 		c.Start = e.base.Start
 	}
+	if e.spec.Workload == "batch" && e.spec.Proposers > 0 {
+		// The batch hands every request to the proposers at time 0: their
+		// queues are sized for it at once, not doubled (and copied) one
+		// request at a time.
+		per := e.spec.Leases/e.spec.Proposers + 1
+		for i, n := range e.nodes {
+			if n != nil && i < e.spec.Proposers {
+				n.reserve(per)
+			}
+		}
+	}
 	for _, n := range e.nodes {
 		if n != nil {
 			n.Start()

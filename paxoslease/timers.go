@@ -202,7 +202,8 @@ func (t *table) maybeCompact() {
 func (t *table) compact() {
 	ts := &t.tm
 	stale := func(e timerEntry) bool { return !t.pending(&e) }
-	ts.run = slices.DeleteFunc(ts.run[ts.head:], stale)
+	// Moved to the front first, so that run keeps its whole capacity.
+	ts.run = slices.DeleteFunc(ts.run[:copy(ts.run, ts.run[ts.head:])], stale)
 	ts.head = 0
 	ts.heap = slices.DeleteFunc(ts.heap, stale)
 	for i := len(ts.heap)/2 - 1; i >= 0; i-- {

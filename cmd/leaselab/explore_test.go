@@ -23,6 +23,16 @@ func TestExploreBadInput(t *testing.T) {
 		{[]string{"explore", "--lease-span", "9s", "--max-lease", "7s"}, "max lease"},
 		{[]string{"explore", "--format", "csv"}, "format must be one of table, json"},
 		{[]string{"explore", "extra"}, "explore takes no arguments"},
+		{[]string{"explore", "--strategy", "bogo"}, `unknown strategy "bogo" (valid: bfs, dfs, random)`},
+		{[]string{"explore", "--max-memory", "lots"}, `--max-memory: bad size "lots"`},
+		{[]string{"explore", "--max-memory", "0"}, "--max-memory must be above 0"},
+		{[]string{"explore", "--max-pending", "-3"}, "--max-pending must not be negative"},
+		{[]string{"explore", "--strategy", "dfs", "--checkpoint", "/tmp/x"}, "--checkpoint needs --strategy bfs"},
+		{[]string{"explore", "--time-step", "-1s"}, "time step must not be negative"},
+		{[]string{"explore", "--clock-levels", "1"}, "clock levels must be 2 to 9"},
+		{[]string{"explore", "--slews", "1", "--drift", "0"}, "--slews needs a rate error"},
+		{[]string{"explore", "--from", "/nonexistent/scenario.txt"}, "no such file"},
+		{[]string{"explore", "--from", "testdata/none.txt", "--algo", "naive"}, "--algo and --from"},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			code, stdout, stderr := leaselab(tc.args...)
@@ -64,8 +74,28 @@ func TestExploreFindsAndReplays(t *testing.T) {
 	if len(rr.Violations) == 0 || len(rr.Failed) != 0 {
 		t.Fatalf("replay of the counterexample: %s", out)
 	}
+	if code, _, _ := leaselab("replay", f); code != 1 {
+		t.Fatalf("replay of the counterexample exits %d, want 1", code)
+	}
 	code, stdout, stderr = leaselab("explore", "--algo", "paxoslease", "--inputs", "1", "--format", "json")
-	if code != 0 || !strings.Contains(stdout, `"exhausted": true`) || !strings.Contains(stdout, `"violations": 0`) {
+	if code != 0 || !strings.Contains(stdout, `"exhausted": true`) || !strings.Contains(stdout, `"violations": 0`) ||
+		!strings.Contains(stdout, `"stopped": "exhausted"`) || !strings.Contains(stdout, `"max_pending": 4`) || !strings.Contains(stdout, `"instants": "deadlines"`) {
+		t.Fatalf("exit %d: %s %s", code, stdout, stderr)
+	}
+}
+
+// explore --help lists the strategies and --from; a cap stops the search
+// cleanly with its partial result and says so.
+func TestExploreHelpAndStops(t *testing.T) {
+	_, o, e := leaselab("explore", "--help")
+	help := o + e
+	for _, flag := range []string{"--strategy", "--from", "--max-memory", "--checkpoint", "--time-step", "--slews", "--clock-levels", "--walks"} {
+		if !strings.Contains(help, flag) {
+			t.Errorf("explore --help does not list %s", flag)
+		}
+	}
+	code, stdout, stderr := leaselab("explore", "--algo", "paxoslease", "--max-states", "500", "--format", "json")
+	if code != 0 || !strings.Contains(stdout, `"stopped": "max-states"`) || !strings.Contains(stderr, "stopped (max-states)") {
 		t.Fatalf("exit %d: %s %s", code, stdout, stderr)
 	}
 }

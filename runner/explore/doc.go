@@ -1,20 +1,21 @@
-// Package explore is leaselab's explicit-state model checker: a
-// breadth-first search over every interleaving a small cluster can go
-// through, running the algorithms' own state machines (the algorithms.Node
-// code the simulator and the UDP hosts run; there is no second model of
-// any protocol). A node takes part through algorithms.Explorable: Clone to
-// branch, AppendState to recognise a state reached along two paths.
+// Package explore is leaselab's explicit-state model checker: a search
+// over every interleaving a small cluster can go through, running the
+// algorithms' own state machines (the algorithms.Node code the simulator
+// and the UDP hosts run; there is no second model of any protocol). A
+// node takes part through algorithms.Explorable: Clone to branch,
+// AppendState to recognise a state reached along two paths.
 //
 // # The world
 //
 // A state is everything the scenario interpreter (runner/sim/scenario.go)
 // keeps between two commands: the nodes (nil while down), their restart
-// counters, their pending timers (kept outside the nodes, as the runner
-// keeps them, each with its true deadline and arming order), the durable
-// and not yet synced records of Durable algorithms, the messages in flight
-// (each with its scenario number), the checker's view (who holds which
-// resource until which true instant), the budgets left and true time. Each
-// node's clock model is fixed for the whole path.
+// counters, their clocks, their pending timers (kept outside the nodes,
+// as the runner keeps them, each with its deadline on the node's clock,
+// its true deadline and its arming order), the durable and not yet synced
+// records of Durable algorithms, the messages in flight (each with its
+// scenario number), the checker's view (who holds which resource until
+// which instant of its clock, and so of true time), the budgets left and
+// true time.
 //
 // # Transitions
 //
@@ -22,51 +23,128 @@
 // order) deliver it, drop it (--drops), deliver a copy and keep it
 // (--dups); a client input (acquire, extend, release) at every proposer
 // that is up, for every resource (--inputs); crash a node that is up
-// (--crashes) or restart one that is down; let true time pass to the next
-// timer deadline. A message may stay in flight for ever: delivering it
-// later is another path. After every transition everything due at the
-// current instant runs, in the simulator's order (a node's messages to
-// itself as their own steps, client inputs, fsync completions and timers
-// due now, by the order they were scheduled), exactly as after a scenario
-// command, so a path IS a scenario: deliver N, drop N, dup N, acquire /
-// extend / release NODE RES, crash / restart NODE, advance D.
+// (--crashes) or restart one that is down; change a node's clock rate
+// (--slews); let true time pass by --time-step while that stays short of
+// the next timer deadline; let true time pass to the next timer deadline.
+// A message may stay in flight for ever: delivering it later is another
+// path. After every transition everything due at the current instant
+// runs, in the simulator's order (a node's messages to itself as their
+// own steps, client inputs, fsync completions and timers due now, by the
+// order they were scheduled), exactly as after a scenario command, so a
+// path IS a scenario: deliver N, drop N, dup N, acquire / extend /
+// release NODE RES, crash / restart NODE, clock NODE offset=O rate=R,
+// advance D.
 //
-// Time moves only to timer deadlines. Between two deadlines no node does
-// anything on its own, but where in that interval a message is delivered
-// can matter (an acceptor stamps its lease with its local now); the
-// search delivers at the deadlines only (and at 0), so the state space is
-// a discretisation of time at the instants something is due. It is not a
-// proof over dense time: an interleaving that needs a delivery strictly
-// between two deadlines is not explored.
+// # Reductions and the pending bound
 //
-// Reductions, each of which keeps every reachable violation: a delivery
-// or client input the node ignores (no output, same encoding) is skipped,
-// since its state is the parent's without the message or with less
-// budget, and the parent, which may still deliver the message or never,
-// has every future the child has; a delivery to a node that is down is
-// skipped (it loses the message; leaving it in flight has the same futures
-// and more); drops are off by default for the same reason (a message
-// never delivered is a lost one). No symmetry reduction: ballots carry
-// node ids, so nodes are not interchangeable.
+// MaxPending bounds the messages in flight: a state with more is judged
+// by the checker but not expanded, like the network bound of a TLC
+// configuration. Without it (--max-pending 0) three reductions apply, each
+// of which keeps every reachable violation:
 //
-// Bounds: the budgets; MaxPending (a state with more messages in flight is
-// judged by the checker but not expanded, like the network bound of a TLC
-// configuration); Horizon (time never advances past it); MaxDepth;
-// MaxStates.
+//   - ignored-input: a client input the node ignores (no output, same
+//     encoding) is skipped: its state is the parent's with one input less,
+//     and the parent has every future it has;
+//   - ignored-delivery: so is a delivery the node ignores (the parent's
+//     state without the message: the parent may still deliver it, or
+//     never, so it has every future the child has), and likewise a
+//     duplicate the node ignores;
+//   - no-delivery-to-down-node: a message to a node that is down is not
+//     delivered (the delivery would lose it; leaving it in flight has the
+//     same futures and more: it may still arrive after a restart).
+//
+// Under a pending bound the second and third would lose paths: the
+// parent keeps the message, so it counts against the bound where the
+// child, without it, is below; a path from the child that the bound
+// allows may be cut from the parent. So under a bound these moves are
+// real transitions: the message leaves (the node ignores it, or it is
+// lost at a node that is down), and the search keeps the state without
+// it. ignored-input applies under any bound (the input leaves nothing in
+// flight). The bounds object of the result lists the reductions applied.
+// A message never delivered stays in flight and counts against the bound;
+// drops (off by default, since without a bound a message never delivered
+// is a lost one) can free a place, so under a bound a violation that
+// needs one message lost and another sent could need --drops 1.
+//
+// The default bound, DefaultMaxPending, lets a two-phase round to every
+// acceptor complete: 2A - (A/2+1) for A acceptors (4 for 3, 7 for 5), or
+// the proposers' number if larger; below that, the result warns. States
+// grow fast with the bound: paxoslease, 3 acceptors, 2 proposers, 2
+// inputs, 1 crash: 245 thousand at 3, 3.9 million at 4, more than 30
+// million at 5. --max-pending 0 (no bound, every reduction) is the
+// cleanest verdict where it fits.
+//
+// # Symmetry
+//
+// The search identifies states up to two symmetries that are sound by
+// construction: the messages in flight are a multiset (their send order
+// and numbers are not state: any of them may be delivered next), and
+// with clocks that do not drift a state and the same state shifted in
+// time are one (every time is written relative to now, and AppendState's
+// contract requires the same of the nodes). It does not identify nodes
+// or resources: ballots carry node ids and break ties by them, so two
+// proposers are not interchangeable, and the algorithms keep state shared
+// by all resources of a node (naive's ballot run counter, paxoslease's
+// and fatlease's node-level round counters), so which resource a timer
+// or input concerns first changes the ballots the others get. A
+// permutation of resources maps a behaviour to a behaviour only when
+// nothing is shared across them, which the Explorable contract does not
+// promise.
+//
+// # Time
+//
+// By default time moves only to timer deadlines: between two deadlines no
+// node does anything on its own, and every delivery and input happens at
+// a deadline (or at 0). Where in that interval a message is delivered can
+// matter (a node stamps what it receives with its local now), so this is
+// a discretisation of time at the instants something is due, not a proof
+// over dense time. --time-step D adds a move that lets D of true time
+// pass while that stays short of the next deadline, so events also happen
+// at every multiple of D after a deadline. What it covers: every decision
+// the algorithms make compares a clock reading with a stored reading plus
+// a constant; when the constants and the clock offsets are multiples of
+// D, a run whose events all fall on the grid of D reaches every ordering
+// of those comparisons that a run at arbitrary instants reaches, as far
+// as they are non-strict (the digitisation result of Henzinger, Manna
+// and Pnueli, "What good are digital clocks?", 1992); strict comparisons
+// (a lease that ends at until, not after it) can need an instant within
+// less than D of another, which a finer D reaches. So a smaller D covers
+// more, and the test with the toy's planted fault (test-early-free, a
+// grant taken for free T/16 before its end) shows a violation that only a
+// delivery between deadlines reaches: found with --time-step T/20,
+// exhausted without a violation at deadlines only. The result's
+// time_model says which model a verdict covers.
 //
 // # Clocks
 //
-// --clocks chooses each node's clock once, at the start (one initial state
-// per assignment): exact (true time), drift (rate error -F or +F, F =
-// --drift, by default the algorithm's allowance --drift-bound), skew
-// (offset -d_max/2 or +d_max/2: two clocks d_max apart, FaTLease's bound)
-// or extremes (both). Only the extremes are tried. The argument (not a
+// --clocks chooses each node's clock once, at the start (one initial
+// state per assignment): exact (true time), drift (rate error at
+// --clock-levels values evenly spaced in [-F, +F], F = --drift, by
+// default the algorithm's allowance --drift-bound), skew (offset at
+// --clock-levels values in [-d_max/2, +d_max/2]: two clocks up to d_max
+// apart, FaTLease's bound) or extremes (both). With the default 2 levels
+// only the extremes are tried. The argument for the extremes (not a
 // proof): every duration a node measures (a lease span, a quarantine, a
 // timeout) shrinks or grows monotonically with its clock's rate, and a
 // comparison of two clocks' readings moves monotonically with their
 // offsets, so an overlap that some rates within the bound produce is at
-// least as long with the extreme rates of the same signs. Clocks run at a
-// constant rate along a path (no slewing).
+// least as long with the extreme rates of the same signs. More levels
+// test that argument, not assume it.
+//
+// --slews N lets clocks change rate along a path: at any state, a node
+// that is up may change its rate error to another of the levels (--slews
+// needs F above 0; with exact clocks the rates start at 0), its reading
+// continuous, up to N times per path: rates that change along a path
+// within the allowance. The change is the scenario command "clock NODE
+// offset=O rate=R" with the offset that keeps the reading, and it does
+// what the simulator's setClock does: the checker maps the node's holds to
+// true time again (closing those already over), and the node's timers are
+// armed again from their deadlines on its clock. The simulator arms them
+// again in the order of its timer slots, which the explorer does not
+// model; that order matters only between two of the node's timers due at
+// one instant afterwards, so no change is offered where that would happen
+// (a restriction of the model, which the walk test checks against the
+// simulator).
 //
 // # Randomness
 //
@@ -82,47 +160,86 @@
 //
 // A state's fingerprint is a 128-bit hash (two independent 64-bit
 // multiply-fold lanes, fixed keys) of its canonical encoding: the clock
-// assignment; every node's up/down, restart counter and AppendState
-// relative to its local now (hashed once per node and reused by the
-// children a move does not touch); durable and unsynced records;
-// the timers in firing order with deadlines relative to now; the messages
-// in flight as a sorted multiset (numbers left out); the holds with their
-// ends relative to now; the budgets. With clocks that drift, true time is
-// part of the state too (two clocks' difference changes with time);
-// otherwise states that differ only by a shift in time are one state. If
-// the hash behaves like a random function, the chance that any two of n
-// distinct states collide is at most n²/2^129: below 10^-24 for n = 10^7.
+// assignment (and, with --slews, the clocks); every node's up/down,
+// restart counter and AppendState relative to its local now (hashed once
+// per node and reused by the children a move does not touch); durable
+// and unsynced records; the timers in firing order with deadlines
+// relative to now; the messages in flight as a sorted multiset (numbers
+// left out); the holds with their ends relative to now; the budgets. With
+// clocks that drift, true time is part of the state too. If the hash
+// behaves like a random function, the chance that any two of n distinct
+// states collide is at most n²/2^129: below 10^-22 for n = 10^8.
+//
+// The visited set keeps the fingerprints only (fpSet): 256 open-addressing
+// tables outside the Go heap, each doubled when three quarters full, so a
+// state costs between 21 and 43 bytes (about 36 measured at 30 million
+// states), and nothing else of a state stays in memory.
 //
 // # Search
 //
-// Breadth first, level by level, so the first counterexample is a
-// shortest one. Each level runs in three phases: workers expand chunks of
-// the frontier and fingerprint every successor (keeping only fingerprint,
-// parent and move); the visited set, sharded by fingerprint over the
-// workers, keeps the first occurrence of every new fingerprint in the
-// frontier's order; workers rebuild the new states from their parents
-// (one more execution of the move each, instead of holding every
-// successor in memory). Everything that decides the result (which
-// successor is kept, the order of the next frontier, the first
-// violation) follows the frontier's order, so states, transitions and the
-// counterexample are the same for any number of workers. Per state the
-// search keeps 16 bytes of fingerprint and 8 of parent and move; the
-// frontier keeps its states (nodes shared with their parents where
-// unchanged).
+// --strategy bfs (the default) searches breadth first, level by level, so
+// the first counterexample is a shortest one. The frontier is on disk: a
+// file per level, 8 bytes per state (its parent's position in the level
+// before and the index of the move from it; levels.go). A state is never
+// stored (a state is live algorithm objects, and nothing decodes an
+// encoding back into a node): it is rebuilt by executing its move again
+// on its parent, which is rebuilt the same way; since each level is
+// written in the order of its parents, its states are in the order of
+// their paths, and a worker rebuilding a run of consecutive states keeps
+// the ancestors of the last one (a cursor, one world per level) and
+// executes each ancestor about once. Per level, workers take chunks of the
+// level in order, rebuild and expand their states and fingerprint every
+// successor; the chunks are committed in order on one goroutine (the
+// visited set tested and filled, the new states appended to the next
+// level, the violating ones noted), with a bounded window of chunks in
+// flight. Everything that decides the result (which successor is kept,
+// the order of the next level, the first violation) follows the chunk
+// order, so states, transitions and the counterexample are the same for
+// any number of workers. The one serial step, the commit, costs a table
+// probe per transition against the few microseconds of a transition's
+// execution, so the workers scale until about twenty.
 //
 // The checker judges every state: two different owners holding one
 // resource at once (in true time, by the runner checker's rules) is a
 // violation. The search finishes the level of the first violation and
 // stops; Result.Violations is the number of violating states in that
 // level and the counterexample is the first of them, rebuilt from the
-// parent pointers and written as a scenario file ending with "advance
-// 1ns" (so the overlap has a length) and with no "expect violations"
-// line, so that leaselab replay exits 1 on it. The tests replay every
+// level files and written as a scenario file ending with "advance 1ns"
+// (so the overlap has a length) and with no "expect violations" line, so
+// that leaselab replay exits 1 on it. The tests replay every
 // counterexample they find with sim.Replay.
 //
-// Exhausted means every state within the budgets, MaxPending and Horizon
-// was expanded: MaxDepth and MaxStates cut nothing and no violation
-// stopped the search.
+// --strategy dfs searches depth first on one goroutine, with the same
+// visited set and the current path as live worlds; it stops at the first
+// violation (not a shortest one). With MaxDepth it is not exhaustive (a
+// state first met at the bound is not expanded when met again higher up)
+// and says max-depth. --strategy random takes Walks seeded random walks
+// of MaxDepth moves (500 by default; TLC's simulation mode, Stateright's
+// simulation checker): each move drawn uniformly among those enabled,
+// from a source seeded with (Seed, walk number), so walk i is the same
+// whatever the workers; the counterexample is the lowest-numbered
+// violating walk. The visited set counts the distinct states the walks
+// saw. Config.From starts any strategy at the end of a scenario file:
+// its setup lines set the cluster, parameters, seed, disk and clocks,
+// its commands run on the initial state before any budget is spent, and
+// every counterexample begins with them.
+//
+// # Stopping
+//
+// Result.Stopped says why a search ended: exhausted (every state within
+// the budgets, the pending bound and the horizon was expanded),
+// max-states, max-depth (states at MaxDepth had moves left), max-memory,
+// interrupted (the context, SIGINT in the command), violation, or (random)
+// walks. The memory cap (MaxMemory, by default three quarters of the
+// memory available at the start) holds for the resident size of the whole
+// process: the visited set asks before a table grows, the collector's
+// soft limit is what the cap leaves beside the tables, and the resident
+// size is read after each chunk; a search that would pass the cap stops
+// cleanly and reports what it found. With a checkpoint directory a
+// breadth-first search runs its level files there, and a stop (other
+// than exhausted or violation) saves the visited set and where to go on
+// (checkpoint.go); the same configuration resumes it, with other caps or
+// workers if wanted, and ends exactly as a search in one go would.
 //
 // # Disk
 //

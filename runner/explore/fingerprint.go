@@ -21,6 +21,12 @@ func (x *exec) fingerprint() fp {
 	if x.cfg.absTime {
 		h.word(uint64(w.now))
 	}
+	if x.cfg.Slews > 0 {
+		for _, c := range w.clk {
+			h.word(uint64(c.Offset))
+			h.word(uint64(c.RatePPB))
+		}
+	}
 	for n, s := range w.nodes {
 		id := algorithms.NodeID(n)
 		local := x.clock(id).Local(w.now)
@@ -105,6 +111,7 @@ func (x *exec) fingerprint() fp {
 	}
 	b := w.budget
 	h.word(uint64(uint16(b.inputs)) | uint64(uint16(b.crashes))<<16 | uint64(uint16(b.drops))<<32 | uint64(uint16(b.dups))<<48)
+	h.word(uint64(uint16(b.slews)))
 	return h.sum()
 }
 
@@ -132,7 +139,7 @@ func msgHash(m *algorithms.Message, now int64) fp {
 // time did not move, else computed.
 func (x *exec) nodeHash(n int, local algorithms.Local) fp {
 	p := x.parent
-	if p != nil && x.touched&(1<<n) == 0 && p.now == x.w.now && p.nh != nil && p.nodes[n] == x.w.nodes[n] {
+	if p != nil && x.touched&(1<<n) == 0 && p.now == x.w.now && len(p.nh) > n && p.nodes[n] == x.w.nodes[n] && p.clk[n] == x.w.clk[n] {
 		return p.nh[n]
 	}
 	x.enc = x.w.nodes[n].node.(algorithms.Explorable).AppendState(x.enc[:0], local)

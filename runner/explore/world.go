@@ -36,6 +36,7 @@ func (s *snap) clone() *snap {
 type timer struct {
 	t    int64
 	seq  uint64
+	at   algorithms.Local // the deadline the node set, on its clock (node timers)
 	key  algorithms.TimerKey
 	node algorithms.NodeID
 	disk bool // the completion of node's fsync, not a node timer
@@ -54,6 +55,7 @@ type hold struct {
 	res    algorithms.ResourceID
 	owner  algorithms.NodeID
 	ballot algorithms.Ballot
+	until  algorithms.Local
 	end    int64
 }
 
@@ -73,14 +75,15 @@ type diskState struct {
 
 // budgets are the faults and client inputs a path may still use.
 type budgets struct {
-	inputs, crashes, drops, dups int16
+	inputs, crashes, drops, dups, slews int16
 }
 
 // world is one state of the search: everything the scenario interpreter
 // keeps between two commands.
 type world struct {
 	now      int64
-	root     int32 // index of the clock assignment (Config.roots)
+	root     int32          // index of the clock assignment (Config.roots)
+	clk      []faults.Clock // each node's clock now (the root's, unless slewed)
 	nodes    []*snap
 	restarts []uint16
 	timers   []timer // sorted by (t, seq)
@@ -101,6 +104,7 @@ type world struct {
 // shared (copy on write).
 func (w *world) copyFrom(p *world) {
 	w.now, w.root, w.budget, w.seq, w.pendSeq, w.bad = p.now, p.root, p.budget, p.seq, p.pendSeq, p.bad
+	w.clk = append(w.clk[:0], p.clk...)
 	w.nodes = append(w.nodes[:0], p.nodes...)
 	w.restarts = append(w.restarts[:0], p.restarts...)
 	w.timers = append(w.timers[:0], p.timers...)
@@ -113,6 +117,7 @@ func (w *world) copyFrom(p *world) {
 // clone returns a copy of w with buffers of its own, sized to fit.
 func (w *world) clone() *world {
 	c := &world{
+		clk:      make([]faults.Clock, 0, len(w.clk)),
 		nodes:    make([]*snap, 0, len(w.nodes)),
 		restarts: make([]uint16, 0, len(w.restarts)),
 		timers:   make([]timer, 0, len(w.timers)),
@@ -168,7 +173,7 @@ func (x *exec) fail(err error) {
 	}
 }
 
-func (x *exec) clock(n algorithms.NodeID) faults.Clock { return x.cfg.roots[x.w.root][n] }
+func (x *exec) clock(n algorithms.NodeID) faults.Clock { return x.w.clk[n] }
 
 // own returns node n's snap, cloned first if this transition has not
 // cloned it yet.
@@ -230,7 +235,7 @@ func (x *exec) SetTimer(n algorithms.NodeID, local algorithms.Local, t *algorith
 		at = x.clock(n).TrueAt(t.At)
 	}
 	w.seq++
-	w.insertTimer(timer{t: at, seq: w.seq, key: t.Key, node: n})
+	w.insertTimer(timer{t: at, seq: w.seq, at: t.At, key: t.Key, node: n})
 }
 
 // insertTimer adds tm, whose seq is the largest so far, keeping (t, seq)
@@ -345,7 +350,7 @@ func (x *exec) acquired(n algorithms.NodeID, ev *algorithms.Event) {
 				x.closeHold(ev.Resource, n)
 				return
 			}
-			h.end = end
+			h.end, h.until = end, ev.Until
 			h.ballot = ev.Ballot
 			return
 		}
@@ -353,7 +358,7 @@ func (x *exec) acquired(n algorithms.NodeID, ev *algorithms.Event) {
 	if end <= w.now {
 		return
 	}
-	h := hold{res: ev.Resource, owner: n, ballot: ev.Ballot, end: end}
+	h := hold{res: ev.Resource, owner: n, ballot: ev.Ballot, until: ev.Until, end: end}
 	i := sort.Search(len(w.holds), func(i int) bool {
 		o := &w.holds[i]
 		return o.res > h.res || o.res == h.res && o.owner > h.owner
@@ -518,4 +523,93 @@ func (x *exec) sameNode(parent *world, n algorithms.NodeID) bool {
 	x.enc = a.node.(algorithms.Explorable).AppendState(x.enc[:0], local)
 	x.enc2 = b.node.(algorithms.Explorable).AppendState(x.enc2[:0], local)
 	return string(x.enc) == string(x.enc2)
+}
+
+// --- clocks that change rate along a path ---
+
+// slewed is c running at rate (ppb) from true time now on, reading there
+// what c reads (the offset the scenario's "clock" command is given).
+func slewed(c faults.Clock, now, rate int64) faults.Clock {
+	local := int64(c.Local(now))
+	floor := int64(faults.Clock{RatePPB: rate}.Local(now)) - now // floor(now*rate/1e9)
+	return faults.Clock{Offset: local - now - floor, RatePPB: rate}
+}
+
+// rearmed returns the true deadlines node n's timers would have under
+// clock c, in the order of w.timers, and whether no two of them fall on
+// one instant. The simulator re-arms a node's timers in the order of its
+// timer slots, which the explorer does not model; the order matters only
+// between timers of the node due at one instant, so the explorer offers a
+// rate change only where there are none (see the package doc).
+func (w *world) rearmed(n algorithms.NodeID, c faults.Clock, ts []int64) ([]int64, bool) {
+	local := c.Local(w.now)
+	ts = ts[:0]
+	for i := range w.timers {
+		tm := &w.timers[i]
+		if tm.node != n || tm.disk {
+			continue
+		}
+		at := w.now
+		if tm.at > local {
+			at = c.TrueAt(tm.at)
+		}
+		for _, o := range ts {
+			if o == at && at != never {
+				return ts, false
+			}
+		}
+		ts = append(ts, at)
+	}
+	return ts, true
+}
+
+// slew sets node n's clock rate to rate at now, as the scenario's "clock
+// NODE offset=O rate=R" does in the simulator (setClock): the checker maps
+// the node's holds to true time again (closing those that end by now),
+// then the node's timers are armed again from their local deadlines, each
+// with a new sequence number, in their firing order.
+func (x *exec) slew(n algorithms.NodeID, rate int64) {
+	x.setClock(n, slewed(x.w.clk[n], x.w.now, rate))
+}
+
+// setClock replaces node n's clock from now on (runner/sim's setClock).
+func (x *exec) setClock(n algorithms.NodeID, c faults.Clock) {
+	w := x.w
+	w.clk[n] = c
+	k := 0
+	for _, h := range w.holds {
+		if h.owner == n {
+			h.end = c.TrueAt(h.until)
+			if h.end <= w.now {
+				continue
+			}
+		}
+		w.holds[k] = h
+		k++
+	}
+	w.holds = w.holds[:k]
+	if w.nodes[n] == nil {
+		return
+	}
+	local := c.Local(w.now)
+	var mine []timer
+	k = 0
+	for _, tm := range w.timers {
+		if tm.node == n && !tm.disk {
+			mine = append(mine, tm)
+			continue
+		}
+		w.timers[k] = tm
+		k++
+	}
+	w.timers = w.timers[:k]
+	for _, tm := range mine {
+		tm.t = w.now
+		if tm.at > local {
+			tm.t = c.TrueAt(tm.at)
+		}
+		w.seq++
+		tm.seq = w.seq
+		w.insertTimer(tm)
+	}
 }

@@ -53,7 +53,12 @@ type bfsRun struct {
 	resumed   bool
 	saved     int // checkpoints written so far (names the visited file)
 	lastProg  time.Time
+	lastMem   time.Time
 }
+
+// memCheckEvery is how often the search reads its resident size (the
+// visited set asks before every growth in any case).
+const memCheckEvery = 20 * time.Millisecond
 
 // bfsWorker is one worker's scratch: an exec, a cursor that rebuilds
 // frontier states, and a world to apply moves in.
@@ -335,9 +340,12 @@ func (r *bfsRun) commit(out chunkOut, k int64) bool {
 		r.stopped = StopInterrupted
 		return false
 	}
-	if r.mem.over() {
-		r.stopped = StopMaxMemory
-		return false
+	if time.Since(r.lastMem) >= memCheckEvery {
+		r.lastMem = time.Now()
+		if r.mem.over() {
+			r.stopped = StopMaxMemory
+			return false
+		}
 	}
 	r.progress(false)
 	return true

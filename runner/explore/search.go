@@ -553,9 +553,12 @@ func ExploreContext(ctx context.Context, c Config) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	// The search allocates many short-lived node copies and keeps few:
-	// collecting less often costs memory it has and saves time.
-	defer debug.SetGCPercent(debug.SetGCPercent(150))
+	// The search allocates many short-lived node copies and keeps little
+	// in the Go heap (the visited set is outside it): collecting less
+	// often costs a few tens of megabytes and saves a sixth of the time
+	// (GOGC 400 against 150, paxoslease, one worker). The memory cap's
+	// soft limit still bounds the heap.
+	defer debug.SetGCPercent(debug.SetGCPercent(400))
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(math.MaxInt64))
 	st := &stats{start: time.Now(), cpu0: cpuTime()}
 	var res Result

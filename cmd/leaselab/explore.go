@@ -86,7 +86,7 @@ func setupExplore(fs *pflag.FlagSet) action {
 	fs.StringVar(&cfg.Clocks, "clocks", cfg.Clocks, "clock models, chosen once per node at the start: exact (all read true time), "+
 		"drift (rate error -F or +F, F = --drift), skew (offset -d_max/2 or +d_max/2), extremes (both)")
 	drift := fs.Float64("drift", cfg.Params.Drift, "ACTUAL rate error of drifting clocks (--clocks drift|extremes); default: the --drift-bound value")
-	maxPending := fs.Int("max-pending", 0, "a state with more messages in flight is judged by the checker but not expanded (0: no bound, and every reduction applies; default: max(2A - (A/2+1), P) for A acceptors and P proposers, what a two-phase round to every acceptor keeps in flight; the TLA+ audit's MaxNetwork)")
+	maxPending := fs.Int("max-pending", 0, "a state with more messages in flight is judged by the checker but not expanded (0: no bound, and every reduction applies; default: max(2A - (A/2+1), P) for A acceptors and P proposers, what a two-phase round to every acceptor keeps in flight, and none for --strategy random; the TLA+ audit's MaxNetwork)")
 	fs.DurationVar(&cfg.Horizon, "horizon", cfg.Horizon, "true time never advances past this (0: no bound)")
 	fs.DurationVar(&cfg.TimeStep, "time-step", 0, "also let true time pass by this much at a time short of the next timer deadline, so deliveries and inputs happen between deadlines (0: at deadlines only)")
 	fs.IntVar(&cfg.Slews, "slews", 0, "clock rate changes along one path (each a node's rate error becoming another of the --clock-levels rates in [-F, +F], F = --drift; its reading continuous)")

@@ -60,8 +60,8 @@ type Config struct {
 
 	// MaxPending bounds the messages in flight: a state with more is
 	// judged by the checker but not expanded (0: no bound; AutoPending:
-	// DefaultMaxPending of the cluster), like the network bound of the
-	// TLA+ audit's configurations.
+	// DefaultMaxPending of the cluster, or no bound for random walks),
+	// like the network bound of the TLA+ audit's configurations.
 	MaxPending int
 	// Horizon bounds true time: time never advances past it (0: no bound).
 	Horizon time.Duration
@@ -393,10 +393,16 @@ func prepareAny(c Config) (*config, error) {
 	if cf.Workers == 0 {
 		cf.Workers = runtime.NumCPU()
 	}
-	if cf.MaxPending == AutoPending {
+	switch {
+	case cf.MaxPending == AutoPending && c.Strategy == "random":
+		// A walk's length bounds it; a bound on messages would end walks
+		// that pile them up.
+		cf.MaxPending = 0
+		cf.pendingSrc = "default for random walks: none"
+	case cf.MaxPending == AutoPending:
 		cf.MaxPending = DefaultMaxPending(c.Acceptors, c.Proposers)
 		cf.pendingSrc = "default: max(2A - (A/2+1), P), a two-phase round to every acceptor"
-	} else {
+	default:
 		cf.pendingSrc = "set"
 	}
 	cf.prune = cf.MaxPending == 0

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"os"
 	"strings"
 	"testing"
 )
@@ -97,5 +98,31 @@ func TestExploreHelpAndStops(t *testing.T) {
 	code, stdout, stderr := leaselab("explore", "--algo", "paxoslease", "--max-states", "500", "--format", "json")
 	if code != 0 || !strings.Contains(stdout, `"stopped": "max-states"`) || !strings.Contains(stderr, "stopped (max-states)") {
 		t.Fatalf("exit %d: %s %s", code, stdout, stderr)
+	}
+}
+
+// explore --from starts at the end of a scenario file: the file's setup
+// lines choose the algorithm and its commands open the counterexample,
+// which replays to its violation (exit 1).
+func TestExploreFrom(t *testing.T) {
+	dir := t.TempDir()
+	from, ce := dir+"/prefix.txt", dir+"/ce.txt"
+	prefix := "algo naive\nablate restart-wait\ncluster acceptors=3 proposers=2\nparams response-timeout=10s max-rounds=1 backoff=0s\ndisk fsync-latency=0s\nacquire n0 r0\ndeliver 1\n"
+	if err := os.WriteFile(from, []byte(prefix), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := leaselab("explore", "--from", from, "--inputs", "1", "--crashes", "1", "--out", ce, "--format", "json")
+	if code != 1 || !strings.Contains(stdout, `"stopped": "violation"`) {
+		t.Fatalf("exit %d: %s %s", code, stdout, stderr)
+	}
+	b, err := os.ReadFile(ce)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), "start\n# the prefix (--from "+from+")\nacquire n0 r0\ndeliver 1\n") {
+		t.Fatalf("the counterexample does not open with the prefix:\n%s", b)
+	}
+	if code, _, _ := leaselab("replay", ce); code != 1 {
+		t.Fatalf("replay of the counterexample exits %d, want 1", code)
 	}
 }

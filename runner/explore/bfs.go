@@ -307,6 +307,9 @@ func (r *bfsRun) commit(out chunkOut, k int64) bool {
 	c, st := r.c, r.st
 	for _, cd := range out.cands {
 		if c.MaxStates > 0 && st.states >= c.MaxStates {
+			if r.seen.contains(cd.f) {
+				continue // a repeat: nothing new, nothing cut
+			}
 			r.stopped = StopMaxStates
 			return false
 		}

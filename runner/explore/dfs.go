@@ -36,8 +36,8 @@ func (c *config) dfs(ctx context.Context, st *stats) (Result, error) {
 
 	// admit judges a new state reached along stack+mi; true if the search
 	// goes on.
-	admit := func(f fp, bad bool) (fresh, goOn bool) {
-		if c.MaxStates > 0 && st.states >= c.MaxStates {
+	admit := func(f fp) (fresh, goOn bool) {
+		if c.MaxStates > 0 && st.states >= c.MaxStates && !seen.contains(f) {
 			stopped = StopMaxStates
 			return false, false
 		}
@@ -66,7 +66,7 @@ roots:
 			return res, err
 		}
 		x.parent = nil
-		fresh, goOn := admit(x.fingerprint(), w.bad)
+		fresh, goOn := admit(x.fingerprint())
 		if !goOn {
 			break
 		}
@@ -111,7 +111,7 @@ roots:
 			}
 			st.transitions++
 			bad := overlaps(sw.holds) > 0
-			fresh, goOn := admit(x.fingerprint(), bad)
+			fresh, goOn := admit(x.fingerprint())
 			if !goOn {
 				break roots
 			}

@@ -106,7 +106,7 @@ func (c *config) random(ctx context.Context, st *stats) (Result, error) {
 				st.transitions += int64(len(path))
 				st.depth = max(st.depth, len(path))
 				for _, f := range fps {
-					if c.MaxStates > 0 && st.states >= c.MaxStates {
+					if c.MaxStates > 0 && st.states >= c.MaxStates && !seen.contains(f) {
 						stop(StopMaxStates)
 						break
 					}

@@ -10,10 +10,14 @@ import (
 
 // fpSet is the visited set: 128-bit fingerprints and nothing else, in
 // open-addressing tables with linear probing, one per shard (the top bits
-// of fp.a choose the shard, so a shard's table is indexed by the next
-// bits). A shard doubles when it is three quarters full, so a visited
-// state costs 16 bytes / load, between 21 and 43 bytes; shards grow one
-// at a time, so growing never needs twice the whole set at once. The
+// of fp.a choose the shard, the next bits the slot). A shard doubles when
+// it is three quarters full, so a visited state costs 16 bytes / load,
+// between 21 and 43 bytes. The shards start at sizes spread over a factor
+// of two (fpMinSlots to twice that), so they reach their thresholds at
+// different times: the set grows smoothly, by one shard (1/256 of it) at a
+// time, never by twice the whole set at once, and a memory cap is reached
+// with the tables about 56% full on average, not at whatever point of one
+// doubling of all of them. The
 // tables live outside the Go heap (mapped memory where the system has it,
 // see fpmem_unix.go): the garbage collector neither scans them nor counts
 // them toward its next goal, and a table given back is returned to the
@@ -32,7 +36,7 @@ type fpSet struct {
 }
 
 type fpShard struct {
-	slots []fp // len a power of two
+	slots []fp // any length (home scales the hash to it)
 	n     int
 	mem   []byte // backing of slots (fpAlloc)
 }
@@ -48,8 +52,9 @@ const (
 func newFPSet() *fpSet {
 	s := &fpSet{shards: make([]fpShard, 1<<fpShardBits), shift: 64 - fpShardBits}
 	for i := range s.shards {
-		s.shards[i].alloc(fpMinSlots)
-		s.bytes += fpMinSlots * 16
+		n := fpMinSlots + i*fpMinSlots>>fpShardBits
+		s.shards[i].alloc(n)
+		s.bytes += int64(n) * 16
 	}
 	return s
 }
@@ -67,10 +72,11 @@ func canon(f fp) fp {
 	return f
 }
 
-// home is f's first slot in a table of n slots (a power of two): bits of
-// fp.a below the shard bits, so the two are independent.
+// home is f's first slot in a table of n slots: the bits of fp.a below the
+// shard's, scaled to [0, n) (a multiply, no division).
 func home(f fp, n int) int {
-	return int((f.a << fpShardBits) >> (64 - bits.Len(uint(n-1)))) // top log2(n) bits after the shard's
+	hi, _ := bits.Mul64(f.a<<fpShardBits, uint64(n))
+	return int(hi)
 }
 
 // insert adds f and reports whether it was new; errFull if the set must
@@ -88,8 +94,8 @@ func (s *fpSet) insert(f fp) (bool, error) {
 		}
 		s.grow(sh)
 	}
-	mask := len(sh.slots) - 1
-	for i := home(f, len(sh.slots)); ; i = (i + 1) & mask {
+	n := len(sh.slots)
+	for i := home(f, n); ; i = next(i, n) {
 		switch sh.slots[i] {
 		case f:
 			return false, nil
@@ -102,10 +108,18 @@ func (s *fpSet) insert(f fp) (bool, error) {
 	}
 }
 
+// next is the slot after i in a table of n.
+func next(i, n int) int {
+	if i++; i == n {
+		return 0
+	}
+	return i
+}
+
 // has reports whether f is in the shard.
 func (sh *fpShard) has(f fp) bool {
-	mask := len(sh.slots) - 1
-	for i := home(f, len(sh.slots)); ; i = (i + 1) & mask {
+	n := len(sh.slots)
+	for i := home(f, n); ; i = next(i, n) {
 		switch sh.slots[i] {
 		case f:
 			return true
@@ -125,18 +139,22 @@ func (s *fpSet) grow(sh *fpShard) {
 	old, oldMem := sh.slots, sh.mem
 	sh.alloc(2 * len(old))
 	s.bytes += int64(len(old)) * 16
-	mask := len(sh.slots) - 1
 	for _, f := range old {
-		if f == (fp{}) {
-			continue
+		if f != (fp{}) {
+			sh.place(f)
 		}
-		i := home(f, len(sh.slots))
-		for sh.slots[i] != (fp{}) {
-			i = (i + 1) & mask
-		}
-		sh.slots[i] = f
 	}
 	fpFree(oldMem)
+}
+
+// place puts f, known to be absent, in the shard.
+func (sh *fpShard) place(f fp) {
+	n := len(sh.slots)
+	i := home(f, n)
+	for sh.slots[i] != (fp{}) {
+		i = next(i, n)
+	}
+	sh.slots[i] = f
 }
 
 // free gives every table back.
@@ -189,7 +207,7 @@ func (s *fpSet) readFrom(r io.Reader) error {
 			return fmt.Errorf("visited set: %w", err)
 		}
 		size, n := int(binary.LittleEndian.Uint64(hdr[:8])), int(binary.LittleEndian.Uint64(hdr[8:]))
-		if size < fpMinSlots || size&(size-1) != 0 || n*4 > size*3 {
+		if size < fpMinSlots || size > 1<<40 || n*4 > size*3 {
 			return fmt.Errorf("visited set: shard %d has %d of %d slots", i, n, size)
 		}
 		sh := &s.shards[i]
@@ -199,7 +217,6 @@ func (s *fpSet) readFrom(r io.Reader) error {
 		sh.alloc(size)
 		sh.n = 0
 		s.bytes += int64(size) * 16
-		mask := size - 1
 		for left := n; left > 0; {
 			k := min(left, len(buf)/16)
 			if _, err := io.ReadFull(r, buf[:16*k]); err != nil {
@@ -210,11 +227,7 @@ func (s *fpSet) readFrom(r io.Reader) error {
 				if f == (fp{}) || int(f.a>>s.shift) != i {
 					return fmt.Errorf("visited set: a fingerprint in the wrong shard")
 				}
-				p := home(f, size)
-				for sh.slots[p] != (fp{}) {
-					p = (p + 1) & mask
-				}
-				sh.slots[p] = f
+				sh.place(f)
 			}
 			left -= k
 		}

@@ -187,7 +187,12 @@
 // written in the order of its parents, its states are in the order of
 // their paths, and a worker rebuilding a run of consecutive states keeps
 // the ancestors of the last one (a cursor, one world per level) and
-// executes each ancestor about once. Per level, workers take chunks of the
+// executes each ancestor once per level. That is the price of keeping no
+// state: the tree of first discoveries is thin (paxoslease, 3 acceptors,
+// 2 proposers, 2 inputs, 1 crash, --max-pending 4: 1.6 new children per
+// parent that has any), so a level costs 2.7 executions per state to
+// rebuild (its own and 1.7 of ancestors), 40% of all executions; kept, a
+// state would cost about a kilobyte. Per level, workers take chunks of the
 // level in order, rebuild and expand their states and fingerprint every
 // successor; the chunks are committed in order on one goroutine (the
 // visited set tested and filled, the new states appended to the next

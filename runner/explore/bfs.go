@@ -215,8 +215,11 @@ func (r *bfsRun) level(n int64) error {
 		k   int64
 		out chunkOut
 	}
-	jobs := make(chan int64)
-	dones := make(chan done, workers)
+	// Workers take chunks from a queue as deep as the window, so that
+	// none waits for this goroutine to hand it the next one (on a busy
+	// machine that handoff waits for the system to schedule a thread).
+	jobs := make(chan int64, window)
+	dones := make(chan done, window)
 	var wg sync.WaitGroup
 	for _, wk := range r.ws {
 		wg.Add(1)
@@ -233,7 +236,7 @@ func (r *bfsRun) level(n int64) error {
 	stop := false
 	var err error
 	for {
-		for !stop && next < nChunks && next-commit < window && inflight < workers {
+		for !stop && next < nChunks && next-commit < window {
 			jobs <- next
 			next++
 			inflight++

@@ -138,6 +138,9 @@ func msgHash(m *algorithms.Message, now int64) fp {
 // local: the parent's, when this transition did not touch the node and
 // time did not move, else computed.
 func (x *exec) nodeHash(n int, local algorithms.Local) fp {
+	if x.cnhSet&(1<<n) != 0 {
+		return x.cnh[n]
+	}
 	p := x.parent
 	if p != nil && x.touched&(1<<n) == 0 && p.now == x.w.now && len(p.nh) > n && p.nodes[n] == x.w.nodes[n] && p.clk[n] == x.w.clk[n] {
 		return p.nh[n]

@@ -528,6 +528,7 @@ func (c *config) root(x *exec, i int) (*world, error) {
 	x.err = nil
 	x.parent = nil
 	x.touched = 0
+	x.cnhSet = 0
 	for k := range n {
 		x.start(algorithms.NodeID(k), false)
 	}

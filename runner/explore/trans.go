@@ -111,6 +111,7 @@ func (x *exec) apply(parent *world, m move) bool {
 	w := x.w
 	x.parent = parent
 	x.touched = 0
+	x.cnhSet = 0
 	x.effects = 0
 	switch m.kind {
 	case tDeliver, tDrop, tDup:

@@ -165,6 +165,10 @@ type exec struct {
 	enc  []byte
 	enc2 []byte
 	mh   []fp
+	// cnh: node fingerprints of x.w computed during this transition
+	// (bit n of cnhSet: cnh[n] is set).
+	cnh    []fp
+	cnhSet uint64
 }
 
 func (x *exec) fail(err error) {
@@ -520,9 +524,27 @@ func (x *exec) sameNode(parent *world, n algorithms.NodeID) bool {
 	if x.walk {
 		return false
 	}
+	if p := parent; len(p.nh) > int(n) && p.now == x.w.now && p.clk[n] == x.w.clk[n] {
+		// The parent's fingerprint of the node is at hand: compare the
+		// child's with it, and keep the child's for its fingerprint.
+		x.enc = b.node.(algorithms.Explorable).AppendState(x.enc[:0], local)
+		h := hashBytes(x.enc)
+		x.keepNodeHash(n, h)
+		return h == p.nh[n]
+	}
 	x.enc = a.node.(algorithms.Explorable).AppendState(x.enc[:0], local)
 	x.enc2 = b.node.(algorithms.Explorable).AppendState(x.enc2[:0], local)
 	return string(x.enc) == string(x.enc2)
+}
+
+// keepNodeHash remembers node n's fingerprint in x.w, computed during this
+// transition, for fingerprint (until the next transition).
+func (x *exec) keepNodeHash(n algorithms.NodeID, h fp) {
+	if len(x.cnh) < len(x.w.nodes) {
+		x.cnh = make([]fp, len(x.w.nodes))
+	}
+	x.cnh[n] = h
+	x.cnhSet |= 1 << n
 }
 
 // --- clocks that change rate along a path ---

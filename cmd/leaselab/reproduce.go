@@ -76,8 +76,8 @@ func setupReproduce(fs *pflag.FlagSet) action {
 		if *workers < 0 {
 			return usagef("--workers must not be negative, got %d", *workers)
 		}
-		if *env != "" && !slices.Contains(runner.Envs, *env) {
-			return usagef("unknown environment %q (valid: %s)", *env, strings.Join(runner.Envs, ", "))
+		if *env != "" && !slices.Contains(runner.Envs(), *env) {
+			return usagef("unknown environment %q (valid: %s)", *env, strings.Join(runner.Envs(), ", "))
 		}
 		if *out == "" {
 			return usagef("--out must name a directory")

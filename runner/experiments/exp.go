@@ -253,7 +253,7 @@ func (e Experiment) validate() error {
 	}
 	for _, p := range e.Published {
 		for env := range p.NoteIn {
-			if !slices.Contains(runner.Envs, env) {
+			if !slices.Contains(runner.Envs(), env) {
 				return fmt.Errorf("published claim %q: note for unknown environment %q", p.Claim, env)
 			}
 		}
@@ -282,7 +282,7 @@ func (e Experiment) checkShape() error {
 		return fmt.Errorf("no environment")
 	}
 	for _, env := range e.Envs {
-		if !slices.Contains(runner.Envs, env) {
+		if !slices.Contains(runner.Envs(), env) {
 			return fmt.Errorf("unknown environment %q", env)
 		}
 	}
@@ -307,13 +307,13 @@ func (e Experiment) checkShape() error {
 func (e Experiment) envSettings() ([]Setting, error) {
 	settings := append([]Setting{}, e.QuickSet...)
 	for _, env := range sortedKeys(e.EnvSet) {
-		if !slices.Contains(runner.Envs, env) {
+		if !slices.Contains(runner.Envs(), env) {
 			return nil, fmt.Errorf("settings for unknown environment %q", env)
 		}
 		settings = append(settings, e.EnvSet[env]...)
 	}
 	for env := range e.EnvNotes {
-		if !slices.Contains(runner.Envs, env) {
+		if !slices.Contains(runner.Envs(), env) {
 			return nil, fmt.Errorf("notes for unknown environment %q", env)
 		}
 	}
@@ -374,7 +374,7 @@ func (e Experiment) checkVariants() (map[string]bool, []Setting, error) {
 		}
 		names[key] = true
 		for _, env := range v.Envs {
-			if !slices.Contains(runner.Envs, env) {
+			if !slices.Contains(runner.Envs(), env) {
 				return nil, nil, fmt.Errorf("variant %q: unknown environment %q", key, env)
 			}
 		}
@@ -504,8 +504,8 @@ func (e Experiment) Resolve(opt Options) (Resolved, error) {
 		r.NReps = 1 // a timeline shows one chosen run
 	}
 	if opt.Env != "" {
-		if !slices.Contains(runner.Envs, opt.Env) {
-			return Resolved{}, fmt.Errorf("unknown environment %q (valid: %s)", opt.Env, strings.Join(runner.Envs, ", "))
+		if !slices.Contains(runner.Envs(), opt.Env) {
+			return Resolved{}, fmt.Errorf("unknown environment %q (valid: %s)", opt.Env, strings.Join(runner.Envs(), ", "))
 		}
 		if slices.Contains(e.Envs, opt.Env) {
 			r.Env = opt.Env

@@ -159,15 +159,13 @@ func (rp *replayer) boot() error {
 		return nil
 	}
 	rp.started = true
-	if err := rp.spec.Validate(); err != nil {
+	p, err := runner.Resolve(rp.spec)
+	if err != nil {
 		return err
 	}
 	tr := record.NewTracer(append([]runner.Observer{rp}, rp.observers...)...)
 	rp.tr = tr
-	s, err := newSim(rp.spec, tr, true)
-	if err != nil {
-		return err
-	}
+	s := newSim(p, tr, true)
 	rp.s = s
 	s.onPending = func(p pendingMsg) {
 		fmt.Fprintf(rp.w, "  %*s pending #%d\n", 19, "", p.id)

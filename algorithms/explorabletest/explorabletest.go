@@ -352,7 +352,7 @@ func CloneCost(t *testing.T, s *Setup) {
 	r := rand.New(rand.NewPCG(1, 1))
 	for seed := uint64(1); seed <= 12; seed++ {
 		w := walked(t, s, rand.New(rand.NewPCG(seed, 10)), 80)
-		for i, n := range w.nodes {
+		for i, n := range w.Nodes() {
 			enc := n.AppendState(nil, w.Local(i))
 			bytes, ns := cloneCost(n, r)
 			limit := 2*float64(reflect.TypeOf(n).Elem().Size()) + cloneBytesPerEncoded*float64(len(enc)) + cloneSlack

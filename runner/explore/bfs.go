@@ -277,12 +277,15 @@ func (r *bfsRun) level(n int64) error {
 func (wk *bfsWorker) expand(r *bfsRun, k, n int64) chunkOut {
 	c, x := r.c, wk.x
 	var out chunkOut
+	defer func() { x.scratch = false }()
 	for i := k * chunk; i < min((k+1)*chunk, n); i++ {
+		x.scratch = false // the cursor keeps what it builds
 		p, err := wk.cu.state(x, r.depth, i)
 		if err != nil {
 			out.err = err
 			return out
 		}
+		x.scratch = true // the successors are only fingerprinted
 		wk.ms = c.moves(p, wk.ms[:0])
 		for mi, m := range wk.ms {
 			wk.sw.copyFrom(p)

@@ -8,14 +8,17 @@
 // # The world
 //
 // A state is everything the scenario interpreter (runner/sim/scenario.go)
-// keeps between two commands: the nodes (nil while down), their restart
-// counters, their clocks, their pending timers (kept outside the nodes,
-// as the runner keeps them, each with its deadline on the node's clock,
-// its true deadline and its arming order), the durable and not yet synced
-// records of Durable algorithms, the messages in flight (each with its
-// scenario number), the checker's view (who holds which resource until
-// which instant of its clock, and so of true time), the budgets left and
-// true time.
+// keeps between two commands: each node's host (runner/host, as in the
+// simulator: the node of the current life or none while down, its
+// restart counter, its timers by key with their deadlines on its clock,
+// its disk with group commit: durable, syncing and queued records and the
+// messages waiting for them), the nodes' clocks, the firing order of the
+// timers and syncs (each with its true deadline and arming order), the
+// messages in flight (each with its scenario number), the checker's view
+// (who holds which resource until which instant of its clock, and so of
+// true time), the budgets left and true time. Worlds share the hosts a
+// move did not touch; a move that touches one changes a host.Host.Clone
+// (the node cloned, its timers and disk copied).
 //
 // # Transitions
 //

@@ -27,24 +27,25 @@ func (x *exec) fingerprint() fp {
 			h.word(uint64(c.RatePPB))
 		}
 	}
-	for n, s := range w.nodes {
+	for n, ho := range w.hosts {
 		id := algorithms.NodeID(n)
 		local := x.clock(id).Local(w.now)
-		if s == nil {
-			h.word(0xd0 | uint64(w.restarts[n])<<8)
+		if ho.Node == nil {
+			h.word(0xd0 | uint64(ho.Restarts)<<8)
 		} else {
-			h.word(0x11 | uint64(w.restarts[n])<<8)
+			h.word(0x11 | uint64(ho.Restarts)<<8)
 			nf := x.nodeHash(n, local)
 			h.word(nf.a)
 			h.word(nf.b)
 		}
-		if d := w.disks[n]; d != nil {
+		if d := &ho.Disk; !d.Idle() || len(d.Durable()) > 0 {
+			st := d.State()
 			var busy uint64
-			if d.busy {
+			if st.Busy {
 				busy = 1
 			}
-			h.word(busy | uint64(len(d.durable))<<8 | uint64(len(d.curRecs))<<24 | uint64(len(d.qRecs))<<40)
-			for _, rs := range [][]algorithms.Record{d.durable, d.curRecs, d.qRecs} {
+			h.word(busy | uint64(len(st.Durable))<<8 | uint64(len(st.Syncing))<<24 | uint64(len(st.Queued))<<40)
+			for _, rs := range [][]algorithms.Record{st.Durable, st.Syncing, st.Queued} {
 				for i := range rs {
 					r := &rs[i]
 					h.word(uint64(r.Resource))
@@ -55,13 +56,11 @@ func (x *exec) fingerprint() fp {
 					h.word(uint64(r.Expiry - local))
 				}
 			}
-			h.word(uint64(len(d.curMsgs))<<32 | uint64(len(d.qMsgs)))
-			for _, ms := range [][]algorithms.Message{d.curMsgs, d.qMsgs} {
-				for i := range ms {
-					m := msgHash(&ms[i], w.now)
-					h.word(m.a)
-					h.word(m.b)
-				}
+			h.word(uint64(len(st.Held))<<32 | uint64(st.ForSync))
+			for i := range st.Held {
+				m := msgHash(&st.Held[i], w.now)
+				h.word(m.a)
+				h.word(m.b)
 			}
 		}
 	}
@@ -142,10 +141,10 @@ func (x *exec) nodeHash(n int, local algorithms.Local) fp {
 		return x.cnh[n]
 	}
 	p := x.parent
-	if p != nil && x.touched&(1<<n) == 0 && p.now == x.w.now && len(p.nh) > n && p.nodes[n] == x.w.nodes[n] && p.clk[n] == x.w.clk[n] {
+	if p != nil && x.touched&(1<<n) == 0 && p.now == x.w.now && len(p.nh) > n && p.hosts[n] == x.w.hosts[n] && p.clk[n] == x.w.clk[n] {
 		return p.nh[n]
 	}
-	x.enc = x.w.nodes[n].node.(algorithms.Explorable).AppendState(x.enc[:0], local)
+	x.enc = x.w.hosts[n].Node.(algorithms.Explorable).AppendState(x.enc[:0], local)
 	return hashBytes(x.enc)
 }
 
@@ -153,12 +152,12 @@ func (x *exec) nodeHash(n int, local algorithms.Local) fp {
 // worlds of the frontier, whose children reuse them).
 func (x *exec) fillNodeHashes() {
 	w := x.w
-	if cap(w.nh) < len(w.nodes) {
-		w.nh = make([]fp, len(w.nodes))
+	if cap(w.nh) < len(w.hosts) {
+		w.nh = make([]fp, len(w.hosts))
 	}
-	w.nh = w.nh[:len(w.nodes)]
-	for n, s := range w.nodes {
-		if s != nil {
+	w.nh = w.nh[:len(w.hosts)]
+	for n, ho := range w.hosts {
+		if ho.Node != nil {
 			w.nh[n] = x.nodeHash(n, x.clock(algorithms.NodeID(n)).Local(w.now))
 		}
 	}

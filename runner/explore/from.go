@@ -291,7 +291,7 @@ func (p *prefix) step(x *exec, pc *pcmd) error {
 	w := x.w
 	switch pc.verb {
 	case "acquire", "extend", "release":
-		if w.nodes[pc.node] == nil {
+		if !w.up(pc.node) {
 			return fmt.Errorf("node %s is down", pc.node)
 		}
 		x.schedule(qev{kind: qInput, node: pc.node, in: pc.in, res: pc.res})
@@ -334,13 +334,13 @@ func (p *prefix) step(x *exec, pc *pcmd) error {
 		x.advanceHolds(target)
 		x.settle()
 	case "crash":
-		if w.nodes[pc.node] == nil {
+		if !w.up(pc.node) {
 			return fmt.Errorf("node %s is already down", pc.node)
 		}
 		x.crash(pc.node)
 		x.settle()
 	case "restart":
-		if w.nodes[pc.node] != nil {
+		if w.up(pc.node) {
 			return fmt.Errorf("node %s is already up", pc.node)
 		}
 		x.start(pc.node, true)

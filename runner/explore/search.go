@@ -16,6 +16,7 @@ import (
 	"leaselab/algorithms"
 	"leaselab/runner"
 	"leaselab/runner/faults"
+	"leaselab/runner/host"
 )
 
 // Config is what to explore and how far.
@@ -290,6 +291,7 @@ type config struct {
 	prune      bool
 	pendingSrc string
 	from       *prefix
+	setup      host.Setup // what every life of every node is built from
 	warnings   []string
 	maxMemory  int64
 }
@@ -380,7 +382,8 @@ func prepareAny(c Config) (*config, error) {
 	if c.Checkpoint != "" && c.Strategy != "bfs" {
 		return nil, badf("--checkpoint needs --strategy bfs (got %s)", c.Strategy)
 	}
-	cf := &config{Config: c, algo: algo, cluster: cl, from: pre}
+	cf := &config{Config: c, algo: algo, cluster: cl, from: pre,
+		setup: host.Setup{Algo: algo, Cluster: cl, Params: c.Params, Ablate: c.Ablate, Seed: c.Seed}}
 	cf.inputs = c.InputKinds
 	if len(cf.inputs) == 0 {
 		cf.inputs = inputKinds[:]
@@ -517,18 +520,21 @@ func (c *config) newExec() *exec {
 func (c *config) root(x *exec, i int) (*world, error) {
 	n := c.cluster.Nodes
 	w := &world{
-		root:     int32(i),
-		clk:      slices.Clone(c.roots[i]),
-		nodes:    make([]*snap, n),
-		restarts: make([]uint16, n),
-		disks:    make([]*diskState, n),
-		budget:   budgets{inputs: int16(c.Inputs), crashes: int16(c.Crashes), drops: int16(c.Drops), dups: int16(c.Dups), slews: int16(c.Slews)},
+		root:   int32(i),
+		clk:    slices.Clone(c.roots[i]),
+		hosts:  make([]*host.Host, n),
+		budget: budgets{inputs: int16(c.Inputs), crashes: int16(c.Crashes), drops: int16(c.Drops), dups: int16(c.Dups), slews: int16(c.Slews)},
+	}
+	for k := range w.hosts {
+		// Durable records are kept for the next life, as in a scenario.
+		w.hosts[k] = &host.Host{ID: algorithms.NodeID(k), Disk: host.Disk{Keep: true}}
 	}
 	x.w = w
 	x.err = nil
 	x.parent = nil
 	x.touched = 0
 	x.cnhSet = 0
+	x.touched = 1<<n - 1 // the hosts are this world's own
 	for k := range n {
 		x.start(algorithms.NodeID(k), false)
 	}

@@ -40,7 +40,7 @@ var inputKinds = [...]algorithms.InputKind{algorithms.Acquire, algorithms.Extend
 // deadline (--time-step); advance time to the next timer deadline.
 func (c *config) moves(w *world, ms []move) []move {
 	for i := range w.pending {
-		if w.nodes[w.pending[i].msg.To] == nil && c.prune {
+		if !w.up(w.pending[i].msg.To) && c.prune {
 			// Delivering to a node that is down loses the message; leaving
 			// it in flight for ever has the same futures and more (without
 			// a pending bound: see the package doc).
@@ -56,7 +56,7 @@ func (c *config) moves(w *world, ms []move) []move {
 	}
 	if w.budget.inputs > 0 {
 		for p := 0; p < c.cluster.Proposers; p++ {
-			if w.nodes[p] == nil {
+			if !w.up(algorithms.NodeID(p)) {
 				continue
 			}
 			for r := 0; r < c.Resources; r++ {
@@ -66,8 +66,8 @@ func (c *config) moves(w *world, ms []move) []move {
 			}
 		}
 	}
-	for n := range w.nodes {
-		if w.nodes[n] != nil {
+	for n := range w.hosts {
+		if w.up(algorithms.NodeID(n)) {
 			if w.budget.crashes > 0 {
 				ms = append(ms, move{kind: tCrash, arg: int32(n)})
 			}
@@ -77,8 +77,8 @@ func (c *config) moves(w *world, ms []move) []move {
 	}
 	if w.budget.slews > 0 {
 		var ts []int64
-		for n := range w.nodes {
-			if w.nodes[n] == nil {
+		for n := range w.hosts {
+			if !w.up(algorithms.NodeID(n)) {
 				continue
 			}
 			for _, r := range c.rates {
@@ -176,7 +176,7 @@ func (c *config) describe(w *world, m move) string {
 		p := w.pending[m.arg]
 		verb := map[uint8]string{tDeliver: "deliver", tDrop: "drop", tDup: "dup"}[m.kind]
 		down := ""
-		if w.nodes[p.msg.To] == nil {
+		if !w.up(p.msg.To) {
 			down = " (receiver down)"
 		}
 		return fmt.Sprintf("%-24s # %s%s", fmt.Sprintf("%s %d", verb, p.id), p.msg, down)

@@ -103,19 +103,22 @@
 // a discretisation of time at the instants something is due, not a proof
 // over dense time. --time-step D adds a move that lets D of true time
 // pass while that stays short of the next deadline, so events also happen
-// at every multiple of D after a deadline. What it covers: every decision
-// the algorithms make compares a clock reading with a stored reading plus
-// a constant; when the constants and the clock offsets are multiples of
-// D, a run whose events all fall on the grid of D reaches every ordering
-// of those comparisons that a run at arbitrary instants reaches, as far
-// as they are non-strict (the digitisation result of Henzinger, Manna
-// and Pnueli, "What good are digital clocks?", 1992); strict comparisons
-// (a lease that ends at until, not after it) can need an instant within
-// less than D of another, which a finer D reaches. So a smaller D covers
-// more, and the test with the toy's planted fault (test-early-free, a
-// grant taken for free T/16 before its end) shows a violation that only a
-// delivery between deadlines reaches: found with --time-step T/20,
-// exhausted without a violation at deadlines only. The result's
+// at every multiple of D after a deadline. What it covers: with exact
+// clocks, every decision the algorithms make compares a clock reading
+// with a stored reading plus a constant (a stamp plus a lease span, a
+// timeout). When the constants are multiples of D, every deadline falls
+// on the grid of D, and a run whose events fall on the grid reaches every
+// ordering of those comparisons that a run at arbitrary instants
+// reaches, as far as the comparisons are non-strict (the digitization
+// result of Henzinger, Manna and Pnueli, "What good are digital clocks?",
+// 1992); a strict comparison (a lease that ends at until, not after it)
+// can need two events closer than D, which a finer D reaches. With
+// drifting clocks a local duration is no multiple of D in true time, and
+// the grid is a sample. So a smaller D covers more; the test with the
+// toy's planted fault (test-early-free, a grant taken for free T/16
+// before its end) shows a violation that only a delivery between
+// deadlines reaches: found with --time-step T/20, exhausted without a
+// violation at deadlines only. The result's
 // time_model says which model a verdict covers.
 //
 // # Clocks

@@ -97,6 +97,9 @@ func init() {
 			{Name: AblateCrossLife, Rule: "the server treats an ask or a release as the owner's own only from the same proposer, (node, restart counter) (algorithms.SameProposer), never from the node alone",
 				Breaks: "a restarted client's attempts start again at round 1, below its earlier life's; a release of the earlier life, delayed past the crash, is 'not older' than the new life's grant and clears it, and another client is granted while the new life holds"},
 		},
+		Fencing: "the end of the lease on the holder's clock (algorithms.TimeToken; the ballot is each client's own counter): the server grants a new ask " +
+			"only after the previous grant ended or was released, and a client holds from when it sent the ask it was granted, so a later holder's " +
+			"lease ends later while clients' clocks agree within that gap and answers are not delayed past it",
 		Validate: validate,
 		Build:    New,
 	})
@@ -340,7 +343,8 @@ func (n *node) granted(now algorithms.Local, m *algorithms.Message, out *algorit
 	q.until = until
 	out.CancelTimer(algorithms.TimerKey{Resource: m.Resource, Kind: timerTimeout})
 	out.SetTimer(algorithms.TimerKey{Resource: m.Resource, Kind: timerHoldEnd}, until)
-	out.Emit(algorithms.Event{Kind: algorithms.Acquired, Resource: m.Resource, Owner: n.cfg.ID, Ballot: q.ballot, Until: until})
+	out.Emit(algorithms.Event{Kind: algorithms.Acquired, Resource: m.Resource, Owner: n.cfg.ID, Ballot: q.ballot, Until: until,
+		Token: algorithms.TimeToken(until)})
 }
 
 // busy: someone else holds the grant; back off and ask again.
@@ -415,6 +419,33 @@ func (n *node) AppendState(b []byte, now algorithms.Local) []byte {
 		}
 	}
 	return b
+}
+
+// Describe implements algorithms.Describer (optional): what the node
+// believes, in words, for the HTML view of a replay (`leaselab replay FILE
+// --timeline x.html` shows it at the step selected). Read-only, and every
+// time relative to now.
+func (n *node) Describe(now algorithms.Local) string {
+	var d algorithms.Description
+	if n.quiet > now {
+		d.Line("restarted server: grants nothing until its quiet period ends %s", algorithms.Until(n.quiet, now))
+	} else {
+		d.Line("life %d", n.cfg.Restarts)
+	}
+	for _, r := range sortedKeys(n.grants) {
+		g := n.grants[r]
+		d.Item("server", "r%d: granted to %s (ballot %s), lapses %s", r, g.owner, g.ballot, algorithms.Until(g.until, now))
+	}
+	for _, r := range sortedKeys(n.reqs) {
+		q := n.reqs[r]
+		switch {
+		case q.holding:
+			d.Item("client", "r%d: holds the lease (ballot %s), ends %s", r, q.ballot, algorithms.Until(q.until, now))
+		case q.wanting:
+			d.Item("client", "r%d: asked with ballot %s %s (ask %d)", r, q.ballot, algorithms.Ago(q.sentAt, now), q.tries)
+		}
+	}
+	return d.String("server", "client")
 }
 
 func sortedKeys[V any](m map[algorithms.ResourceID]V) []algorithms.ResourceID {

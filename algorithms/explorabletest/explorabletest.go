@@ -162,6 +162,11 @@ func FormatOutput(out *algorithms.Output, base algorithms.Local) string {
 		fmt.Fprintf(&sb, "timer %+v;", tm)
 	}
 	for _, e := range out.Events {
+		if e.Token == algorithms.TimeToken(e.Until) && e.Token != (algorithms.Token{}) {
+			// A token that is a time (algorithms.TimeToken) is written
+			// relative to base too, as the Until it is made of.
+			e.Token = algorithms.Token{Minor: 1}
+		}
 		e.Until = algorithms.Local(rel(e.Until, base))
 		fmt.Fprintf(&sb, "event %+v;", e)
 	}
@@ -332,6 +337,7 @@ func Run(t *testing.T, s *Setup) {
 	t.Run("CloneRandomSuffix", func(t *testing.T) { CloneRandomSuffix(t, s) })
 	t.Run("StateEqualBehaviour", func(t *testing.T) { StateEqualBehaviour(t, s) })
 	t.Run("CloneCost", func(t *testing.T) { CloneCost(t, s) })
+	t.Run("DescribeReadOnly", func(t *testing.T) { DescribeReadOnly(t, s) })
 }
 
 // CloneCost measures the bytes and time of Clone on the nodes of random
@@ -394,6 +400,40 @@ func cloneCost(n algorithms.Explorable, r *rand.Rand) (bytes, ns float64) {
 	runtime.ReadMemStats(&after)
 	cloneSink = nil
 	return float64(after.TotalAlloc-before.TotalAlloc) / reps, float64(el.Nanoseconds()) / reps
+}
+
+// DescribeReadOnly: a node that describes itself (algorithms.Describer)
+// says something at every point of a random walk, the same thing when
+// asked twice, and asking changes nothing: a world whose nodes are asked
+// before every step gives the outputs and encodings of one never asked.
+func DescribeReadOnly(t *testing.T, s *Setup) {
+	w := NewWorld(t, s, Base)
+	if _, ok := w.Nodes()[0].(algorithms.Describer); !ok {
+		t.Skip("the algorithm does not describe its nodes (algorithms.Describer is optional)")
+	}
+	for seed := uint64(1); seed <= 20; seed++ {
+		rng := rand.New(rand.NewPCG(seed, 8))
+		w := walked(t, s, rng, 60)
+		a, b := w.Clone(t), w.Clone(t)
+		for k := 0; k < 60; k++ {
+			for i, n := range a.Nodes() {
+				d, ok := n.(algorithms.Describer)
+				if !ok {
+					continue // down
+				}
+				first := d.Describe(a.Local(i))
+				if first == "" || d.Describe(a.Local(i)) != first {
+					t.Fatalf("seed %d step %d: node %d describes itself as %q, then %q", seed, k, i, first, d.Describe(a.Local(i)))
+				}
+			}
+			act := a.RandomAction(rng)
+			a.Apply(t, act)
+			b.Apply(t, act)
+			if !slices.Equal(a.Log, b.Log) || !bytes.Equal(a.Encode(), b.Encode()) {
+				t.Fatalf("seed %d step %d: a world asked to describe itself behaves differently:\n%s", seed, k, diff(a.Log, b.Log))
+			}
+		}
+	}
 }
 
 // walk applies n random actions drawn from rng to w.

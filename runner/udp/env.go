@@ -1,7 +1,6 @@
 package udp
 
 import (
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"net"
@@ -27,16 +26,8 @@ func init() {
 }
 
 // Supports says what of a valid spec the udp environment cannot run: the
-// simulator-only faults.
-func Supports(spec runner.Spec) error {
-	if spec.Faults.CrashRate > 0 {
-		return errors.New("udp: random crashes (crash rate) are simulator-only; the udp environment crashes nodes only as the workload asks (failover)")
-	}
-	if spec.Net.Stale > 0 {
-		return errors.New("udp: stale messages (held back for lease spans) are simulator-only")
-	}
-	return nil
-}
+// fault kinds the table (faults.Kinds) says are the simulator's.
+func Supports(spec runner.Spec) error { return faults.Unsupported("udp", &spec) }
 
 // EnvOptions are the udp environment's own knobs, beyond the Spec.
 type EnvOptions struct {
@@ -184,6 +175,9 @@ func RunPlan(p runner.Plan, opt runner.Options, eo EnvOptions) (runner.Result, E
 	e.drv.RepeatSingle(eo.SingleReps)
 	if e.procs != nil && e.procs.opt.Plan != nil {
 		e.drv.PlanFailover(*e.procs.opt.Plan)
+	}
+	if e.procs != nil {
+		e.drv.NoWrites() // node processes write themselves
 	}
 	if err := e.start(); err != nil {
 		return runner.Result{}, Extra{}, err
@@ -723,6 +717,15 @@ func (e *env) Crash(n algorithms.NodeID) {
 	e.drv.Crashed(n)
 }
 
+// Pause stops node n's process for d ns (workload.Pauser): node
+// processes only; nodes in this process cannot be paused (Resolve rejects
+// the pause fault kind for udp), so for them it does nothing.
+func (e *env) Pause(n algorithms.NodeID, d int64) {
+	if e.procs != nil && int(n) < len(e.nodes) {
+		e.procs.pause(int(n), d)
+	}
+}
+
 func (e *env) Restart(n algorithms.NodeID) {
 	if e.procs != nil && int(n) < len(e.nodes) {
 		e.procs.restart(int(n))
@@ -810,12 +813,23 @@ func (e *env) Begin(n *Node) bool {
 func (e *env) End(*Node) { e.mu.Unlock() }
 
 // Stepped hands one Output to the driver; mu is held (Begin).
-func (e *env) Stepped(n *Node, t int64, now algorithms.Local, out *algorithms.Output) bool {
+func (e *env) Stepped(n *Node, t int64, now algorithms.Local, in algorithms.Input, out *algorithms.Output) bool {
 	if e.nodes[n.id] != n || e.isEnded() {
 		return false // the driver crashed the node or ended the run in this group
 	}
 	if t > e.now {
 		e.now = t // always, but for a callback that ran at its own later instant
+	}
+	// The messages in the trace, for its observers (the HTML view, --trace):
+	// a delivery is the step of a received message, a send is dated at
+	// the step that sent it. Why a message never arrived (emulated loss,
+	// a partition, the kernel) is not traced: the network's draws are made
+	// after the step, outside the lock. Without observers nothing is
+	// added (a UDP run's trace hash means nothing: real time).
+	tr := e.rec.Tracer()
+	traced := tr != nil && tr.Observed()
+	if traced && in.Kind == algorithms.Recv {
+		tr.Add(&record.TraceRec{T: e.now, Local: now, Kind: record.TraceDeliver, Node: n.id, Msg: in.Msg})
 	}
 	for _, ev := range out.Events {
 		if ev.Kind == algorithms.Lost {
@@ -830,6 +844,9 @@ func (e *env) Stepped(n *Node, t int64, now algorithms.Local, out *algorithms.Ou
 		e.drv.Event(n.id, now, ev)
 	}
 	for i := range out.Msgs {
+		if traced {
+			tr.Add(&record.TraceRec{T: e.now, Local: now, Kind: record.TraceSend, Node: n.id, Msg: out.Msgs[i]})
+		}
 		e.rec.Sent(e.now, &out.Msgs[i])
 	}
 	return e.nodes[n.id] == n

@@ -56,9 +56,9 @@ type StepObserver interface {
 	// over): it must not step, and End is not called.
 	Begin(n *Node) bool
 	End(n *Node)
-	// Stepped: the node stepped an input at true time t (the clock
+	// Stepped: the node stepped input in at true time t (the clock
 	// reading it stepped with, taken under the lock), local time now.
-	Stepped(n *Node, t int64, now algorithms.Local, out *algorithms.Output) bool
+	Stepped(n *Node, t int64, now algorithms.Local, in algorithms.Input, out *algorithms.Output) bool
 	// Disk: the node's log writer wrote bytes and, if fsyncNS is not
 	// empty, made them durable with fsyncs of those latencies (ns).
 	Disk(n *Node, t int64, bytes int64, fsyncNS []int64)
@@ -701,7 +701,7 @@ func (n *Node) step(in algorithms.Input) {
 	o := &n.out
 	o.Reset()
 	n.host.Node.Step(now, in, o)
-	if n.stepObs != nil && !n.stepObs.Stepped(n, t, now, o) {
+	if n.stepObs != nil && !n.stepObs.Stepped(n, t, now, in, o) {
 		n.dead = true
 		return
 	}

@@ -16,7 +16,16 @@ import (
 	"leaselab/algorithms"
 	"leaselab/runner"
 	"leaselab/runner/explore"
+	"leaselab/runner/faults"
 )
+
+// budgetHelp says more of some fault budgets than the fault-kind table's
+// summary.
+var budgetHelp = map[string]string{
+	"crashes": " (a crashed node may restart at any later point)",
+	"drops":   " (0 by default: a message never delivered is already a lost one, so drops add states, never a violation)",
+	"pauses":  " (a running node's process pauses until just before or just after any timer deadline pending then; it does nothing meanwhile, its clock runs on; violations are two holders among running nodes, double_belief_states counts states where a paused one still believes)",
+}
 
 func init() {
 	register(command{
@@ -29,7 +38,8 @@ every state it tries delivering any message in flight (in any order, after
 any delay: a message may stay in flight for ever), losing one (--drops),
 duplicating one (--dups), a client input at any proposer that is up
 (--inputs: acquire, extend, release), crashing a node (--crashes) and
-restarting it, changing a clock's rate (--slews), and letting true time
+restarting it, pausing a node's process (--pauses), changing a clock's
+rate (--slews), and letting true time
 pass to the next timer deadline (or by --time-step short of it). A client
 input the node ignores is skipped; without a pending bound
 (--max-pending 0) so is a delivery the node ignores. The lease-invariant
@@ -80,9 +90,14 @@ func setupExplore(fs *pflag.FlagSet) action {
 	fs.Uint64Var(&cfg.Seed, "seed", cfg.Seed, "seed of the nodes' random sources (matters only with --backoff > 0)")
 	fs.IntVar(&cfg.Inputs, "inputs", cfg.Inputs, "client inputs along one path (each an acquire, extend or release at any proposer)")
 	kinds := fs.StringSlice("input-kinds", []string{"acquire", "extend", "release"}, "which client inputs are offered: acquire, extend, release")
-	fs.IntVar(&cfg.Crashes, "crashes", cfg.Crashes, "crashes along one path (a crashed node may restart at any later point)")
-	fs.IntVar(&cfg.Drops, "drops", cfg.Drops, "messages lost along one path (0 by default: a message never delivered is already a lost one, so drops add states, never a violation)")
-	fs.IntVar(&cfg.Dups, "dups", cfg.Dups, "messages duplicated along one path")
+	// The fault budgets come from the fault-kind table (faults.Kind.Budget).
+	budgets := cfg.FaultBudgets()
+	for _, k := range faults.Kinds() {
+		if k.Budget == "" {
+			continue
+		}
+		fs.IntVar(budgets[k.Budget], k.Budget, *budgets[k.Budget], k.Summary+" along one path"+budgetHelp[k.Budget])
+	}
 	fs.StringVar(&cfg.Clocks, "clocks", cfg.Clocks, "clock models, chosen once per node at the start: exact (all read true time), "+
 		"drift (rate error -F or +F, F = --drift), skew (offset -d_max/2 or +d_max/2), extremes (both)")
 	drift := fs.Float64("drift", cfg.Params.Drift, "ACTUAL rate error of drifting clocks (--clocks drift|extremes); default: the --drift-bound value")
@@ -207,6 +222,7 @@ func setupExplore(fs *pflag.FlagSet) action {
 			fmt.Fprintf(c.stderr, "explore: stopped (%s) before the space was exhausted: the result covers only the states searched\n", res.Stopped)
 		}
 		if *format == "json" {
+			res.Meta = c.meta()
 			if err := writeJSON(c.stdout, res); err != nil {
 				return err
 			}
@@ -252,7 +268,7 @@ func writeExploreTable(c *ctx, r explore.Result) error {
 		{"strategy", r.Strategy},
 		{"clocks", fmt.Sprintf("%s (%d initial states)", r.Clocks, r.InitStates)},
 		{"time model", r.TimeModel.Covers},
-		{"budgets", fmt.Sprintf("inputs %d, crashes %d, drops %d, dups %d, slews %d", r.Bounds.Inputs, r.Bounds.Crashes, r.Bounds.Drops, r.Bounds.Dups, r.Bounds.Slews)},
+		{"budgets", fmt.Sprintf("inputs %d, crashes %d, drops %d, dups %d, slews %d, pauses %d", r.Bounds.Inputs, r.Bounds.Crashes, r.Bounds.Drops, r.Bounds.Dups, r.Bounds.Slews, r.Bounds.Pauses)},
 		{"max pending", pending},
 		{"states (distinct)", strconv.FormatInt(r.States, 10)},
 		{"transitions", strconv.FormatInt(r.Transitions, 10)},
@@ -268,6 +284,9 @@ func writeExploreTable(c *ctx, r explore.Result) error {
 	}
 	if r.Walks > 0 {
 		rows = append(rows, []string{"walks", strconv.FormatInt(r.Walks, 10)})
+	}
+	if r.Bounds.Pauses > 0 {
+		rows = append(rows, []string{"double-belief states", fmt.Sprintf("%d (a paused node still believes it holds; first at depth %d)", r.DoubleBelief, r.BeliefDepth)})
 	}
 	if r.Checkpoint != "" {
 		rows = append(rows, []string{"checkpoint", r.Checkpoint + " (run the same command to resume)"})

@@ -85,12 +85,13 @@ func TestExploreFindsAndReplays(t *testing.T) {
 	}
 }
 
-// explore --help lists the strategies and --from; a cap stops the search
-// cleanly with its partial result and says so.
+// explore --help lists the strategies, --from and the fault budgets; a
+// cap stops the search cleanly with its partial result and says so, in
+// JSON with its provenance and bounds.
 func TestExploreHelpAndStops(t *testing.T) {
 	_, o, e := leaselab("explore", "--help")
 	help := o + e
-	for _, flag := range []string{"--strategy", "--from", "--max-memory", "--checkpoint", "--time-step", "--slews", "--clock-levels", "--walks"} {
+	for _, flag := range []string{"--strategy", "--from", "--max-memory", "--checkpoint", "--time-step", "--slews", "--clock-levels", "--walks", "--pauses", "--crashes"} {
 		if !strings.Contains(help, flag) {
 			t.Errorf("explore --help does not list %s", flag)
 		}
@@ -98,6 +99,11 @@ func TestExploreHelpAndStops(t *testing.T) {
 	code, stdout, stderr := leaselab("explore", "--algo", "paxoslease", "--max-states", "500", "--format", "json")
 	if code != 0 || !strings.Contains(stdout, `"stopped": "max-states"`) || !strings.Contains(stderr, "stopped (max-states)") {
 		t.Fatalf("exit %d: %s %s", code, stdout, stderr)
+	}
+	for _, key := range []string{`"meta": {`, `"bounds": {`, `"pauses": 0`, `"time_model": {`} {
+		if !strings.Contains(stdout, key) {
+			t.Errorf("explore JSON has no %s:\n%s", key, stdout)
+		}
 	}
 }
 

@@ -19,6 +19,7 @@ type cand struct {
 	move   uint32
 	bad    bool
 	over   bool // beyond the pending bound: judged, not expanded
+	belief bool // double belief (with pauses)
 }
 
 // badRef is a violating state of the level after the one expanded: its
@@ -48,6 +49,9 @@ type bfsRun struct {
 	depth     int   // the level being expanded
 	nextChunk int64 // first chunk of it not yet committed
 	bad       []badRef
+	belief    int64   // double-belief states (with pauses)
+	beliefAt  *badRef // the first, in level beliefLv+1
+	beliefLv  int
 	stopped   string
 	err       error // an I/O error that stopped the search
 	resumed   bool
@@ -297,8 +301,10 @@ func (wk *bfsWorker) expand(r *bfsRun, k, n int64) chunkOut {
 				out.err = x.err
 				return out
 			}
+			bad := wk.sw.overlaps() > 0
 			out.cands = append(out.cands, cand{f: x.fingerprint(), parent: uint32(i), move: uint32(mi),
-				bad: overlaps(wk.sw.holds) > 0, over: c.MaxPending > 0 && len(wk.sw.pending) > c.MaxPending})
+				bad: bad, over: c.MaxPending > 0 && len(wk.sw.pending) > c.MaxPending,
+				belief: !bad && len(wk.sw.paused) > 0 && wk.sw.doubleBelief()})
 		}
 	}
 	return out
@@ -328,6 +334,12 @@ func (r *bfsRun) commit(out chunkOut, k int64) bool {
 			continue
 		}
 		st.states++
+		if cd.belief {
+			r.belief++
+			if r.beliefAt == nil {
+				r.beliefAt, r.beliefLv = &badRef{Parent: int64(cd.parent), Move: cd.move}, r.depth
+			}
+		}
 		switch {
 		case cd.bad:
 			r.bad = append(r.bad, badRef{Parent: int64(cd.parent), Move: cd.move})
@@ -414,6 +426,18 @@ func (r *bfsRun) result() (Result, error) {
 			return res, err
 		}
 		res.Scenario, res.First, res.CounterexampleDepth = sc, v, d
+	}
+	res.DoubleBelief = r.belief
+	if b := r.beliefAt; b != nil {
+		root, path, err := r.lv.path(r.beliefLv, b.Parent)
+		if err != nil {
+			return res, err
+		}
+		path = append(path, int32(b.Move))
+		if res.BeliefScenario, err = c.beliefWitness(root, path); err != nil {
+			return res, err
+		}
+		res.BeliefDepth = len(path)
 	}
 	if c.Checkpoint != "" {
 		if err := r.save(res.Stopped); err != nil {

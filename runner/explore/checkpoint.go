@@ -42,22 +42,22 @@ const checkpointVersion = 1
 // the progress callback may change between runs.
 func (c *config) spaceKey() string {
 	k := struct {
-		Algo                                string
-		Ablate                              []string
-		Acceptors, Proposers, Resources     int
-		Params                              any
-		Seed                                uint64
-		Fsync                               time.Duration
-		Inputs, Crashes, Drops, Dups, Slews int
-		InputKinds                          []int
-		Clocks                              string
-		Drift                               float64
-		Levels                              int
-		TimeStep, Horizon                   time.Duration
-		MaxPending                          int
-		From                                string
+		Algo                                        string
+		Ablate                                      []string
+		Acceptors, Proposers, Resources             int
+		Params                                      any
+		Seed                                        uint64
+		Fsync                                       time.Duration
+		Inputs, Crashes, Drops, Dups, Slews, Pauses int
+		InputKinds                                  []int
+		Clocks                                      string
+		Drift                                       float64
+		Levels                                      int
+		TimeStep, Horizon                           time.Duration
+		MaxPending                                  int
+		From                                        string
 	}{c.Algo, c.Ablate, c.Acceptors, c.Proposers, c.Resources, c.Params, c.Seed, c.FsyncLatency,
-		c.Inputs, c.Crashes, c.Drops, c.Dups, c.Slews, nil, c.Clocks, c.ClockDrift, c.ClockLevels,
+		c.Inputs, c.Crashes, c.Drops, c.Dups, c.Slews, c.Pauses, nil, c.Clocks, c.ClockDrift, c.ClockLevels,
 		c.TimeStep, c.Horizon, c.MaxPending, c.From}
 	for _, in := range c.inputs {
 		k.InputKinds = append(k.InputKinds, int(in))

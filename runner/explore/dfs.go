@@ -33,6 +33,9 @@ func (c *config) dfs(ctx context.Context, st *stats) (Result, error) {
 	stopped := ""
 	var badRoot = -1
 	var badPath []int32
+	var belief int64
+	beliefRoot := -1
+	var beliefPath []int32
 
 	// admit judges a new state reached along stack+mi; true if the search
 	// goes on.
@@ -110,7 +113,7 @@ roots:
 				return res, x.err
 			}
 			st.transitions++
-			bad := overlaps(sw.holds) > 0
+			bad := sw.overlaps() > 0
 			fresh, goOn := admit(x.fingerprint())
 			if !goOn {
 				break roots
@@ -121,6 +124,12 @@ roots:
 			if bad {
 				badRoot, badPath, stopped = i, pathOf(int32(mi)), StopViolation
 				break roots
+			}
+			if len(sw.paused) > 0 && sw.doubleBelief() {
+				belief++
+				if beliefRoot < 0 {
+					beliefRoot, beliefPath = i, pathOf(int32(mi))
+				}
 			}
 			if c.MaxPending > 0 && len(sw.pending) > c.MaxPending {
 				st.constrained++
@@ -164,6 +173,14 @@ roots:
 			return res, err
 		}
 		res.Scenario, res.First, res.CounterexampleDepth = sc, v, d
+	}
+	res.DoubleBelief = belief
+	if beliefRoot >= 0 {
+		sc, err := c.beliefWitness(beliefRoot, beliefPath)
+		if err != nil {
+			return res, err
+		}
+		res.BeliefScenario, res.BeliefDepth = sc, len(beliefPath)
 	}
 	return res, nil
 }

@@ -13,7 +13,8 @@ import (
 // to its local now, durable and unsynced records; the timers in firing
 // order with deadlines relative to now; the messages in flight as a sorted
 // multiset (their pending numbers left out); the checker's holds with
-// their ends relative to now; the budgets left.
+// their ends relative to now; the budgets left; the paused nodes with
+// what they believe and the events they kept.
 func (x *exec) fingerprint() fp {
 	w := x.w
 	h := newHasher()
@@ -71,6 +72,9 @@ func (x *exec) fingerprint() fp {
 		if t.disk {
 			dk = 1 << 32
 		}
+		if t.resume {
+			dk |= 1 << 33
+		}
 		h.word(uint64(t.node) | uint64(t.key.Kind)<<16 | dk)
 		h.word(uint64(t.key.Resource))
 		if t.t == never {
@@ -110,7 +114,27 @@ func (x *exec) fingerprint() fp {
 	}
 	b := w.budget
 	h.word(uint64(uint16(b.inputs)) | uint64(uint16(b.crashes))<<16 | uint64(uint16(b.drops))<<32 | uint64(uint16(b.dups))<<48)
-	h.word(uint64(uint16(b.slews)))
+	h.word(uint64(uint16(b.slews)) | uint64(uint16(b.pauses))<<16)
+	if len(w.paused) > 0 {
+		// Paused nodes (in the order they paused: the order of their
+		// resumes is in the timers), what they believe and what they
+		// kept, in order.
+		h.word(0x9a | uint64(len(w.paused))<<8)
+		for i := range w.paused {
+			p := &w.paused[i]
+			h.word(uint64(p.node) | uint64(p.held)<<16 | uint64(len(p.kept))<<32)
+			for j := range p.kept {
+				e := &p.kept[j]
+				h.word(uint64(e.kind) | uint64(e.in)<<8 | uint64(e.key.Kind)<<16)
+				h.word(uint64(e.res) | uint64(e.key.Resource)<<32)
+				if e.kind == qDeliver {
+					m := msgHash(&e.msg, w.now)
+					h.word(m.a)
+					h.word(m.b)
+				}
+			}
+		}
+	}
 	return h.sum()
 }
 

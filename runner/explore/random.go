@@ -33,6 +33,7 @@ func (c *config) random(ctx context.Context, st *stats) (Result, error) {
 		badWalk             int64 = -1
 		badRoot             int
 		badPath             []int32
+		belief              int64 // fresh states of double belief (pauses)
 		firstErr            error
 		lastProg, lastCheck = time.Now(), int64(0)
 	)
@@ -56,6 +57,7 @@ func (c *config) random(ctx context.Context, st *stats) (Result, error) {
 			var ms []move
 			var path []int32
 			var fps []fp
+			var bel []bool
 			for {
 				i := nextWalk.Add(1) - 1
 				if i > limit.Load() {
@@ -73,9 +75,10 @@ func (c *config) random(ctx context.Context, st *stats) (Result, error) {
 					mu.Unlock()
 					return
 				}
-				path, fps = path[:0], fps[:0]
+				path, fps, bel = path[:0], fps[:0], bel[:0]
 				x.parent = nil
 				fps = append(fps, x.fingerprint())
+				bel = append(bel, false)
 				bad := w.bad
 				for d := 0; d < c.MaxDepth && !bad; d++ {
 					if c.MaxPending > 0 && len(w.pending) > c.MaxPending {
@@ -99,13 +102,14 @@ func (c *config) random(ctx context.Context, st *stats) (Result, error) {
 					path = append(path, int32(mi))
 					x.parent = nil
 					fps = append(fps, x.fingerprint())
-					bad = overlaps(w.holds) > 0
+					bad = w.overlaps() > 0
+					bel = append(bel, !bad && len(w.paused) > 0 && w.doubleBelief())
 				}
 				mu.Lock()
 				walks++
 				st.transitions += int64(len(path))
 				st.depth = max(st.depth, len(path))
-				for _, f := range fps {
+				for k, f := range fps {
 					if c.MaxStates > 0 && st.states >= c.MaxStates && !seen.contains(f) {
 						stop(StopMaxStates)
 						break
@@ -117,6 +121,9 @@ func (c *config) random(ctx context.Context, st *stats) (Result, error) {
 					}
 					if fresh {
 						st.states++
+						if bel[k] {
+							belief++
+						}
 					}
 				}
 				if bad && (badWalk < 0 || i < badWalk) {
@@ -151,7 +158,7 @@ func (c *config) random(ctx context.Context, st *stats) (Result, error) {
 	case stopped == "":
 		stopped = StopWalks
 	}
-	res.Stopped, res.Walks = stopped, walks
+	res.Stopped, res.Walks, res.DoubleBelief = stopped, walks, belief
 	mem.sample()
 	res.PeakMemory, res.VisitedBytes = mem.peak.Load(), seen.bytes
 	if badWalk >= 0 {

@@ -40,6 +40,10 @@ type Config struct {
 	// Slews: clock rate changes along one path (each a node's rate error
 	// becoming another of the rate levels, its reading continuous).
 	Slews int
+	// Pauses: process pauses along one path (the fault-kind table's
+	// "pause" budget; pause.go): a node that is running pauses for one of
+	// the lengths that matter (pauseLengths).
+	Pauses int
 	// InputKinds: which client inputs are offered (default all three).
 	InputKinds []algorithms.InputKind
 
@@ -150,6 +154,14 @@ func DefaultConfig() Config {
 	}
 }
 
+// FaultBudgets maps every fault kind's explorer budget (the fault-kind
+// table's faults.Kind.Budget: crashes, drops, dups, pauses) to its field
+// of c: the command's flags are made from the table through it, and a
+// test checks that the two name the same budgets.
+func (c *Config) FaultBudgets() map[string]*int {
+	return map[string]*int{"crashes": &c.Crashes, "drops": &c.Drops, "dups": &c.Dups, "pauses": &c.Pauses}
+}
+
 // Progress is reported as the search goes.
 type Progress struct {
 	Depth        int
@@ -188,6 +200,7 @@ type Bounds struct {
 	Drops   int `json:"drops"`
 	Dups    int `json:"dups"`
 	Slews   int `json:"slews"`
+	Pauses  int `json:"pauses"`
 	// MaxPending: 0 means no bound; MaxPendingFrom says where it came
 	// from (the default's formula, or "set").
 	MaxPending     int    `json:"max_pending"`
@@ -219,15 +232,16 @@ type TimeModel struct {
 
 // Result is what a search found.
 type Result struct {
-	Algo        string   `json:"algo"`
-	Ablate      []string `json:"ablate"`
-	Acceptors   int      `json:"acceptors"`
-	Proposers   int      `json:"proposers"`
-	Strategy    string   `json:"strategy"`
-	Clocks      string   `json:"clocks"`
-	InitStates  int      `json:"initial_states"`
-	States      int64    `json:"states"`
-	Transitions int64    `json:"transitions"`
+	Meta        *runner.Meta `json:"meta,omitempty"` // filled by the command
+	Algo        string       `json:"algo"`
+	Ablate      []string     `json:"ablate"`
+	Acceptors   int          `json:"acceptors"`
+	Proposers   int          `json:"proposers"`
+	Strategy    string       `json:"strategy"`
+	Clocks      string       `json:"clocks"`
+	InitStates  int          `json:"initial_states"`
+	States      int64        `json:"states"`
+	Transitions int64        `json:"transitions"`
 	// MaxDepth is the deepest level searched (transitions from an initial
 	// state); for random walks, the longest walk.
 	MaxDepth int `json:"max_depth"`
@@ -275,6 +289,15 @@ type Result struct {
 	First          *Violation `json:"first_violation,omitempty"`
 	// Scenario is the counterexample as a scenario file, "" if none.
 	Scenario string `json:"-"`
+	// DoubleBelief (with --pauses): distinct states searched in which two
+	// nodes believe they hold one resource, a paused node that held it
+	// when it paused included (the double-belief meter's situation; with
+	// no paused node it is a violation). BeliefDepth is the depth of the
+	// first found and BeliefScenario the path to it as a scenario file
+	// (bfs and dfs), which replays to double_belief_ms > 0.
+	DoubleBelief   int64  `json:"double_belief_states,omitempty"`
+	BeliefDepth    int    `json:"double_belief_depth,omitempty"`
+	BeliefScenario string `json:"-"`
 }
 
 // config is a validated Config.
@@ -347,9 +370,9 @@ func prepareAny(c Config) (*config, error) {
 		return nil, badf("at most 16 nodes, got %d", cl.Nodes)
 	case c.Resources < 1 || c.Resources > 16:
 		return nil, badf("resources must be in [1, 16], got %d", c.Resources)
-	case c.Inputs < 0 || c.Crashes < 0 || c.Drops < 0 || c.Dups < 0 || c.Slews < 0:
-		return nil, badf("budgets must not be negative (inputs %d, crashes %d, drops %d, dups %d, slews %d)", c.Inputs, c.Crashes, c.Drops, c.Dups, c.Slews)
-	case c.Inputs > math.MaxInt16 || c.Crashes > math.MaxInt16 || c.Drops > math.MaxInt16 || c.Dups > math.MaxInt16 || c.Slews > math.MaxInt16:
+	case c.Inputs < 0 || c.Crashes < 0 || c.Drops < 0 || c.Dups < 0 || c.Slews < 0 || c.Pauses < 0:
+		return nil, badf("budgets must not be negative (inputs %d, crashes %d, drops %d, dups %d, slews %d, pauses %d)", c.Inputs, c.Crashes, c.Drops, c.Dups, c.Slews, c.Pauses)
+	case c.Inputs > math.MaxInt16 || c.Crashes > math.MaxInt16 || c.Drops > math.MaxInt16 || c.Dups > math.MaxInt16 || c.Slews > math.MaxInt16 || c.Pauses > math.MaxInt16:
 		return nil, badf("budgets must be at most %d", math.MaxInt16)
 	case c.FsyncLatency < 0:
 		return nil, badf("fsync latency must not be negative, got %v", c.FsyncLatency)
@@ -523,7 +546,7 @@ func (c *config) root(x *exec, i int) (*world, error) {
 		root:   int32(i),
 		clk:    slices.Clone(c.roots[i]),
 		hosts:  make([]*host.Host, n),
-		budget: budgets{inputs: int16(c.Inputs), crashes: int16(c.Crashes), drops: int16(c.Drops), dups: int16(c.Dups), slews: int16(c.Slews)},
+		budget: budgets{inputs: int16(c.Inputs), crashes: int16(c.Crashes), drops: int16(c.Drops), dups: int16(c.Dups), slews: int16(c.Slews), pauses: int16(c.Pauses)},
 	}
 	for k := range w.hosts {
 		// Durable records are kept for the next life, as in a scenario.
@@ -544,7 +567,7 @@ func (c *config) root(x *exec, i int) (*world, error) {
 			return nil, err
 		}
 	}
-	w.bad = overlaps(w.holds) > 0
+	w.bad = w.overlaps() > 0
 	x.parent = nil
 	if !x.walk && x.err == nil {
 		x.fillNodeHashes()
@@ -625,7 +648,7 @@ func (c *config) finish(res *Result, st *stats) {
 		res.CPUMS = float64(cpu.Microseconds()) / 1000
 		res.StatesPerCPUSec = float64(res.States) / cpu.Seconds()
 	}
-	res.Bounds = Bounds{Inputs: c.Inputs, Crashes: c.Crashes, Drops: c.Drops, Dups: c.Dups, Slews: c.Slews,
+	res.Bounds = Bounds{Inputs: c.Inputs, Crashes: c.Crashes, Drops: c.Drops, Dups: c.Dups, Slews: c.Slews, Pauses: c.Pauses,
 		MaxPending: c.MaxPending, MaxPendingFrom: c.pendingSrc, HorizonNS: int64(c.Horizon),
 		MaxDepth: c.MaxDepth, MaxStates: c.MaxStates, Reductions: []string{"ignored-input"}}
 	if c.prune {
@@ -666,42 +689,67 @@ func (c *config) timeModel() TimeModel {
 	return tm
 }
 
-// counterexample re-executes the path (root, moves) and writes it as a
-// scenario; it must end in a violation.
-func (c *config) counterexample(root int, path []int32) (string, *Violation, int, error) {
+// rebuild re-executes the path (root, moves), writing it as a scenario
+// (header and commands) to b, and returns the world at its end.
+func (c *config) rebuild(b *strings.Builder, root int, path []int32) (*world, error) {
 	x := c.newExec()
 	w, err := c.root(x, root)
 	if err != nil {
-		return "", nil, 0, err
+		return nil, err
 	}
-	var b strings.Builder
-	c.header(&b, w)
+	c.header(b, w)
 	var ms []move
 	for _, mi := range path {
 		ms = c.moves(w, ms[:0])
 		if int(mi) >= len(ms) {
-			return "", nil, 0, fmt.Errorf("explore: internal error: the path names move %d of %d", mi, len(ms))
+			return nil, fmt.Errorf("explore: internal error: the path names move %d of %d", mi, len(ms))
 		}
-		fmt.Fprintf(&b, "%s\n", c.describe(w, ms[mi]))
+		fmt.Fprintf(b, "%s\n", c.describe(w, ms[mi]))
 		p := w
 		w = p.clone()
 		x.w = w
 		x.apply(p, ms[mi])
 		if x.err != nil {
-			return "", nil, 0, x.err
+			return nil, x.err
 		}
 	}
-	n := overlaps(w.holds)
+	return w, nil
+}
+
+// beliefWitness re-executes the path (root, moves) to a state of double
+// belief and writes it as a scenario that expects no violation (the
+// double belief is the meter's, double_belief_ms).
+func (c *config) beliefWitness(root int, path []int32) (string, error) {
+	var b strings.Builder
+	w, err := c.rebuild(&b, root, path)
+	if err != nil {
+		return "", err
+	}
+	if !w.doubleBelief() {
+		return "", fmt.Errorf("explore: internal error: the rebuilt path does not end in double belief")
+	}
+	b.WriteString("advance 1ns               # let the double belief last\n")
+	b.WriteString("# two nodes believe they hold one resource (a paused one included): double_belief_ms > 0\n")
+	fmt.Fprintf(&b, "expect violations %d\n", w.overlaps())
+	return b.String(), nil
+}
+
+// counterexample re-executes the path (root, moves) and writes it as a
+// scenario; it must end in a violation.
+func (c *config) counterexample(root int, path []int32) (string, *Violation, int, error) {
+	var b strings.Builder
+	w, err := c.rebuild(&b, root, path)
+	if err != nil {
+		return "", nil, 0, err
+	}
+	n := w.overlaps()
 	if n == 0 {
 		return "", nil, 0, fmt.Errorf("explore: internal error: the rebuilt path does not end in a violation")
 	}
 	var v *Violation
-	for i := 0; i+1 < len(w.holds); i++ {
-		if a, h := w.holds[i], w.holds[i+1]; a.res == h.res {
-			v = &Violation{Resource: a.res, Owners: [2]algorithms.NodeID{a.owner, h.owner},
-				Ballots: [2]string{a.ballot.String(), h.ballot.String()}, AtNS: w.now}
-			break
-		}
+	if a, h, ok := w.firstOverlap(); ok {
+		v = &Violation{Resource: a.res, Owners: [2]algorithms.NodeID{a.owner, h.owner},
+			Ballots: [2]string{a.ballot.String(), h.ballot.String()}, AtNS: w.now}
 	}
 	b.WriteString("advance 1ns               # let the overlap last, so the verdict counts it\n")
 	// No "expect violations" line: replay exits 1 on a violation the file

@@ -17,8 +17,9 @@ const (
 	tCrash
 	tRestart
 	tAdvance
-	tWait // true time passes by Config.TimeStep, short of the next deadline
-	tSlew // node arg's clock changes rate to rate
+	tWait  // true time passes by Config.TimeStep, short of the next deadline
+	tSlew  // node arg's clock changes rate to rate
+	tPause // node arg's process pauses for dur
 )
 
 // move is one transition out of a state. arg is the pending index
@@ -29,6 +30,7 @@ type move struct {
 	arg  int32
 	res  algorithms.ResourceID
 	rate int64 // ppb (slew)
+	dur  int64 // ns (pause)
 }
 
 var inputKinds = [...]algorithms.InputKind{algorithms.Acquire, algorithms.Extend, algorithms.Relinquish}
@@ -36,8 +38,9 @@ var inputKinds = [...]algorithms.InputKind{algorithms.Acquire, algorithms.Extend
 // moves appends the transitions enabled in w, in a fixed order: for each
 // message in flight (send order) deliver, drop, duplicate; client inputs
 // per proposer, resource and kind; crash or restart per node; clock rate
-// changes per node and rate (--slews); a step of time short of the next
-// deadline (--time-step); advance time to the next timer deadline.
+// changes per node and rate (--slews); process pauses per node and length
+// (--pauses); a step of time short of the next deadline (--time-step);
+// advance time to the next timer deadline.
 func (c *config) moves(w *world, ms []move) []move {
 	for i := range w.pending {
 		if !w.up(w.pending[i].msg.To) && c.prune {
@@ -78,7 +81,9 @@ func (c *config) moves(w *world, ms []move) []move {
 	if w.budget.slews > 0 {
 		var ts []int64
 		for n := range w.hosts {
-			if !w.up(algorithms.NodeID(n)) {
+			if !w.up(algorithms.NodeID(n)) || w.pausedAt(algorithms.NodeID(n)) >= 0 {
+				// A paused node's kept timers are not in the firing
+				// order to be armed again: no slew while paused.
 				continue
 			}
 			for _, r := range c.rates {
@@ -89,6 +94,21 @@ func (c *config) moves(w *world, ms []move) []move {
 				if ts, ok = w.rearmed(algorithms.NodeID(n), slewed(w.clk[n], w.now, r), ts); ok {
 					ms = append(ms, move{kind: tSlew, arg: int32(n), rate: r})
 				}
+			}
+		}
+	}
+	if w.budget.pauses > 0 {
+		var ds []int64
+		for n := range w.hosts {
+			id := algorithms.NodeID(n)
+			if !w.up(id) || w.pausedAt(id) >= 0 {
+				continue
+			}
+			if ds == nil {
+				ds = c.pauseLengths(w, make([]int64, 0, 16))
+			}
+			for _, d := range ds {
+				ms = append(ms, move{kind: tPause, arg: int32(n), dur: d})
 			}
 		}
 	}
@@ -126,9 +146,10 @@ func (x *exec) apply(parent *world, m move) bool {
 			w.budget.dups--
 		}
 		if m.kind != tDrop {
+			paused := w.pausedAt(p.msg.To) >= 0 // the message is kept, not ignored
 			x.deliver(&p.msg)
 			x.settle()
-			if x.err == nil && x.effects == 0 && x.sameNode(parent, p.msg.To) && (x.cfg.prune || m.kind == tDup) {
+			if x.err == nil && !paused && x.effects == 0 && x.sameNode(parent, p.msg.To) && (x.cfg.prune || m.kind == tDup) {
 				// The receiver ignored it: the state is the parent's
 				// without the message (or with one budget less), and the
 				// parent, which may still deliver it or never, has every
@@ -141,10 +162,11 @@ func (x *exec) apply(parent *world, m move) bool {
 		}
 	case tInput:
 		w.budget.inputs--
-		x.schedule(qev{kind: qInput, node: algorithms.NodeID(m.arg), in: m.in, res: m.res})
-		x.settle()
 		n := algorithms.NodeID(m.arg)
-		if x.err == nil && x.effects == 0 && x.sameNode(parent, n) {
+		paused := w.pausedAt(n) >= 0 // the input is kept, not ignored
+		x.schedule(qev{kind: qInput, node: n, in: m.in, res: m.res})
+		x.settle()
+		if x.err == nil && !paused && x.effects == 0 && x.sameNode(parent, n) {
 			return false
 		}
 		return true
@@ -163,6 +185,9 @@ func (x *exec) apply(parent *world, m move) bool {
 	case tSlew:
 		w.budget.slews--
 		x.slew(algorithms.NodeID(m.arg), m.rate)
+	case tPause:
+		w.budget.pauses--
+		x.pause(algorithms.NodeID(m.arg), m.dur)
 	}
 	x.settle()
 	return true
@@ -196,6 +221,8 @@ func (c *config) describe(w *world, m move) string {
 	case tSlew:
 		ck := slewed(w.clk[m.arg], w.now, m.rate)
 		return fmt.Sprintf("clock n%d offset=%s rate=%s", m.arg, time.Duration(ck.Offset), strconv.FormatFloat(float64(ck.RatePPB)/1e9, 'g', -1, 64))
+	case tPause:
+		return fmt.Sprintf("%-24s # resumes at t=%s", fmt.Sprintf("pause n%d %s", m.arg, time.Duration(m.dur)), time.Duration(w.now+m.dur))
 	}
 	return "?"
 }

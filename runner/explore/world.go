@@ -25,6 +25,10 @@ type timer struct {
 	key  algorithms.TimerKey
 	node algorithms.NodeID
 	disk bool // the completion of node's sync, not a node timer
+	// resume: the end of node's process pause (a pause's resume is due at
+	// an instant fixed when it starts, ordered among the timers by the
+	// pause's arming order, as the simulator schedules it).
+	resume bool
 }
 
 // pmsg is a message in flight. id is the scenario's pending number (send
@@ -46,7 +50,18 @@ type hold struct {
 
 // budgets are the faults and client inputs a path may still use.
 type budgets struct {
-	inputs, crashes, drops, dups, slews int16
+	inputs, crashes, drops, dups, slews, pauses int16
+}
+
+// pausing is a node whose process is paused (pause.go): it resumes at its
+// resume timer; held are the resources it held when it paused (bit per
+// resource: it believes it holds them until it resumes, whatever its
+// clock says meanwhile); kept are its events that came due while paused,
+// in the order they came due, run when it resumes.
+type pausing struct {
+	node algorithms.NodeID
+	held uint16
+	kept []qev // never appended to in place: worlds share it
 }
 
 // world is one state of the search: everything the scenario interpreter
@@ -67,6 +82,7 @@ type world struct {
 	timers  []timer // sorted by (t, seq)
 	pending []pmsg  // in send order
 	holds   []hold  // sorted by (res, owner)
+	paused  []pausing
 	budget  budgets
 	seq     uint64
 	pendSeq int32
@@ -86,6 +102,7 @@ func (w *world) copyFrom(p *world) {
 	w.timers = append(w.timers[:0], p.timers...)
 	w.pending = append(w.pending[:0], p.pending...)
 	w.holds = append(w.holds[:0], p.holds...)
+	w.paused = append(w.paused[:0], p.paused...)
 	w.nh = w.nh[:0]
 }
 
@@ -112,11 +129,14 @@ type qev struct {
 	in   algorithms.InputKind
 	res  algorithms.ResourceID
 	msg  algorithms.Message
+	key  algorithms.TimerKey // qFire
 }
 
 const (
 	qDeliver uint8 = iota + 1
 	qInput
+	qFire // a timer kept while its node was paused
+	qDisk // an fsync completion kept while its node was paused
 )
 
 // exec carries out transitions on a world. Each worker has its own.
@@ -218,6 +238,7 @@ func (x *exec) Event(h *host.Host, _ algorithms.Local, ev *algorithms.Event) {
 func (x *exec) Arm(h *host.Host, i int32, local algorithms.Local) {
 	e := h.Timers.At(i)
 	x.w.dropTimer(h.ID, e.Key())
+	x.dropKeptFire(h.ID, e.Key())
 	at := x.w.now
 	if e.At > local {
 		at = x.clock(h.ID).TrueAt(e.At)
@@ -227,7 +248,10 @@ func (x *exec) Arm(h *host.Host, i int32, local algorithms.Local) {
 }
 
 // Disarm: the node cancelled timer t (host.Env).
-func (x *exec) Disarm(h *host.Host, _ int32, t host.Timer) { x.w.dropTimer(h.ID, t.Key()) }
+func (x *exec) Disarm(h *host.Host, _ int32, t host.Timer) {
+	x.w.dropTimer(h.ID, t.Key())
+	x.dropKeptFire(h.ID, t.Key())
+}
 
 // Persist: nothing to meter (host.Env).
 func (x *exec) Persist(*host.Host, *algorithms.Output) {}
@@ -242,7 +266,7 @@ func (x *exec) Sync(h *host.Host) {
 // dropTimer removes node n's timer key from the firing order, if there.
 func (w *world) dropTimer(n algorithms.NodeID, key algorithms.TimerKey) {
 	for i := range w.timers {
-		if t := &w.timers[i]; t.node == n && t.key == key && !t.disk {
+		if t := &w.timers[i]; t.node == n && t.key == key && !t.disk && !t.resume {
 			w.timers = append(w.timers[:i], w.timers[i+1:]...)
 			return
 		}
@@ -282,6 +306,10 @@ func (x *exec) deliver(m *algorithms.Message) {
 	if !x.w.up(m.To) {
 		return // the receiver is down: the message is lost
 	}
+	if x.w.pausedAt(m.To) >= 0 {
+		x.keep(qev{kind: qDeliver, node: m.To, msg: *m})
+		return
+	}
 	x.step(m.To, algorithms.Input{Kind: algorithms.Recv, Msg: *m})
 }
 
@@ -289,6 +317,10 @@ func (x *exec) deliver(m *algorithms.Message) {
 // leave and the next sync starts (host.Host.Synced).
 func (x *exec) diskDone(n algorithms.NodeID) {
 	if !x.w.up(n) || !x.w.hosts[n].Disk.Busy() {
+		return
+	}
+	if x.w.pausedAt(n) >= 0 {
+		x.keep(qev{kind: qDisk, node: n})
 		return
 	}
 	x.own(n).Synced(x)
@@ -347,15 +379,42 @@ func (x *exec) advanceHolds(t int64) {
 	w.holds = w.holds[:k]
 }
 
-// overlaps counts the pairs of different owners holding one resource.
-func overlaps(hs []hold) int {
+// overlaps counts the pairs of different owners holding one resource
+// among the nodes that are running: a paused node's holds are set aside
+// until it resumes, as the checker does (runner/checker: violations are
+// two holders among running nodes; what a pause does is the
+// double-belief meter's, doubleBelief).
+func (w *world) overlaps() int {
+	hs := w.holds
 	n := 0
 	for i := range hs {
+		if w.pausedAt(hs[i].owner) >= 0 {
+			continue
+		}
 		for j := i + 1; j < len(hs) && hs[j].res == hs[i].res; j++ {
-			n++ // sorted by (res, owner): owners differ
+			if w.pausedAt(hs[j].owner) < 0 {
+				n++ // sorted by (res, owner): owners differ
+			}
 		}
 	}
 	return n
+}
+
+// firstOverlap returns the first two holds of different running owners
+// on one resource (ok false: none).
+func (w *world) firstOverlap() (a, b hold, ok bool) {
+	hs := w.holds
+	for i := range hs {
+		if w.pausedAt(hs[i].owner) >= 0 {
+			continue
+		}
+		for j := i + 1; j < len(hs) && hs[j].res == hs[i].res; j++ {
+			if w.pausedAt(hs[j].owner) < 0 {
+				return hs[i], hs[j], true
+			}
+		}
+	}
+	return hold{}, hold{}, false
 }
 
 // --- time ---
@@ -376,9 +435,18 @@ func (x *exec) settle() {
 			case qDeliver:
 				x.deliver(&e.msg)
 			case qInput:
-				if w.up(e.node) {
-					x.step(e.node, algorithms.Input{Kind: e.in, Resource: e.res})
+				if !w.up(e.node) {
+					break
 				}
+				if w.pausedAt(e.node) >= 0 {
+					x.keep(e)
+					break
+				}
+				x.step(e.node, algorithms.Input{Kind: e.in, Resource: e.res})
+			case qFire:
+				x.fireKept(e.node, e.key)
+			case qDisk:
+				x.diskDone(e.node)
 			}
 			continue
 		}
@@ -387,8 +455,16 @@ func (x *exec) settle() {
 		}
 		tm := w.timers[0]
 		w.timers = append(w.timers[:0], w.timers[1:]...)
+		if tm.resume {
+			x.resume(tm.node)
+			continue
+		}
 		if tm.disk {
 			x.diskDone(tm.node)
+			continue
+		}
+		if w.pausedAt(tm.node) >= 0 {
+			x.keep(qev{kind: qFire, node: tm.node, key: tm.key})
 			continue
 		}
 		h := x.own(tm.node)
@@ -436,6 +512,10 @@ func (x *exec) start(n algorithms.NodeID, again bool) {
 func (x *exec) crash(n algorithms.NodeID) {
 	w := x.w
 	x.own(n).Crash()
+	if i := w.pausedAt(n); i >= 0 {
+		// A crash ends a pause: what the node kept is lost with it.
+		w.paused = append(w.paused[:i:i], w.paused[i+1:]...)
+	}
 	k := 0
 	for _, t := range w.timers {
 		if t.node != n {
@@ -508,7 +588,7 @@ func (w *world) rearmed(n algorithms.NodeID, c faults.Clock, ts []int64) ([]int6
 	ts = ts[:0]
 	for i := range w.timers {
 		tm := &w.timers[i]
-		if tm.node != n || tm.disk {
+		if tm.node != n || tm.disk || tm.resume {
 			continue
 		}
 		at := w.now
@@ -557,7 +637,7 @@ func (x *exec) setClock(n algorithms.NodeID, c faults.Clock) {
 	var mine []timer
 	k = 0
 	for _, tm := range w.timers {
-		if tm.node == n && !tm.disk {
+		if tm.node == n && !tm.disk && !tm.resume {
 			mine = append(mine, tm)
 			continue
 		}

@@ -30,9 +30,14 @@ type checkpointMeta struct {
 	Transitions int64    `json:"transitions"`
 	Constrained int64    `json:"constrained"`
 	Bad         []badRef `json:"bad"`
-	WallNS      int64    `json:"wall_ns"`
-	CPUNS       int64    `json:"cpu_ns"`
-	Saved       int      `json:"saved"` // how many times saved (names the visited file)
+	// Belief: double-belief states so far (pauses); BeliefAt the first,
+	// in level BeliefLv+1.
+	Belief   int64   `json:"belief,omitempty"`
+	BeliefAt *badRef `json:"belief_at,omitempty"`
+	BeliefLv int     `json:"belief_level,omitempty"`
+	WallNS   int64   `json:"wall_ns"`
+	CPUNS    int64   `json:"cpu_ns"`
+	Saved    int     `json:"saved"` // how many times saved (names the visited file)
 }
 
 const checkpointVersion = 1
@@ -111,6 +116,7 @@ func (r *bfsRun) resume() (bool, error) {
 	}
 	r.lv, r.depth, r.nextChunk, r.bad = lv, m.Depth, m.NextChunk, m.Bad
 	r.saved = m.Saved
+	r.belief, r.beliefAt, r.beliefLv = m.Belief, m.BeliefAt, m.BeliefLv
 	r.st.states, r.st.transitions, r.st.constrained, r.st.depth = m.States, m.Transitions, m.Constrained, m.Depth
 	r.st.prevWall, r.st.prevCPU = time.Duration(m.WallNS), time.Duration(m.CPUNS)
 	r.mem.tune()
@@ -123,6 +129,7 @@ func (r *bfsRun) save(stopped string) error {
 	m := checkpointMeta{Version: checkpointVersion, Key: r.c.spaceKey(), Stopped: stopped,
 		Depth: r.depth, NextChunk: r.nextChunk, Sizes: r.lv.sizes,
 		States: r.st.states, Transitions: r.st.transitions, Constrained: r.st.constrained, Bad: r.bad,
+		Belief: r.belief, BeliefAt: r.beliefAt, BeliefLv: r.beliefLv,
 		WallNS: int64(time.Since(r.st.start) + r.st.prevWall), CPUNS: int64(cpuTime() - r.st.cpu0 + r.st.prevCPU),
 		Saved: r.saved + 1}
 	old, _ := filepath.Glob(filepath.Join(r.dir, "visited-*.bin"))

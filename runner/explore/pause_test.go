@@ -69,3 +69,45 @@ func TestFaultBudgetsFromTable(t *testing.T) {
 		t.Errorf("explorer budget %q belongs to no fault kind", b)
 	}
 }
+
+// TestPauseStrategiesAgree: with pauses, a search resumed from a
+// checkpoint and one with another number of workers count the same
+// states and double-belief states and rebuild the same witness as one in
+// go; depth first exhausts the same space, with a witness that replays.
+func TestPauseStrategiesAgree(t *testing.T) {
+	c := DefaultConfig()
+	c.Acceptors, c.Proposers, c.Inputs, c.Crashes, c.MaxPending = 1, 2, 2, 0, 0
+	c.Pauses, c.Workers = 1, 2
+	whole, err := Explore(c)
+	if err != nil || whole.DoubleBelief == 0 {
+		t.Fatalf("%v %+v", err, whole)
+	}
+	part := c
+	part.Workers = 1
+	part.Checkpoint = t.TempDir()
+	part.MaxStates = whole.States / 2
+	if res, err := Explore(part); err != nil || res.Stopped != StopMaxStates {
+		t.Fatalf("%v %+v", err, res)
+	}
+	part.MaxStates = 0
+	res, err := Explore(part)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.States != whole.States || res.DoubleBelief != whole.DoubleBelief || res.BeliefScenario != whole.BeliefScenario {
+		t.Fatalf("resumed with 1 worker: %d states, %d double belief; in one go with 2: %d, %d (or the witnesses differ)",
+			res.States, res.DoubleBelief, whole.States, whole.DoubleBelief)
+	}
+	c.Strategy = "dfs"
+	d, err := Explore(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.States != whole.States || d.DoubleBelief != whole.DoubleBelief || !d.Exhausted {
+		t.Fatalf("dfs: %d states, %d double belief; bfs: %d, %d", d.States, d.DoubleBelief, whole.States, whole.DoubleBelief)
+	}
+	var out strings.Builder
+	if rr, err := sim.Replay(strings.NewReader(d.BeliefScenario), &out); err != nil || len(rr.Failed) > 0 || rr.DoubleBeliefMS <= 0 {
+		t.Fatalf("dfs witness: %v %+v\n%s", err, rr, d.BeliefScenario)
+	}
+}

@@ -19,12 +19,13 @@ import (
 	"leaselab/runner/faults"
 )
 
-// budgetHelp says more of some fault budgets than the fault-kind table's
-// summary.
+// budgetHelp is the help of the explorer's fault budgets (a budget the
+// fault-kind table adds without one here gets the kind's summary).
 var budgetHelp = map[string]string{
-	"crashes": " (a crashed node may restart at any later point)",
-	"drops":   " (0 by default: a message never delivered is already a lost one, so drops add states, never a violation)",
-	"pauses":  " (a running node's process pauses until just before or just after any timer deadline pending then; it does nothing meanwhile, its clock runs on; violations are two holders among running nodes, double_belief_states counts states where a paused one still believes)",
+	"crashes": "crashes along one path (a crashed node may restart at any later point)",
+	"drops":   "messages lost along one path (0 by default: a message never delivered is already a lost one, so drops add states, never a violation)",
+	"dups":    "messages duplicated along one path",
+	"pauses":  "process pauses along one path (a running node's process pauses until just before or just after any timer deadline pending then; it does nothing meanwhile, its clock runs on; violations are two holders among running nodes, double_belief_states counts states where a paused one still believes)",
 }
 
 func init() {
@@ -39,8 +40,8 @@ any delay: a message may stay in flight for ever), losing one (--drops),
 duplicating one (--dups), a client input at any proposer that is up
 (--inputs: acquire, extend, release), crashing a node (--crashes) and
 restarting it, pausing a node's process (--pauses), changing a clock's
-rate (--slews), and letting true time
-pass to the next timer deadline (or by --time-step short of it). A client
+rate (--slews), and letting true time pass to the next timer deadline
+(or by --time-step short of it). A client
 input the node ignores is skipped; without a pending bound
 (--max-pending 0) so is a delivery the node ignores. The lease-invariant
 checker judges every state in true time. States are deduplicated by a
@@ -96,7 +97,11 @@ func setupExplore(fs *pflag.FlagSet) action {
 		if k.Budget == "" {
 			continue
 		}
-		fs.IntVar(budgets[k.Budget], k.Budget, *budgets[k.Budget], k.Summary+" along one path"+budgetHelp[k.Budget])
+		help := budgetHelp[k.Budget]
+		if help == "" {
+			help = k.Summary + " along one path"
+		}
+		fs.IntVar(budgets[k.Budget], k.Budget, *budgets[k.Budget], help)
 	}
 	fs.StringVar(&cfg.Clocks, "clocks", cfg.Clocks, "clock models, chosen once per node at the start: exact (all read true time), "+
 		"drift (rate error -F or +F, F = --drift), skew (offset -d_max/2 or +d_max/2), extremes (both)")

@@ -83,6 +83,24 @@ func TestExploreFindsAndReplays(t *testing.T) {
 		!strings.Contains(stdout, `"stopped": "exhausted"`) || !strings.Contains(stdout, `"max_pending": 4`) || !strings.Contains(stdout, `"instants": "deadlines"`) {
 		t.Fatalf("exit %d: %s %s", code, stdout, stderr)
 	}
+	// The same keys with and without a violation (null where none), the
+	// provenance, and what bounded the search.
+	var clean map[string]any
+	if err := json.Unmarshal([]byte(stdout), &clean); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"meta", "params", "bounds", "first_violation", "ablate"} {
+		if _, ok := clean[k]; !ok {
+			t.Errorf("JSON lacks %q: %s", k, stdout)
+		}
+	}
+	if len(clean) != len(r) {
+		t.Errorf("%d keys without a violation, %d with one", len(clean), len(r))
+	}
+	b, _ := clean["bounds"].(map[string]any)
+	if b["inputs"] != 1.0 || b["crashes"] != 1.0 || b["max_states"] != 0.0 || b["max_pending"] != 4.0 || clean["meta"] == nil {
+		t.Errorf("bounds %v, meta %v", b, clean["meta"])
+	}
 }
 
 // explore --help lists the strategies, --from and the fault budgets; a

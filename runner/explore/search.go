@@ -232,16 +232,15 @@ type TimeModel struct {
 
 // Result is what a search found.
 type Result struct {
-	Meta        *runner.Meta `json:"meta,omitempty"` // filled by the command
-	Algo        string       `json:"algo"`
-	Ablate      []string     `json:"ablate"`
-	Acceptors   int          `json:"acceptors"`
-	Proposers   int          `json:"proposers"`
-	Strategy    string       `json:"strategy"`
-	Clocks      string       `json:"clocks"`
-	InitStates  int          `json:"initial_states"`
-	States      int64        `json:"states"`
-	Transitions int64        `json:"transitions"`
+	Algo        string   `json:"algo"`
+	Ablate      []string `json:"ablate"`
+	Acceptors   int      `json:"acceptors"`
+	Proposers   int      `json:"proposers"`
+	Strategy    string   `json:"strategy"`
+	Clocks      string   `json:"clocks"`
+	InitStates  int      `json:"initial_states"`
+	States      int64    `json:"states"`
+	Transitions int64    `json:"transitions"`
 	// MaxDepth is the deepest level searched (transitions from an initial
 	// state); for random walks, the longest walk.
 	MaxDepth int `json:"max_depth"`

@@ -73,7 +73,11 @@ func shardRows(res campaign.CheckResult) [][]string {
 				hosts[p.Meta.Hostname] = true
 			}
 		}
-		rows = append(rows, []string{"merged", fmt.Sprintf("%d parts from %d hosts; wall time below is their sum", len(res.Shards), len(hosts))})
+		from := "1 host"
+		if len(hosts) != 1 {
+			from = fmt.Sprintf("%d hosts", len(hosts))
+		}
+		rows = append(rows, []string{"merged", fmt.Sprintf("%d parts from %s; wall time below is their sum", len(res.Shards), from)})
 	}
 	if len(res.Counterexamples) > 1 {
 		var cx []string

@@ -69,6 +69,7 @@ func init() {
 		Ablations: ablations,
 		// A grant makes the acceptor deny every request, its owner's too.
 		GrantBlocks: true,
+		Fencing:     naiveFencing,
 		Validate:    Validate,
 		Build: func(c algorithms.Config) (algorithms.Node, error) {
 			return New(c, Options{}), nil
@@ -81,12 +82,21 @@ func init() {
 		// The same acceptors as naive: a grant denies every request until
 		// it lapses or its owner gives it back.
 		GrantBlocks: true,
+		Fencing:     naiveFencing,
 		Validate:    Validate,
 		Build: func(c algorithms.Config) (algorithms.Node, error) {
 			return New(c, Options{Undo: true}), nil
 		},
 	})
 }
+
+// naiveFencing is what the naive vote's fencing token is. Its acceptors
+// grant whoever asks first and never compare ballots, so the ballot (each
+// proposer's own counter) is no token.
+const naiveFencing = "the end of the lease on the holder's clock (algorithms.TimeToken; the ballots are each proposer's own counter, which acceptors never compare): " +
+	"a later holder's round was granted by an acceptor the earlier holder's majority shares, after that grant lapsed or was released, and a round " +
+	"counts only if its majority answers within the response timeout, so it began later and its lease ends later. Breaks when clocks disagree by " +
+	"more than that gap, or a grant reaches its proposer later than the previous lease lasted"
 
 // Options select the variant.
 type Options struct {
@@ -122,10 +132,24 @@ func Validate(p algorithms.Params, c algorithms.Cluster) error {
 // Node is one naive node: an acceptor if its id is below
 // Cluster.Acceptors, a proposer if below Cluster.Proposers, possibly both.
 type Node struct {
+	*rules // fixed for the node's life, shared by its clones
+	rnd    *rand.Rand
+
+	quarantined bool
+	deferred    []algorithms.ResourceID // acquisitions asked for during the silence, in order
+
+	counter uint32 // run counter of this node's round ballots (all resources)
+	tab     table  // grants and proposals by resource
+}
+
+// rules is a node's configuration: set once by New, never written after,
+// so Clone shares it and AppendState leaves it out (the explorer compares
+// nodes of one configuration only) except for the id and the restart
+// counter, which name the node's life.
+type rules struct {
 	id       algorithms.NodeID
 	cluster  algorithms.Cluster
 	params   algorithms.Params
-	rnd      *rand.Rand
 	restarts uint16
 	undo     bool
 
@@ -133,12 +157,6 @@ type Node struct {
 	restartWait, distinct, exactRelease bool
 	lifeIdentity                        bool          // owners are proposers (node, restart), not nodes
 	hold                                time.Duration // HoldSpan
-
-	quarantined bool
-	deferred    []algorithms.ResourceID // acquisitions asked for during the silence, in order
-
-	counter uint32 // run counter of this node's round ballots (all resources)
-	tab     table  // grants and proposals by resource
 }
 
 // grant is an acceptor's state for one resource; absent (slot.hasGrant
@@ -183,11 +201,10 @@ type proposal struct {
 // registry has validated (algorithms.Algorithm.New): build nodes through
 // the registry unless c is known to be good.
 func New(c algorithms.Config, opt Options) *Node {
-	return &Node{
+	return &Node{rnd: c.Rand, rules: &rules{
 		id:           c.ID,
 		cluster:      c.Cluster,
 		params:       c.Params,
-		rnd:          c.Rand,
 		restarts:     c.Restarts,
 		undo:         opt.Undo,
 		restartWait:  !c.Ablations.Has(AblRestartWait),
@@ -195,7 +212,7 @@ func New(c algorithms.Config, opt Options) *Node {
 		exactRelease: !c.Ablations.Has(AblOwnerOnlyRelease),
 		lifeIdentity: !c.Ablations.Has(AblCrossLife),
 		hold:         HoldSpan(c.Params, !c.Ablations.Has(AblDriftMargin)),
-	}
+	}}
 }
 
 // Step implements algorithms.Node.
@@ -596,5 +613,6 @@ func (n *Node) onAnswer(now algorithms.Local, m algorithms.Message, out *algorit
 	p.failed = 0
 	out.CancelTimer(algorithms.TimerKey{Resource: m.Resource, Kind: timerProposer})
 	out.SetTimer(algorithms.TimerKey{Resource: m.Resource, Kind: timerHold}, until)
-	out.Emit(algorithms.Event{Kind: algorithms.Acquired, Resource: m.Resource, Owner: n.id, Ballot: p.ballot, Until: until})
+	out.Emit(algorithms.Event{Kind: algorithms.Acquired, Resource: m.Resource, Owner: n.id, Ballot: p.ballot, Until: until,
+		Token: algorithms.TimeToken(until)})
 }

@@ -221,6 +221,26 @@ func TestShardedCheckMerge(t *testing.T) {
 	}
 }
 
+// Paused holders that write late: the merge has the unsharded writes,
+// stale writes, their seeds and double_belief_ms (a sum of fractions of a
+// millisecond, equal to the last digit).
+func TestShardedCheckMergeWrites(t *testing.T) {
+	args := []string{"--algo", "paxoslease", "--faults", "pause,crash", "--writes", "200ms", "--seeds", "40"}
+	code, whole, stderr := leaselab(append(append([]string{"check"}, args...), "--format", "json", "--quiet")...)
+	if code != 0 {
+		t.Fatalf("unsharded check: exit %d: %s", code, stderr)
+	}
+	var w campaign.CheckResult
+	if err := json.Unmarshal([]byte(whole), &w); err != nil {
+		t.Fatal(err)
+	}
+	if w.StaleWrites == 0 || len(w.StaleWriteSeeds) < 3 || w.DoubleBeliefMS == float64(int64(w.DoubleBeliefMS)) {
+		t.Fatalf("%d stale writes in seeds %v, %v ms of double belief: the test needs them in every part, the sum not whole",
+			w.StaleWrites, w.StaleWriteSeeds, w.DoubleBeliefMS)
+	}
+	checkMerged(t, runParts(t, t.TempDir(), 3, nil, args...), []byte(whole))
+}
+
 // A campaign that violates: the merge has the unsharded violating seeds,
 // first violations and violating specs, exits 1, and keeps every part's
 // shrunk counterexample, the earliest violation first; with

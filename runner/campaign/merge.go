@@ -10,8 +10,9 @@ import (
 // each a CheckResult of its seed range, in index order: parts[i] is part
 // i) into the result the whole campaign gives in one process: the same
 // seeds, leases, violations, violating seeds, first violations and
-// violating specs (the first 20 in seed order), swarm counts and exercised
-// counters. The parts cover contiguous seed ranges in index order, so
+// violating specs (the first 20 in seed order), swarm counts, exercised
+// counters and the protected store's meters (double_belief_ms too, to the
+// bit: it is summed in whole nanoseconds, see addDoubleBelief). The parts cover contiguous seed ranges in index order, so
 // concatenating them in that order is the seed order Check sums in.
 //
 // With cs.StopAtFirst, each part stopped at its own first violating seed;
@@ -55,6 +56,12 @@ func MergeCheck(cs CheckSpec, parts []CheckResult) (CheckResult, error) {
 		cr.LeasesAcquired += p.LeasesAcquired
 		cr.Violations += p.Violations
 		cr.ViolatingSeeds = append(cr.ViolatingSeeds, p.ViolatingSeeds...)
+		cr.Writes += p.Writes
+		cr.StaleWrites += p.StaleWrites
+		cr.FencedRejects += p.FencedRejects
+		cr.LiveRejects += p.LiveRejects
+		cr.addDoubleBelief(p.DoubleBeliefMS)
+		cr.StaleWriteSeeds = append(cr.StaleWriteSeeds, p.StaleWriteSeeds...)
 		for k := range p.First {
 			if len(cr.First) < maxFirst {
 				cr.First = append(cr.First, p.First[k])
@@ -120,13 +127,27 @@ func (cr *CheckResult) mergeSwarm(ks []KindSeeds) error {
 }
 
 // merge adds o's counters to e. Every field of Exercised is a count summed
-// over seeds, so it adds them all by reflection: a counter added to the
-// struct is merged without a line here (the test checks every field is an
-// integer and is summed).
+// over seeds (Counts by name), so it adds them all by reflection: a
+// counter added to the struct is merged without a line here (the test
+// checks every field is an integer or a map of them, and is summed).
 func (e *Exercised) merge(o Exercised) {
 	ev, ov := reflect.ValueOf(e).Elem(), reflect.ValueOf(o)
 	for i := range ev.NumField() {
-		f := ev.Field(i)
-		f.SetInt(f.Int() + ov.Field(i).Int())
+		f, g := ev.Field(i), ov.Field(i)
+		if f.Kind() != reflect.Map {
+			f.SetInt(f.Int() + g.Int())
+			continue
+		}
+		if f.IsNil() {
+			f.Set(reflect.MakeMap(f.Type()))
+		}
+		for it := g.MapRange(); it.Next(); {
+			sum := reflect.New(f.Type().Elem()).Elem()
+			if v := f.MapIndex(it.Key()); v.IsValid() {
+				sum.SetInt(v.Int())
+			}
+			sum.SetInt(sum.Int() + it.Value().Int())
+			f.SetMapIndex(it.Key(), sum)
+		}
 	}
 }

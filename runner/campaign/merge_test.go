@@ -3,6 +3,7 @@ package campaign
 import (
 	"reflect"
 	"testing"
+	"time"
 
 	"leaselab/runner"
 	"leaselab/runner/shard"
@@ -41,6 +42,14 @@ func TestMergeCheckEqualsWhole(t *testing.T) {
 			return cs
 		}},
 		{"clean", func() CheckSpec { return toyCampaign("test-lock") }},
+		{"pauses and writes", func() CheckSpec {
+			// Paused holders write late: stale writes and double belief
+			// to sum (double_belief_ms to the bit).
+			base := runner.DefaultSpec()
+			base.Algo = "paxoslease"
+			base.Writes = 200 * time.Millisecond
+			return CheckSpec{Base: base, Faults: []string{"pause", "crash"}, Seeds: 24, FirstSeed: 1, Vary: Vary{Workload: true, Downtime: true}}
+		}},
 		{"stop-at-first", func() CheckSpec {
 			// Seeds 7 and 8 are clean, 9 violates.
 			cs := restartCampaign("restart-wait")
@@ -57,9 +66,12 @@ func TestMergeCheckEqualsWhole(t *testing.T) {
 			switch {
 			case tc.name == "clean" && whole.Violations != 0:
 				t.Fatalf("the correct toy violates: %v", whole.ViolatingSeeds)
+			case tc.name == "pauses and writes" && (whole.StaleWrites == 0 || len(whole.StaleWriteSeeds) < 2 || whole.DoubleBeliefMS == 0):
+				t.Fatalf("%d stale writes in seeds %v, %v ms of double belief: the test needs them in more than one part",
+					whole.StaleWrites, whole.StaleWriteSeeds, whole.DoubleBeliefMS)
 			case tc.name == "stop-at-first" && whole.Seeds != 3:
 				t.Fatalf("stopped after %d seeds, want 3: the test needs the first violation in a later part", whole.Seeds)
-			case tc.name != "clean" && !cs.StopAtFirst && len(whole.ViolatingSeeds) <= maxFirst:
+			case (tc.name == "all" || tc.name == "swarm") && len(whole.ViolatingSeeds) <= maxFirst:
 				t.Fatalf("%d violating seeds: the test needs more than %d", len(whole.ViolatingSeeds), maxFirst)
 			}
 			whole.WallMS = 0
@@ -77,24 +89,42 @@ func TestMergeCheckEqualsWhole(t *testing.T) {
 	}
 }
 
-// Every counter of Exercised is summed by a merge; a field that is not an
-// integer count fails here (merge would have to be told how to combine
-// it).
+// Every counter of Exercised is summed by a merge, the named Counts key
+// by key (a key only one side has included); a field that is neither an
+// integer count nor a map of them fails here (merge would have to be told
+// how to combine it).
 func TestExercisedMergeSumsEveryField(t *testing.T) {
 	var a, b Exercised
 	av, bv := reflect.ValueOf(&a).Elem(), reflect.ValueOf(&b).Elem()
 	for i := range av.NumField() {
-		if !av.Field(i).CanInt() {
-			t.Fatalf("Exercised.%s is %s, not an integer count", av.Type().Field(i).Name, av.Field(i).Kind())
+		f := av.Field(i)
+		switch {
+		case f.CanInt():
+			f.SetInt(int64(i + 1))
+			bv.Field(i).SetInt(int64(100 * (i + 1)))
+		case f.Kind() == reflect.Map && f.Type().Key().Kind() == reflect.String && f.Type().Elem().Kind() == reflect.Int64:
+			f.Set(reflect.ValueOf(map[string]int64{"both": int64(i + 1), "a": 7}))
+			bv.Field(i).Set(reflect.ValueOf(map[string]int64{"both": int64(100 * (i + 1)), "b": 9}))
+		default:
+			t.Fatalf("Exercised.%s is %s, not an integer count or a map of them", av.Type().Field(i).Name, f.Type())
 		}
-		av.Field(i).SetInt(int64(i + 1))
-		bv.Field(i).SetInt(int64(100 * (i + 1)))
 	}
 	a.merge(b)
 	for i := range av.NumField() {
-		if got := av.Field(i).Int(); got != int64(101*(i+1)) {
+		f := av.Field(i)
+		if f.Kind() == reflect.Map {
+			want := map[string]int64{"both": int64(101 * (i + 1)), "a": 7, "b": 9}
+			if got := f.Interface(); !reflect.DeepEqual(got, want) {
+				t.Errorf("Exercised.%s merged to %v, want %v", av.Type().Field(i).Name, got, want)
+			}
+		} else if got := f.Int(); got != int64(101*(i+1)) {
 			t.Errorf("Exercised.%s merged to %d, want %d", av.Type().Field(i).Name, got, 101*(i+1))
 		}
+	}
+	var empty Exercised
+	empty.merge(b)
+	if !reflect.DeepEqual(empty, b) {
+		t.Errorf("merged into an empty Exercised: %+v, want %+v", empty, b)
 	}
 }
 

@@ -26,8 +26,8 @@ func init() {
 --shard i/n --format json, for i = 0..n-1, in any order) and prints the
 result the whole run gives in one process: for check, the same seeds,
 leases acquired, violations, violating seeds, first violations and
-violating specs, swarm counts and exercised counters (runner/campaign
-MergeCheck).
+violating specs, swarm counts, exercised counters and the protected
+store's meters (runner/campaign MergeCheck).
 
 The merged JSON is the same, byte for byte, whatever the order of the
 files, but for its meta (the merge's own provenance). Compared with the

@@ -18,8 +18,8 @@ local changes; taken from the build's VCS stamp, or, for builds without
 one such as 'go run' or GOFLAGS=-buildvcs=false, from the link-time
 setting -ldflags "-X leaselab/runner.linkRevision=REV" or else from git in
 the leaselab checkout the command runs in; "unknown" otherwise),
-revision_from (build, ldflags or git), go_version, goos, goarch, num_cpu, hostname and started_at (when
-the command started, UTC).`,
+revision_from (build, ldflags or git), go_version, goos, goarch,
+num_cpu, hostname and started_at (when the command started, UTC).`,
 		setup: func(fs *pflag.FlagSet) action {
 			format := addFormatFlag(fs, "table", "json")
 			return func(c *ctx, args []string) error {

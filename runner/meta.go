@@ -29,8 +29,8 @@ type Meta struct {
 	// time, linkRevision: a container build without the .git directory)
 	// or "git" (asked of the leaselab checkout the command ran in, for
 	// builds without VCS stamping: go run, go test,
-	// GOFLAGS=-buildvcs=false).
-	RevisionFrom string `json:"revision_from,omitempty"`
+	// GOFLAGS=-buildvcs=false); "" when Revision is "unknown".
+	RevisionFrom string `json:"revision_from"`
 	GoVersion    string `json:"go_version"`
 	GOOS         string `json:"goos"`
 	GOARCH       string `json:"goarch"`

@@ -142,9 +142,12 @@ func runPartsConcurrently(t *testing.T, n int, run func(i int) (int, string)) {
 	}
 }
 
-// mergedKeys is a merged result without what differs between two runs of
-// one campaign: meta, wall times, the parts' metas and the counterexamples'
-// paths.
+// runDependent are the keys of a check result that differ between two
+// runs of one campaign: meta, wall times, the parts' metas and the
+// counterexamples (their paths; the unsharded run shrinks none).
+var runDependent = []string{"meta", "wall_ms", "shards", "counterexample", "counterexamples"}
+
+// mergedKeys is a merged result without its runDependent keys.
 func mergedKeys(t *testing.T, path string) []member {
 	t.Helper()
 	b, err := os.ReadFile(path)
@@ -152,7 +155,7 @@ func mergedKeys(t *testing.T, path string) []member {
 		t.Fatal(err)
 	}
 	ms, _ := members(t, b)
-	return without(ms, "meta", "wall_ms", "shards", "counterexample", "counterexamples")
+	return without(ms, runDependent...)
 }
 
 // The Kubernetes manifest: an Indexed Job whose completions, parallelism
@@ -204,7 +207,7 @@ func TestDeployKubernetes(t *testing.T) {
 	}
 	_, whole, _ := leaselab(append(append([]string{"check"}, strings.Fields(deployCheckArgs)...), "--format", "json", "--quiet")...)
 	w, _ := members(t, []byte(whole))
-	if d := sameMembers(mergedKeys(t, filepath.Join(dir, "merged.json")), without(w, "meta", "wall_ms")); d != "" {
+	if d := sameMembers(mergedKeys(t, filepath.Join(dir, "merged.json")), without(w, runDependent...)); d != "" {
 		t.Errorf("merged.json and the unsharded campaign differ: %s", d)
 	}
 	for i := range n {
@@ -245,7 +248,7 @@ func TestDeploySlurm(t *testing.T) {
 	}
 	_, whole, _ := leaselab(append(append([]string{"check"}, strings.Fields(deployCheckArgs)...), "--format", "json", "--quiet")...)
 	w, _ := members(t, []byte(whole))
-	if d := sameMembers(mergedKeys(t, filepath.Join(results, "slurm", "merged.json")), without(w, "meta", "wall_ms")); d != "" {
+	if d := sameMembers(mergedKeys(t, filepath.Join(results, "slurm", "merged.json")), without(w, runDependent...)); d != "" {
 		t.Errorf("merged.json and the unsharded campaign differ: %s", d)
 	}
 	bad := append(env[:len(env)-1:len(env)-1], fmt.Sprintf("SLURM_ARRAY_TASK_COUNT=%d", n+1), "SLURM_ARRAY_TASK_ID=0")

@@ -241,6 +241,63 @@ func TestShardedCheckMergeWrites(t *testing.T) {
 	checkMerged(t, runParts(t, t.TempDir(), 3, nil, args...), []byte(whole))
 }
 
+// A sweep split by cells (4 cells in 3 parts: 1, 1 and 2) and merged
+// gives the unsharded sweep in every key but meta, wall_ms and shards,
+// the same JSON in any order of the parts; the cells' trace hashes show
+// each run is the one the whole sweep made.
+func TestShardedSweepMerge(t *testing.T) {
+	args := []string{"sweep", "--algo", "naive,paxoslease", "--proposers", "2,3", "--seeds", "2", "--duration", "5s", "--format", "json", "--quiet"}
+	code, whole, stderr := leaselab(args...)
+	if code != 0 {
+		t.Fatalf("unsharded sweep: exit %d: %s", code, stderr)
+	}
+	dir := t.TempDir()
+	var files []string
+	for i := range 3 {
+		code, out, stderr := leaselab(append(slices.Clone(args), "--shard", fmt.Sprintf("%d/3", i))...)
+		if code != 0 {
+			t.Fatalf("part %d: exit %d: %s", i, code, stderr)
+		}
+		f := filepath.Join(dir, fmt.Sprintf("part-%d.json", i))
+		if err := os.WriteFile(f, []byte(out), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, f)
+	}
+	code, merged := checkMerged(t, files, []byte(whole))
+	var m struct {
+		Cells []struct {
+			Index       int      `json:"index"`
+			TraceHashes []string `json:"trace_hashes"`
+		} `json:"cells"`
+		Runs int `json:"runs"`
+	}
+	if err := json.Unmarshal(merged, &m); err != nil {
+		t.Fatal(err)
+	}
+	if code != 0 || len(m.Cells) != 4 || m.Runs != 8 || m.Cells[3].Index != 3 || len(m.Cells[3].TraceHashes) != 2 || m.Cells[3].TraceHashes[0] == "" {
+		t.Errorf("merged sweep: exit %d, %+v", code, m)
+	}
+	// A part of a sweep and a part of a check are not one run; a sweep
+	// of 4 cells has no fifth part.
+	_, checkPart, _ := leaselab("check", "--algo", "naive", "--seeds", "3", "--duration", "5s", "--shard", "1/3", "--format", "json", "--quiet")
+	other := filepath.Join(dir, "check-1.json")
+	if err := os.WriteFile(other, []byte(checkPart), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"merge", files[0], other, files[2]}, "is a part of sweep, " + other + " of check"},
+		{append(slices.Clone(args), "--shard", "0/5"), "5 parts of 4 cells"},
+	} {
+		if code, _, stderr := leaselab(tc.args...); code != 2 || !strings.Contains(stderr, tc.want) {
+			t.Errorf("leaselab %s: exit %d, %q; want exit 2 and %q", strings.Join(tc.args, " "), code, stderr, tc.want)
+		}
+	}
+}
+
 // A campaign that violates: the merge has the unsharded violating seeds,
 // first violations and violating specs, exits 1, and keeps every part's
 // shrunk counterexample, the earliest violation first; with
@@ -316,6 +373,7 @@ func TestShardBadInput(t *testing.T) {
 		t.Fatal(err)
 	}
 	otherRev := write("rev.json", strings.Replace(string(part1), `"revision": "`+meta.Meta.Revision+`"`, `"revision": "0000000"`, 1))
+	cut := write("cut.json", strings.Replace(string(part1), `"interrupted": false`, `"interrupted": true`, 1))
 	newKey := write("key.json", strings.Replace(string(part1), `"leases_acquired":`, `"from_the_future": 1, "leases_acquired":`, 1))
 	_, unsharded, _ := leaselab(append(append([]string{"check"}, small...), "--format", "json", "--quiet")...)
 	whole := write("whole.json", unsharded)
@@ -334,6 +392,7 @@ func TestShardBadInput(t *testing.T) {
 		{[]string{"merge", files[0], files[1], files[1], files[2]}, "parts given more than once: 1/3 (" + files[1] + ", " + files[1] + ")"},
 		{[]string{"merge", files[0], other[1], files[2]}, "are parts of different runs: their specs differ at faults[0]: \"loss\" vs \"dup\""},
 		{[]string{"merge", files[0], otherRev, files[2]}, "rev.json by 0000000: merge parts of one build"},
+		{[]string{"merge", files[0], cut, files[2]}, "cut.json: part 1/3 was interrupted after 2 of its 2 seeds: run it again"},
 		{[]string{"merge", files[0], newKey, files[2]}, `key.json: json: unknown field "from_the_future"`},
 		{append(append([]string{"check"}, small...), "--shard", "3/3"), `--shard "3/3": index 3 is not below the count 3`},
 		{append(append([]string{"check"}, small...), "--shard", "auto/3"), "neither JOB_COMPLETION_INDEX"},

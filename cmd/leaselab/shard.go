@@ -1,6 +1,6 @@
 package main
 
-// --shard i/n for the commands that split (check), and the rows a part or
+// --shard i/n for the commands that split (check, sweep), and the rows a part or
 // a merged result adds to check's table. Merging is merge.go; the split
 // itself is runner/shard.
 
@@ -14,6 +14,7 @@ import (
 
 	"leaselab/runner/campaign"
 	"leaselab/runner/shard"
+	"leaselab/runner/sweep"
 )
 
 // addShardFlag declares --shard; what names the items split ("seeds").
@@ -53,6 +54,16 @@ func shardCheck(value string, cs campaign.CheckSpec) (campaign.CheckSpec, *shard
 	part.FirstSeed = cs.FirstSeed + uint64(info.From)
 	part.Seeds = info.To - info.From
 	return part, info, nil
+}
+
+// shardSweep is the Info of the part of a sweep of g over cells cells
+// that --shard asks for (nil without --shard).
+func shardSweep(value string, g sweep.Grid, cells int) (*shard.Info, error) {
+	s, err := parseShard(value, cells, "cells")
+	if err != nil || s == nil {
+		return nil, err
+	}
+	return shard.NewInfo("sweep", *s, cells, g)
 }
 
 // shardRows are the table rows of a part's or a merged result: which

@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+
+	"leaselab/runner"
+	"leaselab/runner/shard"
 )
 
 // MergeCheck sums the parts of a sharded campaign cs (check --shard i/n,
@@ -32,10 +35,18 @@ func MergeCheck(cs CheckSpec, parts []CheckResult) (CheckResult, error) {
 		return CheckResult{}, err
 	}
 	cr := CheckResult{
-		Algo:           cs.Base.Algo,
-		Ablate:         cs.Base.Ablate,
-		Faults:         kinds,
-		ViolatingSeeds: []uint64{},
+		Algo:            cs.Base.Algo,
+		Ablate:          cs.Base.Ablate,
+		Faults:          kinds,
+		FirstSeed:       cs.FirstSeed,
+		Params:          cs.Base,
+		ViolatingSeeds:  []uint64{},
+		StaleWriteSeeds: []uint64{},
+		First:           []runner.Violation{},
+		ViolatingSpecs:  []runner.Spec{},
+		Swarm:           []KindSeeds{},
+		Shards:          []shard.Part{},
+		Counterexamples: []Counterexample{},
 	}
 	for _, p := range parts {
 		cr.WallMS += p.WallMS
@@ -46,6 +57,11 @@ func MergeCheck(cs CheckSpec, parts []CheckResult) (CheckResult, error) {
 				parts = parts[:i+1]
 				break
 			}
+		}
+	}
+	for i, p := range parts {
+		if p.Interrupted {
+			return CheckResult{}, fmt.Errorf("part %d was interrupted after %d seeds: run it again", i, p.Seeds)
 		}
 	}
 	for i, p := range parts {
@@ -108,7 +124,7 @@ func (cr *CheckResult) mergeSwarm(ks []KindSeeds) error {
 	if len(ks) == 0 {
 		return nil
 	}
-	if cr.Swarm == nil {
+	if len(cr.Swarm) == 0 {
 		cr.Swarm = make([]KindSeeds, len(ks))
 		for k := range ks {
 			cr.Swarm[k].Kind = ks[k].Kind

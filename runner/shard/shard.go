@@ -4,7 +4,8 @@
 // tasks, shells on several machines. Each part's result names the part
 // (Info, the "shard" key of its JSON); Order checks that a set of part
 // results is exactly the parts 0..n-1 of one run, by one revision, before
-// the command that owns the result type sums them (campaign.MergeCheck).
+// the command that owns the result type sums them (campaign.MergeCheck,
+// sweep.Merge).
 //
 // Part i of n runs the items [i·T/n, (i+1)·T/n) of the run's T items (Range),
 // contiguous and in order, so a part is itself a smaller run of the same

@@ -1,0 +1,400 @@
+package fairq
+
+import (
+	"time"
+
+	"leaselab/algorithms"
+)
+
+// holds reports whether p holds its lease at local time now.
+func (p *proposal) holds(now algorithms.Local) bool { return p.holding && now < p.holdUntil }
+
+// live reports whether a grant of b may still be counted: b was not
+// released (dead-ballots).
+func (n *Node) live(p *proposal, b algorithms.Ballot) bool {
+	return b != 0 && (b > p.dead || !n.cfg.deadBallots)
+}
+
+func (n *Node) acquire(now algorithms.Local, r algorithms.ResourceID, out *algorithms.Output) {
+	c := n.cfg
+	if !c.cluster.IsProposer(c.id) {
+		// Not a proposer: the request cannot be served; say so rather
+		// than ignore it.
+		out.Emit(algorithms.Event{Kind: algorithms.Failed, Resource: r, Owner: c.id})
+		return
+	}
+	if n.quarantined {
+		for _, d := range n.deferred {
+			if d == r {
+				return
+			}
+		}
+		n.deferred = append(n.deferred, r)
+		return
+	}
+	p := n.props[r]
+	if p != nil && (p.holds(now) || p.phase != idle) {
+		return // already holds or already trying: one acquisition at a time
+	}
+	if p != nil {
+		// A hold that ended on our clock, its timer not yet fired.
+		n.endHold(r, p, out)
+	}
+	p = &proposal{}
+	n.props[r] = p
+	n.request(now, r, p, false, out)
+}
+
+// extend starts an extension: a request of the holder, which the
+// acceptors that keep its record renew.
+func (n *Node) extend(now algorithms.Local, r algorithms.ResourceID, out *algorithms.Output) {
+	if n.quarantined {
+		return // a restarted node holds nothing to extend
+	}
+	p := n.props[r]
+	if p != nil && p.phase != idle {
+		return
+	}
+	if p == nil || !p.holds(now) {
+		out.Emit(algorithms.Event{Kind: algorithms.Failed, Resource: r, Owner: n.cfg.id})
+		return
+	}
+	p.extend = true
+	p.fails = 0
+	n.request(now, r, p, false, out)
+}
+
+// relinquish releases: the holder stops believing first (Lost, which
+// takes effect before any message leaves), then the release clears its
+// records at every acceptor and names its successor. An acquisition in
+// progress is withdrawn the same way.
+func (n *Node) relinquish(now algorithms.Local, r algorithms.ResourceID, out *algorithms.Output) {
+	if n.quarantined {
+		for i, d := range n.deferred {
+			if d == r {
+				n.deferred = append(n.deferred[:i], n.deferred[i+1:]...)
+				break
+			}
+		}
+		return
+	}
+	p := n.props[r]
+	if p == nil {
+		return
+	}
+	if p.holds(now) {
+		out.Emit(algorithms.Event{Kind: algorithms.Lost, Resource: r, Owner: n.cfg.id, Ballot: p.holdBallot})
+	}
+	if p.holding || p.phase != idle {
+		n.releaseAll(r, p, out)
+	}
+	out.CancelTimer(algorithms.TimerKey{Resource: r, Kind: timerProposer})
+	out.CancelTimer(algorithms.TimerKey{Resource: r, Kind: timerHold})
+	delete(n.props, r)
+}
+
+// endHold: the hold is over on our clock (the runner saw Until, no event
+// is due). With no request in flight the proposer releases at once,
+// naming its successor, so the lease moves on now rather than when the
+// records lapse; an extension in flight may still win, so then it waits.
+func (n *Node) endHold(r algorithms.ResourceID, p *proposal, out *algorithms.Output) {
+	p.holding = false
+	out.CancelTimer(algorithms.TimerKey{Resource: r, Kind: timerHold})
+	if p.phase != idle {
+		return
+	}
+	n.releaseAll(r, p, out)
+	delete(n.props, r)
+}
+
+// releaseAll sends the release of the latest ballot (which covers every
+// earlier one of this life) to every acceptor, naming the successor.
+func (n *Node) releaseAll(r algorithms.ResourceID, p *proposal, out *algorithms.Output) {
+	for a := 0; a < n.cfg.cluster.Acceptors; a++ {
+		n.release(r, p, algorithms.NodeID(a), p.cur, p.succ, out)
+	}
+}
+
+// release sends one release of b, naming next; from then on no ballot up
+// to b counts (dead-ballots).
+func (n *Node) release(r algorithms.ResourceID, p *proposal, to algorithms.NodeID, b, next algorithms.Ballot, out *algorithms.Output) {
+	if b == 0 {
+		return
+	}
+	if p != nil && b > p.dead {
+		p.dead = b
+	}
+	out.Send(algorithms.Message{Kind: KindRelease, From: n.cfg.id, To: to, Owner: n.cfg.id, Resource: r, Ballot: b, Accepted: next})
+}
+
+// request sends a fresh request to every acceptor. carry keeps the
+// request it replaces (unless released) as prev, so that a grant handed
+// on for it still counts: the acquisition goes on under a new ballot.
+func (n *Node) request(now algorithms.Local, r algorithms.ResourceID, p *proposal, carry bool, out *algorithms.Output) {
+	c := n.cfg
+	if carry && n.live(p, p.cur) {
+		p.prev, p.prevAt, p.prevMsgs = p.cur, p.curAt, p.curMsgs
+		p.prevVotes, p.curVotes = p.curVotes, p.prevVotes
+	} else {
+		p.prev, p.prevAt, p.prevMsgs = 0, 0, 0
+		p.prevVotes.Reset()
+	}
+	n.counter++
+	p.cur = algorithms.MakeBallot(n.counter, c.restarts, c.id)
+	p.curAt = now
+	p.curVotes.Reset()
+	p.curMsgs = 0
+	if p.reports == nil {
+		p.reports = make([]algorithms.Ballot, c.cluster.Acceptors)
+	}
+	clear(p.reports)
+	p.span = 0
+	p.phase = collecting
+	var flags uint8
+	if p.extend {
+		flags = FlagExtend
+	}
+	out.Emit(algorithms.Event{Kind: algorithms.Round, Resource: r, Owner: c.id, Ballot: p.cur})
+	for a := 0; a < c.cluster.Acceptors; a++ {
+		out.Send(algorithms.Message{Kind: KindRequest, Flags: flags, From: c.id, To: algorithms.NodeID(a), Owner: c.id,
+			Resource: r, Ballot: p.cur, Span: int64(c.params.LeaseSpan)})
+	}
+	out.SetTimer(algorithms.TimerKey{Resource: r, Kind: timerProposer}, now.Add(c.params.ResponseTimeout))
+}
+
+// onGrant counts a grant of the current or the previous request; any
+// other grant is given back (declined), except by a holder.
+func (n *Node) onGrant(now algorithms.Local, m *algorithms.Message, out *algorithms.Output) {
+	c := n.cfg
+	b := m.Ballot
+	if m.Owner != c.id || b == 0 || b.Node() != c.id {
+		return // a grant names a ballot of its addressee
+	}
+	r := m.Resource
+	p := n.props[r]
+	if p != nil && c.mine(b) {
+		if m.Accepted != 0 && m.Accepted.Node() != c.id {
+			p.succ = m.Accepted
+		}
+		if p.phase != idle && n.live(p, b) {
+			switch b {
+			case p.cur:
+				n.count(now, r, p, m.From, false, out)
+				return
+			case p.prev:
+				n.count(now, r, p, m.From, true, out)
+				return
+			}
+		}
+	}
+	if p != nil && p.holding && c.holdGuard {
+		return // a holder releases nothing: the grant's record is its own and ends with its release
+	}
+	// A grant nobody will use (an earlier request, an earlier life, an
+	// acquisition given up): give it back, naming nobody, so the acceptor
+	// hands it to its next waiter.
+	n.release(r, p, m.From, b, 0, out)
+}
+
+// count counts acceptor a's grant of cur (or prev) and holds at a
+// majority.
+func (n *Node) count(now algorithms.Local, r algorithms.ResourceID, p *proposal, a algorithms.NodeID, prev bool, out *algorithms.Output) {
+	c := n.cfg
+	b, at, votes, msgs := p.cur, p.curAt, &p.curVotes, &p.curMsgs
+	if prev {
+		b, at, votes, msgs = p.prev, p.prevAt, &p.prevVotes, &p.prevMsgs
+	}
+	votes.Add(a)
+	*msgs++
+	got := votes.Len()
+	if !c.distinct {
+		got = *msgs
+	}
+	p.reports[a] = b
+	if got >= c.cluster.Majority() {
+		if !c.earlyTimer {
+			at = now // ablated late-timer: from the majority's arrival
+		}
+		if until := at.Add(c.hold); until > now {
+			n.acquired(r, p, b, until, out)
+			return
+		}
+		// The hold this ballot gives is over already (a request older
+		// than the hold, handed on late): useless, wait for another.
+	}
+	if p.phase == collecting {
+		n.resolve(now, r, p, false, out)
+	}
+}
+
+func (n *Node) acquired(r algorithms.ResourceID, p *proposal, b algorithms.Ballot, until algorithms.Local, out *algorithms.Output) {
+	p.holding = true
+	p.holdBallot = b
+	p.holdUntil = until
+	p.phase = idle
+	p.extend = false
+	p.fails = 0
+	out.CancelTimer(algorithms.TimerKey{Resource: r, Kind: timerProposer})
+	out.SetTimer(algorithms.TimerKey{Resource: r, Kind: timerHold}, until)
+	out.Emit(algorithms.Event{Kind: algorithms.Acquired, Resource: r, Owner: n.cfg.id, Ballot: b, Until: until})
+}
+
+// onQueued notes whose record an acceptor reported for the current
+// request.
+func (n *Node) onQueued(now algorithms.Local, m *algorithms.Message, out *algorithms.Output) {
+	r := m.Resource
+	p := n.props[r]
+	if p == nil || p.phase == idle || m.Ballot != p.cur || m.Accepted == 0 {
+		return
+	}
+	if b := m.Accepted; n.cfg.mine(b) && n.live(p, b) && (b == p.prev || b == p.cur) {
+		// The record in the way is our own earlier request's grant (its
+		// answer was lost, or we asked again while parked): it counts as
+		// that grant.
+		n.count(now, r, p, m.From, b == p.prev, out)
+		return
+	}
+	p.reports[m.From] = m.Accepted
+	if d := time.Duration(m.Span); d > p.span {
+		p.span = d
+	}
+	if p.phase == collecting {
+		n.resolve(now, r, p, false, out)
+	}
+}
+
+// onNext: an acceptor names the first waiter behind our record.
+func (n *Node) onNext(m *algorithms.Message) {
+	if p := n.props[m.Resource]; p != nil && n.cfg.mine(m.Ballot) && m.Accepted != 0 && m.Accepted.Node() != n.cfg.id {
+		p.succ = m.Accepted
+	}
+}
+
+// resolve reads the acceptors' answers to the current request (not of an
+// extension). When another proposer's records make a majority, the
+// proposer parks: it is queued and waits for the lease to be handed to
+// it. When every acceptor answered (or the round timed out, final) and
+// nobody can make a majority, the grants are split: the lowest ballot
+// reported wins, and every other proposer that holds some of the grants
+// passes them on to it and asks again. It reports whether the proposal
+// left the collecting phase.
+func (n *Node) resolve(now algorithms.Local, r algorithms.ResourceID, p *proposal, final bool, out *algorithms.Output) bool {
+	c := n.cfg
+	if p.holding || p.extend {
+		return false
+	}
+	maj := c.cluster.Majority()
+	answered, own := 0, 0
+	var low algorithms.Ballot
+	for i, rb := range p.reports {
+		if rb == 0 {
+			continue
+		}
+		answered++
+		if algorithms.SameProposer(rb, p.cur) {
+			own++
+		} else if k, top := n.tally(p, i); k >= maj {
+			n.park(now, r, p, top, out)
+			return true
+		}
+		if low == 0 || rb < low {
+			low = rb
+		}
+	}
+	if answered < c.cluster.Acceptors && !final {
+		return false
+	}
+	switch {
+	case own == 0 && answered > 0:
+		n.park(now, r, p, low, out)
+		return true
+	case own == 0, algorithms.SameProposer(low, p.cur):
+		return false // no answers, or the others pass to us: wait
+	}
+	// Split, and another proposer has the lowest ballot: pass our
+	// grants on to it and ask again, to wait in the queue.
+	out.Emit(algorithms.Event{Kind: algorithms.Preempted, Resource: r, Owner: low.Node(), Ballot: low})
+	b := p.cur
+	for i := 0; i < c.cluster.Acceptors; i++ {
+		a := algorithms.NodeID(i)
+		if p.curVotes.Has(a) || p.prevVotes.Has(a) {
+			n.release(r, p, a, b, low, out)
+		}
+	}
+	n.request(now, r, p, true, out)
+	return true
+}
+
+// tally counts the acceptors whose report names the proposer of
+// reports[i], and returns that proposer's highest reported ballot.
+func (n *Node) tally(p *proposal, i int) (int, algorithms.Ballot) {
+	k, top := 0, p.reports[i]
+	for _, rb := range p.reports {
+		if algorithms.SameProposer(rb, p.reports[i]) {
+			k++
+			if rb > top {
+				top = rb
+			}
+		}
+	}
+	return k, top
+}
+
+// park: the proposer is queued behind holder's lease. It wakes to ask
+// again (a new ballot, keeping its place in the queues) when the longest
+// time left reported runs out, or, if sooner, halfway through the hold
+// its current request could give, so that a hand-off always finds a
+// request young enough to hold on.
+func (n *Node) park(now algorithms.Local, r algorithms.ResourceID, p *proposal, holder algorithms.Ballot, out *algorithms.Output) {
+	c := n.cfg
+	p.phase = parked
+	out.Emit(algorithms.Event{Kind: algorithms.Preempted, Resource: r, Owner: holder.Node(), Ballot: holder})
+	wake := now.Add(p.span)
+	if p.span <= 0 {
+		wake = now.Add(c.params.ResponseTimeout)
+	}
+	if refresh := p.curAt.Add(c.hold / 2); refresh < wake {
+		wake = refresh
+	}
+	if wake <= now {
+		wake = now.Add(c.params.ResponseTimeout)
+	}
+	out.SetTimer(algorithms.TimerKey{Resource: r, Kind: timerProposer}, wake)
+}
+
+// failRound ends a request that got no majority within ResponseTimeout:
+// another after a random backoff, or, after MaxRounds, the acquisition
+// is given up (Failed) and withdrawn. An extension that fails leaves the
+// hold as it is.
+func (n *Node) failRound(now algorithms.Local, r algorithms.ResourceID, p *proposal, out *algorithms.Output) {
+	c := n.cfg
+	p.fails++
+	key := algorithms.TimerKey{Resource: r, Kind: timerProposer}
+	if p.holding && !c.holdGuard {
+		// Ablated hold-guard: the failed extension is given back like
+		// any failed round.
+		n.releaseAll(r, p, out)
+	}
+	if p.fails >= c.params.MaxRounds {
+		out.CancelTimer(key)
+		p.phase = idle
+		p.extend = false
+		if p.holding {
+			return // the extension is over; the hold stands
+		}
+		out.Emit(algorithms.Event{Kind: algorithms.Failed, Resource: r, Owner: c.id, Ballot: p.cur})
+		n.releaseAll(r, p, out)
+		delete(n.props, r)
+		return
+	}
+	var wait time.Duration
+	if c.params.Backoff > 0 {
+		wait = time.Duration(n.rnd.Int64N(int64(c.params.Backoff) + 1))
+	}
+	if wait == 0 {
+		n.request(now, r, p, true, out)
+		return
+	}
+	p.phase = waiting
+	out.SetTimer(key, now.Add(wait))
+}

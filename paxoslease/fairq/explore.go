@@ -43,7 +43,8 @@ func appendTime(b []byte, t, now algorithms.Local) []byte {
 
 // AppendState implements algorithms.Explorable.
 //
-// Written: the quarantine flag, the deferred acquisitions in order, the
+// Written: the node's id and restart counter (a restart makes a new
+// node object with the same id), the quarantine flag, the deferred acquisitions in order, the
 // run counter, every record (ballot, lapse time, whether the owner was
 // told a waiter, the queue in order) and every proposal, both in
 // resource order.
@@ -56,19 +57,20 @@ func appendTime(b []byte, t, now algorithms.Local) []byte {
 // from it.
 //
 // Left out, because no future output depends on them:
-//   - the configuration (id, cluster, params, restart counter, rules,
-//     spans): fixed for a node, and the explorer compares nodes of one
-//     configuration, each with its own id;
+//   - the rest of the configuration (cluster, params, rules, spans):
+//     fixed for a run, and the explorer compares nodes of one run;
 //   - the random source (the contract);
 //   - of a proposal that is idle (it holds, nothing in flight): the
-//     request state (votes, reports, span, fails, prev), which the next
-//     request resets before reading, but cur and dead, which the release
-//     and the declines read;
+//     state of its last request (send times, votes, reports, span,
+//     fails, prev), which the next request resets before it reads any;
+//     cur, dead and succ stay, since the release and the declines read
+//     them;
 //   - the reports and span of a proposal that is not collecting: only
-//     resolve reads them, and only while collecting... except that a
-//     parked proposal keeps collecting grants, which count votes, not
-//     reports; request resets both.
+//     resolve reads them, only while collecting, and the request that
+//     starts collecting again resets them.
 func (n *Node) AppendState(b []byte, now algorithms.Local) []byte {
+	b = binary.AppendUvarint(b, uint64(n.cfg.id))
+	b = binary.AppendUvarint(b, uint64(n.cfg.restarts))
 	var flags byte
 	if n.quarantined {
 		flags |= 1

@@ -196,21 +196,33 @@ func (n *Node) onGrant(now algorithms.Local, m *algorithms.Message, out *algorit
 	n.release(r, p, m.From, b, 0, out)
 }
 
-// count counts acceptor a's grant of cur (or prev) and holds at a
-// majority.
+// count counts acceptor a's grant of cur (or prev) and holds once the
+// acceptors that granted either make a majority. Both are this
+// proposer's requests, and every grant started its record after its own
+// request left, so the hold counts from the earlier of the two requests
+// whose grants it uses.
 func (n *Node) count(now algorithms.Local, r algorithms.ResourceID, p *proposal, a algorithms.NodeID, prev bool, out *algorithms.Output) {
 	c := n.cfg
-	b, at, votes, msgs := p.cur, p.curAt, &p.curVotes, &p.curMsgs
 	if prev {
-		b, at, votes, msgs = p.prev, p.prevAt, &p.prevVotes, &p.prevMsgs
+		p.prevVotes.Add(a)
+		p.prevMsgs++
+		p.reports[a] = p.prev
+	} else {
+		p.curVotes.Add(a)
+		p.curMsgs++
+		p.reports[a] = p.cur
 	}
-	votes.Add(a)
-	*msgs++
-	got := votes.Len()
+	b, at, got := p.cur, p.curAt, p.curVotes.Len()
 	if !c.distinct {
-		got = *msgs
+		got = p.curMsgs
 	}
-	p.reports[a] = b
+	if got < c.cluster.Majority() && n.live(p, p.prev) && p.prevMsgs > 0 {
+		b, at = p.prev, p.prevAt
+		got = algorithms.CountOf(&p.curVotes, &p.prevVotes, &p.prevVotes, func(x, y, _ uint64) uint64 { return x | y })
+		if !c.distinct {
+			got = p.curMsgs + p.prevMsgs
+		}
+	}
 	if got >= c.cluster.Majority() {
 		if !c.earlyTimer {
 			at = now // ablated late-timer: from the majority's arrival
@@ -219,11 +231,19 @@ func (n *Node) count(now algorithms.Local, r algorithms.ResourceID, p *proposal,
 			n.acquired(r, p, b, until, out)
 			return
 		}
-		// The hold this ballot gives is over already (a request older
-		// than the hold, handed on late): useless, wait for another.
+		// The hold these grants give is over already (a request older
+		// than the hold, handed on late): wait for a later one.
 	}
-	if p.phase == collecting {
+	switch p.phase {
+	case collecting:
 		n.resolve(now, r, p, false, out)
+	case parked:
+		// Part of a hand-off has come: the rest should follow within a
+		// round trip. If it does not (lost, or the acceptors' records
+		// went different ways), ask again after ResponseTimeout for a
+		// fresh view rather than sleep until the park ends.
+		p.phase = waiting
+		out.SetTimer(algorithms.TimerKey{Resource: r, Kind: timerProposer}, now.Add(c.params.ResponseTimeout))
 	}
 }
 
@@ -247,11 +267,16 @@ func (n *Node) onQueued(now algorithms.Local, m *algorithms.Message, out *algori
 	if p == nil || p.phase == idle || m.Ballot != p.cur || m.Accepted == 0 {
 		return
 	}
-	if b := m.Accepted; n.cfg.mine(b) && n.live(p, b) && (b == p.prev || b == p.cur) {
-		// The record in the way is our own earlier request's grant (its
-		// answer was lost, or we asked again while parked): it counts as
-		// that grant.
-		n.count(now, r, p, m.From, b == p.prev, out)
+	if b := m.Accepted; n.cfg.mine(b) {
+		if n.live(p, b) && (b == p.prev || b == p.cur) {
+			// The record in the way is our own earlier request's grant
+			// (its answer was lost, or we asked again while parked): it
+			// counts as that grant.
+			n.count(now, r, p, m.From, b == p.prev, out)
+		}
+		// Otherwise a record we released (or will decline): our request
+		// overtook the release, which hands the record on. It says
+		// nothing about who will have it.
 		return
 	}
 	p.reports[m.From] = m.Accepted
@@ -293,8 +318,8 @@ func (n *Node) resolve(now algorithms.Local, r algorithms.ResourceID, p *proposa
 		answered++
 		if algorithms.SameProposer(rb, p.cur) {
 			own++
-		} else if k, top := n.tally(p, i); k >= maj {
-			n.park(now, r, p, top, out)
+		} else if n.tally(p, i) >= maj {
+			n.park(now, r, p, out)
 			return true
 		}
 		if low == 0 || rb < low {
@@ -306,7 +331,7 @@ func (n *Node) resolve(now algorithms.Local, r algorithms.ResourceID, p *proposa
 	}
 	switch {
 	case own == 0 && answered > 0:
-		n.park(now, r, p, low, out)
+		n.park(now, r, p, out)
 		return true
 	case own == 0, algorithms.SameProposer(low, p.cur):
 		return false // no answers, or the others pass to us: wait
@@ -326,29 +351,27 @@ func (n *Node) resolve(now algorithms.Local, r algorithms.ResourceID, p *proposa
 }
 
 // tally counts the acceptors whose report names the proposer of
-// reports[i], and returns that proposer's highest reported ballot.
-func (n *Node) tally(p *proposal, i int) (int, algorithms.Ballot) {
-	k, top := 0, p.reports[i]
+// reports[i].
+func (n *Node) tally(p *proposal, i int) int {
+	k := 0
 	for _, rb := range p.reports {
 		if algorithms.SameProposer(rb, p.reports[i]) {
 			k++
-			if rb > top {
-				top = rb
-			}
 		}
 	}
-	return k, top
+	return k
 }
 
-// park: the proposer is queued behind holder's lease. It wakes to ask
+// park: the proposer is queued behind a lease, which is no lost round
+// (no Preempted: the lease is validly held, and it will be handed on to
+// the queue). It wakes to ask
 // again (a new ballot, keeping its place in the queues) when the longest
 // time left reported runs out, or, if sooner, halfway through the hold
 // its current request could give, so that a hand-off always finds a
 // request young enough to hold on.
-func (n *Node) park(now algorithms.Local, r algorithms.ResourceID, p *proposal, holder algorithms.Ballot, out *algorithms.Output) {
+func (n *Node) park(now algorithms.Local, r algorithms.ResourceID, p *proposal, out *algorithms.Output) {
 	c := n.cfg
 	p.phase = parked
-	out.Emit(algorithms.Event{Kind: algorithms.Preempted, Resource: r, Owner: holder.Node(), Ballot: holder})
 	wake := now.Add(p.span)
 	if p.span <= 0 {
 		wake = now.Add(c.params.ResponseTimeout)

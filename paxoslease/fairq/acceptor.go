@@ -43,14 +43,13 @@ func (n *Node) onRequest(now algorithms.Local, m *algorithms.Message, out *algor
 		n.sendGrant(r, a, out) // a duplicate: the same grant again, its timer untouched
 	case c.sameOwner(a.ballot, b) && b < a.ballot:
 		// A request the owner has moved past.
-	case c.sameOwner(a.ballot, b) && m.Flags&FlagExtend != 0:
-		n.grant(now, r, a, b, out) // the holder extends: renewed from now
+	case c.sameOwner(a.ballot, b) && m.Flags&FlagRenew != 0:
+		n.grant(now, r, a, b, out) // the owner extends, or asks again: renewed from now
 	default:
-		// Another proposer, or the owner asking anew: its release may be
-		// on its way (a request that overtook it must not win the record
-		// back past the successor the release names), or it missed the
-		// grant, which the answer then reports. Either way it waits in
-		// the queue.
+		// Another proposer, or the owner asking anew after a release,
+		// which may still be on its way: a request that overtook it must
+		// not win the record back past the successor the release names.
+		// It waits in the queue.
 		if m.Flags&FlagExtend == 0 {
 			a.enqueue(b)
 		}
@@ -101,6 +100,13 @@ func (n *Node) onRelease(now algorithms.Local, m *algorithms.Message, out *algor
 // with none named, to the first proposer in the queue.
 func (n *Node) handOn(now algorithms.Local, r algorithms.ResourceID, a *record, next algorithms.Ballot, out *algorithms.Output) {
 	if next != 0 && n.cfg.named && n.cfg.cluster.IsProposer(next.Node()) {
+		// The successor may have asked again since the releaser heard of
+		// it: its latest request here gives it the longer hold.
+		for _, e := range a.queue {
+			if algorithms.SameProposer(e, next) && e > next {
+				next = e
+			}
+		}
 		n.grant(now, r, a, next, out)
 		return
 	}

@@ -132,13 +132,21 @@ func (n *Node) release(r algorithms.ResourceID, p *proposal, to algorithms.NodeI
 // on for it still counts: the acquisition goes on under a new ballot.
 func (n *Node) request(now algorithms.Local, r algorithms.ResourceID, p *proposal, carry bool, out *algorithms.Output) {
 	c := n.cfg
+	var flags uint8
+	if p.extend {
+		flags = FlagExtend | FlagRenew
+	}
 	if carry && n.live(p, p.cur) {
 		p.prev, p.prevAt, p.prevMsgs = p.cur, p.curAt, p.curMsgs
 		p.prevVotes, p.curVotes = p.curVotes, p.prevVotes
+		flags |= FlagRenew
 	} else {
 		p.prev, p.prevAt, p.prevMsgs = 0, 0, 0
 		p.prevVotes.Reset()
 	}
+	// Waiters reported before this request may have been served since:
+	// the successor is learned afresh from the answers to it.
+	p.succ = 0
 	n.counter++
 	p.cur = algorithms.MakeBallot(n.counter, c.restarts, c.id)
 	p.curAt = now
@@ -150,10 +158,6 @@ func (n *Node) request(now algorithms.Local, r algorithms.ResourceID, p *proposa
 	clear(p.reports)
 	p.span = 0
 	p.phase = collecting
-	var flags uint8
-	if p.extend {
-		flags = FlagExtend
-	}
 	out.Emit(algorithms.Event{Kind: algorithms.Round, Resource: r, Owner: c.id, Ballot: p.cur})
 	for a := 0; a < c.cluster.Acceptors; a++ {
 		out.Send(algorithms.Message{Kind: KindRequest, Flags: flags, From: c.id, To: algorithms.NodeID(a), Owner: c.id,
@@ -172,20 +176,12 @@ func (n *Node) onGrant(now algorithms.Local, m *algorithms.Message, out *algorit
 	}
 	r := m.Resource
 	p := n.props[r]
-	if p != nil && c.mine(b) {
+	if p != nil && c.mine(b) && p.phase != idle && n.live(p, b) && (b == p.cur || b == p.prev) {
 		if m.Accepted != 0 && m.Accepted.Node() != c.id {
 			p.succ = m.Accepted
 		}
-		if p.phase != idle && n.live(p, b) {
-			switch b {
-			case p.cur:
-				n.count(now, r, p, m.From, false, out)
-				return
-			case p.prev:
-				n.count(now, r, p, m.From, true, out)
-				return
-			}
-		}
+		n.count(now, r, p, m.From, b == p.prev, out)
+		return
 	}
 	if p != nil && p.holding && c.holdGuard {
 		return // a holder releases nothing: the grant's record is its own and ends with its release

@@ -21,9 +21,17 @@ const (
 	KindRelease                             // proposer -> acceptor: Ballot released (and every lower one of the sender), Accepted = the named successor (0: none)
 )
 
-// FlagExtend marks the request of an extension: the acceptor does not
-// queue a holder whose extension meets another proposer's record.
-const FlagExtend uint8 = 1
+// Request flags.
+const (
+	// FlagRenew: the sender released none of its earlier ballots, so an
+	// acceptor that keeps its record renews it under the new ballot (a
+	// request without it may have overtaken the sender's release, and
+	// is queued behind the record).
+	FlagRenew uint8 = 1 << 0
+	// FlagExtend: an extension; the acceptor does not queue a holder
+	// whose extension meets another proposer's record.
+	FlagExtend uint8 = 1 << 1
+)
 
 // Ablation names (leaselab --ablate).
 const (

@@ -40,7 +40,7 @@ func TestCampaignsFindNoViolation(t *testing.T) {
 		algo  string
 		seeds string
 	}{
-		{"naive", "200"}, {"naive-undo", "200"}, {"paxoslease", "500"}, {"fatlease", "500"}, {"classicpaxos", "300"},
+		{"naive", "200"}, {"naive-undo", "200"}, {"paxoslease", "500"}, {"fatlease", "500"}, {"classicpaxos", "300"}, {"fairq", "500"},
 	} {
 		args := []string{"--algo", tc.algo, "--seeds", tc.seeds, "--faults", "all"}
 		if code, v := checkJSON(t, args); code != 0 || v != 0 {

@@ -43,13 +43,17 @@ func (n *Node) onRequest(now algorithms.Local, m *algorithms.Message, out *algor
 		n.sendGrant(r, a, out) // a duplicate: the same grant again, its timer untouched
 	case c.sameOwner(a.ballot, b) && b < a.ballot:
 		// A request the owner has moved past.
-	case c.sameOwner(a.ballot, b) && m.Flags&FlagRenew != 0:
-		n.grant(now, r, a, b, out) // the owner extends, or asks again: renewed from now
+	case c.sameOwner(a.ballot, b) && a.ballot > m.Promised:
+		// The owner extends, or asks again in the same acquisition
+		// (above its floor: it released nothing up to the record's
+		// ballot): renewed from now.
+		n.grant(now, r, a, b, out)
 	default:
-		// Another proposer, or the owner asking anew after a release,
-		// which may still be on its way: a request that overtook it must
-		// not win the record back past the successor the release names.
-		// It waits in the queue.
+		// Another proposer, or the owner asking anew after releasing this
+		// record (at or below its floor): the release may still be on its
+		// way, and a request that overtook it must not win the record
+		// back past the successor the release names. It waits in the
+		// queue.
 		if m.Flags&FlagExtend == 0 {
 			a.enqueue(b)
 		}
@@ -88,10 +92,10 @@ func (n *Node) onRelease(now algorithms.Local, m *algorithms.Message, out *algor
 		n.handOn(now, r, a, m.Accepted, out)
 	case a.ballot == 0:
 		n.handOn(now, r, a, m.Accepted, out)
-	case !c.keepOthers && m.Accepted != 0 && c.cluster.IsProposer(m.Accepted.Node()):
+	case !c.keepOthers && m.Accepted != 0:
 		// Ablated keep-others: the named successor takes the record
 		// whoever holds it.
-		n.grant(now, r, a, m.Accepted, out)
+		n.handOn(now, r, a, m.Accepted, out)
 	}
 	n.tidyRecord(r, a)
 }

@@ -40,9 +40,20 @@ func (n *Node) acquire(now algorithms.Local, r algorithms.ResourceID, out *algor
 		// A hold that ended on our clock, its timer not yet fired.
 		n.endHold(r, p, out)
 	}
-	p = &proposal{}
+	// Every ballot this node made before is released (or another
+	// resource's): this acquisition counts none of them, and its
+	// requests ask the acceptors to renew none of their records.
+	p = &proposal{dead: n.lastBallot()}
 	n.props[r] = p
 	n.request(now, r, p, false, out)
+}
+
+// lastBallot is the last ballot this node made (0: none yet).
+func (n *Node) lastBallot() algorithms.Ballot {
+	if n.counter == 0 {
+		return 0
+	}
+	return algorithms.MakeBallot(n.counter, n.cfg.restarts, n.cfg.id)
 }
 
 // extend starts an extension: a request of the holder, which the
@@ -134,12 +145,11 @@ func (n *Node) request(now algorithms.Local, r algorithms.ResourceID, p *proposa
 	c := n.cfg
 	var flags uint8
 	if p.extend {
-		flags = FlagExtend | FlagRenew
+		flags = FlagExtend
 	}
 	if carry && n.live(p, p.cur) {
 		p.prev, p.prevAt, p.prevMsgs = p.cur, p.curAt, p.curMsgs
 		p.prevVotes, p.curVotes = p.curVotes, p.prevVotes
-		flags |= FlagRenew
 	} else {
 		p.prev, p.prevAt, p.prevMsgs = 0, 0, 0
 		p.prevVotes.Reset()
@@ -161,7 +171,7 @@ func (n *Node) request(now algorithms.Local, r algorithms.ResourceID, p *proposa
 	out.Emit(algorithms.Event{Kind: algorithms.Round, Resource: r, Owner: c.id, Ballot: p.cur})
 	for a := 0; a < c.cluster.Acceptors; a++ {
 		out.Send(algorithms.Message{Kind: KindRequest, Flags: flags, From: c.id, To: algorithms.NodeID(a), Owner: c.id,
-			Resource: r, Ballot: p.cur, Span: int64(c.params.LeaseSpan)})
+			Resource: r, Ballot: p.cur, Promised: p.dead, Span: int64(c.params.LeaseSpan)})
 	}
 	out.SetTimer(algorithms.TimerKey{Resource: r, Kind: timerProposer}, now.Add(c.params.ResponseTimeout))
 }
@@ -263,16 +273,10 @@ func (n *Node) onQueued(now algorithms.Local, m *algorithms.Message, out *algori
 	if p == nil || p.phase == idle || m.Ballot != p.cur || m.Accepted == 0 {
 		return
 	}
-	if b := m.Accepted; n.cfg.mine(b) {
-		if n.live(p, b) && (b == p.prev || b == p.cur) {
-			// The record in the way is our own earlier request's grant
-			// (its answer was lost, or we asked again while parked): it
-			// counts as that grant.
-			n.count(now, r, p, m.From, b == p.prev, out)
-		}
-		// Otherwise a record we released (or will decline): our request
-		// overtook the release, which hands the record on. It says
-		// nothing about who will have it.
+	if b := m.Accepted; n.cfg.mine(b) && n.live(p, b) && (b == p.prev || b == p.cur) {
+		// The record in the way is our own earlier request's grant (its
+		// answer was lost): it counts as that grant.
+		n.count(now, r, p, m.From, b == p.prev, out)
 		return
 	}
 	p.reports[m.From] = m.Accepted
@@ -312,9 +316,15 @@ func (n *Node) resolve(now algorithms.Local, r algorithms.ResourceID, p *proposa
 			continue
 		}
 		answered++
-		if algorithms.SameProposer(rb, p.cur) {
+		switch {
+		case algorithms.SameProposer(rb, p.cur) && rb <= p.dead:
+			// A record of ours that we released (our request overtook
+			// the release): it goes to the successor the release names,
+			// nobody we know.
+			continue
+		case algorithms.SameProposer(rb, p.cur):
 			own++
-		} else if n.tally(p, i) >= maj {
+		case n.tally(p, i) >= maj:
 			n.park(now, r, p, out)
 			return true
 		}
@@ -329,7 +339,7 @@ func (n *Node) resolve(now algorithms.Local, r algorithms.ResourceID, p *proposa
 	case own == 0 && answered > 0:
 		n.park(now, r, p, out)
 		return true
-	case own == 0, algorithms.SameProposer(low, p.cur):
+	case own == 0, low == 0, algorithms.SameProposer(low, p.cur):
 		return false // no answers, or the others pass to us: wait
 	}
 	// Split, and another proposer has the lowest ballot: pass our
@@ -361,17 +371,16 @@ func (n *Node) tally(p *proposal, i int) int {
 // park: the proposer is queued behind a lease, which is no lost round
 // (no Preempted: the lease is validly held, and it will be handed on to
 // the queue). It wakes to ask
-// again (a new ballot, keeping its place in the queues) when the longest
-// time left reported runs out, or, if sooner, halfway through the hold
+// again (a new ballot, keeping its place in the queues) a response time
+// after the longest time left reported runs out, or, if sooner, halfway through the hold
 // its current request could give, so that a hand-off always finds a
 // request young enough to hold on.
 func (n *Node) park(now algorithms.Local, r algorithms.ResourceID, p *proposal, out *algorithms.Output) {
 	c := n.cfg
 	p.phase = parked
-	wake := now.Add(p.span)
-	if p.span <= 0 {
-		wake = now.Add(c.params.ResponseTimeout)
-	}
+	// Past the reported end, the lapse has had a response time to hand
+	// the record on to us.
+	wake := now.Add(max(p.span, 0) + c.params.ResponseTimeout)
 	if refresh := p.curAt.Add(c.hold / 2); refresh < wake {
 		wake = refresh
 	}

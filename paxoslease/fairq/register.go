@@ -14,24 +14,16 @@ const Name = "fairq"
 // The algorithm's own message kinds. Their numbers travel on the wire, so
 // they are fixed here, a block of its own above the example's (64..67).
 const (
-	KindRequest algorithms.Kind = 72 + iota // proposer -> acceptor: Ballot (fresh), Flags (FlagExtend)
+	KindRequest algorithms.Kind = 72 + iota // proposer -> acceptor: Ballot (fresh), Promised = the sender's floor (its ballots up to it are released), Flags (FlagExtend)
 	KindGrant                               // acceptor -> grantee: Ballot granted, Accepted = the acceptor's next waiter (0: none)
 	KindQueued                              // acceptor -> requester: Ballot echoed, Accepted = the live record's ballot, Span = its time left
 	KindNext                                // acceptor -> holder: Ballot = its record's, Accepted = the first waiter queued behind it
 	KindRelease                             // proposer -> acceptor: Ballot released (and every lower one of the sender), Accepted = the named successor (0: none)
 )
 
-// Request flags.
-const (
-	// FlagRenew: the sender released none of its earlier ballots, so an
-	// acceptor that keeps its record renews it under the new ballot (a
-	// request without it may have overtaken the sender's release, and
-	// is queued behind the record).
-	FlagRenew uint8 = 1 << 0
-	// FlagExtend: an extension; the acceptor does not queue a holder
-	// whose extension meets another proposer's record.
-	FlagExtend uint8 = 1 << 1
-)
+// FlagExtend marks the request of an extension: the acceptor does not
+// queue a holder whose extension meets another proposer's record.
+const FlagExtend uint8 = 1
 
 // Ablation names (leaselab --ablate).
 const (

@@ -1,0 +1,150 @@
+// Package fairq is PaxosLease with a fair queue: diskless acceptors that
+// keep, besides the lease they granted, the proposers waiting for it, in
+// the order they asked, and a release that names the next of them, so
+// that the lease passes from holder to waiter in one round trip with a
+// small constant number of messages. Registered as "fairq".
+//
+// # Why an algorithm of its own
+//
+// PaxosLease's contended hand-off is a prepare round that a waiter wins
+// against the others: its seven hand-off rules (paxoslease/doc.go) queue
+// one waiter behind the lease through the acceptors' promise, and the
+// release hints wake the rest, which is what makes it fair and what costs
+// 47 to 63 messages per lease. A queue changes what the acceptors keep,
+// what a release says and how a waiter learns it won; as a rule of
+// paxoslease it would live beside the prepare phase, the promise guard
+// and the hints, which it makes unnecessary, and its ablation would not
+// switch off one rule but the protocol. So it is a package of its own,
+// under paxoslease because its lease is PaxosLease's: the acceptors'
+// records with their timers of T, keep-others, exact releases, the
+// deadline counted from the proposer's first message, the drift margin
+// and the restart quarantine are PaxosLease's rules, and the safety
+// argument below is PaxosLease's keep-others argument.
+//
+// # Protocol
+//
+// An acceptor keeps per resource one record, (ballot, lapse time) or
+// empty, and a queue of ballots, at most one per node, in arrival order.
+// A proposer keeps per resource its current request (and the one before
+// it in the same acquisition), the votes for each, and what the
+// acceptors reported.
+//
+//   - A proposer asks with fq-request (a fresh ballot b, never used before
+//     in its life, and its floor: every ballot of its own up to the floor
+//     is released) to every acceptor, noting when it sent it.
+//   - An acceptor with no live record grants: it records (b, now + T) and
+//     answers fq-grant, naming the first waiter in its queue. A record of
+//     the same proposer above the request's floor (an extension, or the
+//     proposer asking again in the same acquisition) is renewed the same
+//     way. Anyone else is queued and answered fq-queued, naming the
+//     record in the way and its time left; if the record's owner has not
+//     been told a waiter yet, it is told (fq-next).
+//   - A proposer holds once the acceptors that granted its current or
+//     previous request make a majority (counted by acceptor), until
+//     (send time of the earlier of the two requests used) + T(1-ρ)/(1+ρ).
+//   - The holder learns the next waiter from the grants and fq-next.
+//     Its release (fq-release: its latest ballot, which covers every
+//     earlier one, and the successor) clears its records and hands every
+//     record it cleared, or that was free, to that one successor (its
+//     latest queued request there, if later): a grant reaches the waiter
+//     half a round trip after the release left, and it holds. A release
+//     that names nobody, and a record that lapses, go to the head of the
+//     acceptor's own queue.
+//   - A waiter whose answers show another proposer's records at a
+//     majority parks: it is queued, and waits for the hand-off. It asks
+//     again (a new ballot, keeping its place; its records renewed) a
+//     response time after the reported records would lapse, or halfway
+//     through the hold its request could give, so that a hand-off always
+//     finds a request young enough to hold on.
+//   - When every acceptor answered and the records are split (nobody has
+//     a majority), every proposer sees the same split: an acceptor's
+//     record changes only by a release or a lapse, and each answer names
+//     it. The lowest ballot wins: the others pass their records to it (a
+//     release naming it) and ask again, to wait in the queue.
+//   - A grant nobody will count (a released ballot, an earlier
+//     acquisition, an earlier life) is declined: a release naming nobody.
+//     A holder declines nothing.
+//   - A holder whose hold ends on its clock releases at once, naming its
+//     successor, unless an extension is in flight.
+//
+// Message cost of a hand-off under contention: 4 per acceptor per lease
+// (the waiter's request and its answer, the release and the grant), less
+// the messages a node sends itself: about 11 per lease with 3 acceptors
+// and 16 proposers, against PaxosLease's 47 to 63. The holder's release
+// and the grants are the only messages between one lease and the next:
+// the hand-off takes one round trip. The acceptor keeps one queue entry
+// (a ballot, 8 bytes) per waiting node per resource.
+//
+// # Why the lease invariant holds
+//
+// A proposer X holds under its requests' grants only from a majority of
+// distinct acceptors (count-by-message), each of which made X's record
+// after X sent the request whose ballot the grant echoes, so after the
+// earlier send time t0 of the two requests counted (late-timer). Each
+// record lasts T on its acceptor's clock, at least T/(1+ρ) of true time;
+// X's hold lasts H = T(1-ρ)/(1+ρ) on its clock from t0, at most
+// H/(1-ρ) = T/(1+ρ) of true time (drift-margin). So X's hold ends before
+// any of those records can lapse.
+//
+// While X holds, each of those records stays X's:
+//
+//   - no acceptor hands a live record of one proposer to another: a
+//     grant needs a free record (or one of the same proposer), and a
+//     release hands on only what it cleared or what was free
+//     (keep-others);
+//   - only X's own release clears it, and a release of X clears only
+//     X's records at or below the released ballot (owner-only-release),
+//     X being the proposer (node, restart counter), never the node
+//     (cross-life-ballots: a restarted node's new ballots are below its
+//     earlier life's, which would otherwise cover them);
+//   - X sends no release while it holds (hold-guard: a failed extension's
+//     ballot is above the held one, and its release would clear the held
+//     lease's records), and never counts again a grant of a ballot it
+//     released (dead-ballots: the release may have cleared the record
+//     that grant reports, at that acceptor or, in flight, later);
+//   - a crashed acceptor, which forgot its records, stays silent for
+//     M(1+ρ)/(1-ρ) on its clock after the restart (restart-wait): every
+//     hold that relied on its forgotten records counted from a request
+//     sent before the crash and is over by then, and so is every grant
+//     it sent before the crash, however late it arrives.
+//
+// Two proposers holding at once would need two majorities of live
+// records at that instant; they share an acceptor, which keeps one
+// record. Nothing in this argument depends on the queue, the named
+// successor, the split rule, the floor or any timing of the liveness
+// rules: they decide only which proposer a free record goes to, and when
+// a proposer asks. Messages may be lost, duplicated, reordered or delayed
+// past crashes and restarts; the argument uses only that a record is made
+// after the request it answers was sent.
+//
+// Each rule is an ablation (leaselab algos), with a scenario that breaks
+// without it, testdata/fairq-NAME.txt, and the same interleaving with the
+// rule in force, fairq-NAME-kept.txt; each is found by a seeded campaign
+// (cross-life-ballots only by the explorer and its scenario) and by
+// leaselab explore (runner/experiments.Exposes gives the commands).
+//
+// # Liveness
+//
+// Without faults every hand-off is one named release: all acceptors hold
+// the holder's records and hand them to the same successor, whatever
+// order their queues are in (testdata/handoff-named-successor.txt).
+// Ablation named-successor lets each acceptor hand its record to its own
+// queue's head: the queues differ where requests crossed, the grants
+// split, and on the 16-proposer contention workload hand-offs collapse
+// (handoff-named-successor-no-named-successor.txt). Splits that faults
+// cause (a lost release, records that lapsed at different acceptors) are
+// resolved by the split rule or by the waiters asking again; a named
+// successor that crashed holds the records it was given until they lapse.
+//
+// # Client inputs and events
+//
+// Acquire asks (a no-op while holding or asking); Extend asks as the
+// holder (FlagExtend: its records are renewed, it is never queued), and
+// Acquired comes again with the later Until; Relinquish emits Lost and
+// releases (naming the successor), or withdraws a request in progress.
+// Events: Round at each request; Acquired; Lost; Timeout when a request
+// got no majority within ResponseTimeout; Preempted when a proposer
+// passes its records to the winner of a split (parking behind a held
+// lease is no lost round); Failed after MaxRounds timed-out requests; at
+// acceptors Granted and Cleared; Joined after a quarantine.
+package fairq

@@ -61,10 +61,36 @@ type round struct {
 // algorithms.Node and is a pure state machine: one Step at a time, no
 // clock reads, randomness only from Config.Rand.
 type Node struct {
+	*rules
+	rand *rand.Rand
+
+	silent    bool   // restarted and still in quarantine
+	started   bool   // Start was seen
+	lastRound uint32 // highest run counter this node used (any resource)
+	// rtt: moving average of the time from sending Prepare to answers
+	// from a majority; 0 until measured. Measured and used only when
+	// Params.Backoff > 0 (every wait it scales is capped at Backoff), and
+	// not with late-timer ablated (see prepareSent).
+	rtt time.Duration
+
+	res        table
+	keepTimers bool // the acceptor's timers stay in res (KeepTimers), not in Output.Timers
+	rounds     map[algorithms.ResourceID]*round
+	roundsPeak int
+	free       []*round
+	pending    []algorithms.ResourceID // requests that arrived during the quarantine, in order
+}
+
+var _ algorithms.Node = (*Node)(nil)
+
+// rules is what a node is configured with: fixed for its life and shared
+// by every clone the explorer makes of it, so neither Clone nor
+// AppendState looks at it (but for the id and restart counter, which
+// AppendState writes).
+type rules struct {
 	id       algorithms.NodeID
 	cluster  algorithms.Cluster
 	params   algorithms.Params
-	rand     *rand.Rand
 	restarts uint16
 	majority int
 
@@ -90,25 +116,7 @@ type Node struct {
 
 	hold       time.Duration // how long a lease lasts on the holder's clock, from its Prepare
 	quarantine time.Duration // silence after a restart, on this node's clock
-
-	silent    bool   // restarted and still in quarantine
-	started   bool   // Start was seen
-	lastRound uint32 // highest run counter this node used (any resource)
-	// rtt: moving average of the time from sending Prepare to answers
-	// from a majority; 0 until measured. Measured and used only when
-	// Params.Backoff > 0 (every wait it scales is capped at Backoff), and
-	// not with late-timer ablated (see prepareSent).
-	rtt time.Duration
-
-	res        table
-	keepTimers bool // the acceptor's timers stay in res (KeepTimers), not in Output.Timers
-	rounds     map[algorithms.ResourceID]*round
-	roundsPeak int
-	free       []*round
-	pending    []algorithms.ResourceID // requests that arrived during the quarantine, in order
 }
-
-var _ algorithms.Node = (*Node)(nil)
 
 // HoldSpan is how long a lease holds on the holder's own clock, counted
 // from the moment it sent Prepare: T(1-ρ)/(1+ρ), rounded down. See the
@@ -143,11 +151,10 @@ func Validate(p algorithms.Params, c algorithms.Cluster) error {
 // is known to be good.
 func New(cfg algorithms.Config) *Node {
 	ab := cfg.Ablations
-	n := &Node{
+	r := &rules{
 		id:             cfg.ID,
 		cluster:        cfg.Cluster,
 		params:         cfg.Params,
-		rand:           cfg.Rand,
 		restarts:       cfg.Restarts,
 		majority:       cfg.Cluster.Majority(),
 		restartWait:    !ab.Has(AblateRestartWait),
@@ -168,15 +175,19 @@ func New(cfg algorithms.Config) *Node {
 		splitRetry:     !ab.Has(AblateSplitRetry),
 		releaseHints:   !ab.Has(AblateReleaseHints),
 		lifeIdentity:   !ab.Has(AblateCrossLife),
+		hold:           HoldSpan(cfg.Params),
 		quarantine:     Quarantine(cfg.Params),
-		rounds:         make(map[algorithms.ResourceID]*round),
+	}
+	if !r.driftMargin {
+		r.hold = cfg.Params.LeaseSpan
+	}
+	n := &Node{
+		rules:  r,
+		rand:   cfg.Rand,
+		rounds: make(map[algorithms.ResourceID]*round),
 		// A restarted node is silent from the start; Start arms the end of
 		// its quarantine.
 		silent: cfg.Restarts > 0,
-	}
-	n.hold = HoldSpan(cfg.Params)
-	if !n.driftMargin {
-		n.hold = cfg.Params.LeaseSpan
 	}
 	return n
 }

@@ -2,7 +2,6 @@ package runner
 
 import (
 	"errors"
-	"fmt"
 	"io"
 )
 
@@ -11,12 +10,17 @@ import (
 
 // Options are the optional outputs of a run.
 type Options struct {
+	// Observers see every record of the run's trace as a typed value
+	// (TraceRec), as it happens: in-process views of a run (a timeline,
+	// a page) observe it rather than read back what Trace and Holds write.
+	Observers []Observer
 	// Holds, if set, receives a CSV of every hold interval:
 	// resource,owner,ballot,start_ns,end_ns (true time).
 	Holds io.Writer
-	// Trace, if set, receives one JSON object per line for every event
-	// (send, deliver, drop, duplicate, timer, crash, restart, partition,
-	// hold start/end) with true time and the node's local time.
+	// Trace, if set, receives one JSON object per line for every trace
+	// record (send, deliver, drop, duplicate, timer, crash, restart,
+	// partition, hold start/end, ...) with true time and the node's local
+	// time.
 	Trace io.Writer
 	// Progress, if set, is called now and then with the fraction done.
 	Progress func(done float64)
@@ -30,22 +34,6 @@ type Options struct {
 // ViolationContext is how many trace records before a violation
 // Options.ViolationTrace receives.
 const ViolationContext = 2000
-
-// EnvFunc runs one experiment in an environment.
-type EnvFunc func(Spec, Options) (Result, error)
-
-var envs = map[string]EnvFunc{}
-
-// RegisterEnv makes Run hand specs with Env == name to f. Environments
-// register themselves (runner/sim as "sim", runner/udp as "udp"); they
-// import runner, so runner cannot import them: a program imports each
-// environment it offers for its side effect. It panics on a duplicate name.
-func RegisterEnv(name string, f EnvFunc) {
-	if _, dup := envs[name]; dup {
-		panic("runner: duplicate environment " + name)
-	}
-	envs[name] = f
-}
 
 // Run runs one experiment. Spec.Validate errors come back unchanged.
 // ErrBadSpec marks an error that says a Spec cannot run as given: the
@@ -62,12 +50,12 @@ func (badSpec) Is(target error) bool { return target == ErrBadSpec }
 func (b badSpec) Unwrap() error      { return b.error }
 
 func Run(spec Spec, opt Options) (Result, error) {
-	if err := spec.Validate(); err != nil {
+	p, err := Resolve(spec)
+	if err != nil {
 		return Result{}, err
 	}
-	f, ok := envs[spec.Env]
-	if !ok {
-		return Result{}, fmt.Errorf("environment %q is not linked into this program (import leaselab/runner/%s)", spec.Env, spec.Env)
-	}
-	return f(spec, opt)
+	return p.Run(opt)
 }
+
+// Run runs the plan in its environment.
+func (p Plan) Run(opt Options) (Result, error) { return p.Env.Run(p, opt) }

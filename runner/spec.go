@@ -3,17 +3,10 @@ package runner
 import (
 	"fmt"
 	"math"
-	"slices"
 	"time"
 
 	"leaselab/algorithms"
 )
-
-// Workloads the runner knows.
-var Workloads = []string{"contention", "batch", "single", "failover"}
-
-// Environments the runner knows.
-var Envs = []string{"sim", "udp"}
 
 // Spec is everything that determines a run. A Spec and its seed reproduce a
 // simulated run exactly; Result.Params carries the Spec back out so any
@@ -187,19 +180,16 @@ func checkProb(name string, p float64) error {
 	return nil
 }
 
-// Validate checks s, including the algorithm's own constraints, and says
-// what is wrong. Nothing is clamped.
+// Validate checks s, including the algorithm's own constraints and what
+// its environment supports, and says what is wrong. Nothing is clamped.
+// Resolve does the same and keeps what it looked up.
 func (s Spec) Validate() error {
-	a, err := algorithms.Lookup(s.Algo)
-	if err != nil {
-		return err
-	}
-	if !slices.Contains(Workloads, s.Workload) {
-		return fmt.Errorf("unknown workload %q (valid: %v)", s.Workload, Workloads)
-	}
-	if !slices.Contains(Envs, s.Env) {
-		return fmt.Errorf("unknown environment %q (valid: %v)", s.Env, Envs)
-	}
+	_, err := Resolve(s)
+	return err
+}
+
+// check checks s for algorithm a; the names are resolved.
+func (s Spec) check(a algorithms.Algorithm) error {
 	if math.IsNaN(s.Params.Drift) {
 		// Params.Validate's range test lets NaN through (every comparison
 		// with NaN is false), and so might an algorithm's Check.

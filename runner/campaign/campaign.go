@@ -112,15 +112,20 @@ func CheckSpecFor(cs CheckSpec, seed uint64) (runner.Spec, error) {
 	if err != nil {
 		return runner.Spec{}, err
 	}
-	return specFor(cs.Base, kinds, cs.Vary, seed), nil
+	base, err := runner.Resolve(cs.Base)
+	if err != nil {
+		return runner.Spec{}, err
+	}
+	return specFor(base, kinds, cs.Vary, seed), nil
 }
 
-func specFor(base runner.Spec, kinds []string, vary Vary, seed uint64) runner.Spec {
-	s := base
+// specFor is the spec of seed for a resolved base.
+func specFor(base runner.Plan, kinds []string, vary Vary, seed uint64) runner.Spec {
+	s := base.Spec
 	s.Seed = seed
 	d := drawFor(seed)
 	d.vary(&s, vary)
-	c := choice{draws: d, base: base, vary: vary,
+	c := choice{draws: d, base: base.Spec, skewBound: base.Algo.SkewBound, vary: vary,
 		useFree: slices.Contains(kinds, "freeclock") && (!slices.Contains(kinds, "drift") || d.freeCoin)}
 	for _, k := range kinds {
 		c.apply(&s, k)
@@ -189,9 +194,10 @@ func (d draws) vary(s *runner.Spec, vary Vary) {
 // choice is what a seed's fault kinds are set from.
 type choice struct {
 	draws
-	base    runner.Spec
-	vary    Vary
-	useFree bool // this seed's clocks run free (freeclock, or its coin against drift)
+	base      runner.Spec
+	skewBound bool // the algorithm assumes clocks within d_max (Algorithm.SkewBound)
+	vary      Vary
+	useFree   bool // this seed's clocks run free (freeclock, or its coin against drift)
 }
 
 // zero: the base spec leaves this rate to the campaign.
@@ -259,10 +265,9 @@ func (c *choice) apply(s *runner.Spec, k string) {
 // within ClockAllowance for an algorithm that assumes a skew bound.
 func (c *choice) freeClocks(s *runner.Spec) {
 	s.Clocks.Free, s.Clocks.Edges = true, true
-	a, _ := algorithms.Lookup(s.Algo) // validated by the caller
 	rate := c.freeRate * s.Params.Drift
 	left := float64(s.Params.DMax)
-	if a.SkewBound {
+	if c.skewBound {
 		// Two clocks may drift 2·rate·Duration apart over the run: keep
 		// that, and the offsets, within ClockAllowance.
 		bound := float64(ClockAllowance(s.Params))
@@ -296,14 +301,34 @@ func ClockAllowance(p algorithms.Params) time.Duration {
 // maxFirst bounds CheckResult.First and ViolatingSpecs.
 const maxFirst = 20
 
+// outcome is one seed's run.
+type outcome struct {
+	res runner.Result
+	err error
+}
+
+// add sums the result of seed into cr.
+func (cr *CheckResult) add(seed uint64, res runner.Result) {
+	cr.LeasesAcquired += res.LeasesAcquired
+	cr.Exercised.add(res)
+	if res.Violations > 0 {
+		cr.Violations += res.Violations
+		cr.ViolatingSeeds = append(cr.ViolatingSeeds, seed)
+		if len(cr.First) < maxFirst && len(res.ViolationList) > 0 {
+			cr.First = append(cr.First, res.ViolationList[0])
+			cr.ViolatingSpecs = append(cr.ViolatingSpecs, res.Params)
+		}
+	}
+}
+
 // Check runs a fault campaign: Seeds simulations with seeds FirstSeed,
 // FirstSeed+1, ..., each with its own fault mix (CheckSpecFor), in
 // parallel on GOMAXPROCS workers. The result does not depend on the
 // scheduling: runs are independent and summed in seed order.
 //
-// Options: Progress gets the fraction of seeds done. Trace, Holds and
-// ViolationTrace, if set, receive the output of a re-run of the first
-// violating seed (nothing if there is none).
+// Options: Progress gets the fraction of seeds done. Trace, Holds,
+// ViolationTrace and Observers, if set, receive the output of a re-run of
+// the first violating seed (nothing if there is none).
 func Check(cs CheckSpec, opt runner.Options) (CheckResult, error) {
 	start := time.Now()
 	if cs.Seeds < 1 {
@@ -316,12 +341,9 @@ func Check(cs CheckSpec, opt runner.Options) (CheckResult, error) {
 	if cs.Base.Env != "sim" {
 		return CheckResult{}, fmt.Errorf("check runs in the simulator only, not env %q", cs.Base.Env)
 	}
-	if err := cs.Base.Validate(); err != nil {
+	base, err := runner.Resolve(cs.Base)
+	if err != nil {
 		return CheckResult{}, err
-	}
-	type outcome struct {
-		res runner.Result
-		err error
 	}
 	results := make([]outcome, cs.Seeds)
 	// With StopAtFirst, last is the index of the lowest violating seed
@@ -330,12 +352,12 @@ func Check(cs CheckSpec, opt runner.Options) (CheckResult, error) {
 	// scheduling.
 	last, done := cs.Seeds-1, 0
 	pool.Pool{}.Run(cs.Seeds, func(_, i int) {
-		spec := specFor(cs.Base, kinds, cs.Vary, cs.FirstSeed+uint64(i))
+		spec := specFor(base, kinds, cs.Vary, cs.FirstSeed+uint64(i))
 		var o outcome
-		if err := spec.Validate(); err != nil {
+		if p, err := base.With(spec); err != nil {
 			o.err = fmt.Errorf("seed %d: %w", spec.Seed, err)
 		} else {
-			o.res, o.err = sim.Run(spec, runner.Options{})
+			o.res, o.err = sim.RunPlan(p, runner.Options{})
 		}
 		results[i] = o
 	}, func(i int) bool {
@@ -360,22 +382,16 @@ func Check(cs CheckSpec, opt runner.Options) (CheckResult, error) {
 		if o.err != nil {
 			return CheckResult{}, o.err
 		}
-		cr.LeasesAcquired += o.res.LeasesAcquired
-		cr.Exercised.add(o.res)
-		if o.res.Violations > 0 {
-			cr.Violations += o.res.Violations
-			seed := cs.FirstSeed + uint64(i)
-			cr.ViolatingSeeds = append(cr.ViolatingSeeds, seed)
-			if len(cr.First) < maxFirst && len(o.res.ViolationList) > 0 {
-				cr.First = append(cr.First, o.res.ViolationList[0])
-				cr.ViolatingSpecs = append(cr.ViolatingSpecs, o.res.Params)
-			}
-		}
+		cr.add(cs.FirstSeed+uint64(i), o.res)
 	}
 	sort.Slice(cr.ViolatingSeeds, func(i, j int) bool { return cr.ViolatingSeeds[i] < cr.ViolatingSeeds[j] })
-	if len(cr.ViolatingSeeds) > 0 && (opt.Trace != nil || opt.Holds != nil || opt.ViolationTrace != nil) {
-		spec := specFor(cs.Base, kinds, cs.Vary, cr.ViolatingSeeds[0])
-		if _, err := sim.Run(spec, runner.Options{Trace: opt.Trace, Holds: opt.Holds, ViolationTrace: opt.ViolationTrace}); err != nil {
+	if len(cr.ViolatingSeeds) > 0 && (opt.Trace != nil || opt.Holds != nil || opt.ViolationTrace != nil || len(opt.Observers) > 0) {
+		p, err := base.With(specFor(base, kinds, cs.Vary, cr.ViolatingSeeds[0]))
+		if err != nil {
+			return cr, err
+		}
+		rerun := runner.Options{Trace: opt.Trace, Holds: opt.Holds, ViolationTrace: opt.ViolationTrace, Observers: opt.Observers}
+		if _, err := sim.RunPlan(p, rerun); err != nil {
 			return cr, err
 		}
 	}

@@ -57,11 +57,15 @@ type replayer struct {
 	started bool
 	// preClocks are clocks set before the boot.
 	preClocks map[algorithms.NodeID]faults.Clock
-	// traceJSON, if set, receives every trace record as a JSON line
-	// (ReplayJSON); tr is the tracer writing it.
-	traceJSON io.Writer
+	// observers see every trace record (ReplayOptions.Observers) after
+	// the replayer prints it; tr is the tracer handing it out.
+	observers []runner.Observer
 	tr        *record.Tracer
 	tx        *transcript // nil: no transcript
+	// steps: the observers that want each command's end (StepObserver);
+	// cmd is the command being run.
+	steps []runner.StepObserver
+	cmd   string
 }
 
 // Replay runs a scenario file step by step and writes the trace, the
@@ -69,18 +73,16 @@ type replayer struct {
 // line is an error (with its line number); an expectation that does not
 // hold is reported in ReplayResult.Failed and the replay goes on.
 func Replay(scenario io.Reader, w io.Writer) (ReplayResult, error) {
-	return ReplayJSON(scenario, w, nil)
+	return replay(scenario, w, nil, nil)
 }
 
-// ReplayJSON is Replay that also writes every trace record to traceJSON
-// as JSON lines (the format of Options.Trace), e.g. for an HTML timeline;
-// nil: none.
-func ReplayJSON(scenario io.Reader, w, traceJSON io.Writer) (ReplayResult, error) {
-	return replay(scenario, w, traceJSON, nil)
-}
-
-func replay(scenario io.Reader, w, traceJSON io.Writer, tx *transcript) (res ReplayResult, err error) {
-	rp := &replayer{w: w, spec: scenarioSpec(), traceJSON: traceJSON, tx: tx}
+func replay(scenario io.Reader, w io.Writer, observers []runner.Observer, tx *transcript) (res ReplayResult, err error) {
+	rp := &replayer{w: w, spec: scenarioSpec(), observers: observers, tx: tx}
+	for _, o := range observers {
+		if so, ok := o.(runner.StepObserver); ok {
+			rp.steps = append(rp.steps, so)
+		}
+	}
 	defer func() {
 		if rp.tr != nil {
 			if ferr := rp.tr.Flush(); ferr != nil && err == nil {
@@ -99,8 +101,10 @@ func replay(scenario io.Reader, w, traceJSON io.Writer, tx *transcript) (res Rep
 		if len(fields) == 0 {
 			continue
 		}
-		fmt.Fprintf(w, "> %s\n", strings.Join(fields, " "))
-		rp.tx.command(strings.Join(fields, " "))
+		cmd := strings.Join(fields, " ")
+		fmt.Fprintf(w, "> %s\n", cmd)
+		rp.tx.command(cmd)
+		rp.cmd = cmd
 		if err := rp.exec(fields); err != nil {
 			return rp.res, fmt.Errorf("line %d: %w", rp.line, err)
 		}
@@ -108,10 +112,14 @@ func replay(scenario io.Reader, w, traceJSON io.Writer, tx *transcript) (res Rep
 		if rp.s != nil && rp.s.err != nil {
 			return rp.res, fmt.Errorf("line %d: %w", rp.line, rp.s.err)
 		}
+		if rp.started && fields[0] != "start" {
+			rp.stepDone(cmd) // start's step is the boot's (boot)
+		}
 	}
 	if err := sc.Err(); err != nil {
 		return rp.res, err
 	}
+	rp.cmd = ""
 	if err := rp.boot(); err != nil {
 		return rp.res, err
 	}
@@ -166,19 +174,13 @@ func (rp *replayer) boot() error {
 		return nil
 	}
 	rp.started = true
-	if err := rp.spec.Validate(); err != nil {
-		return err
-	}
-	tr := record.NewTracer(rp.traceJSON, 0)
-	tr.Hook = func(r record.TraceRec) {
-		fmt.Fprintf(rp.w, "  %s\n", record.FormatTrace(&r))
-		rp.tx.record(&r)
-	}
-	rp.tr = tr
-	s, err := newSim(rp.spec, tr, true)
+	p, err := runner.Resolve(rp.spec)
 	if err != nil {
 		return err
 	}
+	tr := record.NewTracer(append([]runner.Observer{rp}, rp.observers...)...)
+	rp.tr = tr
+	s := newSim(p, tr, true)
 	rp.s = s
 	s.onPending = func(p pendingMsg) {
 		fmt.Fprintf(rp.w, "  %*s pending #%d\n", 19, "", p.id)
@@ -194,7 +196,45 @@ func (rp *replayer) boot() error {
 		return err
 	}
 	s.settle(s.now)
+	// The boot is a step of its own, also when the first action implies
+	// it: its records are not that action's.
+	start := "start"
+	switch rp.cmd {
+	case "start":
+	case "":
+		start = "start (implicit)"
+	default:
+		start = "start (implicit, before " + rp.cmd + ")"
+	}
+	rp.stepDone(start)
 	return nil
+}
+
+// stepDone tells the step observers that the command cmd is done, with
+// each node's state in words.
+func (rp *replayer) stepDone(cmd string) {
+	if len(rp.steps) == 0 {
+		return
+	}
+	s := rp.s
+	st := runner.ScriptStep{Line: rp.line, Command: cmd, T: s.now, Nodes: make([]string, len(s.nodes))}
+	for i := range s.nodes {
+		n := &s.nodes[i]
+		if !n.Up() {
+			st.Nodes[i] = "down"
+			continue
+		}
+		st.Nodes[i] = algorithms.Describe(n.Node, s.clock[i].Local(s.now))
+	}
+	for _, o := range rp.steps {
+		o.Step(&st)
+	}
+}
+
+// Observe prints a trace record as the replay goes (runner.Observer).
+func (rp *replayer) Observe(r *runner.TraceRec) {
+	fmt.Fprintf(rp.w, "  %s\n", record.FormatTrace(r))
+	rp.tx.record(r)
 }
 
 func (rp *replayer) setup(cmd string) error {

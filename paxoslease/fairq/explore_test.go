@@ -2,6 +2,7 @@ package fairq
 
 import (
 	"math/rand/v2"
+	"strings"
 	"testing"
 	"time"
 
@@ -180,4 +181,20 @@ func BenchmarkClone(b *testing.B) { explorabletest.BenchClone(b, stateNode(b)) }
 
 func BenchmarkAppendState(b *testing.B) {
 	explorabletest.BenchAppendState(b, stateNode(b), stateNow)
+}
+
+// TestDescribe: the description names the record, its queue and the
+// proposal's state, times relative to now.
+func TestDescribe(t *testing.T) {
+	got := stateNode(t).Describe(stateNow)
+	for _, want := range []string{
+		"life 0",
+		"acceptor r4: granted to n2 (ballot 3.0.2), lapses in 5µs; queued: n3 (5.0.3), n0 (6.0.0)",
+		"proposer r4: acquiring, answers due (2 grants needed): ballot 7.0.1 sent 1µs ago, granted by n1; earlier 4.0.1 sent 2µs ago, granted by n0",
+		"proposer r9: nothing in flight; holds the lease (ballot 6.0.1), ends in 5.5µs; next waiter n3 (5.0.3)",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("description lacks %q:\n%s", want, got)
+		}
+	}
 }

@@ -170,7 +170,7 @@
 // duplicates and drifting, skewed and extreme clocks (--horizon 20s,
 // which covers a quarantine and a lease after it: five configurations
 // exhausted, 0.9 M to 1.8 M states; the others searched breadth first to
-// 2.5 M states, every path to depth 9 to 37), and the safety battery
+// 2.5 M states, reaching depth 9 to 37), and the safety battery
 // (leaselab verify, 15 min). Every safety ablation is found by the battery (all but
 // dead-ballots by its explorer searches, at depth 5 to 14; dead-ballots
 // by its first campaign) and by leaselab explore with the flags that

@@ -49,6 +49,10 @@ type Link struct {
 	// uniform [0, StaleMax] ns.
 	Stale    float64
 	StaleMax int64
+	// Late: the probability that a message is held back alone, uniform
+	// [0, StaleMax] ns on top of its delay: later messages on its link
+	// overtake it.
+	Late float64
 }
 
 // Net draws, message by message, what the network does, from one stream
@@ -99,6 +103,15 @@ func (n *Net) DelayHeld() (int64, bool) {
 	return d, false
 }
 
+// LateHold draws whether a message is held back alone (Late) and for how
+// long; no draw without Late.
+func (n *Net) LateHold() (int64, bool) {
+	if n.Late > 0 && n.rng.Float64() < n.Late {
+		return n.rng.Int64N(n.StaleMax + 1), true
+	}
+	return 0, false
+}
+
 // Stall is a link's stall episode, [Start, End).
 type Stall struct{ Start, End int64 }
 
@@ -114,6 +127,14 @@ type Schedule struct{ rng *rand.Rand }
 
 // NewSchedule returns the fault-schedule draws of a run with seed.
 func NewSchedule(seed uint64) *Schedule { return &Schedule{rng: Rand(seed, StreamFault)} }
+
+// NewStreamSchedule returns fault-schedule draws from another of seed's
+// streams (StreamPause, StreamJump): a fault kind with a stream of its own
+// leaves the draws of the others as they were.
+func NewStreamSchedule(seed, stream uint64) *Schedule { return &Schedule{rng: Rand(seed, stream)} }
+
+// Upto draws uniformly in [0, d].
+func (s *Schedule) Upto(d int64) int64 { return s.rng.Int64N(d + 1) }
 
 // Gap draws a Poisson process's next gap (ns) for rate events per minute.
 func (s *Schedule) Gap(perMinute float64) int64 {

@@ -28,7 +28,7 @@ func (n *Node) tidyRecord(r algorithms.ResourceID, a *record) {
 // the same proposer renews it), anyone else is queued and told whose
 // record is in the way.
 func (n *Node) onRequest(now algorithms.Local, m *algorithms.Message, out *algorithms.Output) {
-	c := n.cfg
+	c := n.rules
 	b := m.Ballot
 	if b == 0 || b.Node() != m.From || !c.cluster.IsProposer(m.From) {
 		return // malformed: a request names a ballot of its sender
@@ -71,7 +71,7 @@ func (n *Node) onRequest(now algorithms.Local, m *algorithms.Message, out *algor
 // the sender out of the queue, and hands a free record on: to the
 // successor the release names, else to the head of the queue.
 func (n *Node) onRelease(now algorithms.Local, m *algorithms.Message, out *algorithms.Output) {
-	c := n.cfg
+	c := n.rules
 	b := m.Ballot
 	if b == 0 || b.Node() != m.From || !c.cluster.IsProposer(m.From) {
 		return
@@ -103,7 +103,7 @@ func (n *Node) onRelease(now algorithms.Local, m *algorithms.Message, out *algor
 // handOn gives a free record to next (a release's named successor), or,
 // with none named, to the first proposer in the queue.
 func (n *Node) handOn(now algorithms.Local, r algorithms.ResourceID, a *record, next algorithms.Ballot, out *algorithms.Output) {
-	if next != 0 && n.cfg.named && n.cfg.cluster.IsProposer(next.Node()) {
+	if next != 0 && n.named && n.cluster.IsProposer(next.Node()) {
 		// The successor may have asked again since the releaser heard of
 		// it: its latest request here gives it the longer hold.
 		for _, e := range a.queue {
@@ -124,7 +124,7 @@ func (n *Node) handOn(now algorithms.Local, r algorithms.ResourceID, a *record, 
 // the record was free or already b's proposer's.
 func (n *Node) grant(now algorithms.Local, r algorithms.ResourceID, a *record, b algorithms.Ballot, out *algorithms.Output) {
 	a.ballot = b
-	a.until = now.Add(n.cfg.params.LeaseSpan)
+	a.until = now.Add(n.params.LeaseSpan)
 	a.remove(b.Node())
 	out.SetTimer(algorithms.TimerKey{Resource: r, Kind: timerRecord}, a.until)
 	out.Emit(algorithms.Event{Kind: algorithms.Granted, Resource: r, Owner: b.Node(), Ballot: b, Until: a.until})
@@ -141,8 +141,8 @@ func (n *Node) sendGrant(r algorithms.ResourceID, a *record, out *algorithms.Out
 	} else {
 		a.told = false
 	}
-	out.Send(algorithms.Message{Kind: KindGrant, From: n.cfg.id, To: a.ballot.Node(), Owner: a.ballot.Node(), Resource: r,
-		Ballot: a.ballot, Accepted: head, Span: int64(n.cfg.params.LeaseSpan)})
+	out.Send(algorithms.Message{Kind: KindGrant, From: n.id, To: a.ballot.Node(), Owner: a.ballot.Node(), Resource: r,
+		Ballot: a.ballot, Accepted: head, Span: int64(n.params.LeaseSpan)})
 }
 
 // clear ends the record's lease (the timer is cancelled).

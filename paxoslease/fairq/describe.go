@@ -14,7 +14,7 @@ var _ algorithms.Describer = (*Node)(nil)
 // with its queue (acceptor) and each proposal (proposer), in resource
 // order, every time relative to now.
 func (n *Node) Describe(now algorithms.Local) string {
-	c := n.cfg
+	c := n.rules
 	var d algorithms.Description
 	if n.quarantined {
 		d.Line("life %d, silent after its restart: it forgot its records, so it answers and asks nothing until M(1+ρ)/(1-ρ) has passed", c.restarts)

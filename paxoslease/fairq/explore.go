@@ -69,8 +69,8 @@ func appendTime(b []byte, t, now algorithms.Local) []byte {
 //     resolve reads them, only while collecting, and the request that
 //     starts collecting again resets them.
 func (n *Node) AppendState(b []byte, now algorithms.Local) []byte {
-	b = binary.AppendUvarint(b, uint64(n.cfg.id))
-	b = binary.AppendUvarint(b, uint64(n.cfg.restarts))
+	b = binary.AppendUvarint(b, uint64(n.id))
+	b = binary.AppendUvarint(b, uint64(n.restarts))
 	var flags byte
 	if n.quarantined {
 		flags |= 1

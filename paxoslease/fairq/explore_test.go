@@ -105,7 +105,7 @@ func TestStateSensitivity(t *testing.T) {
 			n.props[5] = &proposal{phase: waiting, cur: b, curAt: 9_500, reports: make([]algorithms.Ballot, 3)}
 		}, true},
 		{"random source", func(n *Node) { n.rnd = rand.New(rand.NewPCG(9, 9)) }, false},
-		{"restart counter", func(n *Node) { c := *n.cfg; c.restarts++; n.cfg = &c }, true},
+		{"restart counter", func(n *Node) { c := *n.rules; c.restarts++; n.rules = &c }, true},
 		{"told of an empty record", func(n *Node) { n.recs[5] = &record{told: true, queue: []algorithms.Ballot{b}} }, true},
 		{"request state of an idle proposal", func(n *Node) {
 			p := n.props[9]
@@ -152,7 +152,7 @@ func TestStatePastTimes(t *testing.T) {
 // TestStateCoversFields fails when a field is added to the node's state
 // without a decision: encode it in AppendState, or say there why not.
 func TestStateCoversFields(t *testing.T) {
-	explorabletest.Fields(t, Node{}, "cfg", "rnd", "quarantined", "deferred", "counter", "recs", "props")
+	explorabletest.Fields(t, Node{}, "rules", "rnd", "quarantined", "deferred", "counter", "recs", "props")
 	explorabletest.Fields(t, record{}, "ballot", "until", "told", "queue")
 	explorabletest.Fields(t, proposal{}, "phase", "extend", "holding", "cur", "prev", "curAt", "prevAt", "curVotes", "prevVotes",
 		"curMsgs", "prevMsgs", "reports", "span", "dead", "fails", "holdBallot", "holdUntil", "succ")

@@ -27,9 +27,11 @@ const (
 	waiting                 // backing off before the next request
 )
 
-// config is a node's fixed configuration: set by New, shared by its
-// clones, never written after.
-type config struct {
+// rules is what a node is configured with: set by New, fixed for its
+// life and shared by every clone the explorer makes of it, so neither
+// Clone nor AppendState looks at it (but for the id and restart counter,
+// which AppendState writes).
+type rules struct {
 	id       algorithms.NodeID
 	cluster  algorithms.Cluster
 	params   algorithms.Params
@@ -53,7 +55,7 @@ type config struct {
 // Node is one fairq node: an acceptor if its id is below
 // Cluster.Acceptors, a proposer if below Cluster.Proposers, possibly both.
 type Node struct {
-	cfg *config
+	*rules
 	rnd *rand.Rand
 
 	quarantined bool
@@ -110,7 +112,7 @@ type proposal struct {
 // New builds a node from a configuration the registry has validated
 // (algorithms.Algorithm.New).
 func New(c algorithms.Config) *Node {
-	cfg := &config{
+	ru := &rules{
 		id:           c.ID,
 		cluster:      c.Cluster,
 		params:       c.Params,
@@ -128,14 +130,14 @@ func New(c algorithms.Config) *Node {
 		quarantine:   Quarantine(c.Params),
 	}
 	if c.Ablations.Has(AblateDriftMargin) {
-		cfg.hold = c.Params.LeaseSpan
+		ru.hold = c.Params.LeaseSpan
 	}
 	return &Node{
-		cfg: cfg,
-		rnd: c.Rand,
+		rules: ru,
+		rnd:   c.Rand,
 		// A restarted acceptor is silent from the start; Start arms the
 		// end of its quarantine.
-		quarantined: cfg.waits(),
+		quarantined: ru.waits(),
 		recs:        map[algorithms.ResourceID]*record{},
 		props:       map[algorithms.ResourceID]*proposal{},
 	}
@@ -146,7 +148,7 @@ func New(c algorithms.Config) *Node {
 // that is only a proposer forgot nothing another node relies on (its
 // ballots of the new life are new, and a record of its earlier life is
 // another proposer's), so it takes part at once.
-func (c *config) waits() bool {
+func (c *rules) waits() bool {
 	return c.restarts > 0 && c.restartWait && c.cluster.IsAcceptor(c.id)
 }
 
@@ -156,7 +158,7 @@ func (n *Node) Step(now algorithms.Local, in algorithms.Input, out *algorithms.O
 	case algorithms.Start:
 		n.start(now, out)
 	case algorithms.Recv:
-		if !n.quarantined && in.Msg.To == n.cfg.id {
+		if !n.quarantined && in.Msg.To == n.id {
 			n.recv(now, &in.Msg, out)
 		}
 	case algorithms.Fire:
@@ -172,9 +174,9 @@ func (n *Node) Step(now algorithms.Local, in algorithms.Input, out *algorithms.O
 
 func (n *Node) start(now algorithms.Local, out *algorithms.Output) {
 	switch {
-	case n.cfg.restarts == 0:
+	case n.restarts == 0:
 	case n.quarantined:
-		out.SetTimer(algorithms.TimerKey{Kind: timerQuarantine}, now.Add(n.cfg.quarantine))
+		out.SetTimer(algorithms.TimerKey{Kind: timerQuarantine}, now.Add(n.quarantine))
 	default:
 		out.Emit(algorithms.Event{Kind: algorithms.Joined, Owner: algorithms.NoNode})
 	}
@@ -210,7 +212,7 @@ func (n *Node) fire(now algorithms.Local, k algorithms.TimerKey, out *algorithms
 		}
 		switch p.phase {
 		case collecting:
-			out.Emit(algorithms.Event{Kind: algorithms.Timeout, Resource: r, Owner: n.cfg.id, Ballot: p.cur})
+			out.Emit(algorithms.Event{Kind: algorithms.Timeout, Resource: r, Owner: n.id, Ballot: p.cur})
 			if !n.resolve(now, r, p, true, out) {
 				n.failRound(now, r, p, out)
 			}
@@ -221,7 +223,7 @@ func (n *Node) fire(now algorithms.Local, k algorithms.TimerKey, out *algorithms
 }
 
 func (n *Node) recv(now algorithms.Local, m *algorithms.Message, out *algorithms.Output) {
-	c := n.cfg
+	c := n.rules
 	switch m.Kind {
 	case KindRequest:
 		if c.cluster.IsAcceptor(c.id) {
@@ -249,7 +251,7 @@ func (n *Node) recv(now algorithms.Local, m *algorithms.Message, out *algorithms
 // sameOwner reports whether ballots a and b are the same owner's: the
 // same proposer (node and life), or with cross-life-ballots ablated the
 // same node.
-func (c *config) sameOwner(a, b algorithms.Ballot) bool {
+func (c *rules) sameOwner(a, b algorithms.Ballot) bool {
 	if c.lifeIdentity {
 		return algorithms.SameProposer(a, b)
 	}
@@ -257,6 +259,6 @@ func (c *config) sameOwner(a, b algorithms.Ballot) bool {
 }
 
 // mine reports whether b is a ballot of this node in this life.
-func (c *config) mine(b algorithms.Ballot) bool {
+func (c *rules) mine(b algorithms.Ballot) bool {
 	return b != 0 && b.Node() == c.id && b.Restart() == c.restarts
 }

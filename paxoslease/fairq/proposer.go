@@ -12,11 +12,11 @@ func (p *proposal) holds(now algorithms.Local) bool { return p.holding && now < 
 // live reports whether a grant of b may still be counted: b was not
 // released (dead-ballots).
 func (n *Node) live(p *proposal, b algorithms.Ballot) bool {
-	return b != 0 && (b > p.dead || !n.cfg.deadBallots)
+	return b != 0 && (b > p.dead || !n.deadBallots)
 }
 
 func (n *Node) acquire(now algorithms.Local, r algorithms.ResourceID, out *algorithms.Output) {
-	c := n.cfg
+	c := n.rules
 	if !c.cluster.IsProposer(c.id) {
 		// Not a proposer: the request cannot be served; say so rather
 		// than ignore it.
@@ -53,7 +53,7 @@ func (n *Node) lastBallot() algorithms.Ballot {
 	if n.counter == 0 {
 		return 0
 	}
-	return algorithms.MakeBallot(n.counter, n.cfg.restarts, n.cfg.id)
+	return algorithms.MakeBallot(n.counter, n.restarts, n.id)
 }
 
 // extend starts an extension: a request of the holder, which the
@@ -67,7 +67,7 @@ func (n *Node) extend(now algorithms.Local, r algorithms.ResourceID, out *algori
 		return
 	}
 	if p == nil || !p.holds(now) {
-		out.Emit(algorithms.Event{Kind: algorithms.Failed, Resource: r, Owner: n.cfg.id})
+		out.Emit(algorithms.Event{Kind: algorithms.Failed, Resource: r, Owner: n.id})
 		return
 	}
 	p.extend = true
@@ -94,7 +94,7 @@ func (n *Node) relinquish(now algorithms.Local, r algorithms.ResourceID, out *al
 		return
 	}
 	if p.holds(now) {
-		out.Emit(algorithms.Event{Kind: algorithms.Lost, Resource: r, Owner: n.cfg.id, Ballot: p.holdBallot})
+		out.Emit(algorithms.Event{Kind: algorithms.Lost, Resource: r, Owner: n.id, Ballot: p.holdBallot})
 	}
 	if p.holding || p.phase != idle {
 		n.releaseAll(r, p, out)
@@ -121,7 +121,7 @@ func (n *Node) endHold(r algorithms.ResourceID, p *proposal, out *algorithms.Out
 // releaseAll sends the release of the latest ballot (which covers every
 // earlier one of this life) to every acceptor, naming the successor.
 func (n *Node) releaseAll(r algorithms.ResourceID, p *proposal, out *algorithms.Output) {
-	for a := 0; a < n.cfg.cluster.Acceptors; a++ {
+	for a := 0; a < n.cluster.Acceptors; a++ {
 		n.release(r, p, algorithms.NodeID(a), p.cur, p.succ, out)
 	}
 }
@@ -135,14 +135,14 @@ func (n *Node) release(r algorithms.ResourceID, p *proposal, to algorithms.NodeI
 	if p != nil && b > p.dead {
 		p.dead = b
 	}
-	out.Send(algorithms.Message{Kind: KindRelease, From: n.cfg.id, To: to, Owner: n.cfg.id, Resource: r, Ballot: b, Accepted: next})
+	out.Send(algorithms.Message{Kind: KindRelease, From: n.id, To: to, Owner: n.id, Resource: r, Ballot: b, Accepted: next})
 }
 
 // request sends a fresh request to every acceptor. carry keeps the
 // request it replaces (unless released) as prev, so that a grant handed
 // on for it still counts: the acquisition goes on under a new ballot.
 func (n *Node) request(now algorithms.Local, r algorithms.ResourceID, p *proposal, carry bool, out *algorithms.Output) {
-	c := n.cfg
+	c := n.rules
 	var flags uint8
 	if p.extend {
 		flags = FlagExtend
@@ -179,7 +179,7 @@ func (n *Node) request(now algorithms.Local, r algorithms.ResourceID, p *proposa
 // onGrant counts a grant of the current or the previous request; any
 // other grant is given back (declined), except by a holder.
 func (n *Node) onGrant(now algorithms.Local, m *algorithms.Message, out *algorithms.Output) {
-	c := n.cfg
+	c := n.rules
 	b := m.Ballot
 	if m.Owner != c.id || b == 0 || b.Node() != c.id {
 		return // a grant names a ballot of its addressee
@@ -208,7 +208,7 @@ func (n *Node) onGrant(now algorithms.Local, m *algorithms.Message, out *algorit
 // request left, so the hold counts from the earlier of the two requests
 // whose grants it uses.
 func (n *Node) count(now algorithms.Local, r algorithms.ResourceID, p *proposal, a algorithms.NodeID, prev bool, out *algorithms.Output) {
-	c := n.cfg
+	c := n.rules
 	if prev {
 		p.prevVotes.Add(a)
 		p.prevMsgs++
@@ -262,7 +262,7 @@ func (n *Node) acquired(r algorithms.ResourceID, p *proposal, b algorithms.Ballo
 	p.fails = 0
 	out.CancelTimer(algorithms.TimerKey{Resource: r, Kind: timerProposer})
 	out.SetTimer(algorithms.TimerKey{Resource: r, Kind: timerHold}, until)
-	out.Emit(algorithms.Event{Kind: algorithms.Acquired, Resource: r, Owner: n.cfg.id, Ballot: b, Until: until})
+	out.Emit(algorithms.Event{Kind: algorithms.Acquired, Resource: r, Owner: n.id, Ballot: b, Until: until, Token: algorithms.TimeToken(until)})
 }
 
 // onQueued notes whose record an acceptor reported for the current
@@ -273,7 +273,7 @@ func (n *Node) onQueued(now algorithms.Local, m *algorithms.Message, out *algori
 	if p == nil || p.phase == idle || m.Ballot != p.cur || m.Accepted == 0 {
 		return
 	}
-	if b := m.Accepted; n.cfg.mine(b) && n.live(p, b) && (b == p.prev || b == p.cur) {
+	if b := m.Accepted; n.mine(b) && n.live(p, b) && (b == p.prev || b == p.cur) {
 		// The record in the way is our own earlier request's grant (its
 		// answer was lost): it counts as that grant.
 		n.count(now, r, p, m.From, b == p.prev, out)
@@ -290,7 +290,7 @@ func (n *Node) onQueued(now algorithms.Local, m *algorithms.Message, out *algori
 
 // onNext: an acceptor names the first waiter behind our record.
 func (n *Node) onNext(m *algorithms.Message) {
-	if p := n.props[m.Resource]; p != nil && n.cfg.mine(m.Ballot) && m.Accepted != 0 && m.Accepted.Node() != n.cfg.id {
+	if p := n.props[m.Resource]; p != nil && n.mine(m.Ballot) && m.Accepted != 0 && m.Accepted.Node() != n.id {
 		p.succ = m.Accepted
 	}
 }
@@ -304,7 +304,7 @@ func (n *Node) onNext(m *algorithms.Message) {
 // passes them on to it and asks again. It reports whether the proposal
 // left the collecting phase.
 func (n *Node) resolve(now algorithms.Local, r algorithms.ResourceID, p *proposal, final bool, out *algorithms.Output) bool {
-	c := n.cfg
+	c := n.rules
 	if p.holding || p.extend {
 		return false
 	}
@@ -376,7 +376,7 @@ func (n *Node) tally(p *proposal, i int) int {
 // its current request could give, so that a hand-off always finds a
 // request young enough to hold on.
 func (n *Node) park(now algorithms.Local, r algorithms.ResourceID, p *proposal, out *algorithms.Output) {
-	c := n.cfg
+	c := n.rules
 	p.phase = parked
 	// Past the reported end, the lapse has had a response time to hand
 	// the record on to us.
@@ -395,7 +395,7 @@ func (n *Node) park(now algorithms.Local, r algorithms.ResourceID, p *proposal, 
 // is given up (Failed) and withdrawn. An extension that fails leaves the
 // hold as it is.
 func (n *Node) failRound(now algorithms.Local, r algorithms.ResourceID, p *proposal, out *algorithms.Output) {
-	c := n.cfg
+	c := n.rules
 	p.fails++
 	key := algorithms.TimerKey{Resource: r, Kind: timerProposer}
 	if p.holding && !c.holdGuard {

@@ -18,7 +18,7 @@ func (n *Node) rec(r algorithms.ResourceID) *record {
 
 // tidyRecord forgets a record with neither a lease nor a queue.
 func (n *Node) tidyRecord(r algorithms.ResourceID, a *record) {
-	if a.ballot == 0 && len(a.queue) == 0 {
+	if a.ballot == 0 && len(a.queue) == 0 && a.seq == 0 {
 		delete(n.recs, r)
 	}
 }
@@ -35,6 +35,7 @@ func (n *Node) onRequest(now algorithms.Local, m *algorithms.Message, out *algor
 	}
 	r := m.Resource
 	a := n.rec(r)
+	a.seq = max(a.seq, m.Instance)
 	n.lapse(now, r, a, out)
 	switch {
 	case a.ballot == 0:
@@ -58,7 +59,7 @@ func (n *Node) onRequest(now algorithms.Local, m *algorithms.Message, out *algor
 			a.enqueue(b)
 		}
 		out.Send(algorithms.Message{Kind: KindQueued, From: c.id, To: m.From, Owner: a.ballot.Node(), Resource: r,
-			Ballot: b, Accepted: a.ballot, Span: int64(a.timeLeft(now))})
+			Ballot: b, Accepted: a.ballot, Span: int64(a.timeLeft(now)), Instance: a.seq})
 		if !a.told && len(a.queue) > 0 {
 			a.told = true
 			out.Send(algorithms.Message{Kind: KindNext, From: c.id, To: a.ballot.Node(), Owner: a.ballot.Node(), Resource: r,
@@ -79,11 +80,13 @@ func (n *Node) onRelease(now algorithms.Local, m *algorithms.Message, out *algor
 	r := m.Resource
 	a := n.recs[r]
 	if a == nil {
-		if m.Accepted == 0 {
-			return // nothing to clear, nobody to hand on to
+		if m.Accepted == 0 && m.Instance == 0 {
+			return // nothing to clear, nobody to hand on to, no number to learn
 		}
 		a = n.rec(r)
 	}
+	// The releaser's token: every grant from now on is numbered above it.
+	a.seq = max(a.seq, m.Instance)
 	n.lapse(now, r, a, out)
 	a.withdraw(b)
 	switch {
@@ -123,6 +126,7 @@ func (n *Node) handOn(now algorithms.Local, r algorithms.ResourceID, a *record, 
 // acceptor's clock and tells it so. The caller has checked keep-others:
 // the record was free or already b's proposer's.
 func (n *Node) grant(now algorithms.Local, r algorithms.ResourceID, a *record, b algorithms.Ballot, out *algorithms.Output) {
+	a.seq++
 	a.ballot = b
 	a.until = now.Add(n.params.LeaseSpan)
 	a.remove(b.Node())
@@ -142,7 +146,7 @@ func (n *Node) sendGrant(r algorithms.ResourceID, a *record, out *algorithms.Out
 		a.told = false
 	}
 	out.Send(algorithms.Message{Kind: KindGrant, From: n.id, To: a.ballot.Node(), Owner: a.ballot.Node(), Resource: r,
-		Ballot: a.ballot, Accepted: head, Span: int64(n.params.LeaseSpan)})
+		Ballot: a.ballot, Accepted: head, Span: int64(n.params.LeaseSpan), Instance: a.seq})
 }
 
 // clear ends the record's lease (the timer is cancelled).

@@ -26,9 +26,9 @@ func (n *Node) Describe(now algorithms.Local) string {
 	}
 	for _, r := range keys(n.recs) {
 		a := n.recs[r]
-		s := "free"
+		s := fmt.Sprintf("free, lease number %d", a.seq)
 		if a.ballot != 0 {
-			s = fmt.Sprintf("granted to %s (ballot %s), lapses %s", a.ballot.Node(), a.ballot, algorithms.Until(a.until, now))
+			s = fmt.Sprintf("granted to %s (ballot %s, lease number %d), lapses %s", a.ballot.Node(), a.ballot, a.seq, algorithms.Until(a.until, now))
 		}
 		if len(a.queue) > 0 {
 			q := make([]string, len(a.queue))
@@ -69,7 +69,7 @@ func (p *proposal) describe(now algorithms.Local, majority int) string {
 		s = fmt.Sprintf("%s, asks again soon (%d failed rounds): %s", what, p.fails, req)
 	}
 	if p.holding {
-		s += fmt.Sprintf("; holds the lease (ballot %s), ends %s", p.holdBallot, algorithms.Until(p.holdUntil, now))
+		s += fmt.Sprintf("; holds the lease (ballot %s, token %s), ends %s", p.holdBallot, p.token, algorithms.Until(p.holdUntil, now))
 	}
 	if p.succ != 0 {
 		s += fmt.Sprintf("; next waiter %s (%s)", p.succ.Node(), p.succ)

@@ -2,6 +2,7 @@ package fairq
 
 import (
 	"encoding/binary"
+	"maps"
 	"math/rand/v2"
 	"slices"
 
@@ -17,6 +18,7 @@ func (n *Node) Clone(r *rand.Rand) algorithms.Node {
 	c := *n
 	c.rnd = r
 	c.deferred = slices.Clone(n.deferred)
+	c.seen = maps.Clone(n.seen)
 	c.recs = algorithms.CloneValues(n.recs, func(cp, orig *record) { cp.queue = slices.Clone(orig.queue) })
 	c.props = algorithms.CloneValues(n.props, func(cp, orig *proposal) {
 		cp.curVotes = orig.curVotes.Clone()
@@ -45,9 +47,10 @@ func appendTime(b []byte, t, now algorithms.Local) []byte {
 //
 // Written: the node's id and restart counter (a restart makes a new
 // node object with the same id), the quarantine flag, the deferred acquisitions in order, the
-// run counter, every record (ballot, lapse time, whether the owner was
-// told a waiter, the queue in order) and every proposal, both in
-// resource order.
+// run counter, every record (lease number, ballot, lapse time, whether
+// the owner was told a waiter, the queue in order) and every proposal
+// (with the lease numbers it counted, and its hold's token), both in
+// resource order, and the lease numbers the proposer saw.
 //
 // Times are written relative to now, and as one "past" marker once they
 // are at or before now where only a comparison with now reads them: a
@@ -82,6 +85,7 @@ func (n *Node) AppendState(b []byte, now algorithms.Local) []byte {
 	}
 	b = binary.AppendUvarint(b, uint64(n.counter))
 	b = algorithms.AppendMap(b, n.recs, nil, func(b []byte, a *record) []byte {
+		b = binary.AppendUvarint(b, a.seq)
 		b = binary.AppendUvarint(b, uint64(a.ballot))
 		if a.ballot != 0 {
 			b = appendTime(b, a.until, now)
@@ -97,7 +101,8 @@ func (n *Node) AppendState(b []byte, now algorithms.Local) []byte {
 		}
 		return b
 	})
-	return algorithms.AppendMap(b, n.props, nil, func(b []byte, p *proposal) []byte { return p.appendState(b, now) })
+	b = algorithms.AppendMap(b, n.props, nil, func(b []byte, p *proposal) []byte { return p.appendState(b, now) })
+	return algorithms.AppendMap(b, n.seen, nil, func(b []byte, x uint64) []byte { return binary.AppendUvarint(b, x) })
 }
 
 func (p *proposal) appendState(b []byte, now algorithms.Local) []byte {
@@ -115,6 +120,8 @@ func (p *proposal) appendState(b []byte, now algorithms.Local) []byte {
 	if p.holding {
 		b = binary.AppendUvarint(b, uint64(p.holdBallot))
 		b = appendTime(b, p.holdUntil, now)
+		b = binary.AppendUvarint(b, p.token.Major)
+		b = binary.AppendUvarint(b, p.token.Minor)
 	}
 	if p.phase == idle {
 		return b
@@ -123,11 +130,13 @@ func (p *proposal) appendState(b []byte, now algorithms.Local) []byte {
 	b = binary.AppendVarint(b, int64(p.curAt-now))
 	b = p.curVotes.AppendState(b)
 	b = binary.AppendUvarint(b, uint64(p.curMsgs))
+	b = binary.AppendUvarint(b, p.curNum)
 	b = binary.AppendUvarint(b, uint64(p.prev))
 	if p.prev != 0 {
 		b = binary.AppendVarint(b, int64(p.prevAt-now))
 		b = p.prevVotes.AppendState(b)
 		b = binary.AppendUvarint(b, uint64(p.prevMsgs))
+		b = binary.AppendUvarint(b, p.prevNum)
 	}
 	if p.phase == collecting {
 		for _, rb := range p.reports {

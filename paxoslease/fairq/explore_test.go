@@ -101,6 +101,12 @@ func TestStateSensitivity(t *testing.T) {
 		{"hold end", func(n *Node) { n.props[9].holdUntil++ }, true},
 		{"hold ballot", func(n *Node) { n.props[9].holdBallot = algorithms.MakeBallot(5, 0, 1) }, true},
 		{"hold ended", func(n *Node) { n.props[9].holding = false }, true},
+		{"lease number", func(n *Node) { n.recs[4].seq++ }, true},
+		{"lease number of an empty record", func(n *Node) { n.recs[5] = &record{seq: 3} }, true},
+		{"numbers seen", func(n *Node) { n.seen[9]++ }, true},
+		{"number counted", func(n *Node) { n.props[4].curNum++ }, true},
+		{"earlier request's number counted", func(n *Node) { n.props[4].prevNum++ }, true},
+		{"hold's token", func(n *Node) { n.props[9].token.Major++ }, true},
 		{"proposal added", func(n *Node) {
 			n.props[5] = &proposal{phase: waiting, cur: b, curAt: 9_500, reports: make([]algorithms.Ballot, 3)}
 		}, true},
@@ -109,7 +115,7 @@ func TestStateSensitivity(t *testing.T) {
 		{"told of an empty record", func(n *Node) { n.recs[5] = &record{told: true, queue: []algorithms.Ballot{b}} }, true},
 		{"request state of an idle proposal", func(n *Node) {
 			p := n.props[9]
-			p.fails, p.curAt, p.prev, p.span = 2, 123, b, 9
+			p.fails, p.curAt, p.prev, p.span, p.curNum = 2, 123, b, 9, 4
 			p.curVotes.Add(2)
 		}, false},
 		{"reports of a parked proposal", func(n *Node) {
@@ -152,10 +158,10 @@ func TestStatePastTimes(t *testing.T) {
 // TestStateCoversFields fails when a field is added to the node's state
 // without a decision: encode it in AppendState, or say there why not.
 func TestStateCoversFields(t *testing.T) {
-	explorabletest.Fields(t, Node{}, "rules", "rnd", "quarantined", "deferred", "counter", "recs", "props")
-	explorabletest.Fields(t, record{}, "ballot", "until", "told", "queue")
+	explorabletest.Fields(t, Node{}, "rules", "rnd", "quarantined", "deferred", "counter", "recs", "props", "seen")
+	explorabletest.Fields(t, record{}, "seq", "ballot", "until", "told", "queue")
 	explorabletest.Fields(t, proposal{}, "phase", "extend", "holding", "cur", "prev", "curAt", "prevAt", "curVotes", "prevVotes",
-		"curMsgs", "prevMsgs", "reports", "span", "dead", "fails", "holdBallot", "holdUntil", "succ")
+		"curMsgs", "prevMsgs", "curNum", "prevNum", "token", "reports", "span", "dead", "fails", "holdBallot", "holdUntil", "succ")
 }
 
 // TestCloneDeep: the copy shares no map, slice or proposal with the
@@ -189,9 +195,9 @@ func TestDescribe(t *testing.T) {
 	got := stateNode(t).Describe(stateNow)
 	for _, want := range []string{
 		"life 0",
-		"acceptor r4: granted to n2 (ballot 3.0.2), lapses in 5µs; queued: n3 (5.0.3), n0 (6.0.0)",
+		"acceptor r4: granted to n2 (ballot 3.0.2, lease number 0), lapses in 5µs; queued: n3 (5.0.3), n0 (6.0.0)",
 		"proposer r4: acquiring, answers due (2 grants needed): ballot 7.0.1 sent 1µs ago, granted by n1; earlier 4.0.1 sent 2µs ago, granted by n0",
-		"proposer r9: nothing in flight; holds the lease (ballot 6.0.1), ends in 5.5µs; next waiter n3 (5.0.3)",
+		"proposer r9: nothing in flight; holds the lease (ballot 6.0.1, token 0:0), ends in 5.5µs; next waiter n3 (5.0.3)",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("description lacks %q:\n%s", want, got)

@@ -64,6 +64,11 @@ type Node struct {
 	counter uint32                              // run counter of this node's ballots, over every resource
 	recs    map[algorithms.ResourceID]*record   // acceptor state
 	props   map[algorithms.ResourceID]*proposal // proposer state
+	// seen: per resource, the highest lease number an acceptor reported
+	// to this proposer in its life; its requests and releases carry it,
+	// so that the acceptors' numbers keep in step (and a restarted
+	// acceptor's catch up) across acquisitions.
+	seen map[algorithms.ResourceID]uint64
 }
 
 var _ algorithms.Node = (*Node)(nil)
@@ -71,8 +76,13 @@ var _ algorithms.Node = (*Node)(nil)
 // record is an acceptor's state for one resource: the lease it granted
 // (ballot 0: none) and the proposers queued behind it, in the order
 // their requests arrived, one entry per node. It is dropped when both
-// are empty.
+// are empty and it has granted nothing (seq 0).
 type record struct {
+	// seq: the highest lease number this acceptor has granted or heard of
+	// on the resource (kept while the record is empty, forgotten at a
+	// restart); each grant takes the next one, and its proposer's fencing
+	// token is the highest its counted grants report.
+	seq    uint64
 	ballot algorithms.Ballot // the record's ballot; its owner is ballot.Node()
 	until  algorithms.Local  // when the record lapses, on this acceptor's clock
 	told   bool              // the owner has been told a waiter (in its grant or by KindNext)
@@ -94,6 +104,9 @@ type proposal struct {
 	curAt, prevAt       algorithms.Local
 	curVotes, prevVotes algorithms.NodeSet
 	curMsgs, prevMsgs   int // grants counted by message (count-by-message ablation)
+	curNum, prevNum     uint64 // the highest lease number among the grants counted for each
+
+	token algorithms.Token // the fencing token of the hold
 
 	// reports[a] is the record acceptor a reported for cur (its own
 	// ballot when a granted it), 0 when a has not answered cur; span is
@@ -140,6 +153,7 @@ func New(c algorithms.Config) *Node {
 		quarantined: ru.waits(),
 		recs:        map[algorithms.ResourceID]*record{},
 		props:       map[algorithms.ResourceID]*proposal{},
+		seen:        map[algorithms.ResourceID]uint64{},
 	}
 }
 
@@ -158,8 +172,17 @@ func (n *Node) Step(now algorithms.Local, in algorithms.Input, out *algorithms.O
 	case algorithms.Start:
 		n.start(now, out)
 	case algorithms.Recv:
-		if !n.quarantined && in.Msg.To == n.id {
+		switch {
+		case in.Msg.To != n.id:
+		case !n.quarantined:
 			n.recv(now, &in.Msg, out)
+		case in.Msg.Instance != 0 && (in.Msg.Kind == KindRequest || in.Msg.Kind == KindRelease) && n.cluster.IsAcceptor(n.id):
+			// A silent acceptor answers nothing, but learns the lease
+			// numbers that requests and releases carry, so that its
+			// grants after the silence are numbered above the leases it
+			// forgot.
+			a := n.rec(in.Msg.Resource)
+			a.seq = max(a.seq, in.Msg.Instance)
 		}
 	case algorithms.Fire:
 		n.fire(now, in.Timer, out)

@@ -132,10 +132,10 @@ func (n *Node) release(r algorithms.ResourceID, p *proposal, to algorithms.NodeI
 	if b == 0 {
 		return
 	}
-	if p != nil && b > p.dead {
-		p.dead = b
+	if p != nil {
+		p.dead = max(p.dead, b)
 	}
-	out.Send(algorithms.Message{Kind: KindRelease, From: n.id, To: to, Owner: n.id, Resource: r, Ballot: b, Accepted: next})
+	out.Send(algorithms.Message{Kind: KindRelease, From: n.id, To: to, Owner: n.id, Resource: r, Ballot: b, Accepted: next, Instance: n.seen[r]})
 }
 
 // request sends a fresh request to every acceptor. carry keeps the
@@ -148,10 +148,10 @@ func (n *Node) request(now algorithms.Local, r algorithms.ResourceID, p *proposa
 		flags = FlagExtend
 	}
 	if carry && n.live(p, p.cur) {
-		p.prev, p.prevAt, p.prevMsgs = p.cur, p.curAt, p.curMsgs
+		p.prev, p.prevAt, p.prevMsgs, p.prevNum = p.cur, p.curAt, p.curMsgs, p.curNum
 		p.prevVotes, p.curVotes = p.curVotes, p.prevVotes
 	} else {
-		p.prev, p.prevAt, p.prevMsgs = 0, 0, 0
+		p.prev, p.prevAt, p.prevMsgs, p.prevNum = 0, 0, 0, 0
 		p.prevVotes.Reset()
 	}
 	// Waiters reported before this request may have been served since:
@@ -161,7 +161,7 @@ func (n *Node) request(now algorithms.Local, r algorithms.ResourceID, p *proposa
 	p.cur = algorithms.MakeBallot(n.counter, c.restarts, c.id)
 	p.curAt = now
 	p.curVotes.Reset()
-	p.curMsgs = 0
+	p.curMsgs, p.curNum = 0, 0
 	if p.reports == nil {
 		p.reports = make([]algorithms.Ballot, c.cluster.Acceptors)
 	}
@@ -171,7 +171,7 @@ func (n *Node) request(now algorithms.Local, r algorithms.ResourceID, p *proposa
 	out.Emit(algorithms.Event{Kind: algorithms.Round, Resource: r, Owner: c.id, Ballot: p.cur})
 	for a := 0; a < c.cluster.Acceptors; a++ {
 		out.Send(algorithms.Message{Kind: KindRequest, Flags: flags, From: c.id, To: algorithms.NodeID(a), Owner: c.id,
-			Resource: r, Ballot: p.cur, Promised: p.dead, Span: int64(c.params.LeaseSpan)})
+			Resource: r, Ballot: p.cur, Promised: p.dead, Span: int64(c.params.LeaseSpan), Instance: n.seen[r]})
 	}
 	out.SetTimer(algorithms.TimerKey{Resource: r, Kind: timerProposer}, now.Add(c.params.ResponseTimeout))
 }
@@ -186,11 +186,12 @@ func (n *Node) onGrant(now algorithms.Local, m *algorithms.Message, out *algorit
 	}
 	r := m.Resource
 	p := n.props[r]
+	n.learn(r, m.Instance)
 	if p != nil && c.mine(b) && p.phase != idle && n.live(p, b) && (b == p.cur || b == p.prev) {
 		if m.Accepted != 0 && m.Accepted.Node() != c.id {
 			p.succ = m.Accepted
 		}
-		n.count(now, r, p, m.From, b == p.prev, out)
+		n.count(now, r, p, m.From, b == p.prev, m.Instance, out)
 		return
 	}
 	if p != nil && p.holding && c.holdGuard {
@@ -206,24 +207,26 @@ func (n *Node) onGrant(now algorithms.Local, m *algorithms.Message, out *algorit
 // acceptors that granted either make a majority. Both are this
 // proposer's requests, and every grant started its record after its own
 // request left, so the hold counts from the earlier of the two requests
-// whose grants it uses.
-func (n *Node) count(now algorithms.Local, r algorithms.ResourceID, p *proposal, a algorithms.NodeID, prev bool, out *algorithms.Output) {
+// whose grants it uses. num is the lease number the grant reports.
+func (n *Node) count(now algorithms.Local, r algorithms.ResourceID, p *proposal, a algorithms.NodeID, prev bool, num uint64, out *algorithms.Output) {
 	c := n.rules
 	if prev {
 		p.prevVotes.Add(a)
 		p.prevMsgs++
+		p.prevNum = max(p.prevNum, num)
 		p.reports[a] = p.prev
 	} else {
 		p.curVotes.Add(a)
 		p.curMsgs++
+		p.curNum = max(p.curNum, num)
 		p.reports[a] = p.cur
 	}
-	b, at, got := p.cur, p.curAt, p.curVotes.Len()
+	b, at, got, top := p.cur, p.curAt, p.curVotes.Len(), p.curNum
 	if !c.distinct {
 		got = p.curMsgs
 	}
 	if got < c.cluster.Majority() && n.live(p, p.prev) && p.prevMsgs > 0 {
-		b, at = p.prev, p.prevAt
+		b, at, top = p.prev, p.prevAt, max(p.curNum, p.prevNum)
 		got = algorithms.CountOf(&p.curVotes, &p.prevVotes, &p.prevVotes, func(x, y, _ uint64) uint64 { return x | y })
 		if !c.distinct {
 			got = p.curMsgs + p.prevMsgs
@@ -234,7 +237,7 @@ func (n *Node) count(now algorithms.Local, r algorithms.ResourceID, p *proposal,
 			at = now // ablated late-timer: from the majority's arrival
 		}
 		if until := at.Add(c.hold); until > now {
-			n.acquired(r, p, b, until, out)
+			n.acquired(r, p, b, until, top, out)
 			return
 		}
 		// The hold these grants give is over already (a request older
@@ -253,7 +256,15 @@ func (n *Node) count(now algorithms.Local, r algorithms.ResourceID, p *proposal,
 	}
 }
 
-func (n *Node) acquired(r algorithms.ResourceID, p *proposal, b algorithms.Ballot, until algorithms.Local, out *algorithms.Output) {
+// acquired: p holds b's lease until until. Its fencing token is the
+// highest lease number its counted grants report (top), and an
+// extension's is never below the hold's before it.
+func (n *Node) acquired(r algorithms.ResourceID, p *proposal, b algorithms.Ballot, until algorithms.Local, top uint64, out *algorithms.Output) {
+	tok := algorithms.Token{Major: top, Minor: uint64(b)}
+	if p.holding && tok.Less(p.token) {
+		tok = p.token
+	}
+	p.token = tok
 	p.holding = true
 	p.holdBallot = b
 	p.holdUntil = until
@@ -262,7 +273,7 @@ func (n *Node) acquired(r algorithms.ResourceID, p *proposal, b algorithms.Ballo
 	p.fails = 0
 	out.CancelTimer(algorithms.TimerKey{Resource: r, Kind: timerProposer})
 	out.SetTimer(algorithms.TimerKey{Resource: r, Kind: timerHold}, until)
-	out.Emit(algorithms.Event{Kind: algorithms.Acquired, Resource: r, Owner: n.id, Ballot: b, Until: until, Token: algorithms.TimeToken(until)})
+	out.Emit(algorithms.Event{Kind: algorithms.Acquired, Resource: r, Owner: n.id, Ballot: b, Until: until, Token: tok})
 }
 
 // onQueued notes whose record an acceptor reported for the current
@@ -273,10 +284,11 @@ func (n *Node) onQueued(now algorithms.Local, m *algorithms.Message, out *algori
 	if p == nil || p.phase == idle || m.Ballot != p.cur || m.Accepted == 0 {
 		return
 	}
+	n.learn(r, m.Instance)
 	if b := m.Accepted; n.mine(b) && n.live(p, b) && (b == p.prev || b == p.cur) {
 		// The record in the way is our own earlier request's grant (its
 		// answer was lost): it counts as that grant.
-		n.count(now, r, p, m.From, b == p.prev, out)
+		n.count(now, r, p, m.From, b == p.prev, m.Instance, out)
 		return
 	}
 	p.reports[m.From] = m.Accepted
@@ -425,4 +437,11 @@ func (n *Node) failRound(now algorithms.Local, r algorithms.ResourceID, p *propo
 	}
 	p.phase = waiting
 	out.SetTimer(key, now.Add(wait))
+}
+
+// learn notes a lease number an acceptor reported.
+func (n *Node) learn(r algorithms.ResourceID, num uint64) {
+	if num > n.seen[r] {
+		n.seen[r] = num
+	}
 }

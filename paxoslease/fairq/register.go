@@ -101,6 +101,7 @@ func Algorithm() algorithms.Algorithm {
 		// A record makes the acceptor queue every other proposer until it
 		// lapses or its owner releases it.
 		GrantBlocks: true,
+		Fencing:     fencing,
 		Validate:    Validate,
 		Build: func(cfg algorithms.Config) (algorithms.Node, error) {
 			return New(cfg), nil
@@ -112,6 +113,15 @@ func init() {
 	algorithms.RegisterKinds(Name, KindRequest, "fq-request", "fq-grant", "fq-queued", "fq-next", "fq-release")
 	algorithms.Register(Algorithm())
 }
+
+// fencing is what fairq's fencing token is (the package doc has the
+// argument at length).
+const fencing = "(lease number, ballot): the lease number is the highest its counted grants report. Each acceptor numbers its grants on a " +
+	"resource upward and takes up the numbers requests and releases carry (a release carries the releaser's token, a request the highest " +
+	"number its sender saw), so a lease handed on by a release is numbered above the releaser's token, and the acceptor a later holder's " +
+	"majority shares with an earlier one's granted it after the earlier grant. Breaks when an earlier holder's records lapse unreleased " +
+	"(its release lost, or it crashed) at acceptors whose numbers lag the one its token came from, and when acceptors restart: a restarted " +
+	"acceptor forgot its numbers and relearns them only from the requests and releases it hears during its silence"
 
 // HoldSpan is how long a lease holds on the holder's own clock, counted
 // from the moment it sent the request: T(1-ρ)/(1+ρ), rounded down (the

@@ -103,7 +103,7 @@ type proposal struct {
 	cur, prev           algorithms.Ballot
 	curAt, prevAt       algorithms.Local
 	curVotes, prevVotes algorithms.NodeSet
-	curMsgs, prevMsgs   int // grants counted by message (count-by-message ablation)
+	curMsgs, prevMsgs   int    // grants counted by message (count-by-message ablation)
 	curNum, prevNum     uint64 // the highest lease number among the grants counted for each
 
 	token algorithms.Token // the fencing token of the hold

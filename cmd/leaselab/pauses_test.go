@@ -7,6 +7,7 @@ import (
 
 	"leaselab/algorithms"
 	"leaselab/runner"
+	"leaselab/runner/experiments"
 )
 
 // runJSON runs leaselab with args and --format json and decodes the
@@ -98,3 +99,54 @@ func TestEveryAlgorithmFences(t *testing.T) {
 type observerFunc func(r *runner.TraceRec)
 
 func (f observerFunc) Observe(r *runner.TraceRec) { f(r) }
+
+// The frontier's offset probe reaches the class skew-beyond-dmax.txt
+// shows: FaTLease's clocks 1.5 d_max apart give two holders in some of
+// four seeds, half d_max apart in none; PaxosLease, whose leases are spans
+// on one clock, keeps one holder at 3 d_max. (A probe whose workload lets
+// the nodes ahead win every race never puts a lease on a clock behind and
+// so cannot show the first.)
+func TestFrontierOffsetProbe(t *testing.T) {
+	var exp experiments.Experiment
+	for _, e := range experiments.All() {
+		if e.Name == "frontier" {
+			exp = e
+		}
+	}
+	if exp.FrontierDef == nil {
+		t.Fatal("no frontier experiment")
+	}
+	var offset experiments.Assumption
+	for _, a := range exp.FrontierDef.Assumptions {
+		if a.Name == "offset" {
+			offset = a
+		}
+	}
+	if offset.Set == nil {
+		t.Fatal("the frontier has no offset assumption")
+	}
+	violations := func(algo string, x time.Duration) int {
+		n := 0
+		for seed := uint64(1); seed <= 4; seed++ {
+			s := exp.Base
+			s.Algo, s.Seed = algo, seed
+			offset.Set(&s, float64(x))
+			r, err := runner.Run(s, runner.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			n += r.Violations
+		}
+		return n
+	}
+	dmax := exp.Base.Params.DMax
+	if v := violations("fatlease", 3*dmax/2); v == 0 {
+		t.Errorf("fatlease, offsets 1.5 d_max apart: no violation in 4 seeds")
+	}
+	if v := violations("fatlease", dmax/2); v != 0 {
+		t.Errorf("fatlease, offsets d_max/2 apart: %d violations", v)
+	}
+	if v := violations("paxoslease", 3*dmax); v != 0 {
+		t.Errorf("paxoslease, offsets 3 d_max apart: %d violations", v)
+	}
+}

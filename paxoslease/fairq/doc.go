@@ -176,6 +176,41 @@
 // by its first campaign) and by leaselab explore with the flags that
 // runner/experiments.Exposes gives.
 //
+// # Fencing token
+//
+// A holder's token (Event.Token, algorithms.Token) is (lease number,
+// ballot). Each acceptor numbers its grants on a resource upward (every
+// grant, an extension's renewal too, takes the next number) and raises
+// its counter to any number a request or a release carries: both carry
+// the highest number their sender was told on the resource in its life
+// (grants and queued answers report the acceptor's counter), which for a
+// release is at least the releaser's token. A holder's token is the
+// highest number among the grants it counted; an extension's is never
+// below the hold's before it. A restarted acceptor, silent for its
+// quarantine, still takes up the numbers requests and releases carry.
+//
+// Why a later holder's token is higher. If Y holds after X, their
+// majorities share an acceptor a, and a granted Y after X's record there
+// ended: at one acceptor records do not overlap, and each covers its
+// holder's hold (the argument above). If X's release ended it, a raised
+// its counter to X's token first, so Y's grant from a, and Y's token,
+// are numbered above it: every hand-off without faults is such. If X's
+// record lapsed unreleased (X crashed, its release was lost or late), a
+// knows only its own number for X, which is X's token when the acceptors
+// numbered X's grants alike; the numbers that requests carry keep them
+// in step, not always. So it breaks there, and when acceptors restart:
+// a restarted acceptor forgot its counter and relearns it only from the
+// requests and releases of proposers that remember the numbers (in a
+// campaign seed where all three acceptors restarted within 25 s, a
+// holder got the token 1:... after tokens of 6:...).
+//
+// Measured: check --seeds 100 --writes 50ms --store fenced, writes
+// rejected while their lease was current (live_rejects, the claim
+// broken): --faults all, 94,898 of 1.67 M writes (PaxosLease 71,095; a
+// token of the hold's end on the holder's clock, as naive's, 13,351);
+// every kind of --faults all but crash, 240 of 2.19 M (PaxosLease 0; the
+// clock token 20,936).
+//
 // # Client inputs and events
 //
 // Acquire asks (a no-op while holding or asking); Extend asks as the

@@ -124,13 +124,9 @@ func (n *Node) handOn(now algorithms.Local, r algorithms.ResourceID, a *record, 
 
 // grant makes b's proposer the record's owner for T from now on this
 // acceptor's clock and tells it so. The caller has checked keep-others:
-// the record was free or already b's proposer's. A new owner's lease
-// takes the next lease number; a renewal keeps the number (fewer distinct
-// states for the explorer, and the holder's token needs no rise).
+// the record was free or already b's proposer's.
 func (n *Node) grant(now algorithms.Local, r algorithms.ResourceID, a *record, b algorithms.Ballot, out *algorithms.Output) {
-	if a.ballot == 0 || !algorithms.SameProposer(a.ballot, b) {
-		a.seq++
-	}
+	a.seq++
 	a.ballot = b
 	a.until = now.Add(n.params.LeaseSpan)
 	a.remove(b.Node())

@@ -180,7 +180,7 @@
 //
 // A holder's token (Event.Token, algorithms.Token) is (lease number,
 // ballot). Each acceptor numbers its grants on a resource upward (every
-// new owner's grant takes the next number; a renewal keeps it) and raises
+// grant, an extension's renewal too, takes the next number) and raises
 // its counter to any number a request or a release carries: both carry
 // the highest number their sender was told on the resource in its life
 // (grants and queued answers report the acceptor's counter), which for a

@@ -364,7 +364,18 @@ func (eng *engine) workers() int { return pool.Pool{Workers: eng.cfg.Workers}.Si
 // experiment's files when its last run is done. The order in which runs
 // finish does not matter: every result lands in its job's slot.
 func (eng *engine) execute() error {
-	var calib, rest []int
+	calib, rest := eng.order()
+	x := &execution{eng: eng, start: time.Now()}
+	eng.dispatch(calib, x.finish)
+	x.calibrate(calib)
+	eng.dispatch(rest, x.finish)
+	x.runFrontiers()
+	return x.firstErr
+}
+
+// order splits the jobs that run (not the shared ones) into calibration
+// runs and the rest, the rest in the order they are to run.
+func (eng *engine) order() (calib, rest []int) {
 	for i, j := range eng.jobs {
 		if j.dupOf >= 0 {
 			continue // finished with the job it shares
@@ -397,77 +408,104 @@ func (eng *engine) execute() error {
 		}
 		return ia < ib
 	})
-	start := time.Now()
-	done := 0
-	var estimate, estWork time.Duration
-	var estOf []time.Duration // per job, once calibrated
-	var estDone time.Duration // estimated cost of the runs done so far
-	var actualDone time.Duration
-	var firstErr error
-	var finishOne func(i int)
-	finish := func(i int) {
-		finishOne(i)
-		for _, d := range eng.jobs[i].dups {
-			dj := &eng.jobs[d]
-			eng.describe(dj)
-			dj.rec.Result, dj.rec.Err, dj.rec.Wall, dj.rec.Shared = eng.jobs[i].rec.Result, eng.jobs[i].rec.Err, eng.jobs[i].rec.Wall, true
-			finishOne(d)
+	return calib, rest
+}
+
+// execution is the bookkeeping of one execute: how many runs are done,
+// the estimate once the calibration runs are, and the first error writing
+// an experiment's files. The pool reports finished runs one at a time,
+// so its methods need no lock.
+type execution struct {
+	eng        *engine
+	start      time.Time
+	done       int
+	estimate   time.Duration   // the whole campaign's (0 until calibrated)
+	estWork    time.Duration   // the summed estimate of every run
+	estOf      []time.Duration // per job, once calibrated
+	estDone    time.Duration   // estimated cost of the runs done so far
+	actualDone time.Duration   // measured cost of the runs done so far
+	firstErr   error
+}
+
+// finish records that job i ran, and the jobs that share its result.
+func (x *execution) finish(i int) {
+	eng := x.eng
+	x.finishOne(i)
+	for _, d := range eng.jobs[i].dups {
+		dj := &eng.jobs[d]
+		eng.describe(dj)
+		dj.rec.Result, dj.rec.Err, dj.rec.Wall, dj.rec.Shared = eng.jobs[i].rec.Result, eng.jobs[i].rec.Err, eng.jobs[i].rec.Wall, true
+		x.finishOne(d)
+	}
+}
+
+// finishOne counts job i done, shows progress, and writes its
+// experiment's files when it was the experiment's last run.
+func (x *execution) finishOne(i int) {
+	eng := x.eng
+	x.done++
+	j := &eng.jobs[i]
+	ei := j.exp
+	if !j.rec.Shared {
+		x.actualDone += j.rec.Wall
+		if x.estOf != nil {
+			x.estDone += x.estOf[i]
 		}
 	}
-	finishOne = func(i int) {
-		done++
-		j := &eng.jobs[i]
-		ei := j.exp
-		if !j.rec.Shared {
-			actualDone += j.rec.Wall
-			if estOf != nil {
-				estDone += estOf[i]
-			}
-		}
-		eng.left[ei]--
-		p := Progress{Experiment: eng.reports[ei].Exp.Name, Done: done, Total: len(eng.jobs),
-			Elapsed: time.Since(start), Estimate: estimate}
-		if estimate > 0 {
-			p.Remaining = eng.remaining(estWork, estDone, actualDone)
-		}
-		eng.progress(p)
-		if eng.left[ei] == 0 {
-			files, err := eng.finishExperiment(ei)
-			if err != nil && firstErr == nil {
-				firstErr = err
-			}
-			eng.progress(Progress{Experiment: eng.reports[ei].Exp.Name, Done: done, Total: len(eng.jobs),
-				Elapsed: time.Since(start), Estimate: estimate, Wrote: files})
-		}
+	eng.left[ei]--
+	p := Progress{Experiment: eng.reports[ei].Exp.Name, Done: x.done, Total: len(eng.jobs),
+		Elapsed: time.Since(x.start), Estimate: x.estimate}
+	if x.estimate > 0 {
+		p.Remaining = eng.remaining(x.estWork, x.estDone, x.actualDone)
 	}
-	eng.dispatch(calib, finish)
-	estOf = eng.estimate()
-	for _, e := range estOf {
-		estWork += e
+	eng.progress(p)
+	if eng.left[ei] == 0 {
+		files, err := eng.finishExperiment(ei)
+		if err != nil && x.firstErr == nil {
+			x.firstErr = err
+		}
+		eng.progress(Progress{Experiment: eng.reports[ei].Exp.Name, Done: x.done, Total: len(eng.jobs),
+			Elapsed: time.Since(x.start), Estimate: x.estimate, Wrote: files})
+	}
+}
+
+// calibrate estimates every run's cost from the calibration runs (calib,
+// done) and the campaign's duration, and shows it.
+func (x *execution) calibrate(calib []int) {
+	eng := x.eng
+	x.estOf = eng.estimate()
+	for _, e := range x.estOf {
+		x.estWork += e
 	}
 	// Parallel runs share the machine: the estimate divides the summed run
 	// time by the workers (udp runs, which run alone, are not divided).
 	var excl, par time.Duration
-	for i, e := range estOf {
+	for i, e := range x.estOf {
 		if eng.jobs[i].exclusive {
 			excl += e
 		} else {
 			par += e
 		}
 	}
-	estimate = excl + par/time.Duration(eng.workers())
-	if estimate < time.Since(start) {
-		estimate = time.Since(start)
+	x.estimate = excl + par/time.Duration(eng.workers())
+	if x.estimate < time.Since(x.start) {
+		x.estimate = time.Since(x.start)
 	}
 	for _, i := range calib {
-		estDone += estOf[i]
+		x.estDone += x.estOf[i]
 	}
-	if estDone == 0 {
-		estDone = 1 // all calibration runs took no measurable time
+	if x.estDone == 0 {
+		x.estDone = 1 // all calibration runs took no measurable time
 	}
-	eng.progress(Progress{Done: done, Total: len(eng.jobs), Elapsed: time.Since(start), Estimate: estimate,
-		Remaining: eng.remaining(estWork, estDone, actualDone), Calibrated: true})
-	eng.dispatch(rest, finish)
+	eng.progress(Progress{Done: x.done, Total: len(eng.jobs), Elapsed: time.Since(x.start), Estimate: x.estimate,
+		Remaining: eng.remaining(x.estWork, x.estDone, x.actualDone), Calibrated: true})
+}
+
+// runFrontiers runs the frontier experiments, whose runs are chosen as
+// they go (a search, not a planned sweep), after every planned run, and
+// writes their files.
+func (x *execution) runFrontiers() {
+	eng := x.eng
 	for ei, r := range eng.reports {
 		if r.Exp.Kind != Frontier {
 			continue
@@ -479,17 +517,16 @@ func (eng *engine) execute() error {
 			}
 		}
 		eng.runFrontier(r, func() {
-			done++
-			eng.progress(Progress{Experiment: r.Exp.Name, Done: done, Total: max(total, done), Elapsed: time.Since(start)})
+			x.done++
+			eng.progress(Progress{Experiment: r.Exp.Name, Done: x.done, Total: max(total, x.done), Elapsed: time.Since(x.start)})
 		})
 		files, err := r.WriteFiles(eng.cfg.Out)
 		r.Files = files
-		if err != nil && firstErr == nil {
-			firstErr = err
+		if err != nil && x.firstErr == nil {
+			x.firstErr = err
 		}
-		eng.progress(Progress{Experiment: eng.reports[ei].Exp.Name, Done: done, Total: max(total, done), Elapsed: time.Since(start), Wrote: files})
+		eng.progress(Progress{Experiment: eng.reports[ei].Exp.Name, Done: x.done, Total: max(total, x.done), Elapsed: time.Since(x.start), Wrote: files})
 	}
-	return firstErr
 }
 
 // remaining is the work not done yet by the estimate, rescaled by how the

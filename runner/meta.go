@@ -27,8 +27,9 @@ type Meta struct {
 	Revision string `json:"revision"`
 	// RevisionFrom: "build" (stamped by go build) or "git" (asked of the
 	// leaselab checkout the command ran in, for builds without VCS
-	// stamping: go run, go test, GOFLAGS=-buildvcs=false).
-	RevisionFrom string `json:"revision_from,omitempty"`
+	// stamping: go run, go test, GOFLAGS=-buildvcs=false); "" when
+	// Revision is "unknown".
+	RevisionFrom string `json:"revision_from"`
 	GoVersion    string `json:"go_version"`
 	GOOS         string `json:"goos"`
 	GOARCH       string `json:"goarch"`

@@ -21,7 +21,13 @@ func init() {
 		name:    "check",
 		summary: "run a seeded fault campaign and check the lease invariant",
 		usage:   "--algo NAME --seeds K [--first-seed N] [--faults all|swarm|loss,dup,...] [--out FILE] [flags]",
-		long: `Runs K simulations (campaign.Check) with seeds N, N+1, ..., N+K-1. Each draws
+		long:    checkLong,
+		setup:   setupCheck,
+	})
+}
+
+// checkLong is the --help text of check.
+const checkLong = `Runs K simulations (campaign.Check) with seeds N, N+1, ..., N+K-1. Each draws
 a random fault schedule from its seed using the fault kinds of --faults,
 all of them (the default), or a swarm mix (--faults swarm, below):
 
@@ -132,10 +138,7 @@ deliveries become drops, and skewed clocks exact, to a fixed point or until
 (and the JSON's counterexample key) gives the command counts before and
 after. No violation: FILE is not written.
 
-Exit status 1 when any violation is found, 2 for bad input.`,
-		setup: setupCheck,
-	})
-}
+Exit status 1 when any violation is found, 2 for bad input.`
 
 func setupCheck(fs *pflag.FlagSet) action {
 	spec := runner.DefaultSpec()
@@ -169,13 +172,8 @@ func setupCheck(fs *pflag.FlagSet) action {
 		if err != nil {
 			return err
 		}
-		if *outPath != "" {
-			if st, err := os.Stat(filepath.Dir(*outPath)); err != nil || !st.IsDir() {
-				return usagef("--out %s: no such directory %s", *outPath, filepath.Dir(*outPath))
-			}
-		}
-		if *shrinkTime <= 0 {
-			return usagef("--shrink-time must be positive, got %v", *shrinkTime)
+		if err := checkShrinkArgs(*outPath, *shrinkTime); err != nil {
+			return err
 		}
 		spec.Seed = *first
 		opt, out := runner.Options{}, &outFiles{}
@@ -197,13 +195,16 @@ func setupCheck(fs *pflag.FlagSet) action {
 		}
 		progress, done := newProgress(c, *quiet, "check "+spec.Algo)
 		opt.Progress = progress
+		stop, release := interruptible(c)
+		defer release()
+		opt.Stop = stop
 		cs := campaign.CheckSpec{Base: spec, Faults: kinds, Seeds: *seeds, FirstSeed: *first, Vary: checkVary(fs), StopAtFirst: *stopFirst}
 		res, err := campaign.Check(cs, opt)
 		done()
 		if err != nil {
 			return err
 		}
-		if *outPath != "" {
+		if *outPath != "" && !res.Interrupted {
 			if err := writeCounterexample(c, cs, &res, *outPath, *shrinkTime); err != nil {
 				return err
 			}
@@ -211,20 +212,42 @@ func setupCheck(fs *pflag.FlagSet) action {
 		if err := out.finish(); err != nil {
 			return err
 		}
-		res.Meta = c.meta()
-		if err := writeCheck(c, *format, res); err != nil {
+		return reportCheck(c, res, *format, col, *timeline)
+	}
+}
+
+// checkShrinkArgs checks --out (its directory exists) and --shrink-time.
+func checkShrinkArgs(outPath string, shrinkTime time.Duration) error {
+	if outPath != "" {
+		if st, err := os.Stat(filepath.Dir(outPath)); err != nil || !st.IsDir() {
+			return usagef("--out %s: no such directory %s", outPath, filepath.Dir(outPath))
+		}
+	}
+	if shrinkTime <= 0 {
+		return usagef("--shrink-time must be positive, got %v", shrinkTime)
+	}
+	return nil
+}
+
+// reportCheck prints a campaign's result and writes its --timeline page;
+// exit status 130 when it was interrupted, 1 when it found a violation.
+func reportCheck(c *ctx, res campaign.CheckResult, format string, col *htmlview.Collector, timeline string) error {
+	res.Meta = c.meta()
+	if err := writeCheck(c, format, res); err != nil {
+		return err
+	}
+	if col != nil && !res.Interrupted {
+		if err := writeCheckTimeline(c, timeline, col, res); err != nil {
 			return err
 		}
-		if col != nil {
-			if err := writeCheckTimeline(c, *timeline, col, res); err != nil {
-				return err
-			}
-		}
-		if res.Violations > 0 {
-			return exitStatus(1)
-		}
-		return nil
 	}
+	switch {
+	case res.Interrupted:
+		return exitStatus(130)
+	case res.Violations > 0:
+		return exitStatus(1)
+	}
+	return nil
 }
 
 // checkArgs refuses what check cannot run: arguments, --seed, another
@@ -344,7 +367,7 @@ func writeCheck(c *ctx, format string, res campaign.CheckResult) error {
 		{"algo", res.Algo},
 		{"ablate", none(strings.Join(res.Ablate, ","))},
 		{"faults", strings.Join(res.Faults, ",")},
-		{"seeds", strconv.Itoa(res.Seeds)},
+		{"seeds", seedsText(res)},
 		{"leases acquired", strconv.Itoa(res.LeasesAcquired)},
 		{"violations", strconv.Itoa(res.Violations)},
 		{"violating seeds", none(strings.Join(seeds, " "))},
@@ -401,4 +424,16 @@ func rerun(res campaign.CheckResult) string {
 		return ""
 	}
 	return "leaselab run " + strings.Join(specArgs(res.ViolatingSpecs[0]), " ")
+}
+
+// seedsText says which seeds ran, and whether the campaign was cut short.
+func seedsText(res campaign.CheckResult) string {
+	s := strconv.Itoa(res.Seeds)
+	if res.Seeds > 0 {
+		s += fmt.Sprintf(" (%d..%d)", res.FirstSeed, res.FirstSeed+uint64(res.Seeds)-1)
+	}
+	if res.Interrupted {
+		s += ", interrupted: the seeds before the first that did not finish"
+	}
+	return s
 }

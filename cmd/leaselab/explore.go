@@ -57,6 +57,9 @@ func setupExplore(fs *pflag.FlagSet) action {
 	fs.IntVar(&cfg.Resources, "resources", cfg.Resources, "resources r0..r{N-1} the clients may ask for (1..16)")
 	protocol := runner.Spec{Params: cfg.Params}
 	addGroupFlags(fs, &protocol, runner.GroupProtocol)
+	// The table's text describes run's network-derived default; the
+	// explorer has no network and its own default (above M).
+	fs.Lookup("response-timeout").Usage = "a phase without a majority by then times out and the round is retried (time is the explorer's: above M by default, so a round can outlive a restarted node's wait)"
 	fs.DurationVar(&cfg.FsyncLatency, "fsync-latency", cfg.FsyncLatency, "classic Paxos: every fsync takes exactly this long (a crash within it loses the records; with --ablate fsync the answers have already left)")
 	fs.Uint64Var(&cfg.Seed, "seed", cfg.Seed, "seed of the nodes' random sources (matters only with --backoff > 0)")
 	fs.IntVar(&cfg.Inputs, "inputs", cfg.Inputs, "client inputs along one path (each an acquire, extend or release at any proposer)")
@@ -88,25 +91,12 @@ func setupExplore(fs *pflag.FlagSet) action {
 		if cfg.Workers < 1 {
 			return usagef("--workers must be at least 1, got %d", cfg.Workers)
 		}
-		cfg.InputKinds = nil
-		for _, k := range *kinds {
-			switch k {
-			case "acquire":
-				cfg.InputKinds = append(cfg.InputKinds, algorithms.Acquire)
-			case "extend":
-				cfg.InputKinds = append(cfg.InputKinds, algorithms.Extend)
-			case "release":
-				cfg.InputKinds = append(cfg.InputKinds, algorithms.Relinquish)
-			default:
-				return usagef("unknown input kind %q (valid: acquire, extend, release)", k)
-			}
-		}
-		if len(cfg.InputKinds) == 0 {
-			return usagef("--input-kinds needs at least one of acquire, extend, release")
+		var err error
+		if cfg.InputKinds, err = parseInputKinds(*kinds); err != nil {
+			return err
 		}
 		var f *os.File
 		if *out != "" {
-			var err error
 			if f, err = createOutput("out", *out); err != nil {
 				return err
 			}
@@ -127,29 +117,54 @@ func setupExplore(fs *pflag.FlagSet) action {
 		if err != nil {
 			return err
 		}
-		if res.Scenario != "" && f != nil {
-			if _, err := f.WriteString(res.Scenario); err != nil {
-				return err
-			}
-			if err := f.Close(); err != nil {
-				return err
-			}
-			res.Counterexample = *out
-		}
-		if *format == "json" {
-			if err := writeJSON(c.stdout, res); err != nil {
-				return err
-			}
-		} else {
-			if err := writeExploreTable(c, res); err != nil {
-				return err
-			}
-		}
-		if res.Violations > 0 {
-			return exitStatus(1)
-		}
-		return nil
+		return writeExplore(c, cfg, res, f, *out, *format)
 	}
+}
+
+// parseInputKinds reads --input-kinds.
+func parseInputKinds(kinds []string) ([]algorithms.InputKind, error) {
+	var ks []algorithms.InputKind
+	for _, k := range kinds {
+		switch k {
+		case "acquire":
+			ks = append(ks, algorithms.Acquire)
+		case "extend":
+			ks = append(ks, algorithms.Extend)
+		case "release":
+			ks = append(ks, algorithms.Relinquish)
+		default:
+			return nil, usagef("unknown input kind %q (valid: acquire, extend, release)", k)
+		}
+	}
+	if len(ks) == 0 {
+		return nil, usagef("--input-kinds needs at least one of acquire, extend, release")
+	}
+	return ks, nil
+}
+
+// writeExplore writes the counterexample to f (--out), if there is one,
+// and prints the result; exit status 1 when a violation was found.
+func writeExplore(c *ctx, cfg explore.Config, res explore.Result, f *os.File, out, format string) error {
+	if res.Scenario != "" && f != nil {
+		if _, err := f.WriteString(res.Scenario); err != nil {
+			return err
+		}
+		if err := f.Close(); err != nil {
+			return err
+		}
+		res.Counterexample = out
+	}
+	if format == "json" {
+		if err := writeJSON(c.stdout, exploreOutput(c, cfg, res)); err != nil {
+			return err
+		}
+	} else if err := writeExploreTable(c, res); err != nil {
+		return err
+	}
+	if res.Violations > 0 {
+		return exitStatus(1)
+	}
+	return nil
 }
 
 func writeExploreTable(c *ctx, r explore.Result) error {
@@ -186,4 +201,50 @@ func writeExploreTable(c *ctx, r explore.Result) error {
 	}
 	rows = append(rows, []string{"counterexample", ce})
 	return writeTable(c.stdout, []string{"explore", "value"}, rows)
+}
+
+// exploreJSON is explore's JSON: the search's result with the provenance
+// and everything that bounded the search, every key always present (the
+// fields here shadow the result's of the same JSON name).
+type exploreJSON struct {
+	Meta *runner.Meta `json:"meta"`
+	explore.Result
+	Ablate []string           `json:"ablate"`
+	First  *explore.Violation `json:"first_violation"` // null when none
+	Params algorithms.Params  `json:"params"`
+	Bounds exploreBounds      `json:"bounds"`
+}
+
+// exploreBounds are the explorer's bounds and budgets (explore.Config):
+// what "exhausted" is relative to.
+type exploreBounds struct {
+	Resources      int      `json:"resources"`
+	Seed           uint64   `json:"seed"`
+	FsyncLatencyNS int64    `json:"fsync_latency_ns"`
+	Inputs         int      `json:"inputs"`
+	InputKinds     []string `json:"input_kinds"`
+	Crashes        int      `json:"crashes"`
+	Drops          int      `json:"drops"`
+	Dups           int      `json:"dups"`
+	ClockDrift     float64  `json:"clock_drift"`
+	MaxPending     int      `json:"max_pending"`
+	HorizonNS      int64    `json:"horizon_ns"`
+	MaxDepth       int      `json:"max_depth"`
+	MaxStates      int64    `json:"max_states"`
+}
+
+func exploreOutput(c *ctx, cfg explore.Config, res explore.Result) exploreJSON {
+	kinds := []string{}
+	for _, k := range cfg.InputKinds {
+		kinds = append(kinds, k.String())
+	}
+	abl := res.Ablate
+	if abl == nil {
+		abl = []string{}
+	}
+	return exploreJSON{Meta: c.meta(), Result: res, Ablate: abl, First: res.First, Params: cfg.Params,
+		Bounds: exploreBounds{Resources: cfg.Resources, Seed: cfg.Seed, FsyncLatencyNS: int64(cfg.FsyncLatency),
+			Inputs: cfg.Inputs, InputKinds: kinds, Crashes: cfg.Crashes, Drops: cfg.Drops, Dups: cfg.Dups,
+			ClockDrift: cfg.ClockDrift, MaxPending: cfg.MaxPending, HorizonNS: int64(cfg.Horizon),
+			MaxDepth: cfg.MaxDepth, MaxStates: cfg.MaxStates}}
 }

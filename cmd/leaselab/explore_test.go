@@ -68,4 +68,22 @@ func TestExploreFindsAndReplays(t *testing.T) {
 	if code != 0 || !strings.Contains(stdout, `"exhausted": true`) || !strings.Contains(stdout, `"violations": 0`) {
 		t.Fatalf("exit %d: %s %s", code, stdout, stderr)
 	}
+	// The same keys with and without a violation (null where none), the
+	// provenance, and what bounded the search.
+	var clean map[string]any
+	if err := json.Unmarshal([]byte(stdout), &clean); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"meta", "params", "bounds", "first_violation", "ablate"} {
+		if _, ok := clean[k]; !ok {
+			t.Errorf("JSON lacks %q: %s", k, stdout)
+		}
+	}
+	if len(clean) != len(r) {
+		t.Errorf("%d keys without a violation, %d with one", len(clean), len(r))
+	}
+	b, _ := clean["bounds"].(map[string]any)
+	if b["inputs"] != 1.0 || b["crashes"] != 1.0 || b["max_states"] != 2e7 || clean["meta"] == nil {
+		t.Errorf("bounds %v, meta %v", b, clean["meta"])
+	}
 }

@@ -48,15 +48,24 @@ type Vary struct {
 func (v Vary) fixed(name string) bool { return slices.Contains(v.Fixed, name) }
 
 // CheckResult sums a campaign.
+//
+// Every key is always present in its JSON: lists are [] when empty, the
+// counterexample null when there is none.
 type CheckResult struct {
-	Meta           *runner.Meta         `json:"meta,omitempty"` // filled by the command
-	Algo           string               `json:"algo"`
-	Ablate         algorithms.Ablations `json:"ablate"`
-	Faults         []string             `json:"faults"`
-	Seeds          int                  `json:"seeds"`
-	LeasesAcquired int                  `json:"leases_acquired"`
-	Violations     int                  `json:"violations"`
-	ViolatingSeeds []uint64             `json:"violating_seeds"`
+	Meta   *runner.Meta         `json:"meta"` // filled by the command
+	Algo   string               `json:"algo"`
+	Ablate algorithms.Ablations `json:"ablate"`
+	Faults []string             `json:"faults"`
+	// FirstSeed and Seeds: the seeds run were FirstSeed ..
+	// FirstSeed+Seeds-1.
+	FirstSeed uint64 `json:"first_seed"`
+	Seeds     int    `json:"seeds"`
+	// Params: the base spec every seed starts from (its seed is the
+	// first seed's; each seed then draws its faults, see CheckSpecFor).
+	Params         runner.Spec `json:"params"`
+	LeasesAcquired int         `json:"leases_acquired"`
+	Violations     int         `json:"violations"`
+	ViolatingSeeds []uint64    `json:"violating_seeds"`
 	// The protected store and the pauses (runner.Result's meters of the
 	// same names), summed over the seeds; StaleWriteSeeds: the seeds
 	// with a stale write (the fenced store let one through when its
@@ -67,22 +76,25 @@ type CheckResult struct {
 	FencedRejects   int64    `json:"fenced_rejects"`
 	LiveRejects     int64    `json:"live_rejects"`
 	DoubleBeliefMS  float64  `json:"double_belief_ms"`
-	StaleWriteSeeds []uint64 `json:"stale_write_seeds,omitempty"`
+	StaleWriteSeeds []uint64 `json:"stale_write_seeds"`
 	// First: the first violation of each violating seed (at most 20), and
 	// ViolatingSpecs the full spec of those runs (fault rates drawn for the
 	// seed included), so `run` can reproduce each one.
-	First          []runner.Violation `json:"first_violations,omitempty"`
-	ViolatingSpecs []runner.Spec      `json:"violating_specs,omitempty"`
+	First          []runner.Violation `json:"first_violations"`
+	ViolatingSpecs []runner.Spec      `json:"violating_specs"`
 	// Swarm: for a swarm campaign, how many seeds drew each kind (in
 	// SwarmKinds order).
-	Swarm []KindSeeds `json:"swarm,omitempty"`
+	Swarm []KindSeeds `json:"swarm"`
 	// Exercised sums, over the seeds, how often the faults happened, so a
 	// campaign shows that what it asked for took place.
 	Exercised Exercised `json:"exercised"`
 	// Counterexample: the shrunk scenario `check --out` wrote (filled by
 	// the command).
-	Counterexample *Counterexample `json:"counterexample,omitempty"`
-	WallMS         float64         `json:"wall_ms"`
+	Counterexample *Counterexample `json:"counterexample"`
+	// Interrupted: Stop ended the campaign early; Seeds says how many
+	// ran.
+	Interrupted bool    `json:"interrupted"`
+	WallMS      float64 `json:"wall_ms"`
 }
 
 // Counterexample is a violation of a campaign shrunk to a scenario file.

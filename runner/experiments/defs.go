@@ -547,7 +547,7 @@ func deadlockExp() Experiment {
 		},
 		Variants: []Variant{
 			{Name: "naive", Algo: "naive"},
-			{Name: "naive (undo)", Algo: "naive-undo"},
+			{Name: "naive-undo", Algo: "naive-undo"},
 			{Name: "paxoslease", Algo: "paxoslease"},
 			{Name: "paxoslease (no backoff)", Algo: "paxoslease", Ablate: []string{"backoff"}},
 			{Name: "fatlease", Algo: "fatlease"},
@@ -637,7 +637,7 @@ func contentionExp() Experiment {
 			{Name: contExpNoBackoff, Set: []Setting{{"release", 0}, noBackoff}},
 		},
 		Variants: []Variant{
-			{Name: "naive (undo)", Algo: "naive-undo"},
+			{Name: "naive-undo", Algo: "naive-undo"},
 			{Name: "paxoslease", Algo: "paxoslease"},
 			{Name: "fatlease", Algo: "fatlease"},
 			{Name: "classicpaxos", Algo: "classicpaxos"},

@@ -37,6 +37,12 @@ type Config struct {
 	Progress func(Progress)
 	// Command is the command line shown in the report.
 	Command string
+	// Stop, when closed, starts no further run and cuts the runs in
+	// flight short (runner.Options.Stop; the udp environment removes its
+	// log directories as it ends). The experiments finished by then are
+	// written; Reproduce returns them and ErrInterrupted, and writes no
+	// report.
+	Stop <-chan struct{}
 	// Meta, if set, is the provenance written into every experiment's JSON,
 	// into report.md and, for the CSV files, into meta.json beside them
 	// (a sidecar, so that the CSV files of a simulated run stay identical
@@ -117,6 +123,9 @@ const MetaFile = "meta.json"
 // ErrRunsFailed is returned (wrapped) when some runs failed; every file was
 // still written, and the report lists the failures.
 var ErrRunsFailed = errors.New("some runs failed")
+
+// ErrInterrupted is returned when Config.Stop ended a reproduction.
+var ErrInterrupted = errors.New("interrupted")
 
 // Select returns the experiments named in names (all if names is empty),
 // in the fixed order of All; an unknown name is an error that lists the
@@ -246,6 +255,15 @@ func Reproduce(exps []Experiment, cfg Config) ([]*Report, error) {
 	}
 	eng.plan()
 	if err := eng.execute(); err != nil {
+		if errors.Is(err, ErrInterrupted) {
+			var done []*Report
+			for _, r := range eng.reports {
+				if r.Files != nil {
+					done = append(done, r)
+				}
+			}
+			return done, err
+		}
 		return eng.reports, err
 	}
 	path, err := WriteReport(cfg.Out, eng.reports, cfg)
@@ -331,7 +349,7 @@ func (eng *engine) describe(j *job) {
 // one bad run does not lose a long campaign.
 func (eng *engine) runOne(j *job) {
 	eng.describe(j)
-	var opt runner.Options
+	opt := runner.Options{Stop: eng.cfg.Stop}
 	if eng.reports[j.exp].Exp.Trace {
 		j.rec.timeline = &TimelineTrace{}
 		opt.Observers = []runner.Observer{j.rec.timeline}
@@ -367,9 +385,18 @@ func (eng *engine) execute() error {
 	calib, rest := eng.order()
 	x := &execution{eng: eng, start: time.Now()}
 	eng.dispatch(calib, x.finish)
+	if eng.stopped() {
+		return ErrInterrupted
+	}
 	x.calibrate(calib)
 	eng.dispatch(rest, x.finish)
+	if eng.stopped() {
+		return ErrInterrupted
+	}
 	x.runFrontiers()
+	if eng.stopped() {
+		return ErrInterrupted
+	}
 	return x.firstErr
 }
 
@@ -510,6 +537,9 @@ func (x *execution) runFrontiers() {
 		if r.Exp.Kind != Frontier {
 			continue
 		}
+		if eng.stopped() {
+			return // execute says so
+		}
 		total := len(eng.jobs)
 		for _, o := range eng.reports {
 			if o.Exp.Kind == Frontier {
@@ -615,10 +645,32 @@ func (eng *engine) hasCalibDup(i int) bool {
 // dispatch runs the jobs idx on the workers and calls finish (on this
 // goroutine) as each one ends. Exclusive jobs wait for the others to
 // drain and then run alone.
+// Once Config.Stop is closed, nothing more starts and the runs still
+// ending are dropped (they may have been cut short), so no experiment is
+// written with a partial run.
 func (eng *engine) dispatch(idx []int, finish func(int)) {
 	p := pool.Pool{Workers: eng.workers(), Alone: func(k int) bool { return eng.jobs[idx[k]].exclusive }}
-	p.Run(len(idx), func(_, k int) { eng.runOne(&eng.jobs[idx[k]]) },
-		func(k int) bool { finish(idx[k]); return true })
+	p.Run(len(idx), func(_, k int) {
+		if !eng.stopped() {
+			eng.runOne(&eng.jobs[idx[k]])
+		}
+	}, func(k int) bool {
+		if eng.stopped() {
+			return false
+		}
+		finish(idx[k])
+		return true
+	})
+}
+
+// stopped reports whether Config.Stop is closed.
+func (eng *engine) stopped() bool {
+	select {
+	case <-eng.cfg.Stop:
+		return true
+	default:
+		return false
+	}
 }
 
 func (eng *engine) progress(p Progress) {

@@ -292,7 +292,7 @@ func contentionFindings(r *Report) []string {
 	if !ok {
 		return nil
 	}
-	algos := []string{"naive (undo)", "paxoslease", "fatlease", "classicpaxos"}
+	algos := []string{"naive-undo", "paxoslease", "fatlease", "classicpaxos"}
 	out := []string{contentionBound(s)}
 	// One paragraph per configuration of the experiment; a configuration
 	// that did not run says nothing.
@@ -346,7 +346,7 @@ func releaseBackoffPart(r *Report, s runner.Spec, v string) (string, bool) {
 	}
 	// Round trips per acquisition: the naive vote asks once, the Paxos
 	// family prepares and then proposes.
-	trips := map[string]time.Duration{"naive (undo)": 1, "paxoslease": 2, "fatlease": 2, "classicpaxos": 2}
+	trips := map[string]time.Duration{"naive-undo": 1, "paxoslease": 2, "fatlease": 2, "classicpaxos": 2}
 	own := 1 / (trips[v]*s.Net.RTT + s.Hold).Seconds()
 	near := "far below it"
 	if peak >= own/2 {

@@ -108,6 +108,11 @@ func replay(scenario io.Reader, w io.Writer, observers []runner.Observer, tx *tr
 	if err := sc.Err(); err != nil {
 		return rp.res, err
 	}
+	if rp.res.Steps == 0 {
+		// An empty file (or a wrong one that is all comments) would
+		// otherwise pass with verdict ok and nothing checked.
+		return rp.res, fmt.Errorf("the scenario has no commands (%d lines, all blank or comments): nothing to replay", rp.line)
+	}
 	return rp.finish()
 }
 

@@ -136,6 +136,9 @@ func RunPlan(p runner.Plan, opt runner.Options, eo EnvOptions) (runner.Result, E
 	if err != nil {
 		return runner.Result{}, Extra{}, err
 	}
+	if err := p.GuardMemory(); err != nil {
+		return runner.Result{}, Extra{}, err
+	}
 	wall := time.Now()
 	e := &env{spec: spec, run: p, eo: eo, alg: p.Algo, wake: make(chan struct{}, 1), ended: make(chan struct{}),
 		draws: NewNetDraws(spec.Seed, spec.Net)}
@@ -182,8 +185,9 @@ func RunPlan(p runner.Plan, opt runner.Options, eo EnvOptions) (runner.Result, E
 	if err := e.start(); err != nil {
 		return runner.Result{}, Extra{}, err
 	}
-	e.serve(opt.Progress)
+	interrupted := e.serve(opt.Progress, opt.Stop)
 	res, ex, err := e.finish()
+	res.Interrupted = interrupted
 	res.WallMS = float64(time.Since(wall).Microseconds()) / 1e3
 	if err != nil {
 		return res, ex, err
@@ -475,8 +479,8 @@ func (e *env) build(id algorithms.NodeID) (*Node, error) {
 }
 
 // serve runs timed callbacks until the run ends: Env.Stop, the driver is
-// done, or Duration has passed.
-func (e *env) serve(progress func(float64)) {
+// done, Duration has passed, or stop is closed (then it reports true).
+func (e *env) serve(progress func(float64), stop <-chan struct{}) (interrupted bool) {
 	limit := int64(e.spec.Duration)
 	// The workload's hold and pause are often well under a millisecond; a
 	// Go timer would stretch each to about one (see wakeTimer).
@@ -501,13 +505,20 @@ func (e *env) serve(progress func(float64)) {
 			e.endOne.Do(func() { close(e.ended) })
 		}
 		ended := e.isEnded()
+		if !ended && stop != nil {
+			select {
+			case <-stop:
+				ended, interrupted = true, true
+			default:
+			}
+		}
 		next := limit
 		if due, ok := e.timers.Next(); ok && due < next {
 			next = due
 		}
 		e.mu.Unlock()
 		if ended {
-			return
+			return interrupted
 		}
 		if progress != nil && time.Since(lastProgress) > 200*time.Millisecond {
 			lastProgress = time.Now()
@@ -523,6 +534,7 @@ func (e *env) serve(progress func(float64)) {
 		case <-tm.WakeC:
 		case <-e.wake:
 		case <-e.ended:
+		case <-stop: // nil without Stop: never ready
 		}
 		tm.Disarm()
 	}

@@ -173,6 +173,14 @@
 //	paxoslease     769    579    390    444    484    617    582    955    835    666    499
 //	etcd lock      112    112    100    137    110    118    119    137    142    154    118
 //
+// With the UDP node's batched reads and writes (issue 26.2), four more
+// rounds of the same:
+//
+//	load average   14     13     15     15
+//	fairq        3,228  3,484  2,703  2,475
+//	paxoslease     960    978    665    667
+//	etcd lock      108     92     83    133
+//
 // Fairness: fairq 1.000 in every run, PaxosLease 0.86 to 0.97, etcd
 // 1.000. fairq's rate follows the machine's load (1,501 to 3,596); it is
 // 2.6 to 9.2 times PaxosLease's and 13 to 36 times etcd's in the same

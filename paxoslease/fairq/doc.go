@@ -162,16 +162,16 @@
 // bound by how soon the 19 nodes' event loops get a CPU: the hand-off is
 // two hops (release, grant) and 11.3 messages a lease, and the process
 // uses under half a CPU (0.77 s user, 1.62 s system in a 5.3 s run).
-// Eleven rounds in one session, each fairq, PaxosLease and etcd's lock
+// Twelve rounds in one session, each fairq, PaxosLease and etcd's lock
 // (bench --peer etcd --workload contention, same clients, hold and
 // pause; an embedded three-member cluster, fsync on), one 5 s run each,
 // on the shared 2-core machine; hand-offs per second, 0 violations in
 // every run:
 //
-//	load average   17     17     15     16     24     24     22     16     15     15     15
-//	fairq        2,338  2,887  3,577  2,781  1,589  1,685  1,501  3,596  3,465  2,021  1,860
-//	paxoslease     769    579    390    444    484    617    582    955    835    666    499
-//	etcd lock      112    112    100    137    110    118    119    137    142    154    118
+//	load average   17     17     15     16     24     24     22     16     15     15     15     20
+//	fairq        2,338  2,887  3,577  2,781  1,589  1,685  1,501  3,596  3,465  2,021  1,860  1,600
+//	paxoslease     769    579    390    444    484    617    582    955    835    666    499    671
+//	etcd lock      112    112    100    137    110    118    119    137    142    154    118    117
 //
 // With the UDP node's batched reads and writes (issue 26.2), four more
 // rounds of the same:
@@ -183,7 +183,7 @@
 //
 // Fairness: fairq 1.000 in every run, PaxosLease 0.86 to 0.97, etcd
 // 1.000. fairq's rate follows the machine's load (1,501 to 3,596); it is
-// 2.6 to 9.2 times PaxosLease's and 13 to 36 times etcd's in the same
+// 2.6 to 9.2 times PaxosLease's and 13 to 38 times etcd's in the same
 // round.
 //
 // Safety searches with every rule on found no violation: check --faults

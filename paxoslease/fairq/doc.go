@@ -183,7 +183,7 @@
 //
 // Fairness: fairq 1.000 in every run, PaxosLease 0.86 to 0.97, etcd
 // 1.000. fairq's rate follows the machine's load (1,501 to 3,596); it is
-// 2.6 to 9.2 times PaxosLease's and 13 to 38 times etcd's in the same
+// 2.4 to 9.2 times PaxosLease's and 13 to 38 times etcd's in the same
 // round.
 //
 // Safety searches with every rule on found no violation: check --faults

@@ -163,6 +163,7 @@ func setupCheck(fs *pflag.FlagSet) action {
 	outPath := fs.String("out", "", "shrink a violation to a minimal scenario and write it to this file ('leaselab replay FILE' exits 1 on it)")
 	shrinkTime := fs.Duration("shrink-time", campaign.DefaultShrinkBudget, "with --out: the longest the shrinking may take (it keeps the smallest violating scenario found by then)")
 	stopFirst := fs.Bool("stop-at-first", false, "end the campaign at the first violating seed (in seed order; every seed before it still runs, so the result does not depend on scheduling)")
+	shardFlag := addShardFlag(fs, "seeds")
 	quiet := addQuietFlag(fs)
 	return func(c *ctx, args []string) error {
 		if err := checkArgs(fs, spec, *seeds, args); err != nil {
@@ -193,17 +194,21 @@ func setupCheck(fs *pflag.FlagSet) action {
 			// violation of the first violating seed.
 			opt.Observers = append(opt.Observers, record.NewViolationWindow(runner.ViolationContext, col))
 		}
+		cs, info, err := shardCheck(*shardFlag, campaign.CheckSpec{Base: spec, Faults: kinds, Seeds: *seeds, FirstSeed: *first, Vary: checkVary(fs), StopAtFirst: *stopFirst})
+		if err != nil {
+			return err
+		}
 		progress, done := newProgress(c, *quiet, "check "+spec.Algo)
 		opt.Progress = progress
 		stop, release := interruptible(c)
 		defer release()
 		opt.Stop = stop
-		cs := campaign.CheckSpec{Base: spec, Faults: kinds, Seeds: *seeds, FirstSeed: *first, Vary: checkVary(fs), StopAtFirst: *stopFirst}
 		res, err := campaign.Check(cs, opt)
 		done()
 		if err != nil {
 			return err
 		}
+		res.Shard = info
 		if *outPath != "" && !res.Interrupted {
 			if err := writeCounterexample(c, cs, &res, *outPath, *shrinkTime); err != nil {
 				return err
@@ -345,7 +350,8 @@ func writeCheck(c *ctx, format string, res campaign.CheckResult) error {
 		}
 		var header, row []string
 		for _, f := range flatten(res) {
-			if f.key == "first_violations" || f.key == "violating_specs" || f.key == "meta" || strings.HasPrefix(f.key, "meta.") {
+			if f.key == "first_violations" || f.key == "violating_specs" || f.key == "meta" || strings.HasPrefix(f.key, "meta.") ||
+				f.key == "shard" || strings.HasPrefix(f.key, "shard.") || f.key == "shards" || f.key == "counterexamples" {
 				continue // lists of objects: see --format json; the meta is the comment line
 			}
 			header = append(header, f.key)
@@ -384,6 +390,7 @@ func writeCheck(c *ctx, format string, res campaign.CheckResult) error {
 		rows = append(rows, []string{"counterexample", fmt.Sprintf("%s: seed %d shrunk from %d to %d commands (%s)",
 			cx.File, cx.Seed, cx.Recorded, cx.Commands, shrinkNote(cx.ShrinkResult))})
 	}
+	rows = append(rows, shardRows(res)...)
 	rows = append(rows, [][]string{
 		{"wall time", formatValue(res.WallMS/1000, false) + " s"},
 	}...)

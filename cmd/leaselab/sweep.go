@@ -42,6 +42,11 @@ seeds run, every meter's n, mean, interval, std, min and max, and the
 runs' trace hashes). --chart FILE.png or .svg draws one panel per meter
 against the first numeric axis, a line per combination of the others.
 
+--shard i/n runs part i of n: the cells [i·C/n, (i+1)·C/n) of the C
+cells, in cell order (auto/n takes i from JOB_COMPLETION_INDEX or
+SLURM_ARRAY_TASK_ID); 'leaselab merge' combines the parts' JSON into the
+whole sweep's.
+
 Runs go on all CPUs, over UDP one at a time. Interrupted (Ctrl-C), it
 prints the cells so far (runs cut short are left out) and exits 130.
 Exit status 1 if a run failed or any run violated the lease invariant,
@@ -73,6 +78,7 @@ func setupSweep(fs *pflag.FlagSet) action {
 	format := addFormatFlag(fs)
 	chart := fs.String("chart", "", "draw the means and intervals to this .png or .svg file")
 	workers := fs.Int("workers", 0, "runs at once (0: one per CPU)")
+	shardFlag := addShardFlag(fs, "cells")
 	quiet := addQuietFlag(fs)
 	return func(c *ctx, args []string) error {
 		g, err := sweepGrid(fs, lists, *ablate, *seeds, *first, *meters, args)
@@ -86,10 +92,17 @@ func setupSweep(fs *pflag.FlagSet) action {
 		if err != nil {
 			return badInput(err)
 		}
+		info, err := shardSweep(*shardFlag, g, len(cells))
+		if err != nil {
+			return err
+		}
 		stop, release := interruptible(c)
 		defer release()
 		progress, done := newProgress(c, *quiet, fmt.Sprintf("sweep %d cells × %d seeds", len(cells), g.Seeds))
 		opt := sweep.Options{Workers: *workers, Stop: stop}
+		if info != nil {
+			opt.From, opt.To = info.From, info.To
+		}
 		if progress != nil {
 			opt.Progress = func(d, t int) { progress(float64(d) / float64(t)) }
 		}
@@ -100,6 +113,7 @@ func setupSweep(fs *pflag.FlagSet) action {
 			return err
 		}
 		res.Meta = c.meta()
+		res.Shard = info
 		if err := writeSweep(c.stdout, *format, res); err != nil {
 			return err
 		}
@@ -240,6 +254,12 @@ func writeSweep(w io.Writer, format string, res sweep.Result) error {
 		len(res.Cells), res.Seeds, res.FirstSeed, res.FirstSeed+uint64(res.Seeds)-1, res.Runs, res.Failed)
 	if res.Interrupted {
 		fmt.Fprint(w, "; interrupted, so some cells have fewer seeds")
+	}
+	if s := res.Shard; s != nil {
+		fmt.Fprintf(w, "; part %d/%d: cells %d..%d of %d (leaselab merge combines the parts' JSON)", s.Index, s.Count, s.From, s.To-1, s.Total)
+	}
+	if len(res.Shards) > 0 {
+		fmt.Fprintf(w, "; merged from %d parts", len(res.Shards))
 	}
 	fmt.Fprintln(w)
 	for _, c := range res.Cells {

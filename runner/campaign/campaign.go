@@ -12,6 +12,7 @@ import (
 	"leaselab/runner"
 	"leaselab/runner/faults"
 	"leaselab/runner/internal/pool"
+	"leaselab/runner/shard"
 	"leaselab/runner/sim"
 )
 
@@ -186,6 +187,18 @@ func (h *holderCrashes) Observe(r *runner.TraceRec) {
 	}
 }
 
+// addDoubleBelief adds ms, a double belief time in milliseconds that is a
+// whole number of nanoseconds (runner.Result.DoubleBeliefMS, or a part's
+// sum), to cr's. It sums whole nanoseconds, so that the sum does not
+// depend on how the seeds are grouped: a campaign merged from parts
+// (MergeCheck) has the double_belief_ms of one process to the bit, which
+// a sum of floats would miss in the last digits. ns/1e6 and back is exact
+// below 2^52 ns (52 days).
+func (cr *CheckResult) addDoubleBelief(ms float64) {
+	cr.doubleBeliefNS += int64(math.Round(ms * 1e6))
+	cr.DoubleBeliefMS = float64(cr.doubleBeliefNS) / 1e6
+}
+
 // add sums the outcome of seed into cr.
 func (cr *CheckResult) add(seed uint64, o outcome) {
 	res := o.res
@@ -194,7 +207,7 @@ func (cr *CheckResult) add(seed uint64, o outcome) {
 	cr.StaleWrites += res.StaleWrites
 	cr.FencedRejects += res.FencedRejects
 	cr.LiveRejects += res.LiveRejects
-	cr.DoubleBeliefMS += res.DoubleBeliefMS
+	cr.addDoubleBelief(res.DoubleBeliefMS)
 	if res.StaleWrites > 0 {
 		cr.StaleWriteSeeds = append(cr.StaleWriteSeeds, seed)
 	}
@@ -295,6 +308,8 @@ func Check(cs CheckSpec, opt runner.Options) (CheckResult, error) {
 		First:           []runner.Violation{},
 		ViolatingSpecs:  []runner.Spec{},
 		Swarm:           []KindSeeds{},
+		Shards:          []shard.Part{},
+		Counterexamples: []Counterexample{},
 		Interrupted:     interrupted,
 	}
 	for i, o := range results[:last+1] {

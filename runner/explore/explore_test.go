@@ -115,3 +115,30 @@ func BenchmarkExploreToy(b *testing.B) {
 	}
 	b.ReportMetric(float64(states)/b.Elapsed().Seconds(), "states/s")
 }
+
+// TestTimeStepFindsBetweenDeadlines: test-early-free misbehaves only for
+// a request delivered in the last sixteenth of a grant, where no timer of
+// the toy is due. Time that moves only to deadlines never delivers there
+// (the search exhausts without a violation); a time step short of the
+// next deadline does, and the counterexample replays.
+func TestTimeStepFindsBetweenDeadlines(t *testing.T) {
+	c := toyConfig("test-early-free")
+	c.Crashes, c.Drops, c.Dups = 0, 0, 0
+	old, err := Explore(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !old.Exhausted || old.Violations != 0 || old.TimeModel.Instants != "deadlines" {
+		t.Fatalf("deadlines only: want exhausted without a violation, got %+v", old)
+	}
+	c.TimeStep = c.Params.LeaseSpan / 20
+	res, err := Explore(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Violations == 0 || res.TimeModel.Instants != "deadlines+step" {
+		t.Fatalf("with a time step: no violation found: %+v", res)
+	}
+	t.Logf("deadlines only: %d states; with --time-step %v: violation at depth %d after %d states\n%s", old.States, c.TimeStep, res.CounterexampleDepth, res.States, res.Scenario)
+	sameViolation(t, res, replay(t, res.Scenario))
+}

@@ -10,6 +10,7 @@ import (
 	"leaselab/runner"
 	"leaselab/runner/experiments"
 	"leaselab/runner/internal/pool"
+	"leaselab/runner/shard"
 )
 
 // Axis is one parameter of the grid and the values it takes, spelled as
@@ -23,18 +24,18 @@ type Axis struct {
 // with Seeds seeds each, FirstSeed, FirstSeed+1, ...
 type Grid struct {
 	// Base holds every parameter no axis sets.
-	Base      runner.Spec
-	Axes      []Axis
-	Seeds     int
-	FirstSeed uint64
+	Base      runner.Spec `json:"base"`
+	Axes      []Axis      `json:"axes"`
+	Seeds     int         `json:"seeds"`
+	FirstSeed uint64      `json:"first_seed"`
 	// Meters are the keys summarised per cell (experiments.MeterKeys:
 	// a Result JSON key such as "latency_ms.p99", or a derived meter).
-	Meters []string
+	Meters []string `json:"meters"`
 	// NetTimeout: each cell's response timeout is the default for its
 	// network (runner.DefaultResponseTimeout), as on the command line
 	// when --response-timeout is not given, so a cell with a long round
 	// trip does not time out every phase.
-	NetTimeout bool
+	NetTimeout bool `json:"net_timeout"`
 }
 
 // DefaultMeters are the meters a sweep summarises unless told otherwise.
@@ -187,12 +188,21 @@ type Options struct {
 	// flight to end early (runner.Options.Stop); the result then covers
 	// the runs that were started, and says it was interrupted.
 	Stop <-chan struct{}
+	// From, To: run only the cells [From, To) (a part of a sharded sweep,
+	// sweep --shard i/n); both zero: every cell.
+	From, To int
 }
 
 // Result is a sweep's outcome: the grid, and per cell the statistics of
 // every meter over its seeds.
 type Result struct {
 	Meta *runner.Meta `json:"meta"`
+	// Shard: in a part of a sharded sweep (sweep --shard i/n), which part,
+	// with the whole grid (null otherwise); its Cells are the part's.
+	// Shards: in a merged result (Merge), the parts it was merged from
+	// ([] otherwise). Both are set by the command.
+	Shard  *shard.Info  `json:"shard"`
+	Shards []shard.Part `json:"shards"`
 	// Params is the base spec: every parameter of every run that no axis
 	// sets (its seed is FirstSeed).
 	Params    runner.Spec  `json:"params"`
@@ -207,8 +217,10 @@ type Result struct {
 	// Interrupted: Options.Stop ended the sweep before every run was
 	// done; cells then summarise the seeds that ran to their end (a run
 	// cut short is left out).
-	Interrupted bool    `json:"interrupted"`
-	WallMS      float64 `json:"wall_ms"`
+	Interrupted bool `json:"interrupted"`
+	// WallMS: how long the sweep took; in a merged result, the sum of its
+	// parts' (the work, not the time it took them; Shards has each).
+	WallMS float64 `json:"wall_ms"`
 }
 
 // CellResult is one cell's summary.
@@ -280,6 +292,12 @@ func Run(g Grid, opt Options) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
+	if opt.From != 0 || opt.To != 0 {
+		if opt.From < 0 || opt.To > len(cells) || opt.From >= opt.To {
+			return Result{}, fmt.Errorf("cells [%d, %d) are not a part of the %d cells", opt.From, opt.To, len(cells))
+		}
+		cells = cells[opt.From:opt.To]
+	}
 	run := opt.Run
 	if run == nil {
 		run = runner.Run
@@ -288,10 +306,13 @@ func Run(g Grid, opt Options) (Result, error) {
 	out := make([]outcome, len(jobs))
 	stopped := func() bool { return closed(opt.Stop) }
 	done, interrupted := 0, false
-	p := pool.Pool{Workers: opt.Workers, Alone: func(i int) bool { return cells[jobs[i].Cell].Spec.Env == "udp" }}
+	// jobs[i] is cells[i/g.Seeds] (Jobs lists them cell by cell) with
+	// seed FirstSeed+i%g.Seeds: by position, since a part's cells do not
+	// start at index 0.
+	p := pool.Pool{Workers: opt.Workers, Alone: func(i int) bool { return cells[i/g.Seeds].Spec.Env == "udp" }}
 	p.Run(len(jobs), func(_, i int) {
 		j := jobs[i]
-		s := cells[j.Cell].Spec
+		s := cells[i/g.Seeds].Spec
 		s.Seed = g.FirstSeed + uint64(j.Rep)
 		o := outcome{done: true}
 		func() {
@@ -314,11 +335,11 @@ func Run(g Grid, opt Options) (Result, error) {
 		}
 		return true
 	})
-	res := Result{Params: g.Base, Axes: g.Axes, Seeds: g.Seeds, FirstSeed: g.FirstSeed, Meters: g.Meters,
+	res := Result{Shards: []shard.Part{}, Params: g.Base, Axes: g.Axes, Seeds: g.Seeds, FirstSeed: g.FirstSeed, Meters: g.Meters,
 		Interrupted: interrupted || stopped() && done < len(jobs)}
 	res.Params.Seed = g.FirstSeed
-	for _, c := range cells {
-		cr, err := g.cellResult(c, out, &res)
+	for k, c := range cells {
+		cr, err := g.cellResult(c, out[k*g.Seeds:(k+1)*g.Seeds], &res)
 		if err != nil {
 			return Result{}, err
 		}
@@ -349,7 +370,7 @@ func closed(stop <-chan struct{}) bool {
 	}
 }
 
-// cellResult sums cell c's runs of out into its statistics, counting the
+// cellResult sums cell c's runs (out, by seed) into its statistics, counting the
 // runs and failures in res; a run's bad spec is the sweep's error.
 func (g Grid) cellResult(c Cell, out []outcome, res *Result) (CellResult, error) {
 	cr := CellResult{Index: c.Index, Values: map[string]string{}, SeedsRun: []uint64{}, Errors: []string{}, TraceHashes: []string{}}
@@ -358,7 +379,7 @@ func (g Grid) cellResult(c Cell, out []outcome, res *Result) (CellResult, error)
 	}
 	var results []runner.Result
 	for rep := 0; rep < g.Seeds; rep++ {
-		o := out[c.Index*g.Seeds+rep]
+		o := out[rep]
 		if !o.done || o.err == nil && o.res.Interrupted {
 			continue // never run, or cut short by Stop: not a sample of the cell
 		}

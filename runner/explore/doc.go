@@ -190,6 +190,22 @@
 // least as long with the extreme rates of the same signs. More levels
 // test that argument, not assume it.
 //
+// Drifting clocks that start d_max apart drift further apart, 2F per
+// second: for an algorithm whose safety assumes clocks within d_max
+// (FaTLease, classic Paxos: Algorithm.SkewBound) they leave that premise
+// within seconds (at the defaults, d_max 500 ms and F 0.001, the holder's
+// drift margin of 12 ms is used up after 6 s). Time then does not advance
+// to an instant at which two clocks are further apart than d_max plus
+// that margin (config.reachable; `skew_limit_ns` in bounds): a state
+// constraint, like the simulator slewing clocks back and the campaigns
+// cutting free-running rates, that keeps every verdict inside the
+// algorithm's premise. Without it, `explore --algo fatlease --acceptors 1
+// --proposers 2 --inputs 3 --clocks extremes --max-pending 4` "finds" two
+// holders at 15.2 s with clocks 530 ms apart; with it, 0 in 58 million
+// states, while the drift-margin ablation is still found (108,258
+// states). What happens beyond the premise is the frontier experiment's
+// question, not the explorer's.
+//
 // --slews N lets clocks change rate along a path: at any state, a node
 // that is up may change its rate error to another of the levels (--slews
 // needs F above 0; with exact clocks the rates start at 0), its reading

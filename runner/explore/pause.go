@@ -117,7 +117,7 @@ func (c *config) pauseLengths(w *world, ds []int64) []int64 {
 		}
 		last = t
 		for _, at := range [2]int64{t, t + 1} {
-			if c.Horizon > 0 && at > int64(c.Horizon) {
+			if !c.reachable(w, at) {
 				continue
 			}
 			ds = append(ds, at-w.now)

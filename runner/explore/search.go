@@ -206,8 +206,12 @@ type Bounds struct {
 	MaxPending     int    `json:"max_pending"`
 	MaxPendingFrom string `json:"max_pending_from"`
 	HorizonNS      int64  `json:"horizon_ns"`
-	MaxDepth       int    `json:"max_depth"`
-	MaxStates      int64  `json:"max_states"`
+	// SkewLimitNS: for an algorithm that assumes clocks within d_max,
+	// drifting clocks are not let past this distance (d_max plus the
+	// holder's drift margin; 0: no limit); see config.reachable.
+	SkewLimitNS int64 `json:"skew_limit_ns"`
+	MaxDepth    int   `json:"max_depth"`
+	MaxStates   int64 `json:"max_states"`
 	// Reductions applied (package doc): "ignored-input", and without a
 	// pending bound "ignored-delivery" and "no-delivery-to-down-node".
 	Reductions []string `json:"reductions"`
@@ -308,6 +312,11 @@ type config struct {
 	roots   [][]faults.Clock
 	rates   []int64 // the rate levels (ppb) a slew may choose
 	absTime bool    // clocks drift: true time is part of the state
+	// skewLimit: for an algorithm whose safety assumes clocks within
+	// d_max (Algorithm.SkewBound), the largest distance two running clocks
+	// may reach, d_max plus the holder's drift margin; time does not
+	// advance past it (0: no limit).
+	skewLimit int64
 	// prune: the reductions that a pending bound would contradict apply
 	// (no bound).
 	prune      bool
@@ -443,6 +452,10 @@ func prepareAny(c Config) (*config, error) {
 	}
 	if cf.maxMemory < 0 {
 		cf.maxMemory = 0
+	}
+	if cf.algo.SkewBound {
+		p := cf.Params
+		cf.skewLimit = int64(p.DMax) + int64(math.Ceil(2*p.Drift*float64(p.LeaseSpan+2*p.DMax)/(1-p.Drift)))
 	}
 	if err := cf.clockRoots(pre); err != nil {
 		return nil, err
@@ -648,7 +661,7 @@ func (c *config) finish(res *Result, st *stats) {
 		res.StatesPerCPUSec = float64(res.States) / cpu.Seconds()
 	}
 	res.Bounds = Bounds{Inputs: c.Inputs, Crashes: c.Crashes, Drops: c.Drops, Dups: c.Dups, Slews: c.Slews, Pauses: c.Pauses,
-		MaxPending: c.MaxPending, MaxPendingFrom: c.pendingSrc, HorizonNS: int64(c.Horizon),
+		MaxPending: c.MaxPending, MaxPendingFrom: c.pendingSrc, HorizonNS: int64(c.Horizon), SkewLimitNS: c.skewLimitIfUsed(),
 		MaxDepth: c.MaxDepth, MaxStates: c.MaxStates, Reductions: []string{"ignored-input"}}
 	if c.prune {
 		res.Bounds.Reductions = append(res.Bounds.Reductions, "ignored-delivery", "no-delivery-to-down-node")
@@ -789,4 +802,13 @@ func (c *config) header(b *strings.Builder, w *world) {
 		}
 		b.WriteString("# the search from the end of the prefix\n")
 	}
+}
+
+// skewLimitIfUsed is the skew limit the search applies: only when clocks
+// drift (with static offsets two clocks keep their distance).
+func (c *config) skewLimitIfUsed() int64 {
+	if !c.absTime {
+		return 0
+	}
+	return c.skewLimit
 }

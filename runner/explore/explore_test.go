@@ -115,3 +115,30 @@ func BenchmarkExploreToy(b *testing.B) {
 	}
 	b.ReportMetric(float64(states)/b.Elapsed().Seconds(), "states/s")
 }
+
+// Stop ends the search after the level it says so, not exhausted; never
+// stopping changes nothing.
+func TestStop(t *testing.T) {
+	c := toyConfig("test-lock")
+	full, err := Explore(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Stop = func(p Progress) bool { return false }
+	same, err := Explore(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if same.States != full.States || !same.Exhausted {
+		t.Fatalf("a Stop that never stops: %d states (exhausted %v), without one %d", same.States, same.Exhausted, full.States)
+	}
+	var asked []int
+	c.Stop = func(p Progress) bool { asked = append(asked, p.Depth); return p.Depth == 3 }
+	res, err := Explore(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Exhausted || res.MaxDepth != 3 || res.States >= full.States || len(asked) != 3 {
+		t.Fatalf("stopped at depth 3: exhausted %v, depth %d, %d of %d states, asked at %v", res.Exhausted, res.MaxDepth, res.States, full.States, asked)
+	}
+}

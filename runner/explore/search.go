@@ -58,6 +58,11 @@ type Config struct {
 
 	// Progress, if set, is called after every breadth-first level.
 	Progress func(Progress)
+	// Stop, if set, is asked after every level that found no violation
+	// (with that level's progress); true ends the search there, not
+	// exhausted. Callers use it for caps of their own (leaselab verify
+	// caps each search's time and memory).
+	Stop func(Progress) bool
 }
 
 // ClockModes are the values of Config.Clocks.
@@ -378,9 +383,13 @@ func (c *config) run() (Result, error) {
 		sr.frontier, sr.fidx = nf, sr.admitted
 		depth++
 		res.MaxDepth = depth
+		el := time.Since(start).Seconds()
+		p := Progress{Depth: depth, States: int64(len(sr.refs)), Frontier: len(sr.frontier), StatesPerSec: float64(len(sr.refs)) / el}
 		if c.Progress != nil {
-			el := time.Since(start).Seconds()
-			c.Progress(Progress{Depth: depth, States: int64(len(sr.refs)), Frontier: len(sr.frontier), StatesPerSec: float64(len(sr.refs)) / el})
+			c.Progress(p)
+		}
+		if c.Stop != nil && len(sr.bad) == 0 && len(sr.frontier) > 0 && c.Stop(p) {
+			sr.truncated = true
 		}
 	}
 	return sr.result(res, start, cpu0)

@@ -39,6 +39,32 @@ func (l Local) Sub(m Local) time.Duration { return time.Duration(l - m) }
 // restarted proposer from reusing ballots of its previous life, and the node
 // id makes ballots of different proposers distinct. Zero is "no ballot" and
 // is lower than every real ballot.
+//
+// Two rules make ballots safe to compare, and every algorithm keeps both:
+//
+//   - A ballot names a proposer: a node in one of its lives, the pair
+//     (node, restart) (Proposer). A restarted node is a new proposer. An
+//     algorithm that treats the sender of a ballot as "the same owner"
+//     (renewing its grant, letting its proposal replace its own lease)
+//     compares proposers with SameProposer, never nodes alone: a
+//     diskless node's new life starts its run counter again at 1, so its
+//     ballots are below those of its earlier life, and a delayed message of
+//     that earlier life would otherwise act on the new life's lease
+//     (ablation cross-life-ballots).
+//   - A proposer never uses a ballot twice: its run counter belongs to the
+//     node (one per life, over every resource), not to a per-resource
+//     record that is deleted when a request ends. A ballot reused in one
+//     instance lets delayed answers of the earlier round count for the new
+//     one (ablation reused-ballots).
+//
+// Why not order the restart counter above the round, so that a node's
+// ballots grow across its lives? A proposer must be able to outbid any
+// ballot it meets (PaxosLease acceptors keep their highest promise until
+// they restart); with the restart counter on top, a node that never
+// restarted could never outbid one that did, and letting it borrow the
+// other's restart counter gives back the very ordering the layout was
+// meant to prevent. Identity by (node, restart) needs no order at all:
+// it makes a restarted node the new proposer the papers' proofs assume.
 type Ballot uint64
 
 // MakeBallot packs a ballot.
@@ -54,6 +80,16 @@ func (b Ballot) Restart() uint16 { return uint16(b >> 16) }
 
 // Node is the proposer that made the ballot.
 func (b Ballot) Node() NodeID { return NodeID(uint16(b)) }
+
+// Proposer is who made the ballot: its node and that node's restart
+// counter, one number (the ballot's low 32 bits). Zero for ballot zero.
+func (b Ballot) Proposer() uint32 { return uint32(b) }
+
+// SameProposer reports whether a and b were made by the same node in the
+// same life. Ballot zero is nobody's.
+func SameProposer(a, b Ballot) bool {
+	return a != 0 && b != 0 && a.Proposer() == b.Proposer()
+}
 
 func (b Ballot) String() string {
 	if b == 0 {

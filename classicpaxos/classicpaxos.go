@@ -21,7 +21,11 @@
 //     round gets chosen for it, as any proposer).
 //   - Ballots carry the restart counter, so a restarted proposer never
 //     reuses a ballot, and answers to its previous life's rounds are
-//     ignored (they carry an old ballot).
+//     ignored (they carry an old ballot). Within a life the run counter
+//     belongs to the node, not to the per-resource proposer record
+//     (ablation reused-ballots, testdata/reused-ballots.txt): durable
+//     acceptors do not stop a proposer that reuses a ballot from counting
+//     an earlier round's delayed answers.
 //   - Learned leases and invalidations are volatile: after a restart the
 //     node treats every recovered accepted lease as possibly valid until
 //     it is over (t + d_max), which is only more careful.
@@ -49,6 +53,9 @@ var Ablations = []algorithms.Ablation{
 		Rule:   "an acceptor's promise and accepted lease are synced to stable storage before its answer is sent",
 		Breaks: "an acceptor answers before its fsync completes, a crash inside that fsync loses the promise or accepted lease it answered with, the restarted acceptor trusts its log and rejoins at once, and a second proposer wins while the holder still holds. Unlike fatlease without restart-wait, which forgets everything, it forgets only the last fsync's worth, so it needs a crash inside an fsync (a slow disk widens the window)",
 	},
+	// The proposer is FaTLease's: durable acceptors do not keep a
+	// proposer from reusing a ballot.
+	fatlease.ReusedBallots,
 }
 
 // Algorithm is classic Paxos's registry entry: FaTLease's, but for the

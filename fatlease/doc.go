@@ -89,6 +89,26 @@
 // accepted lease; a proposer that adopts a lease that is over treats the
 // instance as done with.
 //
+// # Ballots are never reused; stale answers are harmless
+//
+// A proposer's run counter belongs to the node: the highest ballot it used
+// in this life, over every resource and instance (Node.lastBallot), and
+// every new round starts above it. The per-resource proposer record is
+// deleted when a request ends (a client's give-up, Failed), and a node
+// that is not an acceptor has no acceptor record to push its next ballot
+// up; with the counter there, it started again at 0.0.id in the same
+// instance, and delayed Promise and Accepted answers of the earlier round,
+// which carry the same (instance, ballot), counted for the new round: the
+// proposer "acquired" a lease no acceptor had accepted for it (ablation
+// reused-ballots, testdata/reused-ballots.txt). So now an answer counts
+// only for the one round that used its ballot, and the restart counter in
+// every ballot keeps an earlier life's answers from matching a new life's
+// rounds. Identities by owner elsewhere are harmless across lives: a
+// lease is (owner, t) on the owner's clock, a restarted node waits until
+// every lease of its earlier life is over, and never holds a lease ending
+// before its restart time + v (ownFloor), so an Invalidate or a lease of
+// an earlier life can only void or report leases that are over.
+//
 // # Clock drift: what this package assumes and absorbs
 //
 // The paper bounds clock skew (d_max) only. Rates drift too, by at most ρ =
@@ -113,8 +133,9 @@
 // restart-wait (rejoin at once), safety-period (treat a lease as over as
 // soon as the clock passes t), previous-instance-check (the Fig. 4
 // augmentation, and the matching rule for learning), drift-margin (the
-// holder keeps its lease until t, without the margin above), and, with
-// durable acceptors only, fsync. See Ablations for what breaks without each.
+// holder keeps its lease until t, without the margin above), reused-ballots
+// (the run counter lives in the per-resource record), and, with durable
+// acceptors only, fsync. See Ablations for what breaks without each.
 //
 // # Durable acceptors (classic Paxos)
 //

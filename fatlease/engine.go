@@ -41,6 +41,7 @@ const (
 	AblatePrevInstCheck = "previous-instance-check"
 	AblateDriftMargin   = "drift-margin"
 	AblateFsync         = "fsync"
+	AblateReusedBallots = "reused-ballots"
 )
 
 // Options says how acceptors keep their state: the one difference
@@ -56,23 +57,11 @@ type Options struct {
 }
 
 // Node is one host of the cluster: Multipaxos acceptor (if it is one),
-// learner, and proposer (if it is one), for any number of resources.
+// learner, and proposer (if it is one), for any number of resources. Its
+// fixed configuration (rules) is shared by its clones; the rest is state.
 type Node struct {
-	id                 algorithms.NodeID
-	cl                 algorithms.Cluster
-	p                  algorithms.Params
-	rand               *rand.Rand
-	restarts           uint16
-	isAcceptor, isProp bool
-	durable, noSync    bool
-	noRestartWait      bool
-	noSafety           bool
-	noPrevCheck        bool
-
-	dmax       time.Duration
-	holdMargin time.Duration // the holder ends its hold this much before t
-	restartFor time.Duration // restart wait, drift-adjusted
-	missedFor  time.Duration // bound on a missed previous instance
+	*rules
+	rand *rand.Rand
 
 	recovered []algorithms.Record
 	// ownFloor: leases of this node ending no later than this were
@@ -82,9 +71,40 @@ type Node struct {
 	ownFloor algorithms.Local
 	joining  bool                    // in the restart wait
 	pending  []algorithms.ResourceID // requests that arrived while joining
+	// lastBallot is the highest ballot this node's proposer used in this
+	// life, over every resource and instance; the next one is above it.
+	// A ballot is never used twice: a proposer's per-resource state
+	// (prop) is deleted when its request ends, and a node that is not an
+	// acceptor has no acceptor record to push its next ballot up, so
+	// without it the next request would start again at 0.0.id in the same
+	// instance, and delayed answers to the earlier round, with the same
+	// (instance, ballot), would count for the new one (reused-ballots
+	// ablation).
+	lastBallot algorithms.Ballot
 
 	res   map[algorithms.ResourceID]*rstate
 	props map[algorithms.ResourceID]*prop
+}
+
+// rules is what a node is configured with: fixed for its life, and the
+// same for every clone the explorer makes of it, so neither Clone nor
+// AppendState looks at it.
+type rules struct {
+	id                 algorithms.NodeID
+	cl                 algorithms.Cluster
+	p                  algorithms.Params
+	restarts           uint16
+	isAcceptor, isProp bool
+	durable, noSync    bool
+	noRestartWait      bool
+	noSafety           bool
+	noPrevCheck        bool
+	reuseBallots       bool // ablation reused-ballots: no node-level run counter
+
+	dmax       time.Duration
+	holdMargin time.Duration // the holder ends its hold this much before t
+	restartFor time.Duration // restart wait, drift-adjusted
+	missedFor  time.Duration // bound on a missed previous instance
 }
 
 // driftScale is (1+ρ)/(1-ρ): a span measured on one clock, as the longest
@@ -125,25 +145,28 @@ func New(cfg algorithms.Config, opt Options) *Node {
 		hold = 0 // the holder keeps its lease until its clock reads t
 	}
 	n := &Node{
-		id:            cfg.ID,
-		cl:            cfg.Cluster,
-		p:             cfg.Params,
-		rand:          cfg.Rand,
-		restarts:      cfg.Restarts,
-		isAcceptor:    cfg.Cluster.IsAcceptor(cfg.ID),
-		isProp:        cfg.Cluster.IsProposer(cfg.ID),
-		durable:       opt.Durable,
-		noSync:        cfg.Ablations.Has(AblateFsync),
-		noRestartWait: cfg.Ablations.Has(AblateRestartWait),
-		noSafety:      cfg.Ablations.Has(AblateSafetyPeriod),
-		noPrevCheck:   cfg.Ablations.Has(AblatePrevInstCheck),
-		dmax:          cfg.Params.DMax,
-		holdMargin:    hold,
-		restartFor:    restart,
-		missedFor:     missed,
-		recovered:     cfg.Recovered,
-		res:           map[algorithms.ResourceID]*rstate{},
-		props:         map[algorithms.ResourceID]*prop{},
+		rules: &rules{
+			id:            cfg.ID,
+			cl:            cfg.Cluster,
+			p:             cfg.Params,
+			restarts:      cfg.Restarts,
+			isAcceptor:    cfg.Cluster.IsAcceptor(cfg.ID),
+			isProp:        cfg.Cluster.IsProposer(cfg.ID),
+			durable:       opt.Durable,
+			noSync:        cfg.Ablations.Has(AblateFsync),
+			noRestartWait: cfg.Ablations.Has(AblateRestartWait),
+			noSafety:      cfg.Ablations.Has(AblateSafetyPeriod),
+			noPrevCheck:   cfg.Ablations.Has(AblatePrevInstCheck),
+			reuseBallots:  cfg.Ablations.Has(AblateReusedBallots),
+			dmax:          cfg.Params.DMax,
+			holdMargin:    hold,
+			restartFor:    restart,
+			missedFor:     missed,
+		},
+		rand:      cfg.Rand,
+		recovered: cfg.Recovered,
+		res:       map[algorithms.ResourceID]*rstate{},
+		props:     map[algorithms.ResourceID]*prop{},
 	}
 	return n
 }

@@ -10,7 +10,8 @@ import (
 
 var _ algorithms.Explorable = (*Node)(nil)
 
-// Clone implements algorithms.Explorable: a deep copy (resource states,
+// Clone implements algorithms.Explorable: the rules are shared (they never
+// change); a deep copy of the state (resource states,
 // proposers with their vote sets, pending requests, recovered records)
 // that draws its backoff from r. Resource states and proposers are each
 // copied into one backing array; vote sets of up to 64 acceptors live in
@@ -60,7 +61,9 @@ var freshRstate = *newRstate()
 
 // AppendState implements algorithms.Explorable.
 //
-// Written: id, restart counter, the restart wait, ownFloor, the pending
+// Written: id, restart counter, the highest ballot of this life (with
+// reused-ballots ablated it is never read, and 0 is written), the
+// restart wait, ownFloor, the pending
 // requests in order (duplicates included: each is decided again), the
 // recovered records not yet applied, every resource's state and every
 // proposer's state in resource order. Lease expiries are written exactly,
@@ -74,9 +77,9 @@ var freshRstate = *newRstate()
 // blockUntil.
 //
 // Left out, because no future output depends on them:
-//   - the configuration (cluster, params, rule switches, drift margins,
-//     durability): fixed for a run, the explorer compares nodes of one
-//     configuration only;
+//   - the rules (cluster, params, rule switches, drift margins,
+//     durability) but the id and restart counter: fixed for a run, the
+//     explorer compares nodes of one configuration only;
 //   - the random source (the contract);
 //   - resource states that know nothing (as a missing one);
 //   - the previous instance's since (only the current one's is read);
@@ -87,6 +90,11 @@ var freshRstate = *newRstate()
 func (e *Node) AppendState(b []byte, now algorithms.Local) []byte {
 	b = binary.AppendUvarint(b, uint64(e.id))
 	b = binary.AppendUvarint(b, uint64(e.restarts))
+	if e.reuseBallots {
+		b = binary.AppendUvarint(b, 0)
+	} else {
+		b = binary.AppendUvarint(b, uint64(e.lastBallot))
+	}
 	b = appendBool(b, e.joining)
 	b = appendDeadline(b, e.ownFloor, now)
 	b = binary.AppendUvarint(b, uint64(len(e.pending)))

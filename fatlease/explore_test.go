@@ -122,7 +122,7 @@ func TestStateSensitivity(t *testing.T) {
 // TestStateCoversFields fails when a field is added to the node's state
 // without a decision: encode it in AppendState, or say there why not.
 func TestStateCoversFields(t *testing.T) {
-	explorabletest.Fields(t, Node{}, "id", "cl", "p", "rand", "restarts", "isAcceptor", "isProp", "durable", "noSync", "noRestartWait", "noSafety", "noPrevCheck", "dmax", "holdMargin", "restartFor", "missedFor", "recovered", "ownFloor", "joining", "pending", "res", "props")
+	explorabletest.Fields(t, Node{}, "rules", "rand", "recovered", "ownFloor", "joining", "pending", "lastBallot", "res", "props")
 	explorabletest.Fields(t, rstate{}, "cur", "prev", "inv", "mine", "granted")
 	explorabletest.Fields(t, instance{}, "n", "since", "promised", "accBal", "acc", "lrnBal", "lrn", "over", "accVoid", "lrnVoid")
 	explorabletest.Fields(t, lease{}, "owner", "t")

@@ -293,7 +293,19 @@ func (e *Node) startRound(now algorithms.Local, id algorithms.ResourceID, r *rst
 	if rec := r.record(inst); rec != nil && rec.promised > base {
 		base = rec.promised
 	}
+	if !e.reuseBallots && e.lastBallot > base {
+		base = e.lastBallot
+	}
 	b := algorithms.Next(base, e.restarts, e.id)
+	if b <= base {
+		// The run counter is exhausted (2^32 rounds in one life): no
+		// ballot above base is left to this node.
+		out.Emit(algorithms.Event{Kind: algorithms.Failed, Resource: id, Owner: e.id})
+		p.req = reqNone
+		e.gc(id, p)
+		return
+	}
+	e.lastBallot = b
 	own := lease{owner: e.id, t: now.Add(e.p.LeaseSpan)}
 	if r.mine.owner == e.id && own.t <= r.mine.t {
 		// A lease proposed in the same instant as a give-up must end

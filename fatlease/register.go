@@ -25,6 +25,15 @@ var Ablations = []algorithms.Ablation{
 		Rule:   "the holder ends its hold 2ρ(v + 2·d_max)/(1-ρ) before t, for clocks within d_max when the lease is proposed that drift apart at up to 2ρ while it lives",
 		Breaks: "free-running clocks drift apart to d_max + 2ρ(v + 2·d_max)/(1-ρ) by the end of a run; once two are more than d_max apart, a holder on the slow one keeps its lease until t while nodes on the fast one take over at t + d_max, overlapping by up to the 12 ms margin (ρ = 0.001)",
 	},
+	ReusedBallots,
+}
+
+// ReusedBallots is the ablation of the node-level run counter, shared
+// with classic Paxos (the proposer code is the same).
+var ReusedBallots = algorithms.Ablation{
+	Name:   AblateReusedBallots,
+	Rule:   "a proposer's run counter belongs to the node (one per life, over every resource and instance), so it never uses a ballot twice",
+	Breaks: "the highest ballot lives in the proposer's per-resource record, which is deleted when the client gives up or after Failed; a node that is not an acceptor then starts again at 0.0.id in the same instance, delayed Promise and Accepted answers of its earlier round carry the same (instance, ballot) and are counted for the new round, and the proposer acquires a lease no acceptor accepted while another node holds the lease chosen in that instance",
 }
 
 // Algorithm is FaTLease's registry entry.

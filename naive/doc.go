@@ -50,6 +50,21 @@
 // grant was (re)started. A renewed grant is only ever longer, never
 // transferred.
 //
+// "That same owner" is a proposer, a node in one life: an acceptor renews
+// (and releases) only for algorithms.SameProposer, (node, restart
+// counter), never for the node alone (ablation cross-life-ballots). A
+// restarted node's run counter starts again at 1, so its new rounds are
+// below its earlier life's; an extension request of the earlier life,
+// delayed past the crash and the silence, would otherwise rename the new
+// life's grant to its old, higher round, and the earlier life's delayed
+// Release of that round would clear it while the new life holds
+// (testdata/naive-cross-life-ballots.txt). So a stale message of an
+// earlier life or round is harmless: a request of another proposer is
+// denied while a grant stands, a release matches only the exact (owner,
+// round) granted, and a proposer counts only answers that echo its
+// current round's ballot, which it never uses twice (one run counter per
+// node and life, over every resource).
+//
 // A duplicate of the request an acceptor granted (same owner, same round)
 // is answered with Grant again, its timer untouched: the grant started after
 // that round's send, which is all the proposer's hold relies on.

@@ -19,6 +19,7 @@ const (
 	AblDriftMargin      = "drift-margin"
 	AblCountByMessage   = "count-by-message"
 	AblOwnerOnlyRelease = "owner-only-release"
+	AblCrossLife        = "cross-life-ballots"
 )
 
 // Timer kinds. One proposer timer per resource serves both the response
@@ -53,6 +54,11 @@ var ablations = []algorithms.Ablation{
 		Name:   AblOwnerOnlyRelease,
 		Rule:   "release clears only the grant of that exact owner and round",
 		Breaks: "with quick re-acquisition and late messages, a late or duplicated release of the owner's previous round clears the grant behind its next hold",
+	},
+	{
+		Name:   AblCrossLife,
+		Rule:   "an acceptor renews or releases a grant only for the proposer that holds it, (node, restart counter), never for the node alone: a restarted node is a new proposer (algorithms.SameProposer)",
+		Breaks: "a restarted node's run counter starts again at 1, so its new ballots are below its earlier life's; an extension request of the earlier life, delayed past the crash and the silence, renews the new life's grant as the owner's own and renames it to the old ballot, the earlier life's delayed Release of that ballot clears it, and another proposer wins a majority beside the holder",
 	},
 }
 
@@ -125,6 +131,7 @@ type Node struct {
 
 	// Rules, true unless ablated.
 	restartWait, distinct, exactRelease bool
+	lifeIdentity                        bool          // owners are proposers (node, restart), not nodes
 	hold                                time.Duration // HoldSpan
 
 	quarantined bool
@@ -186,6 +193,7 @@ func New(c algorithms.Config, opt Options) *Node {
 		restartWait:  !c.Ablations.Has(AblRestartWait),
 		distinct:     !c.Ablations.Has(AblCountByMessage),
 		exactRelease: !c.Ablations.Has(AblOwnerOnlyRelease),
+		lifeIdentity: !c.Ablations.Has(AblCrossLife),
 		hold:         HoldSpan(c.Params, !c.Ablations.Has(AblDriftMargin)),
 	}
 }
@@ -467,7 +475,7 @@ func (n *Node) onRequest(now algorithms.Local, m algorithms.Message, out *algori
 	// Malformed requests are dropped: the owner must be the sender and a
 	// proposer, and the span within M (the restart silence covers only
 	// grants up to M).
-	if m.Owner != m.From || !n.cluster.IsProposer(m.From) || m.Ballot == 0 ||
+	if m.Owner != m.From || !n.cluster.IsProposer(m.From) || m.Ballot == 0 || m.Ballot.Node() != m.From ||
 		m.Span <= 0 || time.Duration(m.Span) > n.params.MaxLease {
 		return
 	}
@@ -479,7 +487,13 @@ func (n *Node) onRequest(now algorithms.Local, m algorithms.Message, out *algori
 		return
 	case g.owner == m.Owner && g.ballot == m.Ballot:
 		answer.Kind = algorithms.Grant // duplicate request: same grant, timer untouched
-	case g.owner == m.Owner && m.Flags&FlagExtend != 0 && m.Ballot > g.ballot:
+	case n.sameOwner(g.ballot, m.Ballot) && m.Flags&FlagExtend != 0 && m.Ballot > g.ballot:
+		// The owner renews: the same proposer, node and life. An earlier
+		// life of the node is another proposer whose ballots may be above
+		// the new life's (the run counter starts again at a restart):
+		// renewing for it would rename the new life's grant to a ballot
+		// that the earlier life's delayed Release then clears
+		// (cross-life-ballots ablation).
 		n.grant(now, m, g, true, out)
 		return
 	default:
@@ -502,7 +516,7 @@ func (n *Node) grant(now algorithms.Local, m algorithms.Message, old grant, rene
 
 func (n *Node) onRelease(m algorithms.Message, out *algorithms.Output) {
 	g, held := n.grantOf(m.Resource)
-	if !held || m.Owner != m.From || g.owner != m.Owner {
+	if !held || m.Owner != m.From || !n.sameOwner(g.ballot, m.Ballot) {
 		return
 	}
 	if n.exactRelease && g.ballot != m.Ballot {
@@ -511,6 +525,16 @@ func (n *Node) onRelease(m algorithms.Message, out *algorithms.Output) {
 	n.dropGrant(m.Resource)
 	out.CancelTimer(algorithms.TimerKey{Resource: m.Resource, Kind: timerGrant})
 	out.Emit(algorithms.Event{Kind: algorithms.Cleared, Resource: m.Resource, Owner: g.owner, Ballot: g.ballot})
+}
+
+// sameOwner reports whether ballots a and b belong to the same owner: the
+// same proposer (node and life), or with cross-life-ballots ablated the
+// same node.
+func (n *Node) sameOwner(a, b algorithms.Ballot) bool {
+	if n.lifeIdentity {
+		return algorithms.SameProposer(a, b)
+	}
+	return a.Node() == b.Node()
 }
 
 // onAnswer counts a Grant or Deny for the round being collected.

@@ -89,29 +89,45 @@ func TestMalformedRequestsDropped(t *testing.T) {
 	}
 }
 
-// Release clears only a grant of that exact owner and round.
+// Release clears only a grant of that exact owner and round; with
+// owner-only-release ablated any round of the owner, but still only of
+// the owner's life unless cross-life-ballots is ablated too.
 func TestRelease(t *testing.T) {
+	ownerOnly := algorithms.Ablations{AblOwnerOnlyRelease}
+	bothOff := algorithms.Ablations{AblOwnerOnlyRelease, AblCrossLife}
 	for _, tc := range []struct {
 		name      string
 		ablate    algorithms.Ablations
 		from      int
 		round     int // offset added to the granted round's counter
+		restart   uint16
 		wantClear bool
 	}{
-		{"exact owner and round", nil, 0, 0, true},
-		{"earlier round", nil, 0, -1, false},
-		{"later round", nil, 0, 1, false},
-		{"another owner", nil, 1, 0, false},
-		{"ablated: earlier round", algorithms.Ablations{AblOwnerOnlyRelease}, 0, -1, true},
-		{"ablated: another owner", algorithms.Ablations{AblOwnerOnlyRelease}, 1, 0, false},
+		{"exact owner and round", nil, 0, 0, 0, true},
+		{"earlier round", nil, 0, -1, 0, false},
+		{"later round", nil, 0, 1, 0, false},
+		{"another owner", nil, 1, 0, 0, false},
+		{"another life", nil, 0, 1, 1, false},
+		{"ablated: earlier round", ownerOnly, 0, -1, 0, true},
+		{"ablated: another owner", ownerOnly, 1, 0, 0, false},
+		{"ablated: another life", ownerOnly, 0, 1, 1, false},
+		{"both ablated: another life", bothOff, 0, 1, 1, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := newSingle(t, 1, 2, tc.ablate)
+			// Two rounds, so that the grant's round has one before it.
+			c.step(algorithms.Input{Kind: algorithms.Acquire, Resource: res})
+			c.flush()
+			c.step(algorithms.Input{Kind: algorithms.Relinquish, Resource: res})
+			c.flush()
 			c.step(algorithms.Input{Kind: algorithms.Acquire, Resource: res})
 			c.step(algorithms.Input{Kind: algorithms.Acquire, Resource: res}) // a second Acquire while trying is ignored
 			c.flush()
 			g := c.grant()
-			b := algorithms.MakeBallot(uint32(int(g.ballot.Round())+tc.round), 0, algorithms.NodeID(tc.from))
+			if g.ballot.Round() != 2 {
+				t.Fatalf("granted %v, want a second round", g.ballot)
+			}
+			b := algorithms.MakeBallot(uint32(int(g.ballot.Round())+tc.round), tc.restart, algorithms.NodeID(tc.from))
 			c.recv(algorithms.Message{Kind: algorithms.Release, From: algorithms.NodeID(tc.from), To: 0,
 				Owner: algorithms.NodeID(tc.from), Resource: res, Ballot: b})
 			cleared := c.grant().owner == algorithms.NoNode
@@ -208,7 +224,7 @@ func TestRegistered(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if a.Durable || a.Summary == "" || len(a.Ablations) != 4 {
+		if a.Durable || a.Summary == "" || len(a.Ablations) != 5 {
 			t.Fatalf("%s: %+v", name, a)
 		}
 		for _, ab := range a.Ablations {

@@ -56,6 +56,28 @@
 //     propose phase, or when it ended that lease, then clears it: a third
 //     proposer finds a majority empty and acquires beside the holder
 //     (testdata/paxoslease-abandon-release.txt, with every other rule on).
+//   - "Another owner" is another proposer, a node in one life: acceptors
+//     compare owners with algorithms.SameProposer, (node, restart counter),
+//     never by node alone (ablation cross-life-ballots). A restarted
+//     node's run counter starts again at 1, so its new ballots are below
+//     its earlier life's. A Propose and a Release of the earlier life,
+//     delayed past the crash and the quarantine, are then an other
+//     proposer's stale messages: keep-others refuses the Propose while the
+//     new life's lease is accepted, and the Release matches no (owner,
+//     ballot) it holds. Compared by node, the Propose passed as "the
+//     owner's own", replaced the new lease at one acceptor, and the
+//     Release cleared it (testdata/paxoslease-cross-life-ballots.txt).
+//
+// Why a stale message of an earlier life or round is harmless, message by
+// message: answers (Promise, Accepted, the rejects) count only for the
+// round whose exact ballot they echo, and a ballot is never used twice
+// (one run counter per node and life, over every resource; the restart
+// counter sets lives apart); a Prepare only raises a promise, which any
+// proposer may do; a Propose replaces nothing live of another proposer
+// (keep-others), and the earlier life is another proposer; a Release
+// clears only its exact (owner, ballot), and a decline only a guard of
+// its exact ballot. The holder's side keeps nothing a stale message
+// could extend: it holds only what its current round's answers gave it.
 //
 // Why keep-others is sound: with it, an acceptor's record of a live lease
 // ends only by its timer, by its owner's exact release, or by a crash
@@ -128,8 +150,8 @@
 //   - Ballot learning: rejects carry the acceptor's highest promised ballot
 //     and the next ballot jumps past it (ablation ballot-learning: rejects
 //     carry nothing and a proposer climbs one round per retry). Ballots are
-//     [run counter][restart counter][node]; the run counter is per node,
-//     shared by all resources, so a ballot is never reused.
+//     [run counter][restart counter][node]; the run counter is per node and
+//     life, shared by all resources, so a ballot is never reused.
 //   - Backoff: a retry after a lost round waits a random time in
 //     [0, Params.Backoff] drawn from Config.Rand (ablation backoff: at once).
 //   - Busy: promises, and rejects, report the acceptor's accepted lease with

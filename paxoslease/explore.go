@@ -64,9 +64,9 @@ func appendTime(b []byte, t, now algorithms.Local) []byte {
 // alike. A round's deadline likewise (propose and onAccepted stop at it).
 //
 // Left out, because no future output depends on them:
-//   - the configuration (cluster, params, rule switches, hold and
-//     quarantine spans): fixed for a run, the explorer compares nodes of
-//     one configuration only;
+//   - the rules (cluster, params, rule switches, hold and quarantine
+//     spans) but the id and restart counter: fixed for a run and shared
+//     by clones, the explorer compares nodes of one configuration only;
 //   - the random source (the contract), the free list of rounds and the
 //     peak count of rounds (memory only);
 //   - the acceptor timers a runner asked the node to keep (KeepTimers):

@@ -125,7 +125,7 @@ func TestPastPrepareDeadlines(t *testing.T) {
 // TestStateCoversFields fails when a field is added to the node's state
 // without a decision: encode it in AppendState, or say there why not.
 func TestStateCoversFields(t *testing.T) {
-	explorabletest.Fields(t, Node{}, "id", "cluster", "params", "rand", "restarts", "majority", "restartWait", "driftMargin", "backoff", "ballotLearning", "earlyTimer", "distinctVotes", "exactRelease", "activeOnly", "keepOthers", "rttBackoff", "releasePromise", "headStart", "failedRelease", "promiseGuard", "queueBehind", "splitRetry", "releaseHints", "hold", "quarantine", "silent", "started", "lastRound", "rtt", "res", "keepTimers", "rounds", "roundsPeak", "free", "pending")
+	explorabletest.Fields(t, Node{}, "rules", "rand", "silent", "started", "lastRound", "rtt", "res", "keepTimers", "rounds", "roundsPeak", "free", "pending")
 	explorabletest.Fields(t, round{}, "ballot", "deadline", "promised", "open", "accepted", "rejected", "leased", "nOpen", "nAccepted", "learned", "hint", "fails", "phase", "busy", "parked", "queued")
 	explorabletest.Fields(t, slot{}, "key", "promised", "accepted", "accUntil", "until", "heldRound", "tpos")
 	explorabletest.Fields(t, table{}, "recs", "ix", "n", "heap", "late")

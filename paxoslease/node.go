@@ -61,10 +61,36 @@ type round struct {
 // algorithms.Node and is a pure state machine: one Step at a time, no
 // clock reads, randomness only from Config.Rand.
 type Node struct {
+	*rules
+	rand *rand.Rand
+
+	silent    bool   // restarted and still in quarantine
+	started   bool   // Start was seen
+	lastRound uint32 // highest run counter this node used (any resource)
+	// rtt: moving average of the time from sending Prepare to answers
+	// from a majority; 0 until measured. Measured and used only when
+	// Params.Backoff > 0 (every wait it scales is capped at Backoff), and
+	// not with late-timer ablated (see prepareSent).
+	rtt time.Duration
+
+	res        table
+	keepTimers bool // the acceptor's timers stay in res (KeepTimers), not in Output.Timers
+	rounds     map[algorithms.ResourceID]*round
+	roundsPeak int
+	free       []*round
+	pending    []algorithms.ResourceID // requests that arrived during the quarantine, in order
+}
+
+var _ algorithms.Node = (*Node)(nil)
+
+// rules is what a node is configured with: fixed for its life and shared
+// by every clone the explorer makes of it, so neither Clone nor
+// AppendState looks at it (but for the id and restart counter, which
+// AppendState writes).
+type rules struct {
 	id       algorithms.NodeID
 	cluster  algorithms.Cluster
 	params   algorithms.Params
-	rand     *rand.Rand
 	restarts uint16
 	majority int
 
@@ -86,28 +112,11 @@ type Node struct {
 	queueBehind    bool // a waiter behind a lease nobody queued for prepares above it at once
 	splitRetry     bool // a parked round with some re-sent promises but no majority retries after two round trips
 	releaseHints   bool // a release goes to the other proposers too, as a hint (Sec. 7)
+	lifeIdentity   bool // owners are compared as proposers (node, restart), not as nodes
 
 	hold       time.Duration // how long a lease lasts on the holder's clock, from its Prepare
 	quarantine time.Duration // silence after a restart, on this node's clock
-
-	silent    bool   // restarted and still in quarantine
-	started   bool   // Start was seen
-	lastRound uint32 // highest run counter this node used (any resource)
-	// rtt: moving average of the time from sending Prepare to answers
-	// from a majority; 0 until measured. Measured and used only when
-	// Params.Backoff > 0 (every wait it scales is capped at Backoff), and
-	// not with late-timer ablated (see prepareSent).
-	rtt time.Duration
-
-	res        table
-	keepTimers bool // the acceptor's timers stay in res (KeepTimers), not in Output.Timers
-	rounds     map[algorithms.ResourceID]*round
-	roundsPeak int
-	free       []*round
-	pending    []algorithms.ResourceID // requests that arrived during the quarantine, in order
 }
-
-var _ algorithms.Node = (*Node)(nil)
 
 // HoldSpan is how long a lease holds on the holder's own clock, counted
 // from the moment it sent Prepare: T(1-ρ)/(1+ρ), rounded down. See the
@@ -142,11 +151,10 @@ func Validate(p algorithms.Params, c algorithms.Cluster) error {
 // is known to be good.
 func New(cfg algorithms.Config) *Node {
 	ab := cfg.Ablations
-	n := &Node{
+	r := &rules{
 		id:             cfg.ID,
 		cluster:        cfg.Cluster,
 		params:         cfg.Params,
-		rand:           cfg.Rand,
 		restarts:       cfg.Restarts,
 		majority:       cfg.Cluster.Majority(),
 		restartWait:    !ab.Has(AblateRestartWait),
@@ -166,15 +174,20 @@ func New(cfg algorithms.Config) *Node {
 		queueBehind:    !ab.Has(AblateQueueBehind),
 		splitRetry:     !ab.Has(AblateSplitRetry),
 		releaseHints:   !ab.Has(AblateReleaseHints),
+		lifeIdentity:   !ab.Has(AblateCrossLife),
+		hold:           HoldSpan(cfg.Params),
 		quarantine:     Quarantine(cfg.Params),
-		rounds:         make(map[algorithms.ResourceID]*round),
+	}
+	if !r.driftMargin {
+		r.hold = cfg.Params.LeaseSpan
+	}
+	n := &Node{
+		rules:  r,
+		rand:   cfg.Rand,
+		rounds: make(map[algorithms.ResourceID]*round),
 		// A restarted node is silent from the start; Start arms the end of
 		// its quarantine.
 		silent: cfg.Restarts > 0,
-	}
-	n.hold = HoldSpan(cfg.Params)
-	if !n.driftMargin {
-		n.hold = cfg.Params.LeaseSpan
 	}
 	return n
 }
@@ -462,7 +475,15 @@ func (n *Node) onPropose(now algorithms.Local, m algorithms.Message, out *algori
 		// release, sent for the round it gave up or the lease it ended,
 		// would then erase the holder's lease here (abandon-release
 		// ablation).
-		if n.keepOthers && s.accepted != 0 && s.accepted.Node() != m.Owner {
+		//
+		// "Another owner" means another proposer: a node in an earlier
+		// life is one (algorithms.SameProposer). Its ballots may be above
+		// its new life's (the run counter starts again at a restart), so
+		// a Propose of the earlier life, delayed past the crash, would
+		// otherwise replace the new life's live lease here as "its own",
+		// and the earlier life's Release of that ballot would erase it
+		// (cross-life-ballots ablation).
+		if n.keepOthers && s.accepted != 0 && !n.sameOwner(s.accepted, m.Ballot) {
 			n.rejectWith(now, m, algorithms.ProposeReject, s, out)
 			return
 		}
@@ -491,7 +512,7 @@ func (n *Node) onRelease(now algorithms.Local, m algorithms.Message, out *algori
 		return
 	}
 	n.expire(now, m.Resource, s, out)
-	if s.accepted == 0 || s.accepted.Node() != m.Owner {
+	if s.accepted == 0 || !n.sameOwner(s.accepted, m.Ballot) {
 		return
 	}
 	// Only the exact lease released: a release delayed past the owner's
@@ -501,6 +522,16 @@ func (n *Node) onRelease(now algorithms.Local, m algorithms.Message, out *algori
 	}
 	n.clear(now, m.Resource, s, out)
 	n.cancelAccTimer(m.Resource, s, out)
+}
+
+// sameOwner reports whether ballots a and b belong to the same owner: the
+// same proposer (node and life), or with cross-life-ballots ablated the
+// same node.
+func (n *Node) sameOwner(a, b algorithms.Ballot) bool {
+	if n.lifeIdentity {
+		return algorithms.SameProposer(a, b)
+	}
+	return a.Node() == b.Node()
 }
 
 // onDecline ends the guard of a promise whose proposer will not use it.

@@ -77,7 +77,7 @@ func TestValidateAndNew(t *testing.T) {
 	if err := a.ValidateConfig(bad, c, nil); err == nil {
 		t.Error("registry ValidateConfig accepted T == M")
 	}
-	want := []string{"restart-wait", "drift-margin", "backoff", "ballot-learning", "late-timer", "count-by-message", "owner-only-release", "stale-owner-open", "abandon-release", "rtt-backoff", "release-promise", "head-start", "failed-release", "promise-guard", "queue-behind", "split-retry", "release-hints"}
+	want := []string{"restart-wait", "drift-margin", "backoff", "ballot-learning", "late-timer", "count-by-message", "owner-only-release", "stale-owner-open", "abandon-release", "cross-life-ballots", "rtt-backoff", "release-promise", "head-start", "failed-release", "promise-guard", "queue-behind", "split-retry", "release-hints"}
 	if len(a.Ablations) != len(want) {
 		t.Fatalf("%d ablations, want %d", len(a.Ablations), len(want))
 	}

@@ -21,6 +21,7 @@ const (
 	AblateQueueBehind      = "queue-behind"
 	AblateSplitRetry       = "split-retry"
 	AblateReleaseHints     = "release-hints"
+	AblateCrossLife        = "cross-life-ballots"
 )
 
 // Name is the registered name.
@@ -71,6 +72,11 @@ var ablations = []algorithms.Ablation{
 		Name:   AblateAbandonRelease,
 		Rule:   "keep-others: an acceptor rejects a proposal of another owner while it holds a live accepted lease, so a stale proposal (its promises undone by a restart, its prepare never seen here, or answered only by a stale copy) cannot take the holder's place and the release of the round it belonged to cannot erase the holder's lease",
 		Breaks: "a round abandoned during its propose phase releases its ballot; its stale Propose overwrites a later holder's lease at two acceptors (one had forgotten its promise in a restart, one never saw the prepare), the stale Release clears both, and a third proposer acquires beside the holder",
+	},
+	{
+		Name:   AblateCrossLife,
+		Rule:   "an acceptor compares owners as proposers, (node, restart counter), never as nodes: a restarted node is a new proposer, so keep-others refuses a proposal of the node's earlier life while its new life's lease is accepted (algorithms.SameProposer)",
+		Breaks: "a restarted node's run counter starts again at 1, so its new ballots are below its earlier life's; a Propose of the earlier life, delayed past the crash and the quarantine, passes keep-others as the same owner's and overwrites the new life's lease at one acceptor, the earlier life's delayed Release of that ballot clears it, and another proposer finds a majority open and acquires beside the holder",
 	},
 	{
 		Name:   AblateRTTBackoff,

@@ -25,6 +25,13 @@
 //   - Release (central-free) carries the client's latest ballot and clears
 //     the owner's grant only if the grant's ballot is not higher: a delayed
 //     release never clears a grant its sender got later.
+//   - "The owner" is a proposer, a client in one life: the server compares
+//     with algorithms.SameProposer, (node, restart counter). A restarted
+//     client's rounds start again at 1, below its earlier life's, so an
+//     ask or a release of the earlier life, delayed past the crash, is
+//     another proposer's: answered busy, or ignored (ablation
+//     cross-life-ballots: compared by node, such a release clears the new
+//     life's grant).
 //   - A restarted server has forgotten its grants, so it stays silent for
 //     M (Params.MaxLease > T) before it answers: every grant it made in its
 //     earlier life has ended by then.
@@ -62,6 +69,7 @@ const (
 const (
 	AblateRestartWait = "restart-wait"
 	AblateDriftMargin = "drift-margin"
+	AblateCrossLife   = "cross-life-ballots"
 )
 
 // Server is the lease server's node id.
@@ -86,6 +94,8 @@ func init() {
 				Breaks: "a restarted server grants again at once while the holder it forgot still holds"},
 			{Name: AblateDriftMargin, Rule: "the holder's lease ends at T(1-ρ)/(1+ρ) after its ask instead of T",
 				Breaks: "a slow holder clock outlives a fast server's grant"},
+			{Name: AblateCrossLife, Rule: "the server treats an ask or a release as the owner's own only from the same proposer, (node, restart counter) (algorithms.SameProposer), never from the node alone",
+				Breaks: "a restarted client's attempts start again at round 1, below its earlier life's; a release of the earlier life, delayed past the crash, is 'not older' than the new life's grant and clears it, and another client is granted while the new life holds"},
 		},
 		Validate: validate,
 		Build:    New,
@@ -263,17 +273,18 @@ func (n *node) fire(now algorithms.Local, k algorithms.TimerKey, out *algorithms
 
 // serveAsk is the server's answer to an ask.
 func (n *node) serveAsk(now algorithms.Local, m *algorithms.Message, out *algorithms.Output) {
-	if n.cfg.ID != Server || now < n.quiet {
-		return // not the server, or a restarted server still waiting M
+	if n.cfg.ID != Server || now < n.quiet || !madeBySender(m) {
+		return // not the server, a restarted server still waiting M, or malformed
 	}
 	g := n.grants[m.Resource]
 	if g != nil && now >= g.until {
 		g = nil // ended; its timer has not fired yet
 	}
-	if g != nil && g.owner == m.From && m.Ballot < g.ballot {
+	own := g != nil && n.sameOwner(g.ballot, m.Ballot)
+	if own && m.Ballot < g.ballot {
 		return // a duplicate or late ask of an attempt the owner has moved past
 	}
-	if g != nil && g.owner != m.From {
+	if g != nil && !own {
 		out.Send(algorithms.Message{Kind: KindBusy, From: n.cfg.ID, To: m.From, Owner: g.owner, Resource: m.Resource, Ballot: m.Ballot})
 		return
 	}
@@ -287,12 +298,28 @@ func (n *node) serveAsk(now algorithms.Local, m *algorithms.Message, out *algori
 // serveFree clears the sender's grant if the release is not older than it.
 func (n *node) serveFree(m *algorithms.Message, out *algorithms.Output) {
 	g := n.grants[m.Resource]
-	if n.cfg.ID != Server || g == nil || g.owner != m.From || g.ballot > m.Ballot {
+	if n.cfg.ID != Server || !madeBySender(m) || g == nil || !n.sameOwner(g.ballot, m.Ballot) || g.ballot > m.Ballot {
 		return
 	}
 	delete(n.grants, m.Resource)
 	out.CancelTimer(algorithms.TimerKey{Resource: m.Resource, Kind: timerGrantEnd})
 	out.Emit(algorithms.Event{Kind: algorithms.Cleared, Resource: m.Resource, Owner: g.owner, Ballot: g.ballot})
+}
+
+// madeBySender: an ask or release names a ballot of its sender's (the
+// owner is who made the ballot); anything else is malformed and dropped.
+func madeBySender(m *algorithms.Message) bool {
+	return m.Ballot != 0 && m.Ballot.Node() == m.From
+}
+
+// sameOwner reports whether ballots a and b are the same owner's: the same
+// proposer (node and life), or with cross-life-ballots ablated the same
+// node.
+func (n *node) sameOwner(a, b algorithms.Ballot) bool {
+	if n.cfg.Ablations.Has(AblateCrossLife) {
+		return a.Node() == b.Node()
+	}
+	return algorithms.SameProposer(a, b)
 }
 
 // granted: the server granted the ask with m.Ballot.

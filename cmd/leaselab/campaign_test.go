@@ -60,7 +60,7 @@ func TestCampaignsFindNoViolation(t *testing.T) {
 
 var (
 	exposesCheck    = regexp.MustCompile(`leaselab check ([^:;()]*)`)
-	exposesScenario = regexp.MustCompile(`(\w+/testdata/[\w.-]+\.txt)`)
+	exposesScenario = regexp.MustCompile(`([\w/]+/testdata/[\w.-]+\.txt)`)
 )
 
 // Every safety ablation's entry in experiments.Exposes names a command or scenario that

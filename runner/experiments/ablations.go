@@ -36,6 +36,11 @@ var exposes = func() map[string]string {
 		"paxoslease/split-retry":        "liveness: leaselab run --algo paxoslease --workload contention --proposers 16 --hold 100us --pause 100us --duration 5s --rtt 50us --jitter 10us --ablate split-retry (re-sent promises split among waiters stall the lease for Backoff or longer); scenario paxoslease/testdata/handoff-split-retry-no-split-retry.txt (leaselab replay)",
 		"paxoslease/release-hints":      "liveness: leaselab run --algo paxoslease --workload contention --proposers 16 --hold 100us --pause 100us --duration 5s --rtt 50us --jitter 10us --ablate release-hints (messages per lease fall about fourfold, and so do hand-offs and fairness: one contender takes almost every lease, Jain's index near 1/16; TestReleaseHintsFairness in cmd/leaselab checks it)",
 
+		"paxoslease/cross-life-ballots": "scenario paxoslease/testdata/paxoslease-cross-life-ballots.txt (leaselab replay: a Propose and a Release of the holder's earlier life, delayed past its crash and quarantine, replace and clear its new lease at one acceptor); no seeded campaign of --faults all finds it",
+
+		"fatlease/reused-ballots":     "scenario fatlease/testdata/reused-ballots.txt (leaselab replay); also leaselab explore --algo fatlease --ablate reused-ballots --acceptors 1 --proposers 2 --crashes 0 --inputs 4 --max-pending 0 (about 50k states)",
+		"classicpaxos/reused-ballots": "scenario classicpaxos/testdata/reused-ballots.txt (leaselab replay); also leaselab explore --algo classicpaxos --ablate reused-ballots --acceptors 1 --proposers 2 --crashes 0 --inputs 4 --max-pending 0",
+
 		"fatlease/restart-wait":            "leaselab check --algo fatlease --faults crash --ablate restart-wait (more often with --crash-rate 20 --downtime 10ms)",
 		"fatlease/safety-period":           "leaselab check --algo fatlease --faults drift --ablate safety-period",
 		"fatlease/previous-instance-check": "leaselab check --algo fatlease --faults crash,partition --ablate previous-instance-check",
@@ -43,14 +48,16 @@ var exposes = func() map[string]string {
 
 		"classicpaxos/fsync": "leaselab check --algo classicpaxos --faults crash --crash-rate 20 --downtime 10ms --fsync-latency 500ms --ablate fsync (the default mix of `--faults all` with a 2 ms fsync rarely hits it)",
 
-		"central/restart-wait": "leaselab check --algo central --acceptors 1 --faults crash --ablate restart-wait",
-		"central/drift-margin": "leaselab check --algo central --acceptors 1 --faults drift --ablate drift-margin",
+		"central/restart-wait":       "leaselab check --algo central --acceptors 1 --faults crash --ablate restart-wait",
+		"central/cross-life-ballots": "scenario algorithms/example/testdata/central-cross-life-ballots.txt (leaselab replay: a release of the client's earlier life, delayed past its crash, clears its new grant)",
+		"central/drift-margin":       "leaselab check --algo central --acceptors 1 --faults drift --ablate drift-margin",
 	}
 	// The two naive variants share their rules; each command names its own.
 	for _, v := range []string{"naive", "naive-undo"} {
 		m[v+"/restart-wait"] = fmt.Sprintf("leaselab check --algo %s --faults crash --ablate restart-wait", v)
 		m[v+"/drift-margin"] = fmt.Sprintf("leaselab check --algo %s --faults drift --ablate drift-margin", v)
 		m[v+"/count-by-message"] = fmt.Sprintf("leaselab check --algo %s --faults dup --ablate count-by-message", v)
+		m[v+"/cross-life-ballots"] = fmt.Sprintf("scenario naive/testdata/%s-cross-life-ballots.txt (leaselab replay: an extension request and a Release of the holder's earlier life, delayed past its crash and silence, rename and clear its new grant at one acceptor)", v)
 		m[v+"/owner-only-release"] = fmt.Sprintf("leaselab check --algo %s --faults dup,reorder --pause 1ms --hold 10ms --duration 60s --proposers 3 --ablate owner-only-release (quick re-acquisition with late messages)", v)
 	}
 	return m

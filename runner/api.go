@@ -11,12 +11,17 @@ import (
 
 // Options are the optional outputs of a run.
 type Options struct {
+	// Observers see every record of the run's trace as a typed value
+	// (TraceRec), as it happens: in-process views of a run (a timeline,
+	// a page) observe it rather than read back what Trace and Holds write.
+	Observers []Observer
 	// Holds, if set, receives a CSV of every hold interval:
 	// resource,owner,ballot,start_ns,end_ns (true time).
 	Holds io.Writer
-	// Trace, if set, receives one JSON object per line for every event
-	// (send, deliver, drop, duplicate, timer, crash, restart, partition,
-	// hold start/end) with true time and the node's local time.
+	// Trace, if set, receives one JSON object per line for every trace
+	// record (send, deliver, drop, duplicate, timer, crash, restart,
+	// partition, hold start/end, ...) with true time and the node's local
+	// time.
 	Trace io.Writer
 	// Progress, if set, is called now and then with the fraction done.
 	Progress func(done float64)

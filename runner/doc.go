@@ -3,7 +3,8 @@
 //
 // This package is the public API only: Spec (what to run), Result (what a
 // run measured), Options (optional outputs), Run, the environment registry
-// (RegisterEnv), ErrBadSpec and Meta (provenance). Run validates a spec and
+// (RegisterEnv), ErrBadSpec, Meta (provenance), and the trace record
+// (TraceRec) that Options.Observers see as a run happens. Run validates a spec and
 // hands it to the environment it names; environments register themselves
 // from init, so a program imports each one it offers (runner/sim for
 // "sim", runner/udp for "udp").
@@ -28,10 +29,14 @@
 //     interpreter (Replay, format in runner/sim/testdata/README.md).
 //   - runner/workload: the Env interface environments implement, and the
 //     workload Driver that plays the clients against it.
-//   - runner/record: the Recorder (meters, static deadlocks, the holds
-//     CSV), the Tracer (trace and Result.TraceHash), the Clocks interface.
-//   - runner (this package): Spec, Result, Run, and the datagram bounds
-//     (MinDatagram, MaxDatagram) that runner/udp/wire's layout must match.
+//   - runner/record: the Recorder and its meters (static deadlocks
+//     among them), the Tracer (Result.TraceHash, and the observers of the
+//     trace: the JSON-lines, holds-CSV and violation-window sinks, the
+//     hold and fault views that the timeline and the page share), the
+//     Clocks interface.
+//   - runner (this package): Spec, Result, Run, TraceRec and Observer,
+//     and the datagram bounds (MinDatagram, MaxDatagram) that
+//     runner/udp/wire's layout must match.
 //   - runner/faults: the clock model (Clock), the per-purpose random
 //     streams of a seed, and the network and fault-schedule draws.
 //   - runner/checker: the lease-invariant checker, hold intervals in,

@@ -146,8 +146,9 @@ type benchRun struct {
 	BackgroundBytesPerS float64 `json:"background_bytes_per_sec,omitempty"`
 	WallMS              float64 `json:"wall_ms"`
 	// Peer runs (--peer, see peer.go): the service measured, its session
-	// TTL, owner changes, hand-offs per second and fairness (Jain's index
-	// of locks per client; contention), the failover gap (failover).
+	// TTL; owner changes, hand-offs per second and fairness (Jain's index
+	// of locks per client; contention, failover), the failover gap
+	// (failover).
 	Peer           string   `json:"peer,omitempty"`
 	TTLS           int      `json:"ttl_s,omitempty"`
 	OwnerChanges   int      `json:"owner_changes,omitempty"`
@@ -375,6 +376,17 @@ func fromResult(res runner.Result, s runner.Spec, out benchOutput) benchRun {
 	}
 	if out.RawDatagramsPerSec > 0 {
 		r.LeasesPerRawDatagram = res.LeasesPerSec / out.RawDatagramsPerSec
+	}
+	// The hand-off meters: zero (and left out) for batch and single, the
+	// workloads an algorithm's bench runs; fairness only where several
+	// clients compete (a lone client's is 1).
+	r.OwnerChanges, r.HandoffsPerSec = res.OwnerChanges, res.HandoffsPerSec
+	if res.FailoverGapMS.Valid() {
+		gap := float64(res.FailoverGapMS)
+		r.FailoverGapMS = &gap
+	}
+	if res.Workload == "contention" || res.Workload == "failover" {
+		r.Fairness = res.Fairness
 	}
 	return r
 }

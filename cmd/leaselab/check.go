@@ -1,10 +1,7 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -13,6 +10,8 @@ import (
 
 	"leaselab/runner"
 	"leaselab/runner/campaign"
+	"leaselab/runner/htmlview"
+	"leaselab/runner/record"
 )
 
 func init() {
@@ -101,17 +100,8 @@ func setupCheck(fs *pflag.FlagSet) action {
 	stopFirst := fs.Bool("stop-at-first", false, "end the campaign at the first violating seed (in seed order; every seed before it still runs, so the result does not depend on scheduling)")
 	quiet := addQuietFlag(fs)
 	return func(c *ctx, args []string) error {
-		if len(args) > 0 {
-			return usagef("unexpected argument %q", args[0])
-		}
-		if fs.Changed("seed") {
-			return usagef("check runs seeds --first-seed .. --first-seed+--seeds-1; use --first-seed, not --seed")
-		}
-		if spec.Env != "sim" {
-			return usagef("check runs in the simulator only, not --env %s", spec.Env)
-		}
-		if *seeds < 1 {
-			return usagef("--seeds must be at least 1, got %d", *seeds)
+		if err := checkArgs(fs, spec, *seeds, args); err != nil {
+			return err
 		}
 		kinds, err := parseFaults(*faults)
 		if err != nil {
@@ -126,32 +116,18 @@ func setupCheck(fs *pflag.FlagSet) action {
 		if err := out.open("violation-trace", *vtrace, &opt.ViolationTrace); err != nil {
 			return err
 		}
-		var vbuf *bytes.Buffer
-		if *timeline != "" {
-			if !isHTML(*timeline) {
-				return usagef("--timeline %s: check writes an .html page", *timeline)
-			}
-			if st, err := os.Stat(filepath.Dir(*timeline)); err != nil || !st.IsDir() {
-				return usagef("--timeline %s: no such directory %s", *timeline, filepath.Dir(*timeline))
-			}
-			vbuf = &bytes.Buffer{}
-			opt.ViolationTrace = teeWriter(opt.ViolationTrace, vbuf)
+		col, err := htmlTimelineFlag(*timeline, "check", spec)
+		if err != nil {
+			return err
+		}
+		if col != nil {
+			// What --violation-trace writes: the records before the first
+			// violation of the first violating seed.
+			opt.Observers = append(opt.Observers, record.NewViolationWindow(runner.ViolationContext, col))
 		}
 		progress, done := newProgress(c, *quiet, "check "+spec.Algo)
 		opt.Progress = progress
-		vary := campaign.Vary{
-			Workload:     !fs.Changed("hold") && !fs.Changed("pause") && !fs.Changed("release"),
-			Downtime:     !fs.Changed("downtime"),
-			PartitionLen: !fs.Changed("partition-len"),
-		}
-		// A rate given on the command line is used as given, zero
-		// included; one left at its default is drawn for each seed.
-		for _, name := range checkRates {
-			if fs.Changed(name) {
-				vary.Fixed = append(vary.Fixed, name)
-			}
-		}
-		res, err := campaign.Check(campaign.CheckSpec{Base: spec, Faults: kinds, Seeds: *seeds, FirstSeed: *first, Vary: vary, StopAtFirst: *stopFirst}, opt)
+		res, err := campaign.Check(campaign.CheckSpec{Base: spec, Faults: kinds, Seeds: *seeds, FirstSeed: *first, Vary: checkVary(fs), StopAtFirst: *stopFirst}, opt)
 		done()
 		if err != nil {
 			return err
@@ -163,22 +139,9 @@ func setupCheck(fs *pflag.FlagSet) action {
 		if err := writeCheck(c, *format, res); err != nil {
 			return err
 		}
-		if vbuf != nil {
-			if len(res.ViolatingSpecs) == 0 {
-				fmt.Fprintf(c.stderr, "timeline: no violation, so no violation trace; %s not written\n", *timeline)
-			} else {
-				s := res.ViolatingSpecs[0]
-				var vs []runner.Violation
-				for _, v := range res.First {
-					if v.Seed == s.Seed {
-						vs = append(vs, v)
-					}
-				}
-				title := fmt.Sprintf("leaselab check: %s, seed %d, the %d trace records before its first violation", s.Algo, s.Seed, runner.ViolationContext)
-				if err := writeHTMLTimeline(*timeline, title, res.Meta, s, 0, 0, vs, vbuf.Bytes()); err != nil {
-					return fmt.Errorf("--timeline: %w", err)
-				}
-				fmt.Fprintf(c.stderr, "timeline: %s\n", *timeline)
+		if col != nil {
+			if err := writeCheckTimeline(c, *timeline, col, res); err != nil {
+				return err
 			}
 		}
 		if res.Violations > 0 {
@@ -186,6 +149,62 @@ func setupCheck(fs *pflag.FlagSet) action {
 		}
 		return nil
 	}
+}
+
+// checkArgs refuses what check cannot run: arguments, --seed, another
+// environment, no seeds.
+func checkArgs(fs *pflag.FlagSet, spec runner.Spec, seeds int, args []string) error {
+	switch {
+	case len(args) > 0:
+		return usagef("unexpected argument %q", args[0])
+	case fs.Changed("seed"):
+		return usagef("check runs seeds --first-seed .. --first-seed+--seeds-1; use --first-seed, not --seed")
+	case spec.Env != "sim":
+		return usagef("check runs in the simulator only, not --env %s", spec.Env)
+	case seeds < 1:
+		return usagef("--seeds must be at least 1, got %d", seeds)
+	}
+	return nil
+}
+
+// checkVary says what a campaign draws per seed: the workload shape,
+// downtimes and partition lengths unless given, and every rate of
+// checkRates left at its default (a rate given on the command line is
+// used as given, zero included).
+func checkVary(fs *pflag.FlagSet) campaign.Vary {
+	vary := campaign.Vary{
+		Workload:     !fs.Changed("hold") && !fs.Changed("pause") && !fs.Changed("release"),
+		Downtime:     !fs.Changed("downtime"),
+		PartitionLen: !fs.Changed("partition-len"),
+	}
+	for _, name := range checkRates {
+		if fs.Changed(name) {
+			vary.Fixed = append(vary.Fixed, name)
+		}
+	}
+	return vary
+}
+
+// writeCheckTimeline writes the page of the records before the first
+// violation of the campaign's first violating seed (if it found one).
+func writeCheckTimeline(c *ctx, path string, col *htmlview.Collector, res campaign.CheckResult) error {
+	if len(res.ViolatingSpecs) == 0 {
+		fmt.Fprintf(c.stderr, "timeline: no violation, so no violation trace; %s not written\n", path)
+		return nil
+	}
+	s := res.ViolatingSpecs[0]
+	var vs []runner.Violation
+	for _, v := range res.First {
+		if v.Seed == s.Seed {
+			vs = append(vs, v)
+		}
+	}
+	title := fmt.Sprintf("leaselab check: %s, seed %d, the %d trace records before its first violation", s.Algo, s.Seed, runner.ViolationContext)
+	if err := writeHTMLTimeline(path, col, title, res.Meta, 0, vs); err != nil {
+		return fmt.Errorf("--timeline: %w", err)
+	}
+	fmt.Fprintf(c.stderr, "timeline: %s\n", path)
+	return nil
 }
 
 // checkRates are the flags whose values a campaign draws per seed for the

@@ -51,30 +51,7 @@ func benchPeer(c *ctx, fs *pflag.FlagSet, pf peerFlags, spec runner.Spec, worklo
 	if *pf.compare && workload != "batch" && workload != "single" {
 		return usagef("--compare runs --algo over UDP for batch and single only")
 	}
-	cfg := etcd.DefaultConfig()
-	cfg.Workload = workload
-	cfg.Endpoints = *pf.endpoints
-	cfg.Members = spec.Acceptors
-	cfg.Dir = spec.Disk.Dir
-	cfg.Reps = reps
-	cfg.Window = window
-	if window < 0 {
-		cfg.Window = 1 << 30
-	}
-	cfg.Proposers = spec.Proposers
-	if !fs.Changed("proposers") && (workload == "contention" || workload == "failover") {
-		cfg.Proposers = 3
-	}
-	cfg.Resources, cfg.Hold, cfg.Pause, cfg.TTL = *pf.resources, *pf.hold, *pf.pause, *pf.ttl
-	cfg.Duration = spec.Duration
-	if !fs.Changed("duration") {
-		switch workload {
-		case "contention":
-			cfg.Duration = 10 * time.Second
-		case "failover":
-			cfg.Duration = 20 * time.Second
-		}
-	}
+	cfg := peerConfig(fs, pf, spec, workload, reps, window)
 	if workload != "batch" {
 		leases = []int{cfg.Leases}
 	}
@@ -110,32 +87,7 @@ func benchPeer(c *ctx, fs *pflag.FlagSet, pf peerFlags, spec runner.Spec, worklo
 			if err != nil {
 				return err
 			}
-			r := fromResult(res, spec, out)
-			r.Algo, r.Env, r.Peer = "etcd", "etcd", "etcd"
-			r.Acceptors, r.Proposers = cfg.Members, k.Proposers
-			if len(cfg.Endpoints) > 0 {
-				r.Env, r.Acceptors = "etcd-external", len(cfg.Endpoints)
-			}
-			if workload == "single" {
-				r.Proposers = 1
-			}
-			r.Workload = workload
-			switch workload {
-			case "batch":
-				r.Leases = n
-			case "single":
-				r.Leases = reps
-			default: // contention, failover: the locks the clients got
-				r.Leases = res.LeasesAcquired
-			}
-			r.Rep, r.Seed, r.TTLS = rep, k.Seed, k.TTL
-			r.OwnerChanges = res.OwnerChanges
-			r.HandoffsPerSec = res.HandoffsPerSec
-			r.Fairness = res.Fairness
-			if res.FailoverGapMS.Valid() {
-				gap := float64(res.FailoverGapMS)
-				r.FailoverGapMS = &gap
-			}
+			r := peerRow(res, spec, out, k, reps, rep)
 			out.Runs = append(out.Runs, r)
 			failed = failed || r.LeasesFailed > 0 || r.Violations > 0
 			if !*pf.compare {
@@ -144,15 +96,7 @@ func benchPeer(c *ctx, fs *pflag.FlagSet, pf peerFlags, spec runner.Spec, worklo
 			// The same point with --algo over UDP, right after.
 			s := spec
 			s.Leases, s.Seed = n, k.Seed
-			eo := udp.EnvOptions{Window: window}
-			var a benchRun
-			if workload == "single" {
-				a, err = benchSingle(s, eo, nil, reps, benchOutput{})
-			} else {
-				progress, done := newProgress(c, quiet, fmt.Sprintf("bench udp %s %d leases", s.Algo, n))
-				a, err = benchBatch(s, eo, progress, benchOutput{})
-				done()
-			}
+			a, err := peerCompare(c, s, workload, window, reps, quiet)
 			if err != nil {
 				return err
 			}
@@ -168,6 +112,72 @@ func benchPeer(c *ctx, fs *pflag.FlagSet, pf peerFlags, spec runner.Spec, worklo
 		return exitStatus(1)
 	}
 	return nil
+}
+
+// peerConfig is the etcd run of bench --peer's flags (Leases and Seed are
+// set per point).
+func peerConfig(fs *pflag.FlagSet, pf peerFlags, spec runner.Spec, workload string, reps, window int) etcd.Config {
+	cfg := etcd.DefaultConfig()
+	cfg.Workload = workload
+	cfg.Endpoints = *pf.endpoints
+	cfg.Members = spec.Acceptors
+	cfg.Dir = spec.Disk.Dir
+	cfg.Reps = reps
+	cfg.Window = window
+	if window < 0 {
+		cfg.Window = 1 << 30
+	}
+	cfg.Proposers = spec.Proposers
+	if !fs.Changed("proposers") && (workload == "contention" || workload == "failover") {
+		cfg.Proposers = 3
+	}
+	cfg.Resources, cfg.Hold, cfg.Pause, cfg.TTL = *pf.resources, *pf.hold, *pf.pause, *pf.ttl
+	cfg.Duration = spec.Duration
+	if !fs.Changed("duration") {
+		switch workload {
+		case "contention":
+			cfg.Duration = 10 * time.Second
+		case "failover":
+			cfg.Duration = 20 * time.Second
+		}
+	}
+	return cfg
+}
+
+// peerRow is the row of the peer's run k (repetition rep): its meters as
+// every run's (fromResult), and what says where it ran.
+func peerRow(res runner.Result, spec runner.Spec, out benchOutput, k etcd.Config, reps, rep int) benchRun {
+	r := fromResult(res, spec, out)
+	r.Algo, r.Env, r.Peer = "etcd", "etcd", "etcd"
+	r.Acceptors, r.Proposers = k.Members, k.Proposers
+	if len(k.Endpoints) > 0 {
+		r.Env, r.Acceptors = "etcd-external", len(k.Endpoints)
+	}
+	if k.Workload == "single" {
+		r.Proposers = 1
+	}
+	r.Workload = k.Workload
+	switch k.Workload {
+	case "batch":
+		r.Leases = k.Leases
+	case "single":
+		r.Leases = reps
+	default: // contention, failover: the locks the clients got
+		r.Leases = res.LeasesAcquired
+	}
+	r.Rep, r.Seed, r.TTLS = rep, k.Seed, k.TTL
+	return r
+}
+
+// peerCompare runs --algo over UDP at the peer's point s (--compare).
+func peerCompare(c *ctx, s runner.Spec, workload string, window, reps int, quiet bool) (benchRun, error) {
+	eo := udp.EnvOptions{Window: window}
+	if workload == "single" {
+		return benchSingle(s, eo, nil, reps, benchOutput{})
+	}
+	progress, done := newProgress(c, quiet, fmt.Sprintf("bench udp %s %d leases", s.Algo, s.Leases))
+	defer done()
+	return benchBatch(s, eo, progress, benchOutput{})
 }
 
 // writePeerLines prints what the table has no column for: hand-offs, the

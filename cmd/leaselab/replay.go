@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"os"
@@ -71,21 +70,14 @@ func setupReplay(fs *pflag.FlagSet) action {
 			defer tf.Close()
 			w = tf
 		}
-		if *timeline != "" && !isHTML(*timeline) {
-			return usagef("--timeline %s: replay writes an .html page", *timeline)
+		col, err := htmlTimelineFlag(*timeline, "replay", runner.Spec{})
+		if err != nil {
+			return err
 		}
-		var traceJSON *bytes.Buffer
-		if *timeline != "" {
-			if st, err := os.Stat(filepath.Dir(*timeline)); err != nil || !st.IsDir() {
-				return usagef("--timeline %s: no such directory %s", *timeline, filepath.Dir(*timeline))
-			}
-			traceJSON = &bytes.Buffer{}
+		var opts sim.ReplayOptions
+		if col != nil {
+			opts.Observers = []runner.Observer{col}
 		}
-		var tj io.Writer
-		if traceJSON != nil {
-			tj = traceJSON
-		}
-		opts := sim.ReplayOptions{TraceJSON: tj}
 		if *transcript {
 			if *format == "json" {
 				return usagef("--transcript prints text: it does not go with --format json")
@@ -93,9 +85,9 @@ func setupReplay(fs *pflag.FlagSet) action {
 			opts.Transcript = c.stdout
 		}
 		rr, err := sim.ReplayWith(f, w, opts)
-		if err == nil && traceJSON != nil {
+		if err == nil && col != nil {
 			title := "leaselab replay " + filepath.Base(args[0])
-			if err := writeHTMLTimeline(*timeline, title, c.meta(), runner.Spec{}, 0, 0, rr.Violations, traceJSON.Bytes()); err != nil {
+			if err := writeHTMLTimeline(*timeline, col, title, c.meta(), 0, rr.Violations); err != nil {
 				return fmt.Errorf("--timeline: %w", err)
 			}
 			fmt.Fprintf(c.stderr, "timeline: %s\n", *timeline)
@@ -120,45 +112,49 @@ func setupReplay(fs *pflag.FlagSet) action {
 			if err := writeJSON(c.stdout, rr); err != nil {
 				return err
 			}
-		} else {
-			verdict := "ok"
-			switch {
-			case len(rr.Failed) > 0:
-				verdict = "FAILED"
-			case unexpected:
-				verdict = "VIOLATION (the scenario expects none: it has no 'expect violations' line)"
-			}
-			failed := strings.Join(rr.Failed, "; ")
-			if failed == "" {
-				failed = "-"
-			}
-			rows := [][]string{
-				{"scenario", args[0]},
-				{"steps", strconv.Itoa(rr.Steps)},
-				{"violations", strconv.Itoa(len(rr.Violations))},
-				{"failed expectations", failed},
-				{"verdict", verdict},
-			}
-			if _, err := io.WriteString(c.stdout, "\n"); err != nil {
-				return err
-			}
-			if err := writeTable(c.stdout, []string{"replay", "value"}, rows); err != nil {
-				return err
-			}
-			if len(rr.Violations) > 0 {
-				if err := writeViolations(c.stdout, rr.Violations); err != nil {
-					return err
-				}
-			}
-			meters := rr.Result
-			meters.ViolationList = nil // listed above
-			if err := writeResult(c.stdout, "table", meters); err != nil {
-				return err
-			}
+		} else if err := writeReplayTable(c, args[0], rr, unexpected); err != nil {
+			return err
 		}
 		if len(rr.Failed) > 0 || unexpected {
 			return exitStatus(1)
 		}
 		return nil
 	}
+}
+
+// writeReplayTable prints the outcome of replaying scenario as tables: the
+// verdict, the violations and the meters.
+func writeReplayTable(c *ctx, scenario string, rr sim.ReplayResult, unexpected bool) error {
+	verdict := "ok"
+	switch {
+	case len(rr.Failed) > 0:
+		verdict = "FAILED"
+	case unexpected:
+		verdict = "VIOLATION (the scenario expects none: it has no 'expect violations' line)"
+	}
+	failed := strings.Join(rr.Failed, "; ")
+	if failed == "" {
+		failed = "-"
+	}
+	rows := [][]string{
+		{"scenario", scenario},
+		{"steps", strconv.Itoa(rr.Steps)},
+		{"violations", strconv.Itoa(len(rr.Violations))},
+		{"failed expectations", failed},
+		{"verdict", verdict},
+	}
+	if _, err := io.WriteString(c.stdout, "\n"); err != nil {
+		return err
+	}
+	if err := writeTable(c.stdout, []string{"replay", "value"}, rows); err != nil {
+		return err
+	}
+	if len(rr.Violations) > 0 {
+		if err := writeViolations(c.stdout, rr.Violations); err != nil {
+			return err
+		}
+	}
+	meters := rr.Result
+	meters.ViolationList = nil // listed above
+	return writeResult(c.stdout, "table", meters)
 }

@@ -310,15 +310,15 @@ func (b *reproduceProgress) clear() {
 // for every run of the command (see command.setup), and these variables are
 // set from there.
 var timelineState struct {
-	path         *string
-	holds, trace *bytes.Buffer
-	html         *htmlview.Collector // --timeline FILE.html: reads the trace as it is written
+	path  *string
+	chart *experiments.TimelineTrace // --timeline FILE.png or .svg
+	html  *htmlview.Collector        // --timeline FILE.html
 }
 
 func timelineFlags(fs *pflag.FlagSet) {
 	timelineState.path = fs.String("timeline", "", "draw who held the lease over time (one row per node, crashes, partitions, violations) to this .png or .svg file, "+
 		"or write it as an interactive .html page (zoom, pan, and every message: hover for kind, ballot, send and delivery times; self-contained, no network needed)")
-	timelineState.holds, timelineState.trace, timelineState.html = nil, nil, nil
+	timelineState.chart, timelineState.html = nil, nil
 }
 
 func timelineBefore(c *ctx, spec runner.Spec, opt *runner.Options) error {
@@ -337,14 +337,12 @@ func timelineBefore(c *ctx, spec runner.Spec, opt *runner.Options) error {
 		return usagef("--timeline %s: no such directory %s", path, filepath.Dir(path))
 	}
 	if isHTML(path) {
-		c := algorithms.NewCluster(spec.Acceptors, spec.Proposers)
-		timelineState.html = htmlview.NewCollector(htmlview.Input{Nodes: c.Nodes, Acceptors: c.Acceptors, Proposers: c.Proposers})
-		opt.Trace = teeWriter(opt.Trace, timelineState.html)
+		timelineState.html = newHTMLCollector(spec)
+		opt.Observers = append(opt.Observers, timelineState.html)
 		return nil
 	}
-	timelineState.holds, timelineState.trace = &bytes.Buffer{}, &bytes.Buffer{}
-	opt.Holds = teeWriter(opt.Holds, timelineState.holds)
-	opt.Trace = teeWriter(opt.Trace, timelineState.trace)
+	timelineState.chart = &experiments.TimelineTrace{}
+	opt.Observers = append(opt.Observers, timelineState.chart)
 	return nil
 }
 
@@ -355,30 +353,17 @@ func timelineAfter(c *ctx, res runner.Result) error {
 	}
 	if col := timelineState.html; col != nil {
 		s := res.Params
-		in := col.Input()
-		in.Title = fmt.Sprintf("leaselab run: %s, %s workload, seed %d", series, s.Workload, s.Seed)
-		in.Meta, in.EndNS, in.Violations = res.Meta, res.SimulatedNS, res.ViolationList
-		d, err := col.Finish()
-		if err != nil {
-			return fmt.Errorf("--timeline: %w", err)
-		}
-		var buf bytes.Buffer
-		if err := htmlview.Render(&buf, d); err != nil {
-			return fmt.Errorf("--timeline: %w", err)
-		}
-		if err := os.WriteFile(*timelineState.path, buf.Bytes(), 0o644); err != nil {
+		title := fmt.Sprintf("leaselab run: %s, %s workload, seed %d", series, s.Workload, s.Seed)
+		if err := writeHTMLTimeline(*timelineState.path, col, title, res.Meta, res.SimulatedNS, res.ViolationList); err != nil {
 			return fmt.Errorf("--timeline: %w", err)
 		}
 		fmt.Fprintf(c.stderr, "timeline: %s\n", *timelineState.path)
 		return nil
 	}
-	if timelineState.holds == nil {
+	if timelineState.chart == nil {
 		return nil
 	}
-	t, err := experiments.TimelineOf(res, timelineState.holds.Bytes(), timelineState.trace.Bytes(), series)
-	if err != nil {
-		return fmt.Errorf("--timeline: %w", err)
-	}
+	t := experiments.TimelineOf(res, timelineState.chart, series)
 	if err := t.Figure().Save(*timelineState.path); err != nil {
 		return fmt.Errorf("--timeline: %w", err)
 	}
@@ -391,13 +376,36 @@ func isHTML(path string) bool {
 	return ext == ".html" || ext == ".htm"
 }
 
-// writeHTMLTimeline writes the interactive page (runner/htmlview) of a
-// JSON-lines trace to path.
-func writeHTMLTimeline(path, title string, meta *runner.Meta, s runner.Spec, startNS, endNS int64, vs []runner.Violation, trace []byte) error {
+// newHTMLCollector starts the interactive page (runner/htmlview) of a run
+// of s, as its trace records happen.
+func newHTMLCollector(s runner.Spec) *htmlview.Collector {
 	c := algorithms.NewCluster(s.Acceptors, s.Proposers)
+	return htmlview.NewCollector(htmlview.Input{Nodes: c.Nodes, Acceptors: c.Acceptors, Proposers: c.Proposers})
+}
+
+// htmlTimelineFlag checks the --timeline FILE.html of command cmd and
+// starts its page for a run of s (nil if the flag is not given).
+func htmlTimelineFlag(path, cmd string, s runner.Spec) (*htmlview.Collector, error) {
+	if path == "" {
+		return nil, nil
+	}
+	if !isHTML(path) {
+		return nil, usagef("--timeline %s: %s writes an .html page", path, cmd)
+	}
+	if st, err := os.Stat(filepath.Dir(path)); err != nil || !st.IsDir() {
+		return nil, usagef("--timeline %s: no such directory %s", path, filepath.Dir(path))
+	}
+	return newHTMLCollector(s), nil
+}
+
+// writeHTMLTimeline writes the page col collected to path, with what is
+// known once the run is over: its title, provenance, end (0: the last
+// record's) and violations.
+func writeHTMLTimeline(path string, col *htmlview.Collector, title string, meta *runner.Meta, endNS int64, vs []runner.Violation) error {
+	in := col.Input()
+	in.Title, in.Meta, in.EndNS, in.Violations = title, meta, endNS, vs
 	var buf bytes.Buffer
-	if err := htmlview.Write(&buf, htmlview.Input{Title: title, Meta: meta, Nodes: c.Nodes, Acceptors: c.Acceptors,
-		Proposers: c.Proposers, StartNS: startNS, EndNS: endNS, Violations: vs, Trace: trace}); err != nil {
+	if err := htmlview.Render(&buf, col.Finish()); err != nil {
 		return err
 	}
 	return os.WriteFile(path, buf.Bytes(), 0o644)

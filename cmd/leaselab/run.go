@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"io"
 
 	"github.com/spf13/pflag"
 
@@ -47,9 +46,9 @@ type runExtension struct {
 	// flags declares the extension's flags.
 	flags func(fs *pflag.FlagSet)
 	// before runs after the spec was validated and before the run. It may
-	// add outputs to opt; it must chain with what is there (use
-	// teeWriter), never replace it. An error stops the command (return a
-	// usagef error for bad input).
+	// add observers to opt (append to opt.Observers), never replace what
+	// is there. An error stops the command (return a usagef error for bad
+	// input).
 	before func(c *ctx, spec runner.Spec, opt *runner.Options) error
 	// after runs once the result was printed.
 	after func(c *ctx, res runner.Result) error
@@ -58,14 +57,6 @@ type runExtension struct {
 var runExtensions []runExtension
 
 func registerRunExtension(e runExtension) { runExtensions = append(runExtensions, e) }
-
-// teeWriter returns a writer to both w (which may be nil) and extra.
-func teeWriter(w, extra io.Writer) io.Writer {
-	if w == nil {
-		return extra
-	}
-	return io.MultiWriter(w, extra)
-}
 
 func setupRun(fs *pflag.FlagSet) action {
 	spec := runner.DefaultSpec()

@@ -301,9 +301,9 @@ const maxFirst = 20
 // parallel on GOMAXPROCS workers. The result does not depend on the
 // scheduling: runs are independent and summed in seed order.
 //
-// Options: Progress gets the fraction of seeds done. Trace, Holds and
-// ViolationTrace, if set, receive the output of a re-run of the first
-// violating seed (nothing if there is none).
+// Options: Progress gets the fraction of seeds done. Trace, Holds,
+// ViolationTrace and Observers, if set, receive the output of a re-run of
+// the first violating seed (nothing if there is none).
 func Check(cs CheckSpec, opt runner.Options) (CheckResult, error) {
 	start := time.Now()
 	if cs.Seeds < 1 {
@@ -373,9 +373,10 @@ func Check(cs CheckSpec, opt runner.Options) (CheckResult, error) {
 		}
 	}
 	sort.Slice(cr.ViolatingSeeds, func(i, j int) bool { return cr.ViolatingSeeds[i] < cr.ViolatingSeeds[j] })
-	if len(cr.ViolatingSeeds) > 0 && (opt.Trace != nil || opt.Holds != nil || opt.ViolationTrace != nil) {
+	if len(cr.ViolatingSeeds) > 0 && (opt.Trace != nil || opt.Holds != nil || opt.ViolationTrace != nil || len(opt.Observers) > 0) {
 		spec := specFor(cs.Base, kinds, cs.Vary, cr.ViolatingSeeds[0])
-		if _, err := sim.Run(spec, runner.Options{Trace: opt.Trace, Holds: opt.Holds, ViolationTrace: opt.ViolationTrace}); err != nil {
+		rerun := runner.Options{Trace: opt.Trace, Holds: opt.Holds, ViolationTrace: opt.ViolationTrace, Observers: opt.Observers}
+		if _, err := sim.Run(spec, rerun); err != nil {
 			return cr, err
 		}
 	}

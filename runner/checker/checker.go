@@ -60,7 +60,7 @@ type Clocks interface {
 }
 
 // HoldObserver is told about hold intervals as the checker sees them.
-// The Recorder implements it (meters, the holds CSV, the trace).
+// The Recorder implements it (its meters, and the trace).
 type HoldObserver interface {
 	// HoldStart: owner began holding res at t; prev is the owner of the
 	// previous interval on res (NoNode if none).

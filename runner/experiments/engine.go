@@ -1,7 +1,6 @@
 package experiments
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -76,8 +75,10 @@ type RunRecord struct {
 	Wall                 time.Duration
 	// Shared: the result is that of an identical spec run for another
 	// experiment (its wall time is counted there).
-	Shared       bool
-	holds, trace []byte
+	Shared bool
+	// timeline: what the run's trace showed of holds and faults (an
+	// experiment with Trace set; nil otherwise).
+	timeline *TimelineTrace
 }
 
 // Agg is the statistics of one meter at one point.
@@ -322,9 +323,9 @@ func (eng *engine) describe(j *job) {
 func (eng *engine) runOne(j *job) {
 	eng.describe(j)
 	var opt runner.Options
-	var holds, trace bytes.Buffer
 	if eng.reports[j.exp].Exp.Trace {
-		opt.Holds, opt.Trace = &holds, &trace
+		j.rec.timeline = &TimelineTrace{}
+		opt.Observers = []runner.Observer{j.rec.timeline}
 	}
 	start := time.Now()
 	func() {
@@ -346,7 +347,6 @@ func (eng *engine) runOne(j *job) {
 		}
 	}()
 	j.rec.Wall = time.Since(start)
-	j.rec.holds, j.rec.trace = holds.Bytes(), trace.Bytes()
 }
 
 func (eng *engine) workers() int { return pool.Pool{Workers: eng.cfg.Workers}.Size() }
@@ -577,11 +577,9 @@ func (eng *engine) finishExperiment(ei int) ([]string, error) {
 		}
 	}
 	r.aggregate()
-	if err := r.buildTimelines(); err != nil {
-		return nil, err
-	}
+	r.buildTimelines()
 	for i := range r.Runs {
-		r.Runs[i].holds, r.Runs[i].trace = nil, nil // keep memory bounded
+		r.Runs[i].timeline = nil // keep memory bounded
 	}
 	for _, p := range r.Exp.Published {
 		r.Comparisons = append(r.Comparisons, r.compare(p))

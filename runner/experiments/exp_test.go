@@ -90,16 +90,21 @@ func fakeRun(s runner.Spec, opt runner.Options) (runner.Result, error) {
 		res.Violations = 1
 		res.ViolationList = []runner.Violation{{Owners: [2]algorithms.NodeID{0, 1}, StartNS: int64(3 * time.Second), OverlapNS: int64(200 * time.Millisecond), Seed: s.Seed}}
 	}
-	if opt.Holds != nil {
-		fmt.Fprintf(opt.Holds, "resource,owner,ballot,start_ns,end_ns\n0,0,1.0.0,%d,%d\n0,2,2.0.2,%d,%d\n",
-			int64(time.Second), int64(3*time.Second), int64(4*time.Second), int64(9*time.Second))
-	}
-	if opt.Trace != nil {
-		fmt.Fprintf(opt.Trace, `{"t":%d,"local":0,"node":1,"what":"crash"}`+"\n", int64(2*time.Second))
-		fmt.Fprintf(opt.Trace, `{"t":%d,"local":0,"node":1,"what":"send","msg":{"kind":"x"}}`+"\n", int64(2*time.Second))
-		fmt.Fprintf(opt.Trace, `{"t":%d,"local":0,"node":1,"what":"restart","restarts":1}`+"\n", int64(5*time.Second))
-		fmt.Fprintf(opt.Trace, `{"t":%d,"local":0,"node":0,"what":"partition","side_a":3}`+"\n", int64(6*time.Second))
-		fmt.Fprintf(opt.Trace, `{"t":%d,"local":0,"node":0,"what":"heal"}`+"\n", int64(7*time.Second))
+	sec := int64(time.Second)
+	for _, r := range []runner.TraceRec{
+		{T: sec, Kind: runner.TraceHoldStart, Node: 0, Owner: 0, Ballot: algorithms.Next(0, 0, 0), X: 3 * sec},
+		{T: 2 * sec, Kind: runner.TraceCrash, Node: 1},
+		{T: 2 * sec, Kind: runner.TraceSend, Node: 1, Msg: algorithms.Message{From: 1}},
+		{T: 3 * sec, Kind: runner.TraceHoldEnd, Node: 0, Owner: 0, Ballot: algorithms.Next(0, 0, 0), X: sec},
+		{T: 4 * sec, Kind: runner.TraceHoldStart, Node: 2, Owner: 2, Ballot: algorithms.Next(1<<32, 0, 2), X: 9 * sec},
+		{T: 5 * sec, Kind: runner.TraceRestart, Node: 1, X: 1},
+		{T: 6 * sec, Kind: runner.TracePartition, Node: algorithms.NoNode, X: 3},
+		{T: 7 * sec, Kind: runner.TraceHeal, Node: algorithms.NoNode},
+		{T: 9 * sec, Kind: runner.TraceHoldEnd, Node: 2, Owner: 2, Ballot: algorithms.Next(1<<32, 0, 2), X: 4 * sec},
+	} {
+		for _, o := range opt.Observers {
+			o.Observe(&r)
+		}
 	}
 	return res, nil
 }
@@ -520,39 +525,41 @@ func TestEnvOption(t *testing.T) {
 	}
 }
 
-func TestParseHoldsAndTrace(t *testing.T) {
-	holds, err := ParseHolds([]byte("resource,owner,ballot,start_ns,end_ns\n7,2,3.0.2,100,900\n\n7,0,4.0.0,1000,2000\n"))
-	if err != nil || len(holds) != 2 || holds[0].Owner != 2 || holds[1].EndNS != 2000 {
-		t.Errorf("holds %+v, %v", holds, err)
+// The timeline of a run is what its trace records showed: holds as they
+// ended, crashes and restarts, down times and partitions (those still on
+// end with the run).
+func TestTimelineOfTrace(t *testing.T) {
+	var tt TimelineTrace
+	for _, r := range []runner.TraceRec{
+		{T: 1, Kind: runner.TraceHoldStart, Owner: 2, Res: 7, Ballot: 5, X: 900},
+		{T: 5, Kind: runner.TraceCrash, Node: 1},
+		{T: 6, Kind: runner.TraceDeliver, Node: 1},
+		{T: 9, Kind: runner.TraceRestart, Node: 1, X: 1},
+		{T: 9, Kind: runner.TraceHoldEnd, Owner: 2, Res: 7, Ballot: 5, X: 1},
+		{T: 10, Kind: runner.TraceCrash, Node: 2},
+		{T: 11, Kind: runner.TracePartition, Node: algorithms.NoNode, X: 1},
+		{T: 12, Kind: runner.TraceHeal, Node: algorithms.NoNode},
+		{T: 13, Kind: runner.TracePartition, Node: algorithms.NoNode, X: 2},
+		{T: 14, Kind: runner.TraceHoldStart, Owner: 0, Res: 7, Ballot: 6, X: 30},
+	} {
+		tt.Observe(&r)
 	}
-	for _, bad := range []string{"7,2,3.0.2,100\n", "7,x,3.0.2,100,200\n", "a,b,c,d,e\n7,1,1.0.0,x,2\n"} {
-		if _, err := ParseHolds([]byte(bad)); err == nil {
-			t.Errorf("ParseHolds(%q): no error", bad)
-		}
+	res := runner.Result{Algo: "a", SimulatedNS: 20, Params: runner.Spec{Acceptors: 3, Proposers: 3}}
+	tl := TimelineOf(res, &tt, "a")
+	if len(tl.Holds) != 1 || tl.Holds[0] != (Hold{Resource: 7, Owner: 2, Ballot: "5", StartNS: 1, EndNS: 9}) {
+		t.Errorf("holds %+v", tl.Holds)
 	}
-	trace := `{"t":5,"node":1,"what":"crash"}
-{"t":6,"node":1,"what":"deliver","msg":{"kind":"crash"}}
-{"t":9,"node":1,"what":"restart","restarts":1}
-{"t":10,"node":2,"what":"crash"}
-{"t":11,"node":0,"what":"partition","side_a":1}
-{"t":12,"node":0,"what":"heal"}
-{"t":13,"node":0,"what":"partition","side_a":2}
-`
-	down, crashes, restarts, parts, err := ParseTraceFaults([]byte(trace), 20)
-	if err != nil {
-		t.Fatal(err)
+	if len(tl.Crashes) != 2 || len(tl.Restarts) != 1 || tl.Restarts[0] != (NodeMark{1, 9}) {
+		t.Errorf("crashes %v restarts %v", tl.Crashes, tl.Restarts)
 	}
-	if len(crashes) != 2 || len(restarts) != 1 {
-		t.Errorf("crashes %v restarts %v", crashes, restarts)
+	if len(tl.Down) != 2 || tl.Down[0] != (NodeSpan{1, 5, 9}) || tl.Down[1] != (NodeSpan{2, 10, 20}) {
+		t.Errorf("down %v", tl.Down)
 	}
-	if len(down) != 2 || down[0] != (NodeSpan{1, 5, 9}) || down[1] != (NodeSpan{2, 10, 20}) {
-		t.Errorf("down %v", down)
+	if len(tl.Partitions) != 2 || tl.Partitions[0] != [2]int64{11, 12} || tl.Partitions[1] != [2]int64{13, 20} {
+		t.Errorf("partitions %v", tl.Partitions)
 	}
-	if len(parts) != 2 || parts[0] != [2]int64{11, 12} || parts[1] != [2]int64{13, 20} {
-		t.Errorf("partitions %v", parts)
-	}
-	if _, _, _, _, err := ParseTraceFaults([]byte(`{"what":"crash",`+"\n"), 1); err == nil {
-		t.Errorf("malformed trace: no error")
+	if empty := TimelineOf(res, nil, "a"); empty.Holds == nil || empty.Down == nil || len(empty.Holds) != 0 {
+		t.Errorf("without a trace: %+v", empty)
 	}
 }
 

@@ -1,11 +1,7 @@
 package experiments
 
 import (
-	"bufio"
-	"bytes"
-	"encoding/json"
 	"fmt"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -14,9 +10,11 @@ import (
 	"leaselab/algorithms"
 	"leaselab/plots"
 	"leaselab/runner"
+	"leaselab/runner/record"
 )
 
-// Hold is one hold interval of a run (runner.Options.Holds).
+// Hold is one hold interval of a run, as the holds CSV writes it
+// (runner.Options.Holds: the ballot as its uint64 value).
 type Hold struct {
 	Resource uint64 `json:"resource"`
 	Owner    int    `json:"owner"`
@@ -55,169 +53,71 @@ type TimelineRun struct {
 	Violations []runner.Violation `json:"violations"`
 }
 
-// ParseHolds reads the hold-interval CSV of runner.Options.Holds:
-// resource,owner,ballot,start_ns,end_ns (a header line and lines starting
-// with '#', such as the "# meta" provenance line, are allowed).
-func ParseHolds(data []byte) ([]Hold, error) {
-	var out []Hold
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 1<<16), 1<<20)
-	line := 0
-	for sc.Scan() {
-		line++
-		text := strings.TrimSpace(sc.Text())
-		if text == "" || strings.HasPrefix(text, "#") {
-			continue // blank, or a comment such as the "# meta" line
-		}
-		f := strings.Split(text, ",")
-		if len(f) != 5 {
-			return nil, fmt.Errorf("holds line %d: want 5 fields, got %d", line, len(f))
-		}
-		res, err := strconv.ParseUint(f[0], 10, 64)
-		if err != nil {
-			if line == 1 {
-				continue // header
-			}
-			return nil, fmt.Errorf("holds line %d: resource %q: %v", line, f[0], err)
-		}
-		owner, err1 := strconv.Atoi(f[1])
-		start, err2 := strconv.ParseInt(f[3], 10, 64)
-		end, err3 := strconv.ParseInt(f[4], 10, 64)
-		if err1 != nil || err2 != nil || err3 != nil {
-			return nil, fmt.Errorf("holds line %d: malformed %q", line, text)
-		}
-		out = append(out, Hold{Resource: res, Owner: owner, Ballot: f[2], StartNS: start, EndNS: end})
-	}
-	return out, sc.Err()
+// TimelineTrace collects what the timeline chart shows of a run from its
+// trace records as they happen (hand it to runner.Options.Observers): the
+// hold intervals, and the crashes, restarts and partitions.
+type TimelineTrace struct {
+	holds  record.Holds
+	faults record.Faults
 }
 
-// traceLine is the part of a trace record (runner.AppendTraceJSON) the
-// timeline needs.
-type traceLine struct {
-	T     int64  `json:"t"`
-	Node  int    `json:"node"`
-	What  string `json:"what"`
-	SideA uint64 `json:"side_a"`
+// Observe implements runner.Observer.
+func (t *TimelineTrace) Observe(r *runner.TraceRec) {
+	t.holds.Observe(r)
+	t.faults.Observe(r)
 }
 
-// ParseTraceFaults reads crashes, restarts and partitions from a JSON-lines
-// trace (partitions shade every row: which side a node was on is in the
-// trace's side_a mask, but the chart does not need it). Only the few lines that matter are decoded; the rest (every
-// message) are skipped by a substring test.
-func ParseTraceFaults(data []byte, end int64) (down []NodeSpan, crashes, restarts []NodeMark, parts [][2]int64, err error) {
-	downSince := map[int]int64{}
-	partStart := int64(-1)
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 1<<16), 1<<22)
-	for sc.Scan() {
-		b := sc.Bytes()
-		if !bytes.Contains(b, []byte(`"what":"crash"`)) && !bytes.Contains(b, []byte(`"what":"restart"`)) &&
-			!bytes.Contains(b, []byte(`"what":"partition"`)) && !bytes.Contains(b, []byte(`"what":"heal"`)) {
-			continue
-		}
-		var tl traceLine
-		if e := json.Unmarshal(b, &tl); e != nil {
-			return nil, nil, nil, nil, fmt.Errorf("trace: %v in %q", e, b)
-		}
-		switch tl.What {
-		case "crash":
-			crashes = append(crashes, NodeMark{tl.Node, tl.T})
-			downSince[tl.Node] = tl.T
-		case "restart":
-			restarts = append(restarts, NodeMark{tl.Node, tl.T})
-			if s, ok := downSince[tl.Node]; ok {
-				down = append(down, NodeSpan{tl.Node, s, tl.T})
-				delete(downSince, tl.Node)
-			}
-		case "partition":
-			if partStart < 0 {
-				partStart = tl.T
-			}
-		case "heal":
-			if partStart >= 0 {
-				parts = append(parts, [2]int64{partStart, tl.T})
-				partStart = -1
-			}
-		}
-	}
-	if err := sc.Err(); err != nil {
-		return nil, nil, nil, nil, err
-	}
-	// Still down or partitioned at the end of the run.
-	var still []int
-	for n := range downSince {
-		still = append(still, n)
-	}
-	sort.Ints(still)
-	for _, n := range still {
-		down = append(down, NodeSpan{n, downSince[n], end})
-	}
-	if partStart >= 0 {
-		parts = append(parts, [2]int64{partStart, end})
-	}
-	return down, crashes, restarts, parts, nil
-}
-
-func (r *Report) buildTimelines() error {
+func (r *Report) buildTimelines() {
 	if r.Exp.Kind != Timelines {
-		return nil
+		return
 	}
 	for _, rec := range r.Runs {
 		if rec.Err != "" {
 			continue
 		}
-		t, err := TimelineOf(rec.Result, rec.holds, rec.trace, rec.Variant)
-		if err != nil {
-			return fmt.Errorf("%s, %s: %w", r.Exp.Name, rec.Variant, err)
-		}
-		r.Timelines = append(r.Timelines, t)
+		r.Timelines = append(r.Timelines, TimelineOf(rec.Result, rec.timeline, rec.Variant))
 	}
-	return nil
 }
 
 // TimelineOf gathers what the timeline chart shows of one run from its
-// result, its hold-interval CSV (runner.Options.Holds) and its JSON-lines
-// trace (runner.Options.Trace); series names the run in the chart (and
-// picks its colour), e.g. the algorithm.
-func TimelineOf(res runner.Result, holdsCSV, trace []byte, series string) (TimelineRun, error) {
+// result and what tr observed of its trace (nil: nothing); series names
+// the run in the chart (and picks its colour), e.g. the algorithm.
+func TimelineOf(res runner.Result, tr *TimelineTrace, series string) TimelineRun {
 	s := res.Params
 	c := algorithms.NewCluster(s.Acceptors, s.Proposers)
 	end := res.SimulatedNS
 	if end <= 0 {
 		end = int64(s.Duration)
 	}
-	holds, err := ParseHolds(holdsCSV)
-	if err != nil {
-		return TimelineRun{}, err
+	if tr == nil {
+		tr = &TimelineTrace{}
 	}
-	down, crashes, restarts, parts, err := ParseTraceFaults(trace, end)
-	if err != nil {
-		return TimelineRun{}, err
-	}
-	if holds == nil {
-		holds = []Hold{}
-	}
-	if down == nil {
-		down = []NodeSpan{}
-	}
-	if crashes == nil {
-		crashes = []NodeMark{}
-	}
-	if restarts == nil {
-		restarts = []NodeMark{}
-	}
-	if parts == nil {
-		parts = [][2]int64{}
-	}
-	vs := res.ViolationList
-	if vs == nil {
-		vs = []runner.Violation{}
-	}
-	return TimelineRun{
+	t := TimelineRun{
 		Variant: series, Algo: res.Algo, Seed: res.Seed, Nodes: c.Nodes, Acceptors: c.Acceptors,
-		Proposers: c.Proposers, EndNS: end, Holds: holds, Down: down, Crashes: crashes, Restarts: restarts,
-		Partitions: parts, Violations: vs,
-	}, nil
+		Proposers: c.Proposers, EndNS: end, Holds: []Hold{}, Down: []NodeSpan{}, Crashes: []NodeMark{},
+		Restarts: []NodeMark{}, Partitions: [][2]int64{}, Violations: res.ViolationList,
+	}
+	if t.Violations == nil {
+		t.Violations = []runner.Violation{}
+	}
+	for _, h := range tr.holds.Done {
+		t.Holds = append(t.Holds, Hold{Resource: uint64(h.Res), Owner: int(h.Owner),
+			Ballot: strconv.FormatUint(uint64(h.Ballot), 10), StartNS: h.Start, EndNS: h.End})
+	}
+	for _, m := range tr.faults.Crashes {
+		t.Crashes = append(t.Crashes, NodeMark{int(m.Node), m.T})
+	}
+	for _, m := range tr.faults.Restarts {
+		t.Restarts = append(t.Restarts, NodeMark{int(m.Node), m.T})
+	}
+	down, parts := tr.faults.Until(end)
+	for _, d := range down {
+		t.Down = append(t.Down, NodeSpan{int(d.Node), d.Start, d.End})
+	}
+	for _, p := range parts {
+		t.Partitions = append(t.Partitions, [2]int64{p.Start, p.End})
+	}
+	return t
 }
 
 // Figure is the one-panel chart of a single run (leaselab run --timeline).

@@ -5,21 +5,20 @@
 // kind, ballot, sender, receiver, send and delivery times.
 //
 // The file needs no network: its script, style and data are inline, and it
-// names no external resource. The data comes from the JSON-lines trace
-// (runner.Options.Trace, Options.ViolationTrace, sim.ReplayJSON), so
-// whatever produced a trace can be viewed.
+// names no external resource. The data comes from the run's trace records
+// themselves: a Collector is a runner.Observer (hand it to
+// runner.Options.Observers, sim.ReplayOptions.Observers, or a
+// record.ViolationWindow for the records before a violation).
 //
 // A long run's trace holds millions of messages; the file stays bounded:
 // at most Limits.Messages messages (those sent nearest a violation, or
 // nearest the start and the end of the trace when there is none) and
 // Limits.Holds hold intervals (the earliest) are embedded, and the page
-// says how many of how many it shows. A Collector reads the trace as it is
-// written and keeps at most 8 × Limits.Messages messages in memory on the
-// way (see Collector).
+// says how many of how many it shows. The Collector keeps at most 8 ×
+// Limits.Messages messages in memory on the way (see Collector).
 package htmlview
 
 import (
-	"bytes"
 	"cmp"
 	"encoding/json"
 	"fmt"
@@ -28,7 +27,9 @@ import (
 	"slices"
 	"sort"
 
+	"leaselab/algorithms"
 	"leaselab/runner"
+	"leaselab/runner/record"
 )
 
 // Limits bound what one file embeds.
@@ -41,7 +42,7 @@ type Limits struct {
 // 100 bytes of JSON).
 var DefaultLimits = Limits{Messages: 20000, Holds: 20000}
 
-// Input is what the page shows.
+// Input is what the page shows besides the trace.
 type Input struct {
 	Title     string
 	Meta      *runner.Meta
@@ -53,7 +54,6 @@ type Input struct {
 	// Violations from the result, with their overlap; the trace's
 	// violation records are used when this is empty.
 	Violations []runner.Violation
-	Trace      []byte // JSON lines (runner.AppendTraceJSON)
 	Limits     Limits
 }
 
@@ -125,64 +125,37 @@ type Data struct {
 	Kept       string `json:"kept,omitempty"` // which messages were kept, when not all
 }
 
-// line is the part of a trace record the view reads (message records are
-// not decoded whole: see Collector.message).
-type line struct {
-	T       int64  `json:"t"`
-	Node    int    `json:"node"`
-	What    string `json:"what"`
-	Res     uint64 `json:"res"`
-	Owner   int    `json:"owner"`
-	Owners  []int  `json:"owners"`
-	Ballot  string `json:"ballot"`
-	End     int64  `json:"end"`
-	Start   int64  `json:"start"`
-	SideA   uint64 `json:"side_a"`
-	Restart int64  `json:"restarts"`
-}
-
-type wireMsg struct {
-	Kind   string `json:"kind"`
-	From   int    `json:"from"`
-	To     int    `json:"to"`
-	Res    uint64 `json:"res"`
-	Ballot string `json:"ballot"`
-}
-
-// Collector builds the page's data from a JSON-lines trace written to it
-// as the run goes (it is an io.Writer: hand it to runner.Options.Trace),
-// so a long run's trace is never held whole. Messages are kept in memory
-// up to 8 times Limits.Messages; past that, half are let go: those
-// farthest from the violations known (Input.Violations) or seen in the
-// trace so far, the start of the trace and the present (messages still in
-// flight are always kept). Finish then
+// Collector builds the page's data from a run's trace records as they
+// happen (it is a runner.Observer), so a long run's trace is never held
+// whole. Messages are kept in memory up to 8 times Limits.Messages; past
+// that, half are let go: those farthest from the violations known
+// (Input.Violations) or seen in the trace so far, the start of the trace
+// and the present (messages still in flight are always kept). Finish then
 // picks the Limits.Messages to embed.
 type Collector struct {
-	in        Input
-	lim       Limits
-	d         Data
-	partial   []byte
-	n         int // lines read
-	err       error
-	nodes     int
-	first     int64
-	last      int64
-	downSince map[int]int64
-	partStart int64
-	partSide  uint64
-	openHolds map[[3]string]Hold // node, res, ballot -> hold begun
-	// Messages: msgs in send order; pending maps a message's content to
-	// the indices in msgs of its undelivered sends, oldest first;
-	// lastSent to its latest send (for network duplicates).
+	in     Input
+	lim    Limits
+	d      Data
+	nodes  int
+	first  int64
+	last   int64
+	holds  record.Holds
+	faults record.Faults
+	// partNotes: the sides of each partition that healed, named at the heal.
+	partNotes []string
+	// Messages: msgs in send order; pending maps a message to the indices
+	// in msgs of its undelivered sends, oldest first (the trace has no
+	// message ids: a delivery or drop goes to the earliest undelivered
+	// send of the same message); lastSent to its latest send (a delivery
+	// with no send left is a copy the network duplicated).
 	msgs      []Msg
-	pending   map[string][]int
-	lastSent  map[string]int
+	pending   map[algorithms.Message][]int
+	lastSent  map[algorithms.Message]int
 	total     int
 	seenViols []int64 // violation times seen in the trace so far
 }
 
-// NewCollector starts collecting the trace of in (in.Trace is ignored;
-// write the trace to the collector).
+// NewCollector starts collecting the trace of a run that in describes.
 func NewCollector(in Input) *Collector {
 	lim := in.Limits
 	if lim.Messages <= 0 {
@@ -191,139 +164,41 @@ func NewCollector(in Input) *Collector {
 	if lim.Holds <= 0 {
 		lim.Holds = DefaultLimits.Holds
 	}
-	return &Collector{in: in, lim: lim, nodes: in.Nodes, first: -1, partStart: -1,
-		downSince: map[int]int64{}, openHolds: map[[3]string]Hold{}, pending: map[string][]int{}, lastSent: map[string]int{},
-		d: Data{Title: in.Title, Meta: in.Meta, Start: in.StartNS, End: in.EndNS,
-			Holds: []Hold{}, Down: []Span{}, Crashes: []Mark{}, Restarts: []Mark{}, Partitions: []Span{},
-			Violations: []Violation{}, Msgs: []Msg{}}}
+	return &Collector{in: in, lim: lim, nodes: in.Nodes, first: -1, holds: record.Holds{Limit: lim.Holds},
+		pending: map[algorithms.Message][]int{}, lastSent: map[algorithms.Message]int{},
+		d: Data{Title: in.Title, Meta: in.Meta, Start: in.StartNS, End: in.EndNS, Violations: []Violation{}}}
 }
 
-// Write takes trace bytes; lines may be split across calls. A malformed
-// line makes this and every later call fail.
-func (c *Collector) Write(p []byte) (int, error) {
-	if c.err != nil {
-		return 0, c.err
+// node is n as the page numbers nodes (NoNode: -1).
+func node(n algorithms.NodeID) int {
+	if n == algorithms.NoNode {
+		return -1
 	}
-	n := len(p)
-	for len(p) > 0 {
-		k := bytes.IndexByte(p, '\n')
-		if k < 0 {
-			c.partial = append(c.partial, p...)
-			break
-		}
-		lineBytes := p[:k]
-		if len(c.partial) > 0 {
-			lineBytes = append(c.partial, lineBytes...)
-		}
-		if err := c.line(lineBytes); err != nil {
-			c.err = err
-			return 0, err
-		}
-		c.partial = c.partial[:0]
-		p = p[k+1:]
-	}
-	return n, nil
+	return int(n)
 }
 
-// Build reads in.Trace whole and returns the page's data.
-func Build(in Input) (Data, error) {
-	c := NewCollector(in)
-	if _, err := c.Write(in.Trace); err != nil {
-		return c.d, err
+// Observe implements runner.Observer.
+func (c *Collector) Observe(r *runner.TraceRec) {
+	c.seen(r.T, node(r.Node))
+	c.holds.Observe(r)
+	healed := len(c.faults.Partitions)
+	c.faults.Observe(r)
+	if len(c.faults.Partitions) > healed {
+		// The sides as the nodes known when it healed name them.
+		c.partNotes = append(c.partNotes, sides(c.faults.Partitions[healed].SideA, c.nodes))
 	}
-	return c.Finish()
-}
-
-var (
-	keyWhat   = []byte(`"what":"`)
-	keyMsg    = []byte(`"msg":`)
-	keyT      = []byte(`{"t":`)
-	keyNode   = []byte(`,"node":`)
-	keyKind   = []byte(`"kind":"`)
-	keyFrom   = []byte(`,"from":`)
-	keyTo     = []byte(`,"to":`)
-	keyRes    = []byte(`,"res":`)
-	keyBallot = []byte(`,"ballot":"`)
-)
-
-// fieldInt parses the integer after key (which ends in the colon).
-func fieldInt(b, key []byte) (int64, bool) {
-	i := bytes.Index(b, key)
-	if i < 0 {
-		return 0, false
-	}
-	rest := b[i+len(key):]
-	neg := len(rest) > 0 && rest[0] == '-'
-	if neg {
-		rest = rest[1:]
-	}
-	var v int64
-	n := 0
-	for n < len(rest) && rest[n] >= '0' && rest[n] <= '9' {
-		v = v*10 + int64(rest[n]-'0')
-		n++
-	}
-	if n == 0 {
-		return 0, false
-	}
-	if neg {
-		v = -v
-	}
-	return v, true
-}
-
-func (c *Collector) line(b []byte) error {
-	c.n++
-	b = bytes.TrimSpace(b)
-	if len(b) == 0 {
-		return nil
-	}
-	what := fieldString(b, keyWhat)
-	switch what {
-	case "send", "deliver", "drop", "dup":
-		return c.message(b, what)
-	}
-	var l line
-	l.Owner = -1
-	if err := json.Unmarshal(b, &l); err != nil {
-		return fmt.Errorf("trace line %d: %v", c.n, err)
-	}
-	c.seen(l.T, l.Node)
-	d := &c.d
-	switch l.What {
-	case "crash":
-		d.Crashes = append(d.Crashes, Mark{Node: l.Node, T: l.T})
-		c.downSince[l.Node] = l.T
-	case "restart":
-		d.Restarts = append(d.Restarts, Mark{Node: l.Node, T: l.T, Note: fmt.Sprintf("restart #%d", l.Restart)})
-		if s, ok := c.downSince[l.Node]; ok {
-			d.Down = append(d.Down, Span{Node: l.Node, Start: s, End: l.T})
-			delete(c.downSince, l.Node)
-		}
-	case "partition":
-		if c.partStart < 0 {
-			c.partStart, c.partSide = l.T, l.SideA
-		}
-	case "heal":
-		if c.partStart >= 0 {
-			d.Partitions = append(d.Partitions, Span{Node: -1, Start: c.partStart, End: l.T, Note: sides(c.partSide, c.nodes)})
-			c.partStart = -1
-		}
-	case "hold_start":
-		c.openHolds[holdKey(l.Owner, l.Res, l.Ballot)] = Hold{Node: l.Owner, Res: l.Res, Ballot: l.Ballot, Start: l.T, End: l.End}
-	case "hold_end":
-		delete(c.openHolds, holdKey(l.Owner, l.Res, l.Ballot))
-		d.TotalHolds++
-		if len(d.Holds) < c.lim.Holds {
-			d.Holds = append(d.Holds, Hold{Node: l.Owner, Res: l.Res, Ballot: l.Ballot, Start: l.Start, End: l.T})
-		}
-	case "violation":
-		c.seenViols = append(c.seenViols, l.T)
-		if len(c.in.Violations) == 0 && len(l.Owners) == 2 {
-			d.Violations = append(d.Violations, Violation{Res: l.Res, Owners: [2]int{l.Owners[0], l.Owners[1]}, Start: l.T, End: l.T})
+	switch r.Kind {
+	case runner.TraceSend:
+		c.send(r)
+	case runner.TraceDeliver, runner.TraceDrop:
+		c.arrive(r)
+	case runner.TraceViolation:
+		c.seenViols = append(c.seenViols, r.T)
+		if len(c.in.Violations) == 0 {
+			c.d.Violations = append(c.d.Violations, Violation{Res: uint64(r.Res),
+				Owners: [2]int{node(r.Owner), node(algorithms.NodeID(r.X))}, Start: r.T, End: r.T})
 		}
 	}
-	return nil
 }
 
 func (c *Collector) seen(t int64, node int) {
@@ -336,93 +211,50 @@ func (c *Collector) seen(t int64, node int) {
 	}
 }
 
-// fieldString returns the string value after key (which ends in the
-// opening quote), or "".
-func fieldString(b, key []byte) string {
-	i := bytes.Index(b, key)
-	if i < 0 {
-		return ""
+// send notes a message sent.
+func (c *Collector) send(r *runner.TraceRec) {
+	m := &r.Msg
+	c.total++
+	if len(c.msgs) >= 8*c.lim.Messages {
+		c.compact(r.T)
 	}
-	rest := b[i+len(key):]
-	j := bytes.IndexByte(rest, '"')
-	if j < 0 {
-		return ""
-	}
-	return string(rest[:j])
+	c.msgs = append(c.msgs, Msg{Kind: m.Kind.String(), From: node(m.From), To: node(m.To), Res: uint64(m.Resource),
+		Ballot: m.Ballot.String(), Send: r.T, Deliver: -1})
+	c.pending[*m] = append(c.pending[*m], len(c.msgs)-1)
+	c.lastSent[*m] = len(c.msgs) - 1
 }
 
-// message handles a send, deliver, drop or dup record without decoding
-// it whole: the message object is a flat JSON object (no nested braces),
-// its bytes are the key that pairs a delivery with its send (the trace
-// has no message ids), so a delivery or drop goes to the earliest
-// undelivered send of the same content; a delivery with no such send left
-// is a copy the network duplicated, paired with the latest send.
-func (c *Collector) message(b []byte, what string) error {
-	i := bytes.Index(b, keyMsg)
-	if !bytes.HasPrefix(b, keyT) || i < 0 {
-		return fmt.Errorf("trace line %d: a %s record without t or msg", c.n, what)
-	}
-	j := bytes.IndexByte(b[i:], '}')
-	if j < 0 {
-		return fmt.Errorf("trace line %d: unterminated msg", c.n)
-	}
-	obj := b[i+len(keyMsg) : i+j+1]
-	// Hand-parsed (a long run has millions of these lines); the header
-	// (t, node, what) precedes the message object.
-	t, ok1 := fieldInt(b[:i], keyT)
-	node, ok2 := fieldInt(b[:i], keyNode)
-	if !ok1 || !ok2 {
-		return fmt.Errorf("trace line %d: malformed t or node in %q", c.n, b)
-	}
-	c.seen(t, int(node))
-	key := string(obj)
-	switch what {
-	case "send":
-		from, ok1 := fieldInt(obj, keyFrom)
-		to, ok2 := fieldInt(obj, keyTo)
-		res, ok3 := fieldInt(obj, keyRes)
-		kind, ballot := fieldString(obj, keyKind), fieldString(obj, keyBallot)
-		if !ok1 || !ok2 || !ok3 || kind == "" {
-			return fmt.Errorf("trace line %d: malformed message %s", c.n, obj)
+// arrive pairs a delivery or a drop with the earliest undelivered send of
+// the same message, or, with none left, with a copy of its latest send
+// (the network duplicated it).
+func (c *Collector) arrive(r *runner.TraceRec) {
+	q := c.pending[r.Msg]
+	if len(q) == 0 {
+		k, ok := c.lastSent[r.Msg]
+		if !ok {
+			return // sent before the trace began (a violation trace's window) or let go
 		}
-		w := wireMsg{Kind: kind, From: int(from), To: int(to), Res: uint64(res), Ballot: ballot}
+		m := c.msgs[k]
+		m.Dup, m.Deliver, m.Drop = true, -1, ""
 		c.total++
-		if len(c.msgs) >= 8*c.lim.Messages {
-			c.compact(t)
-		}
-		c.msgs = append(c.msgs, Msg{Kind: w.Kind, From: w.From, To: w.To, Res: w.Res, Ballot: w.Ballot, Send: t, Deliver: -1})
-		c.pending[key] = append(c.pending[key], len(c.msgs)-1)
-		c.lastSent[key] = len(c.msgs) - 1
-	case "deliver", "drop":
-		q := c.pending[key]
-		if len(q) == 0 {
-			k, ok := c.lastSent[key]
-			if !ok {
-				return nil // sent before the trace began (a violation trace's window) or let go
-			}
-			m := c.msgs[k]
-			m.Dup, m.Deliver, m.Drop = true, -1, ""
-			c.total++
-			c.msgs = append(c.msgs, m)
-			q = []int{len(c.msgs) - 1}
-		}
-		k := q[0]
-		if len(q) == 1 {
-			delete(c.pending, key)
-		} else {
-			c.pending[key] = q[1:]
-		}
-		if what == "deliver" {
-			c.msgs[k].Deliver = t
-		} else {
-			reason := fieldString(b, []byte(`"reason":"`))
-			if reason == "" {
-				reason = "dropped"
-			}
-			c.msgs[k].Drop = reason
-		}
+		c.msgs = append(c.msgs, m)
+		q = []int{len(c.msgs) - 1}
 	}
-	return nil
+	k := q[0]
+	if len(q) == 1 {
+		delete(c.pending, r.Msg)
+	} else {
+		c.pending[r.Msg] = q[1:]
+	}
+	if r.Kind == runner.TraceDeliver {
+		c.msgs[k].Deliver = r.T
+		return
+	}
+	reason := runner.DropReason(r.Sub)
+	if reason == "" {
+		reason = "dropped"
+	}
+	c.msgs[k].Drop = reason
 }
 
 // compact lets half the messages go: those farthest from every violation
@@ -494,66 +326,24 @@ func nearest(times []int64, t int64) int64 {
 func (c *Collector) Input() *Input { return &c.in }
 
 // Finish ends the trace and returns the page's data.
-func (c *Collector) Finish() (Data, error) {
-	c.d.Title, c.d.Meta = c.in.Title, c.in.Meta
+func (c *Collector) Finish() Data {
+	d := &c.d
+	d.Title, d.Meta = c.in.Title, c.in.Meta
 	if c.in.EndNS > 0 {
-		c.d.End = c.in.EndNS
+		d.End = c.in.EndNS
 	}
 	if c.in.StartNS > 0 {
-		c.d.Start = c.in.StartNS
+		d.Start = c.in.StartNS
 	}
-	if c.err != nil {
-		return c.d, c.err
-	}
-	if len(bytes.TrimSpace(c.partial)) > 0 {
-		if err := c.line(c.partial); err != nil {
-			return c.d, err
-		}
-		c.partial = nil
-	}
-	d := &c.d
-	first := c.first
-	if first < 0 {
-		first = 0
-	}
+	first := max(c.first, 0)
 	if d.End <= 0 {
 		d.End = c.last
 	}
 	if d.Start <= 0 || d.Start > first {
 		d.Start = min(first, d.End)
 	}
-	end := d.End
-	// Still down, partitioned or holding at the end.
-	var still []int
-	for n := range c.downSince {
-		still = append(still, n)
-	}
-	sort.Ints(still)
-	for _, n := range still {
-		d.Down = append(d.Down, Span{Node: n, Start: c.downSince[n], End: end})
-	}
-	if c.partStart >= 0 {
-		d.Partitions = append(d.Partitions, Span{Node: -1, Start: c.partStart, End: end, Note: sides(c.partSide, c.nodes)})
-	}
-	var open []Hold
-	for _, h := range c.openHolds {
-		open = append(open, h)
-	}
-	sort.Slice(open, func(i, j int) bool {
-		if open[i].Start != open[j].Start {
-			return open[i].Start < open[j].Start
-		}
-		return open[i].Node < open[j].Node
-	})
-	for _, h := range open {
-		d.TotalHolds++
-		if h.End <= h.Start || h.End > end {
-			h.End = end // the hold lasted at least to the end of the trace
-		}
-		if len(d.Holds) < c.lim.Holds {
-			d.Holds = append(d.Holds, h)
-		}
-	}
+	c.finishFaults(d.End)
+	c.finishHolds(d.End)
 	if len(c.in.Violations) > 0 {
 		d.Violations = d.Violations[:0] // the result's, with their overlap, replace the trace's instants
 	}
@@ -567,8 +357,8 @@ func (c *Collector) Finish() (Data, error) {
 		}
 	}
 	d.TotalMsgs = c.total
-	d.Msgs, d.Kept = keepMessages(c.msgs, c.total, d.Violations, d.Start, end, c.lim.Messages)
-	d.Rows = d.Rows[:0]
+	d.Msgs, d.Kept = keepMessages(c.msgs, c.total, d.Violations, d.Start, d.End, c.lim.Messages)
+	d.Rows = nil
 	for i := 0; i < c.nodes; i++ {
 		role := ""
 		if i < c.in.Acceptors {
@@ -586,11 +376,52 @@ func (c *Collector) Finish() (Data, error) {
 		}
 		d.Rows = append(d.Rows, label)
 	}
-	return *d, nil
+	return *d
 }
 
-func holdKey(owner int, res uint64, ballot string) [3]string {
-	return [3]string{fmt.Sprint(owner), fmt.Sprint(res), ballot}
+// finishFaults fills in the crashes, restarts, down times and partitions,
+// those still on ending at end.
+func (c *Collector) finishFaults(end int64) {
+	d := &c.d
+	d.Crashes, d.Restarts = []Mark{}, []Mark{}
+	for _, m := range c.faults.Crashes {
+		d.Crashes = append(d.Crashes, Mark{Node: node(m.Node), T: m.T})
+	}
+	for _, m := range c.faults.Restarts {
+		d.Restarts = append(d.Restarts, Mark{Node: node(m.Node), T: m.T, Note: fmt.Sprintf("restart #%d", m.Restarts)})
+	}
+	down, parts := c.faults.Until(end)
+	d.Down, d.Partitions = []Span{}, []Span{}
+	for _, s := range down {
+		d.Down = append(d.Down, Span{Node: node(s.Node), Start: s.Start, End: s.End})
+	}
+	for i, p := range parts {
+		note := sides(p.SideA, c.nodes) // an episode still on at the end
+		if i < len(c.partNotes) {
+			note = c.partNotes[i]
+		}
+		d.Partitions = append(d.Partitions, Span{Node: -1, Start: p.Start, End: p.End, Note: note})
+	}
+}
+
+// finishHolds fills in the holds: the first Limits.Holds of those that
+// ended, then of those still open (lasting at least to end).
+func (c *Collector) finishHolds(end int64) {
+	d := &c.d
+	d.Holds = []Hold{}
+	for _, h := range c.holds.Done {
+		d.Holds = append(d.Holds, Hold{Node: node(h.Owner), Res: uint64(h.Res), Ballot: h.Ballot.String(), Start: h.Start, End: h.End})
+	}
+	d.TotalHolds = c.holds.Total
+	for _, h := range c.holds.Open() {
+		d.TotalHolds++
+		if h.End <= h.Start || h.End > end {
+			h.End = end // the hold lasted at least to the end of the trace
+		}
+		if len(d.Holds) < c.lim.Holds {
+			d.Holds = append(d.Holds, Hold{Node: node(h.Owner), Res: uint64(h.Res), Ballot: h.Ballot.String(), Start: h.Start, End: h.End})
+		}
+	}
 }
 
 // sides names the two sides of a partition from its side-A bit mask.
@@ -651,15 +482,6 @@ func selectNearest(n, limit int, score func(int) int64) []int {
 	}
 	sort.Ints(idx)
 	return idx
-}
-
-// Write builds the page for in and writes it to w.
-func Write(w io.Writer, in Input) error {
-	d, err := Build(in)
-	if err != nil {
-		return err
-	}
-	return Render(w, d)
 }
 
 // Render writes the page for d.

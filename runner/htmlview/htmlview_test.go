@@ -13,29 +13,38 @@ import (
 	"testing"
 	"time"
 
+	"leaselab/algorithms"
 	_ "leaselab/naive"
 	_ "leaselab/paxoslease"
 	"leaselab/runner"
 	"leaselab/runner/sim"
 )
 
-// replayPage replays a scenario with a violation and builds its page data.
-func replayPage(t *testing.T) (Input, sim.ReplayResult) {
+// counter counts the trace records of each kind.
+type counter map[runner.TraceKind]int
+
+func (c counter) Observe(r *runner.TraceRec) { c[r.Kind]++ }
+
+// replayPage replays a scenario with a violation and builds its page
+// data; count has the trace's records by kind.
+func replayPage(t *testing.T) (Data, sim.ReplayResult, counter) {
 	t.Helper()
 	f, err := os.Open("../../paxoslease/testdata/paxoslease-late-timer.txt")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	var tr bytes.Buffer
-	rr, err := sim.ReplayJSON(f, &bytes.Buffer{}, &tr)
+	col, count := NewCollector(Input{}), counter{}
+	rr, err := sim.ReplayWith(f, io.Discard, sim.ReplayOptions{Observers: []runner.Observer{col, count}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(rr.Violations) == 0 {
 		t.Fatal("the scenario shows no violation")
 	}
-	return Input{Title: "late timer <test>", Violations: rr.Violations, Trace: tr.Bytes()}, rr
+	in := col.Input()
+	in.Title, in.Violations = "late timer <test>", rr.Violations
+	return col.Finish(), rr, count
 }
 
 // embedded extracts the page's data block.
@@ -56,9 +65,9 @@ func embedded(t *testing.T, page string) Data {
 // inline style and script, and the data block holds the trace's holds,
 // crashes, violations and every message with its send and delivery.
 func TestPageStructureAndData(t *testing.T) {
-	in, rr := replayPage(t)
+	d0, rr, count := replayPage(t)
 	var buf bytes.Buffer
-	if err := Write(&buf, in); err != nil {
+	if err := Render(&buf, d0); err != nil {
 		t.Fatal(err)
 	}
 	page := buf.String()
@@ -86,7 +95,7 @@ func TestPageStructureAndData(t *testing.T) {
 	if len(d.Holds) < 2 || len(d.Crashes) != 1 || len(d.Rows) != 5 {
 		t.Errorf("%d holds, %d crashes, %d rows; want >= 2, 1, 5", len(d.Holds), len(d.Crashes), len(d.Rows))
 	}
-	sends := strings.Count(string(in.Trace), `"what":"send"`)
+	sends := count[runner.TraceSend]
 	if d.TotalMsgs != sends || len(d.Msgs) != sends || d.Kept != "" {
 		t.Errorf("%d messages embedded of %d, trace has %d sends (kept %q)", len(d.Msgs), d.TotalMsgs, sends, d.Kept)
 	}
@@ -104,8 +113,8 @@ func TestPageStructureAndData(t *testing.T) {
 			t.Errorf("undelivered message without a reason: %+v", m)
 		}
 	}
-	if delivered != strings.Count(string(in.Trace), `"what":"deliver"`) {
-		t.Errorf("%d messages delivered, trace has %d deliveries", delivered, strings.Count(string(in.Trace), `"what":"deliver"`))
+	if delivered != count[runner.TraceDeliver] {
+		t.Errorf("%d messages delivered, trace has %d deliveries", delivered, count[runner.TraceDeliver])
 	}
 }
 
@@ -115,18 +124,23 @@ func TestLimitsKeepMessagesNearViolations(t *testing.T) {
 	s := runner.DefaultSpec()
 	s.Duration = 60 * time.Second
 	s.Faults.CrashRate, s.Faults.Partitions = 2, 2
-	var tr bytes.Buffer
-	res, err := runner.Run(s, runner.Options{Trace: &tr})
-	if err != nil {
-		t.Fatal(err)
-	}
 	viol := runner.Violation{Resource: 0, StartNS: int64(30 * time.Second), OverlapNS: int64(time.Millisecond)}
-	in := Input{Title: "bounded", Nodes: 3, Acceptors: 3, Proposers: 3, EndNS: res.SimulatedNS, Trace: tr.Bytes(),
-		Violations: []runner.Violation{viol}, Limits: Limits{Messages: 50, Holds: 5}}
-	d, err := Build(in)
+	in := Input{Title: "bounded", Nodes: 3, Acceptors: 3, Proposers: 3, Violations: []runner.Violation{viol},
+		Limits: Limits{Messages: 50, Holds: 5}}
+	bounded := NewCollector(in)
+	in.Limits.Messages = 1 << 30
+	whole := NewCollector(in)
+	in.Limits.Messages, in.Violations = 50, nil
+	noViolation := NewCollector(in)
+	res, err := runner.Run(s, runner.Options{Observers: []runner.Observer{bounded, whole, noViolation}})
 	if err != nil {
 		t.Fatal(err)
 	}
+	finish := func(c *Collector) Data {
+		c.Input().EndNS = res.SimulatedNS
+		return c.Finish()
+	}
+	d, all := finish(bounded), finish(whole)
 	if d.TotalMsgs <= 50 || len(d.Msgs) != 50 || !strings.Contains(d.Kept, "nearest a violation") {
 		t.Fatalf("%d of %d messages kept (%q)", len(d.Msgs), d.TotalMsgs, d.Kept)
 	}
@@ -138,11 +152,6 @@ func TestLimitsKeepMessagesNearViolations(t *testing.T) {
 	}
 	// Every kept message is at least as near the violation as every
 	// message left out.
-	in.Limits.Messages = 1 << 30
-	all, err := Build(in)
-	if err != nil {
-		t.Fatal(err)
-	}
 	kept := map[Msg]bool{}
 	far := int64(0)
 	for i, m := range d.Msgs {
@@ -157,13 +166,8 @@ func TestLimitsKeepMessagesNearViolations(t *testing.T) {
 			t.Fatalf("left out a message %v from the violation, kept one %v away", time.Duration(abs(m.Send-viol.StartNS)), time.Duration(far))
 		}
 	}
-	in.Limits.Messages = 50
 	// Without a violation: those nearest the start and the end.
-	in.Violations = nil
-	d, err = Build(in)
-	if err != nil {
-		t.Fatal(err)
-	}
+	d = finish(noViolation)
 	if !strings.Contains(d.Kept, "nearest the start and the end") || len(d.Msgs) != 50 {
 		t.Fatalf("without a violation: %d kept, %q", len(d.Msgs), d.Kept)
 	}
@@ -174,29 +178,21 @@ func TestLimitsKeepMessagesNearViolations(t *testing.T) {
 	}
 }
 
-// Streaming: the trace written in pieces of any size, with a memory bound
-// far below the trace's messages, gives the messages nearest the
-// violation, each paired with its own delivery.
+// Streaming: with a memory bound far below the trace's messages, the
+// collector keeps the messages nearest the violation, each paired with its
+// own delivery, as one that keeps every message would choose them.
 func TestCollectorStreamsWithinMemoryBound(t *testing.T) {
 	s := runner.DefaultSpec()
 	s.Duration = 60 * time.Second
 	viol := runner.Violation{StartNS: int64(45 * time.Second), OverlapNS: 1}
 	in := Input{Nodes: 3, Acceptors: 3, Proposers: 3, Violations: []runner.Violation{viol}, Limits: Limits{Messages: 20, Holds: 100}}
 	c := NewCollector(in)
-	var whole bytes.Buffer
-	if _, err := runner.Run(s, runner.Options{Trace: io.MultiWriter(&whole, chunked{c, 97})}); err != nil {
-		t.Fatal(err)
-	}
-	got, err := c.Finish()
-	if err != nil {
-		t.Fatal(err)
-	}
-	in.Trace = whole.Bytes()
 	in.Limits.Messages = 1 << 30 // no bound: every message
-	all, err := Build(in)
-	if err != nil {
+	whole := NewCollector(in)
+	if _, err := runner.Run(s, runner.Options{Observers: []runner.Observer{c, whole}}); err != nil {
 		t.Fatal(err)
 	}
+	got, all := c.Finish(), whole.Finish()
 	if got.TotalMsgs != all.TotalMsgs || got.TotalMsgs < 8*20*2 {
 		t.Fatalf("streamed %d messages, whole %d (want well above the in-memory bound %d)", got.TotalMsgs, all.TotalMsgs, 8*20)
 	}
@@ -206,21 +202,6 @@ func TestCollectorStreamsWithinMemoryBound(t *testing.T) {
 	}
 }
 
-// chunked writes to w in pieces of n bytes.
-type chunked struct {
-	w io.Writer
-	n int
-}
-
-func (c chunked) Write(p []byte) (int, error) {
-	for i := 0; i < len(p); i += c.n {
-		if _, err := c.w.Write(p[i:min(i+c.n, len(p))]); err != nil {
-			return 0, err
-		}
-	}
-	return len(p), nil
-}
-
 func abs(x int64) int64 {
 	if x < 0 {
 		return -x
@@ -228,10 +209,55 @@ func abs(x int64) int64 {
 	return x
 }
 
-// A malformed trace line is an error, not a broken page.
-func TestBadTrace(t *testing.T) {
-	if _, err := Build(Input{Trace: []byte("{\"t\":1}\nnot json\n")}); err == nil || !strings.Contains(err.Error(), "line 2") {
-		t.Errorf("err = %v, want one naming line 2", err)
+// Records in, page data out: a delivery or drop goes to the earliest
+// undelivered send of the same message, one with none left is the
+// network's duplicate; what never arrived is in flight at the end; a
+// partition's sides are named; a hold still open lasts to the end; the
+// trace's violation instants stand when the result has none.
+func TestCollectorRecords(t *testing.T) {
+	m := algorithms.Message{Kind: algorithms.Prepare, From: 0, To: 1, Resource: 4, Ballot: algorithms.Next(0, 0, 0)}
+	m2 := m
+	m2.To = 2
+	c := NewCollector(Input{Nodes: 3, Acceptors: 3, Proposers: 1})
+	for _, r := range []runner.TraceRec{
+		{T: 1, Kind: runner.TraceSend, Node: 0, Msg: m},
+		{T: 1, Kind: runner.TraceSend, Node: 0, Msg: m2},
+		{T: 1, Kind: runner.TraceSend, Node: 0, Msg: m},
+		{T: 2, Kind: runner.TraceDeliver, Node: 1, Msg: m},
+		{T: 3, Kind: runner.TraceDrop, Sub: runner.DropLoss, Node: 0, Msg: m},
+		{T: 4, Kind: runner.TraceDeliver, Node: 1, Msg: m},
+		{T: 5, Kind: runner.TracePartition, Node: algorithms.NoNode, X: 0b011},
+		{T: 6, Kind: runner.TraceHeal, Node: algorithms.NoNode},
+		{T: 7, Kind: runner.TraceHoldStart, Node: 1, Owner: 1, Res: 4, X: 100},
+		{T: 8, Kind: runner.TraceCrash, Node: 2},
+		{T: 9, Kind: runner.TraceViolation, Node: 0, Owner: 1, X: 0, Res: 4},
+	} {
+		c.Observe(&r)
+	}
+	d := c.Finish()
+	want := []Msg{
+		{Kind: "prepare", From: 0, To: 1, Res: 4, Ballot: m.Ballot.String(), Send: 1, Deliver: 2},
+		{Kind: "prepare", From: 0, To: 2, Res: 4, Ballot: m.Ballot.String(), Send: 1, Deliver: -1, Drop: "in flight at the end"},
+		{Kind: "prepare", From: 0, To: 1, Res: 4, Ballot: m.Ballot.String(), Send: 1, Deliver: -1, Drop: "loss"},
+		{Kind: "prepare", From: 0, To: 1, Res: 4, Ballot: m.Ballot.String(), Send: 1, Deliver: 4, Dup: true},
+	}
+	if !reflect.DeepEqual(d.Msgs, want) {
+		t.Errorf("messages\n%+v\nwant\n%+v", d.Msgs, want)
+	}
+	if len(d.Partitions) != 1 || d.Partitions[0].Note != "[n0 n1] | [n2]" {
+		t.Errorf("partitions %+v", d.Partitions)
+	}
+	if len(d.Holds) != 1 || d.Holds[0].End != 9 || d.TotalHolds != 1 {
+		t.Errorf("holds %+v (%d), want the open one ending at the trace's end 9", d.Holds, d.TotalHolds)
+	}
+	if len(d.Down) != 1 || d.Down[0] != (Span{Node: 2, Start: 8, End: 9}) {
+		t.Errorf("down %+v", d.Down)
+	}
+	if len(d.Violations) != 1 || d.Violations[0].Owners != [2]int{1, 0} {
+		t.Errorf("violations %+v", d.Violations)
+	}
+	if strings.Join(d.Rows, ",") != "n0 A+P,n1 A,n2 A" {
+		t.Errorf("rows %q", d.Rows)
 	}
 }
 
@@ -248,11 +274,11 @@ func TestPageInChromium(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test in -short mode")
 	}
-	in, _ := replayPage(t)
+	d, _, _ := replayPage(t)
 	dir := t.TempDir()
 	path := filepath.Join(dir, "t.html")
 	var buf bytes.Buffer
-	if err := Write(&buf, in); err != nil {
+	if err := Render(&buf, d); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {

@@ -1,12 +1,9 @@
 package record
 
 import (
-	"bufio"
 	"cmp"
-	"io"
 	"math"
 	"slices"
-	"strconv"
 	"sync"
 
 	"leaselab/algorithms"
@@ -24,16 +21,20 @@ const DiskRecordSize = 48
 
 // Recorder turns what happens in a run into the Result's meters and feeds
 // the lease-invariant checker. It is environment-independent: the
-// simulator and the UDP environment drive it the same way (see Env).
-// Every method takes the true time t of the happening; t must not
-// decrease from call to call.
+// simulator, the UDP environment and the etcd peer drive it the same way
+// (see workload.Env). Every method takes the true time t of the
+// happening; t must not decrease from call to call.
+//
+// The Recorder itself keeps what needs the state of every resource:
+// pending requests and what became of them, hold intervals (through the
+// checker), the wanted and blocked time and static deadlocks. It puts the
+// inputs, events, holds and violations in the trace (Tracer), and tells
+// its meters (meters.go) each happening they have a hook for.
 type Recorder struct {
 	spec      runner.Spec
 	clocks    Clocks
 	chk       *checker.Checker
 	tr        *Tracer // nil: no trace
-	csv       *bufio.Writer
-	csvErr    error
 	majority  int
 	acceptors int
 	// blocks: the algorithm's Granted state blocks other proposers
@@ -41,34 +42,12 @@ type Recorder struct {
 	// deadlock to count.
 	blocks bool
 
-	// OnViolation, if set, is called when an overlap begins (before its
-	// length is known).
-	OnViolation func(t int64, v runner.Violation)
-
 	tables
+	hooks
 
-	acquired, failed, abandoned int
-	// byNode[i]: leases node i's client acquired; asked[i]: it asked for
-	// one (Result.LeasesByNode, Fairness).
-	byNode                     []int
-	asked                      []bool
-	timeouts, preemptions      int
-	rounds, extensions         int
-	chains                     map[int]int
-	firstRequest, firstAcquire int64
-	lastAcquire                int64
-	messages                   int64
-	fsyncs, diskBytes          int64
-	fsyncLat                   []int64
-	crashes, partitions        int
-	ownerChanges               int
-	wantedNS, blockedNS        int64
-	deadlocks                  int
-	deadlockNS                 int64
-	failoverAt                 int64
-	failoverNode               algorithms.NodeID
-	failoverGap                int64
-	holdsStarted               int
+	wantedNS, blockedNS int64
+	deadlocks           int
+	deadlockNS          int64
 }
 
 // tables are the recorder's tables that grow with the resources of a
@@ -84,7 +63,8 @@ type tables struct {
 	// resource that ever saw a Granted event, one block of `acceptors`
 	// entries (entry i: acceptor i's latest grant); resState.grants is the
 	// block's first index. With fewer, the block is resState.inline.
-	grants    []grant
+	grants []grant
+	// latencies: the request meter's samples, kept here between runs.
 	latencies []int64
 }
 
@@ -95,7 +75,9 @@ var tablePool sync.Pool // of *tables
 func (r *Recorder) Release() {
 	t := &tables{}
 	*t = r.tables
+	t.latencies = r.requests.latencies
 	r.tables = tables{}
+	r.requests.latencies = nil
 	t.resIdx.Reset()
 	t.rs = t.rs[:0]
 	t.wants = t.wants[:0]
@@ -153,20 +135,16 @@ type grant struct {
 // to true time. tr may be nil.
 func NewRecorder(spec runner.Spec, clocks Clocks, tr *Tracer) *Recorder {
 	r := &Recorder{
-		spec:         spec,
-		clocks:       clocks,
-		tr:           tr,
-		acceptors:    spec.Acceptors,
-		majority:     spec.Acceptors/2 + 1,
-		chains:       make(map[int]int),
-		firstRequest: -1,
-		firstAcquire: -1,
-		failoverAt:   -1,
-		failoverGap:  -1,
+		spec:      spec,
+		clocks:    clocks,
+		tr:        tr,
+		acceptors: spec.Acceptors,
+		majority:  spec.Acceptors/2 + 1,
 	}
 	if t, ok := tablePool.Get().(*tables); ok {
 		r.tables = *t
 	}
+	r.addMeters()
 	if a, err := algorithms.Lookup(spec.Algo); err == nil {
 		r.blocks = a.GrantBlocks
 	}
@@ -179,7 +157,7 @@ func NewRecorder(spec runner.Spec, clocks Clocks, tr *Tracer) *Recorder {
 func (r *Recorder) Reserve(n int) {
 	r.rs = slices.Grow(r.rs, n)
 	r.wants = slices.Grow(r.wants, n)
-	r.latencies = slices.Grow(r.latencies, n)
+	r.requests.latencies = slices.Grow(r.requests.latencies, n)
 	r.chk.Reserve(n)
 }
 
@@ -188,14 +166,6 @@ func (r *Recorder) Checker() *checker.Checker { return r.chk }
 
 // Tracer is the recorder's tracer (nil if none).
 func (r *Recorder) Tracer() *Tracer { return r.tr }
-
-// WriteHolds makes the recorder write a CSV row
-// (resource,owner,ballot,start_ns,end_ns) for every hold interval as it
-// ends, after a header line. Ballots are written as their uint64 value.
-func (r *Recorder) WriteHolds(w io.Writer) {
-	r.csv = bufio.NewWriterSize(w, 1<<16)
-	_, r.csvErr = r.csv.WriteString("resource,owner,ballot,start_ns,end_ns\n")
-}
 
 func (r *Recorder) res(id algorithms.ResourceID) *resState {
 	if i, ok := r.resIdx.Get(id); ok {
@@ -220,12 +190,6 @@ func (r *Recorder) accrue(s *resState, t int64) {
 	s.last = t
 }
 
-func (r *Recorder) trace(rec *TraceRec) {
-	if r.tr != nil {
-		r.tr.Add(rec)
-	}
-}
-
 // Request records that a client handed input in to node n at t (the
 // environment accepted it). An Acquire opens a pending request on the
 // resource; a second Acquire while one is pending is not a new request.
@@ -243,13 +207,9 @@ func (r *Recorder) Request(t int64, n algorithms.NodeID, local algorithms.Local,
 			return
 		}
 	}
-	if r.firstRequest < 0 {
-		r.firstRequest = t
+	for _, h := range r.onRequest {
+		h.requested(t, n)
 	}
-	if int(n) >= len(r.asked) {
-		r.asked = append(r.asked, make([]bool, int(n)+1-len(r.asked))...)
-	}
-	r.asked[n] = true
 	r.accrue(s, t)
 	var i int32
 	if k := len(r.wfree); k > 0 {
@@ -288,12 +248,20 @@ func (r *Recorder) takeWant(s *resState, n algorithms.NodeID, t int64) (want, bo
 	return want{}, false
 }
 
+// resolveWant tells the meters that n's pending request w ended at t.
+func (r *Recorder) resolveWant(t int64, n algorithms.NodeID, w want, o Outcome) {
+	for _, h := range r.onResolve {
+		h.resolved(t, n, w.start, int(w.preempts), o)
+	}
+}
+
 // Outcome says what an event did to a pending request.
 type Outcome int8
 
 const (
 	NoOutcome Outcome = 0
-	// Granted: the event was the acquisition a pending request waited for.
+	// OutcomeAcquired: the event was the acquisition a pending request
+	// waited for.
 	OutcomeAcquired Outcome = 1
 	// OutcomeFailed: the event ended a pending request without a lease.
 	OutcomeFailed Outcome = -1
@@ -307,6 +275,9 @@ func (r *Recorder) Event(t int64, n algorithms.NodeID, local algorithms.Local, e
 		r.tr.Add(&TraceRec{T: t, Local: local, Kind: TraceEvent, Sub: uint8(ev.Kind), Node: n,
 			Res: ev.Resource, Owner: ev.Owner, Ballot: ev.Ballot, X: int64(ev.Until)})
 	}
+	for _, h := range r.onEvent {
+		h.event(t, n, ev)
+	}
 	switch ev.Kind {
 	case algorithms.Acquired:
 		s := r.res(ev.Resource)
@@ -315,34 +286,19 @@ func (r *Recorder) Event(t int64, n algorithms.NodeID, local algorithms.Local, e
 		s = r.res(ev.Resource)
 		w, ok := r.takeWant(s, n, t)
 		if !ok {
-			r.extensions++
-			return NoOutcome
+			return NoOutcome // an extension
 		}
-		r.acquired++
-		if int(n) >= len(r.byNode) {
-			r.byNode = append(r.byNode, make([]int, int(n)+1-len(r.byNode))...)
-		}
-		r.byNode[n]++
-		r.latencies = append(r.latencies, t-w.start)
-		r.chains[int(w.preempts)]++
-		if r.firstAcquire < 0 {
-			r.firstAcquire = t
-		}
-		r.lastAcquire = t
+		r.resolveWant(t, n, w, OutcomeAcquired)
 		return OutcomeAcquired
 	case algorithms.Lost:
 		r.chk.Lost(t, n, ev.Resource)
 	case algorithms.Failed:
 		s := r.res(ev.Resource)
 		if w, ok := r.takeWant(s, n, t); ok {
-			r.failed++
-			r.chains[int(w.preempts)]++
+			r.resolveWant(t, n, w, OutcomeFailed)
 			return OutcomeFailed
 		}
-	case algorithms.Timeout:
-		r.timeouts++
 	case algorithms.Preempted:
-		r.preemptions++
 		if i, ok := r.resIdx.Get(ev.Resource); ok {
 			for j := r.rs[i].wants; j >= 0; j = r.wants[j].next {
 				if r.wants[j].node == n {
@@ -350,8 +306,6 @@ func (r *Recorder) Event(t int64, n algorithms.NodeID, local algorithms.Local, e
 				}
 			}
 		}
-	case algorithms.Round:
-		r.rounds++
 	case algorithms.Granted:
 		r.granted(t, n, ev)
 	case algorithms.Cleared:
@@ -385,13 +339,10 @@ func (r *Recorder) Withdraw(t int64, n algorithms.NodeID, res algorithms.Resourc
 // gave up waiting, or the run ended); it counts as failed.
 func (r *Recorder) Abandon(t int64, n algorithms.NodeID, res algorithms.ResourceID) bool {
 	w, ok := r.endRequest(t, n, res)
-	if !ok {
-		return false
+	if ok {
+		r.resolveWant(t, n, w, OutcomeFailed)
 	}
-	r.failed++
-	r.abandoned++
-	r.chains[int(w.preempts)]++
-	return true
+	return ok
 }
 
 // A static deadlock of a resource is a stretch of true time in which some
@@ -562,20 +513,24 @@ func (r *Recorder) StaticDeadlocks(t int64) (episodes int, ns int64) {
 // Sent records a message handed to the network. Messages a node sends to
 // itself never cross the network and are not counted.
 func (r *Recorder) Sent(t int64, m *algorithms.Message) {
-	if m.From != m.To {
-		r.messages++
+	for _, h := range r.onSend {
+		h.sent(t, m)
 	}
 }
 
 // DiskWrite records bytes written to stable storage (synced or not).
-func (r *Recorder) DiskWrite(t int64, bytes int64) { r.diskBytes += bytes }
+func (r *Recorder) DiskWrite(t int64, bytes int64) {
+	for _, h := range r.onDisk {
+		h.diskWrite(t, bytes)
+	}
+}
 
 // Fsync records one completed fsync that took latency ns; bytes, if not
 // already counted by DiskWrite, are added to the bytes written.
 func (r *Recorder) Fsync(t int64, latency int64, bytes int64) {
-	r.fsyncs++
-	r.diskBytes += bytes
-	r.fsyncLat = append(r.fsyncLat, latency)
+	for _, h := range r.onDisk {
+		h.fsync(t, latency, bytes)
+	}
 }
 
 // Crash records that node n crashed at t: its hold intervals end, its
@@ -583,15 +538,16 @@ func (r *Recorder) Fsync(t int64, latency int64, bytes int64) {
 // grants are gone. It returns how many pending requests failed.
 func (r *Recorder) Crash(t int64, n algorithms.NodeID) int {
 	r.chk.Advance(t)
-	r.crashes++
+	for _, h := range r.onFault {
+		h.crashed(t, n)
+	}
 	r.chk.Crash(t, n)
 	aborted := 0
 	for i := range r.rs {
 		s := &r.rs[i]
 		if s.nwant > 0 {
 			if w, ok := r.takeWant(s, n, t); ok {
-				r.failed++
-				r.chains[int(w.preempts)]++
+				r.resolveWant(t, n, w, OutcomeFailed)
 				aborted++
 			}
 		}
@@ -603,28 +559,29 @@ func (r *Recorder) Crash(t int64, n algorithms.NodeID) int {
 }
 
 // Partition records that a partition began at t.
-func (r *Recorder) Partition(t int64) { r.partitions++ }
+func (r *Recorder) Partition(t int64) {
+	for _, h := range r.onFault {
+		h.partitioned(t)
+	}
+}
 
 // MarkFailover records that the holder n was crashed on purpose at t (the
 // failover workload); the gap runs to the next hold of another node.
 func (r *Recorder) MarkFailover(t int64, n algorithms.NodeID) {
-	r.failoverAt = t
-	r.failoverNode = n
+	for _, h := range r.onHold {
+		h.failover(t, n)
+	}
 }
 
 // HoldStart implements HoldObserver.
 func (r *Recorder) HoldStart(t int64, res algorithms.ResourceID, owner algorithms.NodeID, ballot algorithms.Ballot, prev algorithms.NodeID, untilTrue int64) {
-	r.holdsStarted++
-	if prev != algorithms.NoNode && prev != owner {
-		r.ownerChanges++
+	for _, h := range r.onHold {
+		h.holdStarted(t, res, owner, prev)
 	}
 	s := r.res(res)
 	r.accrue(s, t)
 	s.nhold++
 	r.settleDeadlock(s, t, false)
-	if r.failoverAt >= 0 && r.failoverGap < 0 && owner != r.failoverNode && t >= r.failoverAt {
-		r.failoverGap = t - r.failoverAt
-	}
 	if r.tr != nil {
 		r.tr.Add(&TraceRec{T: t, Local: LocalOf(r.clocks, owner, t), Kind: TraceHoldStart, Node: owner, Res: res, Owner: owner, Ballot: ballot, X: untilTrue})
 	}
@@ -639,29 +596,12 @@ func (r *Recorder) HoldEnd(t int64, res algorithms.ResourceID, owner algorithms.
 	if r.tr != nil {
 		r.tr.Add(&TraceRec{T: t, Local: LocalOf(r.clocks, owner, t), Kind: TraceHoldEnd, Node: owner, Res: res, Owner: owner, Ballot: ballot, X: start})
 	}
-	if r.csv != nil && r.csvErr == nil {
-		var b [96]byte
-		out := strconv.AppendUint(b[:0], uint64(res), 10)
-		out = append(out, ',')
-		out = strconv.AppendUint(out, uint64(owner), 10)
-		out = append(out, ',')
-		out = strconv.AppendUint(out, uint64(ballot), 10)
-		out = append(out, ',')
-		out = strconv.AppendInt(out, start, 10)
-		out = append(out, ',')
-		out = strconv.AppendInt(out, t, 10)
-		out = append(out, '\n')
-		_, r.csvErr = r.csv.Write(out)
-	}
 }
 
 // ViolationBegins implements HoldObserver.
 func (r *Recorder) ViolationBegins(t int64, v runner.Violation) {
 	if r.tr != nil {
 		r.tr.Add(&TraceRec{T: t, Kind: TraceViolation, Node: v.Owners[1], Res: v.Resource, Owner: v.Owners[0], X: int64(v.Owners[1])})
-	}
-	if r.OnViolation != nil {
-		r.OnViolation(t, v)
 	}
 }
 
@@ -696,10 +636,10 @@ func (r *Recorder) Grant(t int64, a algorithms.NodeID, res algorithms.ResourceID
 }
 
 // Failed is the number of requests failed so far.
-func (r *Recorder) Failed() int { return r.failed }
+func (r *Recorder) Failed() int { return r.requests.failed }
 
 // Acquired is the number of requests acquired so far.
-func (r *Recorder) Acquired() int { return r.acquired }
+func (r *Recorder) Acquired() int { return r.requests.acquired }
 
 // Finish ends the run at true time end: open holds end, unresolved
 // requests count as failed when failUnresolved (batch, single), and the
@@ -711,9 +651,9 @@ func (r *Recorder) Finish(end int64, failUnresolved bool) runner.Result {
 		r.accrue(s, end)
 		if failUnresolved {
 			for s.wants >= 0 {
-				w, _ := r.takeWant(s, r.wants[s.wants].node, end)
-				r.failed++
-				r.chains[int(w.preempts)]++
+				n := r.wants[s.wants].node
+				w, _ := r.takeWant(s, n, end)
+				r.resolveWant(end, n, w, OutcomeFailed)
 			}
 		}
 		if s.dlOn {
@@ -723,77 +663,27 @@ func (r *Recorder) Finish(end int64, failUnresolved bool) runner.Result {
 			r.deadlockNS += end - s.dlStart
 		}
 	}
-	if r.csv != nil && r.csvErr == nil {
-		r.csvErr = r.csv.Flush()
-	}
 	spec := r.spec
 	res := runner.Result{
-		Algo:               spec.Algo,
-		Workload:           spec.Workload,
-		Env:                spec.Env,
-		Seed:               spec.Seed,
-		LeasesAcquired:     r.acquired,
-		LeasesFailed:       r.failed,
-		LatencyMS:          PercentilesMS(r.latencies),
-		Timeouts:           r.timeouts,
-		TimeToFirstLeaseMS: runner.None,
-		StaticDeadlocks:    r.deadlocks,
-		Preemptions:        r.preemptions,
-		PreemptionChains:   r.chains,
-		Messages:           r.messages,
-		FailoverGapMS:      runner.None,
-		OwnerChanges:       r.ownerChanges,
-		Fsyncs:             r.fsyncs,
-		DiskBytes:          r.diskBytes,
-		FsyncLatencyMS:     PercentilesMS(r.fsyncLat),
-		Crashes:            r.crashes,
-		PartitionCount:     r.partitions,
-		SimulatedNS:        end,
-		Params:             spec,
+		Algo:            spec.Algo,
+		Workload:        spec.Workload,
+		Env:             spec.Env,
+		Seed:            spec.Seed,
+		StaticDeadlocks: r.deadlocks,
+		SimulatedNS:     end,
+		Params:          spec,
 	}
 	if r.wantedNS > 0 {
 		res.BlockedFraction = float64(r.blockedNS) / float64(r.wantedNS)
 		res.StaticDeadlockFraction = float64(r.deadlockNS) / float64(r.wantedNS)
 	}
 	res.StaticDeadlockMS = float64(r.deadlockNS) / 1e6
-	if r.firstAcquire >= 0 {
-		res.TimeToFirstLeaseMS = runner.OptionalMS(float64(r.firstAcquire-r.firstRequest) / 1e6)
-	}
-	if r.failoverGap >= 0 {
-		res.FailoverGapMS = runner.OptionalMS(float64(r.failoverGap) / 1e6)
-	}
-	switch spec.Workload {
-	case "batch", "single":
-		// FaTLease Sec. 5.1: N / (time from the first request to the last
-		// lease acquired).
-		if r.acquired > 0 && r.lastAcquire > r.firstRequest {
-			res.LeasesPerSec = float64(r.acquired) / (float64(r.lastAcquire-r.firstRequest) / 1e9)
-		}
-	default:
-		if end > 0 {
-			res.LeasesPerSec = float64(r.acquired) / (float64(end) / 1e9)
-			res.HandoffsPerSec = float64(r.ownerChanges) / (float64(end) / 1e9)
-		}
-	}
-	if r.acquired > 0 {
-		res.MessagesPerLease = float64(r.messages) / float64(r.acquired)
-		res.BytesPerLease = res.MessagesPerLease * runner.WireSize
-		res.FsyncsPerLease = float64(r.fsyncs) / float64(r.acquired)
-	}
-	if end > 0 {
-		res.DiskBytesPerS = float64(r.diskBytes) / (float64(end) / 1e9)
-	}
-	if len(r.asked) > 0 {
-		res.LeasesByNode = make([]int, len(r.asked))
-		copy(res.LeasesByNode, r.byNode)
-		res.Fairness = runner.JainIndex(res.LeasesByNode, r.asked)
+	for _, m := range r.meters {
+		m.fill(&res, end)
 	}
 	res.ViolationList, res.Violations = r.chk.Violations()
 	return res
 }
-
-// HoldsError reports the first error writing the holds CSV.
-func (r *Recorder) HoldsError() error { return r.csvErr }
 
 // PercentilesMS summarises ns samples in ms. Percentiles are nearest-rank
 // (see NearestRank); every percentile leaselab prints is computed so.

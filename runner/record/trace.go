@@ -1,9 +1,7 @@
 package record
 
 import (
-	"bufio"
 	"fmt"
-	"io"
 	"math/bits"
 	"strconv"
 
@@ -11,136 +9,81 @@ import (
 	"leaselab/runner"
 )
 
-// TraceKind says what a trace record is.
-type TraceKind uint8
-
-const (
-	TraceSend      TraceKind = iota + 1 // node handed Msg to the network
-	TraceDeliver                        // Msg was stepped into node
-	TraceDrop                           // Msg was dropped; Sub is the DropReason
-	TraceDup                            // the network duplicated Msg
-	TraceFire                           // timer (Res, Sub=kind) fired at node
-	TraceInput                          // a client input (Sub=InputKind) on Res at node
-	TraceEvent                          // node emitted an Event (Sub=EventKind; Res, Owner, Ballot, X=Until)
-	TraceCrash                          // node crashed
-	TraceRestart                        // node restarted; X = its restart count
-	TracePartition                      // a partition began; X = bit mask of side A (nodes 0..63)
-	TraceHeal                           // the partition healed
-	TraceHoldStart                      // hold interval began: Res, Owner=node, Ballot, X=true end as known now
-	TraceHoldEnd                        // hold interval ended: Res, Owner=node, Ballot, X=start
-	TracePersist                        // node wrote X records (Y=1: NoSync)
-	TraceSync                           // node's fsync finished: X = latency ns, Y = records
-	TraceClock                          // node's clock was set: X = offset ns, Y = rate ppb
-	TraceViolation                      // an overlap began: Res, Owner=first owner, X=second owner
-	traceKindCount
+// The trace's vocabulary is package runner's (runner.TraceRec is what
+// runner.Options.Observers see); the environments name it through these
+// aliases.
+type (
+	TraceRec  = runner.TraceRec
+	TraceKind = runner.TraceKind
 )
 
-var traceNames = [...]string{"", "send", "deliver", "drop", "dup", "fire", "input", "event", "crash", "restart",
-	"partition", "heal", "hold_start", "hold_end", "persist", "sync", "clock", "violation"}
-
-func (k TraceKind) String() string {
-	if k < traceKindCount {
-		return traceNames[k]
-	}
-	return "trace(" + strconv.Itoa(int(k)) + ")"
-}
-
-// DropReason says why a message was dropped.
 const (
-	DropLoss      = 1 // random loss
-	DropPartition = 2 // sender and receiver on different sides of a partition
-	DropDown      = 3 // receiver is down
-	DropScript    = 4 // a scenario's "drop"
+	TraceSend      = runner.TraceSend
+	TraceDeliver   = runner.TraceDeliver
+	TraceDrop      = runner.TraceDrop
+	TraceDup       = runner.TraceDup
+	TraceFire      = runner.TraceFire
+	TraceInput     = runner.TraceInput
+	TraceEvent     = runner.TraceEvent
+	TraceCrash     = runner.TraceCrash
+	TraceRestart   = runner.TraceRestart
+	TracePartition = runner.TracePartition
+	TraceHeal      = runner.TraceHeal
+	TraceHoldStart = runner.TraceHoldStart
+	TraceHoldEnd   = runner.TraceHoldEnd
+	TracePersist   = runner.TracePersist
+	TraceSync      = runner.TraceSync
+	TraceClock     = runner.TraceClock
+	TraceViolation = runner.TraceViolation
+
+	DropLoss      = runner.DropLoss
+	DropPartition = runner.DropPartition
+	DropDown      = runner.DropDown
+	DropScript    = runner.DropScript
 )
 
-var dropNames = [...]string{"", "loss", "partition", "down", "script"}
+// DropReason names why a TraceDrop record's message was dropped (its Sub).
+func DropReason(sub uint8) string { return runner.DropReason(sub) }
 
-// TraceRec is one record of a run's trace: a value with no pointers, so
-// the ring buffer of recent records costs no garbage.
-type TraceRec struct {
-	T      int64            // true time, ns
-	Local  algorithms.Local // the node's clock at T
-	Kind   TraceKind
-	Sub    uint8
-	Node   algorithms.NodeID
-	Msg    algorithms.Message // send, deliver, drop, dup
-	Res    algorithms.ResourceID
-	Owner  algorithms.NodeID
-	Ballot algorithms.Ballot
-	X, Y   int64
-}
-
-// Tracer hashes every trace record (so Result.TraceHash identifies a run
-// byte for byte), optionally writes them as JSON lines, and optionally
-// keeps the most recent ones in a ring buffer (to show what led to a
-// violation).
+// Tracer is where the environment and the Recorder put a run's trace
+// records: it hashes every one (so Result.TraceHash identifies a run byte
+// for byte) and hands it to its observers (runner.Observer): the sinks
+// that write the trace as JSON lines, the holds as CSV and the window
+// before a violation (NewRunTracer), and whatever in-process views the
+// run was given (runner.Options.Observers).
 //
 // The hash is a 64-bit word-wise mix (multiply-rotate, in the spirit of
 // FNV-1a and xxHash) over a canonical encoding of each record as 64-bit
 // words; it is not cryptographic, it only has to tell runs apart.
 type Tracer struct {
-	// Hook, if set, sees every record as it is added (Replay prints them).
-	// It gets a copy, so that records built on the caller's stack never
-	// escape to the heap.
-	Hook func(TraceRec)
-
-	h     uint64
-	n     int64
-	w     *bufio.Writer
-	werr  error
-	buf   []byte
-	ring  []TraceRec
-	rpos  int
-	rfull bool
+	h   uint64
+	n   int64
+	obs []runner.Observer
+	// cur is the record the observers are shown: a copy, so that the
+	// records callers build on their stack never escape to the heap.
+	cur TraceRec
 }
 
-// NewTracer returns a tracer that writes JSON lines to w (nil: none) and
-// keeps the last ring records (0: none).
-func NewTracer(w io.Writer, ring int) *Tracer {
-	t := &Tracer{h: 0xcbf29ce484222325}
-	if w != nil {
-		t.w = bufio.NewWriterSize(w, 1<<16)
-	}
-	if ring > 0 {
-		t.ring = make([]TraceRec, ring)
-	}
-	return t
+// NewTracer returns a tracer that hands every record to obs, in order.
+func NewTracer(obs ...runner.Observer) *Tracer {
+	return &Tracer{h: 0xcbf29ce484222325, obs: obs}
 }
 
 // NewRunTracer returns the tracer of a run with options opt: it writes
-// opt.Trace and keeps the records opt.ViolationTrace needs (see
-// DumpFirstViolation).
+// opt.Trace (JSON lines), opt.Holds (CSV) and opt.ViolationTrace, and
+// hands every record to opt.Observers.
 func NewRunTracer(opt runner.Options) *Tracer {
-	ring := 0
+	var obs []runner.Observer
+	if opt.Trace != nil {
+		obs = append(obs, NewJSONLines(opt.Trace, "trace"))
+	}
+	if opt.Holds != nil {
+		obs = append(obs, NewHoldsCSV(opt.Holds))
+	}
 	if opt.ViolationTrace != nil {
-		ring = runner.ViolationContext
+		obs = append(obs, NewViolationWindow(runner.ViolationContext, NewJSONLines(opt.ViolationTrace, "violation trace")))
 	}
-	return NewTracer(opt.Trace, ring)
-}
-
-// DumpFirstViolation makes rec write tr's recent records to w, as JSON
-// lines, when the run's first violation begins (nothing if w is nil).
-// It takes rec's OnViolation.
-func DumpFirstViolation(rec *Recorder, tr *Tracer, w io.Writer) {
-	if w == nil {
-		return
-	}
-	dumped := false
-	rec.OnViolation = func(int64, runner.Violation) {
-		if dumped {
-			return
-		}
-		dumped = true
-		recent := tr.Recent()
-		var b []byte
-		for i := range recent {
-			b = AppendTraceJSON(b[:0], &recent[i])
-			b = append(b, '\n')
-			if _, err := w.Write(b); err != nil {
-				return
-			}
-		}
-	}
+	return NewTracer(append(obs, opt.Observers...)...)
 }
 
 // mix folds w into the hash h.
@@ -148,8 +91,6 @@ func mix(h, w uint64) uint64 {
 	h ^= w * 0x9E3779B97F4A7C15
 	return bits.RotateLeft64(h, 29) * 0x94D049BB133111EB
 }
-
-func (k TraceKind) hasMsg() bool { return k >= TraceSend && k <= TraceDup }
 
 // Add records r.
 func (t *Tracer) Add(r *TraceRec) {
@@ -160,7 +101,7 @@ func (t *Tracer) Add(r *TraceRec) {
 	h = mix(h, uint64(r.T))
 	h = mix(h, uint64(r.Local))
 	h = mix(h, uint64(r.Kind)|uint64(r.Sub)<<8|uint64(r.Node)<<16)
-	if r.Kind.hasMsg() {
+	if r.Kind.HasMsg() {
 		m := &r.Msg
 		h = mix(h, uint64(m.Kind)|uint64(m.Flags)<<8|uint64(m.From)<<16|uint64(m.To)<<32|uint64(m.Owner)<<48)
 		h = mix(h, uint64(m.Resource))
@@ -178,21 +119,11 @@ func (t *Tracer) Add(r *TraceRec) {
 		h = mix(h, uint64(r.Y))
 	}
 	t.h = h
-	if t.ring != nil {
-		t.ring[t.rpos] = *r
-		t.rpos++
-		if t.rpos == len(t.ring) {
-			t.rpos = 0
-			t.rfull = true
+	if len(t.obs) > 0 {
+		t.cur = *r
+		for _, o := range t.obs {
+			o.Observe(&t.cur)
 		}
-	}
-	if t.Hook != nil {
-		t.Hook(*r)
-	}
-	if t.w != nil && t.werr == nil {
-		t.buf = AppendTraceJSON(t.buf[:0], r)
-		t.buf = append(t.buf, '\n')
-		_, t.werr = t.w.Write(t.buf)
 	}
 }
 
@@ -208,28 +139,18 @@ func (t *Tracer) Hash() string {
 // Records is the number of records added.
 func (t *Tracer) Records() int64 { return t.n }
 
-// Recent returns the records in the ring buffer, oldest first.
-func (t *Tracer) Recent() []TraceRec {
-	if t.ring == nil {
-		return nil
-	}
-	if !t.rfull {
-		return append([]TraceRec(nil), t.ring[:t.rpos]...)
-	}
-	out := make([]TraceRec, 0, len(t.ring))
-	out = append(out, t.ring[t.rpos:]...)
-	return append(out, t.ring[:t.rpos]...)
-}
-
-// Flush writes out buffered JSON lines and reports the first write error.
+// Flush flushes every observer that buffers (a Flush() error method) and
+// reports the first error, which names the output.
 func (t *Tracer) Flush() error {
-	if t.w == nil {
-		return nil
+	var first error
+	for _, o := range t.obs {
+		if f, ok := o.(interface{ Flush() error }); ok {
+			if err := f.Flush(); err != nil && first == nil {
+				first = err
+			}
+		}
 	}
-	if t.werr != nil {
-		return t.werr
-	}
-	return t.w.Flush()
+	return first
 }
 
 func appendNode(b []byte, n algorithms.NodeID) []byte {
@@ -243,6 +164,46 @@ func appendBallot(b []byte, x algorithms.Ballot) []byte {
 	b = append(b, '"')
 	b = append(b, x.String()...)
 	return append(b, '"')
+}
+
+// appendMsgJSON appends the "msg" key of a message record.
+func appendMsgJSON(b []byte, m *algorithms.Message) []byte {
+	b = append(b, `,"msg":{"kind":"`...)
+	b = append(b, m.Kind.String()...)
+	b = append(b, `","from":`...)
+	b = appendNode(b, m.From)
+	b = append(b, `,"to":`...)
+	b = appendNode(b, m.To)
+	b = append(b, `,"owner":`...)
+	b = appendNode(b, m.Owner)
+	b = append(b, `,"res":`...)
+	b = strconv.AppendUint(b, uint64(m.Resource), 10)
+	b = append(b, `,"ballot":`...)
+	b = appendBallot(b, m.Ballot)
+	b = append(b, `,"acc":`...)
+	b = appendBallot(b, m.Accepted)
+	b = append(b, `,"prom":`...)
+	b = appendBallot(b, m.Promised)
+	b = append(b, `,"inst":`...)
+	b = strconv.AppendUint(b, m.Instance, 10)
+	b = append(b, `,"span":`...)
+	b = strconv.AppendInt(b, m.Span, 10)
+	b = append(b, `,"exp":`...)
+	b = strconv.AppendInt(b, int64(m.Expiry), 10)
+	b = append(b, `,"flags":`...)
+	b = strconv.AppendUint(b, uint64(m.Flags), 10)
+	return append(b, '}')
+}
+
+// appendResOwnerBallot appends the res, owner and ballot keys of an event
+// or hold record.
+func appendResOwnerBallot(b []byte, r *TraceRec) []byte {
+	b = append(b, `"res":`...)
+	b = strconv.AppendUint(b, uint64(r.Res), 10)
+	b = append(b, `,"owner":`...)
+	b = appendNode(b, r.Owner)
+	b = append(b, `,"ballot":`...)
+	return appendBallot(b, r.Ballot)
 }
 
 // AppendTraceJSON appends r as one JSON object (no newline). Keys: t (true
@@ -265,37 +226,10 @@ func AppendTraceJSON(b []byte, r *TraceRec) []byte {
 	b = append(b, '"')
 	switch r.Kind {
 	case TraceSend, TraceDeliver, TraceDrop, TraceDup:
-		m := &r.Msg
-		b = append(b, `,"msg":{"kind":"`...)
-		b = append(b, m.Kind.String()...)
-		b = append(b, `","from":`...)
-		b = appendNode(b, m.From)
-		b = append(b, `,"to":`...)
-		b = appendNode(b, m.To)
-		b = append(b, `,"owner":`...)
-		b = appendNode(b, m.Owner)
-		b = append(b, `,"res":`...)
-		b = strconv.AppendUint(b, uint64(m.Resource), 10)
-		b = append(b, `,"ballot":`...)
-		b = appendBallot(b, m.Ballot)
-		b = append(b, `,"acc":`...)
-		b = appendBallot(b, m.Accepted)
-		b = append(b, `,"prom":`...)
-		b = appendBallot(b, m.Promised)
-		b = append(b, `,"inst":`...)
-		b = strconv.AppendUint(b, m.Instance, 10)
-		b = append(b, `,"span":`...)
-		b = strconv.AppendInt(b, m.Span, 10)
-		b = append(b, `,"exp":`...)
-		b = strconv.AppendInt(b, int64(m.Expiry), 10)
-		b = append(b, `,"flags":`...)
-		b = strconv.AppendUint(b, uint64(m.Flags), 10)
-		b = append(b, '}')
+		b = appendMsgJSON(b, &r.Msg)
 		if r.Kind == TraceDrop {
 			b = append(b, `,"reason":"`...)
-			if int(r.Sub) < len(dropNames) {
-				b = append(b, dropNames[r.Sub]...)
-			}
+			b = append(b, DropReason(r.Sub)...)
 			b = append(b, '"')
 		}
 	case TraceFire:
@@ -311,12 +245,7 @@ func AppendTraceJSON(b []byte, r *TraceRec) []byte {
 	case TraceEvent:
 		b = append(b, `,"event":"`...)
 		b = append(b, algorithms.EventKind(r.Sub).String()...)
-		b = append(b, `","res":`...)
-		b = strconv.AppendUint(b, uint64(r.Res), 10)
-		b = append(b, `,"owner":`...)
-		b = appendNode(b, r.Owner)
-		b = append(b, `,"ballot":`...)
-		b = appendBallot(b, r.Ballot)
+		b = appendResOwnerBallot(append(b, `",`...), r)
 		b = append(b, `,"until":`...)
 		b = strconv.AppendInt(b, r.X, 10)
 	case TraceRestart:
@@ -326,12 +255,7 @@ func AppendTraceJSON(b []byte, r *TraceRec) []byte {
 		b = append(b, `,"side_a":`...)
 		b = strconv.AppendUint(b, uint64(r.X), 10)
 	case TraceHoldStart, TraceHoldEnd:
-		b = append(b, `,"res":`...)
-		b = strconv.AppendUint(b, uint64(r.Res), 10)
-		b = append(b, `,"owner":`...)
-		b = appendNode(b, r.Owner)
-		b = append(b, `,"ballot":`...)
-		b = appendBallot(b, r.Ballot)
+		b = appendResOwnerBallot(append(b, ','), r)
 		if r.Kind == TraceHoldStart {
 			b = append(b, `,"end":`...)
 		} else {
@@ -372,11 +296,7 @@ func FormatTrace(r *TraceRec) string {
 	case TraceSend, TraceDeliver, TraceDup:
 		return fmt.Sprintf("%s %-10s %s", head, r.Kind, r.Msg)
 	case TraceDrop:
-		reason := ""
-		if int(r.Sub) < len(dropNames) {
-			reason = dropNames[r.Sub]
-		}
-		return fmt.Sprintf("%s %-10s %s (%s)", head, r.Kind, r.Msg, reason)
+		return fmt.Sprintf("%s %-10s %s (%s)", head, r.Kind, r.Msg, DropReason(r.Sub))
 	case TraceFire:
 		return fmt.Sprintf("%s %-10s timer r%d kind %d (local %d)", head, r.Kind, r.Res, r.Sub, r.Local)
 	case TraceInput:
@@ -406,12 +326,4 @@ func FormatTrace(r *TraceRec) string {
 		return fmt.Sprintf("%s %-10s r%d owners %s and %s", head, r.Kind, r.Res, r.Owner, algorithms.NodeID(r.X))
 	}
 	return fmt.Sprintf("%s %s", head, r.Kind)
-}
-
-// DropReason names why a TraceDrop record's message was dropped (its Sub).
-func DropReason(sub uint8) string {
-	if int(sub) < len(dropNames) {
-		return dropNames[sub]
-	}
-	return ""
 }

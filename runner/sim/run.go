@@ -28,9 +28,6 @@ func runDetail(spec runner.Spec, opt runner.Options) (runner.Result, *sim, error
 	if err != nil {
 		return runner.Result{}, nil, err
 	}
-	if opt.Holds != nil {
-		s.rec.WriteHolds(opt.Holds)
-	}
 	if spec.Workload == "batch" {
 		// A batch puts every request in flight at once: size the tables
 		// for it up front instead of doubling them along the way.
@@ -39,7 +36,6 @@ func runDetail(spec runner.Spec, opt runner.Options) (runner.Result, *sim, error
 		s.msgs.Grow(n * spec.Acceptors)
 		s.tslots.Grow(n * (spec.Acceptors + 1))
 	}
-	record.DumpFirstViolation(s.rec, tr, opt.ViolationTrace)
 	drv, err := workload.NewDriver(spec, s, s.rec)
 	if err != nil {
 		return runner.Result{}, nil, err
@@ -60,10 +56,7 @@ func runDetail(spec runner.Spec, opt runner.Options) (runner.Result, *sim, error
 	res.TraceHash = tr.Hash()
 	res.WallMS = float64(time.Since(start).Microseconds()) / 1e3
 	if err := tr.Flush(); err != nil {
-		return res, s, fmt.Errorf("writing trace: %w", err)
-	}
-	if err := s.rec.HoldsError(); err != nil {
-		return res, s, fmt.Errorf("writing holds: %w", err)
+		return res, s, err
 	}
 	s.release()
 	return res, s, nil

@@ -57,9 +57,9 @@ type replayer struct {
 	started bool
 	// preClocks are clocks set before the boot.
 	preClocks map[algorithms.NodeID]faults.Clock
-	// traceJSON, if set, receives every trace record as a JSON line
-	// (ReplayJSON); tr is the tracer writing it.
-	traceJSON io.Writer
+	// observers see every trace record (ReplayOptions.Observers) after
+	// the replayer prints it; tr is the tracer handing it out.
+	observers []runner.Observer
 	tr        *record.Tracer
 	tx        *transcript // nil: no transcript
 }
@@ -69,18 +69,11 @@ type replayer struct {
 // line is an error (with its line number); an expectation that does not
 // hold is reported in ReplayResult.Failed and the replay goes on.
 func Replay(scenario io.Reader, w io.Writer) (ReplayResult, error) {
-	return ReplayJSON(scenario, w, nil)
+	return replay(scenario, w, nil, nil)
 }
 
-// ReplayJSON is Replay that also writes every trace record to traceJSON
-// as JSON lines (the format of Options.Trace), e.g. for an HTML timeline;
-// nil: none.
-func ReplayJSON(scenario io.Reader, w, traceJSON io.Writer) (ReplayResult, error) {
-	return replay(scenario, w, traceJSON, nil)
-}
-
-func replay(scenario io.Reader, w, traceJSON io.Writer, tx *transcript) (res ReplayResult, err error) {
-	rp := &replayer{w: w, spec: scenarioSpec(), traceJSON: traceJSON, tx: tx}
+func replay(scenario io.Reader, w io.Writer, observers []runner.Observer, tx *transcript) (res ReplayResult, err error) {
+	rp := &replayer{w: w, spec: scenarioSpec(), observers: observers, tx: tx}
 	defer func() {
 		if rp.tr != nil {
 			if ferr := rp.tr.Flush(); ferr != nil && err == nil {
@@ -169,11 +162,7 @@ func (rp *replayer) boot() error {
 	if err := rp.spec.Validate(); err != nil {
 		return err
 	}
-	tr := record.NewTracer(rp.traceJSON, 0)
-	tr.Hook = func(r record.TraceRec) {
-		fmt.Fprintf(rp.w, "  %s\n", record.FormatTrace(&r))
-		rp.tx.record(&r)
-	}
+	tr := record.NewTracer(append([]runner.Observer{rp}, rp.observers...)...)
 	rp.tr = tr
 	s, err := newSim(rp.spec, tr, true)
 	if err != nil {
@@ -195,6 +184,12 @@ func (rp *replayer) boot() error {
 	}
 	s.settle(s.now)
 	return nil
+}
+
+// Observe prints a trace record as the replay goes (runner.Observer).
+func (rp *replayer) Observe(r *runner.TraceRec) {
+	fmt.Fprintf(rp.w, "  %s\n", record.FormatTrace(r))
+	rp.tx.record(r)
 }
 
 func (rp *replayer) setup(cmd string) error {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"leaselab/algorithms"
+	"leaselab/runner"
 	"leaselab/runner/record"
 )
 
@@ -24,9 +25,9 @@ import (
 
 // ReplayOptions are Replay's optional outputs.
 type ReplayOptions struct {
-	// TraceJSON receives every trace record as a JSON line (the format of
-	// Options.Trace), e.g. for an HTML timeline.
-	TraceJSON io.Writer
+	// Observers see every trace record (as runner.Options.Observers do),
+	// e.g. an HTML timeline.
+	Observers []runner.Observer
 	// Transcript receives the replay's transcript.
 	Transcript io.Writer
 }
@@ -38,7 +39,7 @@ func ReplayWith(scenario io.Reader, w io.Writer, o ReplayOptions) (ReplayResult,
 	if o.Transcript != nil {
 		tx = &transcript{w: o.Transcript}
 	}
-	res, err := replay(scenario, w, o.TraceJSON, tx)
+	res, err := replay(scenario, w, o.Observers, tx)
 	if tx != nil && tx.err != nil && err == nil {
 		err = tx.err
 	}

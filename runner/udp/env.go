@@ -171,10 +171,7 @@ func RunSpec(spec runner.Spec, opt runner.Options, eo EnvOptions) (runner.Result
 		return res, ex, err
 	}
 	if err := tr.Flush(); err != nil {
-		return res, ex, fmt.Errorf("writing trace: %w", err)
-	}
-	if err := e.rec.HoldsError(); err != nil {
-		return res, ex, fmt.Errorf("writing holds: %w", err)
+		return res, ex, err
 	}
 	return res, ex, nil
 }
@@ -285,10 +282,6 @@ func (e *env) release() {
 func (e *env) record(opt runner.Options) *record.Tracer {
 	tr := record.NewRunTracer(opt)
 	e.rec = record.NewRecorder(e.spec, e, tr)
-	if opt.Holds != nil {
-		e.rec.WriteHolds(opt.Holds)
-	}
-	record.DumpFirstViolation(e.rec, tr, opt.ViolationTrace)
 	return tr
 }
 

@@ -13,7 +13,8 @@
 //
 // Without the tag, Available reports false and Run returns ErrNotBuilt;
 // this file (no tag) holds what both builds share: the configuration and
-// the meters, computed from the clients' observations.
+// the clients' observations, which it feeds to leaselab's Recorder (the
+// same meters and checker as every environment).
 //
 // A client holds resource r from the instant its Mutex.Lock on r returns
 // until it calls Unlock (or its session ends, or it crashes). Times are
@@ -22,6 +23,7 @@
 package etcd
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -31,7 +33,6 @@ import (
 
 	"leaselab/algorithms"
 	"leaselab/runner"
-	"leaselab/runner/checker"
 	"leaselab/runner/record"
 )
 
@@ -131,10 +132,12 @@ func (c Config) Validate() error {
 
 // kinds of observation
 const (
-	acquired = iota
-	released
-	crashed
-	expired
+	requested = iota // a client called Lock
+	acquired         // its Lock returned: it holds
+	released         // it is about to call Unlock: its hold ends
+	failed           // its Lock failed, or the run ended before it was made (single)
+	crashed          // the failover holder stopped: every hold of it ends
+	expired          // a client saw its session end: every hold of it ends
 )
 
 type obs struct {
@@ -144,142 +147,104 @@ type obs struct {
 	res   int32
 }
 
-// observer collects what the clients saw. Each method reads the clock
-// under the lock, so observations are in true-time order.
+// observer collects what the clients saw, to feed it to leaselab's
+// Recorder at the end (result). Each method reads the clock under the
+// lock, so observations but requests (made at a time read before the call)
+// are in true-time order.
 type observer struct {
-	mu      sync.Mutex
-	start   time.Time
-	obs     []obs
-	latency []int64 // ns, request to acquisition
-	first   int64   // first request, -1 until one
-	failed  int
+	mu          sync.Mutex
+	start       time.Time
+	obs         []obs
+	nAcq, nFail int
 }
 
-func newObserver() *observer { return &observer{start: time.Now(), first: -1} }
+func newObserver() *observer { return &observer{start: time.Now()} }
 
 // now is the time since the start (ns); callers outside the lock use it
 // for request times.
 func (o *observer) now() int64 { return int64(time.Since(o.start)) }
 
-// request notes a request made at t (from now()).
-func (o *observer) request(t int64) {
+// request notes that owner asked for res at t (from now()): its latency
+// runs from t.
+func (o *observer) request(owner, res int, t int64) {
 	o.mu.Lock()
-	if o.first < 0 || t < o.first {
-		o.first = t
-	}
+	o.obs = append(o.obs, obs{t: t, kind: requested, owner: int32(owner), res: int32(res)})
 	o.mu.Unlock()
 }
 
-func (o *observer) record(kind uint8, owner, res int, requested int64) int64 {
+func (o *observer) record(kind uint8, owner, res int) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	t := o.now()
-	o.obs = append(o.obs, obs{t: t, kind: kind, owner: int32(owner), res: int32(res)})
-	if kind == acquired {
-		o.latency = append(o.latency, t-requested)
+	o.obs = append(o.obs, obs{t: o.now(), kind: kind, owner: int32(owner), res: int32(res)})
+	switch kind {
+	case acquired:
+		o.nAcq++
+	case failed:
+		o.nFail++
 	}
-	return t
 }
 
-// acquired: owner's Lock on res, called at requested, returned now.
-func (o *observer) acquired(owner, res int, requested int64) int64 {
-	return o.record(acquired, owner, res, requested)
-}
+// acquired: owner's Lock on res returned now.
+func (o *observer) acquired(owner, res int) { o.record(acquired, owner, res) }
 
-// released: owner is about to call Unlock on res (its hold ends now), or
-// saw its session end.
-func (o *observer) released(owner, res int) int64 { return o.record(released, owner, res, 0) }
+// released: owner is about to call Unlock on res (its hold ends now).
+func (o *observer) released(owner, res int) { o.record(released, owner, res) }
 
-// crashed: owner stops; every hold of it ends now.
-func (o *observer) crashed(owner int) int64 { return o.record(crashed, owner, -1, 0) }
+// fail: owner's request for res ended without the lock.
+func (o *observer) fail(owner, res int) { o.record(failed, owner, res) }
+
+// crashed: owner, the failover holder, stops; every hold of it ends now.
+func (o *observer) crashed(owner int) { o.record(crashed, owner, -1) }
 
 // expired: owner saw its session end; every hold of it ends now.
-func (o *observer) expired(owner int) int64 { return o.record(expired, owner, -1, 0) }
-
-// fail counts n requests that ended without a lock.
-func (o *observer) fail(n int) {
-	o.mu.Lock()
-	o.failed += n
-	o.mu.Unlock()
-}
+func (o *observer) expired(owner int) { o.record(expired, owner, -1) }
 
 // counts: acquisitions and failures so far.
 func (o *observer) counts() (acquired, failed int) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	return len(o.latency), o.failed
+	return o.nAcq, o.nFail
 }
 
-// identity: every client's clock is the run's wall clock (one process).
-type identity struct{}
-
-func (identity) TrueAt(_ algorithms.NodeID, l algorithms.Local) int64 { return int64(l) }
-
-// result turns the observations of a run that ended at end (ns since the
-// start) into leaselab's meters. crashAt is the failover crash (-1 if
-// none), crashOwner its client.
-func (o *observer) result(c Config, end, crashAt int64, crashOwner int) runner.Result {
+// result feeds the observations of a run that ended at end (ns since the
+// start) to leaselab's Recorder, in true-time order, as an environment
+// would: a request, an acquisition (a hold with no expiry of its own:
+// it ends at the client's Unlock, its session's end or its crash), a
+// release, a failure; the failover crash is a planned crash of the
+// holder. The meters and the checker are then the Recorder's.
+func (o *observer) result(c Config, end int64) runner.Result {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	r := runner.Result{
-		Algo: "etcd", Workload: c.Workload, Env: "etcd", Seed: c.Seed,
-		LeasesAcquired: len(o.latency), LeasesFailed: o.failed,
-		LatencyMS:          record.PercentilesMS(o.latency),
-		TimeToFirstLeaseMS: runner.None, FailoverGapMS: runner.None,
-		SimulatedNS: end,
-		WallMS:      float64(end) / 1e6,
-	}
-	chk := checker.NewChecker(identity{}, c.Seed, nil)
-	var byClient []int // contention, failover: leases per client (Result.LeasesByNode)
-	if c.Workload == "contention" || c.Workload == "failover" {
-		byClient = make([]int, c.Proposers)
-	}
-	last := map[int32]int32{} // resource -> its last holder
-	lastAcq := int64(-1)
+	spec := runner.Spec{Algo: "etcd", Workload: c.Workload, Env: "etcd", Seed: c.Seed, Acceptors: c.Members, Proposers: c.Proposers}
+	rec := record.NewRecorder(spec, record.IdentityClocks, nil)
+	defer rec.Release()
+	slices.SortStableFunc(o.obs, func(a, b obs) int { return cmp.Compare(a.t, b.t) })
+	held := map[int32][]int32{} // owner -> resources it holds, in the order it got them
 	for _, ob := range o.obs {
+		t, n, r := ob.t, algorithms.NodeID(ob.owner), algorithms.ResourceID(ob.res)
 		switch ob.kind {
+		case requested:
+			rec.Request(t, n, algorithms.Local(t), algorithms.Input{Kind: algorithms.Acquire, Resource: r})
 		case acquired:
-			// The hold has no expiry of its own: it ends at the client's
-			// Unlock, its session's end or its crash.
-			chk.Acquired(ob.t, algorithms.NodeID(ob.owner), algorithms.ResourceID(ob.res), 0, algorithms.Local(math.MaxInt64))
-			if prev, ok := last[ob.res]; ok && prev != ob.owner {
-				r.OwnerChanges++
-			}
-			last[ob.res] = ob.owner
-			if int(ob.owner) < len(byClient) {
-				byClient[ob.owner]++
-			}
-			if lastAcq < 0 && o.first >= 0 {
-				r.TimeToFirstLeaseMS = runner.OptionalMS(float64(ob.t-o.first) / 1e6)
-			}
-			if crashAt >= 0 && ob.t >= crashAt && int(ob.owner) != crashOwner && !r.FailoverGapMS.Valid() {
-				r.FailoverGapMS = runner.OptionalMS(float64(ob.t-crashAt) / 1e6)
-			}
-			lastAcq = ob.t
+			rec.Event(t, n, algorithms.Local(t), algorithms.Event{Kind: algorithms.Acquired, Resource: r, Owner: n, Until: math.MaxInt64})
+			held[ob.owner] = append(held[ob.owner], ob.res)
 		case released:
-			chk.Lost(ob.t, algorithms.NodeID(ob.owner), algorithms.ResourceID(ob.res))
+			rec.Event(t, n, algorithms.Local(t), algorithms.Event{Kind: algorithms.Lost, Resource: r, Owner: n})
+			held[ob.owner] = slices.DeleteFunc(held[ob.owner], func(x int32) bool { return x == ob.res })
+		case failed:
+			rec.Abandon(t, n, r)
 		case crashed:
-			chk.Crash(ob.t, algorithms.NodeID(ob.owner))
-			r.Crashes++
+			rec.MarkFailover(t, n)
+			rec.Crash(t, n)
+			delete(held, ob.owner)
 		case expired:
-			chk.Crash(ob.t, algorithms.NodeID(ob.owner))
+			for _, x := range held[ob.owner] {
+				rec.Event(t, n, algorithms.Local(t), algorithms.Event{Kind: algorithms.Lost, Resource: algorithms.ResourceID(x), Owner: n})
+			}
+			delete(held, ob.owner)
 		}
 	}
-	chk.Finish(end)
-	if len(byClient) > 0 {
-		r.LeasesByNode, r.Fairness = byClient, runner.JainIndex(byClient, nil)
-	}
-	r.ViolationList, r.Violations = chk.Violations()
-	switch c.Workload {
-	case "batch", "single":
-		if lastAcq > o.first && o.first >= 0 {
-			r.LeasesPerSec = float64(r.LeasesAcquired) / (float64(lastAcq-o.first) / 1e9)
-		}
-	default:
-		if end > 0 {
-			r.LeasesPerSec = float64(r.LeasesAcquired) / (float64(end) / 1e9)
-			r.HandoffsPerSec = float64(r.OwnerChanges) / (float64(end) / 1e9)
-		}
-	}
+	r := rec.Finish(end, c.Workload == "batch" || c.Workload == "single")
+	r.WallMS = float64(end) / 1e6
 	return r
 }

@@ -155,8 +155,7 @@ func (r *run) batch(ctx context.Context) (runner.Result, error) {
 		return runner.Result{}, err
 	}
 	defer release()
-	t0 := o.now()
-	o.request(t0) // every request is made at t0; the window delays some
+	t0 := o.now() // every request is made at t0; the window delays some
 	var next, done atomic.Int64
 	var firstErr error
 	var errOnce sync.Once
@@ -168,15 +167,16 @@ func (r *run) batch(ctx context.Context) (runner.Result, error) {
 				if i >= c.Leases {
 					return
 				}
+				o.request(0, i, t0)
 				m := concurrency.NewMutex(cl.sess, r.key(i))
 				if err := m.Lock(runCtx); err != nil {
-					o.fail(1)
+					o.fail(0, i)
 					if !canceled(err) {
 						errOnce.Do(func() { firstErr = err })
 					}
 					continue
 				}
-				o.acquired(0, i, t0)
+				o.acquired(0, i)
 				done.Add(1)
 			}
 		})
@@ -186,7 +186,7 @@ func (r *run) batch(ctx context.Context) (runner.Result, error) {
 	if firstErr != nil && done.Load() == 0 {
 		return runner.Result{}, fmt.Errorf("etcd peer: every lock failed: %w", firstErr)
 	}
-	return o.result(c, end, -1, 0), nil
+	return o.result(c, end), nil
 }
 
 // progress waits for wg, telling report the fraction done now and then.
@@ -218,23 +218,28 @@ func (r *run) single(ctx context.Context) (runner.Result, error) {
 	}
 	defer release()
 	for i := range c.Reps {
-		t := o.now()
-		o.request(t)
+		o.request(0, i, o.now())
 		m := concurrency.NewMutex(cl.sess, r.key(i))
 		if err := m.Lock(runCtx); err != nil {
 			if !canceled(err) {
 				return runner.Result{}, fmt.Errorf("etcd peer: lock: %w", err)
 			}
-			o.fail(c.Reps - i) // unfinished at the end of the run
+			// Unfinished at the end of the run: this one, and those the
+			// run's end left unmade.
+			o.fail(0, i)
+			for j := i + 1; j < c.Reps; j++ {
+				o.request(0, j, o.now())
+				o.fail(0, j)
+			}
 			break
 		}
-		o.acquired(0, i, t)
+		o.acquired(0, i)
 		o.released(0, i)
 		if err := m.Unlock(ctx); err != nil {
 			return runner.Result{}, fmt.Errorf("etcd peer: unlock: %w", err)
 		}
 	}
-	return o.result(c, o.now(), -1, 0), nil
+	return o.result(c, o.now()), nil
 }
 
 // sleep waits d or until ctx ends (false).
@@ -276,18 +281,17 @@ func (r *run) contention(ctx context.Context) (runner.Result, error) {
 				if c.Resources > 1 {
 					res = rng.IntN(c.Resources)
 				}
-				t := o.now()
-				o.request(t)
+				o.request(p, res, o.now())
 				m := concurrency.NewMutex(cl.sess, r.key(res))
 				if err := m.Lock(runCtx); err != nil {
 					if canceled(err) && runCtx.Err() != nil {
 						return // the run is over: a waiting request is not a failure
 					}
-					o.fail(1)
+					o.fail(p, res)
 					errOnce.Do(func() { firstErr = err })
 					continue
 				}
-				o.acquired(p, res, t)
+				o.acquired(p, res)
 				if !sleep(runCtx, c.Hold) {
 					return // still holding at the end: the hold ends with the run
 				}
@@ -310,7 +314,7 @@ func (r *run) contention(ctx context.Context) (runner.Result, error) {
 	if acq, failed := o.counts(); firstErr != nil && failed > 0 && acq == 0 {
 		return runner.Result{}, fmt.Errorf("etcd peer: no client got a lock: %w", firstErr)
 	}
-	return o.result(c, end, -1, 0), nil
+	return o.result(c, end), nil
 }
 
 func (r *run) failover(ctx context.Context) (runner.Result, error) {
@@ -349,26 +353,13 @@ func (r *run) failover(ctx context.Context) (runner.Result, error) {
 	defer close(stop)
 
 	o := newObserver()
-	t := o.now()
-	o.request(t)
+	o.request(0, 0, o.now())
 	if err := concurrency.NewMutex(holderSess, r.key(0)).Lock(runCtx); err != nil {
 		return runner.Result{}, fmt.Errorf("etcd peer: the holder's lock: %w", err)
 	}
-	o.acquired(0, 0, t)
-	// Crash at the first keep-alive answer at or after Duration/4.
-	crashAt := int64(-1)
-	for crashAt < 0 {
-		select {
-		case _, ok := <-kas:
-			if !ok {
-				return runner.Result{}, fmt.Errorf("etcd peer: the holder's keep-alives stopped before its crash")
-			}
-			if o.now() >= int64(c.Duration/4) {
-				crashAt = o.crashed(0)
-			}
-		case <-runCtx.Done():
-			return runner.Result{}, fmt.Errorf("etcd peer: failover: %w", runCtx.Err())
-		}
+	o.acquired(0, 0)
+	if err := crashAfter(runCtx, o, kas, int64(c.Duration/4)); err != nil {
+		return runner.Result{}, err
 	}
 	holderCli.Close() // no revoke: etcd must let the lease expire
 	kaCancel()
@@ -379,15 +370,14 @@ func (r *run) failover(ctx context.Context) (runner.Result, error) {
 		p := i + 1
 		watchSession(o, p, cl.sess, stop)
 		wg.Go(func() {
-			t := o.now()
-			o.request(t)
+			o.request(p, 0, o.now())
 			if err := concurrency.NewMutex(cl.sess, r.key(0)).Lock(runCtx); err != nil {
 				if !canceled(err) || runCtx.Err() == nil {
-					o.fail(1)
+					o.fail(p, 0)
 				}
 				return
 			}
-			o.acquired(p, 0, t)
+			o.acquired(p, 0)
 			won <- struct{}{}
 		})
 	}
@@ -398,5 +388,24 @@ func (r *run) failover(ctx context.Context) (runner.Result, error) {
 	end := o.now()
 	cancel()
 	wg.Wait()
-	return o.result(c, end, crashAt, 0), nil
+	return o.result(c, end), nil
+}
+
+// crashAfter crashes the holder (client 0) at its first keep-alive answer
+// at or after at (ns since the start).
+func crashAfter(ctx context.Context, o *observer, kas <-chan *clientv3.LeaseKeepAliveResponse, at int64) error {
+	for {
+		select {
+		case _, ok := <-kas:
+			if !ok {
+				return fmt.Errorf("etcd peer: the holder's keep-alives stopped before its crash")
+			}
+			if o.now() >= at {
+				o.crashed(0)
+				return nil
+			}
+		case <-ctx.Done():
+			return fmt.Errorf("etcd peer: failover: %w", ctx.Err())
+		}
+	}
 }

@@ -1,0 +1,96 @@
+package runner
+
+import (
+	"strconv"
+
+	"leaselab/algorithms"
+)
+
+// A run's trace is a sequence of TraceRec values, one per happening, in
+// true-time order: what the environment did (sends, deliveries, drops,
+// timers, crashes, restarts, partitions, disk writes, clock settings) and
+// what the runner saw (client inputs, events, hold intervals, violations).
+// The environments hash every record (Result.TraceHash) and hand it to
+// Options.Observers as it happens; the JSON lines of Options.Trace, the
+// CSV of Options.Holds and the window of Options.ViolationTrace are
+// written by observers too (runner/record).
+
+// Observer sees every record of a run's trace as it is added, in true-time
+// order, on the run's one logical thread. r is valid only during the
+// call: an observer copies what it keeps, and neither changes r nor adds
+// records of its own.
+type Observer interface {
+	Observe(r *TraceRec)
+}
+
+// TraceKind says what a trace record is.
+type TraceKind uint8
+
+const (
+	TraceSend      TraceKind = iota + 1 // node handed Msg to the network
+	TraceDeliver                        // Msg was stepped into node
+	TraceDrop                           // Msg was dropped; Sub is the DropReason
+	TraceDup                            // the network duplicated Msg
+	TraceFire                           // timer (Res, Sub=kind) fired at node
+	TraceInput                          // a client input (Sub=InputKind) on Res at node
+	TraceEvent                          // node emitted an Event (Sub=EventKind; Res, Owner, Ballot, X=Until)
+	TraceCrash                          // node crashed
+	TraceRestart                        // node restarted; X = its restart count
+	TracePartition                      // a partition began; X = bit mask of side A (nodes 0..63)
+	TraceHeal                           // the partition healed
+	TraceHoldStart                      // hold interval began: Res, Owner=node, Ballot, X=true end as known now
+	TraceHoldEnd                        // hold interval ended: Res, Owner=node, Ballot, X=start
+	TracePersist                        // node wrote X records (Y=1: NoSync)
+	TraceSync                           // node's fsync finished: X = latency ns, Y = records
+	TraceClock                          // node's clock was set: X = offset ns, Y = rate ppb
+	TraceViolation                      // an overlap began: Res, Owner=first owner, X=second owner
+	traceKindCount
+)
+
+var traceNames = [...]string{"", "send", "deliver", "drop", "dup", "fire", "input", "event", "crash", "restart",
+	"partition", "heal", "hold_start", "hold_end", "persist", "sync", "clock", "violation"}
+
+func (k TraceKind) String() string {
+	if k < traceKindCount {
+		return traceNames[k]
+	}
+	return "trace(" + strconv.Itoa(int(k)) + ")"
+}
+
+// HasMsg reports whether records of kind k carry a message (send,
+// deliver, drop, dup).
+func (k TraceKind) HasMsg() bool { return k >= TraceSend && k <= TraceDup }
+
+// Why a message was dropped (a TraceDrop record's Sub).
+const (
+	DropLoss      = 1 // random loss
+	DropPartition = 2 // sender and receiver on different sides of a partition
+	DropDown      = 3 // receiver is down
+	DropScript    = 4 // a scenario's "drop"
+)
+
+var dropNames = [...]string{"", "loss", "partition", "down", "script"}
+
+// DropReason names why a TraceDrop record's message was dropped (its
+// Sub); "" if unknown.
+func DropReason(sub uint8) string {
+	if int(sub) < len(dropNames) {
+		return dropNames[sub]
+	}
+	return ""
+}
+
+// TraceRec is one record of a run's trace: a value with no pointers, so
+// that records cost no garbage on their way to the observers.
+type TraceRec struct {
+	T      int64            // true time, ns
+	Local  algorithms.Local // the node's clock at T
+	Kind   TraceKind
+	Sub    uint8
+	Node   algorithms.NodeID
+	Msg    algorithms.Message // send, deliver, drop, dup
+	Res    algorithms.ResourceID
+	Owner  algorithms.NodeID
+	Ballot algorithms.Ballot
+	X, Y   int64
+}

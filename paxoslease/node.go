@@ -313,8 +313,13 @@ func (n *Node) recv(now algorithms.Local, m algorithms.Message, out *algorithms.
 		if rd.phase == phasePrepare && n.earlyTimer && n.params.Backoff > 0 && m.Kind != algorithms.Accepted && m.Kind != algorithms.ProposeReject {
 			// The round trip to a quorum (a node that is also an acceptor
 			// answers itself at once): sampled when the answers of the
-			// round's prepare first reach a majority.
-			if a := m.From; !rd.promised.Has(a) && !rd.rejected.Has(a) && rd.answered() == n.majority-1 {
+			// round's prepare first reach a majority, never from its own
+			// answer. A node's answer to itself is no round trip: with one
+			// acceptor that is also the proposer, every sample would be
+			// about 0, and the waits it scales (a guarded promise's two
+			// round trips) would retry every few nanoseconds until the
+			// guard ends, millions of rounds in a tenth of a second.
+			if a := m.From; a != n.id && !rd.promised.Has(a) && !rd.rejected.Has(a) && rd.answered() == n.majority-1 {
 				n.sampleRTT(now.Sub(n.prepareSent(rd)))
 			}
 		}

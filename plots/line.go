@@ -58,12 +58,37 @@ type seriesPlotter struct {
 	style Style
 	pts   [][]linePoint // runs of consecutive drawable points, in axis units (log10 on a log axis)
 	shift vg.Length
+	// drawn counts the markers drawn by the last Plot (tests check that
+	// every drawable point is drawn, none pushed outside the axes).
+	drawn int
+}
+
+// errCap is half the width of an error bar's cap.
+const errCap = vg.Length(3)
+
+// GlyphBoxes implements plot.GlyphBoxer: every marker and error-bar cap,
+// where it is drawn (moved sideways by the dodge). The plot shrinks its
+// data area until every box fits, so a dodged first or last point stays
+// inside the axes instead of being pushed past them and left out.
+func (sp *seriesPlotter) GlyphBoxes(p *plot.Plot) []plot.GlyphBox {
+	r := max(sp.style.glyphStyle().Radius, errCap)
+	var bs []plot.GlyphBox
+	for _, run := range sp.pts {
+		for _, pt := range run {
+			bs = append(bs, plot.GlyphBox{X: p.X.Norm(pt.x), Y: p.Y.Norm(pt.y), Rectangle: vg.Rectangle{
+				Min: vg.Point{X: sp.shift - r, Y: -r},
+				Max: vg.Point{X: sp.shift + r, Y: r},
+			}})
+		}
+	}
+	return bs
 }
 
 // drawable filters s for the axes: points with a missing value, or a value
-// a log axis cannot show, are left out, and the count of values left out
-// because they are <= 0 on a log axis is returned so the chart can say so.
-func drawable(s Series, logX, logY bool) (runs [][]linePoint, dropped int) {
+// a log axis cannot show, are left out, and the x of each point left out
+// is returned so the chart can say so: missing (no value: NaN or
+// infinite y) and dropped (<= 0 on a log axis).
+func drawable(s Series, logX, logY bool) (runs [][]linePoint, missing, dropped []float64) {
 	var cur []linePoint
 	flush := func() {
 		if len(cur) > 0 {
@@ -86,11 +111,14 @@ func drawable(s Series, logX, logY bool) (runs [][]linePoint, dropped int) {
 			p.hi = s.Hi[i]
 		}
 		if !finite(p.x) || !finite(p.y) {
+			if finite(p.x) {
+				missing = append(missing, p.x)
+			}
 			flush()
 			continue
 		}
 		if (logX && p.x <= 0) || (logY && p.y <= 0) {
-			dropped++
+			dropped = append(dropped, p.x)
 			flush()
 			continue
 		}
@@ -108,7 +136,7 @@ func drawable(s Series, logX, logY bool) (runs [][]linePoint, dropped int) {
 		cur = append(cur, p)
 	}
 	flush()
-	return runs, dropped
+	return runs, missing, dropped
 }
 
 // log10OrInf is log10(v), -Inf for v <= 0, NaN for NaN.
@@ -144,6 +172,7 @@ func (sp *seriesPlotter) DataRange() (xmin, xmax, ymin, ymax float64) {
 }
 
 func (sp *seriesPlotter) Plot(c draw.Canvas, p *plot.Plot) {
+	sp.drawn = 0
 	trX, trY := p.Transforms(&c)
 	// clampY maps y onto the canvas, pinning values the axis cannot show
 	// (<= 0 on a log axis, or outside the range) to the nearest edge.
@@ -156,16 +185,23 @@ func (sp *seriesPlotter) Plot(c draw.Canvas, p *plot.Plot) {
 		}
 		return trY(y)
 	}
+	// The dodge moves the series by shift, so its points at the ends of
+	// the x range lie up to |shift| outside the data area; the plot made
+	// room for them (GlyphBoxes), and they are clipped to the data area
+	// widened by |shift|, not to the data area itself.
+	wide := c
+	wide.Min.X -= max(sp.shift, -sp.shift)
+	wide.Max.X += max(sp.shift, -sp.shift)
 	for _, run := range sp.pts {
 		line := make([]vg.Point, len(run))
 		for i, pt := range run {
 			line[i] = vg.Point{X: trX(pt.x) + sp.shift, Y: trY(pt.y)}
 		}
 		if len(line) > 1 {
-			c.StrokeLines(sp.style.lineStyle(), c.ClipLinesXY(line)...)
+			c.StrokeLines(sp.style.lineStyle(), wide.ClipLinesXY(line)...)
 		}
 		bar := draw.LineStyle{Color: sp.style.Color, Width: vg.Points(1)}
-		cap := vg.Points(3)
+		cap := errCap
 		for i, pt := range run {
 			if math.IsNaN(pt.lo) || !finite(pt.hi) || pt.hi <= pt.lo {
 				continue
@@ -181,8 +217,9 @@ func (sp *seriesPlotter) Plot(c draw.Canvas, p *plot.Plot) {
 			}
 		}
 		for _, pt := range line {
-			if c.Contains(pt) {
-				c.DrawGlyph(sp.style.glyphStyle(), pt)
+			if wide.Contains(pt) {
+				c.DrawGlyphNoClip(sp.style.glyphStyle(), pt)
+				sp.drawn++
 			}
 		}
 	}
@@ -202,21 +239,39 @@ func (t seriesThumb) Thumbnail(c *draw.Canvas) {
 func SeriesThumb(name string) plot.Thumbnailer { return seriesThumb{StyleFor(name)} }
 
 func (lc LineChart) build() (*plot.Plot, []LegendEntry, []string, error) {
+	p, _, legend, notes, err := lc.buildLines()
+	return p, legend, notes, err
+}
+
+// leftOut names the points of a series left out: "naive at 100, 200".
+func leftOut(name string, xs []float64) string {
+	s := make([]string, len(xs))
+	for i, x := range xs {
+		s[i] = FormatNumber(x)
+	}
+	return name + " at " + strings.Join(s, ", ")
+}
+
+// buildLines is build, with the series' plotters.
+func (lc LineChart) buildLines() (*plot.Plot, []*seriesPlotter, []LegendEntry, []string, error) {
 	if err := lc.validate(); err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
 	p := newPlot(lc.Title, lc.XLabel, lc.YLabel)
 	var (
-		legend  []LegendEntry
-		notes   []string
-		dropped []string
-		added   int
+		legend           []LegendEntry
+		notes            []string
+		missing, dropped []string
+		sps              []*seriesPlotter
 	)
 	n := len(lc.Series)
 	for i, s := range lc.Series {
-		runs, d := drawable(s, lc.LogX, lc.LogY)
-		if d > 0 {
-			dropped = append(dropped, fmt.Sprintf("%s %d", s.Name, d))
+		runs, miss, d := drawable(s, lc.LogX, lc.LogY)
+		if len(d) > 0 {
+			dropped = append(dropped, leftOut(s.Name, d))
+		}
+		if len(miss) > 0 {
+			missing = append(missing, leftOut(s.Name, miss))
 		}
 		st := StyleFor(s.Name)
 		shift := vg.Length(0)
@@ -226,17 +281,22 @@ func (lc LineChart) build() (*plot.Plot, []LegendEntry, []string, error) {
 		sp := &seriesPlotter{name: s.Name, style: st, pts: runs, shift: shift}
 		if len(runs) > 0 {
 			p.Add(sp)
-			added++
+			sps = append(sps, sp)
 		}
 		legend = append(legend, LegendEntry{Name: s.Name, Thumb: seriesThumb{st}, order: st.Order})
 	}
+	added := len(sps)
 	if len(dropped) > 0 {
 		axis := "y"
 		if lc.LogX && !lc.LogY {
 			axis = "x"
 		}
 		notes = append(notes, fmt.Sprintf("%s: values <= 0 cannot be drawn on the log %s axis and are left out (%s).",
-			panelName(lc.Title), axis, strings.Join(dropped, ", ")))
+			panelName(lc.Title), axis, strings.Join(dropped, "; ")))
+	}
+	if len(missing) > 0 {
+		notes = append(notes, fmt.Sprintf("%s: no value to draw (every run failed, or the meter had nothing to measure) for %s.",
+			panelName(lc.Title), strings.Join(missing, "; ")))
 	}
 	// Linear y axes start at zero: the quantities drawn here are counts,
 	// rates and durations, and a truncated axis exaggerates differences.
@@ -291,9 +351,7 @@ func (lc LineChart) build() (*plot.Plot, []LegendEntry, []string, error) {
 		}
 		p.X.Tick.Marker = vt
 	}
-	// Keep dodged markers off the y axis.
-	p.X.Padding = vg.Points(5) + lc.Dodge/2
-	return p, legend, notes, nil
+	return p, sps, legend, notes, nil
 }
 
 // panelName names a panel in a note.

@@ -133,6 +133,35 @@ func abs(x int) int {
 	return x
 }
 
+// Every point a chart can draw is drawn inside its axes: the sideways
+// dodge between series must not push the first or the last point past the
+// data area (where it was clipped and silently left out), on linear and
+// log axes alike.
+func TestDodgedPointsInsideAxes(t *testing.T) {
+	for _, logX := range []bool{false, true} {
+		var ss []Series
+		for _, name := range []string{"naive", "paxoslease", "fatlease", "classicpaxos"} {
+			ss = append(ss, Series{Name: name, X: []float64{100, 1000, 40000}, Y: []float64{1100, 3000, 3800},
+				Lo: []float64{1000, 2900, 3700}, Hi: []float64{1200, 3100, 3900}})
+		}
+		lc := LineChart{Title: "t", XLabel: "x", YLabel: "y", LogX: logX, Series: ss, Dodge: vg.Points(10)}
+		p, sps, _, notes, err := lc.buildLines()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(notes) > 0 {
+			t.Errorf("log x %v: notes %q for a chart that leaves nothing out", logX, notes)
+		}
+		c := vgimg.New(4.8*vg.Inch, 3.4*vg.Inch)
+		p.Draw(draw.New(c))
+		for _, sp := range sps {
+			if sp.drawn != 3 {
+				t.Errorf("log x %v: %s: %d of 3 points drawn (shift %v)", logX, sp.name, sp.drawn, sp.shift)
+			}
+		}
+	}
+}
+
 func TestDeterministic(t *testing.T) {
 	for _, format := range []string{"png", "svg"} {
 		a := render(t, syntheticFigure(true), format)
@@ -152,10 +181,10 @@ func TestLogAxisZeros(t *testing.T) {
 		wantNote  string
 		wantEmpty bool
 	}{
-		{"some zeros", []float64{0, 5, 0, 10}, "left out (naive 2)", false},
+		{"some zeros", []float64{0, 5, 0, 10}, "left out (naive at 0, 100)", false},
 		{"all zeros", []float64{0, 0, 0, 0}, "no data to draw", true},
-		{"negative and NaN", []float64{-1, math.NaN(), 3, 4}, "left out (naive 1)", false},
-		{"single point", []float64{0, 0, 7, 0}, "left out (naive 3)", false},
+		{"negative and NaN", []float64{-1, math.NaN(), 3, 4}, "left out (naive at 0).\nt: no value to draw (every run failed, or the meter had nothing to measure) for naive at 10.", false},
+		{"single point", []float64{0, 0, 7, 0}, "left out (naive at 0, 10, 1000)", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			lc := LineChart{Title: "t", XLabel: "x", YLabel: "y", LogX: true, LogY: true,

@@ -2,7 +2,6 @@ package runner
 
 import (
 	"errors"
-	"fmt"
 	"io"
 )
 
@@ -36,22 +35,6 @@ type Options struct {
 // Options.ViolationTrace receives.
 const ViolationContext = 2000
 
-// EnvFunc runs one experiment in an environment.
-type EnvFunc func(Spec, Options) (Result, error)
-
-var envs = map[string]EnvFunc{}
-
-// RegisterEnv makes Run hand specs with Env == name to f. Environments
-// register themselves (runner/sim as "sim", runner/udp as "udp"); they
-// import runner, so runner cannot import them: a program imports each
-// environment it offers for its side effect. It panics on a duplicate name.
-func RegisterEnv(name string, f EnvFunc) {
-	if _, dup := envs[name]; dup {
-		panic("runner: duplicate environment " + name)
-	}
-	envs[name] = f
-}
-
 // Run runs one experiment. Spec.Validate errors come back unchanged.
 // ErrBadSpec marks an error that says a Spec cannot run as given: the
 // environment does not support part of it. Commands treat it as bad input
@@ -67,12 +50,12 @@ func (badSpec) Is(target error) bool { return target == ErrBadSpec }
 func (b badSpec) Unwrap() error      { return b.error }
 
 func Run(spec Spec, opt Options) (Result, error) {
-	if err := spec.Validate(); err != nil {
+	p, err := Resolve(spec)
+	if err != nil {
 		return Result{}, err
 	}
-	f, ok := envs[spec.Env]
-	if !ok {
-		return Result{}, fmt.Errorf("environment %q is not linked into this program (import leaselab/runner/%s)", spec.Env, spec.Env)
-	}
-	return f(spec, opt)
+	return p.Run(opt)
 }
+
+// Run runs the plan in its environment.
+func (p Plan) Run(opt Options) (Result, error) { return p.Env.Run(p, opt) }

@@ -1,13 +1,16 @@
 // Package runner runs lease algorithms (see package algorithms) on
 // workloads, measures them and checks the lease invariant.
 //
-// This package is the public API only: Spec (what to run), Result (what a
-// run measured), Options (optional outputs), Run, the environment registry
-// (RegisterEnv), ErrBadSpec, Meta (provenance), and the trace record
-// (TraceRec) that Options.Observers see as a run happens. Run validates a spec and
-// hands it to the environment it names; environments register themselves
-// from init, so a program imports each one it offers (runner/sim for
-// "sim", runner/udp for "udp").
+// This package is the public API only: Spec (what to run), Plan (a Spec
+// resolved), Result (what a run measured), Options (optional outputs),
+// Run, the environment registry (RegisterEnv, Envs), ErrBadSpec, Meta
+// (provenance), and the trace record (TraceRec) that Options.Observers see
+// as a run happens. Resolve validates a spec and looks its names up once
+// (the algorithm, the environment, the workload), where the spec enters
+// the program; Run resolves and hands the Plan to its environment, and
+// everything below takes the Plan, never a name. Environments register
+// themselves from init, so a program imports each one it offers
+// (runner/sim for "sim", runner/udp for "udp").
 //
 // The tree, each package importing only those listed after it:
 //
@@ -29,13 +32,17 @@
 //     interpreter (Replay, format in runner/sim/testdata/README.md).
 //   - runner/workload: the Env interface environments implement, and the
 //     workload Driver that plays the clients against it.
+//   - runner/host: one node as every environment runs it (its lives and
+//     restart counter, timers by key, group commit and durable records,
+//     carrying out a step's Output); the simulator, UDP nodes and
+//     algorithms/explorabletest embed it.
 //   - runner/record: the Recorder and its meters (static deadlocks
 //     among them), the Tracer (Result.TraceHash, and the observers of the
 //     trace: the JSON-lines, holds-CSV and violation-window sinks, the
 //     hold and fault views that the timeline and the page share), the
 //     Clocks interface.
-//   - runner (this package): Spec, Result, Run, TraceRec and Observer,
-//     and the datagram bounds (MinDatagram, MaxDatagram) that
+//   - runner (this package): Spec, Plan, Result, Run, TraceRec and
+//     Observer, and the datagram bounds (MinDatagram, MaxDatagram) that
 //     runner/udp/wire's layout must match.
 //   - runner/faults: the clock model (Clock), the per-purpose random
 //     streams of a seed, and the network and fault-schedule draws.
@@ -50,8 +57,9 @@
 //
 // An environment implements workload.Env and feeds the Driver and the
 // Recorder, which feeds the checker (see workload.Env for the duties);
-// workload.Carry carries out a node's step output in the order the
-// simulator and the explorer share.
+// host.Host.Apply carries out a node's step output in the order the
+// simulator, the scenario interpreter and the explorer share (the
+// explorer's world still calls workload.Carry, the same order).
 //
 // Randomness: every random choice of a simulated run comes from
 // math/rand/v2 PCG streams seeded with Spec.Seed: one for the network, one

@@ -159,8 +159,12 @@ var params = []Param{
 			"arrive when the stall ends, in send order: stale messages, e.g. a Propose and its Release seconds late",
 		field: func(s *Spec) any { return &s.Net.Stale }},
 	{Name: "stale-max", Group: GroupNet, Default: 4.0, Label: "longest link stall (lease spans)",
-		Help:  "a link stall (--stale) lasts uniform in [0, this many lease spans (--lease-span)]",
+		Help:  "a link stall (--stale) lasts, and a late message (--late) is held back, uniform in [0, this many lease spans (--lease-span)]",
 		field: func(s *Spec) any { return &s.Net.StaleSpans }},
+	{Name: "late", Group: GroupNet, Label: "late-message probability",
+		Help: "simulator only: probability in [0, 1] that a message is held back alone, uniform in [0, --stale-max lease spans], " +
+			"so later messages on its link overtake it (a datagram stuck in a queue or replayed, arriving after its sender crashed and restarted)",
+		field: func(s *Spec) any { return &s.Net.Late }},
 	{Name: "bandwidth", Group: GroupNet, Unit: "bytes/s", Label: "link bandwidth (bytes/s, 0 = unlimited)",
 		Help:  "bytes/s that may leave each node (0: unlimited), for WAN experiments",
 		field: func(s *Spec) any { return &s.Net.Bandwidth }},

@@ -3,17 +3,10 @@ package runner
 import (
 	"fmt"
 	"math"
-	"slices"
 	"time"
 
 	"leaselab/algorithms"
 )
-
-// Workloads the runner knows.
-var Workloads = []string{"contention", "batch", "single", "failover"}
-
-// Environments the runner knows.
-var Envs = []string{"sim", "udp"}
 
 // Spec is everything that determines a run. A Spec and its seed reproduce a
 // simulated run exactly; Result.Params carries the Spec back out so any
@@ -81,6 +74,11 @@ type NetSpec struct {
 	// order: stale messages, a Propose or a Release seconds late.
 	Stale      float64 `json:"stale_per_min,omitempty"`
 	StaleSpans float64 `json:"stale_max,omitempty"`
+	// Late: the probability that a message is held back alone, uniform
+	// in [0, StaleSpans lease spans] on top of its delay (simulator only),
+	// so later messages on its link overtake it: a datagram stuck in a
+	// queue, or replayed, after its sender crashed and came back.
+	Late float64 `json:"late,omitempty"`
 	// Bandwidth limits bytes/s leaving each node (0: unlimited), for the
 	// WAN experiment.
 	Bandwidth int64 `json:"bandwidth_bytes_per_sec"`
@@ -187,19 +185,16 @@ func checkProb(name string, p float64) error {
 	return nil
 }
 
-// Validate checks s, including the algorithm's own constraints, and says
-// what is wrong. Nothing is clamped.
+// Validate checks s, including the algorithm's own constraints and what
+// its environment supports, and says what is wrong. Nothing is clamped.
+// Resolve does the same and keeps what it looked up.
 func (s Spec) Validate() error {
-	a, err := algorithms.Lookup(s.Algo)
-	if err != nil {
-		return err
-	}
-	if !slices.Contains(Workloads, s.Workload) {
-		return fmt.Errorf("unknown workload %q (valid: %v)", s.Workload, Workloads)
-	}
-	if !slices.Contains(Envs, s.Env) {
-		return fmt.Errorf("unknown environment %q (valid: %v)", s.Env, Envs)
-	}
+	_, err := Resolve(s)
+	return err
+}
+
+// check checks s for algorithm a; the names are resolved.
+func (s Spec) check(a algorithms.Algorithm) error {
 	if math.IsNaN(s.Params.Drift) {
 		// Params.Validate's range test lets NaN through (every comparison
 		// with NaN is false), and so might an algorithm's Check.
@@ -212,7 +207,7 @@ func (s Spec) Validate() error {
 		n string
 		v float64
 	}{{"loss", s.Net.Loss}, {"dup", s.Net.Dup}, {"reorder", s.Net.Reorder},
-		{"giveup", s.Giveup}, {"extend", s.Extend}} {
+		{"giveup", s.Giveup}, {"extend", s.Extend}, {"late", s.Net.Late}} {
 		if err := checkProb(p.n, p.v); err != nil {
 			return err
 		}
@@ -263,6 +258,8 @@ func (s Spec) Validate() error {
 		return fmt.Errorf("stale-max must be a finite number of lease spans >= 0, got %g", s.Net.StaleSpans)
 	case s.Net.Stale > 0 && s.Net.StaleSpans == 0:
 		return fmt.Errorf("stale messages need a positive stale-max (lease spans they may be held back)")
+	case s.Net.Late > 0 && s.Net.StaleSpans == 0:
+		return fmt.Errorf("late messages need a positive stale-max (lease spans they may be held back)")
 	case s.Net.StaleSpans*float64(s.Params.LeaseSpan) > float64(24*time.Hour):
 		return fmt.Errorf("stale-max %g lease spans is more than a day (%v)", s.Net.StaleSpans, time.Duration(s.Net.StaleSpans*float64(s.Params.LeaseSpan)))
 	case s.Resources < 0:

@@ -23,6 +23,27 @@ type Observer interface {
 	Observe(r *TraceRec)
 }
 
+// StepObserver is an Observer of a scripted run (a scenario replayed one
+// command at a time, runner/sim) that also wants to know where each
+// command ends and what each node then believes: the HTML view's step
+// axis. Step is called after the records the command caused.
+type StepObserver interface {
+	Observer
+	Step(s *ScriptStep)
+}
+
+// ScriptStep is one command of a scenario, done. s and its slices are
+// valid only during the call.
+type ScriptStep struct {
+	Line    int    // the scenario's line number
+	Command string // as written, without comment and extra blanks
+	T       int64  // true time after the command
+	// Nodes: each node's state in words after the command: its
+	// algorithms.Describer text, "down" for a crashed node, "" if the
+	// algorithm does not describe its nodes.
+	Nodes []string
+}
+
 // TraceKind says what a trace record is.
 type TraceKind uint8
 

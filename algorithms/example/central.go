@@ -417,6 +417,33 @@ func (n *node) AppendState(b []byte, now algorithms.Local) []byte {
 	return b
 }
 
+// Describe implements algorithms.Describer (optional): what the node
+// believes, in words, for the HTML view of a replay (`leaselab replay FILE
+// --timeline x.html` shows it at the step selected). Read-only, and every
+// time relative to now.
+func (n *node) Describe(now algorithms.Local) string {
+	var d algorithms.Description
+	if n.quiet > now {
+		d.Line("restarted server: grants nothing until its quiet period ends %s", algorithms.Until(n.quiet, now))
+	} else {
+		d.Line("life %d", n.cfg.Restarts)
+	}
+	for _, r := range sortedKeys(n.grants) {
+		g := n.grants[r]
+		d.Item("server", "r%d: granted to %s (ballot %s), lapses %s", r, g.owner, g.ballot, algorithms.Until(g.until, now))
+	}
+	for _, r := range sortedKeys(n.reqs) {
+		q := n.reqs[r]
+		switch {
+		case q.holding:
+			d.Item("client", "r%d: holds the lease (ballot %s), ends %s", r, q.ballot, algorithms.Until(q.until, now))
+		case q.wanting:
+			d.Item("client", "r%d: asked with ballot %s %s (ask %d)", r, q.ballot, algorithms.Ago(q.sentAt, now), q.tries)
+		}
+	}
+	return d.String("server", "client")
+}
+
 func sortedKeys[V any](m map[algorithms.ResourceID]V) []algorithms.ResourceID {
 	keys := make([]algorithms.ResourceID, 0, len(m))
 	for k := range m {

@@ -128,3 +128,20 @@ func TestServerOrdersByBallot(t *testing.T) {
 		t.Fatalf("the owner's release: %+v", out.Events)
 	}
 }
+
+// The server says whom it granted each resource and until when, relative
+// to its clock; asking changes nothing.
+func TestDescribe(t *testing.T) {
+	const sec = algorithms.Local(time.Second)
+	a := newNode(t, example.Server, 1)
+	step(a, 0, algorithms.Input{Kind: algorithms.Start})
+	step(a, 10*sec, ask(1, 7, algorithms.MakeBallot(1, 0, 1)))
+	before := a.AppendState(nil, 11*sec)
+	got := a.(algorithms.Describer).Describe(11 * sec)
+	if !strings.Contains(got, "r7: granted to n1 (ballot 1.0.1), lapses in 4s") {
+		t.Errorf("description %q", got)
+	}
+	if !bytes.Equal(a.AppendState(nil, 11*sec), before) {
+		t.Error("Describe changed the node")
+	}
+}

@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"leaselab/algorithms"
+	"leaselab/runner/host"
 )
 
 // Setup describes the algorithm under test.
@@ -43,20 +44,19 @@ type Setup struct {
 const Base algorithms.Local = 1_000_000_000_000
 
 // World is a cluster under a hand-driven network and one true clock; node
-// i's local clock reads true time + off[i].
+// i's local clock reads true time + off[i]. Each node runs on a
+// host.Host, as in the simulator and the explorer: its timers by key, its
+// restart counter, and a disk whose every sync completes at once (records
+// are durable as soon as they are written).
 type World struct {
-	s        *Setup
-	cl       algorithms.Cluster
-	nodes    []algorithms.Explorable
-	pcg      []*rand.PCG
-	base     algorithms.Local
-	now      int64 // true time since base
-	off      []int64
-	restarts []uint16
-	records  [][]algorithms.Record
-	flight   []algorithms.Message
-	timers   []map[algorithms.TimerKey]algorithms.Local
-	out      algorithms.Output
+	s      *Setup
+	cl     algorithms.Cluster
+	hosts  []host.Host
+	base   algorithms.Local
+	now    int64 // true time since base
+	off    []int64
+	flight []algorithms.Message
+	out    algorithms.Output
 	// Log holds each step's output, times written relative to base.
 	Log []string
 }
@@ -66,20 +66,19 @@ func NewWorld(t testing.TB, s *Setup, base algorithms.Local) *World {
 	t.Helper()
 	cl := algorithms.NewCluster(s.Acceptors, s.Proposers)
 	w := &World{s: s, cl: cl, base: base}
-	for i := 0; i < cl.Nodes; i++ {
+	w.hosts = make([]host.Host, cl.Nodes)
+	for i := range w.hosts {
 		// Small distinct clock offsets: the nodes do not share one clock.
 		w.off = append(w.off, int64(i)*int64(3*time.Millisecond)-int64(2*time.Millisecond))
-		w.pcg = append(w.pcg, rand.NewPCG(uint64(i)+1, 0xc10e))
-		n, err := s.New(algorithms.NodeID(i), cl, 0, nil, rand.New(w.pcg[i]))
+		src := rand.NewPCG(uint64(i)+1, 0xc10e)
+		n, err := s.New(algorithms.NodeID(i), cl, 0, nil, rand.New(src))
 		if err != nil {
 			t.Fatalf("New(%d): %v", i, err)
 		}
-		w.nodes = append(w.nodes, n)
-		w.restarts = append(w.restarts, 0)
-		w.records = append(w.records, nil)
-		w.timers = append(w.timers, map[algorithms.TimerKey]algorithms.Local{})
+		w.hosts[i] = host.Host{ID: algorithms.NodeID(i), Disk: host.Disk{Keep: true}}
+		w.hosts[i].Run(n, src)
 	}
-	for i := range w.nodes {
+	for i := range w.hosts {
 		w.step(t, i, algorithms.Input{Kind: algorithms.Start})
 	}
 	return w
@@ -91,54 +90,34 @@ func (w *World) Local(i int) algorithms.Local {
 }
 
 // Nodes returns the nodes.
-func (w *World) Nodes() []algorithms.Explorable { return w.nodes }
-
-func copyPCG(t testing.TB, p *rand.PCG) *rand.PCG {
-	t.Helper()
-	state, err := p.MarshalBinary()
-	if err != nil {
-		t.Fatal(err)
+func (w *World) Nodes() []algorithms.Explorable {
+	ns := make([]algorithms.Explorable, len(w.hosts))
+	for i := range w.hosts {
+		ns[i] = w.node(i)
 	}
-	q := new(rand.PCG)
-	if err := q.UnmarshalBinary(state); err != nil {
-		t.Fatal(err)
-	}
-	return q
+	return ns
 }
 
+func (w *World) node(i int) algorithms.Explorable { return w.hosts[i].Node.(algorithms.Explorable) }
+
 // Clone copies the world: every node with Clone (each drawing from a copy
-// of its random source, so both worlds draw the same numbers), the network,
-// the timers and the durable records.
+// of its random source, so both worlds draw the same numbers: host.Clone),
+// the network, the timers and the durable records.
 func (w *World) Clone(t testing.TB) *World {
 	t.Helper()
 	c := *w
-	c.nodes = make([]algorithms.Explorable, len(w.nodes))
-	c.pcg = make([]*rand.PCG, len(w.pcg))
-	for i, n := range w.nodes {
-		c.pcg[i] = copyPCG(t, w.pcg[i])
-		e, ok := n.Clone(rand.New(c.pcg[i])).(algorithms.Explorable)
-		if !ok {
+	c.hosts = make([]host.Host, len(w.hosts))
+	for i := range w.hosts {
+		c.hosts[i] = w.hosts[i].Clone()
+		if _, ok := c.hosts[i].Node.(algorithms.Explorable); !ok {
 			t.Fatalf("Clone of node %d is not Explorable", i)
 		}
-		if e == n {
+		if c.hosts[i].Node == w.hosts[i].Node {
 			t.Fatalf("Clone of node %d returned the node itself", i)
 		}
-		c.nodes[i] = e
 	}
 	c.off = slices.Clone(w.off)
-	c.restarts = slices.Clone(w.restarts)
-	c.records = make([][]algorithms.Record, len(w.records))
-	for i := range w.records {
-		c.records[i] = slices.Clone(w.records[i])
-	}
 	c.flight = slices.Clone(w.flight)
-	c.timers = make([]map[algorithms.TimerKey]algorithms.Local, len(w.timers))
-	for i, m := range w.timers {
-		c.timers[i] = make(map[algorithms.TimerKey]algorithms.Local, len(m))
-		for k, v := range m {
-			c.timers[i][k] = v
-		}
-	}
 	c.out = algorithms.Output{}
 	c.Log = nil
 	return &c
@@ -147,8 +126,8 @@ func (w *World) Clone(t testing.TB) *World {
 // Encode is every node's AppendState at its own clock, in node order.
 func (w *World) Encode() []byte {
 	var b []byte
-	for i, n := range w.nodes {
-		b = n.AppendState(b, w.Local(i))
+	for i := range w.hosts {
+		b = w.node(i).AppendState(b, w.Local(i))
 	}
 	return b
 }
@@ -188,25 +167,34 @@ func FormatOutput(out *algorithms.Output, base algorithms.Local) string {
 	return sb.String()
 }
 
+// step steps node i with in and carries out its Output on its host: the
+// timers kept, every message in flight (a sync completes at once), the
+// records durable.
 func (w *World) step(t testing.TB, i int, in algorithms.Input) {
 	w.out.Reset()
-	w.nodes[i].Step(w.Local(i), in, &w.out)
-	for _, tm := range w.out.Timers {
-		if tm.Cancel {
-			delete(w.timers[i], tm.Key)
-		} else {
-			w.timers[i][tm.Key] = tm.At
-		}
-	}
+	h := &w.hosts[i]
+	h.Node.Step(w.Local(i), in, &w.out)
 	for _, e := range w.out.Events {
 		if err := OwnerError(algorithms.NodeID(i), e); err != nil {
 			t.Fatalf("n%d %v: %v", i, in.Kind, err)
 		}
 	}
-	w.flight = append(w.flight, w.out.Msgs...)
-	w.records[i] = append(w.records[i], w.out.Persist...)
+	if err := h.Apply(w, w.Local(i), &w.out); err != nil {
+		t.Fatalf("n%d %v: %v", i, in.Kind, err)
+	}
 	w.Log = append(w.Log, fmt.Sprintf("n%d %v: %s", i, in.Kind, FormatOutput(&w.out, w.base)))
 }
+
+// The world as its hosts' environment (host.Env): timers wait in the
+// hosts until an action fires them, messages go in flight, syncs complete
+// at once.
+
+func (w *World) Arm(*host.Host, int32, algorithms.Local)               {}
+func (w *World) Disarm(*host.Host, int32, host.Timer)                  {}
+func (w *World) Send(m *algorithms.Message)                            { w.flight = append(w.flight, *m) }
+func (w *World) Persist(*host.Host, *algorithms.Output)                {}
+func (w *World) Sync(h *host.Host)                                     { h.Synced(w) }
+func (w *World) Event(*host.Host, algorithms.Local, *algorithms.Event) {}
 
 // ActionKind is one move of a random walk.
 type ActionKind uint8
@@ -246,20 +234,20 @@ func (w *World) RandomAction(rng *rand.Rand) Action {
 			Resource: algorithms.ResourceID(1 + rng.IntN(w.s.Resources))}
 	case x < 95:
 		var with []int
-		for i := range w.timers {
-			if len(w.timers[i]) > 0 {
+		for i := range w.hosts {
+			if w.hosts[i].Timers.Len() > 0 {
 				with = append(with, i)
 			}
 		}
 		if len(with) > 0 {
 			i := with[rng.IntN(len(with))]
-			return Action{Kind: FireTimer, Node: i, Index: rng.IntN(len(w.timers[i]))}
+			return Action{Kind: FireTimer, Node: i, Index: rng.IntN(w.hosts[i].Timers.Len())}
 		}
 		return Action{Kind: Advance, Dur: time.Duration(rng.Int64N(int64(w.s.Params.LeaseSpan)))}
 	case x < 98:
 		return Action{Kind: Advance, Dur: time.Duration(rng.Int64N(int64(w.s.Params.ResponseTimeout)))}
 	default:
-		return Action{Kind: Restart, Node: rng.IntN(len(w.nodes))}
+		return Action{Kind: Restart, Node: rng.IntN(len(w.hosts))}
 	}
 }
 
@@ -268,6 +256,21 @@ func sortedKeys(m map[algorithms.TimerKey]algorithms.Local) []algorithms.TimerKe
 	for k := range m {
 		keys = append(keys, k)
 	}
+	sortKeys(keys)
+	return keys
+}
+
+// timerKey is the Index-th of node i's pending timers, in key order.
+func (w *World) timerKey(i, index int) algorithms.TimerKey {
+	var keys []algorithms.TimerKey
+	for _, e := range w.hosts[i].Timers.All() {
+		keys = append(keys, e.Key())
+	}
+	sortKeys(keys)
+	return keys[index]
+}
+
+func sortKeys(keys []algorithms.TimerKey) {
 	slices.SortFunc(keys, func(a, b algorithms.TimerKey) int {
 		if a.Resource != b.Resource {
 			if a.Resource < b.Resource {
@@ -277,7 +280,6 @@ func sortedKeys(m map[algorithms.TimerKey]algorithms.Local) []algorithms.TimerKe
 		}
 		return int(a.Kind) - int(b.Kind)
 	})
-	return keys
 }
 
 // Apply performs a.
@@ -289,7 +291,7 @@ func (w *World) Apply(t testing.TB, a Action) {
 		if !a.Keep {
 			w.flight = slices.Delete(w.flight, a.Index, a.Index+1)
 		}
-		if int(m.To) < len(w.nodes) {
+		if int(m.To) < len(w.hosts) {
 			w.step(t, int(m.To), algorithms.Input{Kind: algorithms.Recv, Msg: m})
 		}
 	case Drop:
@@ -297,9 +299,10 @@ func (w *World) Apply(t testing.TB, a Action) {
 	case Client:
 		w.step(t, a.Node, algorithms.Input{Kind: a.Input, Resource: a.Resource})
 	case FireTimer:
-		key := sortedKeys(w.timers[a.Node])[a.Index]
-		at := w.timers[a.Node][key]
-		delete(w.timers[a.Node], key)
+		h := &w.hosts[a.Node]
+		i := h.Timers.Get(w.timerKey(a.Node, a.Index))
+		at := h.Timers.At(i).At
+		key := h.Timers.Take(i)
 		if d := int64(at - w.Local(a.Node)); d > 0 {
 			w.now += d
 		}
@@ -308,14 +311,14 @@ func (w *World) Apply(t testing.TB, a Action) {
 		w.now += int64(a.Dur)
 	case Restart:
 		i := a.Node
-		w.restarts[i]++
-		w.pcg[i] = rand.NewPCG(uint64(i)+1, 0x5eed+uint64(w.restarts[i]))
-		n, err := w.s.New(algorithms.NodeID(i), w.cl, w.restarts[i], slices.Clone(w.records[i]), rand.New(w.pcg[i]))
+		h := &w.hosts[i]
+		h.Restarts++
+		src := rand.NewPCG(uint64(i)+1, 0x5eed+uint64(h.Restarts))
+		n, err := w.s.New(algorithms.NodeID(i), w.cl, h.Restarts, h.Disk.Recovered(), rand.New(src))
 		if err != nil {
 			t.Fatalf("restart of node %d: %v", i, err)
 		}
-		w.nodes[i] = n
-		w.timers[i] = map[algorithms.TimerKey]algorithms.Local{}
+		h.Run(n, src)
 		w.step(t, i, algorithms.Input{Kind: algorithms.Start})
 	}
 }
@@ -327,6 +330,41 @@ func Run(t *testing.T, s *Setup) {
 	t.Run("StateTimeShift", func(t *testing.T) { StateTimeShift(t, s) })
 	t.Run("CloneRandomSuffix", func(t *testing.T) { CloneRandomSuffix(t, s) })
 	t.Run("StateEqualBehaviour", func(t *testing.T) { StateEqualBehaviour(t, s) })
+	t.Run("DescribeReadOnly", func(t *testing.T) { DescribeReadOnly(t, s) })
+}
+
+// DescribeReadOnly: a node that describes itself (algorithms.Describer)
+// says something at every point of a random walk, the same thing when
+// asked twice, and asking changes nothing: a world whose nodes are asked
+// before every step gives the outputs and encodings of one never asked.
+func DescribeReadOnly(t *testing.T, s *Setup) {
+	w := NewWorld(t, s, Base)
+	if _, ok := w.Nodes()[0].(algorithms.Describer); !ok {
+		t.Skip("the algorithm does not describe its nodes (algorithms.Describer is optional)")
+	}
+	for seed := uint64(1); seed <= 20; seed++ {
+		rng := rand.New(rand.NewPCG(seed, 8))
+		w := walked(t, s, rng, 60)
+		a, b := w.Clone(t), w.Clone(t)
+		for k := 0; k < 60; k++ {
+			for i, n := range a.Nodes() {
+				d, ok := n.(algorithms.Describer)
+				if !ok {
+					continue // down
+				}
+				first := d.Describe(a.Local(i))
+				if first == "" || d.Describe(a.Local(i)) != first {
+					t.Fatalf("seed %d step %d: node %d describes itself as %q, then %q", seed, k, i, first, d.Describe(a.Local(i)))
+				}
+			}
+			act := a.RandomAction(rng)
+			a.Apply(t, act)
+			b.Apply(t, act)
+			if !slices.Equal(a.Log, b.Log) || !bytes.Equal(a.Encode(), b.Encode()) {
+				t.Fatalf("seed %d step %d: a world asked to describe itself behaves differently:\n%s", seed, k, diff(a.Log, b.Log))
+			}
+		}
+	}
 }
 
 // walk applies n random actions drawn from rng to w.
@@ -447,7 +485,7 @@ func StateEqualBehaviour(t *testing.T, s *Setup) {
 	for walkNo := uint64(1); walkNo <= 400 && compared < 300; walkNo++ {
 		rng := rand.New(rand.NewPCG(walkNo, 7))
 		w := NewWorld(t, s, Base)
-		hist := make([]uint64, len(w.nodes))
+		hist := make([]uint64, len(w.hosts))
 		for k := 0; k < 30 && compared < 300; k++ {
 			act := w.RandomAction(rng)
 			// The input this action gives a node, for the history hash.
@@ -462,7 +500,7 @@ func StateEqualBehaviour(t *testing.T, s *Setup) {
 				target, input = act.Node, fmt.Sprintf("client %v %d", act.Input, act.Resource)
 			case FireTimer:
 				target = act.Node
-				key := sortedKeys(w.timers[act.Node])[act.Index]
+				key := w.timerKey(act.Node, act.Index)
 				input = fmt.Sprintf("fire %+v", key)
 			case Restart:
 				target, input = act.Node, "restart"
@@ -478,11 +516,11 @@ func StateEqualBehaviour(t *testing.T, s *Setup) {
 			h := fnv.New64a()
 			fmt.Fprintf(h, "%d|%s|%d", hist[target], input, int64(w.Local(target)-Base))
 			hist[target] = h.Sum64()
-			key := string(w.nodes[target].AppendState([]byte{byte(target)}, w.Local(target)))
+			key := string(w.node(target).AppendState([]byte{byte(target)}, w.Local(target)))
 			cur := &snapshot{now: w.Local(target), history: hist[target], where: fmt.Sprintf("walk %d step %d node %d", walkNo, k, target)}
 			prev, ok := seen[key]
 			if !ok {
-				cur.node = w.nodes[target].Clone(rand.New(rand.NewPCG(0, 0))).(algorithms.Explorable)
+				cur.node = w.node(target).Clone(rand.New(rand.NewPCG(0, 0))).(algorithms.Explorable)
 				seen[key] = cur
 				continue
 			}
@@ -492,7 +530,7 @@ func StateEqualBehaviour(t *testing.T, s *Setup) {
 			compared++
 			for suf := uint64(0); suf < 4; suf++ {
 				la := runSuffix(t, s, target, prev.node, prev.now, pool, walkNo*7+suf)
-				lb := runSuffix(t, s, target, w.nodes[target], cur.now, pool, walkNo*7+suf)
+				lb := runSuffix(t, s, target, w.node(target), cur.now, pool, walkNo*7+suf)
 				if !slices.Equal(la, lb) {
 					t.Fatalf("equal encodings, different behaviour: %s and %s, suffix %d:\n%s", prev.where, cur.where, suf, diff(la, lb))
 				}

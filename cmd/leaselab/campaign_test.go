@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
 	"leaselab/algorithms"
+	"leaselab/runner/campaign"
 	"leaselab/runner/experiments"
 )
 
@@ -101,5 +103,39 @@ func TestEveryAblationIsCaught(t *testing.T) {
 				t.Errorf("%s/%s: replay %s: exit %d, output:\n%s%s", name, ab.Name, m[1], code, out.String(), errb.String())
 			}
 		}
+	}
+}
+
+// check --out shrinks a violation to a scenario file that `replay` exits 1
+// on; the JSON says how far it shrank; without a violation no file is
+// written; --help names the swarm mix.
+func TestCheckOut(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "ce.txt")
+	args := []string{"check", "--algo", "paxoslease", "--ablate", "restart-wait", "--faults", "crash", "--crash-rate", "10", "--downtime", "100ms",
+		"--duration", "30s", "--seeds", "4", "--out", out, "--format", "json", "--quiet"}
+	code, stdout, stderr := leaselab(args...)
+	var cr campaign.CheckResult
+	if code != 1 || json.Unmarshal([]byte(stdout), &cr) != nil || cr.Counterexample == nil {
+		t.Fatalf("%v: exit %d\n%s\n%s", args, code, stdout, stderr)
+	}
+	if cx := cr.Counterexample; cx.File != out || cx.Commands == 0 || cx.Commands >= cx.Recorded {
+		t.Errorf("counterexample %+v", cx)
+	}
+	if code, stdout, stderr := leaselab("replay", out); code != 1 || !strings.Contains(stdout, "violation") {
+		t.Errorf("replay %s: exit %d\n%s\n%s", out, code, stdout, stderr)
+	}
+	clean := filepath.Join(dir, "none.txt")
+	if code, _, stderr := leaselab("check", "--algo", "paxoslease", "--faults", "crash", "--duration", "30s", "--seeds", "2", "--out", clean, "--quiet"); code != 0 || !strings.Contains(stderr, "not written") {
+		t.Errorf("clean campaign with --out: exit %d: %s", code, stderr)
+	}
+	if _, err := os.Stat(clean); err == nil {
+		t.Errorf("%s written without a violation", clean)
+	}
+	if code, stdout, _ := leaselab("check", "--help"); code != 0 || !strings.Contains(stdout, "--faults swarm") || !strings.Contains(stdout, "swarm testing") {
+		t.Errorf("check --help does not name the swarm mix (exit %d)", code)
+	}
+	if code, _, stderr := leaselab("check", "--algo", "naive", "--faults", "swarm,loss"); code != 2 || !strings.Contains(stderr, "swarm") {
+		t.Errorf("--faults swarm,loss: exit %d: %s", code, stderr)
 	}
 }

@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -18,10 +20,10 @@ func init() {
 	register(command{
 		name:    "check",
 		summary: "run a seeded fault campaign and check the lease invariant",
-		usage:   "--algo NAME --seeds K [--first-seed N] [--faults all|loss,dup,...] [flags]",
+		usage:   "--algo NAME --seeds K [--first-seed N] [--faults all|swarm|loss,dup,...] [--out FILE] [flags]",
 		long: `Runs K simulations (campaign.Check) with seeds N, N+1, ..., N+K-1. Each draws
 a random fault schedule from its seed using the fault kinds of --faults,
-or all of them:
+all of them (the default), or a swarm mix (--faults swarm, below):
 
   loss       --loss drawn in [0.01, 0.10]
   dup        --dup drawn in [0.01, 0.10]
@@ -48,6 +50,36 @@ or all of them:
              FaTLease's holder margin absorbs); with drift too, each seed
              has free or slewed clocks with even odds
 
+--faults swarm: swarm testing, as FoundationDB and TigerBeetle do it. Every
+seed draws its own subset of the kinds (each in with even odds) and its
+own intensities, wider than above, so one campaign has seeds with one
+harsh fault as well as seeds with many mild ones (a fault that is always
+on can mask another). The kinds and the ranges a seed draws in:
+
+  loss, dup, reorder  as above, up to 0.2, 0.3 and 0.5
+  partition  0.5 to 8 per minute (log-uniform), 50ms to 3T long
+  crash      0.3 to 20 per node per minute (log-uniform), down 1ms to 3M
+             (log-uniform): restarts inside the quarantine and long after;
+             with several proposers most crashes hit a holder or a round
+  drift, freeclock  as above
+  stale      0.25 to 3 stalls per link per minute, up to 1 to 3 times
+             (M + downtime): a message outlives its sender's crash and
+             quarantine
+  late       --late 0.001 to 0.02: messages held back alone as long as
+             stalls, so later ones on the link overtake them (a stall
+             keeps its link in order)
+  giveup, extend, resources  up to 0.5, 0.7 and 5
+  shape      1 to 5 acceptors and 2 to 6 proposers, unequal: nodes that
+             only propose (no acceptor state to push their ballots up) or
+             only accept
+  slow       RTT 1ms to T/5 (log-uniform), jitter up to RTT/2, the
+             response timeout raised to fit: leases short against delays
+
+The JSON's swarm key says how many seeds drew each kind. The same flags
+give the same seeds, draws and result. A flag given on the command line
+fixes its value for every seed here too (--acceptors and --proposers fix
+the shape, --rtt and --jitter the network).
+
 giveup, extend and resources apply to the contention workload. A rate flag
 given on the command line is used as given for every seed, zero included
 (--faults all --loss 0: every fault but loss); one left at its default is
@@ -67,10 +99,24 @@ its seed included, and exercised: how often the faults happened, summed
 over the seeds: crashes, partitions, stale messages delivered, mid-round
 give-ups, extensions, releases of extended leases and of leases whose
 extension was in flight, seeds with several resources and with
-free-running clocks). After the table, on a line of its own, it prints
+free-running clocks, crashes of holders, seeds with proposer-only and
+acceptor-only nodes, with downtimes below M and with stalls longer than M
+plus the downtime). After the table, on a line of its own, it prints
 the 'leaselab run' command that re-runs the first violating seed alone;
 add --trace FILE or --timeline FILE.html to it for the full trace, or
 give --trace / --holds / --violation-trace / --timeline to check itself.
+
+--out FILE shrinks a violation to a minimal scenario file (campaign.Shrink):
+the violating run (of the seeds whose violation began earliest, the first
+of up to ten whose recording reproduces a violation) is recorded from the
+simulator as a scenario, every message delivery, input, crash, restart and
+clock slew a command, and shrunk by delta debugging while a violation
+persists: whole clients' inputs, crashes, chunks and then single actions
+are left out, faulty messages (lost, duplicated, late) are made ordinary,
+deliveries become drops, and skewed clocks exact, to a fixed point or until
+--shrink-time is spent. 'leaselab replay FILE' exits 1 on it. The table
+(and the JSON's counterexample key) gives the command counts before and
+after. No violation: FILE is not written.
 
 Exit status 1 when any violation is found, 2 for bad input.`,
 		setup: setupCheck,
@@ -87,7 +133,7 @@ func setupCheck(fs *pflag.FlagSet) action {
 	spec.Proposers = 5
 	seeds := fs.Int("seeds", 100, "number of seeded runs")
 	first := fs.Uint64("first-seed", 1, "seed of the first run")
-	faults := fs.StringSlice("faults", []string{"all"}, "comma-separated fault kinds to draw: all, or any of "+strings.Join(campaign.FaultKinds, ", "))
+	faults := fs.StringSlice("faults", []string{"all"}, "comma-separated fault kinds to draw: all; swarm (every seed draws its own kinds and intensities, see below); or any of "+strings.Join(campaign.FaultKinds, ", "))
 	addSpecFlags(fs, &spec)
 	_ = fs.MarkHidden("seed") // --first-seed replaces it
 	_ = fs.MarkHidden("env")  // campaigns run in the simulator only
@@ -97,6 +143,8 @@ func setupCheck(fs *pflag.FlagSet) action {
 	vtrace := fs.String("violation-trace", "", "re-run the first violating seed and write the trace records leading to its first violation to this file")
 	timeline := fs.String("timeline", "", "re-run the first violating seed and write the trace leading to its first violation as an interactive, self-contained HTML page to this .html file "+
 		"(holds, crashes, partitions, the violation, every message: hover for kind, ballot, send and delivery times)")
+	outPath := fs.String("out", "", "shrink a violation to a minimal scenario and write it to this file ('leaselab replay FILE' exits 1 on it)")
+	shrinkTime := fs.Duration("shrink-time", campaign.DefaultShrinkBudget, "with --out: the longest the shrinking may take (it keeps the smallest violating scenario found by then)")
 	stopFirst := fs.Bool("stop-at-first", false, "end the campaign at the first violating seed (in seed order; every seed before it still runs, so the result does not depend on scheduling)")
 	quiet := addQuietFlag(fs)
 	return func(c *ctx, args []string) error {
@@ -106,6 +154,14 @@ func setupCheck(fs *pflag.FlagSet) action {
 		kinds, err := parseFaults(*faults)
 		if err != nil {
 			return err
+		}
+		if *outPath != "" {
+			if st, err := os.Stat(filepath.Dir(*outPath)); err != nil || !st.IsDir() {
+				return usagef("--out %s: no such directory %s", *outPath, filepath.Dir(*outPath))
+			}
+		}
+		if *shrinkTime <= 0 {
+			return usagef("--shrink-time must be positive, got %v", *shrinkTime)
 		}
 		spec.Seed = *first
 		opt, out := runner.Options{}, &outFiles{}
@@ -127,10 +183,16 @@ func setupCheck(fs *pflag.FlagSet) action {
 		}
 		progress, done := newProgress(c, *quiet, "check "+spec.Algo)
 		opt.Progress = progress
-		res, err := campaign.Check(campaign.CheckSpec{Base: spec, Faults: kinds, Seeds: *seeds, FirstSeed: *first, Vary: checkVary(fs), StopAtFirst: *stopFirst}, opt)
+		cs := campaign.CheckSpec{Base: spec, Faults: kinds, Seeds: *seeds, FirstSeed: *first, Vary: checkVary(fs), StopAtFirst: *stopFirst}
+		res, err := campaign.Check(cs, opt)
 		done()
 		if err != nil {
 			return err
+		}
+		if *outPath != "" {
+			if err := writeCounterexample(c, cs, &res, *outPath, *shrinkTime); err != nil {
+				return err
+			}
 		}
 		if err := out.finish(); err != nil {
 			return err
@@ -208,8 +270,30 @@ func writeCheckTimeline(c *ctx, path string, col *htmlview.Collector, res campai
 }
 
 // checkRates are the flags whose values a campaign draws per seed for the
-// requested fault kinds unless they are given.
-var checkRates = []string{"loss", "dup", "reorder", "partitions", "crash-rate", "drift", "skew", "stale", "giveup", "extend", "resources"}
+// requested fault kinds unless they are given (the swarm also draws the
+// cluster's shape, the network's speed and the stalls' length).
+var checkRates = []string{"loss", "dup", "reorder", "partitions", "crash-rate", "drift", "skew", "stale", "late", "giveup", "extend", "resources",
+	"acceptors", "proposers", "rtt", "jitter", "response-timeout", "stale-max"}
+
+// writeCounterexample shrinks a violation of campaign cs (result res) and
+// writes the scenario to path (nothing without a violation).
+func writeCounterexample(c *ctx, cs campaign.CheckSpec, res *campaign.CheckResult, path string, budget time.Duration) error {
+	if res.Violations == 0 {
+		fmt.Fprintf(c.stderr, "out: no violation, so nothing to shrink; %s not written\n", path)
+		return nil
+	}
+	sr, err := campaign.ShrinkCampaign(cs, *res, budget)
+	if err != nil {
+		return fmt.Errorf("--out: %w", err)
+	}
+	if err := os.WriteFile(path, []byte(sr.Scenario), 0o644); err != nil {
+		return fmt.Errorf("--out: %w", err)
+	}
+	res.Counterexample = &campaign.Counterexample{File: path, ShrinkResult: sr}
+	fmt.Fprintf(c.stderr, "out: seed %d shrunk from %d to %d commands in %.1f s; leaselab replay %s\n",
+		sr.Seed, sr.Recorded, sr.Commands, sr.WallMS/1000, path)
+	return nil
+}
 
 func writeCheck(c *ctx, format string, res campaign.CheckResult) error {
 	if res.ViolatingSeeds == nil {
@@ -251,8 +335,21 @@ func writeCheck(c *ctx, format string, res campaign.CheckResult) error {
 		{"violations", strconv.Itoa(res.Violations)},
 		{"violating seeds", none(strings.Join(seeds, " "))},
 		{"exercised", exercised(res.Exercised)},
-		{"wall time", formatValue(res.WallMS/1000, false) + " s"},
 	}
+	if len(res.Swarm) > 0 {
+		var kinds []string
+		for _, k := range res.Swarm {
+			kinds = append(kinds, fmt.Sprintf("%s %d", k.Kind, k.Seeds))
+		}
+		rows = append(rows, []string{"swarm seeds by kind", strings.Join(kinds, ", ")})
+	}
+	if cx := res.Counterexample; cx != nil {
+		rows = append(rows, []string{"counterexample", fmt.Sprintf("%s: seed %d shrunk from %d to %d commands (%s)",
+			cx.File, cx.Seed, cx.Recorded, cx.Commands, shrinkNote(cx.ShrinkResult))})
+	}
+	rows = append(rows, [][]string{
+		{"wall time", formatValue(res.WallMS/1000, false) + " s"},
+	}...)
 	if err := writeTable(c.stdout, []string{"check", "value"}, rows); err != nil {
 		return err
 	}
@@ -268,12 +365,27 @@ func writeCheck(c *ctx, format string, res campaign.CheckResult) error {
 	return nil
 }
 
+// shrinkNote says whether a shrink reached its fixed point and whether
+// the recording was exact.
+func shrinkNote(sr campaign.ShrinkResult) string {
+	s := "minimal"
+	if !sr.Minimal {
+		s = "--shrink-time spent before a fixed point"
+	}
+	if !sr.Faithful {
+		s += "; the recording replayed to another violation than the run's"
+	}
+	return s
+}
+
 // exercised says in one line how often the campaign's faults happened.
 func exercised(e campaign.Exercised) string {
 	return fmt.Sprintf("%d crashes, %d partitions, %d stale messages delivered, %d mid-round give-ups, "+
-		"%d extensions, %d releases after extending (%d mid-extension), %d multi-resource seeds, %d free-clock seeds",
+		"%d extensions, %d releases after extending (%d mid-extension), %d multi-resource seeds, %d free-clock seeds, "+
+		"%d crashes of holders, %d seeds with proposer-only and %d with acceptor-only nodes, %d with downtimes below M, %d with stalls past M and the downtime",
 		e.Crashes, e.Partitions, e.StaleDelivered, e.GiveupsMidRound, e.Extensions, e.ExtendReleases,
-		e.ReleasesMidExtension, e.MultiResourceSeeds, e.FreeClockSeeds)
+		e.ReleasesMidExtension, e.MultiResourceSeeds, e.FreeClockSeeds,
+		e.HolderCrashes, e.ProposerOnlySeeds, e.AcceptorOnlySeeds, e.ShortDowntimeSeeds, e.LongStallSeeds)
 }
 
 // rerun is the command line that reproduces the first violating seed.

@@ -12,7 +12,6 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"leaselab/algorithms"
 	"leaselab/runner"
 	"leaselab/runner/udp"
 	"leaselab/runner/workload"
@@ -76,17 +75,6 @@ func setupCluster(fs *pflag.FlagSet) action {
 		if err := udp.FailoverNodesError(*nodes); err != nil {
 			return badInput(fmt.Errorf("--nodes: %w", err))
 		}
-		alg, err := algorithms.Lookup(spec.Algo)
-		if err != nil {
-			return badInput(err)
-		}
-		if err := alg.ValidateConfig(spec.Params, algorithms.NewCluster(*nodes, *nodes), spec.Ablate); err != nil {
-			return badInput(err)
-		}
-		exe, err := os.Executable()
-		if err != nil {
-			return err
-		}
 		// The failover workload on node processes: nodes acceptors, node 0
 		// and the contenders proposers, the run bounded by --limit.
 		spec.Env, spec.Workload = "udp", "failover"
@@ -96,8 +84,16 @@ func setupCluster(fs *pflag.FlagSet) action {
 		if *contenders < 1 || *contenders >= *nodes {
 			return badInput(fmt.Errorf("contenders must be in [1, %d], got %d", *nodes-1, *contenders))
 		}
+		plan, err := runner.Resolve(spec)
+		if err != nil {
+			return badInput(err)
+		}
 		if spec.RenewBefore <= 0 || spec.RenewBefore >= spec.Params.LeaseSpan {
 			return badInput(fmt.Errorf("renew-before %v must be in (0, lease span %v)", spec.RenewBefore, spec.Params.LeaseSpan))
+		}
+		exe, err := os.Executable()
+		if err != nil {
+			return err
 		}
 		procs := &udp.Processes{
 			Command: func(pc udp.ProcessConfig) *exec.Cmd { return exec.Command(exe, nodeArgs(pc)...) },
@@ -119,51 +115,58 @@ func setupCluster(fs *pflag.FlagSet) action {
 				return err
 			}
 		}
-		r, ex, err := udp.RunSpec(spec, runner.Options{}, udp.EnvOptions{Processes: procs})
-		if errors.Is(err, runner.ErrBadSpec) {
-			return badInput(err)
-		}
-		if err != nil {
+		return runCluster(c, plan, procs, *format)
+	}
+}
+
+// runCluster runs the failover on node processes and prints what it
+// measured.
+func runCluster(c *ctx, plan runner.Plan, procs *udp.Processes, format string) error {
+	spec := plan.Spec
+	r, ex, err := udp.RunPlan(plan, runner.Options{}, udp.EnvOptions{Processes: procs})
+	if errors.Is(err, runner.ErrBadSpec) {
+		return badInput(err)
+	}
+	if err != nil {
+		return err
+	}
+	res := newClusterResult(spec, r, ex, procs)
+	if format == "json" {
+		if err := writeJSON(c.stdout, res); err != nil {
 			return err
 		}
-		res := newClusterResult(spec, r, ex, procs)
-		if *format == "json" {
-			if err := writeJSON(c.stdout, res); err != nil {
-				return err
-			}
-		} else {
-			rows := [][]string{
-				{"algo", res.Algo},
-				{"nodes", strconv.Itoa(res.Nodes)},
-				{"extensions before kill", strconv.Itoa(res.Extensions)},
-				{"killed pid", strconv.Itoa(res.KilledPID)},
-				{"lease left at kill", fmt.Sprintf("%.1f ms", res.RemainingAtKillMS)},
-				{"next owner", strconv.Itoa(res.NextOwner)},
-				{"failover gap", fmt.Sprintf("%.1f ms", res.GapMS)},
-				{"lease span T / max lease M", fmt.Sprintf("%.0f / %.0f ms", res.LeaseSpanMS, res.MaxLeaseMS)},
-				{"survivors alive", strconv.FormatBool(res.SurvivorsAlive)},
-				{"violations", strconv.Itoa(res.Violations)},
-				{"slack", fmt.Sprintf("%.1f ms", res.SlackMS)},
-				{"signed datagrams", strconv.FormatBool(res.Signed)},
-			}
-			if res.Restarted {
-				silent := fmt.Sprintf("%.1f ms", res.QuarantineMS)
-				if alg.Durable {
-					silent = "0 (recovered from its log)"
-				}
-				rows = append(rows,
-					[]string{"node 0 restart counter", strconv.Itoa(res.RestartCounter)},
-					[]string{"node 0 silent after restart", silent})
-			}
-			if err := writeTable(c.stdout, []string{"metric", "value"}, rows); err != nil {
-				return err
-			}
+	} else {
+		rows := [][]string{
+			{"algo", res.Algo},
+			{"nodes", strconv.Itoa(res.Nodes)},
+			{"extensions before kill", strconv.Itoa(res.Extensions)},
+			{"killed pid", strconv.Itoa(res.KilledPID)},
+			{"lease left at kill", fmt.Sprintf("%.1f ms", res.RemainingAtKillMS)},
+			{"next owner", strconv.Itoa(res.NextOwner)},
+			{"failover gap", fmt.Sprintf("%.1f ms", res.GapMS)},
+			{"lease span T / max lease M", fmt.Sprintf("%.0f / %.0f ms", res.LeaseSpanMS, res.MaxLeaseMS)},
+			{"survivors alive", strconv.FormatBool(res.SurvivorsAlive)},
+			{"violations", strconv.Itoa(res.Violations)},
+			{"slack", fmt.Sprintf("%.1f ms", res.SlackMS)},
+			{"signed datagrams", strconv.FormatBool(res.Signed)},
 		}
-		if res.NextOwner < 0 || res.Violations > 0 {
-			return exitStatus(1)
+		if res.Restarted {
+			silent := fmt.Sprintf("%.1f ms", res.QuarantineMS)
+			if plan.Algo.Durable {
+				silent = "0 (recovered from its log)"
+			}
+			rows = append(rows,
+				[]string{"node 0 restart counter", strconv.Itoa(res.RestartCounter)},
+				[]string{"node 0 silent after restart", silent})
 		}
-		return nil
+		if err := writeTable(c.stdout, []string{"metric", "value"}, rows); err != nil {
+			return err
+		}
 	}
+	if res.NextOwner < 0 || res.Violations > 0 {
+		return exitStatus(1)
+	}
+	return nil
 }
 
 // clusterResult is what `leaselab cluster` reports (--format json).

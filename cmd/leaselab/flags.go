@@ -22,6 +22,7 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -102,12 +103,15 @@ func validateSpec(s runner.Spec) error {
 // parseFaults checks a --faults list: "all", or names from
 // runner.FaultKinds.
 func parseFaults(list []string) ([]string, error) {
-	valid := "all, " + strings.Join(campaign.FaultKinds, ", ")
+	valid := "all, swarm, " + strings.Join(campaign.FaultKinds, ", ")
 	if len(list) == 0 {
 		return nil, usagef("--faults needs at least one of: %s", valid)
 	}
+	if slices.Contains(list, campaign.Swarm) && len(list) > 1 {
+		return nil, usagef("--faults swarm draws every seed's kinds itself: give it alone")
+	}
 	for _, f := range list {
-		ok := f == "all"
+		ok := f == "all" || f == campaign.Swarm
 		for _, k := range campaign.FaultKinds {
 			ok = ok || f == k
 		}

@@ -70,7 +70,7 @@ func TestBadInput(t *testing.T) {
 		{[]string{"bench", "--env", "sim", "--rtt", "1ms", "--count", "0"}, "--count must be at least 1"},
 		{[]string{"run", "--algo", "naive", "extra"}, `unexpected argument "extra"`},
 		{[]string{"run", "--algo", "naive", "--holds", missing}, "--holds:"},
-		{[]string{"check", "--algo", "naive", "--faults", "nope"}, `unknown fault kind "nope" (valid: all, loss,`},
+		{[]string{"check", "--algo", "naive", "--faults", "nope"}, `unknown fault kind "nope" (valid: all, swarm, loss,`},
 		{[]string{"check", "--algo", "naive", "--seeds", "0"}, "--seeds must be at least 1"},
 		{[]string{"check", "--algo", "naive", "--seed", "3"}, "use --first-seed, not --seed"},
 		{[]string{"check", "--algo", "naive", "--env", "udp"}, "simulator only"},
@@ -385,7 +385,8 @@ func TestCheckExplicitZeros(t *testing.T) {
 		t.Fatalf("faults all exercised nothing: %+v", drawn)
 	}
 	zero := exercised("--faults", "all", "--crash-rate", "0", "--stale", "0", "--giveup", "0", "--extend", "0", "--resources", "1", "--partitions", "0")
-	if zero != (campaign.Exercised{FreeClockSeeds: zero.FreeClockSeeds}) {
+	// The shape of the base cluster (3 acceptors, 5 proposers) is no fault.
+	if zero != (campaign.Exercised{FreeClockSeeds: zero.FreeClockSeeds, ProposerOnlySeeds: zero.ProposerOnlySeeds}) {
 		t.Fatalf("zeros given, faults drawn anyway: %+v", zero)
 	}
 	if code, stdout, _ := leaselab("check", "--algo", "paxoslease", "--seeds", "2", "--duration", "1m", "--faults", "crash"); code != 0 || !strings.Contains(stdout, "exercised") {

@@ -48,7 +48,7 @@ func setupReplay(fs *pflag.FlagSet) action {
 	format := addFormatFlag(fs, "table", "json")
 	trace := fs.String("trace", "", "write the trace to this file instead of stdout")
 	transcript := fs.Bool("transcript", false, "print only the transcript (the golden .out format), not the trace and the table")
-	timeline := fs.String("timeline", "", "write the replay as an interactive, self-contained HTML page to this .html file")
+	timeline := fs.String("timeline", "", "write the replay as an interactive, self-contained HTML page to this .html file: one step per scenario command (arrow keys step), each node's state in words at the step selected, and what the step did")
 	return func(c *ctx, args []string) error {
 		if len(args) != 1 {
 			return usagef("replay takes one scenario FILE, got %d arguments", len(args))
@@ -87,6 +87,8 @@ func setupReplay(fs *pflag.FlagSet) action {
 		rr, err := sim.ReplayWith(f, w, opts)
 		if err == nil && col != nil {
 			title := "leaselab replay " + filepath.Base(args[0])
+			in := col.Input() // the scenario's cluster names the rows' roles
+			in.Acceptors, in.Proposers = rr.Params.Acceptors, rr.Params.Proposers
 			if err := writeHTMLTimeline(*timeline, col, title, c.meta(), 0, rr.Violations); err != nil {
 				return fmt.Errorf("--timeline: %w", err)
 			}

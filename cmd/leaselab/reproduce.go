@@ -76,8 +76,8 @@ func setupReproduce(fs *pflag.FlagSet) action {
 		if *workers < 0 {
 			return usagef("--workers must not be negative, got %d", *workers)
 		}
-		if *env != "" && !slices.Contains(runner.Envs, *env) {
-			return usagef("unknown environment %q (valid: %s)", *env, strings.Join(runner.Envs, ", "))
+		if *env != "" && !slices.Contains(runner.Envs(), *env) {
+			return usagef("unknown environment %q (valid: %s)", *env, strings.Join(runner.Envs(), ", "))
 		}
 		if *out == "" {
 			return usagef("--out must name a directory")
@@ -380,7 +380,8 @@ func isHTML(path string) bool {
 // of s, as its trace records happen.
 func newHTMLCollector(s runner.Spec) *htmlview.Collector {
 	c := algorithms.NewCluster(s.Acceptors, s.Proposers)
-	return htmlview.NewCollector(htmlview.Input{Nodes: c.Nodes, Acceptors: c.Acceptors, Proposers: c.Proposers})
+	return htmlview.NewCollector(htmlview.Input{Nodes: c.Nodes, Acceptors: c.Acceptors, Proposers: c.Proposers,
+		NoDropReasons: s.Env == "udp"})
 }
 
 // htmlTimelineFlag checks the --timeline FILE.html of command cmd and

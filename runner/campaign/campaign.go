@@ -78,7 +78,13 @@ const checkStream = 0x636865636b000007
 // expandFaults checks and expands the fault kinds.
 func expandFaults(kinds []string) ([]string, error) {
 	if len(kinds) == 0 {
-		return nil, fmt.Errorf("no fault kinds given (valid: all, %v)", FaultKinds)
+		return nil, fmt.Errorf("no fault kinds given (valid: all, swarm, %v)", FaultKinds)
+	}
+	if slices.Contains(kinds, Swarm) {
+		if len(kinds) > 1 {
+			return nil, fmt.Errorf("fault kind swarm draws every seed's kinds itself: give it alone, not with %v", kinds)
+		}
+		return []string{Swarm}, nil
 	}
 	set := map[string]bool{}
 	for _, k := range kinds {
@@ -89,7 +95,7 @@ func expandFaults(kinds []string) ([]string, error) {
 			continue
 		}
 		if !slices.Contains(FaultKinds, k) {
-			return nil, fmt.Errorf("unknown fault kind %q (valid: all, %v)", k, FaultKinds)
+			return nil, fmt.Errorf("unknown fault kind %q (valid: all, swarm, %v)", k, FaultKinds)
 		}
 		set[k] = true
 	}
@@ -112,20 +118,30 @@ func CheckSpecFor(cs CheckSpec, seed uint64) (runner.Spec, error) {
 	if err != nil {
 		return runner.Spec{}, err
 	}
-	return specFor(cs.Base, kinds, cs.Vary, seed), nil
+	base, err := runner.Resolve(cs.Base)
+	if err != nil {
+		return runner.Spec{}, err
+	}
+	s, _ := specFor(base, kinds, cs.Vary, seed)
+	return s, nil
 }
 
-func specFor(base runner.Spec, kinds []string, vary Vary, seed uint64) runner.Spec {
-	s := base
+// specFor is the spec of seed for a resolved base, and for a swarm the
+// kinds it drew (by SwarmKinds).
+func specFor(base runner.Plan, kinds []string, vary Vary, seed uint64) (runner.Spec, []bool) {
+	if len(kinds) == 1 && kinds[0] == Swarm {
+		return swarmSpecFor(base, vary, seed)
+	}
+	s := base.Spec
 	s.Seed = seed
 	d := drawFor(seed)
 	d.vary(&s, vary)
-	c := choice{draws: d, base: base, vary: vary,
+	c := choice{draws: d, base: base.Spec, skewBound: base.Algo.SkewBound, vary: vary,
 		useFree: slices.Contains(kinds, "freeclock") && (!slices.Contains(kinds, "drift") || d.freeCoin)}
 	for _, k := range kinds {
 		c.apply(&s, k)
 	}
-	return s
+	return s, nil
 }
 
 // draws are one seed's random choices.
@@ -189,9 +205,10 @@ func (d draws) vary(s *runner.Spec, vary Vary) {
 // choice is what a seed's fault kinds are set from.
 type choice struct {
 	draws
-	base    runner.Spec
-	vary    Vary
-	useFree bool // this seed's clocks run free (freeclock, or its coin against drift)
+	base      runner.Spec
+	skewBound bool // the algorithm assumes clocks within d_max (Algorithm.SkewBound)
+	vary      Vary
+	useFree   bool // this seed's clocks run free (freeclock, or its coin against drift)
 }
 
 // zero: the base spec leaves this rate to the campaign.
@@ -259,10 +276,9 @@ func (c *choice) apply(s *runner.Spec, k string) {
 // within ClockAllowance for an algorithm that assumes a skew bound.
 func (c *choice) freeClocks(s *runner.Spec) {
 	s.Clocks.Free, s.Clocks.Edges = true, true
-	a, _ := algorithms.Lookup(s.Algo) // validated by the caller
 	rate := c.freeRate * s.Params.Drift
 	left := float64(s.Params.DMax)
-	if a.SkewBound {
+	if c.skewBound {
 		// Two clocks may drift 2·rate·Duration apart over the run: keep
 		// that, and the offsets, within ClockAllowance.
 		bound := float64(ClockAllowance(s.Params))
@@ -296,6 +312,68 @@ func ClockAllowance(p algorithms.Params) time.Duration {
 // maxFirst bounds CheckResult.First and ViolatingSpecs.
 const maxFirst = 20
 
+// outcome is one seed's run.
+type outcome struct {
+	res           runner.Result
+	err           error
+	drew          []bool // swarm: the kinds this seed drew
+	holderCrashes int
+}
+
+// holderCrashes counts the crashes of nodes that held a lease (by the
+// checker's hold intervals) from a run's trace.
+type holderCrashes struct {
+	holds []int // open hold intervals by node
+	n     int
+}
+
+func (h *holderCrashes) Observe(r *runner.TraceRec) {
+	switch r.Kind {
+	case runner.TraceHoldStart, runner.TraceHoldEnd:
+		if int(r.Owner) >= len(h.holds) {
+			h.holds = append(h.holds, make([]int, int(r.Owner)+1-len(h.holds))...)
+		}
+		if r.Kind == runner.TraceHoldStart {
+			h.holds[r.Owner]++
+		} else {
+			h.holds[r.Owner]--
+		}
+	case runner.TraceCrash:
+		if int(r.Node) < len(h.holds) && h.holds[r.Node] > 0 {
+			h.n++
+		}
+	}
+}
+
+// add sums the outcome of seed into cr.
+func (cr *CheckResult) add(seed uint64, o outcome) {
+	res := o.res
+	cr.LeasesAcquired += res.LeasesAcquired
+	cr.Exercised.add(res)
+	cr.Exercised.HolderCrashes += o.holderCrashes
+	if o.drew != nil {
+		if cr.Swarm == nil {
+			cr.Swarm = make([]KindSeeds, len(SwarmKinds))
+			for k, name := range SwarmKinds {
+				cr.Swarm[k].Kind = name
+			}
+		}
+		for k, in := range o.drew {
+			if in {
+				cr.Swarm[k].Seeds++
+			}
+		}
+	}
+	if res.Violations > 0 {
+		cr.Violations += res.Violations
+		cr.ViolatingSeeds = append(cr.ViolatingSeeds, seed)
+		if len(cr.First) < maxFirst && len(res.ViolationList) > 0 {
+			cr.First = append(cr.First, res.ViolationList[0])
+			cr.ViolatingSpecs = append(cr.ViolatingSpecs, res.Params)
+		}
+	}
+}
+
 // Check runs a fault campaign: Seeds simulations with seeds FirstSeed,
 // FirstSeed+1, ..., each with its own fault mix (CheckSpecFor), in
 // parallel on GOMAXPROCS workers. The result does not depend on the
@@ -316,12 +394,9 @@ func Check(cs CheckSpec, opt runner.Options) (CheckResult, error) {
 	if cs.Base.Env != "sim" {
 		return CheckResult{}, fmt.Errorf("check runs in the simulator only, not env %q", cs.Base.Env)
 	}
-	if err := cs.Base.Validate(); err != nil {
+	base, err := runner.Resolve(cs.Base)
+	if err != nil {
 		return CheckResult{}, err
-	}
-	type outcome struct {
-		res runner.Result
-		err error
 	}
 	results := make([]outcome, cs.Seeds)
 	// With StopAtFirst, last is the index of the lowest violating seed
@@ -330,12 +405,14 @@ func Check(cs CheckSpec, opt runner.Options) (CheckResult, error) {
 	// scheduling.
 	last, done := cs.Seeds-1, 0
 	pool.Pool{}.Run(cs.Seeds, func(_, i int) {
-		spec := specFor(cs.Base, kinds, cs.Vary, cs.FirstSeed+uint64(i))
-		var o outcome
-		if err := spec.Validate(); err != nil {
+		spec, drew := specFor(base, kinds, cs.Vary, cs.FirstSeed+uint64(i))
+		o := outcome{drew: drew}
+		if p, err := base.With(spec); err != nil {
 			o.err = fmt.Errorf("seed %d: %w", spec.Seed, err)
 		} else {
-			o.res, o.err = sim.Run(spec, runner.Options{})
+			var hc holderCrashes
+			o.res, o.err = sim.RunPlan(p, runner.Options{Observers: []runner.Observer{&hc}})
+			o.holderCrashes = hc.n
 		}
 		results[i] = o
 	}, func(i int) bool {
@@ -360,23 +437,17 @@ func Check(cs CheckSpec, opt runner.Options) (CheckResult, error) {
 		if o.err != nil {
 			return CheckResult{}, o.err
 		}
-		cr.LeasesAcquired += o.res.LeasesAcquired
-		cr.Exercised.add(o.res)
-		if o.res.Violations > 0 {
-			cr.Violations += o.res.Violations
-			seed := cs.FirstSeed + uint64(i)
-			cr.ViolatingSeeds = append(cr.ViolatingSeeds, seed)
-			if len(cr.First) < maxFirst && len(o.res.ViolationList) > 0 {
-				cr.First = append(cr.First, o.res.ViolationList[0])
-				cr.ViolatingSpecs = append(cr.ViolatingSpecs, o.res.Params)
-			}
-		}
+		cr.add(cs.FirstSeed+uint64(i), o)
 	}
 	sort.Slice(cr.ViolatingSeeds, func(i, j int) bool { return cr.ViolatingSeeds[i] < cr.ViolatingSeeds[j] })
 	if len(cr.ViolatingSeeds) > 0 && (opt.Trace != nil || opt.Holds != nil || opt.ViolationTrace != nil || len(opt.Observers) > 0) {
-		spec := specFor(cs.Base, kinds, cs.Vary, cr.ViolatingSeeds[0])
+		spec, _ := specFor(base, kinds, cs.Vary, cr.ViolatingSeeds[0])
+		p, err := base.With(spec)
+		if err != nil {
+			return cr, err
+		}
 		rerun := runner.Options{Trace: opt.Trace, Holds: opt.Holds, ViolationTrace: opt.ViolationTrace, Observers: opt.Observers}
-		if _, err := sim.Run(spec, rerun); err != nil {
+		if _, err := sim.RunPlan(p, rerun); err != nil {
 			return cr, err
 		}
 	}

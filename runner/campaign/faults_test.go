@@ -107,6 +107,64 @@ func TestStaleLinksDeliverLateInOrder(t *testing.T) {
 	}
 }
 
+// Late messages are held back alone: later messages on the same link
+// overtake them, some by more than a lease span, and none is later than
+// stale-max lease spans; each counts as stale.
+func TestLateMessagesOvertaken(t *testing.T) {
+	spec := runner.DefaultSpec()
+	spec.Proposers = 5
+	spec.Duration = 2 * time.Minute
+	spec.Net = runner.NetSpec{RTT: time.Millisecond, Late: 0.02, StaleSpans: 3}
+	res, tr := runTrace(t, spec)
+	type link struct{ from, to int }
+	sent := map[link]int{}
+	type copyKey struct {
+		l      link
+		kind   string
+		ballot string
+	}
+	sentAt := map[copyKey][]int64{}
+	lastSent := map[link]int64{}
+	overtaken, beyondSpan := 0, 0
+	for _, l := range tr {
+		if l.Msg == nil || l.Msg.From == l.Msg.To {
+			continue
+		}
+		k := link{l.Msg.From, l.Msg.To}
+		ck := copyKey{k, l.Msg.Kind, l.Msg.Ballot}
+		switch l.What {
+		case "send":
+			sent[k]++
+			sentAt[ck] = append(sentAt[ck], l.T)
+			lastSent[k] = l.T
+		case "deliver", "drop":
+			q := sentAt[ck]
+			if len(q) == 0 {
+				t.Fatalf("link %v delivers a %s it did not send", k, l.Msg.Kind)
+			}
+			at := q[0]
+			sentAt[ck] = q[1:]
+			d := l.T - at
+			if d > int64(3*spec.Params.LeaseSpan)+int64(spec.Net.RTT) {
+				t.Fatalf("link %v: a message %v late, past stale-max", k, time.Duration(d))
+			}
+			if d > int64(spec.Params.LeaseSpan) {
+				beyondSpan++
+			}
+			if lastSent[k] > at+int64(spec.Net.RTT) {
+				overtaken++ // sent later messages on its link before it arrived
+			}
+		}
+	}
+	t.Logf("%d stale deliveries, %d overtaken, %d more than a lease span late; %d leases", res.StaleDelivered, overtaken, beyondSpan, res.LeasesAcquired)
+	if overtaken == 0 || beyondSpan == 0 || res.StaleDelivered == 0 {
+		t.Fatalf("late messages: stale %d, overtaken %d, beyond a span %d", res.StaleDelivered, overtaken, beyondSpan)
+	}
+	if res.Violations != 0 {
+		t.Fatalf("paxoslease with late messages: %d violations", res.Violations)
+	}
+}
+
 // The client counters agree with what the trace shows the clients did:
 // a release input is a mid-round give-up when the node got no Acquired
 // since its last Acquire; a release after an Extend input counts as an

@@ -2,6 +2,7 @@ package campaign
 
 import (
 	"slices"
+	"time"
 
 	"leaselab/algorithms"
 	"leaselab/runner"
@@ -9,8 +10,8 @@ import (
 
 // CheckSpec describes a fault campaign: Seeds runs with seeds FirstSeed,
 // FirstSeed+1, ..., each with a fault schedule drawn from the seed, using
-// the fault kinds in Faults ("loss", "dup", "reorder", "partition", "crash",
-// "drift"; "all" means every one).
+// the fault kinds in Faults (FaultKinds; "all" means every one; "swarm",
+// alone, lets every seed draw its own kinds, see Swarm).
 type CheckSpec struct {
 	Base      runner.Spec
 	Faults    []string
@@ -56,10 +57,22 @@ type CheckResult struct {
 	// seed included), so `run` can reproduce each one.
 	First          []runner.Violation `json:"first_violations,omitempty"`
 	ViolatingSpecs []runner.Spec      `json:"violating_specs,omitempty"`
+	// Swarm: for a swarm campaign, how many seeds drew each kind (in
+	// SwarmKinds order).
+	Swarm []KindSeeds `json:"swarm,omitempty"`
 	// Exercised sums, over the seeds, how often the faults happened, so a
 	// campaign shows that what it asked for took place.
 	Exercised Exercised `json:"exercised"`
-	WallMS    float64   `json:"wall_ms"`
+	// Counterexample: the shrunk scenario `check --out` wrote (filled by
+	// the command).
+	Counterexample *Counterexample `json:"counterexample,omitempty"`
+	WallMS         float64         `json:"wall_ms"`
+}
+
+// Counterexample is a violation of a campaign shrunk to a scenario file.
+type Counterexample struct {
+	File string `json:"file"`
+	ShrinkResult
 }
 
 // Exercised counts what a campaign's faults did (Result's meters of the
@@ -77,6 +90,17 @@ type Exercised struct {
 	// error.
 	MultiResourceSeeds int `json:"multi_resource_seeds"`
 	FreeClockSeeds     int `json:"free_clock_seeds"`
+	// HolderCrashes: crashes of a node that held a lease; the shape
+	// counts: seeds with nodes that only propose (more proposers than
+	// acceptors) or only accept; ShortDowntimeSeeds: seeds with crashes
+	// whose nodes stay down less than M (they restart into their
+	// quarantine); LongStallSeeds: seeds whose link stalls can outlast M
+	// and a downtime.
+	HolderCrashes      int `json:"holder_crashes"`
+	ProposerOnlySeeds  int `json:"proposer_only_seeds"`
+	AcceptorOnlySeeds  int `json:"acceptor_only_seeds"`
+	ShortDowntimeSeeds int `json:"short_downtime_seeds"`
+	LongStallSeeds     int `json:"long_stall_seeds"`
 }
 
 func (e *Exercised) add(r runner.Result) {
@@ -92,5 +116,18 @@ func (e *Exercised) add(r runner.Result) {
 	}
 	if r.Params.Clocks.Free && r.Params.Clocks.Drift > 0 {
 		e.FreeClockSeeds++
+	}
+	p := r.Params
+	if p.Proposers > p.Acceptors {
+		e.ProposerOnlySeeds++
+	}
+	if p.Acceptors > p.Proposers {
+		e.AcceptorOnlySeeds++
+	}
+	if r.Crashes > 0 && p.Faults.Downtime < p.Params.MaxLease {
+		e.ShortDowntimeSeeds++
+	}
+	if p.Net.Stale > 0 && time.Duration(p.Net.StaleSpans*float64(p.Params.LeaseSpan)) > p.Params.MaxLease+p.Faults.Downtime {
+		e.LongStallSeeds++
 	}
 }

@@ -18,6 +18,9 @@ func panelLetter(i int) string { return string(rune('a'+i)) + ") " }
 func (r *Report) Figure() (plots.Figure, error) {
 	e := r.Exp
 	fig := plots.Figure{Title: fmt.Sprintf("%s: %s", e.Name, e.Title)}
+	if n := e.ChartNotes[e.Env]; n != "" {
+		fig.Notes = append(fig.Notes, n)
+	}
 	fig.Notes = append(fig.Notes, r.provenance())
 	switch e.Kind {
 	case Lines:
@@ -160,7 +163,7 @@ func (r *Report) barPanel(facet string, m Meter, title string) plots.BarChart {
 		bc.Bars = append(bc.Bars, b)
 	}
 	if m.Sum {
-		bc.YLabel += fmt.Sprintf(", total over %d runs", r.Exp.NReps)
+		bc.YLabel += ", total over " + plural(r.Exp.NReps, "run")
 	}
 	return bc
 }
@@ -172,7 +175,7 @@ func (r *Report) chainPanel(letter string) plots.LineChart {
 	xmax := e.ValuesOf(0)[len(e.ValuesOf(0))-1]
 	lc := plots.LineChart{
 		Title:  fmt.Sprintf("%spre-emption chains, %s = %s", letter, shortParam(e.SweepOf(0).Param), plots.FormatNumber(xmax)),
-		XLabel: "rounds lost in a row to higher ballots", YLabel: fmt.Sprintf("attempts (total of %d runs)", e.NReps),
+		XLabel: "rounds lost in a row to higher ballots", YLabel: "attempts (total of " + plural(e.NReps, "run") + ")",
 		LogY: true, Dodge: vg.Points(2.5 * float64(len(e.Variants))),
 	}
 	facet := e.Facets[0].Name
@@ -191,12 +194,10 @@ func (r *Report) chainPanel(letter string) plots.LineChart {
 			}
 		}
 		for l := 0; l <= maxLen; l++ {
-			// A length nobody reached is left out (a log axis has no
-			// zero); the chains CSV lists every count.
-			y := math.NaN()
-			if counts[l] > 0 {
-				y = float64(counts[l])
-			}
+			// A length nobody reached is a count of zero, which the log
+			// axis cannot show: the chart leaves it out and its note
+			// says where; the chains CSV lists every count.
+			y := float64(counts[l])
 			s.X = append(s.X, float64(l))
 			s.Y = append(s.Y, y)
 		}

@@ -169,6 +169,10 @@ type Experiment struct {
 	// EnvNotes are notes that hold only in one environment; Resolve
 	// appends those of the chosen one to Notes.
 	EnvNotes map[string][]string `json:"env_notes,omitempty"`
+	// ChartNotes: per environment, the caveat the chart itself must
+	// carry, so that a chart seen without the report is not misread
+	// (the report's notes, EnvNotes, say it at length).
+	ChartNotes map[string]string `json:"chart_notes,omitempty"`
 	// Trace: runs keep the hold intervals and the event trace (timeline).
 	Trace bool `json:"trace,omitempty"`
 	// Faults makes every run a member of a fault campaign, exactly as
@@ -253,7 +257,7 @@ func (e Experiment) validate() error {
 	}
 	for _, p := range e.Published {
 		for env := range p.NoteIn {
-			if !slices.Contains(runner.Envs, env) {
+			if !slices.Contains(runner.Envs(), env) {
 				return fmt.Errorf("published claim %q: note for unknown environment %q", p.Claim, env)
 			}
 		}
@@ -282,7 +286,7 @@ func (e Experiment) checkShape() error {
 		return fmt.Errorf("no environment")
 	}
 	for _, env := range e.Envs {
-		if !slices.Contains(runner.Envs, env) {
+		if !slices.Contains(runner.Envs(), env) {
 			return fmt.Errorf("unknown environment %q", env)
 		}
 	}
@@ -307,13 +311,13 @@ func (e Experiment) checkShape() error {
 func (e Experiment) envSettings() ([]Setting, error) {
 	settings := append([]Setting{}, e.QuickSet...)
 	for _, env := range sortedKeys(e.EnvSet) {
-		if !slices.Contains(runner.Envs, env) {
+		if !slices.Contains(runner.Envs(), env) {
 			return nil, fmt.Errorf("settings for unknown environment %q", env)
 		}
 		settings = append(settings, e.EnvSet[env]...)
 	}
 	for env := range e.EnvNotes {
-		if !slices.Contains(runner.Envs, env) {
+		if !slices.Contains(runner.Envs(), env) {
 			return nil, fmt.Errorf("notes for unknown environment %q", env)
 		}
 	}
@@ -374,7 +378,7 @@ func (e Experiment) checkVariants() (map[string]bool, []Setting, error) {
 		}
 		names[key] = true
 		for _, env := range v.Envs {
-			if !slices.Contains(runner.Envs, env) {
+			if !slices.Contains(runner.Envs(), env) {
 				return nil, nil, fmt.Errorf("variant %q: unknown environment %q", key, env)
 			}
 		}
@@ -504,8 +508,8 @@ func (e Experiment) Resolve(opt Options) (Resolved, error) {
 		r.NReps = 1 // a timeline shows one chosen run
 	}
 	if opt.Env != "" {
-		if !slices.Contains(runner.Envs, opt.Env) {
-			return Resolved{}, fmt.Errorf("unknown environment %q (valid: %s)", opt.Env, strings.Join(runner.Envs, ", "))
+		if !slices.Contains(runner.Envs(), opt.Env) {
+			return Resolved{}, fmt.Errorf("unknown environment %q (valid: %s)", opt.Env, strings.Join(runner.Envs(), ", "))
 		}
 		if slices.Contains(e.Envs, opt.Env) {
 			r.Env = opt.Env

@@ -94,8 +94,8 @@ func deadlockFindings(r *Report) []string {
 		parts = append(parts, fmt.Sprintf("%s %s", v.Name, numText(n)))
 	}
 	if len(parts) > 0 {
-		out = append(out, fmt.Sprintf("Static-deadlock episodes over the whole proposer sweep without message loss (%d runs per point, all points): %s.",
-			runs, strings.Join(parts, ", ")))
+		out = append(out, fmt.Sprintf("Static-deadlock episodes over the whole proposer sweep without message loss (%s per point, all points): %s.",
+			plural(runs, "run"), strings.Join(parts, ", ")))
 	}
 	fi := e.facetIndex(deadlockLossFacet)
 	if fi < 0 {

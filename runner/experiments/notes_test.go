@@ -247,3 +247,67 @@ func TestFindingsAgreeWithData(t *testing.T) {
 	has("fig5", "naive: ") // the fake's throughput falls with the batch: the largest is at 100
 	has("fig5", " to "+numText(tp)+" leases/s")
 }
+
+// The setup line states what every run of the experiment had: the
+// contention study sweeps the proposers, so it does not say "3 proposers";
+// a facet that changes nothing says so instead of an empty sentence; a
+// study that sets the proposers per facet says so; one run per point is
+// not a confidence interval "over 1 runs".
+func TestSetupTextSaysWhatVaries(t *testing.T) {
+	for _, tc := range []struct {
+		exp       Experiment
+		want, not []string
+	}{
+		{contentionExp(), []string{"3 acceptors, proposers as swept (below)", "Facet *" + contRelBackoff + "*: the setup above, unchanged."},
+			[]string{"proposers,", ": ."}},
+		{deadlockExp(), []string{"3 acceptors, proposers as swept, or as the facets and variants below set them"}, []string{": ."}},
+		{fig7(), []string{"3 acceptors, 1 proposer;"}, []string{"as swept"}},
+	} {
+		e, err := tc.exp.Resolve(Options{Quick: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := setupText(&Report{Exp: e})
+		for _, w := range tc.want {
+			if !strings.Contains(text, w) {
+				t.Errorf("%s: setup text lacks %q:\n%s", e.Name, w, text)
+			}
+		}
+		for _, n := range tc.not {
+			if strings.Contains(text, n) {
+				t.Errorf("%s: setup text has %q:\n%s", e.Name, n, text)
+			}
+		}
+	}
+	e, err := fig7().Resolve(Options{Quick: true, Seeds: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := (&Report{Exp: e}).summaryTable(&b); err != nil {
+		t.Fatal(err)
+	}
+	if s := b.String(); strings.Contains(s, "over 1 runs") || !strings.Contains(s, "one run per row") {
+		t.Errorf("results heading with one run per point:\n%.300s", s)
+	}
+}
+
+// A simulated batch figure's chart says on the chart itself that its
+// throughput is the simulator's bound (fig10 reaches hundreds of millions
+// of leases/s); over UDP it does not.
+func TestSimulatedThroughputCaveatOnChart(t *testing.T) {
+	for _, env := range []string{"sim", "udp"} {
+		e, err := fig10().Resolve(Options{Quick: true, Env: env})
+		if err != nil {
+			t.Fatal(err)
+		}
+		fig, err := (&Report{Exp: e}).Figure()
+		if err != nil {
+			t.Fatal(err)
+		}
+		has := strings.Contains(strings.Join(fig.Notes, "\n"), "Simulated throughput is a bound")
+		if has != (env == "sim") {
+			t.Errorf("--env %s: chart notes %q", env, fig.Notes)
+		}
+	}
+}

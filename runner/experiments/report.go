@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -296,7 +297,11 @@ func (r *Report) summaryTable(w io.Writer) error {
 		}
 		rows = append(rows, row)
 	}
-	fmt.Fprintf(w, "### Results (mean ± half-width of the 95%% CI over %d runs per row; [lo, hi]: Wilson interval of a share; [total]: sum over the runs)\n\n", e.NReps)
+	if e.NReps == 1 {
+		fmt.Fprintf(w, "### Results (one run per row, so no confidence interval of the mean; [lo, hi]: Wilson interval of a share; [total]: the run's count)\n\n")
+	} else {
+		fmt.Fprintf(w, "### Results (mean ± half-width of the 95%% CI over %d runs per row; [lo, hi]: Wilson interval of a share; [total]: sum over the runs)\n\n", e.NReps)
+	}
 	if err := mdTable(w, head, rows); err != nil {
 		return err
 	}
@@ -360,7 +365,7 @@ func setupText(r *Report) string {
 	var parts []string
 	parts = append(parts, fmt.Sprintf("environment %s", e.Env))
 	parts = append(parts, fmt.Sprintf("workload %s", s.Workload))
-	parts = append(parts, fmt.Sprintf("%s, %s", plural(s.Acceptors, "acceptor"), plural(s.Proposers, "proposer")))
+	parts = append(parts, fmt.Sprintf("%s, %s", clusterText(e, "acceptors", s.Acceptors), clusterText(e, "proposers", s.Proposers)))
 	switch s.Workload {
 	case "batch":
 		parts = append(parts, fmt.Sprintf("unfinished requests fail after %v", s.Duration))
@@ -395,7 +400,11 @@ func setupText(r *Report) string {
 	}
 	for fi, f := range e.Facets {
 		if f.Name != "" {
-			text += fmt.Sprintf(" Facet *%s*: %s", f.Name, settingsText(f.Set))
+			set := settingsText(f.Set)
+			if set == "" {
+				set = "the setup above, unchanged"
+			}
+			text += fmt.Sprintf(" Facet *%s*: %s", f.Name, set)
 			if f.Sweep != nil {
 				var vs []string
 				for _, v := range e.ValuesOf(fi) {
@@ -472,6 +481,32 @@ func diskText(d runner.DiskSpec, env string) string {
 		s += ", background writer saturating the disk"
 	}
 	return s
+}
+
+// clusterText is the base's number n of param ("acceptors" or
+// "proposers") as the setup line states it: an experiment that sweeps it,
+// or whose facets or variants set their own, says so instead of stating
+// the base's number as if every run had it.
+func clusterText(e Resolved, param string, n int) string {
+	one := strings.TrimSuffix(param, "s")
+	swept := e.Sweep.Param == param
+	set := false
+	for _, f := range e.Facets {
+		swept = swept || (f.Sweep != nil && f.Sweep.Param == param)
+		set = set || slices.ContainsFunc(f.Set, func(s Setting) bool { return s.Param == param })
+	}
+	for _, v := range e.Variants {
+		set = set || slices.ContainsFunc(v.Set, func(s Setting) bool { return s.Param == param })
+	}
+	switch {
+	case swept && set:
+		return param + " as swept, or as the facets and variants below set them"
+	case swept:
+		return param + " as swept (below)"
+	case set:
+		return plural(n, one) + " unless a facet or variant below sets another number"
+	}
+	return plural(n, one)
 }
 
 func settingsText(ss []Setting) string {

@@ -49,6 +49,10 @@ type Link struct {
 	// uniform [0, StaleMax] ns.
 	Stale    float64
 	StaleMax int64
+	// Late: the probability that a message is held back alone, uniform
+	// [0, StaleMax] ns on top of its delay: later messages on its link
+	// overtake it.
+	Late float64
 }
 
 // Net draws, message by message, what the network does, from one stream
@@ -97,6 +101,15 @@ func (n *Net) DelayHeld() (int64, bool) {
 		return d, true
 	}
 	return d, false
+}
+
+// LateHold draws whether a message is held back alone (Late) and for how
+// long; no draw without Late.
+func (n *Net) LateHold() (int64, bool) {
+	if n.Late > 0 && n.rng.Float64() < n.Late {
+		return n.rng.Int64N(n.StaleMax + 1), true
+	}
+	return 0, false
 }
 
 // Stall is a link's stall episode, [Start, End).

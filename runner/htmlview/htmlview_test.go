@@ -71,12 +71,16 @@ func TestPageStructureAndData(t *testing.T) {
 		t.Fatal(err)
 	}
 	page := buf.String()
-	for _, bad := range []string{"http://", "https://", " src=", " href=", "@import", "url("} {
+	for _, bad := range []string{"http://", "https://", " src=", " href=", "@import"} {
 		if strings.Contains(page, bad) {
 			t.Errorf("page contains %q: not self-contained", bad)
 		}
 	}
-	for _, want := range []string{"<!DOCTYPE html>", "<style>", `<svg id="timeline">`, `<svg id="sequence">`, `id="zoom-in"`, `id="tip"`,
+	// url() only for the page's own patterns and markers (url(#id)).
+	if m := regexp.MustCompile(`url\([^#]`).FindString(page); m != "" {
+		t.Errorf("page contains %q: not self-contained", m)
+	}
+	for _, want := range []string{"<!DOCTYPE html>", "<style>", `<svg id="timeline" class="view">`, `<svg id="sequence" class="view">`, `id="zoom-in"`, `id="tip"`, `id="legend"`,
 		"late timer &lt;test&gt;"} {
 		if !strings.Contains(page, want) {
 			t.Errorf("page lacks %q", want)
@@ -262,10 +266,13 @@ func TestCollectorRecords(t *testing.T) {
 }
 
 // In a real headless browser (Debian's chromium, when installed; CI has
-// only Go and skips this): the page renders its holds, messages and the
-// violation, and its self-test (#selftest) hovers a message and the
-// violation through mouse events, zooms by button and wheel and pans by
-// dragging.
+// only Go and skips this): each page renders without a script error, and
+// its self-test (#selftest) hovers a message and the violation through
+// mouse events, zooms by button and wheel (the tooltip is gone after) and
+// pans by dragging. The pages: a replay (with its step axis and the
+// nodes' states), a long run whose file leaves messages and holds out
+// (hatched), and data whose lists are null (as a UDP run's messages once
+// were).
 func TestPageInChromium(t *testing.T) {
 	chromium, err := exec.LookPath("chromium")
 	if err != nil {
@@ -274,41 +281,191 @@ func TestPageInChromium(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test in -short mode")
 	}
-	d, _, _ := replayPage(t)
-	dir := t.TempDir()
-	path := filepath.Join(dir, "t.html")
-	var buf bytes.Buffer
-	if err := Render(&buf, d); err != nil {
+	replay, _, _ := replayPage(t)
+	s := runner.DefaultSpec()
+	s.Duration = 20 * time.Second
+	s.Hold, s.Pause = 20*time.Millisecond, 20*time.Millisecond
+	col := NewCollector(Input{Nodes: 3, Acceptors: 3, Proposers: 3, Limits: Limits{Messages: 500, Holds: 50}})
+	if _, err := runner.Run(s, runner.Options{Observers: []runner.Observer{col}}); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
+	long := col.Finish()
+	for _, tc := range []struct {
+		name string
+		d    Data
+		dom  []string // in the rendered page
+		self []string // in the self-test's output
+	}{
+		{"replay", replay,
+			[]string{`<rect class="hold"`, `<line class="msg"`, `<rect class="violation"`, `<path class="crash"`, `class="jump-violation"`,
+				`<circle class="selfmsg"`, `class="step-label"`, `<rect class="cursor"`},
+			[]string{"hover-msg: block ", "ballot ", "sent      step ", "delivered step ", "hover-violation: block VIOLATION on resource 0",
+				"step-key: true step ", "states: 5 life ", "time-axis: true"}},
+		{"long run", long,
+			[]string{`<rect class="hold"`, `<line class="msg"`, `<rect class="gap"`},
+			[]string{"hover-msg: block ", "delivered "}},
+		{"null lists", Data{Title: "null", Rows: []string{"n0", "n1"}, End: 1e6}, nil, []string{"hover-msg: none"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			path := filepath.Join(dir, "t.html")
+			var buf bytes.Buffer
+			if err := Render(&buf, tc.d); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			cmd := exec.Command(chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+				"--disable-background-networking", "--disable-component-update", "--disable-sync",
+				"--user-data-dir="+filepath.Join(dir, "profile"), "--window-size=1200,800", "--dump-dom", "file://"+path+"#selftest")
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			out, err := cmd.Output()
+			if err != nil {
+				t.Fatalf("chromium: %v\n%s", err, stderr.String())
+			}
+			dom := string(out)
+			for _, want := range append([]string{`data-ready="1"`, `id="legend"><span>`}, tc.dom...) {
+				if !strings.Contains(dom, want) {
+					t.Errorf("rendered page lacks %s", want)
+				}
+			}
+			m := regexp.MustCompile(`(?s)<pre id="selftest">(.*?)</pre>`).FindStringSubmatch(dom)
+			if m == nil {
+				t.Fatalf("no self-test output in the rendered page:\n%.2000s", dom)
+			}
+			self := m[1]
+			for _, want := range append([]string{"zoom-button: true", "tip-after-zoom: none", "zoom-wheel: true", "pan: true", "reset: true",
+				"legend: 1", "errors: none"}, tc.self...) {
+				if !strings.Contains(self, want) {
+					t.Errorf("self-test lacks %q:\n%s", want, self)
+				}
+			}
+		})
 	}
-	cmd := exec.Command(chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-		"--disable-background-networking", "--disable-component-update", "--disable-sync",
-		"--user-data-dir="+filepath.Join(dir, "profile"), "--window-size=1200,800", "--dump-dom", "file://"+path+"#selftest")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("chromium: %v\n%s", err, stderr.String())
+}
+
+// A replayed scenario has a step axis: a step for the boot, then one per
+// command, each with every node's state in words and the records it
+// caused; every element carries the sequence numbers the axis places it
+// by; the records of all steps are the trace's.
+func TestReplaySteps(t *testing.T) {
+	d, rr, count := replayPage(t)
+	total := 0
+	for _, n := range count {
+		total += n
 	}
-	dom := string(out)
-	for _, want := range []string{`data-ready="1"`, `<rect class="hold"`, `<line class="msg"`, `<rect class="violation"`,
-		`<path class="crash"`, `class="jump-violation"`} {
-		if !strings.Contains(dom, want) {
-			t.Errorf("rendered page lacks %s", want)
+	if d.Records != int64(total) {
+		t.Fatalf("%d records numbered, the trace has %d", d.Records, total)
+	}
+	if len(d.Steps) < 2 || !strings.HasPrefix(d.Steps[0].Cmd, "start") {
+		t.Fatalf("steps %+v: want the boot first", d.Steps)
+	}
+	// Every command after the boot is a step (the scenario's setup lines
+	// before it are not), and the verdict's records, if any, one more.
+	cmds := rr.Steps - 4 // algo, cluster, params, ablate
+	if n := len(d.Steps) - 1; n != cmds && n != cmds+1 {
+		t.Errorf("%d steps after the boot for %d commands", n, cmds)
+	}
+	recs := 0
+	for i, s := range d.Steps {
+		if i > 0 && s.Q < d.Steps[i-1].Q {
+			t.Fatalf("step %d ends at record %d, before step %d (%d)", i, s.Q, i-1, d.Steps[i-1].Q)
+		}
+		if len(s.Nodes) != len(d.Rows) {
+			t.Fatalf("step %d describes %d nodes of %d", i, len(s.Nodes), len(d.Rows))
+		}
+		for n, st := range s.Nodes {
+			if st == "" {
+				t.Errorf("step %d: node %d not described (paxoslease describes its nodes)", i, n)
+			}
+		}
+		recs += len(s.Recs) + s.More
+	}
+	if int64(recs) != d.Records {
+		t.Errorf("the steps list %d records of %d", recs, d.Records)
+	}
+	// After the step in which the violation began, two nodes say they
+	// hold the lease.
+	k := 0
+	for k < len(d.Steps) && d.Steps[k].Q < d.Violations[0].Q {
+		k++
+	}
+	if at := strings.Join(d.Steps[k].Nodes, "\n"); strings.Count(at, "holds the lease") != 2 {
+		t.Errorf("after step %d (%s), where the violation begins, the nodes say:\n%s", k, d.Steps[k].Cmd, at)
+	}
+	for _, m := range d.Msgs {
+		if m.SendQ <= 0 || (m.Deliver >= 0 && m.DeliverQ <= m.SendQ) {
+			t.Fatalf("message without its records' numbers: %+v", m)
 		}
 	}
-	m := regexp.MustCompile(`(?s)<pre id="selftest">(.*?)</pre>`).FindStringSubmatch(dom)
-	if m == nil {
-		t.Fatalf("no self-test output in the rendered page:\n%.2000s", dom)
-	}
-	self := m[1]
-	for _, want := range []string{"hover-msg: block ", "ballot ", "sent ", "delivered ", "hover-violation: block VIOLATION on resource 0",
-		"zoom-button: true", "zoom-wheel: true", "pan: true", "reset: true"} {
-		if !strings.Contains(self, want) {
-			t.Errorf("self-test lacks %q:\n%s", want, self)
+	for _, h := range d.Holds {
+		if h.Q <= 0 || h.EQ < h.Q {
+			t.Fatalf("hold without its records' numbers: %+v", h)
 		}
+	}
+	for _, v := range d.Violations {
+		if v.Q <= 0 || v.Q > d.Records {
+			t.Fatalf("violation without its record's number: %+v", v)
+		}
+	}
+}
+
+// What the file leaves out is accounted for: over the gaps, the messages
+// and holds not embedded add up to those the trace had beyond the file's,
+// and no gap is claimed where everything is in the file.
+func TestGapsAccountForWhatIsLeftOut(t *testing.T) {
+	s := runner.DefaultSpec()
+	s.Duration = 60 * time.Second
+	s.Hold, s.Pause = 20*time.Millisecond, 20*time.Millisecond
+	for _, lim := range []Limits{{Messages: 300, Holds: 40}, {Messages: 1 << 30, Holds: 1 << 30}} {
+		c := NewCollector(Input{Nodes: 3, Acceptors: 3, Proposers: 3, Limits: lim})
+		res, err := runner.Run(s, runner.Options{Observers: []runner.Observer{c}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.Input().EndNS = res.SimulatedNS
+		d := c.Finish()
+		left := map[string]int{}
+		for _, g := range d.Gaps {
+			if g.Kept >= g.Total || g.Start > g.End || g.Start < d.Start || g.End > d.End {
+				t.Errorf("bad gap %+v (view %d..%d)", g, d.Start, d.End)
+			}
+			left[g.What] += g.Total - g.Kept
+		}
+		if want := d.TotalMsgs - len(d.Msgs); left["messages"] != want {
+			t.Errorf("limits %+v: gaps leave out %d messages, the file %d of %d", lim, left["messages"], len(d.Msgs), d.TotalMsgs)
+		}
+		if want := d.TotalHolds - len(d.Holds); left["holds"] != want {
+			t.Errorf("limits %+v: gaps leave out %d holds, the file %d of %d", lim, left["holds"], len(d.Holds), d.TotalHolds)
+		}
+		if lim.Holds == 40 && (left["holds"] == 0 || left["messages"] == 0) {
+			t.Errorf("limits %+v: nothing left out (%d messages, %d holds in the trace)", lim, d.TotalMsgs, d.TotalHolds)
+		}
+		if d.TotalSelf <= 0 || d.TotalSelf >= d.TotalMsgs {
+			t.Errorf("%d of %d messages to the sender itself", d.TotalSelf, d.TotalMsgs)
+		}
+	}
+}
+
+// The buckets count every instant whatever the run's length: widths
+// double as time goes on, and the counts add up.
+func TestBuckets(t *testing.T) {
+	var b buckets
+	n := 0
+	for t0 := int64(0); t0 < int64(100*time.Second); t0 += int64(7 * time.Millisecond) {
+		b.add(t0)
+		n++
+	}
+	sum := 0
+	for _, c := range b.counts {
+		sum += c
+	}
+	if sum != n || len(b.counts) > maxBuckets || b.width < int64(100*time.Second)/maxBuckets {
+		t.Fatalf("%d of %d counted in %d buckets of %d ns", sum, n, len(b.counts), b.width)
+	}
+	if g := b.gaps("x", nil, 0, int64(100*time.Second)); len(g) != 1 || g[0].Total != n || g[0].Kept != 0 {
+		t.Fatalf("nothing kept: gaps %+v", g)
 	}
 }

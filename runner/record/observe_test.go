@@ -173,7 +173,7 @@ func TestFaults(t *testing.T) {
 // A meter sees only the happenings it has a hook for: one with none would
 // fill its fields from nothing.
 func TestEveryMeterHasAHook(t *testing.T) {
-	r := NewRecorder(runner.DefaultSpec(), IdentityClocks, nil)
+	r := NewRecorder(runner.Plan{Spec: runner.DefaultSpec()}, IdentityClocks, nil)
 	defer r.Release()
 	for _, m := range r.meters {
 		switch m.(type) {

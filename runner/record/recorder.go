@@ -131,9 +131,10 @@ type grant struct {
 	owner  algorithms.NodeID
 }
 
-// NewRecorder returns a recorder for spec whose clocks map local expiries
-// to true time. tr may be nil.
-func NewRecorder(spec runner.Spec, clocks Clocks, tr *Tracer) *Recorder {
+// NewRecorder returns a recorder for plan p whose clocks map local
+// expiries to true time. tr may be nil.
+func NewRecorder(p runner.Plan, clocks Clocks, tr *Tracer) *Recorder {
+	spec := p.Spec
 	r := &Recorder{
 		spec:      spec,
 		clocks:    clocks,
@@ -145,9 +146,7 @@ func NewRecorder(spec runner.Spec, clocks Clocks, tr *Tracer) *Recorder {
 		r.tables = *t
 	}
 	r.addMeters()
-	if a, err := algorithms.Lookup(spec.Algo); err == nil {
-		r.blocks = a.GrantBlocks
-	}
+	r.blocks = p.Algo.GrantBlocks
 	r.chk = checker.NewChecker(clocks, spec.Seed, r)
 	return r
 }

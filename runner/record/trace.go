@@ -127,6 +127,10 @@ func (t *Tracer) Add(r *TraceRec) {
 	}
 }
 
+// Observed reports whether any observer sees the records (an environment
+// whose trace hash means nothing may leave out what nobody looks at).
+func (t *Tracer) Observed() bool { return len(t.obs) > 0 }
+
 // Hash is the trace hash so far, as 16 hex digits.
 func (t *Tracer) Hash() string {
 	h := t.h ^ uint64(t.n)

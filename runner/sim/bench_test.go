@@ -21,7 +21,7 @@ func BenchmarkSimDeliver(b *testing.B) {
 	start := time.Now()
 	for i := 0; i < b.N; i++ {
 		s.Seed = uint64(i + 1)
-		res, sm, err := runDetail(s, runner.Options{})
+		res, sm, err := runDetail(plan(b, s), runner.Options{})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -44,11 +44,20 @@ func BenchmarkSimContention(b *testing.B) {
 	start := time.Now()
 	for i := 0; i < b.N; i++ {
 		s.Seed = uint64(i + 1)
-		_, sm, err := runDetail(s, runner.Options{})
+		_, sm, err := runDetail(plan(b, s), runner.Options{})
 		if err != nil {
 			b.Fatal(err)
 		}
 		delivered += sm.delivered
 	}
 	b.ReportMetric(float64(delivered)/time.Since(start).Seconds(), "msgs/s")
+}
+
+func plan(t testing.TB, s runner.Spec) runner.Plan {
+	t.Helper()
+	p, err := runner.Resolve(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }

@@ -9,34 +9,44 @@ import (
 	"leaselab/runner/workload"
 )
 
-func init() { runner.RegisterEnv("sim", Run) }
+func init() { runner.RegisterEnv(runner.Env{Name: "sim", Run: RunPlan}) }
 
-// Run runs one validated spec in the simulator (runner.Run validates, then
-// calls it for Env "sim").
+// Run resolves spec (runner.Resolve) and runs it in the simulator.
 func Run(spec runner.Spec, opt runner.Options) (runner.Result, error) {
-	res, _, err := runDetail(spec, opt)
+	p, err := runner.Resolve(spec)
+	if err != nil {
+		return runner.Result{}, err
+	}
+	return RunPlan(p, opt)
+}
+
+// RunPlan runs a resolved plan in the simulator (runner.Run resolves,
+// then calls it for Env "sim").
+func RunPlan(p runner.Plan, opt runner.Options) (runner.Result, error) {
+	res, _, err := runDetail(p, opt)
 	return res, err
 }
 
-// runDetail is Run that also returns the simulator (for its
+// runDetail is RunPlan that also returns the simulator (for its
 // counters, in tests and benchmarks: after a run without error it has
 // released its tables to the next run).
-func runDetail(spec runner.Spec, opt runner.Options) (runner.Result, *sim, error) {
+func runDetail(p runner.Plan, opt runner.Options) (runner.Result, *sim, error) {
+	spec := p.Spec
 	start := time.Now()
 	tr := record.NewRunTracer(opt)
-	s, err := newSim(spec, tr, false)
-	if err != nil {
-		return runner.Result{}, nil, err
-	}
+	s := newSim(p, tr, false)
 	if spec.Workload == "batch" {
 		// A batch puts every request in flight at once: size the tables
 		// for it up front instead of doubling them along the way.
 		n := spec.Leases
 		s.rec.Reserve(n)
 		s.msgs.Grow(n * spec.Acceptors)
-		s.tslots.Grow(n * (spec.Acceptors + 1))
+		s.trefs.Grow(n * (spec.Acceptors + 1))
+		for i := range s.nodes {
+			s.nodes[i].Timers.Grow(n)
+		}
 	}
-	drv, err := workload.NewDriver(spec, s, s.rec)
+	drv, err := workload.NewDriver(p, s, s.rec)
 	if err != nil {
 		return runner.Result{}, nil, err
 	}

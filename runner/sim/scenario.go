@@ -62,6 +62,15 @@ type replayer struct {
 	observers []runner.Observer
 	tr        *record.Tracer
 	tx        *transcript // nil: no transcript
+	// steps: the observers that want each command's end (StepObserver);
+	// cmd is the command being run.
+	steps []runner.StepObserver
+	cmd   string
+	// quiet: print no trace records (Script: a program reads the
+	// outcome, nobody reads the trace).
+	quiet bool
+	// pendingHook, if set, sees every message that becomes pending.
+	pendingHook func(id int, m algorithms.Message)
 }
 
 // Replay runs a scenario file step by step and writes the trace, the
@@ -74,6 +83,11 @@ func Replay(scenario io.Reader, w io.Writer) (ReplayResult, error) {
 
 func replay(scenario io.Reader, w io.Writer, observers []runner.Observer, tx *transcript) (res ReplayResult, err error) {
 	rp := &replayer{w: w, spec: scenarioSpec(), observers: observers, tx: tx}
+	for _, o := range observers {
+		if so, ok := o.(runner.StepObserver); ok {
+			rp.steps = append(rp.steps, so)
+		}
+	}
 	defer func() {
 		if rp.tr != nil {
 			if ferr := rp.tr.Flush(); ferr != nil && err == nil {
@@ -83,28 +97,58 @@ func replay(scenario io.Reader, w io.Writer, observers []runner.Observer, tx *tr
 	}()
 	sc := bufio.NewScanner(scenario)
 	for sc.Scan() {
-		rp.line++
-		text := sc.Text()
-		if i := strings.IndexByte(text, '#'); i >= 0 {
-			text = text[:i]
-		}
-		fields := strings.Fields(text)
-		if len(fields) == 0 {
-			continue
-		}
-		fmt.Fprintf(w, "> %s\n", strings.Join(fields, " "))
-		rp.tx.command(strings.Join(fields, " "))
-		if err := rp.exec(fields); err != nil {
-			return rp.res, fmt.Errorf("line %d: %w", rp.line, err)
-		}
-		rp.res.Steps++
-		if rp.s != nil && rp.s.err != nil {
-			return rp.res, fmt.Errorf("line %d: %w", rp.line, rp.s.err)
+		if err := rp.execLine(sc.Text()); err != nil {
+			return rp.res, err
 		}
 	}
 	if err := sc.Err(); err != nil {
 		return rp.res, err
 	}
+	return rp.finish()
+}
+
+// execLine runs one line of a scenario (a comment or blank line does
+// nothing); errors carry the line number.
+func (rp *replayer) execLine(text string) error {
+	rp.line++
+	if i := strings.IndexByte(text, '#'); i >= 0 {
+		text = text[:i]
+	}
+	fields := strings.Fields(text)
+	if len(fields) == 0 {
+		return nil
+	}
+	return rp.execFields(fields)
+}
+
+// execFields runs one command, split into fields.
+func (rp *replayer) execFields(fields []string) error {
+	cmd := ""
+	if !rp.quiet || len(rp.steps) > 0 {
+		cmd = strings.Join(fields, " ")
+	}
+	if !rp.quiet {
+		fmt.Fprintf(rp.w, "> %s\n", cmd)
+		rp.tx.command(cmd)
+	}
+	rp.cmd = cmd
+	if err := rp.exec(fields); err != nil {
+		return fmt.Errorf("line %d: %w", rp.line, err)
+	}
+	rp.res.Steps++
+	if rp.s != nil && rp.s.err != nil {
+		return fmt.Errorf("line %d: %w", rp.line, rp.s.err)
+	}
+	if rp.started && fields[0] != "start" {
+		rp.stepDone(cmd) // start's step is the boot's (boot)
+	}
+	return nil
+}
+
+// finish boots the run if no action did, and gives the checker's verdict.
+func (rp *replayer) finish() (ReplayResult, error) {
+	w := rp.w
+	rp.cmd = ""
 	if err := rp.boot(); err != nil {
 		return rp.res, err
 	}
@@ -159,19 +203,26 @@ func (rp *replayer) boot() error {
 		return nil
 	}
 	rp.started = true
-	if err := rp.spec.Validate(); err != nil {
-		return err
-	}
-	tr := record.NewTracer(append([]runner.Observer{rp}, rp.observers...)...)
-	rp.tr = tr
-	s, err := newSim(rp.spec, tr, true)
+	p, err := runner.Resolve(rp.spec)
 	if err != nil {
 		return err
 	}
+	obs := rp.observers
+	if !rp.quiet {
+		obs = append([]runner.Observer{rp}, obs...)
+	}
+	tr := record.NewTracer(obs...)
+	rp.tr = tr
+	s := newSim(p, tr, true)
 	rp.s = s
 	s.onPending = func(p pendingMsg) {
-		fmt.Fprintf(rp.w, "  %*s pending #%d\n", 19, "", p.id)
-		rp.tx.pending(p.id)
+		if rp.pendingHook != nil {
+			rp.pendingHook(p.id, p.msg)
+		}
+		if !rp.quiet {
+			fmt.Fprintf(rp.w, "  %*s pending #%d\n", 19, "", p.id)
+			rp.tx.pending(p.id)
+		}
 	}
 	for n, c := range rp.preClocks {
 		if int(n) >= len(s.clock) {
@@ -183,7 +234,39 @@ func (rp *replayer) boot() error {
 		return err
 	}
 	s.settle(s.now)
+	// The boot is a step of its own, also when the first action implies
+	// it: its records are not that action's.
+	start := "start"
+	switch rp.cmd {
+	case "start":
+	case "":
+		start = "start (implicit)"
+	default:
+		start = "start (implicit, before " + rp.cmd + ")"
+	}
+	rp.stepDone(start)
 	return nil
+}
+
+// stepDone tells the step observers that the command cmd is done, with
+// each node's state in words.
+func (rp *replayer) stepDone(cmd string) {
+	if len(rp.steps) == 0 {
+		return
+	}
+	s := rp.s
+	st := runner.ScriptStep{Line: rp.line, Command: cmd, T: s.now, Nodes: make([]string, len(s.nodes))}
+	for i := range s.nodes {
+		n := &s.nodes[i]
+		if !n.Up() {
+			st.Nodes[i] = "down"
+			continue
+		}
+		st.Nodes[i] = algorithms.Describe(n.Node, s.clock[i].Local(s.now))
+	}
+	for _, o := range rp.steps {
+		o.Step(&st)
+	}
 }
 
 // Observe prints a trace record as the replay goes (runner.Observer).

@@ -9,9 +9,9 @@ import (
 	"leaselab/algorithms"
 	"leaselab/runner"
 	"leaselab/runner/faults"
+	"leaselab/runner/host"
 	"leaselab/runner/internal/slab"
 	"leaselab/runner/record"
-	"leaselab/runner/restable"
 	"leaselab/runner/workload"
 )
 
@@ -93,13 +93,18 @@ type timedEvent struct {
 	simEvent
 }
 
-type timerSlot struct {
-	key  algorithms.TimerKey
-	at   algorithms.Local // deadline on the node's clock
-	gen  uint32
-	next int32
-	node algorithms.NodeID
-	live bool
+// timerRef is the simulator's name for an armed timer, which its events
+// carry: the node and its host's timer entry, and a generation that
+// every re-arming, cancelling and firing bumps, so that an event of an
+// earlier arming finds it changed and does nothing. References are
+// handed out from one slab for all nodes, in the order timers are first
+// set: that order is the one in which a changed clock re-arms a node's
+// timers (setClock), and so part of the trace.
+type timerRef struct {
+	gen   uint32
+	entry int32
+	node  algorithms.NodeID
+	live  bool
 }
 
 type inputSlot struct {
@@ -107,25 +112,20 @@ type inputSlot struct {
 	kind algorithms.InputKind
 }
 
+// simNode is a node's host and what the simulator keeps beside it.
 type simNode struct {
-	impl     algorithms.Node
-	up       bool
-	restarts uint16
-	// incarnation counts boots; it guards disk completions of a previous
-	// life.
-	incarnation uint32
-	timers      restable.Table // resource -> first live timer slot
+	host.Host
 	// nextFree is when the node's outgoing link is free (Bandwidth).
 	nextFree int64
-	disk     disk
+	// syncStart is the true time the running sync began.
+	syncStart int64
 }
 
 // sim is one simulated run. It implements Env and LocalClocks.
 type sim struct {
-	spec runner.Spec
-	algo algorithms.Algorithm
-	seed uint64
-	now  int64
+	spec  runner.Spec
+	setup host.Setup
+	now   int64
 	tables
 	nowHead int
 	nodes   []simNode
@@ -150,7 +150,6 @@ type sim struct {
 	partActive bool
 	side       []uint8
 
-	keepDurable bool
 	// scripted: the network never delivers on its own; messages wait in
 	// pending until a scenario says what happens to them.
 	scripted  bool
@@ -185,9 +184,11 @@ type tables struct {
 
 	// What events refer to by index (simEvent.arg).
 	msgs   slab.Slab[algorithms.Message]
-	tslots slab.Slab[timerSlot]
+	trefs  slab.Slab[timerRef]
 	funcs  slab.Slab[func()]
 	inputs slab.Slab[inputSlot]
+	// timers are the nodes' timer sets of the last run, emptied.
+	timers []host.Timers
 }
 
 var tablePool sync.Pool // of *tables
@@ -196,7 +197,7 @@ func (t *tables) reset() {
 	t.q.reset()
 	t.nowQ = t.nowQ[:0]
 	t.msgs.Reset()
-	t.tslots.Reset()
+	t.trefs.Reset()
 	for i := range t.funcs.Len() {
 		*t.funcs.At(int32(i)) = nil // let the garbage collector have the closures
 	}
@@ -210,6 +211,12 @@ func (s *sim) release() {
 	t := &tables{}
 	*t = s.tables
 	s.tables = tables{}
+	t.timers = t.timers[:0]
+	for i := range s.nodes {
+		tm := s.nodes[i].Timers
+		tm.Reset()
+		t.timers = append(t.timers, tm)
+	}
 	s.rec.Release()
 	t.reset()
 	tablePool.Put(t)
@@ -221,23 +228,21 @@ type pendingMsg struct {
 	msg algorithms.Message
 }
 
-// newSim builds the simulator for spec (already validated) and boots the
-// nodes. The driver is attached by the caller.
-func newSim(spec runner.Spec, tr *record.Tracer, scripted bool) (*sim, error) {
-	algo, err := algorithms.Lookup(spec.Algo)
-	if err != nil {
-		return nil, err
-	}
-	cl := algorithms.NewCluster(spec.Acceptors, spec.Proposers)
+// newSim builds the simulator for plan p. The caller boots the nodes and
+// attaches the driver.
+func newSim(p runner.Plan, tr *record.Tracer, scripted bool) *sim {
+	spec := p.Spec
+	cl := p.Cluster()
 	s := &sim{
-		spec:  spec,
-		algo:  algo,
-		seed:  spec.Seed,
+		spec: spec,
+		setup: host.Setup{Algo: p.Algo, Cluster: cl, Params: spec.Params,
+			Ablate: spec.Ablate, Seed: spec.Seed},
 		nodes: make([]simNode, cl.Nodes),
 		net: faults.NewNet(spec.Seed, faults.Link{
 			RTT: spec.Net.RTT, Jitter: spec.Net.Jitter,
 			Loss: spec.Net.Loss, Dup: spec.Net.Dup, Reorder: spec.Net.Reorder,
 			Stale: spec.Net.Stale, StaleMax: int64(spec.Net.StaleSpans * float64(spec.Params.LeaseSpan)),
+			Late: spec.Net.Late,
 		}),
 		faults:   faults.NewSchedule(spec.Seed),
 		diskRng:  faults.Rand(spec.Seed, faults.StreamDisk),
@@ -248,11 +253,21 @@ func newSim(spec runner.Spec, tr *record.Tracer, scripted bool) (*sim, error) {
 	if t, ok := tablePool.Get().(*tables); ok {
 		s.tables = *t
 	}
-	s.keepDurable = scripted || spec.Faults.CrashRate > 0 || spec.Workload == "failover"
+	// Durable records are kept only when the run can crash nodes.
+	keep := scripted || spec.Faults.CrashRate > 0 || p.Workload.Crashes
+	for i := range s.nodes {
+		nd := &s.nodes[i]
+		nd.ID = algorithms.NodeID(i)
+		if i < len(s.timers) {
+			nd.Timers = s.timers[i]
+		}
+		nd.Disk.Keep = keep
+		nd.Disk.Each = !spec.Disk.GroupCommit
+	}
 	s.clock = faults.DrawClocks(spec.Seed, cl.Nodes, spec.Clocks.Skew, spec.Clocks.Drift, spec.Clocks.Edges)
-	s.rec = record.NewRecorder(spec, s, tr)
+	s.rec = record.NewRecorder(p, s, tr)
 	s.q.warm = s.warm
-	return s, nil
+	return s
 }
 
 // warm reads, ahead of their turn, the message and timer slots that the
@@ -270,7 +285,7 @@ func (s *sim) warm(evs []timedEvent) {
 		case evDeliver:
 			x += uint32(s.msgs.At(e.arg).To)
 		case evTimer:
-			x += s.tslots.At(e.arg).gen
+			x += s.trefs.At(e.arg).gen
 		}
 	}
 	s.warmSink = x
@@ -319,37 +334,17 @@ func (s *sim) slew(n algorithms.NodeID) {
 	s.scheduleSlew(n)
 }
 
-func (s *sim) nodeRand(n algorithms.NodeID, restarts uint16) *rand.Rand {
-	return rand.New(faults.NodeSource(s.seed, n, restarts))
-}
-
 // startNode builds node n (a restart if again) and steps it with Start.
 func (s *sim) startNode(n algorithms.NodeID, again bool) error {
 	nd := &s.nodes[n]
 	if again {
-		nd.restarts++
+		nd.Restarts++
 	}
-	cfg := algorithms.Config{
-		ID:        n,
-		Cluster:   algorithms.NewCluster(s.spec.Acceptors, s.spec.Proposers),
-		Params:    s.spec.Params,
-		Ablations: s.spec.Ablate,
-		Rand:      s.nodeRand(n, nd.restarts),
-		Restarts:  nd.restarts,
+	if err := nd.Boot(&s.setup, nd.Disk.Recovered()); err != nil {
+		return err
 	}
-	if len(nd.disk.durable) > 0 {
-		cfg.Recovered = append([]algorithms.Record(nil), nd.disk.durable...)
-	}
-	impl, err := s.algo.New(cfg)
-	if err != nil {
-		return fmt.Errorf("building node %d: %w", n, err)
-	}
-	nd.impl = impl
-	nd.up = true
-	nd.incarnation++
-	nd.timers = restable.Table{}
 	if again {
-		s.trace(&record.TraceRec{T: s.now, Local: s.clock[n].Local(s.now), Kind: record.TraceRestart, Node: n, X: int64(nd.restarts)})
+		s.trace(&record.TraceRec{T: s.now, Local: s.clock[n].Local(s.now), Kind: record.TraceRestart, Node: n, X: int64(nd.Restarts)})
 	}
 	s.step(n, algorithms.Input{Kind: algorithms.Start})
 	return nil
@@ -410,32 +405,29 @@ func (s *sim) At(t int64, f func()) {
 }
 
 func (s *sim) Input(n algorithms.NodeID, in algorithms.Input) bool {
-	if int(n) >= len(s.nodes) || !s.nodes[n].up {
+	if int(n) >= len(s.nodes) || !s.nodes[n].Up() {
 		return false
 	}
 	i := s.inputs.Put(inputSlot{res: in.Resource, kind: in.Kind})
-	s.schedule(s.now, evInput, n, i, s.nodes[n].incarnation)
+	s.schedule(s.now, evInput, n, i, s.nodes[n].Life)
 	return true
 }
 
-func (s *sim) Up(n algorithms.NodeID) bool { return int(n) < len(s.nodes) && s.nodes[n].up }
+func (s *sim) Up(n algorithms.NodeID) bool { return int(n) < len(s.nodes) && s.nodes[n].Up() }
 
 func (s *sim) Stop() { s.stopped = true }
 
 func (s *sim) Crash(n algorithms.NodeID) {
 	nd := &s.nodes[n]
-	if !nd.up {
+	if !nd.Up() {
 		return
 	}
-	nd.up = false
-	nd.impl = nil
-	for i := range s.tslots.Len() {
-		if ts := s.tslots.At(int32(i)); ts.live && ts.node == n {
+	for i := range s.trefs.Len() {
+		if r := s.trefs.At(int32(i)); r.live && r.node == n {
 			s.freeTimer(int32(i))
 		}
 	}
-	nd.timers = restable.Table{}
-	nd.disk.crash()
+	nd.Crash()
 	s.trace(&record.TraceRec{T: s.now, Local: s.clock[n].Local(s.now), Kind: record.TraceCrash, Node: n})
 	if s.drv != nil {
 		s.drv.Crashed(n)
@@ -445,7 +437,7 @@ func (s *sim) Crash(n algorithms.NodeID) {
 }
 
 func (s *sim) Restart(n algorithms.NodeID) {
-	if s.nodes[n].up {
+	if s.nodes[n].Up() {
 		return
 	}
 	if err := s.startNode(n, true); err != nil {
@@ -467,73 +459,57 @@ func (s *sim) fail(err error) {
 // --- stepping a node ---
 
 // step hands in to node n at the current true time and carries out its
-// output (workload.Carry). Steps never nest: inputs that arise while
-// handling an output are scheduled as events of their own.
+// output (host.Host.Apply, with the simulator as its host.Env). Steps
+// never nest: inputs that arise while handling an output are scheduled
+// as events of their own.
 func (s *sim) step(n algorithms.NodeID, in algorithms.Input) {
 	local := s.clock[n].Local(s.now)
 	s.steps++
-	s.out.Reset()
-	s.nodes[n].impl.Step(local, in, &s.out)
-	if err := workload.Carry(s, n, local, &s.out); err != nil {
+	if err := s.nodes[n].Step(s, local, in, &s.out); err != nil {
 		s.fail(err)
 	}
 }
 
-// Event hands one event of node n to the driver (or, with none, the
-// recorder); false if the node crashed or restarted in reaction (never
-// with the built-in workloads).
-func (s *sim) Event(n algorithms.NodeID, local algorithms.Local, ev *algorithms.Event) bool {
-	inc := s.nodes[n].incarnation
+// Event hands one event of a node to the driver (or, with none, the
+// recorder).
+func (s *sim) Event(h *host.Host, local algorithms.Local, ev *algorithms.Event) {
 	if s.drv != nil {
-		s.drv.Event(n, local, *ev)
+		s.drv.Event(h.ID, local, *ev)
 	} else {
-		s.rec.Event(s.now, n, local, *ev)
+		s.rec.Event(s.now, h.ID, local, *ev)
 	}
-	return s.nodes[n].up && s.nodes[n].incarnation == inc
 }
 
-// SetTimer sets or cancels timer t of node n, whose clock reads local.
-func (s *sim) SetTimer(n algorithms.NodeID, local algorithms.Local, t *algorithms.Timer) {
-	nd := &s.nodes[n]
-	slot := s.findTimer(nd, t.Key)
-	if t.Cancel {
-		if slot >= 0 {
-			s.unlinkTimer(nd, slot)
-			s.freeTimer(slot)
-		}
-		return
+// Arm schedules h's timer entry i, set at a step whose clock read local.
+// A timer set for the first time gets a reference.
+func (s *sim) Arm(h *host.Host, i int32, local algorithms.Local) {
+	e := h.Timers.At(i)
+	if e.Ref == host.NoRef {
+		r := s.trefs.Alloc()
+		ref := s.trefs.At(r)
+		ref.entry, ref.node, ref.live = i, h.ID, true
+		e.Ref = uint32(r)
 	}
-	if slot < 0 {
-		slot = s.tslots.Alloc()
-		ts := s.tslots.At(slot)
-		ts.key = t.Key
-		ts.node = n
-		ts.live = true
-		head, ok := nd.timers.Get(t.Key.Resource)
-		if !ok {
-			head = -1
-		}
-		ts.next = head
-		nd.timers.Put(t.Key.Resource, slot)
-	}
-	ts := s.tslots.At(slot)
-	ts.gen++
-	ts.at = t.At
-	s.armTimer(slot, local)
+	s.trefs.At(int32(e.Ref)).gen++
+	s.armTimer(int32(e.Ref), e.At, local)
 }
 
-// armTimer schedules timer slot for the first true instant its node's
-// clock reaches its deadline (now, if the clock, reading local, is there).
-func (s *sim) armTimer(slot int32, local algorithms.Local) {
-	ts := s.tslots.At(slot)
-	at := s.now
-	if ts.at > local {
-		at = s.clock[ts.node].TrueAt(ts.at)
+// Disarm frees the reference of a cancelled timer.
+func (s *sim) Disarm(_ *host.Host, _ int32, t host.Timer) { s.freeTimer(int32(t.Ref)) }
+
+// armTimer schedules timer reference r, due at the node's local time at,
+// for the first true instant the node's clock reaches it (now, if the
+// clock, reading local, is there).
+func (s *sim) armTimer(r int32, at, local algorithms.Local) {
+	ref := s.trefs.At(r)
+	t := s.now
+	if at > local {
+		t = s.clock[ref.node].TrueAt(at)
 	}
-	if at == math.MaxInt64 {
+	if t == math.MaxInt64 {
 		return // "never": keep the key, schedule nothing
 	}
-	s.schedule(at, evTimer, ts.node, slot, ts.gen)
+	s.schedule(t, evTimer, ref.node, r, ref.gen)
 }
 
 // setClock replaces node n's clock model from now on (scenario files):
@@ -543,59 +519,24 @@ func (s *sim) setClock(n algorithms.NodeID, c faults.Clock) {
 	s.trace(&record.TraceRec{T: s.now, Local: c.Local(s.now), Kind: record.TraceClock, Node: n, X: c.Offset, Y: c.RatePPB})
 	s.rec.Checker().Reclock(s.now, n)
 	nd := &s.nodes[n]
-	if !nd.up {
+	if !nd.Up() {
 		return
 	}
 	local := c.Local(s.now)
-	// Re-arm in slot order, so the run stays deterministic.
-	for i := range s.tslots.Len() {
-		if ts := s.tslots.At(int32(i)); ts.live && ts.node == n {
-			ts.gen++
-			s.armTimer(int32(i), local)
+	// Re-arm in reference order, so the run stays deterministic.
+	for i := range s.trefs.Len() {
+		if r := s.trefs.At(int32(i)); r.live && r.node == n {
+			r.gen++
+			s.armTimer(int32(i), nd.Timers.At(r.entry).At, local)
 		}
 	}
 }
 
-// findTimer returns the slot of nd's live timer key, or -1.
-func (s *sim) findTimer(nd *simNode, key algorithms.TimerKey) int32 {
-	i, ok := nd.timers.Get(key.Resource)
-	if !ok {
-		return -1
-	}
-	for ; i >= 0; i = s.tslots.At(i).next {
-		if s.tslots.At(i).key.Kind == key.Kind {
-			return i
-		}
-	}
-	return -1
-}
-
-// unlinkTimer removes slot from its resource's list.
-func (s *sim) unlinkTimer(nd *simNode, slot int32) {
-	ts := s.tslots.At(slot)
-	head, _ := nd.timers.Get(ts.key.Resource)
-	if head == slot {
-		if ts.next >= 0 {
-			nd.timers.Put(ts.key.Resource, ts.next)
-		} else {
-			nd.timers.Del(ts.key.Resource)
-		}
-		return
-	}
-	for i := head; i >= 0; i = s.tslots.At(i).next {
-		if o := s.tslots.At(i); o.next == slot {
-			o.next = ts.next
-			return
-		}
-	}
-}
-
-func (s *sim) freeTimer(slot int32) {
-	ts := s.tslots.At(slot)
-	ts.gen++
-	ts.live = false
-	ts.next = -1
-	s.tslots.Free(slot)
+func (s *sim) freeTimer(r int32) {
+	ref := s.trefs.At(r)
+	ref.gen++
+	ref.live = false
+	s.trefs.Free(r)
 }
 
 // Send hands m to the network.
@@ -640,13 +581,13 @@ func (s *sim) Send(m *algorithms.Message) {
 		s.drop(m, record.DropLoss)
 		return
 	}
-	at, stale := s.stall(m, depart, depart+s.net.Delay())
+	at, stale := s.late(s.stall(m, depart, depart+s.net.Delay()))
 	s.deliverMarked(at, m, stale)
 	if s.net.Duplicated() {
 		if s.tr != nil {
 			s.tr.Add(&record.TraceRec{T: s.now, Local: s.clock[from].Local(s.now), Kind: record.TraceDup, Node: from, Msg: *m})
 		}
-		at, stale := s.stall(m, depart, depart+s.net.Delay())
+		at, stale := s.late(s.stall(m, depart, depart+s.net.Delay()))
 		s.deliverMarked(at, m, stale)
 	}
 }
@@ -679,6 +620,15 @@ func (s *sim) stall(m *algorithms.Message, depart, t int64) (int64, bool) {
 	return t, true
 }
 
+// late holds a message due at t back alone (Net.Late): it counts as
+// stale.
+func (s *sim) late(t int64, stale bool) (int64, bool) {
+	if extra, ok := s.net.LateHold(); ok {
+		return t + extra, true
+	}
+	return t, stale
+}
+
 func (s *sim) drop(m *algorithms.Message, reason uint8) {
 	if s.tr != nil {
 		s.tr.Add(&record.TraceRec{T: s.now, Local: s.clock[m.From].Local(s.now), Kind: record.TraceDrop, Sub: reason, Node: m.From, Msg: *m})
@@ -706,22 +656,21 @@ func (s *sim) dispatch(e timedEvent) {
 	case evDeliver:
 		m := *s.msgs.At(e.arg)
 		s.msgs.Free(e.arg)
-		if e.gen == 1 && s.nodes[m.To].up {
+		if e.gen == 1 && s.nodes[m.To].Up() {
 			s.staleDelivered++
 		}
 		s.deliver(&m)
 	case evTimer:
-		ts := s.tslots.At(e.arg)
-		if ts.gen != e.gen {
+		ref := s.trefs.At(e.arg)
+		if ref.gen != e.gen {
 			return // replaced or cancelled since
 		}
-		n := ts.node
-		key := ts.key
+		n := ref.node
 		nd := &s.nodes[n]
-		if !nd.up {
+		if !nd.Up() {
 			return
 		}
-		s.unlinkTimer(nd, e.arg)
+		key := nd.Timers.Take(ref.entry)
 		s.freeTimer(e.arg)
 		if s.tr != nil {
 			s.tr.Add(&record.TraceRec{T: s.now, Local: s.clock[n].Local(s.now), Kind: record.TraceFire, Sub: key.Kind, Node: n, Res: key.Resource})
@@ -736,7 +685,7 @@ func (s *sim) dispatch(e timedEvent) {
 		in := *s.inputs.At(e.arg)
 		s.inputs.Free(e.arg)
 		nd := &s.nodes[e.node]
-		if !nd.up || nd.incarnation != e.gen {
+		if !nd.Up() || nd.Life != e.gen {
 			return // the node crashed since the client asked
 		}
 		s.step(e.node, algorithms.Input{Kind: in.kind, Resource: in.res})
@@ -760,7 +709,7 @@ func (s *sim) dispatch(e timedEvent) {
 // deliver steps a message into its receiver.
 func (s *sim) deliver(m *algorithms.Message) {
 	nd := &s.nodes[m.To]
-	if !nd.up {
+	if !nd.Up() {
 		if s.tr != nil {
 			s.tr.Add(&record.TraceRec{T: s.now, Local: s.clock[m.To].Local(s.now), Kind: record.TraceDrop, Sub: record.DropDown, Node: m.To, Msg: *m})
 		}
@@ -789,7 +738,7 @@ func (s *sim) scheduleFaults() {
 
 func (s *sim) faultCrash(n algorithms.NodeID) {
 	f := &s.spec.Faults
-	if !s.nodes[n].up {
+	if !s.nodes[n].Up() {
 		s.schedule(s.now+s.faults.Gap(f.CrashRate), evCrash, n, 0, 0)
 		return
 	}

@@ -27,10 +27,11 @@ func TestClockSlewKeepsSkewBound(t *testing.T) {
 			spec.Clocks = runner.ClockSpec{Skew: tt.skew, Drift: 0.002}
 			// Step the event loop for slews only and sample every clock
 			// once a second of true time.
-			s2, err := newSim(spec, nil, false)
+			p, err := runner.Resolve(spec)
 			if err != nil {
 				t.Fatal(err)
 			}
+			s2 := newSim(p, nil, false)
 			if err := s2.boot(); err != nil {
 				t.Fatal(err)
 			}

@@ -14,7 +14,7 @@ import (
 // (Sec. 5.3, Fig. 10: `iozone -t 1 -s2G`, one writer streaming a 2 GB
 // file while the leases are negotiated), for Spec.Disk.Background in the
 // udp environment. The simulator models the writer's effect on an fsync
-// (runner/disk.go); here a real writer competes with the real logs.
+// (runner/sim/disk.go); here a real writer competes with the real logs.
 //
 // One goroutine writes BackgroundBlock-sized blocks (1 MiB) to one file
 // in the run's disk directory, the directory that holds the classic Paxos

@@ -295,13 +295,13 @@ func TestDiskBytesIncludeCompaction(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := newDiskState(l, false)
+	d := newLogWriter(l, false)
 	go d.writer()
 	var bytes int64
 	const n = 20
 	for i := range n {
 		rec := algorithms.Record{Resource: algorithms.ResourceID(i % 3), Instance: uint64(i + 1), Owner: algorithms.NoNode}
-		d.req <- diskReq{recs: []algorithms.Record{rec}, ticket: uint64(i + 1)}
+		d.req <- []algorithms.Record{rec}
 		r := <-d.done
 		if r.err != nil {
 			t.Fatal(r.err)

@@ -19,10 +19,26 @@ import (
 )
 
 func init() {
-	runner.RegisterEnv("udp", func(s runner.Spec, o runner.Options) (runner.Result, error) {
-		r, _, err := RunSpec(s, o, EnvOptions{})
-		return r, err
-	})
+	runner.RegisterEnv(runner.Env{Name: "udp", Check: Supports,
+		Run: func(p runner.Plan, o runner.Options) (runner.Result, error) {
+			r, _, err := RunPlan(p, o, EnvOptions{})
+			return r, err
+		}})
+}
+
+// Supports says what of a valid spec the udp environment cannot run: the
+// simulator-only faults.
+func Supports(spec runner.Spec) error {
+	if spec.Faults.CrashRate > 0 {
+		return errors.New("udp: random crashes (crash rate) are simulator-only; the udp environment crashes nodes only as the workload asks (failover)")
+	}
+	if spec.Net.Stale > 0 {
+		return errors.New("udp: stale messages (held back for lease spans) are simulator-only")
+	}
+	if spec.Net.Late > 0 {
+		return errors.New("udp: late messages (held back for lease spans) are simulator-only")
+	}
+	return nil
 }
 
 // EnvOptions are the udp environment's own knobs, beyond the Spec.
@@ -79,6 +95,7 @@ type Extra struct {
 type env struct {
 	mu   sync.Mutex
 	spec runner.Spec
+	run  runner.Plan
 	eo   EnvOptions
 	alg  algorithms.Algorithm
 	base Clock
@@ -113,16 +130,26 @@ type env struct {
 	meters Meters  // of killed incarnations
 }
 
-// RunSpec runs spec over UDP in this process: every node its own socket on
-// loopback and its own event loop, the runner's driver, recorder and
-// checker in true time (this process's monotonic clock).
+// RunSpec resolves spec (runner.Resolve) and runs it over UDP (RunPlan).
 func RunSpec(spec runner.Spec, opt runner.Options, eo EnvOptions) (runner.Result, Extra, error) {
-	alg, eo, err := checkSpec(spec, eo)
+	p, err := runner.Resolve(spec)
+	if err != nil {
+		return runner.Result{}, Extra{}, err
+	}
+	return RunPlan(p, opt, eo)
+}
+
+// RunPlan runs a resolved plan over UDP in this process: every node its
+// own socket on loopback and its own event loop, the runner's driver,
+// recorder and checker in true time (this process's monotonic clock).
+func RunPlan(p runner.Plan, opt runner.Options, eo EnvOptions) (runner.Result, Extra, error) {
+	spec := p.Spec
+	eo, err := checkOptions(spec, eo)
 	if err != nil {
 		return runner.Result{}, Extra{}, err
 	}
 	wall := time.Now()
-	e := &env{spec: spec, eo: eo, alg: alg, wake: make(chan struct{}, 1), ended: make(chan struct{}),
+	e := &env{spec: spec, run: p, eo: eo, alg: p.Algo, wake: make(chan struct{}, 1), ended: make(chan struct{}),
 		draws: NewNetDraws(spec.Seed, spec.Net)}
 	defer e.release()
 	if eo.Processes != nil {
@@ -154,7 +181,7 @@ func RunSpec(spec runner.Spec, opt runner.Options, eo EnvOptions) (runner.Result
 	e.lives = make([]*Node, n)
 	e.restarts = make([]uint16, n)
 	tr := e.record(opt)
-	if e.drv, err = workload.NewDriver(spec, e, e.rec); err != nil {
+	if e.drv, err = workload.NewDriver(p, e, e.rec); err != nil {
 		return runner.Result{}, Extra{}, err
 	}
 	e.drv.RepeatSingle(eo.SingleReps)
@@ -176,25 +203,13 @@ func RunSpec(spec runner.Spec, opt runner.Options, eo EnvOptions) (runner.Result
 	return res, ex, nil
 }
 
-// checkSpec says whether spec can run over UDP and fills in eo's defaults.
-func checkSpec(spec runner.Spec, eo EnvOptions) (algorithms.Algorithm, EnvOptions, error) {
-	if err := spec.Validate(); err != nil {
-		return algorithms.Algorithm{}, eo, err
-	}
-	if spec.Faults.CrashRate > 0 {
-		return algorithms.Algorithm{}, eo, runner.BadSpec(errors.New("udp: random crashes (crash rate) are simulator-only; the udp environment crashes nodes only as the workload asks (failover)"))
-	}
-	if spec.Net.Stale > 0 {
-		return algorithms.Algorithm{}, eo, runner.BadSpec(errors.New("udp: stale messages (held back for lease spans) are simulator-only"))
-	}
-	alg, err := algorithms.Lookup(spec.Algo)
-	if err != nil {
-		return alg, eo, err
-	}
+// checkOptions says whether eo fit a resolved spec and fills in their
+// defaults.
+func checkOptions(spec runner.Spec, eo EnvOptions) (EnvOptions, error) {
 	if eo.MaxDatagram == 0 {
 		eo.MaxDatagram = spec.Net.Datagram
 	} else if spec.Net.Datagram != 0 && spec.Net.Datagram != eo.MaxDatagram {
-		return alg, eo, runner.BadSpec(fmt.Errorf("udp: datagram size %d in the spec but %d in the environment options", spec.Net.Datagram, eo.MaxDatagram))
+		return eo, runner.BadSpec(fmt.Errorf("udp: datagram size %d in the spec but %d in the environment options", spec.Net.Datagram, eo.MaxDatagram))
 	}
 	if eo.Window == 0 {
 		eo.Window = DefaultWindow
@@ -205,7 +220,7 @@ func checkSpec(spec runner.Spec, eo EnvOptions) (algorithms.Algorithm, EnvOption
 	if !eo.Addr.IsValid() {
 		eo.Addr = netip.AddrFrom4([4]byte{127, 0, 0, 1})
 	}
-	return alg, eo, nil
+	return eo, nil
 }
 
 // drawClocks draws the nodes' clocks of a run with spec: the simulator's
@@ -281,7 +296,7 @@ func (e *env) release() {
 // record sets up the recorder and its tracer for opt's outputs.
 func (e *env) record(opt runner.Options) *record.Tracer {
 	tr := record.NewRunTracer(opt)
-	e.rec = record.NewRecorder(e.spec, e, tr)
+	e.rec = record.NewRecorder(e.run, e, tr)
 	return tr
 }
 
@@ -798,12 +813,23 @@ func (e *env) Begin(n *Node) bool {
 func (e *env) End(*Node) { e.mu.Unlock() }
 
 // Stepped hands one Output to the driver; mu is held (Begin).
-func (e *env) Stepped(n *Node, t int64, now algorithms.Local, out *algorithms.Output) bool {
+func (e *env) Stepped(n *Node, t int64, now algorithms.Local, in algorithms.Input, out *algorithms.Output) bool {
 	if e.nodes[n.id] != n || e.isEnded() {
 		return false // the driver crashed the node or ended the run in this group
 	}
 	if t > e.now {
 		e.now = t // always, but for a callback that ran at its own later instant
+	}
+	// The messages in the trace, for its observers (the HTML view, --trace):
+	// a delivery is the step of a received message, a send is dated at
+	// the step that sent it. Why a message never arrived (emulated loss,
+	// a partition, the kernel) is not traced: the network's draws are made
+	// after the step, outside the lock. Without observers nothing is
+	// added (a UDP run's trace hash means nothing: real time).
+	tr := e.rec.Tracer()
+	traced := tr != nil && tr.Observed()
+	if traced && in.Kind == algorithms.Recv {
+		tr.Add(&record.TraceRec{T: e.now, Local: now, Kind: record.TraceDeliver, Node: n.id, Msg: in.Msg})
 	}
 	for _, ev := range out.Events {
 		if ev.Kind == algorithms.Lost {
@@ -818,6 +844,9 @@ func (e *env) Stepped(n *Node, t int64, now algorithms.Local, out *algorithms.Ou
 		e.drv.Event(n.id, now, ev)
 	}
 	for i := range out.Msgs {
+		if traced {
+			tr.Add(&record.TraceRec{T: e.now, Local: now, Kind: record.TraceSend, Node: n.id, Msg: out.Msgs[i]})
+		}
 		e.rec.Sent(e.now, &out.Msgs[i])
 	}
 	return e.nodes[n.id] == n

@@ -8,6 +8,7 @@ import (
 
 	"leaselab/algorithms"
 	_ "leaselab/paxoslease"
+	"leaselab/runner/host"
 )
 
 // BenchmarkMemoryPerResourceNode counts every byte a UDP node keeps per
@@ -40,7 +41,9 @@ func benchMemoryPerResourceNode(b *testing.B, resources int) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		tm := newTimers(n)
+		tm := &host.Timers{}
+		tm.Ordered()
+		tm.KeepFor(n)
 		var out algorithms.Output
 		var inbox []algorithms.Message
 		now := algorithms.Local(0)
@@ -48,9 +51,9 @@ func benchMemoryPerResourceNode(b *testing.B, resources int) {
 		apply := func() {
 			for _, t := range out.Timers {
 				if t.Cancel {
-					tm.cancel(t.Key)
+					tm.Cancel(t.Key)
 				} else {
-					tm.set(t.Key, t.At)
+					tm.Set(t.Key, t.At)
 				}
 			}
 			for _, e := range out.Events {
@@ -79,8 +82,8 @@ func benchMemoryPerResourceNode(b *testing.B, resources int) {
 		out, inbox = algorithms.Output{}, nil
 		runtime.GC()
 		runtime.ReadMemStats(&mid)
-		live := tm.len()
-		*tm = timers{} // drop the node's timer set only: what is freed is its
+		live := tm.Len()
+		*tm = host.Timers{} // drop the node's timer set only: what is freed is its
 		runtime.GC()
 		runtime.ReadMemStats(&after)
 		runtime.KeepAlive(n)

@@ -30,6 +30,7 @@ import (
 
 	"leaselab/algorithms"
 	"leaselab/runner"
+	"leaselab/runner/host"
 	"leaselab/runner/udp/wal"
 	"leaselab/runner/udp/wire"
 )
@@ -55,9 +56,9 @@ type StepObserver interface {
 	// over): it must not step, and End is not called.
 	Begin(n *Node) bool
 	End(n *Node)
-	// Stepped: the node stepped an input at true time t (the clock
+	// Stepped: the node stepped input in at true time t (the clock
 	// reading it stepped with, taken under the lock), local time now.
-	Stepped(n *Node, t int64, now algorithms.Local, out *algorithms.Output) bool
+	Stepped(n *Node, t int64, now algorithms.Local, in algorithms.Input, out *algorithms.Output) bool
 	// Disk: the node's log writer wrote bytes and, if fsyncNS is not
 	// empty, made them durable with fsyncs of those latencies (ns).
 	Disk(n *Node, t int64, bytes int64, fsyncNS []int64)
@@ -163,19 +164,18 @@ type Meters struct {
 type Node struct {
 	cfg   NodeConfig
 	id    algorithms.NodeID
-	alg   algorithms.Node
+	host  host.Host // the algorithm's node, its timers and its disk
 	clock *Clock
 	obs   Observer
 
 	conn  *net.UDPConn
 	peers []netip.AddrPort
 
-	timers  *timers
 	out     algorithms.Output
 	grp     group         // Outputs of the group being stepped
 	batch   []*wire.Batch // per peer
 	dirty   []algorithms.NodeID
-	disk    *diskState // nil without storage
+	disk    *logWriter // nil without storage
 	local   fifo       // self-addressed messages and enqueued inputs
 	admitQ  fifo       // Acquire requests waiting for the window
 	flight  map[algorithms.ResourceID]struct{}
@@ -231,8 +231,8 @@ func NewNode(cfg NodeConfig) (*Node, error) {
 		return nil, fmt.Errorf("udp: node %d: %w", cfg.ID, err)
 	}
 	n := &Node{
-		cfg: cfg, id: cfg.ID, alg: alg, clock: cfg.Clock, obs: cfg.Observer,
-		conn: cfg.Conn, peers: cfg.Peers, timers: newTimers(alg),
+		cfg: cfg, id: cfg.ID, clock: cfg.Clock, obs: cfg.Observer,
+		conn: cfg.Conn, peers: cfg.Peers,
 		batch:  make([]*wire.Batch, c.Nodes),
 		in:     make(chan rx, 64),
 		free:   make(chan []byte, 80),
@@ -243,8 +243,13 @@ func NewNode(cfg NodeConfig) (*Node, error) {
 	}
 	n.inbox.wake = make(chan struct{}, 1)
 	n.stepObs, _ = cfg.Observer.(StepObserver)
+	n.host = host.Host{ID: cfg.ID, Restarts: cfg.Node.Restarts}
+	n.host.Timers.Ordered()
+	n.host.Disk.Ordered = true
+	n.host.Disk.Each = cfg.SyncEach
+	n.host.Run(alg, nil)
 	if cfg.Storage != nil {
-		n.disk = newDiskState(cfg.Storage, cfg.SyncEach)
+		n.disk = newLogWriter(cfg.Storage, cfg.SyncEach)
 	}
 	if cfg.Window < 0 {
 		return nil, fmt.Errorf("udp: window must not be negative, got %d", cfg.Window)
@@ -508,7 +513,7 @@ func (n *Node) loop() {
 // nextWake is the true time of the earliest timer or delayed datagram,
 // and whether it is a delayed datagram.
 func (n *Node) nextWake() (wake int64, isNet, ok bool) {
-	if at, has := n.timers.next(); has {
+	if at, has := n.host.Timers.Next(); has {
 		wake, ok = n.clock.TrueAt(at)+1, true
 	}
 	if due, has := n.net.next(); has && (!ok || due < wake) {
@@ -673,7 +678,7 @@ func (n *Node) fire() {
 			n.end()
 			continue
 		}
-		key, ok := n.timers.due(n.clock.LocalAt(n.clock.True()))
+		key, ok := n.host.Timers.Due(n.clock.LocalAt(n.clock.True()))
 		if !ok {
 			break
 		}
@@ -695,8 +700,8 @@ func (n *Node) step(in algorithms.Input) {
 	n.meters.Steps++
 	o := &n.out
 	o.Reset()
-	n.alg.Step(now, in, o)
-	if n.stepObs != nil && !n.stepObs.Stepped(n, t, now, o) {
+	n.host.Node.Step(now, in, o)
+	if n.stepObs != nil && !n.stepObs.Stepped(n, t, now, in, o) {
 		n.dead = true
 		return
 	}
@@ -729,28 +734,27 @@ func (n *Node) apply() {
 		for ; ti < s.timers; ti++ {
 			tm := &g.timers[ti]
 			if tm.Cancel {
-				n.timers.cancel(tm.Key)
+				n.host.Timers.Cancel(tm.Key)
 			} else {
-				n.timers.set(tm.Key, tm.At)
+				n.host.Timers.Set(tm.Key, tm.At)
 			}
 		}
 		for ; di < s.done; di++ {
 			delete(n.flight, g.done[di]) // admitted again after this group
 		}
+		msgs := g.msgs[mi:s.msgs]
 		if pi < s.persist {
 			if n.disk == nil {
 				n.fail(fmt.Errorf("udp: node %d: algorithm %s asks for durable records but the node has no storage", n.id, n.cfg.Algo.Name))
 				break
 			}
-			n.disk.add(g.persist[pi:s.persist], !s.noSync)
+			msgs = n.host.Disk.Write(g.persist[pi:s.persist], msgs, s.noSync)
 			pi = s.persist
-		}
-		if n.disk != nil && n.disk.mustHold() {
-			n.disk.hold(g.msgs[mi:s.msgs])
 		} else {
-			for ; mi < s.msgs; mi++ {
-				n.route(&g.msgs[mi])
-			}
+			msgs = n.host.Disk.Pass(msgs)
+		}
+		for i := range msgs {
+			n.route(&msgs[i])
 		}
 		mi = s.msgs
 	}
@@ -805,7 +809,7 @@ func (n *Node) route(m *algorithms.Message) {
 // It reports whether there is local work.
 func (n *Node) flush() bool {
 	if n.disk != nil && n.err == nil {
-		n.disk.kick()
+		n.kick()
 	}
 	for _, p := range n.dirty {
 		b := n.batch[p]

@@ -491,12 +491,9 @@ func (h *procHosts) failoverError() error {
 	case !h.crashed:
 		return fmt.Errorf("failover: node 0 did not acquire and extend %d times within %v (%d acquisitions)", h.opt.Plan.Extensions, limit, h.ex.Acquisitions)
 	case h.ex.NextOwner < 0:
-		why := ""
-		if h.e.spec.Algo == "naive" {
-			why = "; naive can block a lone contender this way (README, Known limits)"
-		}
-		return fmt.Errorf("failover: no surviving node acquired the lease after node 0 was killed with %.1f ms left (the run's limit is %v)%s",
-			h.ex.RemainingAtKillMS, limit, why)
+		return fmt.Errorf("failover: no surviving node acquired the lease after node 0 was killed with %.1f ms left (the run's limit is %v; "+
+			"an algorithm whose acceptors deny even their own grantee can block a lone contender: README, Known limits)",
+			h.ex.RemainingAtKillMS, limit)
 	case h.opt.Plan.Restart && h.ex.QuarantineMS < 0:
 		return fmt.Errorf("failover: node 0 was started again but did not join within the run's limit %v", limit)
 	}

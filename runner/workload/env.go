@@ -23,7 +23,7 @@ import (
 // An environment's duties, in the order of one run:
 //
 //  1. Build the nodes (Restarts 0), step each with Input{Kind: Start}.
-//  2. rec := record.NewRecorder(spec, env, tracer); drv, err := NewDriver(spec, env, rec);
+//  2. rec := record.NewRecorder(plan, env, tracer); drv, err := NewDriver(plan, env, rec);
 //     drv.Start() at true time 0 (it issues the first client requests through
 //     Env.Input and Env.At).
 //  3. For every node Step, handle the Output:

@@ -67,6 +67,7 @@ import (
 // A pending request of a node that crashes counts as failed.
 type Driver struct {
 	spec    runner.Spec
+	durable bool // the algorithm's acceptors keep their state on disk
 	env     Env
 	rec     *record.Recorder
 	rng     *rand.Rand
@@ -113,10 +114,12 @@ type client struct {
 	keep bool
 }
 
-// NewDriver checks that spec's workload can run and returns its driver.
-func NewDriver(spec runner.Spec, env Env, rec *record.Recorder) (*Driver, error) {
+// NewDriver checks that the plan's workload can run and returns its driver.
+func NewDriver(plan runner.Plan, env Env, rec *record.Recorder) (*Driver, error) {
+	spec := plan.Spec
 	d := &Driver{
 		spec:    spec,
+		durable: plan.Algo.Durable,
 		env:     env,
 		rec:     rec,
 		rng:     rand.New(rand.NewPCG(spec.Seed, faults.StreamDriver)),
@@ -489,18 +492,13 @@ func (d *Driver) followPlan(n algorithms.NodeID, ev algorithms.Event) {
 		}
 		d.env.At(now, func() {
 			d.env.Restart(0)
-			if durable(d.spec.Algo) {
+			if d.durable {
 				linger() // recovered from its log: no quarantine to wait for
 			}
 		})
-	case ev.Kind == algorithms.Joined && n == 0 && d.tookOver && d.plan.Restart && !durable(d.spec.Algo):
+	case ev.Kind == algorithms.Joined && n == 0 && d.tookOver && d.plan.Restart && !d.durable:
 		linger()
 	}
-}
-
-func durable(algo string) bool {
-	alg, err := algorithms.Lookup(algo)
-	return err == nil && alg.Durable
 }
 
 // Crashed tells the driver node n is down (after the environment crashed

@@ -216,7 +216,9 @@ func (o *observer) result(c Config, end int64) runner.Result {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	spec := runner.Spec{Algo: "etcd", Workload: c.Workload, Env: "etcd", Seed: c.Seed, Acceptors: c.Members, Proposers: c.Proposers}
-	rec := record.NewRecorder(spec, record.IdentityClocks, nil)
+	// etcd is no registered algorithm: the plan names none (its grants are
+	// not leaselab grants, so none blocks).
+	rec := record.NewRecorder(runner.Plan{Spec: spec}, record.IdentityClocks, nil)
 	defer rec.Release()
 	slices.SortStableFunc(o.obs, func(a, b obs) int { return cmp.Compare(a.t, b.t) })
 	held := map[int32][]int32{} // owner -> resources it holds, in the order it got them

@@ -1,4 +1,4 @@
-package udp
+package host
 
 import (
 	"cmp"
@@ -25,7 +25,7 @@ func TestTimers(t *testing.T) {
 			return algorithms.TimerKey{Resource: algorithms.ResourceID(i / 3), Kind: uint8(i % 3)}
 		}},
 		{"one block", func(r *rand.Rand, i int) algorithms.TimerKey {
-			return algorithms.TimerKey{Resource: algorithms.ResourceID(r.IntN(timerBlock)), Kind: uint8(r.IntN(4))}
+			return algorithms.TimerKey{Resource: algorithms.ResourceID(r.IntN(indexBlock)), Kind: uint8(r.IntN(4))}
 		}},
 		{"strided", func(r *rand.Rand, i int) algorithms.TimerKey {
 			return algorithms.TimerKey{Resource: algorithms.ResourceID(r.IntN(3000) * 1024), Kind: 1}
@@ -53,9 +53,13 @@ func testTimers(t *testing.T, key func(r *rand.Rand, i int) algorithms.TimerKey,
 		mk = &mapKeeper{}
 		alg = mk
 	}
-	tm := newTimers(alg)
+	tm := &Timers{}
+	tm.Ordered()
+	if keep {
+		tm.KeepFor(alg)
+	}
 	if keep && mk.m == nil {
-		t.Fatal("newTimers did not ask the keeper to keep timers")
+		t.Fatal("KeepFor did not ask the keeper to keep timers")
 	}
 	kept := func(k algorithms.TimerKey) bool { return keep && k.Kind%2 == 0 }
 	ref := map[algorithms.TimerKey]algorithms.Local{}
@@ -81,7 +85,7 @@ func testTimers(t *testing.T, key func(r *rand.Rand, i int) algorithms.TimerKey,
 			if kept(k) {
 				mk.m[k] = at
 			} else {
-				tm.set(k, at)
+				tm.Set(k, at)
 			}
 			ref[k] = at
 			keys = append(keys, k)
@@ -90,15 +94,15 @@ func testTimers(t *testing.T, key func(r *rand.Rand, i int) algorithms.TimerKey,
 			if kept(k) {
 				delete(mk.m, k)
 			} else {
-				tm.cancel(k)
+				tm.Cancel(k)
 			}
 			delete(ref, k)
 		default:
 			now += algorithms.Local(r.Int64N(2e4))
 			fireDue(t, tm, ref, now)
 		}
-		if tm.len() != own() {
-			t.Fatalf("op %d: len %d, want %d", i, tm.len(), own())
+		if tm.Len() != own() {
+			t.Fatalf("op %d: len %d, want %d", i, tm.Len(), own())
 		}
 	}
 	for _, k := range keys {
@@ -106,16 +110,16 @@ func testTimers(t *testing.T, key func(r *rand.Rand, i int) algorithms.TimerKey,
 		if kept(k) {
 			continue
 		}
-		e := tm.index.find(k, tm.ents)
-		if (e >= 0) != wok || wok && tm.ents[e].at != want {
+		e := tm.Get(k)
+		if (e >= 0) != wok || wok && tm.At(e).At != want {
 			t.Fatalf("key %v: entry %d, want %d %v", k, e, want, wok)
 		}
 	}
 	fireDue(t, tm, ref, 1<<62)
-	if tm.len() != 0 || tm.index.len() != 0 || keep && len(mk.m) != 0 {
-		t.Fatalf("after firing all: %d live, %d indexed", tm.len(), tm.index.len())
+	if tm.Len() != 0 || tm.idx.len() != 0 || keep && len(mk.m) != 0 {
+		t.Fatalf("after firing all: %d live, %d indexed", tm.Len(), tm.idx.len())
 	}
-	if _, ok := tm.next(); ok {
+	if _, ok := tm.Next(); ok {
 		t.Fatal("next on an empty set says a timer is pending")
 	}
 }
@@ -150,7 +154,7 @@ func (k *mapKeeper) PopTimer() {
 
 // fireDue fires every timer due at now and checks the order against ref,
 // removing them from it.
-func fireDue(t *testing.T, tm *timers, ref map[algorithms.TimerKey]algorithms.Local, now algorithms.Local) {
+func fireDue(t *testing.T, tm *Timers, ref map[algorithms.TimerKey]algorithms.Local, now algorithms.Local) {
 	t.Helper()
 	type due struct {
 		k  algorithms.TimerKey
@@ -166,16 +170,16 @@ func fireDue(t *testing.T, tm *timers, ref map[algorithms.TimerKey]algorithms.Lo
 		return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(a.k.Resource, b.k.Resource), cmp.Compare(a.k.Kind, b.k.Kind))
 	})
 	for _, w := range want {
-		if at, ok := tm.next(); !ok || at != w.at {
+		if at, ok := tm.Next(); !ok || at != w.at {
 			t.Fatalf("next = %d %v, want %d", at, ok, w.at)
 		}
-		k, ok := tm.due(now)
+		k, ok := tm.Due(now)
 		if !ok || k != w.k {
 			t.Fatalf("due = %v %v, want %v", k, ok, w.k)
 		}
 		delete(ref, k)
 	}
-	if k, ok := tm.due(now); ok {
+	if k, ok := tm.Due(now); ok {
 		t.Fatalf("due = %v after all due timers fired", k)
 	}
 }

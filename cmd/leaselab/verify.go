@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"leaselab/algorithms"
+	"leaselab/runner/campaign"
 	"leaselab/runner/verify"
 )
 
@@ -36,8 +37,9 @@ bugs before come first. The battery stops at the first violation and
 writes its counterexample with --out FILE: a scenario that 'leaselab
 replay FILE' replays to the violation (exit 1). A violation a campaign
 finds is given as the 'leaselab run' command of its seed; with --out the
-battery then spends what is left of its budget on the searches still
-open, for a scenario.
+run is recorded and shrunk to a scenario (campaign.Shrink, within
+--shrink-time), and if its recording does not violate, what is left of
+the budget goes to the searches still open, for one.
 
 --list prints the matrix without running it. One line per configuration
 goes to stderr as it ends (--quiet: none).
@@ -65,6 +67,7 @@ func setupVerify(fs *pflag.FlagSet) action {
 	fs.StringSliceVar(&c.Only, "only", nil, "run only these configurations (IDs from --list, e.g. E1,C2)")
 	list := fs.Bool("list", false, "print the matrix and exit")
 	out := fs.String("out", "", "write the counterexample (a scenario file for 'leaselab replay') to FILE")
+	fs.DurationVar(&c.ShrinkTime, "shrink-time", campaign.DefaultShrinkBudget, "with --out: the longest the shrinking of a campaign's violation may take")
 	all := fs.Bool("all-ablations", false, "run the battery once per safety ablation of --algo (a comma-separated list, or all) and once with every rule on, "+
 		"and print the table of ablation, the configuration that found it, and seconds (--format markdown for the committed table)")
 	rulesOn := fs.Duration("rules-on-budget", verify.DefaultBudget, "with --all-ablations: the budget of each every-rule-on run (0: leave those rows out)")
@@ -76,6 +79,9 @@ func setupVerify(fs *pflag.FlagSet) action {
 		}
 		if *memMiB == 0 {
 			return usagef("--memory-cap must be at least 1 MiB")
+		}
+		if c.ShrinkTime <= 0 {
+			return usagef("--shrink-time must be positive, got %v", c.ShrinkTime)
 		}
 		c.MemoryCap = *memMiB << 20
 		if *all {

@@ -103,6 +103,7 @@ var baseMatrix = []Entry{
 	x("the run's response timeout (1 s, below the quarantine): rounds that time out and retry", "--response-timeout 1s --max-rounds 3 --inputs 3"),
 	x("one acceptor, a duplicated message", "--acceptors 1 --proposers 2 --inputs 3 --dups 1"),
 	c("stale links, give-ups, extensions and crashes (abandon-release)", "--faults stale,giveup,extend,crash"),
+	c("swarm: each seed draws its own fault kinds and intensities, cluster shape, network speed, late messages that outlive a crash", "--faults swarm --duration 1m"),
 	c("every fault kind", "--faults all"),
 	c("frequent short crashes", "--faults crash --crash-rate 20 --downtime 10ms"),
 	c("clocks: slewed and free-running", "--faults drift,freeclock"),

@@ -36,11 +36,14 @@ type Config struct {
 	MemoryCap uint64
 	// Only, if set, runs just these configurations (IDs of Matrix).
 	Only []string
-	// Scenario: when a campaign finds the violation first, spend what is
-	// left of the budget on the searches still open, for a counterexample
-	// scenario (Result.Scenario, ScenarioBy); the verdict and FoundBy stay
-	// the campaign's.
-	Scenario bool
+	// Scenario: a campaign's violation is recorded and shrunk to a
+	// scenario (campaign.ShrinkCampaign, within ShrinkTime; 0 means
+	// campaign.DefaultShrinkBudget); if its recording does not violate,
+	// what is left of the budget goes to the searches still open, for a
+	// counterexample (Result.Scenario, ScenarioBy). The verdict and
+	// FoundBy stay the campaign's.
+	Scenario   bool
+	ShrinkTime time.Duration
 	// Progress, if set, is called before and after each configuration.
 	Progress func(Event)
 }
@@ -144,6 +147,8 @@ type Result struct {
 	// that found it.
 	Scenario   string `json:"-"`
 	ScenarioBy string `json:"counterexample_by,omitempty"`
+	// Shrink: how a campaign's violation was shrunk to Scenario.
+	Shrink *campaign.ShrinkResult `json:"shrink,omitempty"`
 	// ViolatingSpec is the spec of a campaign's first violating seed.
 	ViolatingSpec *runner.Spec `json:"-"`
 }
@@ -445,6 +450,15 @@ func runCheck(c Config, e Entry, share time.Duration, cr *ConfigResult, res *Res
 			if len(r.ViolatingSpecs) > 0 {
 				s := r.ViolatingSpecs[0]
 				res.ViolatingSpec = &s
+			}
+			if c.Scenario {
+				// The violating run, recorded and shrunk to a scenario.
+				sr, err := campaign.ShrinkCampaign(cs, r, c.ShrinkTime)
+				if err == nil {
+					res.Scenario, res.ScenarioBy, res.Shrink = sr.Scenario, e.ID, &sr
+				} else if !errors.Is(err, campaign.ErrNotReproduced) {
+					return err
+				}
 			}
 			break
 		}

@@ -177,18 +177,16 @@ func TestAblationFinders(t *testing.T) {
 				if !ok || id == "" || strings.HasPrefix(id, "**") {
 					t.Fatalf("%s has no finder in %s: regenerate it (doc.go says how)", name, ablationTable)
 				}
-				r, err := Run(Config{Algo: algo, Ablate: ab, Only: []string{id}, Budget: time.Minute, Workers: 2})
+				r, err := Run(Config{Algo: algo, Ablate: ab, Only: []string{id}, Budget: time.Minute, Workers: 2,
+					Scenario: true, ShrinkTime: 20 * time.Second})
 				if err != nil {
 					t.Fatal(err)
 				}
 				if r.Violations == 0 || r.FoundBy != id {
 					t.Fatalf("%s no longer finds %s: %+v", id, x, r.Configurations)
 				}
-				if r.Configurations[0].Kind == KindCheck {
-					if r.ViolatingSpec == nil {
-						t.Fatalf("a campaign's violation without its spec")
-					}
-					return
+				if r.Configurations[0].Kind == KindCheck && r.ViolatingSpec == nil {
+					t.Fatalf("a campaign's violation without its spec")
 				}
 				var out strings.Builder
 				rr, err := sim.Replay(strings.NewReader(r.Scenario), &out)

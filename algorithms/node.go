@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"strconv"
 	"time"
 )
 
@@ -151,6 +152,39 @@ type Event struct {
 	Owner    NodeID // see above, per kind
 	Ballot   Ballot
 	Until    Local // Acquired, Granted: end of the hold on the node's clock
+	// Token: Acquired only: the fencing token of the lease (Token;
+	// Algorithm.Fencing says what it is and why it grows).
+	Token Token
+}
+
+// Token is a lease's fencing token (Kleppmann, "How to do distributed
+// locking", 2016): a holder sends it with every write to the resource the
+// lease protects, and a fenced store rejects a write whose token is below
+// the highest it has accepted, so a holder whose lease ended while it was
+// paused cannot overwrite a later holder's writes. That works only if a
+// later holder's token is higher: each algorithm says in
+// Algorithm.Fencing what its token is and why it grows from one holder to
+// the next (and the runner's campaigns and explorer check it: a write the
+// fenced store accepts after a later lease's write is a stale write).
+// Tokens compare by Major, then Minor.
+type Token struct{ Major, Minor uint64 }
+
+// Less reports whether t is below u.
+func (t Token) Less(u Token) bool {
+	return t.Major < u.Major || t.Major == u.Major && t.Minor < u.Minor
+}
+
+// BallotToken is the token of a lease chosen with ballot b in instance
+// inst (0 for algorithms without instances).
+func BallotToken(inst uint64, b Ballot) Token { return Token{Major: inst, Minor: uint64(b)} }
+
+// TimeToken is the token of a lease that ends at until on its holder's
+// clock: Major is until with its sign bit flipped, so tokens order as the
+// times do, negative readings included.
+func TimeToken(until Local) Token { return Token{Major: uint64(until) ^ 1<<63} }
+
+func (t Token) String() string {
+	return strconv.FormatUint(t.Major, 10) + ":" + strconv.FormatUint(t.Minor, 10)
 }
 
 // Record is acceptor state that must be on stable storage before the

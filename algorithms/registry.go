@@ -40,6 +40,10 @@ type Algorithm struct {
 	// classic Paxos adopt and re-propose the highest accepted lease). The
 	// runner's static-deadlock meter counts only blocking state.
 	GrantBlocks bool
+	// Fencing says what the fencing token of the algorithm's Acquired
+	// events (Event.Token) is and why a later holder's is higher, and
+	// what breaks that (shown by `leaselab algos`).
+	Fencing string
 	// Validate checks parameters beyond Params.Validate (e.g. T < M, v >
 	// d_max) and the cluster beyond Cluster.Validate; the error says what
 	// is wrong. Nil: nothing more to check.

@@ -69,6 +69,8 @@ func Algorithm() algorithms.Algorithm {
 	a.Summary = "regular Paxos baseline (FaTLease Sec. 5): FaTLease's lease logic on acceptors that fsync promise and accepted lease before replying; group commit; no restart wait"
 	a.Ablations = Ablations
 	a.Durable = true
+	a.Fencing = "(instance, ballot) of the lease the holder learned, as FaTLease's: each new lease is chosen in a higher instance, and the acceptors " +
+		"keep their instances on disk, so restarts do not break the order (with the fsync rule ablated, a crash inside an fsync can)"
 	a.Build = func(cfg algorithms.Config) (algorithms.Node, error) {
 		return fatlease.New(cfg, fatlease.Options{Durable: true}), nil
 	}

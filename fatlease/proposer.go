@@ -84,7 +84,8 @@ func (e *Node) request(now algorithms.Local, id algorithms.ResourceID, k algorit
 		// lease ends later, and with one acceptor, answered in-process,
 		// it would recurse without end.
 		k == algorithms.Extend && holding && p.hold.t >= now.Add(e.p.LeaseSpan):
-		out.Emit(algorithms.Event{Kind: algorithms.Acquired, Resource: id, Owner: e.id, Ballot: p.hold.ballot, Until: p.hold.until})
+		out.Emit(algorithms.Event{Kind: algorithms.Acquired, Resource: id, Owner: e.id, Ballot: p.hold.ballot, Until: p.hold.until,
+			Token: algorithms.BallotToken(p.hold.inst, p.hold.ballot)})
 		return
 	case k == algorithms.Extend && holding:
 		p.req, p.extendFrom = reqExtend, p.hold.t
@@ -199,7 +200,8 @@ func (e *Node) refreshHold(now algorithms.Local, id algorithms.ResourceID, r *rs
 	}
 	p.hold.on, p.hold.inst, p.hold.t, p.hold.until, p.hold.ballot = true, bi, best.t, e.holdEnd(best.t), bb
 	p.fails = 0
-	out.Emit(algorithms.Event{Kind: algorithms.Acquired, Resource: id, Owner: e.id, Ballot: bb, Until: p.hold.until})
+	out.Emit(algorithms.Event{Kind: algorithms.Acquired, Resource: id, Owner: e.id, Ballot: bb, Until: p.hold.until,
+		Token: algorithms.BallotToken(bi, bb)})
 	out.SetTimer(algorithms.TimerKey{Resource: id, Kind: timerHold}, p.hold.until)
 }
 

@@ -69,6 +69,7 @@ func init() {
 		Ablations: ablations,
 		// A grant makes the acceptor deny every request, its owner's too.
 		GrantBlocks: true,
+		Fencing:     naiveFencing,
 		Validate:    Validate,
 		Build: func(c algorithms.Config) (algorithms.Node, error) {
 			return New(c, Options{}), nil
@@ -81,12 +82,21 @@ func init() {
 		// The same acceptors as naive: a grant denies every request until
 		// it lapses or its owner gives it back.
 		GrantBlocks: true,
+		Fencing:     naiveFencing,
 		Validate:    Validate,
 		Build: func(c algorithms.Config) (algorithms.Node, error) {
 			return New(c, Options{Undo: true}), nil
 		},
 	})
 }
+
+// naiveFencing is what the naive vote's fencing token is. Its acceptors
+// grant whoever asks first and never compare ballots, so the ballot (each
+// proposer's own counter) is no token.
+const naiveFencing = "the end of the lease on the holder's clock (algorithms.TimeToken; the ballots are each proposer's own counter, which acceptors never compare): " +
+	"a later holder's round was granted by an acceptor the earlier holder's majority shares, after that grant lapsed or was released, and a round " +
+	"counts only if its majority answers within the response timeout, so it began later and its lease ends later. Breaks when clocks disagree by " +
+	"more than that gap, or a grant reaches its proposer later than the previous lease lasted"
 
 // Options select the variant.
 type Options struct {
@@ -596,5 +606,6 @@ func (n *Node) onAnswer(now algorithms.Local, m algorithms.Message, out *algorit
 	p.failed = 0
 	out.CancelTimer(algorithms.TimerKey{Resource: m.Resource, Kind: timerProposer})
 	out.SetTimer(algorithms.TimerKey{Resource: m.Resource, Kind: timerHold}, until)
-	out.Emit(algorithms.Event{Kind: algorithms.Acquired, Resource: m.Resource, Owner: n.id, Ballot: p.ballot, Until: until})
+	out.Emit(algorithms.Event{Kind: algorithms.Acquired, Resource: m.Resource, Owner: n.id, Ballot: p.ballot, Until: until,
+		Token: algorithms.TimeToken(until)})
 }

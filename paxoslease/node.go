@@ -869,7 +869,8 @@ func (n *Node) onAccepted(now algorithms.Local, m algorithms.Message, rd *round,
 	// its run counter names it (heldBallot).
 	s.heldRound, s.until = rd.ballot.Round(), rd.deadline
 	out.CancelTimer(algorithms.TimerKey{Resource: m.Resource, Kind: timerRound})
-	out.Emit(algorithms.Event{Kind: algorithms.Acquired, Owner: n.id, Resource: m.Resource, Ballot: rd.ballot, Until: rd.deadline})
+	out.Emit(algorithms.Event{Kind: algorithms.Acquired, Owner: n.id, Resource: m.Resource, Ballot: rd.ballot, Until: rd.deadline,
+		Token: algorithms.BallotToken(0, rd.ballot)})
 	n.endRound(m.Resource, rd)
 }
 

@@ -22,13 +22,16 @@ type Bar struct {
 	Lo, Hi float64 // interval; NaN (or Lo == Hi) for none
 }
 
-// BarChart is a grouped bar chart with a linear y axis from zero.
+// BarChart is a grouped bar chart with a linear y axis from zero, or
+// with LogY a log axis, the bars rising from its bottom (for values that
+// span orders of magnitude; values <= 0 are marked "n/a").
 type BarChart struct {
 	Title  string
 	YLabel string
 	Bars   []Bar
 	// ValueLabels prints each bar's value above it.
 	ValueLabels bool
+	LogY        bool
 }
 
 const (
@@ -40,6 +43,7 @@ type barPlotter struct {
 	bars   []Bar
 	xs     []float64
 	labels bool
+	log    bool
 }
 
 func (bp *barPlotter) DataRange() (xmin, xmax, ymin, ymax float64) {
@@ -58,6 +62,19 @@ func (bp *barPlotter) DataRange() (xmin, xmax, ymin, ymax float64) {
 			ymin = math.Min(ymin, b.Lo)
 		}
 	}
+	if bp.log {
+		// From half the smallest positive value to twice the largest.
+		ymin, ymax = math.Inf(1), 0
+		for _, b := range bp.bars {
+			if finite(b.Value) && b.Value > 0 {
+				ymin, ymax = math.Min(ymin, b.Value/2), math.Max(ymax, b.Value*2)
+			}
+		}
+		if ymax == 0 {
+			ymin, ymax = 0.1, 1
+		}
+		return
+	}
 	// Head room for the value labels.
 	if bp.labels && ymax > 0 {
 		ymax *= 1.12
@@ -73,13 +90,17 @@ func (bp *barPlotter) Plot(c draw.Canvas, p *plot.Plot) {
 	for i, b := range bp.bars {
 		st := StyleFor(b.Group)
 		x0, x1 := trX(bp.xs[i]-barWidth/2), trX(bp.xs[i]+barWidth/2)
-		if !finite(b.Value) {
+		base := 0.0
+		if bp.log {
+			base = p.Y.Min
+		}
+		if !finite(b.Value) || bp.log && b.Value <= 0 {
 			// A missing value is marked, not drawn as zero.
 			s := lab
-			c.FillText(s, vg.Point{X: (x0 + x1) / 2, Y: trY(0)}, "n/a")
+			c.FillText(s, vg.Point{X: (x0 + x1) / 2, Y: trY(base)}, "n/a")
 			continue
 		}
-		y0, y1 := trY(0), trY(b.Value)
+		y0, y1 := trY(base), trY(b.Value)
 		rect := []vg.Point{{X: x0, Y: y0}, {X: x1, Y: y0}, {X: x1, Y: y1}, {X: x0, Y: y1}}
 		c.FillPolygon(lighten(st.Color, 0.15), c.ClipPolygonXY(rect))
 		outline := draw.LineStyle{Color: color.Black, Width: vg.Points(0.5)}
@@ -138,14 +159,18 @@ func (bc BarChart) build() (*plot.Plot, []LegendEntry, []string, error) {
 			legend = append(legend, LegendEntry{Name: b.Group, Thumb: barThumb{st}, order: st.Order})
 		}
 	}
-	p.Add(&barPlotter{bars: bc.Bars, xs: xs, labels: bc.ValueLabels})
+	p.Add(&barPlotter{bars: bc.Bars, xs: xs, labels: bc.ValueLabels, log: bc.LogY})
+	if bc.LogY {
+		p.Y.Scale = plot.LogScale{}
+		p.Y.Tick.Marker = logTicks{}
+	}
 	p.X.Tick.Marker = plot.ConstantTicks(ticks)
 	p.X.Tick.Label.Rotation = math.Pi / 5
 	p.X.Tick.Label.XAlign = draw.XRight
 	p.X.Tick.Label.YAlign = draw.YCenter
 	p.X.Tick.Label.Font = font.From(plot.DefaultFont, 9)
 	p.X.Tick.Length = 0
-	if p.Y.Max == p.Y.Min {
+	if p.Y.Max == p.Y.Min && !bc.LogY {
 		p.Y.Max = p.Y.Min + 1
 	}
 	return p, legend, nil, nil

@@ -128,6 +128,17 @@ var params = []Param{
 			"or (half the leases it releases) within 2*RTT before the release; it still releases --hold after the acquisition (or lets the lease expire), " +
 			"so the release may meet the extension in flight",
 		field: func(s *Spec) any { return &s.Extend }},
+	{Name: "writes", Group: GroupWorkload, Unit: "ms", Label: "write period (ms)",
+		Help: "contention and failover: a holder writes to the protected store (--store) every D while it believes it holds; " +
+			"each write follows a check that the lease had at least D to run, made D earlier (0: no writes)",
+		field: func(s *Spec) any { return &s.Writes }},
+	{Name: "store", Group: GroupWorkload, Default: "plain", Label: "protected store",
+		Help:  "what the protected store checks (with --writes): " + strings.Join(Stores, ", ") + " (fenced: rejects a write whose fencing token is below the highest it accepted)",
+		field: func(s *Spec) any { return &s.Store }},
+	{Name: "lock-delay", Group: GroupWorkload, Unit: "ms", Label: "lock-delay (ms)",
+		Help: "Chubby's and Consul's lock-delay: an expired lease cannot be taken again for D (the holder's client is told its lease ends D early, " +
+			"the acceptors keep it to the end; a release frees it at once); below the lease span",
+		field: func(s *Spec) any { return &s.LockDelay }},
 	{Name: "renew-before", Group: GroupWorkload, Default: time.Second, Unit: "ms", Label: "renewal lead (ms)",
 		Help:  "failover: the holder extends this long before its local expiry",
 		field: func(s *Spec) any { return &s.RenewBefore }},
@@ -188,6 +199,20 @@ var params = []Param{
 		Help:  "each clock's offset is -D/2 or +D/2 (--skew) and its rate error -F or +F (--drift), signs drawn, instead of uniform in between: the extremes",
 		field: func(s *Spec) any { return &s.Clocks.Edges }},
 
+	{Name: "clock-jumps", Group: GroupClocks, Unit: "1/min", Label: "clock jumps per node per minute",
+		Help: "simulator only: clock-jump episodes per node per minute (Poisson; 0: none), Jepsen's clock nemesis: the clock steps by up to " +
+			"±--clock-jump-max for --clock-jump-len, then back (bump), or there and back every --clock-strobe (strobe)",
+		field: func(s *Spec) any { return &s.Clocks.Jumps }},
+	{Name: "clock-jump-max", Group: GroupClocks, Default: time.Second, Unit: "ms", Label: "largest clock jump (ms)",
+		Help:  "a clock jump's step is drawn uniformly in [-D, D] (forward and back)",
+		field: func(s *Spec) any { return &s.Clocks.JumpMax }},
+	{Name: "clock-jump-len", Group: GroupClocks, Default: 2 * time.Second, Unit: "s", Label: "clock-jump episode length (s)",
+		Help:  "a clock-jump episode lasts uniformly in [D/2, D], then the clock steps back",
+		field: func(s *Spec) any { return &s.Clocks.JumpLen }},
+	{Name: "clock-strobe", Group: GroupClocks, Unit: "ms", Label: "clock strobe period (ms)",
+		Help:  "0: every clock jump is a bump (step, stay, step back); D > 0: a strobe (step there and back every D for the episode)",
+		field: func(s *Spec) any { return &s.Clocks.Strobe }},
+
 	{Name: "crash-rate", Group: GroupFaults, Unit: "1/min", Label: "crashes per node per minute",
 		Help:  "crashes per node per minute of true time (Poisson; 0: none)",
 		field: func(s *Spec) any { return &s.Faults.CrashRate }},
@@ -200,6 +225,13 @@ var params = []Param{
 	{Name: "partition-len", Group: GroupFaults, Default: 3 * time.Second, Unit: "s", Label: "partition length (s)",
 		Help:  "a partition heals after a time drawn uniformly in [D/2, D]",
 		field: func(s *Spec) any { return &s.Faults.PartitionLen }},
+	{Name: "pause-rate", Group: GroupFaults, Unit: "1/min", Label: "process pauses per node per minute",
+		Help: "simulator only: process pauses per node per minute (Poisson; 0: none): a paused node handles nothing (timers, messages and inputs wait) " +
+			"and resumes with its clock having run on",
+		field: func(s *Spec) any { return &s.Faults.PauseRate }},
+	{Name: "pause-max", Group: GroupFaults, Default: 10 * time.Second, Unit: "s", Label: "longest pause (s)",
+		Help:  "a process pause lasts uniformly in [0, D]",
+		field: func(s *Spec) any { return &s.Faults.PauseMax }},
 
 	{Name: "fsync-latency", Group: GroupDisk, Default: 2 * time.Millisecond, Unit: "ms", Label: "fsync latency (ms)",
 		Help:  "mean latency of one fsync on the simulated disk",

@@ -95,8 +95,10 @@ func TestDefaultSpecFromTable(t *testing.T) {
 		Pause:       2 * time.Second,
 		Release:     true,
 		RenewBefore: time.Second,
+		Store:       "plain",
 		Net:         NetSpec{RTT: time.Millisecond, Jitter: 200 * time.Microsecond, StaleSpans: 4},
-		Faults:      FaultSpec{Downtime: 2 * time.Second, PartitionLen: 3 * time.Second},
+		Clocks:      ClockSpec{JumpMax: time.Second, JumpLen: 2 * time.Second},
+		Faults:      FaultSpec{Downtime: 2 * time.Second, PartitionLen: 3 * time.Second, PauseMax: 10 * time.Second},
 		Disk:        DiskSpec{FsyncLatency: 2 * time.Millisecond, GroupCommit: true},
 	}
 	if got := DefaultSpec(); !reflect.DeepEqual(got, want) {

@@ -52,6 +52,9 @@ var Workloads = func() []string {
 	return names
 }()
 
+// Stores are the protected store's kinds (Spec.Store).
+var Stores = []string{"plain", "fenced"}
+
 var envs = map[string]Env{}
 
 // RegisterEnv makes Resolve hand specs with Env == e.Name to e.

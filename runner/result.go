@@ -167,6 +167,29 @@ type Result struct {
 	Extensions           int   `json:"extensions,omitempty"`
 	ExtendReleases       int   `json:"extend_releases,omitempty"`
 	ReleasesMidExtension int   `json:"releases_mid_extension,omitempty"`
+	// Pauses: process pauses (FaultSpec.PauseRate, a scenario's pause);
+	// ClockJumps: clock-jump episodes (ClockSpec.Jumps).
+	Pauses     int `json:"pauses,omitempty"`
+	ClockJumps int `json:"clock_jumps,omitempty"`
+
+	// The protected store (Spec.Writes, Spec.Store). Writes: writes that
+	// reached the store. StaleWrites: writes it accepted from a node whose
+	// lease had ended in true time, after it had accepted a write made
+	// under a later lease (one that began after the writer's): the writes
+	// that overwrite a later holder's, what fencing tokens exist to stop.
+	// FencedRejects: writes the fenced store rejected, their token below
+	// the highest it had accepted. DoubleBeliefMS: true time in which two
+	// nodes believed they held the same resource (summed over resources):
+	// the checker's overlaps, and also a paused node's belief, which lasts
+	// until it resumes and reads its clock, beside a later holder's.
+	// LiveRejects: of FencedRejects, those of a node whose lease was
+	// current: its token was below an earlier holder's, the claim that
+	// tokens grow (Algorithm.Fencing) broken.
+	Writes         int64   `json:"writes"`
+	StaleWrites    int64   `json:"stale_writes"`
+	FencedRejects  int64   `json:"fenced_rejects"`
+	LiveRejects    int64   `json:"live_rejects,omitempty"`
+	DoubleBeliefMS float64 `json:"double_belief_ms"`
 
 	// Violations: overlaps of hold intervals of different owners (see
 	// Checker); ViolationList has the first 100 in detail.

@@ -3,6 +3,8 @@ package runner
 import (
 	"fmt"
 	"math"
+	"slices"
+	"strings"
 	"time"
 
 	"leaselab/algorithms"
@@ -54,6 +56,22 @@ type Spec struct {
 	// for half the leases to be released, within 2*RTT before the
 	// release, which then meets the extension in flight (see Driver).
 	Extend float64 `json:"extend,omitempty"`
+	// Writes: a holder writes to the protected store (Store) every Writes
+	// while it believes it holds (contention and failover clients; 0: no
+	// writes). Each write follows a check of the lease made Writes
+	// earlier, and goes out only if the lease then had at least Writes to
+	// run: the "check, work, write" of a lease user, where a process pause
+	// between the check and the write makes the write late.
+	Writes time.Duration `json:"writes_ns,omitempty"`
+	// Store: what the protected store checks: "plain" (or "") accepts every write,
+	// "fenced" rejects a write whose fencing token (algorithms.Token of
+	// the lease it was made under) is below the highest it accepted.
+	Store string `json:"store,omitempty"`
+	// LockDelay: a lease that expires cannot be taken again for this long
+	// (Chubby's and Consul's lock-delay): the holder's client is told its
+	// lease ends LockDelay before the algorithm's Until, while the
+	// acceptors keep it to the end. A release frees it at once.
+	LockDelay time.Duration `json:"lock_delay_ns,omitempty"`
 
 	Net    NetSpec   `json:"net"`
 	Clocks ClockSpec `json:"clocks"`
@@ -123,6 +141,16 @@ type ClockSpec struct {
 	// error -Drift or +Drift (signs drawn), instead of uniform in between:
 	// the extremes, where clock assumptions break.
 	Edges bool `json:"clock_edges,omitempty"`
+	// Jumps: clock-jump episodes per node per minute (Poisson; simulator
+	// only), the shapes of Jepsen's clock nemesis. Each moves the node's
+	// clock by a step drawn uniformly in [-JumpMax, JumpMax] for a time
+	// drawn uniformly in [JumpLen/2, JumpLen]: with Strobe 0 it stays
+	// there and then steps back (bump, then reset); with Strobe > 0 it
+	// steps there and back every Strobe (strobe).
+	Jumps   float64       `json:"clock_jumps_per_min,omitempty"`
+	JumpMax time.Duration `json:"clock_jump_max_ns,omitempty"`
+	JumpLen time.Duration `json:"clock_jump_len_ns,omitempty"`
+	Strobe  time.Duration `json:"clock_strobe_ns,omitempty"`
 }
 
 // FaultSpec describes crashes and partitions.
@@ -136,6 +164,13 @@ type FaultSpec struct {
 	// two random groups for PartitionLen (uniform in [len/2, len]).
 	Partitions   float64       `json:"partitions_per_min"`
 	PartitionLen time.Duration `json:"partition_len_ns"`
+	// PauseRate: process pauses per node per minute (Poisson; a garbage
+	// collection, a VM freeze, an fsync stall): a paused node does
+	// nothing (no timer fires, no message or input is handled; they wait)
+	// and resumes with its clock having run on. A pause lasts uniformly
+	// in [0, PauseMax].
+	PauseRate float64       `json:"pause_rate_per_min,omitempty"`
+	PauseMax  time.Duration `json:"pause_max_ns,omitempty"`
 }
 
 // DiskSpec is the simulated disk of classic Paxos and the real log's mode.
@@ -268,6 +303,39 @@ func (s Spec) check(a algorithms.Algorithm) error {
 		return fmt.Errorf("resources > 1 is for the contention workload only (batch has --leases)")
 	case (s.Giveup > 0 || s.Extend > 0) && s.Workload != "contention":
 		return fmt.Errorf("giveup and extend are behaviours of contention clients, not of the %s workload", s.Workload)
+	}
+	return s.checkNew()
+}
+
+// checkNew checks the process pauses, clock jumps, the protected store
+// and the lock-delay.
+func (s Spec) checkNew() error {
+	f, c := s.Faults, s.Clocks
+	switch {
+	case math.IsNaN(f.PauseRate) || math.IsInf(f.PauseRate, 0) || f.PauseRate < 0:
+		return fmt.Errorf("pause rate must be a finite number >= 0, got %g", f.PauseRate)
+	case f.PauseMax < 0:
+		return fmt.Errorf("pause-max must not be negative, got %v", f.PauseMax)
+	case f.PauseRate > 0 && f.PauseMax == 0:
+		return fmt.Errorf("pauses need a positive --pause-max (the longest pause)")
+	case math.IsNaN(c.Jumps) || math.IsInf(c.Jumps, 0) || c.Jumps < 0:
+		return fmt.Errorf("clock-jumps must be a finite number >= 0, got %g", c.Jumps)
+	case c.JumpMax < 0 || c.JumpLen < 0 || c.Strobe < 0:
+		return fmt.Errorf("clock-jump-max, clock-jump-len and clock-strobe must not be negative")
+	case c.Jumps > 0 && (c.JumpMax == 0 || c.JumpLen == 0):
+		return fmt.Errorf("clock jumps need a positive --clock-jump-max (the largest step) and --clock-jump-len (how long an episode lasts)")
+	case c.JumpMax > 24*time.Hour:
+		return fmt.Errorf("clock-jump-max %v is more than a day", c.JumpMax)
+	case s.Writes < 0:
+		return fmt.Errorf("writes must not be negative, got %v", s.Writes)
+	case s.Store != "" && !slices.Contains(Stores, s.Store):
+		return fmt.Errorf("unknown store %q (valid: %s)", s.Store, strings.Join(Stores, ", "))
+	case s.Writes > 0 && s.Workload != "contention" && s.Workload != "failover":
+		return fmt.Errorf("writes are made by contention and failover clients that hold a lease, not by the %s workload", s.Workload)
+	case s.Writes > 0 && s.Writes >= s.Params.LeaseSpan:
+		return fmt.Errorf("write period %v must be shorter than the lease span %v (a write goes out only if the lease had that long to run)", s.Writes, s.Params.LeaseSpan)
+	case s.LockDelay < 0 || s.LockDelay >= s.Params.LeaseSpan:
+		return fmt.Errorf("lock-delay %v must be in [0, lease span %v)", s.LockDelay, s.Params.LeaseSpan)
 	}
 	return nil
 }

@@ -65,11 +65,14 @@ const (
 	TraceSync                           // node's fsync finished: X = latency ns, Y = records
 	TraceClock                          // node's clock was set: X = offset ns, Y = rate ppb
 	TraceViolation                      // an overlap began: Res, Owner=first owner, X=second owner
+	TracePause                          // node's process paused: X = for how long (ns)
+	TraceResume                         // node's process resumed: X = how long it was paused (ns)
+	TraceWrite                          // node's write reached the protected store: Res, Sub=WriteOutcome, Ballot=token's Minor, X=token's Major, Y=start of the lease it was made under (true ns)
 	traceKindCount
 )
 
 var traceNames = [...]string{"", "send", "deliver", "drop", "dup", "fire", "input", "event", "crash", "restart",
-	"partition", "heal", "hold_start", "hold_end", "persist", "sync", "clock", "violation"}
+	"partition", "heal", "hold_start", "hold_end", "persist", "sync", "clock", "violation", "pause", "resume", "write"}
 
 func (k TraceKind) String() string {
 	if k < traceKindCount {
@@ -81,6 +84,23 @@ func (k TraceKind) String() string {
 // HasMsg reports whether records of kind k carry a message (send,
 // deliver, drop, dup).
 func (k TraceKind) HasMsg() bool { return k >= TraceSend && k <= TraceDup }
+
+// What the protected store did with a write (a TraceWrite record's Sub).
+const (
+	WriteAccepted = 1 // accepted
+	WriteStale    = 2 // accepted, from a lease that had ended, after a write of a later lease
+	WriteRejected = 3 // rejected by the fenced store: its token is below the highest accepted
+)
+
+var writeNames = [...]string{"", "accepted", "stale", "rejected"}
+
+// WriteOutcome names a TraceWrite record's Sub; "" if unknown.
+func WriteOutcome(sub uint8) string {
+	if int(sub) < len(writeNames) {
+		return writeNames[sub]
+	}
+	return ""
+}
 
 // Why a message was dropped (a TraceDrop record's Sub).
 const (

@@ -97,6 +97,9 @@ func init() {
 			{Name: AblateCrossLife, Rule: "the server treats an ask or a release as the owner's own only from the same proposer, (node, restart counter) (algorithms.SameProposer), never from the node alone",
 				Breaks: "a restarted client's attempts start again at round 1, below its earlier life's; a release of the earlier life, delayed past the crash, is 'not older' than the new life's grant and clears it, and another client is granted while the new life holds"},
 		},
+		Fencing: "the end of the lease on the holder's clock (algorithms.TimeToken; the ballot is each client's own counter): the server grants a new ask " +
+			"only after the previous grant ended or was released, and a client holds from when it sent the ask it was granted, so a later holder's " +
+			"lease ends later while clients' clocks agree within that gap and answers are not delayed past it",
 		Validate: validate,
 		Build:    New,
 	})
@@ -340,7 +343,8 @@ func (n *node) granted(now algorithms.Local, m *algorithms.Message, out *algorit
 	q.until = until
 	out.CancelTimer(algorithms.TimerKey{Resource: m.Resource, Kind: timerTimeout})
 	out.SetTimer(algorithms.TimerKey{Resource: m.Resource, Kind: timerHoldEnd}, until)
-	out.Emit(algorithms.Event{Kind: algorithms.Acquired, Resource: m.Resource, Owner: n.cfg.ID, Ballot: q.ballot, Until: until})
+	out.Emit(algorithms.Event{Kind: algorithms.Acquired, Resource: m.Resource, Owner: n.cfg.ID, Ballot: q.ballot, Until: until,
+		Token: algorithms.TimeToken(until)})
 }
 
 // busy: someone else holds the grant; back off and ask again.

@@ -161,6 +161,11 @@ func FormatOutput(out *algorithms.Output, base algorithms.Local) string {
 		fmt.Fprintf(&sb, "timer %+v;", tm)
 	}
 	for _, e := range out.Events {
+		if e.Token == algorithms.TimeToken(e.Until) && e.Token != (algorithms.Token{}) {
+			// A token that is a time (algorithms.TimeToken) is written
+			// relative to base too, as the Until it is made of.
+			e.Token = algorithms.Token{Minor: 1}
+		}
 		e.Until = algorithms.Local(rel(e.Until, base))
 		fmt.Fprintf(&sb, "event %+v;", e)
 	}

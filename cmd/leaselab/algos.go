@@ -18,8 +18,10 @@ func init() {
 acceptors keep state on disk, and each ablation: the name to give to
 --ablate and the rule it switches off. --format markdown, json and csv add,
 for each ablation, what goes wrong without the rule and the faults or the
-scenario that expose it (for 'leaselab check' or 'leaselab replay'); the default
-table leaves that column out to stay narrow.`,
+scenario that expose it (for 'leaselab check' or 'leaselab replay'), and each
+algorithm's fencing token (what a holder's writes to a --store fenced carry,
+why a later holder's is higher, what breaks that); the default table leaves
+those out to stay narrow.`,
 		setup: func(fs *pflag.FlagSet) action {
 			format := addFormatFlag(fs, "table", "markdown", "json", "csv")
 			return func(c *ctx, args []string) error {
@@ -37,6 +39,7 @@ type algoInfo struct {
 	Name      string         `json:"name"`
 	Summary   string         `json:"summary"`
 	Durable   bool           `json:"durable"`
+	Fencing   string         `json:"fencing"`
 	Ablations []ablationInfo `json:"ablations"`
 }
 
@@ -54,7 +57,7 @@ func algoInfos() []algoInfo {
 		if err != nil {
 			continue // cannot happen: n came from the registry
 		}
-		info := algoInfo{Name: a.Name, Summary: a.Summary, Durable: a.Durable, Ablations: []ablationInfo{}}
+		info := algoInfo{Name: a.Name, Summary: a.Summary, Durable: a.Durable, Fencing: a.Fencing, Ablations: []ablationInfo{}}
 		for _, ab := range a.Ablations {
 			info.Ablations = append(info.Ablations, ablationInfo{ab.Name, ab.Rule, ab.Breaks, experiments.Exposes(a.Name, ab.Name)})
 		}
@@ -104,6 +107,18 @@ func writeAlgos(c *ctx, format string) error {
 	}
 	if err := table([]string{"algorithm", "disk", "summary"}, algos); err != nil {
 		return err
+	}
+	if wide {
+		var fences [][]string
+		for _, a := range infos {
+			fences = append(fences, []string{a.Name, a.Fencing})
+		}
+		if _, err := c.stdout.Write([]byte("\nfencing tokens (what a holder's writes carry, --store fenced):\n")); err != nil {
+			return err
+		}
+		if err := table([]string{"algorithm", "token, why it grows, what breaks it"}, fences); err != nil {
+			return err
+		}
 	}
 	if len(abls) == 0 {
 		return nil

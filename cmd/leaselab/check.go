@@ -50,6 +50,19 @@ all of them (the default), or a swarm mix (--faults swarm, below):
              FaTLease's holder margin absorbs); with drift too, each seed
              has free or slewed clocks with even odds
 
+and two kinds drawn only when named (all,pause or pause alone): 'all'
+keeps to what the algorithms assume, and these do not:
+
+  pause      --pause-rate drawn in [0.5, 2] per node per minute, each up
+             to --pause-max (default 10s): a paused node handles nothing
+             and resumes with its clock having run on; what it does shows
+             in the protected store's meters (--writes D, --store
+             plain|fenced) and in double_belief_ms, not as violations
+  clockjump  --clock-jumps drawn in [0.5, 2] episodes per node per minute,
+             steps up to --clock-jump-max; half the seeds strobe (a
+             period in [10ms, 100ms]): every algorithm's clock assumption
+             broken on purpose
+
 --faults swarm: swarm testing, as FoundationDB and TigerBeetle do it. Every
 seed draws its own subset of the kinds (each in with even odds) and its
 own intensities, wider than above, so one campaign has seeds with one
@@ -96,12 +109,13 @@ invariant found and the seeds that produced them (table; --format json
 gives keys seeds, leases_acquired, violations, violating_seeds, and
 violating_specs: the full spec of each violating run, fault rates drawn for
 its seed included, and exercised: how often the faults happened, summed
-over the seeds: crashes, partitions, stale messages delivered, mid-round
-give-ups, extensions, releases of extended leases and of leases whose
-extension was in flight, seeds with several resources and with
-free-running clocks, crashes of holders, seeds with proposer-only and
-acceptor-only nodes, with downtimes below M and with stalls longer than M
-plus the downtime). After the table, on a line of its own, it prints
+over the seeds: each fault kind's counters (crashes, partitions, stale
+messages delivered, mid-round give-ups, extensions, releases of extended
+leases and of leases whose extension was in flight, seeds with several
+resources, with free-running clocks, with proposer-only and acceptor-only
+nodes, pauses, clock jumps), then crashes of holders, seeds with downtimes
+below M and with stalls longer than M plus the downtime; with --writes, the
+summed writes, stale_writes and fenced_rejects). After the table, on a line of its own, it prints
 the 'leaselab run' command that re-runs the first violating seed alone;
 add --trace FILE or --timeline FILE.html to it for the full trace, or
 give --trace / --holds / --violation-trace / --timeline to check itself.
@@ -379,14 +393,7 @@ func shrinkNote(sr campaign.ShrinkResult) string {
 }
 
 // exercised says in one line how often the campaign's faults happened.
-func exercised(e campaign.Exercised) string {
-	return fmt.Sprintf("%d crashes, %d partitions, %d stale messages delivered, %d mid-round give-ups, "+
-		"%d extensions, %d releases after extending (%d mid-extension), %d multi-resource seeds, %d free-clock seeds, "+
-		"%d crashes of holders, %d seeds with proposer-only and %d with acceptor-only nodes, %d with downtimes below M, %d with stalls past M and the downtime",
-		e.Crashes, e.Partitions, e.StaleDelivered, e.GiveupsMidRound, e.Extensions, e.ExtendReleases,
-		e.ReleasesMidExtension, e.MultiResourceSeeds, e.FreeClockSeeds,
-		e.HolderCrashes, e.ProposerOnlySeeds, e.AcceptorOnlySeeds, e.ShortDowntimeSeeds, e.LongStallSeeds)
-}
+func exercised(e campaign.Exercised) string { return e.String() }
 
 // rerun is the command line that reproduces the first violating seed.
 func rerun(res campaign.CheckResult) string {

@@ -33,6 +33,19 @@ restart counter 1, and a diskless algorithm must keep it silent for M
 (FaTLease: v + d_max) before it joins; the output says how long it was
 silent, on its own clock.
 
+With --pause D, node 0's process is not killed but stopped (SIGSTOP) for D
+and then let go on (SIGCONT), as a garbage-collection pause or a VM freeze
+stops a process: its lease runs out while it is stopped, another node
+takes over, and when node 0 runs again it does what it was doing. Every
+node writes to a protected store (this process) every --writes while it
+holds a lease, each write after a check that the lease had that long to
+run: a write node 0 checked before its pause goes out after it, under its
+old lease's fencing token. With --store plain the store accepts it, a
+stale write over the new holder's; with --store fenced it rejects it, the
+new holder's token being higher. The output adds the store's counts
+(writes, stale_writes, fenced_rejects) and double_belief_ms, the time in
+which two nodes believed they held (node 0 until it ran again).
+
 The nodes share a fresh random key (written to a temporary file, readable
 by this user only, removed at the end) and sign every datagram with it
 ('leaselab node --key-file'); --key=false runs them without.
@@ -64,8 +77,10 @@ func setupCluster(fs *pflag.FlagSet) action {
 		verbose    = fs.Bool("verbose", false, "log what the driver does on stderr")
 		restart    = fs.Bool("restart", false, "after the takeover, start node 0 again and measure its silence before it joins")
 		sign       = fs.Bool("key", true, "give the nodes a fresh shared key: they sign every datagram and drop unsigned or foreign ones")
+		pause      = fs.Duration("pause", 0, "stop node 0's process (SIGSTOP) for this long instead of killing it, then let it go on (SIGCONT)")
 	)
-	addNamedFlags(fs, &spec, "algo", "ablate", "renew-before", "seed")
+	spec.Writes = 100 * time.Millisecond
+	addNamedFlags(fs, &spec, "algo", "ablate", "renew-before", "seed", "writes", "store")
 	addGroupFlags(fs, &spec, runner.GroupProtocol)
 	format := addFormatFlag(fs, "table", "json")
 	return func(c *ctx, args []string) error {
@@ -84,6 +99,14 @@ func setupCluster(fs *pflag.FlagSet) action {
 		if *contenders < 1 || *contenders >= *nodes {
 			return badInput(fmt.Errorf("contenders must be in [1, %d], got %d", *nodes-1, *contenders))
 		}
+		switch {
+		case *pause < 0:
+			return badInput(fmt.Errorf("--pause must not be negative, got %v", *pause))
+		case *pause > 0 && *restart:
+			return badInput(fmt.Errorf("--pause stops node 0 and lets it go on; --restart restarts a killed node 0: give one of them"))
+		case *pause > 0 && *pause+10*time.Second > *limit:
+			return badInput(fmt.Errorf("--pause %v leaves too little of --limit %v for the takeover and the resume (want at least 10s more)", *pause, *limit))
+		}
 		plan, err := runner.Resolve(spec)
 		if err != nil {
 			return badInput(err)
@@ -98,7 +121,7 @@ func setupCluster(fs *pflag.FlagSet) action {
 		procs := &udp.Processes{
 			Command: func(pc udp.ProcessConfig) *exec.Cmd { return exec.Command(exe, nodeArgs(pc)...) },
 			Slack:   *slack,
-			Plan:    &workload.FailoverPlan{Extensions: *extensions, Restart: *restart, Linger: spec.Params.LeaseSpan / 2},
+			Plan:    &workload.FailoverPlan{Extensions: *extensions, Restart: *restart, Linger: spec.Params.LeaseSpan / 2, Pause: *pause},
 			Stderr:  c.stderr,
 		}
 		if *verbose {
@@ -141,6 +164,8 @@ func runCluster(c *ctx, plan runner.Plan, procs *udp.Processes, format string) e
 			{"nodes", strconv.Itoa(res.Nodes)},
 			{"extensions before kill", strconv.Itoa(res.Extensions)},
 			{"killed pid", strconv.Itoa(res.KilledPID)},
+			{"paused pid", strconv.Itoa(res.PausedPID)},
+			{"pause", fmt.Sprintf("%.0f ms", res.PauseMS)},
 			{"lease left at kill", fmt.Sprintf("%.1f ms", res.RemainingAtKillMS)},
 			{"next owner", strconv.Itoa(res.NextOwner)},
 			{"failover gap", fmt.Sprintf("%.1f ms", res.GapMS)},
@@ -149,6 +174,11 @@ func runCluster(c *ctx, plan runner.Plan, procs *udp.Processes, format string) e
 			{"violations", strconv.Itoa(res.Violations)},
 			{"slack", fmt.Sprintf("%.1f ms", res.SlackMS)},
 			{"signed datagrams", strconv.FormatBool(res.Signed)},
+			{"store", res.Store},
+			{"writes", strconv.FormatInt(res.Writes, 10)},
+			{"stale writes", strconv.FormatInt(res.StaleWrites, 10)},
+			{"fenced rejects", strconv.FormatInt(res.FencedRejects, 10)},
+			{"double belief", fmt.Sprintf("%.1f ms", res.DoubleBeliefMS)},
 		}
 		if res.Restarted {
 			silent := fmt.Sprintf("%.1f ms", res.QuarantineMS)
@@ -191,6 +221,16 @@ type clusterResult struct {
 	SlackMS           float64            `json:"slack_ms"`
 	// Signed: the nodes signed and checked their datagrams (--key).
 	Signed bool `json:"signed"`
+	// With --pause: node 0's process and how long it was stopped.
+	PausedPID int     `json:"paused_pid,omitempty"`
+	PauseMS   float64 `json:"pause_ms,omitempty"`
+	// The protected store (runner.Result's meters of the same names).
+	Store          string  `json:"store"`
+	WritePeriodMS  float64 `json:"write_period_ms"`
+	Writes         int64   `json:"writes"`
+	StaleWrites    int64   `json:"stale_writes"`
+	FencedRejects  int64   `json:"fenced_rejects"`
+	DoubleBeliefMS float64 `json:"double_belief_ms"`
 	// With --restart: node 0's restart counter in its second life, and
 	// how long it stayed silent (udp.ClusterExtra).
 	Restarted      bool    `json:"restarted"`
@@ -209,7 +249,9 @@ func newClusterResult(s runner.Spec, r runner.Result, ex udp.Extra, p *udp.Proce
 		LeaseSpanMS: ms(s.Params.LeaseSpan), MaxLeaseMS: ms(s.Params.MaxLease), RemainingAtKillMS: c.RemainingAtKillMS,
 		Acquisitions: c.Acquisitions, Violations: r.Violations, ViolationList: r.ViolationList,
 		SurvivorsAlive: c.SurvivorsAlive, SlackMS: ms(slack), Signed: p.KeyFile != "",
-		Restarted: c.Restarted, RestartCounter: c.RestartCounter, QuarantineMS: c.QuarantineMS}
+		Restarted: c.Restarted, RestartCounter: c.RestartCounter, QuarantineMS: c.QuarantineMS,
+		PausedPID: c.PausedPID, PauseMS: c.PauseMS, Store: s.Store, WritePeriodMS: ms(s.Writes),
+		Writes: r.Writes, StaleWrites: r.StaleWrites, FencedRejects: r.FencedRejects, DoubleBeliefMS: r.DoubleBeliefMS}
 }
 
 func ms(d time.Duration) float64 { return float64(d) / 1e6 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"net/netip"
 	"os"
 	"os/signal"
@@ -33,7 +34,11 @@ then {"type":"event","event":"acquired","resource":R,"owner":I,"ballot":B,
 "local_ns":...,"until_ns":...,"remaining_ns":...} and the like for every
 event, {"type":"error",...} for a bad command. "owner" is present exactly
 when the event has one (acquired and lost: this node; granted and cleared:
-the grant's owner), so node 0 shows as "owner":0. "stats" prints
+the grant's owner), so node 0 shows as "owner":0. With --writes D the
+node writes to a protected store while it holds a lease: every D, after a
+check that the lease had D to run, a line {"type":"write","resource":R,
+"token_major":M,"token_minor":m,"local_ns":...} with the lease's fencing
+token ('leaselab cluster' is the store). "stats" prints
 {"type":"stats","stats":{"bad_datagrams":B,"unauthenticated":U}}, the
 datagrams dropped so far; the node prints a stats line as its last line too.
 
@@ -110,6 +115,9 @@ func setupNode(fs *pflag.FlagSet) action {
 		}
 		if err := udp.ValidNet(cfg.Net); err != nil {
 			return badInput(err)
+		}
+		if cfg.Writes < 0 {
+			return badInput(fmt.Errorf("--writes must not be negative, got %v", cfg.Writes))
 		}
 		sctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 		defer stop()

@@ -191,7 +191,7 @@ func reproSummary(c *ctx, reports []*experiments.Report, out string, start time.
 		if shared := countShared(r); shared == len(r.Runs) && shared > 0 {
 			runTime = "shared" // every run was another experiment's
 		}
-		rows = append(rows, []string{r.Exp.Name, r.Exp.Env, fmt.Sprint(len(r.Runs)), fmt.Sprint(r.Failed),
+		rows = append(rows, []string{r.Exp.Name, r.Exp.Env, fmt.Sprint(r.RunCount()), fmt.Sprint(r.Failed),
 			runTime, filepath.Join(out, r.Exp.Name+".png")})
 	}
 	err := writeTable(c.stdout, []string{"experiment", "env", "runs", "failed", "run time", "chart"}, rows)

@@ -3,62 +3,34 @@ package campaign
 import (
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"slices"
 	"sort"
 	"time"
 
 	"leaselab/algorithms"
 	"leaselab/runner"
+	"leaselab/runner/faults"
 	"leaselab/runner/internal/pool"
 	"leaselab/runner/sim"
 )
 
-// FaultKinds are the fault kinds a campaign can draw ("all" means every
-// one).
-var FaultKinds = []string{"loss", "dup", "reorder", "partition", "crash", "drift",
-	"stale", "giveup", "extend", "resources", "freeclock"}
+// FaultKinds are the fault kinds a campaign can draw by name (the fault-kind
+// table's, runner/faults.Kinds: those with a fixed-mix draw; "all" means
+// every one of them but pause and clockjump, which a campaign draws only
+// when asked by name, faults.Kind.Opt).
+var FaultKinds = faults.CampaignKinds()
 
-// Campaign defaults, used for a requested fault kind whose rate the base
-// spec leaves at zero. Each seed draws its own rate in the range, from the
-// seed, so a campaign covers mild and harsh mixes:
-//
-//	loss       Net.Loss uniform in [0.01, 0.10]
-//	dup        Net.Dup uniform in [0.01, 0.10]
-//	reorder    Net.Reorder uniform in [0.05, 0.25]
-//	partition  Faults.Partitions uniform in [1, 4] per minute; PartitionLen
-//	           from the base spec, 3 s if zero
-//	crash      Faults.CrashRate uniform in [0.5, 2] per node per minute;
-//	           Downtime from the base spec, 2 s if zero
-//	drift      Clocks.Drift uniform in [0, Params.Drift] and Clocks.Skew
-//	           uniform in [0, Params.DMax]: within what the algorithm is
-//	           told to allow; clocks are slewed back at the skew bound.
-//	           A base spec with a non-zero Clocks.Drift or Skew uses that
-//	           value as given, even beyond the allowance (that is how a
-//	           user shows FaTLease breaking with --skew 3s --dmax 1s).
-//	stale      Net.Stale uniform in [0.25, 1.5] stalls per link per minute:
-//	           the messages sent on a stalled link arrive when the stall
-//	           ends, up to Net.StaleSpans lease spans (4 if zero) later
-//	giveup     Spec.Giveup uniform in [0.05, 0.3]: clients abandon that
-//	           share of acquisitions mid-round (contention)
-//	extend     Spec.Extend uniform in [0.1, 0.5]: clients extend that
-//	           share of their leases, then release or let them expire
-//	           (contention)
-//	resources  Spec.Resources uniform in {2, 3, 4}: every proposer picks
-//	           one at random for each attempt (contention)
-//	freeclock  clocks run free (Clocks.Free: constant rate error, never
-//	           slewed back) at the edges of their ranges (Clocks.Edges:
-//	           offsets ±Skew/2, rates ±Drift). Drift is uniform in [0,
-//	           Params.Drift] and Skew in [0, Params.DMax]; for an
-//	           algorithm that assumes a skew bound (Algorithm.SkewBound)
-//	           Drift is cut so that two clocks stay within
-//	           ClockAllowance(Params) of each other for the whole run, and
-//	           Skew is uniform in what that leaves. With drift requested
-//	           too, each seed picks free or slewed clocks with even odds.
-//
-// Rates the base spec sets (non-zero) are used as given, for every seed,
-// whether or not their kind is requested; so are those Vary.Fixed names,
-// zero included.
+// SwarmKinds are the kinds a swarm seed draws in or out, in the order of
+// CheckResult.Swarm (faults.SwarmKinds).
+var SwarmKinds = faults.SwarmKinds()
+
+// Each fault kind's draw is in the fault-kind table (runner/faults,
+// Kind.Draw for a fixed mix, Kind.Swarm for a swarm), with its ranges;
+// a kind asked for sets only what the base spec leaves at zero and the
+// caller did not fix (Vary.Fixed), each seed drawing its own rates, so a
+// campaign covers mild and harsh mixes. Rates the base spec sets
+// (non-zero) are used as given, for every seed, whether or not their kind
+// is requested; so are those Vary.Fixed names, zero included.
 //
 // CheckSpec.Vary asks each seed to draw parts of the experiment too, so a
 // campaign covers the ways leases end and the ways nodes come back, not
@@ -73,7 +45,9 @@ var FaultKinds = []string{"loss", "dup", "reorder", "partition", "crash", "drift
 //	               quarantine matter, and the more often a node restarts,
 //	               the more often a message from before its crash finds it
 //	partition-len  a partition lasts uniform in [100 ms, 2T]
-const checkStream = 0x636865636b000007
+//
+// (a swarm widens the downtime and partition-length draws of the kinds it
+// drew in).
 
 // expandFaults checks and expands the fault kinds.
 func expandFaults(kinds []string) ([]string, error) {
@@ -89,7 +63,7 @@ func expandFaults(kinds []string) ([]string, error) {
 	set := map[string]bool{}
 	for _, k := range kinds {
 		if k == "all" {
-			for _, f := range FaultKinds {
+			for _, f := range faults.AllKinds() {
 				set[f] = true
 			}
 			continue
@@ -108,8 +82,6 @@ func expandFaults(kinds []string) ([]string, error) {
 	return out, nil
 }
 
-func uniformF(r *rand.Rand, lo, hi float64) float64 { return lo + r.Float64()*(hi-lo) }
-
 // CheckSpecFor returns the spec campaign cs runs for seed: the base spec
 // with the seed and the fault rates drawn for it. Running it with Run
 // reproduces that seed of the campaign exactly.
@@ -127,187 +99,54 @@ func CheckSpecFor(cs CheckSpec, seed uint64) (runner.Spec, error) {
 }
 
 // specFor is the spec of seed for a resolved base, and for a swarm the
-// kinds it drew (by SwarmKinds).
+// kinds it drew (by SwarmKinds): the seed's workload, downtime and
+// partition-length draws (Vary), then each kind's draw from the table.
 func specFor(base runner.Plan, kinds []string, vary Vary, seed uint64) (runner.Spec, []bool) {
-	if len(kinds) == 1 && kinds[0] == Swarm {
-		return swarmSpecFor(base, vary, seed)
-	}
 	s := base.Spec
 	s.Seed = seed
-	d := drawFor(seed)
-	d.vary(&s, vary)
-	c := choice{draws: d, base: base.Spec, skewBound: base.Algo.SkewBound, vary: vary,
-		useFree: slices.Contains(kinds, "freeclock") && (!slices.Contains(kinds, "drift") || d.freeCoin)}
-	for _, k := range kinds {
-		c.apply(&s, k)
+	var wide *faults.Wide
+	if len(kinds) == 1 && kinds[0] == Swarm {
+		w := faults.DrawWide(seed)
+		wide = &w
+	}
+	c := faults.NewChoice(base, seed, kinds, wide, vary.fixed)
+	c.VaryDowntime, c.VaryPartitionLen = vary.Downtime, vary.PartitionLen
+	varyDraws(c.Mild, &s, vary)
+	for _, k := range faults.Kinds() {
+		switch {
+		case wide != nil && k.Swarm != nil && wide.Has(k.Name):
+			k.Swarm(c, &s)
+		case wide == nil && k.Draw != nil && slices.Contains(kinds, k.Name):
+			k.Draw(c, &s)
+		}
+	}
+	if wide != nil {
+		return s, wide.In
 	}
 	return s, nil
 }
 
-// draws are one seed's random choices.
-type draws struct {
-	loss, dup, reorder, parts, crash, drift, skew float64
-	expire                                        bool
-	hold, pause, down, plen                       float64
-	stale, giveup, extend                         float64
-	resources                                     int
-	freeCoin                                      bool
-	freeRate, freeSkew                            float64
-}
-
-// drawFor draws every range in a fixed order whether or not it is used,
-// so one kind's presence does not shift another kind's draw; later
-// groups were added after the earlier ones, leaving every seed's earlier
-// draws as they were.
-func drawFor(seed uint64) draws {
-	r := rand.New(rand.NewPCG(seed, checkStream))
-	var d draws
-	d.loss = uniformF(r, 0.01, 0.10)
-	d.dup = uniformF(r, 0.01, 0.10)
-	d.reorder = uniformF(r, 0.05, 0.25)
-	d.parts = uniformF(r, 1, 4)
-	d.crash = uniformF(r, 0.5, 2)
-	d.drift = uniformF(r, 0, 1)
-	d.skew = uniformF(r, 0, 1)
-	d.expire = r.Float64() < 0.5
-	d.hold = uniformF(r, 0, 2)
-	d.pause = uniformF(r, 0, 1)
-	d.down = uniformF(r, 0, 1)
-	d.plen = uniformF(r, 0, 1)
-	d.stale = uniformF(r, 0.25, 1.5)
-	d.giveup = uniformF(r, 0.05, 0.3)
-	d.extend = uniformF(r, 0.1, 0.5)
-	d.resources = 2 + r.IntN(3)
-	d.freeCoin = r.Float64() < 0.5
-	d.freeRate = uniformF(r, 0, 1)
-	d.freeSkew = uniformF(r, 0, 1)
-	return d
-}
-
-// vary sets the parts of the experiment vary asks each seed to draw.
-func (d draws) vary(s *runner.Spec, vary Vary) {
+// varyDraws sets the parts of the experiment vary asks each seed to draw.
+func varyDraws(d faults.Mild, s *runner.Spec, vary Vary) {
 	p := s.Params
 	if vary.Workload && s.Workload == "contention" {
-		s.Release = !d.expire
-		s.Hold = time.Duration(d.hold * float64(p.LeaseSpan))
-		s.Pause = time.Duration(d.pause * float64(p.LeaseSpan))
+		s.Release = !d.Expire
+		s.Hold = time.Duration(d.Hold * float64(p.LeaseSpan))
+		s.Pause = time.Duration(d.Pause * float64(p.LeaseSpan))
 	}
 	if vary.Downtime {
 		lo, hi := float64(10*time.Millisecond), float64(2*p.MaxLease)
-		s.Faults.Downtime = time.Duration(lo * math.Pow(hi/lo, d.down))
+		s.Faults.Downtime = time.Duration(lo * math.Pow(hi/lo, d.Down))
 	}
 	if vary.PartitionLen {
 		lo, hi := float64(100*time.Millisecond), float64(2*p.LeaseSpan)
-		s.Faults.PartitionLen = time.Duration(lo + d.plen*(hi-lo))
+		s.Faults.PartitionLen = time.Duration(lo + d.PLen*(hi-lo))
 	}
 }
 
-// choice is what a seed's fault kinds are set from.
-type choice struct {
-	draws
-	base      runner.Spec
-	skewBound bool // the algorithm assumes clocks within d_max (Algorithm.SkewBound)
-	vary      Vary
-	useFree   bool // this seed's clocks run free (freeclock, or its coin against drift)
-}
-
-// zero: the base spec leaves this rate to the campaign.
-func (c *choice) zero(name string, v float64) bool { return v == 0 && !c.vary.fixed(name) }
-
-// apply sets fault kind k's rates in s.
-func (c *choice) apply(s *runner.Spec, k string) {
-	contention := s.Workload == "contention"
-	// The kinds that draw one rate: the kind, its flag name (Vary.Fixed),
-	// the field, the rate drawn, and whether only contention uses it.
-	for _, r := range []struct {
-		kind, flag string
-		field      *float64
-		v          float64
-		contention bool
-	}{
-		{"loss", "loss", &s.Net.Loss, c.loss, false},
-		{"dup", "dup", &s.Net.Dup, c.dup, false},
-		{"reorder", "reorder", &s.Net.Reorder, c.reorder, false},
-		{"partition", "partitions", &s.Faults.Partitions, c.parts, false},
-		{"crash", "crash-rate", &s.Faults.CrashRate, c.crash, false},
-		{"stale", "stale", &s.Net.Stale, c.stale, false},
-		{"giveup", "giveup", &s.Giveup, c.giveup, true},
-		{"extend", "extend", &s.Extend, c.extend, true},
-	} {
-		if r.kind == k && (contention || !r.contention) && c.zero(r.flag, *r.field) {
-			*r.field = r.v
-		}
-	}
-	switch k {
-	case "partition":
-		if s.Faults.PartitionLen == 0 {
-			s.Faults.PartitionLen = 3 * time.Second
-		}
-	case "crash":
-		if s.Faults.Downtime == 0 {
-			s.Faults.Downtime = 2 * time.Second
-		}
-	case "stale":
-		if s.Net.StaleSpans == 0 {
-			s.Net.StaleSpans = 4
-		}
-	case "resources":
-		if contention && c.zero("resources", float64(s.Resources)) {
-			s.Resources = c.resources
-		}
-	case "drift":
-		if c.useFree {
-			return // this seed's clocks run free (freeclock)
-		}
-		if c.zero("drift", c.base.Clocks.Drift) {
-			s.Clocks.Drift = c.drift * s.Params.Drift
-		}
-		if c.zero("skew", float64(c.base.Clocks.Skew)) {
-			s.Clocks.Skew = time.Duration(c.skew * float64(s.Params.DMax))
-		}
-	case "freeclock":
-		if c.useFree {
-			c.freeClocks(s)
-		}
-	}
-}
-
-// freeClocks makes the clocks run free at the edges of their ranges,
-// within ClockAllowance for an algorithm that assumes a skew bound.
-func (c *choice) freeClocks(s *runner.Spec) {
-	s.Clocks.Free, s.Clocks.Edges = true, true
-	rate := c.freeRate * s.Params.Drift
-	left := float64(s.Params.DMax)
-	if c.skewBound {
-		// Two clocks may drift 2·rate·Duration apart over the run: keep
-		// that, and the offsets, within ClockAllowance.
-		bound := float64(ClockAllowance(s.Params))
-		rate = math.Min(rate, bound/(2*float64(s.Duration)))
-		left = bound - 2*math.Floor(rate*1e9)/1e9*float64(s.Duration)
-	}
-	if c.zero("drift", c.base.Clocks.Drift) {
-		// Whole ppb, rounded down, as the clocks use them.
-		s.Clocks.Drift = math.Floor(rate*1e9) / 1e9
-	}
-	if c.zero("skew", float64(c.base.Clocks.Skew)) {
-		s.Clocks.Skew = time.Duration(c.freeSkew * max(left, 0))
-	}
-}
-
-// ClockAllowance is how far apart two clocks may be, at most, for the
-// campaign's free-running clocks: Params.DMax, plus what two clocks whose
-// rates are within Params.Drift = ρ of true time drift apart over the life
-// of one lease and its safety period (v + 2·d_max), 2ρ(v + 2·d_max)/(1 -
-// ρ). That is the assumption FaTLease's holder margin is built on (d_max
-// when a lease is proposed, drift within ρ while it lives; fatlease/doc.go):
-// within it every algorithm must stay safe, and FaTLease with its
-// drift-margin ablated need not. Naive and PaxosLease assume no bound on
-// the offsets at all (Algorithm.SkewBound false).
-func ClockAllowance(p algorithms.Params) time.Duration {
-	rho := p.Drift
-	m := math.Ceil(2 * rho * float64(p.LeaseSpan+2*p.DMax) / (1 - rho))
-	return p.DMax + time.Duration(m)
-}
+// ClockAllowance is how far apart a campaign keeps two free-running clocks
+// for an algorithm that assumes a skew bound (faults.ClockAllowance).
+func ClockAllowance(p algorithms.Params) time.Duration { return faults.ClockAllowance(p) }
 
 // maxFirst bounds CheckResult.First and ViolatingSpecs.
 const maxFirst = 20
@@ -349,6 +188,14 @@ func (h *holderCrashes) Observe(r *runner.TraceRec) {
 func (cr *CheckResult) add(seed uint64, o outcome) {
 	res := o.res
 	cr.LeasesAcquired += res.LeasesAcquired
+	cr.Writes += res.Writes
+	cr.StaleWrites += res.StaleWrites
+	cr.FencedRejects += res.FencedRejects
+	cr.LiveRejects += res.LiveRejects
+	cr.DoubleBeliefMS += res.DoubleBeliefMS
+	if res.StaleWrites > 0 {
+		cr.StaleWriteSeeds = append(cr.StaleWriteSeeds, seed)
+	}
 	cr.Exercised.add(res)
 	cr.Exercised.HolderCrashes += o.holderCrashes
 	if o.drew != nil {

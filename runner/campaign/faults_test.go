@@ -288,8 +288,8 @@ func TestCampaignKindsAndFixedZeros(t *testing.T) {
 	}
 	e := cr.Exercised
 	t.Logf("%+v, %d leases", e, cr.LeasesAcquired)
-	if e.StaleDelivered == 0 || e.GiveupsMidRound == 0 || e.Extensions == 0 || e.ExtendReleases == 0 ||
-		e.MultiResourceSeeds != cs.Seeds || e.FreeClockSeeds == 0 || e.Crashes != 0 {
+	if e.Count("stale_delivered") == 0 || e.Count("giveups_mid_round") == 0 || e.Count("extensions") == 0 || e.Count("extend_releases") == 0 ||
+		e.Count("multi_resource_seeds") != int64(cs.Seeds) || e.Count("free_clock_seeds") == 0 || e.Count("crashes") != 0 {
 		t.Fatalf("exercised %+v", e)
 	}
 	if cr.Violations != 0 {

@@ -58,7 +58,8 @@ const (
 	extInput extKind = iota + 1
 	extCrash
 	extRestart
-	extClock // a slew: the node's clock model from now on
+	extClock // a slew or a clock jump: the node's clock model from now on
+	extPause // a process pause of length dur
 )
 
 // extAction is a client input, crash, restart or slew at true time t;
@@ -72,6 +73,7 @@ type extAction struct {
 	res   algorithms.ResourceID
 	input algorithms.InputKind
 	clock faults.Clock
+	dur   int64 // extPause: the pause's length
 }
 
 // recMsg is a message between two nodes and its fate in the run.
@@ -181,6 +183,8 @@ func recordRun(plan runner.Plan) (*recording, error) {
 			ext(r, extAction{kind: extCrash, node: r.Node})
 		case runner.TraceRestart:
 			ext(r, extAction{kind: extRestart, node: r.Node})
+		case runner.TracePause:
+			ext(r, extAction{kind: extPause, node: r.Node, dur: r.X})
 		}
 	})
 	res, err := sim.RunPlan(plan, runner.Options{Observers: []runner.Observer{hook}})
@@ -510,6 +514,11 @@ func (rc *recording) play(c candidate, text bool) (played, error) {
 			fields = []string{map[extKind]string{extCrash: "crash", extRestart: "restart"}[a.kind], a.node.String()}
 		case extClock:
 			fields = strings.Fields(clockLine(a.node, a.clock))
+		case extPause:
+			if !sc.Up(a.node) || sc.Paused(a.node) || a.dur <= 0 {
+				continue
+			}
+			fields = []string{"pause", a.node.String(), time.Duration(a.dur).String()}
 		}
 		if err := step("", fields...); err != nil {
 			return p, err

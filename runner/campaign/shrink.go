@@ -228,6 +228,7 @@ func (sh *shrinker) run() {
 			return (a.kind == extCrash || a.kind == extRestart) && int(a.node) == n
 		},
 		func(a *extAction, n int) bool { return a.kind == extCrash || a.kind == extRestart },
+		func(a *extAction, n int) bool { return a.kind == extPause },
 	} {
 		for n := 0; n < nodes && !sh.expired(); n++ {
 			out := map[int]bool{}

@@ -37,8 +37,8 @@ func TestSwarmDrawsDeterministicAndVaried(t *testing.T) {
 	shapes := map[[2]int]bool{}
 	const seeds = 64
 	for seed := uint64(1); seed <= seeds; seed++ {
-		a, drewA := swarmSpecFor(base, drawAll, seed)
-		b, drewB := swarmSpecFor(base, drawAll, seed)
+		a, drewA := specFor(base, []string{Swarm}, drawAll, seed)
+		b, drewB := specFor(base, []string{Swarm}, drawAll, seed)
 		if !reflect.DeepEqual(a, b) || !slices.Equal(drewA, drewB) {
 			t.Fatalf("seed %d: two draws differ:\n%+v\n%+v", seed, a, b)
 		}
@@ -76,7 +76,7 @@ func TestSwarmKinds(t *testing.T) {
 	p := base.Spec.Params
 	var longStall, proposerOnly, acceptorOnly, shortDown bool
 	for seed := uint64(1); seed <= 200; seed++ {
-		s, drew := swarmSpecFor(base, drawAll, seed)
+		s, drew := specFor(base, []string{Swarm}, drawAll, seed)
 		has := func(k string) bool { return drew[slices.Index(SwarmKinds, k)] }
 		if has("stale") {
 			longest := time.Duration(s.Net.StaleSpans * float64(p.LeaseSpan))
@@ -102,7 +102,7 @@ func TestSwarmKinds(t *testing.T) {
 	// A rate the caller fixed is used as given, zero included.
 	fixed := Vary{Workload: true, Downtime: true, PartitionLen: true, Fixed: []string{"loss", "crash-rate", "acceptors", "proposers"}}
 	for seed := uint64(1); seed <= 50; seed++ {
-		s, _ := swarmSpecFor(base, fixed, seed)
+		s, _ := specFor(base, []string{Swarm}, fixed, seed)
 		if s.Net.Loss != 0 || s.Faults.CrashRate != 0 || s.Acceptors != base.Spec.Acceptors || s.Proposers != base.Spec.Proposers {
 			t.Fatalf("seed %d: fixed values drawn: loss %g crash %g cluster %d/%d", seed, s.Net.Loss, s.Faults.CrashRate, s.Acceptors, s.Proposers)
 		}

@@ -1,11 +1,16 @@
 package campaign
 
 import (
+	"bytes"
+	"encoding/json"
+	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"leaselab/algorithms"
 	"leaselab/runner"
+	"leaselab/runner/faults"
 )
 
 // CheckSpec describes a fault campaign: Seeds runs with seeds FirstSeed,
@@ -52,6 +57,17 @@ type CheckResult struct {
 	LeasesAcquired int                  `json:"leases_acquired"`
 	Violations     int                  `json:"violations"`
 	ViolatingSeeds []uint64             `json:"violating_seeds"`
+	// The protected store and the pauses (runner.Result's meters of the
+	// same names), summed over the seeds; StaleWriteSeeds: the seeds
+	// with a stale write (the fenced store let one through when its
+	// tokens did not grow); LiveRejects: rejections of a current lease
+	// (its token below an earlier holder's).
+	Writes          int64    `json:"writes"`
+	StaleWrites     int64    `json:"stale_writes"`
+	FencedRejects   int64    `json:"fenced_rejects"`
+	LiveRejects     int64    `json:"live_rejects"`
+	DoubleBeliefMS  float64  `json:"double_belief_ms"`
+	StaleWriteSeeds []uint64 `json:"stale_write_seeds,omitempty"`
 	// First: the first violation of each violating seed (at most 20), and
 	// ViolatingSpecs the full spec of those runs (fault rates drawn for the
 	// seed included), so `run` can reproduce each one.
@@ -75,59 +91,90 @@ type Counterexample struct {
 	ShrinkResult
 }
 
-// Exercised counts what a campaign's faults did (Result's meters of the
-// same names, summed over seeds).
+// Exercised counts what a campaign's faults did: every fault kind's
+// counters (the fault-kind table's, runner/faults Kind.Counters: crashes,
+// partitions, stale_delivered, giveups_mid_round, extensions,
+// extend_releases, releases_mid_extension, multi_resource_seeds,
+// free_clock_seeds, proposer_only_seeds, acceptor_only_seeds, pauses,
+// clock_jumps), summed over the seeds, and the campaign's own:
+// HolderCrashes, crashes of a node that held a lease; ShortDowntimeSeeds,
+// seeds with crashes whose nodes stay down less than M (they restart into
+// their quarantine); LongStallSeeds, seeds whose link stalls can outlast
+// M and a downtime. Its JSON is one object: the table's counters in table
+// order, then the campaign's.
 type Exercised struct {
-	Crashes              int   `json:"crashes"`
-	Partitions           int   `json:"partitions"`
-	StaleDelivered       int64 `json:"stale_delivered"`
-	GiveupsMidRound      int   `json:"giveups_mid_round"`
-	Extensions           int   `json:"extensions"`
-	ExtendReleases       int   `json:"extend_releases"`
-	ReleasesMidExtension int   `json:"releases_mid_extension"`
-	// MultiResourceSeeds: seeds whose clients contend for more than one
-	// resource; FreeClockSeeds: seeds whose clocks run free with a rate
-	// error.
-	MultiResourceSeeds int `json:"multi_resource_seeds"`
-	FreeClockSeeds     int `json:"free_clock_seeds"`
-	// HolderCrashes: crashes of a node that held a lease; the shape
-	// counts: seeds with nodes that only propose (more proposers than
-	// acceptors) or only accept; ShortDowntimeSeeds: seeds with crashes
-	// whose nodes stay down less than M (they restart into their
-	// quarantine); LongStallSeeds: seeds whose link stalls can outlast M
-	// and a downtime.
-	HolderCrashes      int `json:"holder_crashes"`
-	ProposerOnlySeeds  int `json:"proposer_only_seeds"`
-	AcceptorOnlySeeds  int `json:"acceptor_only_seeds"`
-	ShortDowntimeSeeds int `json:"short_downtime_seeds"`
-	LongStallSeeds     int `json:"long_stall_seeds"`
+	Counts             map[string]int64
+	HolderCrashes      int
+	ShortDowntimeSeeds int
+	LongStallSeeds     int
 }
 
+// Count is the table's counter name summed over the seeds.
+func (e Exercised) Count(name string) int64 { return e.Counts[name] }
+
 func (e *Exercised) add(r runner.Result) {
-	e.Crashes += r.Crashes
-	e.Partitions += r.PartitionCount
-	e.StaleDelivered += r.StaleDelivered
-	e.GiveupsMidRound += r.GiveupsMidRound
-	e.Extensions += r.Extensions
-	e.ExtendReleases += r.ExtendReleases
-	e.ReleasesMidExtension += r.ReleasesMidExtension
-	if r.Params.Resources > 1 {
-		e.MultiResourceSeeds++
+	if e.Counts == nil {
+		e.Counts = map[string]int64{}
 	}
-	if r.Params.Clocks.Free && r.Params.Clocks.Drift > 0 {
-		e.FreeClockSeeds++
+	for _, k := range faults.Kinds() {
+		for _, c := range k.Counters {
+			e.Counts[c.Name] += c.Of(&r)
+		}
 	}
 	p := r.Params
-	if p.Proposers > p.Acceptors {
-		e.ProposerOnlySeeds++
-	}
-	if p.Acceptors > p.Proposers {
-		e.AcceptorOnlySeeds++
-	}
 	if r.Crashes > 0 && p.Faults.Downtime < p.Params.MaxLease {
 		e.ShortDowntimeSeeds++
 	}
 	if p.Net.Stale > 0 && time.Duration(p.Net.StaleSpans*float64(p.Params.LeaseSpan)) > p.Params.MaxLease+p.Faults.Downtime {
 		e.LongStallSeeds++
 	}
+}
+
+// counters are the JSON keys of an Exercised, in order, with their values.
+func (e Exercised) counters() [][2]any {
+	var out [][2]any
+	for _, k := range faults.Kinds() {
+		for _, c := range k.Counters {
+			out = append(out, [2]any{c.Name, e.Counts[c.Name]})
+		}
+	}
+	return append(out, [2]any{"holder_crashes", e.HolderCrashes}, [2]any{"short_downtime_seeds", e.ShortDowntimeSeeds},
+		[2]any{"long_stall_seeds", e.LongStallSeeds})
+}
+
+// MarshalJSON writes every counter as a key of one object, in order.
+func (e Exercised) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, kv := range e.counters() {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, "%q:%d", kv[0], kv[1])
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// UnmarshalJSON reads what MarshalJSON writes.
+func (e *Exercised) UnmarshalJSON(b []byte) error {
+	var m map[string]int64
+	if err := json.Unmarshal(b, &m); err != nil {
+		return err
+	}
+	e.HolderCrashes, e.ShortDowntimeSeeds, e.LongStallSeeds = int(m["holder_crashes"]), int(m["short_downtime_seeds"]), int(m["long_stall_seeds"])
+	delete(m, "holder_crashes")
+	delete(m, "short_downtime_seeds")
+	delete(m, "long_stall_seeds")
+	e.Counts = m
+	return nil
+}
+
+// String says in one line how often the campaign's faults happened.
+func (e Exercised) String() string {
+	var parts []string
+	for _, kv := range e.counters() {
+		parts = append(parts, fmt.Sprintf("%d %s", kv[1], strings.ReplaceAll(kv[0].(string), "_", " ")))
+	}
+	return strings.Join(parts, ", ")
 }

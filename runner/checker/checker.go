@@ -136,6 +136,17 @@ type Checker struct {
 	violations []Violation
 	count      int // all violations; violations keeps at most maxViolations
 	maxKept    int
+	// paused: the intervals a process pause set aside (Pause), to be
+	// opened again at the resume.
+	paused []pausedHold
+}
+
+// pausedHold is an interval of a paused node, set aside.
+type pausedHold struct {
+	owner  algorithms.NodeID
+	res    algorithms.ResourceID
+	ballot algorithms.Ballot
+	until  algorithms.Local
 }
 
 // maxViolations bounds the violations a Checker keeps in detail (all are
@@ -290,10 +301,52 @@ func (c *Checker) Lost(t int64, owner algorithms.NodeID, res algorithms.Resource
 // Crash ends every interval of node n at t.
 func (c *Checker) Crash(t int64, n algorithms.NodeID) {
 	c.Advance(t)
+	k := 0
+	for _, p := range c.paused {
+		if p.owner != n {
+			c.paused[k] = p
+			k++
+		}
+	}
+	c.paused = c.paused[:k]
 	for i := range int32(c.holds.Len()) {
 		if h := c.holds.At(i); h.live && h.owner == n {
 			c.close(i, t)
 		}
+	}
+}
+
+// Pause ends node n's intervals at t because its process paused, and sets
+// them aside: the invariant is about nodes that run, and a paused node
+// acts on nothing (what it goes on believing is Recorder's double-belief
+// meter's business). Resume opens again those whose end has not come.
+func (c *Checker) Pause(t int64, n algorithms.NodeID) {
+	c.Advance(t)
+	for i := range int32(c.holds.Len()) {
+		if h := c.holds.At(i); h.live && h.owner == n {
+			c.paused = append(c.paused, pausedHold{owner: n, res: h.res, ballot: h.ballot, until: h.until})
+			c.close(i, t)
+		}
+	}
+}
+
+// Resume opens again, from t, the intervals of node n that Pause set
+// aside and whose end, on n's clock, has not come.
+func (c *Checker) Resume(t int64, n algorithms.NodeID) {
+	c.Advance(t)
+	k := 0
+	var back []pausedHold
+	for _, p := range c.paused {
+		if p.owner == n {
+			back = append(back, p)
+			continue
+		}
+		c.paused[k] = p
+		k++
+	}
+	c.paused = c.paused[:k]
+	for _, p := range back {
+		c.Acquired(t, n, p.res, p.ballot, p.until)
 	}
 }
 
@@ -400,6 +453,15 @@ func (c *Checker) Holders(res algorithms.ResourceID) []algorithms.NodeID {
 		out = append(out, c.holds.At(i).owner)
 	}
 	return out
+}
+
+// Since returns the start of owner's open interval on res, if it has one
+// at the checker's current time.
+func (c *Checker) Since(res algorithms.ResourceID, owner algorithms.NodeID) (int64, bool) {
+	if i := c.find(res, owner); i >= 0 {
+		return c.holds.At(i).start, true
+	}
+	return 0, false
 }
 
 // HoldCount is the number of hold intervals open now.

@@ -4,13 +4,42 @@ import (
 	"testing"
 
 	"leaselab/algorithms"
-	"leaselab/runner/faults"
 )
 
-// testClocks gives each node its own Clock.
-type testClocks []faults.Clock
+// testClock reads Offset + t + floor(t * RatePPB / 1e9), as the
+// simulator's clock model (runner/faults.Clock, which imports the runner
+// and so cannot be imported here) does, for the small times of the tests.
+type testClock struct{ Offset, RatePPB int64 }
 
-func (c testClocks) TrueAt(n algorithms.NodeID, l algorithms.Local) int64 { return c[n].TrueAt(l) }
+func (c testClock) local(t int64) int64 {
+	x := t * c.RatePPB
+	q := x / 1_000_000_000
+	if x%1_000_000_000 != 0 && x < 0 {
+		q--
+	}
+	return c.Offset + t + q
+}
+
+// trueAt is the first t at which the clock reads l or more.
+func (c testClock) trueAt(l int64) int64 {
+	lo, hi := int64(-1<<40), int64(1<<40)
+	for lo < hi {
+		mid := lo + (hi-lo)/2
+		if c.local(mid) >= l {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	return lo
+}
+
+// testClocks gives each node its own clock.
+type testClocks []testClock
+
+func (c testClocks) TrueAt(n algorithms.NodeID, l algorithms.Local) int64 {
+	return c[n].trueAt(int64(l))
+}
 
 // step is one call into the checker in a table test.
 type step struct {
@@ -215,5 +244,34 @@ func TestCheckerHolders(t *testing.T) {
 	c.Advance(100)
 	if h := c.Holders(5); len(h) != 0 {
 		t.Fatalf("holders at 100: %v", h)
+	}
+}
+
+// A paused node holds nothing the invariant counts: another owner's hold
+// while it is paused is no violation, but one it resumes into is, from
+// the resume on.
+func TestCheckerPause(t *testing.T) {
+	tests := []struct {
+		name   string
+		resume int64
+		want   int   // violations
+		start  int64 // of the violation
+	}{
+		{"resumes after its end", 150, 0, 0},
+		{"resumes before its end", 80, 1, 80},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c := NewChecker(testClocks{{}, {}}, 1, nil)
+			c.Acquired(0, 0, 0, 1, 100)
+			c.Pause(20, 0)
+			c.Acquired(50, 1, 0, 2, 200)
+			c.Resume(tc.resume, 0)
+			c.Finish(300)
+			vs, n := c.Violations()
+			if n != tc.want || n > 0 && vs[0].StartNS != tc.start {
+				t.Fatalf("violations %v, want %d from %d", vs, tc.want, tc.start)
+			}
+		})
 	}
 }

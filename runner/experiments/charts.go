@@ -16,6 +16,9 @@ func panelLetter(i int) string { return string(rune('a'+i)) + ") " }
 // Figure draws the experiment from its summary (never from raw runs, so the
 // chart shows exactly what the summary CSV holds).
 func (r *Report) Figure() (plots.Figure, error) {
+	if r.Exp.Kind == Frontier {
+		return r.frontierFigure(), nil
+	}
 	e := r.Exp
 	fig := plots.Figure{Title: fmt.Sprintf("%s: %s", e.Name, e.Title)}
 	if n := e.ChartNotes[e.Env]; n != "" {

@@ -2,8 +2,10 @@ package experiments
 
 import (
 	"fmt"
+	"math"
 	"time"
 
+	"leaselab/algorithms"
 	"leaselab/plots"
 	"leaselab/runner"
 	"leaselab/runner/campaign"
@@ -246,7 +248,7 @@ var oneMsgNotes = []string{
 // All returns the experiments in report order, one function each below.
 // Each call builds fresh values, so callers may modify what they get.
 func All() []Experiment {
-	return []Experiment{fig5(), fig6(), fig7(), fig8(), fig9(), fig10(), deadlockExp(), contentionExp(), timelineExp(), ablationsExp()}
+	return []Experiment{fig5(), fig6(), fig7(), fig8(), fig9(), fig10(), deadlockExp(), contentionExp(), timelineExp(), ablationsExp(), frontierExp()}
 }
 
 // fig5: concurrent lease negotiation, one machine.
@@ -737,6 +739,143 @@ func ablationsExp() Experiment {
 			"Every run draws its own fault mix from its seed as `leaselab check --faults all` does (loss, duplication, reordering, partitions, crashes, clock drift and skew within the algorithms' allowances, slewed or free-running, link stalls that deliver messages seconds late, clients that give up mid-round or extend and then release, several resources, downtime and partition length), except that release, hold and pause are fixed per panel instead of drawn; so the baseline 'none' should show no violation.",
 			"classicpaxos without fsync answers before its fsync completes and keeps what the fsync makes durable, so after a crash it forgets only the answers the crash caught inside an fsync, unlike fatlease without restart-wait, which forgets everything it promised and accepted; with this campaign's fast simulated disk that window is small (`leaselab algos` names the slow-disk campaign that exposes it).",
 			"One fault mix cannot expose every rule: an ablation with no violation here is not proven harmless. The table lists the fault each rule's author names as exposing it; `leaselab check --algo A --ablate R --faults ...` targets one.",
+		},
+	}
+}
+
+// frontierBase is the frontier's workload: three acceptor-proposers
+// contending for one resource with leases that expire (where clock
+// assumptions bite), short leases so that a run sees many hand-offs, and
+// a holder writing every 50 ms.
+func frontierBase() runner.Spec {
+	s := runner.DefaultSpec()
+	s.Workload = "contention"
+	s.Acceptors, s.Proposers = 3, 3
+	s.Duration = 30 * time.Second
+	s.Params.LeaseSpan = time.Second
+	s.Params.MaxLease = 1500 * time.Millisecond
+	s.Params.DMax = 200 * time.Millisecond
+	s.Params.ResponseTimeout = 100 * time.Millisecond
+	s.Params.Backoff = 20 * time.Millisecond
+	s.Release, s.Hold, s.Pause = false, 0, 300*time.Millisecond
+	s.Writes, s.Store = 50*time.Millisecond, "plain"
+	return s
+}
+
+// holderMargin is how early a relative-lease holder (naive, PaxosLease)
+// ends its lease against its acceptors' timers: 2ρT/(1+ρ).
+func holderMargin(p algorithms.Params) float64 {
+	return 2 * p.Drift * float64(p.LeaseSpan) / (1 + p.Drift)
+}
+
+// pauseBound is the longest pause the lease argument lets pass without
+// outcome: a paused holder believes past its end, which is harmless until
+// another node can take over, the gap its margins leave (2ρT/(1+ρ) for a
+// lease measured on one clock; d_max and the drift margin 2ρ(v +
+// 2d_max)/(1-ρ) for an absolute one); a write follows a check that the
+// lease had the write period to run, so only a longer pause makes it
+// late; and a fenced store, with tokens that grow, takes no late write
+// whatever the pause.
+func pauseBound(s runner.Spec, a algorithms.Algorithm, outcome string) (float64, string) {
+	p := s.Params
+	switch outcome {
+	case "two":
+		if a.SkewBound {
+			return float64(p.DMax) + 2*p.Drift*float64(p.LeaseSpan+2*p.DMax)/(1-p.Drift),
+				"d_max + 2ρ(v+2d_max)/(1-ρ): how long after a holder's end its acceptors still keep its lease"
+		}
+		return holderMargin(p), "2ρT/(1+ρ): how long after a holder's end its acceptors still keep its lease"
+	case "stale-plain":
+		return float64(s.Writes), "the check before a write: the lease had the write period to run"
+	}
+	return math.NaN(), "fencing: none while tokens grow"
+}
+
+// frontierAssumptions are the assumptions the frontier violates.
+func frontierAssumptions() []Assumption {
+	sec := 1e-9
+	return []Assumption{
+		{Name: "rate", Label: "clock rate error (fraction)", Unit: "", Scale: 1,
+			Lo: func(s runner.Spec) float64 { return s.Params.Drift / 2 },
+			Hi: func(s runner.Spec) float64 { return 0.2 },
+			Bound: func(s runner.Spec, _ algorithms.Algorithm, _ string) (float64, string) {
+				return s.Params.Drift, "ρ = --drift-bound, the rate error the holders' margins allow for"
+			},
+			// Rates ±x at the edges, offsets kept within d_max by slewing
+			// (FaTLease's other assumption holds).
+			Set: func(s *runner.Spec, x float64) {
+				s.Clocks.Drift, s.Clocks.Skew, s.Clocks.Edges = x, s.Params.DMax, true
+			}},
+		{Name: "offset", Label: "clock offset between two nodes (s)", Unit: "s", Scale: sec,
+			Lo: func(s runner.Spec) float64 { return float64(s.Params.DMax) / 4 },
+			Hi: func(s runner.Spec) float64 { return float64(10 * s.Params.LeaseSpan) },
+			Bound: func(s runner.Spec, a algorithms.Algorithm, _ string) (float64, string) {
+				if !a.SkewBound {
+					return math.NaN(), "leases are spans on one clock: no bound on offsets"
+				}
+				return float64(s.Params.DMax), "d_max: leases are absolute times on clocks within d_max"
+			},
+			Set: func(s *runner.Spec, x float64) { s.Clocks.Skew, s.Clocks.Edges = time.Duration(x), true }},
+		{Name: "pause", Label: "process pause, longest (s)", Unit: "s", Scale: sec, Paused: true,
+			Lo:    func(s runner.Spec) float64 { return float64(time.Millisecond) },
+			Hi:    func(s runner.Spec) float64 { return float64(10 * s.Params.LeaseSpan) },
+			Bound: pauseBound,
+			// 30 pauses per node per minute, uniform in [0, x]: many land
+			// between a holder's check and its write.
+			Set: func(s *runner.Spec, x float64) { s.Faults.PauseRate, s.Faults.PauseMax = 30, time.Duration(x) }},
+		{Name: "delay", Label: "message delay, longest (s)", Unit: "s", Scale: sec,
+			Lo: func(s runner.Spec) float64 { return float64(s.Params.MaxLease) / 4 },
+			Hi: func(s runner.Spec) float64 { return float64(20 * s.Params.MaxLease) },
+			Bound: func(s runner.Spec, _ algorithms.Algorithm, _ string) (float64, string) {
+				return float64(s.Params.MaxLease), "M: a restarted node's quarantine, which a message from before its crash may outlast"
+			},
+			// Stalled links (2 per link per minute, up to x) and crashes
+			// (2 per node per minute, down 10-50 ms): late messages reach
+			// restarted nodes.
+			Set: func(s *runner.Spec, x float64) {
+				s.Net.Stale, s.Net.StaleSpans = 2, x/float64(s.Params.LeaseSpan)
+				s.Faults.CrashRate, s.Faults.Downtime = 2, 50*time.Millisecond
+			}},
+		{Name: "jump", Label: "clock jump, largest (s)", Unit: "s", Scale: sec,
+			Lo: func(s runner.Spec) float64 { return float64(time.Millisecond) },
+			Hi: func(s runner.Spec) float64 { return float64(10 * s.Params.LeaseSpan) },
+			Bound: func(s runner.Spec, a algorithms.Algorithm, _ string) (float64, string) {
+				if a.SkewBound {
+					return float64(s.Params.DMax), "d_max: a clock that steps within d_max still agrees within d_max"
+				}
+				return holderMargin(s.Params), "2ρT/(1+ρ): what the holder's drift margin absorbs of a step"
+			},
+			// Bumps: 6 episodes per node per minute, each a step of up
+			// to ±x for 1-2 s, then back.
+			Set: func(s *runner.Spec, x float64) {
+				s.Clocks.Jumps, s.Clocks.JumpMax, s.Clocks.JumpLen = 6, time.Duration(x), 2*time.Second
+			}},
+	}
+}
+
+// frontierExp: where each algorithm's timing assumptions end.
+func frontierExp() Experiment {
+	return Experiment{
+		Name: "frontier", Title: "the safety frontier: the smallest violation of each assumption that breaks the lease",
+		Paper: "the assumptions of each algorithm's safety argument (PaxosLease: rates within ρ, no bound on offsets; FaTLease and classic Paxos: clocks within d_max; all: a holder acts while its clock says it holds)",
+		What: "For each algorithm and each assumption, the smallest violation at which two holders appear (two believers, for pauses), and a stale write " +
+			"with a plain and with a fenced store, found by bisection; beside the bound the argument gives, and with Chubby's lock-delay for pauses.",
+		Kind: Frontier, Base: frontierBase(), Envs: []string{"sim"}, Reps: 1, QuickReps: 1,
+		FrontierDef: &FrontierDef{
+			Algos:       []string{"naive-undo", "paxoslease", "fatlease", "classicpaxos"},
+			Assumptions: frontierAssumptions(),
+			Seeds:       32, QuickSeeds: 4, Steps: 8, QuickSteps: 4,
+			LockDelay: 250 * time.Millisecond,
+		},
+		Notes: []string{
+			"A probe runs the seeds at one magnitude and succeeds if any run shows the outcome; the bisection halves the bracket on a log scale. " +
+				"The point found is where these seeds first showed it: an upper bound on the true frontier, not the frontier itself.",
+			"Pauses are drawn uniformly up to the magnitude (30 per node per minute), so most are shorter: the search's magnitude is the longest pause, " +
+				"and the pause that broke the run is in its trace (`leaselab run ... --trace FILE`).",
+			"A paused node holds nothing the lease invariant counts (it acts on nothing while stopped), so pauses show as two nodes believing they hold " +
+				"(double_belief_ms) and as stale writes, not as violations.",
+			"Lock-delay here is the holder's client stopping that long before the algorithm's end while the acceptors keep the lease to its end: " +
+				"an expired lease cannot be taken again for the delay; a release frees it at once.",
 		},
 	}
 }

@@ -102,6 +102,12 @@ type Report struct {
 	Wall        time.Duration // wall time of its runs, summed
 	Failed      int           // runs that returned an error
 	Meta        *runner.Meta  // provenance (Config.Meta)
+	// A frontier's points, the lock-delay's cost, its runs and errors
+	// (frontier.go).
+	FrontierPoints []FrontierPoint
+	LockDelay      []LockDelayCost
+	FrontierRuns   int
+	FrontierErrors []string
 }
 
 // MetaFile is the sidecar beside the CSV files that says where they came
@@ -266,6 +272,9 @@ func Plan(exps []Experiment, opt Options) (int, error) {
 			return 0, err
 		}
 		n += len(r.Points()) * r.NReps
+		if d := r.FrontierDef; d != nil {
+			n += r.frontierRunsEstimate()
+		}
 	}
 	return n, nil
 }
@@ -459,6 +468,27 @@ func (eng *engine) execute() error {
 	eng.progress(Progress{Done: done, Total: len(eng.jobs), Elapsed: time.Since(start), Estimate: estimate,
 		Remaining: eng.remaining(estWork, estDone, actualDone), Calibrated: true})
 	eng.dispatch(rest, finish)
+	for ei, r := range eng.reports {
+		if r.Exp.Kind != Frontier {
+			continue
+		}
+		total := len(eng.jobs)
+		for _, o := range eng.reports {
+			if o.Exp.Kind == Frontier {
+				total += o.Exp.frontierRunsEstimate()
+			}
+		}
+		eng.runFrontier(r, func() {
+			done++
+			eng.progress(Progress{Experiment: r.Exp.Name, Done: done, Total: max(total, done), Elapsed: time.Since(start)})
+		})
+		files, err := r.WriteFiles(eng.cfg.Out)
+		r.Files = files
+		if err != nil && firstErr == nil {
+			firstErr = err
+		}
+		eng.progress(Progress{Experiment: eng.reports[ei].Exp.Name, Done: done, Total: max(total, done), Elapsed: time.Since(start), Wrote: files})
+	}
 	return firstErr
 }
 
@@ -588,6 +618,10 @@ func (eng *engine) finishExperiment(ei int) ([]string, error) {
 	r.Files = files
 	return files, err
 }
+
+// RunCount is how many runs the experiment made (a frontier's searches
+// included).
+func (r *Report) RunCount() int { return len(r.Runs) + r.FrontierRuns }
 
 // summaryMeters are the meters aggregated for an experiment: its own, then
 // a few every experiment reports (safety first).

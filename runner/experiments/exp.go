@@ -181,6 +181,9 @@ type Experiment struct {
 	Faults []string `json:"faults,omitempty"`
 	// Vary: what else each campaign seed draws afresh (campaign.Vary).
 	Vary campaign.Vary `json:"vary,omitempty"`
+	// FrontierDef: the searches of a Frontier experiment (frontier.go),
+	// which runs no grid of points.
+	FrontierDef *FrontierDef `json:"-"`
 }
 
 // Point is one resolved cell of an experiment: a facet, a variant and a
@@ -276,6 +279,11 @@ func (e Experiment) checkShape() error {
 	}
 	switch e.Kind {
 	case Lines, Bars, Timelines:
+	case Frontier:
+		if e.FrontierDef == nil || len(e.FrontierDef.Algos) == 0 || len(e.FrontierDef.Assumptions) == 0 {
+			return fmt.Errorf("a frontier needs algorithms and assumptions")
+		}
+		return nil
 	default:
 		return fmt.Errorf("unknown kind %q", e.Kind)
 	}
@@ -485,6 +493,9 @@ func sortedKeys[V any](m map[string]V) []string {
 // registry, and validates every spec it will run, so that a definition
 // error shows before any run starts.
 func (e Experiment) Resolve(opt Options) (Resolved, error) {
+	if e.Kind == Frontier {
+		return e.resolveFrontier(opt)
+	}
 	if err := e.Validate(); err != nil {
 		return Resolved{}, err
 	}

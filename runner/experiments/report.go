@@ -99,7 +99,7 @@ func Markdown(w io.Writer, reports []*Report, cfg Config) error {
 		if shared := r.sharedRuns(); shared > 0 && shared == len(r.Runs) {
 			wall = "(runs shared with another experiment)"
 		}
-		p("| [%s](#%s) | %s | %s | %d | %d | %s |\n", r.Exp.Name, anchor(r), r.Exp.Paper, r.Exp.Env, len(r.Runs), r.Failed, wall)
+		p("| [%s](#%s) | %s | %s | %d | %d | %s |\n", r.Exp.Name, anchor(r), r.Exp.Paper, r.Exp.Env, r.RunCount(), r.Failed, wall)
 	}
 	p("\n")
 	for _, r := range reports {
@@ -119,6 +119,9 @@ func (r *Report) markdown(w io.Writer) error {
 	e := r.Exp
 	p("<a id=\"%s\"></a>\n## %s: %s\n\n", anchor(r), e.Name, e.Title)
 	p("*Reproduces:* %s. %s\n\n", e.Paper, e.What)
+	if e.Kind == Frontier {
+		return r.frontierSection(w)
+	}
 	p("*Setup:* %s\n\n", setupText(r))
 	p("![%s](%s.png)\n\n", e.Name, e.Name)
 	var links []string

@@ -21,7 +21,16 @@ func (r *Report) WriteFiles(dir string) ([]string, error) {
 	var files []string
 	write := func(file string, data []byte) error {
 		files = append(files, file)
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, file)), 0o755); err != nil {
+			return err
+		}
 		return writeAtomic(filepath.Join(dir, file), data)
+	}
+	if r.Exp.Kind == Frontier {
+		if err := r.frontierFiles(write); err != nil {
+			return files, err
+		}
+		return files, r.writeFigure(write)
 	}
 	if err := write(name+".csv", r.RunsCSV()); err != nil {
 		return files, err
@@ -46,20 +55,26 @@ func (r *Report) WriteFiles(dir string) ([]string, error) {
 	if err := write(name+".json", js); err != nil {
 		return files, err
 	}
+	return files, r.writeFigure(write)
+}
+
+// writeFigure writes the experiment's chart as PNG and SVG.
+func (r *Report) writeFigure(write func(string, []byte) error) error {
+	name := r.Exp.Name
 	fig, err := r.Figure()
 	if err != nil {
-		return files, fmt.Errorf("%s: chart: %w", name, err)
+		return fmt.Errorf("%s: chart: %w", name, err)
 	}
 	for _, ext := range []string{"png", "svg"} {
 		var buf bytes.Buffer
 		if err := fig.Render(&buf, ext); err != nil {
-			return files, fmt.Errorf("%s: chart: %w", name, err)
+			return fmt.Errorf("%s: chart: %w", name, err)
 		}
 		if err := write(name+"."+ext, buf.Bytes()); err != nil {
-			return files, err
+			return err
 		}
 	}
-	return files, nil
+	return nil
 }
 
 func writeAtomic(path string, data []byte) error {

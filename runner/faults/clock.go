@@ -1,7 +1,12 @@
-// Package faults is the simulated world's randomness: the clock model, the
-// named per-purpose random streams of a seed, and the draws that decide
-// what the network and the fault schedule do. Every draw takes its stream
-// explicitly (no package state), so concurrent runs can share the package.
+// Package faults is the simulated world's randomness and the fault-kind
+// table: the clock model, the named per-purpose random streams of a seed,
+// the draws that decide what the network and the fault schedule do, and
+// (kinds.go, choice.go) every fault kind with its parameters, the
+// environments that can inject it, its scenario commands, explorer
+// budget, trace kinds and exercised counters, and how a campaign seed
+// draws it. Every draw takes its stream explicitly (no package state), so
+// concurrent runs can share the package. It imports runner (the table
+// refers to the Spec and the Result), and runner none of it.
 package faults
 
 import (

@@ -128,6 +128,14 @@ type Schedule struct{ rng *rand.Rand }
 // NewSchedule returns the fault-schedule draws of a run with seed.
 func NewSchedule(seed uint64) *Schedule { return &Schedule{rng: Rand(seed, StreamFault)} }
 
+// NewStreamSchedule returns fault-schedule draws from another of seed's
+// streams (StreamPause, StreamJump): a fault kind with a stream of its own
+// leaves the draws of the others as they were.
+func NewStreamSchedule(seed, stream uint64) *Schedule { return &Schedule{rng: Rand(seed, stream)} }
+
+// Upto draws uniformly in [0, d].
+func (s *Schedule) Upto(d int64) int64 { return s.rng.Int64N(d + 1) }
+
 // Gap draws a Poisson process's next gap (ns) for rate events per minute.
 func (s *Schedule) Gap(perMinute float64) int64 {
 	return int64(s.rng.ExpFloat64() * 60e9 / perMinute)

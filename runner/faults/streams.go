@@ -16,6 +16,11 @@ const (
 	StreamClock  = 0x636c6f636b000004 // clock offsets and rates (DrawClocks)
 	StreamDisk   = 0x6469736b00000005 // fsync latencies
 	StreamNode   = 0x6e6f646500000006 // Config.Rand of each node (NodeSource)
+	StreamPause  = 0x7061757365000008 // process pauses (the simulator's pause schedule)
+	StreamJump   = 0x6a756d7000000009 // clock jumps (the simulator's jump schedule)
+	// StreamKind, xored with a hash of a fault kind's name, is the stream
+	// a campaign draws that kind's parameters from (Choice.Rand).
+	StreamKind = 0x6b696e640000000a
 )
 
 // Rand returns the random stream of one purpose for seed.

@@ -38,6 +38,10 @@ svg.view.dragging { cursor: grabbing; }
 .lane { stroke: #bbb; }
 .hold { stroke: #0003; }
 .down { fill: #9995; }
+.paused { fill: #8e44ad33; stroke: #8e44ad; stroke-dasharray: 3 2; }
+.write { stroke: #555; stroke-width: 1; }
+.write.stale { stroke: #c00; stroke-width: 2; }
+.write.rejected { stroke: #e67e22; stroke-width: 2; }
 .partition { fill: #f5c54233; }
 .violation { fill: #e0242480; stroke: #c00; stroke-width: 1; }
 .crash { stroke: #c00; stroke-width: 2; }
@@ -63,7 +67,7 @@ var errors = document.getElementById("errors");
 window.addEventListener("error", function (ev) { errors.textContent += "script error: " + ev.message + "\n"; });
 var D = JSON.parse(document.getElementById("data").textContent);
 // Every list is an array, also when a producer wrote null.
-["rows", "holds", "down", "crashes", "restarts", "partitions", "violations", "msgs", "gaps", "steps"].forEach(function (k) { if (!Array.isArray(D[k])) D[k] = []; });
+["rows", "holds", "down", "crashes", "restarts", "partitions", "violations", "msgs", "gaps", "steps", "paused", "writes"].forEach(function (k) { if (!Array.isArray(D[k])) D[k] = []; });
 var tl = document.getElementById("timeline"), sq = document.getElementById("sequence"), tip = document.getElementById("tip");
 var LEFT = 70, RIGHT = 16, ROW = 22, AXIS = 20, LANE = 34, MAXMSG = 4000;
 var rows = D.rows.length;
@@ -175,9 +179,20 @@ function drawTimeline() {
     var a = at(d.s, d.q), b = at(d.e, d.eq);
     if (inView(a, b)) out += rect("down", "d", i, a, b, d.n * ROW + 2, ROW - 4);
   });
+  D.paused.forEach(function (d, i) {
+    var a = at(d.s, d.q), b = at(d.e, d.eq);
+    if (inView(a, b)) out += rect("paused", "z", i, a, b, d.n * ROW + 2, ROW - 4);
+  });
   D.holds.forEach(function (hd, i) {
     var a = at(hd.s, hd.q), b = at(hd.e, hd.eq);
     if (inView(a, b)) out += rect("hold", "h", i, a, b, hd.n * ROW + 4, ROW - 8, ' fill="' + palette[hd.n % palette.length] + '"');
+  });
+  D.writes.forEach(function (wr, i) { // a tick on the writer's row; stale and rejected ones stand out
+    var u = at(wr.t, wr.q);
+    if (!inView(u, u)) return;
+    var X = x(u).toFixed(1), cls = /^stale/.test(wr.t2) ? "write stale" : /^rejected/.test(wr.t2) ? "write rejected" : "write";
+    var y0 = wr.n * ROW + (cls === "write" ? 6 : 1), y1 = wr.n * ROW + ROW - (cls === "write" ? 6 : 1);
+    out += '<line class="' + cls + '" data-k="w" data-i="' + i + '" x1="' + X + '" x2="' + X + '" y1="' + y0 + '" y2="' + y1 + '"></line>';
   });
   D.violations.forEach(function (v, i) {
     var a = at(v.s, v.q), b = Math.max(a, at(v.e, v.eq));
@@ -273,6 +288,10 @@ function describe(k, i) {
     return "partition " + o.t + "\nfrom " + where(o.s, o.q) + " to " + ms(o.e);
   case "d": o = D.down[i];
     return "n" + o.n + " down from " + where(o.s, o.q) + " to " + ms(o.e);
+  case "z": o = D.paused[i];
+    return "n" + o.n + "'s process paused from " + where(o.s, o.q) + " to " + ms(o.e) + "  (" + dur(o.e - o.s) + ")";
+  case "w": o = D.writes[i];
+    return "n" + o.n + " wrote to the store: " + o.t2 + "\nat " + where(o.t, o.q);
   case "c": o = D.crashes[i];
     return "n" + o.n + " crashed at " + where(o.t, o.q);
   case "r": o = D.restarts[i];
@@ -417,6 +436,11 @@ var sum = plural(rows, "node", "nodes") + ", " + dur(D.end - D.start) + " of tru
   (D.holds.length < D.total_holds ? num(D.holds.length) + " of " + plural(D.total_holds, "hold", "holds") + " in this file (the earliest; hatched where left out)" : plural(D.holds.length, "hold", "holds")) + ", " +
   plural(D.crashes.length, "crash", "crashes") + ", " + plural(D.partitions.length, "partition", "partitions") + ", " + plural(D.violations.length, "violation", "violations") + "; " +
   (D.msgs.length < D.total_msgs ? num(D.msgs.length) + " of " + plural(D.total_msgs, "message", "messages") + " in this file" : plural(D.total_msgs, "message", "messages")) + selfNote + ".";
+if (D.paused.length || D.writes.length) {
+  var bad = function (re) { return D.writes.filter(function (w) { return re.test(w.t2); }).length; };
+  sum += " " + plural(D.paused.length, "process pause", "process pauses") + "; " + plural(D.writes.length, "write", "writes") + " to the store in this file (" +
+    num(bad(/^stale/)) + " stale, " + num(bad(/^rejected/)) + " rejected by the fenced store).";
+}
 document.getElementById("summary").textContent = sum;
 if (D.meta) {
   document.getElementById("meta").textContent = Object.keys(D.meta).map(function (k) { return k + " " + D.meta[k]; }).join(" \u00b7 ");
@@ -437,6 +461,8 @@ if (D.meta) {
     ['<line x1="2" y1="11" x2="16" y2="6" stroke="#888" stroke-dasharray="1 2"></line>', "never delivered (in flight at the end)"],
     ['<circle cx="13" cy="7" r="2.5" fill="#3465a4"></circle>', "a node's message to itself"],
     [DEFS + '<rect x="1" y="1" width="24" height="12" fill="url(#hatch)" stroke="#999" stroke-dasharray="2 2"></rect>', "not all in this file (hover)"]];
+  if (D.paused.length) items.push(['<rect x="1" y="2" width="24" height="10" fill="#8e44ad33" stroke="#8e44ad" stroke-dasharray="3 2"></rect>', "process paused"]);
+  if (D.writes.length) items.push(['<path d="M6 4V10" stroke="#555"></path><path d="M13 1V13" stroke="#c00" stroke-width="2"></path><path d="M20 1V13" stroke="#e67e22" stroke-width="2"></path>', "write to the store: accepted, stale, rejected (fenced)"]);
   if (NS > 0) items.push(['<rect x="8" y="0" width="10" height="14" fill="#3465a422" stroke="#3465a4"></rect>', "selected step"]);
   document.getElementById("legend").innerHTML = items.map(function (it) { return '<span><svg viewBox="0 0 26 14">' + it[0] + '</svg>' + esc(it[1]) + '</span>'; }).join("");
 })();

@@ -168,6 +168,12 @@ type Data struct {
 	Partitions []Span       `json:"partitions"`
 	Violations []Violation  `json:"violations"`
 	Msgs       []Msg        `json:"msgs"`
+	// Paused: process pauses, on the paused node's row; Writes: writes to
+	// the protected store, on the writer's row, Note its outcome and
+	// token (the first maxWrites accepted ones, and every stale or
+	// rejected one).
+	Paused []Span `json:"paused"`
+	Writes []Mark `json:"writes"`
 	// TotalMsgs and TotalHolds: how many the trace had; fewer are
 	// embedded when it had more than the limits. TotalSelf: how many of
 	// the messages were a node's to itself (delivered at once, as a step
@@ -234,6 +240,7 @@ type Collector struct {
 	timeQ              []timeSeq
 	stepRecs, stepMore int
 	stepLines          []string
+	writes             int // writes seen
 }
 
 type holdKey struct {
@@ -253,6 +260,8 @@ type timeSeq struct{ t, q int64 }
 const (
 	// stepRecs bounds the records listed per step.
 	stepRecs = 200
+	// maxWrites bounds the accepted writes embedded.
+	maxWrites = 20000
 	// maxTimeQ bounds the time index (a replay changes time rarely; a
 	// long run without steps never reads it).
 	maxTimeQ = 1 << 16
@@ -341,6 +350,21 @@ func (c *Collector) Observe(r *runner.TraceRec) {
 	case runner.TraceHeal:
 		if len(c.partQ) > len(c.healQ) {
 			c.healQ = append(c.healQ, c.seq)
+		}
+	case runner.TracePause:
+		c.d.Paused = append(c.d.Paused, Span{Node: node(r.Node), Start: r.T, End: -1, Q: c.seq})
+	case runner.TraceResume:
+		for i := len(c.d.Paused) - 1; i >= 0; i-- {
+			if p := &c.d.Paused[i]; p.Node == node(r.Node) && p.End < 0 {
+				p.End, p.EQ = r.T, c.seq
+				break
+			}
+		}
+	case runner.TraceWrite:
+		c.writes++
+		if r.Sub != runner.WriteAccepted || c.writes <= maxWrites {
+			c.d.Writes = append(c.d.Writes, Mark{Node: node(r.Node), T: r.T, Q: c.seq,
+				Note: fmt.Sprintf("%s r%d token %d:%d", runner.WriteOutcome(r.Sub), r.Res, r.X, uint64(r.Ballot))})
 		}
 	case runner.TraceViolation:
 		c.seenViols = append(c.seenViols, r.T)
@@ -521,6 +545,17 @@ func (c *Collector) Finish() Data {
 	}
 	c.finishSteps()
 	c.finishFaults(d.End)
+	for i := range d.Paused {
+		if d.Paused[i].End < 0 {
+			d.Paused[i].End = d.End // still paused at the end
+		}
+	}
+	if d.Paused == nil {
+		d.Paused = []Span{}
+	}
+	if d.Writes == nil {
+		d.Writes = []Mark{}
+	}
 	c.finishHolds(d.End)
 	if len(c.in.Violations) > 0 {
 		d.Violations = d.Violations[:0] // the result's, with their overlap, replace the trace's instants

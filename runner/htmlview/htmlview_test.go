@@ -235,10 +235,20 @@ func TestCollectorRecords(t *testing.T) {
 		{T: 7, Kind: runner.TraceHoldStart, Node: 1, Owner: 1, Res: 4, X: 100},
 		{T: 8, Kind: runner.TraceCrash, Node: 2},
 		{T: 9, Kind: runner.TraceViolation, Node: 0, Owner: 1, X: 0, Res: 4},
+		{T: 9, Kind: runner.TracePause, Node: 1, X: 5},
+		{T: 9, Kind: runner.TraceWrite, Sub: runner.WriteAccepted, Node: 0, Res: 4, X: 0, Ballot: 7},
+		{T: 9, Kind: runner.TraceResume, Node: 1, X: 0},
+		{T: 9, Kind: runner.TraceWrite, Sub: runner.WriteStale, Node: 1, Res: 4, X: 0, Ballot: 3},
 	} {
 		c.Observe(&r)
 	}
 	d := c.Finish()
+	if len(d.Paused) != 1 || d.Paused[0].Node != 1 || d.Paused[0].End != 9 {
+		t.Errorf("paused %+v", d.Paused)
+	}
+	if len(d.Writes) != 2 || d.Writes[1].Node != 1 || d.Writes[1].Note != "stale r4 token 0:3" {
+		t.Errorf("writes %+v", d.Writes)
+	}
 	want := []Msg{
 		{Kind: "prepare", From: 0, To: 1, Res: 4, Ballot: m.Ballot.String(), Send: 1, Deliver: 2},
 		{Kind: "prepare", From: 0, To: 2, Res: 4, Ballot: m.Ballot.String(), Send: 1, Deliver: -1, Drop: "in flight at the end"},
@@ -290,6 +300,16 @@ func TestPageInChromium(t *testing.T) {
 		t.Fatal(err)
 	}
 	long := col.Finish()
+	pf, err := os.Open("../../paxoslease/testdata/pause-stale-write.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pf.Close()
+	pcol := NewCollector(Input{})
+	if _, err := sim.ReplayWith(pf, io.Discard, sim.ReplayOptions{Observers: []runner.Observer{pcol}}); err != nil {
+		t.Fatal(err)
+	}
+	paused := pcol.Finish()
 	for _, tc := range []struct {
 		name string
 		d    Data
@@ -305,6 +325,7 @@ func TestPageInChromium(t *testing.T) {
 			[]string{`<rect class="hold"`, `<line class="msg"`, `<rect class="gap"`},
 			[]string{"hover-msg: block ", "delivered "}},
 		{"null lists", Data{Title: "null", Rows: []string{"n0", "n1"}, End: 1e6}, nil, []string{"hover-msg: none"}},
+		{"pause and writes", paused, []string{`<rect class="paused"`, `<line class="write stale"`, `<line class="write"`, "process paused"}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()

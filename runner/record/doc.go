@@ -6,6 +6,9 @@
 //     runner/checker, and observes it), wanted and blocked time, static
 //     deadlocks; it tells its meters (meters.go), each a few Result
 //     fields, every happening they have a hook for;
+//   - the protected store (store.go): writes and what a fenced or plain
+//     store does with them, and the double-belief meter, which a paused
+//     node's belief extends;
 //   - the Tracer (trace.go): hashes every trace record
 //     (Result.TraceHash) and hands it to its observers (runner.Observer);
 //   - the sinks (sinks.go), observers that write records out: JSON lines,

@@ -57,6 +57,21 @@ type (
 		failover(t int64, n algorithms.NodeID)
 		holdStarted(t int64, res algorithms.ResourceID, owner, prev algorithms.NodeID)
 	}
+	// holdChanged: owner's hold interval on res began (started) or ended;
+	// holders is how many are open on res now.
+	beliefHook interface {
+		holdChanged(t int64, res algorithms.ResourceID, owner algorithms.NodeID, started bool, holders int32)
+	}
+	// paused, resumed: node n's process paused or resumed.
+	pauseHook interface {
+		paused(t int64, n algorithms.NodeID)
+		resumed(t int64, n algorithms.NodeID)
+	}
+	// wrote: node n's write reached the protected store, which did out
+	// with it (runner.WriteAccepted, WriteStale, WriteRejected).
+	writeHook interface {
+		wrote(t int64, n algorithms.NodeID, out uint8)
+	}
 )
 
 // hooks are the meters that implement each hook, in fill order.
@@ -69,16 +84,23 @@ type hooks struct {
 	onDisk    []diskHook
 	onFault   []faultHook
 	onHold    []holdHook
+	onBelief  []beliefHook
+	onPause   []pauseHook
+	onWrite   []writeHook
 	requests  *requestMeter // the counts the workload and scenarios ask for
+	// storeMeter: the protected store's counts scenarios ask for.
+	storeMeter *storeMeter
 }
 
 // addMeters gives the recorder its meters, in fill order: the per-lease
 // meters divide by LeasesAcquired, which the request meter fills first.
 func (r *Recorder) addMeters() {
+	r.storeMeter = &storeMeter{}
 	r.requests = &requestMeter{workload: r.spec.Workload, chains: map[int]int{}, firstRequest: -1, firstAcquire: -1,
 		latencies: r.tables.latencies[:0]}
 	for _, m := range []meter{r.requests, &fairnessMeter{}, &protocolMeter{}, &messageMeter{}, &diskMeter{},
-		&faultMeter{}, &handoffMeter{workload: r.spec.Workload, failoverAt: -1, gap: -1}} {
+		&faultMeter{}, &handoffMeter{workload: r.spec.Workload, failoverAt: -1, gap: -1},
+		r.storeMeter, &pauseMeter{}, &beliefMeter{}} {
 		r.meters = append(r.meters, m)
 		if h, ok := m.(requestHook); ok {
 			r.onRequest = append(r.onRequest, h)
@@ -100,6 +122,15 @@ func (r *Recorder) addMeters() {
 		}
 		if h, ok := m.(holdHook); ok {
 			r.onHold = append(r.onHold, h)
+		}
+		if h, ok := m.(beliefHook); ok {
+			r.onBelief = append(r.onBelief, h)
+		}
+		if h, ok := m.(pauseHook); ok {
+			r.onPause = append(r.onPause, h)
+		}
+		if h, ok := m.(writeHook); ok {
+			r.onWrite = append(r.onWrite, h)
 		}
 	}
 }

@@ -177,7 +177,7 @@ func TestEveryMeterHasAHook(t *testing.T) {
 	defer r.Release()
 	for _, m := range r.meters {
 		switch m.(type) {
-		case requestHook, resolveHook, eventHook, sendHook, diskHook, faultHook, holdHook:
+		case requestHook, resolveHook, eventHook, sendHook, diskHook, faultHook, holdHook, beliefHook, pauseHook, writeHook:
 		default:
 			t.Errorf("meter %T implements no hook", m)
 		}

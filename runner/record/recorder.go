@@ -48,6 +48,9 @@ type Recorder struct {
 	wantedNS, blockedNS int64
 	deadlocks           int
 	deadlockNS          int64
+	// store is the protected store's state per resource (store.go; nil
+	// until the first write).
+	store map[algorithms.ResourceID]*storeRes
 }
 
 // tables are the recorder's tables that grow with the resources of a
@@ -581,6 +584,9 @@ func (r *Recorder) HoldStart(t int64, res algorithms.ResourceID, owner algorithm
 	r.accrue(s, t)
 	s.nhold++
 	r.settleDeadlock(s, t, false)
+	for _, h := range r.onBelief {
+		h.holdChanged(t, res, owner, true, s.nhold)
+	}
 	if r.tr != nil {
 		r.tr.Add(&TraceRec{T: t, Local: LocalOf(r.clocks, owner, t), Kind: TraceHoldStart, Node: owner, Res: res, Owner: owner, Ballot: ballot, X: untilTrue})
 	}
@@ -592,6 +598,9 @@ func (r *Recorder) HoldEnd(t int64, res algorithms.ResourceID, owner algorithms.
 	r.accrue(s, t)
 	s.nhold--
 	r.settleDeadlock(s, t, false)
+	for _, h := range r.onBelief {
+		h.holdChanged(t, res, owner, false, s.nhold)
+	}
 	if r.tr != nil {
 		r.tr.Add(&TraceRec{T: t, Local: LocalOf(r.clocks, owner, t), Kind: TraceHoldEnd, Node: owner, Res: res, Owner: owner, Ballot: ballot, X: start})
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/bits"
 	"strconv"
+	"time"
 
 	"leaselab/algorithms"
 	"leaselab/runner"
@@ -35,6 +36,9 @@ const (
 	TraceSync      = runner.TraceSync
 	TraceClock     = runner.TraceClock
 	TraceViolation = runner.TraceViolation
+	TracePause     = runner.TracePause
+	TraceResume    = runner.TraceResume
+	TraceWrite     = runner.TraceWrite
 
 	DropLoss      = runner.DropLoss
 	DropPartition = runner.DropPartition
@@ -217,7 +221,9 @@ func appendResOwnerBallot(b []byte, r *TraceRec) []byte {
 // owner, ballot, until (event); restarts (restart); side_a (partition,
 // bit mask); res, owner, ballot, end / start (holds); records, nosync
 // (persist); latency_ns, records (sync); offset_ns, rate_ppb (clock); res,
-// owners (violation). Ballots are "round.restart.node"; NoNode is -1.
+// owners (violation); for_ns (pause: its length; resume: how long it
+// lasted); res, outcome, token, lease_start (write). Ballots are
+// "round.restart.node"; NoNode is -1.
 func AppendTraceJSON(b []byte, r *TraceRec) []byte {
 	b = append(b, `{"t":`...)
 	b = strconv.AppendInt(b, r.T, 10)
@@ -289,8 +295,25 @@ func AppendTraceJSON(b []byte, r *TraceRec) []byte {
 		b = append(b, ',')
 		b = appendNode(b, algorithms.NodeID(r.X))
 		b = append(b, ']')
+	case TracePause, TraceResume:
+		b = append(b, `,"for_ns":`...)
+		b = strconv.AppendInt(b, r.X, 10)
+	case TraceWrite:
+		b = append(b, `,"res":`...)
+		b = strconv.AppendUint(b, uint64(r.Res), 10)
+		b = append(b, `,"outcome":"`...)
+		b = append(b, runner.WriteOutcome(r.Sub)...)
+		b = append(b, `","token":"`...)
+		b = append(b, writeToken(r).String()...)
+		b = append(b, `","lease_start":`...)
+		b = strconv.AppendInt(b, r.Y, 10)
 	}
 	return append(b, '}')
+}
+
+// writeToken is the fencing token of a TraceWrite record.
+func writeToken(r *TraceRec) algorithms.Token {
+	return algorithms.Token{Major: uint64(r.X), Minor: uint64(r.Ballot)}
 }
 
 // FormatTrace renders r as one human-readable line (Replay's output).
@@ -328,6 +351,12 @@ func FormatTrace(r *TraceRec) string {
 		return fmt.Sprintf("%s %-10s offset=%dns rate=%dppb", head, r.Kind, r.X, r.Y)
 	case TraceViolation:
 		return fmt.Sprintf("%s %-10s r%d owners %s and %s", head, r.Kind, r.Res, r.Owner, algorithms.NodeID(r.X))
+	case TracePause:
+		return fmt.Sprintf("%s %-10s for %v", head, r.Kind, time.Duration(r.X))
+	case TraceResume:
+		return fmt.Sprintf("%s %-10s after %v", head, r.Kind, time.Duration(r.X))
+	case TraceWrite:
+		return fmt.Sprintf("%s %-10s r%d %s token=%s lease from %.6fms", head, r.Kind, r.Res, runner.WriteOutcome(r.Sub), writeToken(r), float64(r.Y)/1e6)
 	}
 	return fmt.Sprintf("%s %s", head, r.Kind)
 }

@@ -5,11 +5,15 @@ import (
 	"time"
 
 	"leaselab/runner"
+	"leaselab/runner/faults"
 	"leaselab/runner/record"
 	"leaselab/runner/workload"
 )
 
-func init() { runner.RegisterEnv(runner.Env{Name: "sim", Run: RunPlan}) }
+func init() {
+	runner.RegisterEnv(runner.Env{Name: "sim", Run: RunPlan,
+		Check: func(s runner.Spec) error { return faults.Unsupported("sim", &s) }})
+}
 
 // Run resolves spec (runner.Resolve) and runs it in the simulator.
 func Run(spec runner.Spec, opt runner.Options) (runner.Result, error) {
@@ -55,6 +59,7 @@ func runDetail(p runner.Plan, opt runner.Options) (runner.Result, *sim, error) {
 		return runner.Result{}, nil, err
 	}
 	s.scheduleFaults()
+	s.scheduleNewFaults()
 	drv.Start()
 	s.run(opt.Progress)
 	if s.err != nil {
@@ -62,6 +67,7 @@ func runDetail(p runner.Plan, opt runner.Options) (runner.Result, *sim, error) {
 	}
 	res := drv.Finish()
 	res.StaleDelivered = s.staleDelivered
+	res.ClockJumps = s.clockJumps
 	res.Env = "sim"
 	res.TraceHash = tr.Hash()
 	res.WallMS = float64(time.Since(start).Microseconds()) / 1e3

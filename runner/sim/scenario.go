@@ -26,12 +26,15 @@ import (
 //	ablate NAME[,NAME...]
 //	seed N
 //	disk fsync-latency=D group-commit=BOOL
+//	store plain|fenced              the protected store (scenario_faults.go)
 //	start                           boot every node (implicit before the first action)
-//	clock NODE offset=D rate=F      set NODE's clock: local = offset + t + t*rate
+//	clock NODE offset=D rate=F jump=D  set NODE's clock: local = offset + t + t*rate; jump steps it
 //	acquire|extend|release NODE RES client input
 //	deliver|drop|dup SEL            SEL: ID | KIND FROM->TO [RES] | all
 //	advance D                       let D of true time pass (timers, fsyncs)
 //	crash NODE / restart NODE
+//	pause NODE D                    NODE's process pauses for D (scenario_faults.go)
+//	write NODE RES                  NODE's client writes to the protected store
 //	pending                         list the messages in flight
 //	repeat N CMD [ARGS] [; CMD...]  the commands, N times over
 //	expect holder RES NODE|none
@@ -39,6 +42,7 @@ import (
 //	expect violations N
 //	expect acquired N / expect failed N / expect pending N
 //	expect static-deadlocks N [D]   N episodes so far, D their total length
+//	expect writes|stale-writes|fenced-rejects N
 //
 // In a scenario the network never delivers on its own: every message a
 // node sends to another waits in the pending list (numbered from 1 in send
@@ -167,6 +171,7 @@ func (rp *replayer) finish() (ReplayResult, error) {
 	}
 	rp.res.Result = rp.s.rec.Finish(rp.s.now, false)
 	rp.res.Result.Env = rp.spec.Env
+	rp.res.Result.ClockJumps = rp.s.clockJumps
 	vs, n := chk.Violations()
 	vs = append(append([]runner.Violation(nil), vs...), instant...)
 	n += len(instant)
@@ -350,7 +355,7 @@ func wantArgs(args []string, n int, usage string) error {
 func (rp *replayer) exec(f []string) error {
 	cmd, args := f[0], f[1:]
 	switch cmd {
-	case "algo", "cluster", "params", "disk", "ablate", "seed":
+	case "algo", "cluster", "params", "disk", "ablate", "seed", "store":
 		if err := rp.setup(cmd); err != nil {
 			return err
 		}
@@ -363,7 +368,7 @@ func (rp *replayer) exec(f []string) error {
 	case "clock":
 		return rp.setClock(args)
 	case "acquire", "extend", "release", "deliver", "drop", "dup", "advance",
-		"crash", "restart", "pending", "expect", "repeat":
+		"crash", "restart", "pending", "expect", "repeat", "pause", "write":
 		if err := rp.boot(); err != nil {
 			return err
 		}
@@ -391,6 +396,8 @@ func (rp *replayer) configure(cmd string, args []string) error {
 			return err
 		}
 		rp.spec.Ablate = strings.Split(args[0], ",")
+	case "store":
+		return rp.storeCmd(args)
 	case "seed":
 		if err := wantArgs(args, 1, "seed N"); err != nil {
 			return err
@@ -422,6 +429,10 @@ func (rp *replayer) step(cmd string, args []string) error {
 		rp.s.settle(rp.s.now + int64(d))
 	case "crash", "restart":
 		return rp.crashOrRestart(cmd, args)
+	case "pause":
+		return rp.pauseCmd(args)
+	case "write":
+		return rp.writeCmd(args)
 	case "pending":
 		for _, p := range rp.s.pending {
 			fmt.Fprintf(rp.w, "  #%d %s\n", p.id, p.msg)
@@ -438,7 +449,7 @@ func (rp *replayer) step(cmd string, args []string) error {
 // setClock: clock NODE offset=D rate=F, before or after the start.
 func (rp *replayer) setClock(args []string) error {
 	if len(args) < 2 {
-		return fmt.Errorf("usage: clock NODE offset=D rate=F")
+		return fmt.Errorf("usage: clock NODE offset=D rate=F jump=D")
 	}
 	n, err := rp.node(args[0])
 	if err != nil {
@@ -469,8 +480,19 @@ func (rp *replayer) setClock(args []string) error {
 				return fmt.Errorf("clock rate: want a number in (-0.5, 0.5), got %q", v)
 			}
 			c = faults.Clock{Offset: c.Offset, RatePPB: faults.NewClock(0, r).RatePPB}
+		case "jump":
+			// A step of the clock from where it is now (Jepsen's bump):
+			// offset and rate stay as they are otherwise.
+			d, err := time.ParseDuration(v)
+			if err != nil {
+				return fmt.Errorf("clock jump: bad duration %q", v)
+			}
+			c.Offset += int64(d)
+			if rp.s != nil {
+				rp.s.clockJumps++
+			}
 		default:
-			return fmt.Errorf("clock: unknown key %q (valid: offset, rate)", k)
+			return fmt.Errorf("clock: unknown key %q (valid: offset, rate, jump)", k)
 		}
 	}
 	if rp.s == nil {
@@ -673,7 +695,7 @@ func (rp *replayer) message(cmd string, args []string) error {
 func (rp *replayer) expect(args []string) error {
 	s := rp.s
 	if len(args) == 0 {
-		return fmt.Errorf("expect what? (holder, grant, violations, acquired, failed, pending, static-deadlocks)")
+		return fmt.Errorf("expect what? (holder, grant, violations, acquired, failed, pending, static-deadlocks, writes, stale-writes, fenced-rejects)")
 	}
 	s.rec.Checker().Advance(s.now)
 	count := func(name string, got int) error {
@@ -692,6 +714,9 @@ func (rp *replayer) expect(args []string) error {
 	}
 	if args[0] == "violations" {
 		rp.res.ExpectsViolations = true
+	}
+	if ok, err := rp.expectStore(args); ok {
+		return err
 	}
 	switch args[0] {
 	case "holder":
@@ -777,7 +802,7 @@ func (rp *replayer) expect(args []string) error {
 			}
 		}
 	default:
-		return fmt.Errorf("expect: unknown check %q (holder, grant, violations, acquired, failed, pending, static-deadlocks)", args[0])
+		return fmt.Errorf("expect: unknown check %q (holder, grant, violations, acquired, failed, pending, static-deadlocks, writes, stale-writes, fenced-rejects)", args[0])
 	}
 	rp.ok()
 	return nil

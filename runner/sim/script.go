@@ -82,6 +82,9 @@ func (sc *Script) NextEvent() (int64, bool) {
 // Up reports whether node n is up (false before the start).
 func (sc *Script) Up(n algorithms.NodeID) bool { return sc.rp.s != nil && sc.rp.s.Up(n) }
 
+// Paused reports whether node n's process is paused.
+func (sc *Script) Paused(n algorithms.NodeID) bool { return sc.rp.s != nil && sc.rp.s.Paused(n) }
+
 // Violations is the number of lease violations so far, counting overlaps
 // still open (what `expect violations N` compares).
 func (sc *Script) Violations() int {

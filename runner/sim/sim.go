@@ -75,6 +75,9 @@ const (
 	evDisk
 	evEnd
 	evSlew
+	evPause
+	evResume
+	evJump
 )
 
 // simEvent is a pending event; its true time is kept by the queue.
@@ -119,6 +122,8 @@ type simNode struct {
 	nextFree int64
 	// syncStart is the true time the running sync began.
 	syncStart int64
+	// pause: the node's process pause and clock-jump state (pause.go).
+	pause pauseState
 }
 
 // sim is one simulated run. It implements Env and LocalClocks.
@@ -134,6 +139,10 @@ type sim struct {
 	net     *faults.Net
 	faults  *faults.Schedule
 	diskRng *rand.Rand
+	// pauses and jumps draw the process pauses and clock jumps (nil
+	// without them).
+	pauses, jumps *faults.Schedule
+	clockJumps    int
 
 	rec *record.Recorder
 	drv *workload.Driver
@@ -149,6 +158,8 @@ type sim struct {
 
 	partActive bool
 	side       []uint8
+	// pausing: a node may be paused (pause.go), so dispatch looks.
+	pausing bool
 
 	// scripted: the network never delivers on its own; messages wait in
 	// pending until a scenario says what happens to them.
@@ -165,6 +176,9 @@ type sim struct {
 	// links[from*nodes+to]: the link's current or next stall; nil
 	// without Stale.
 	links []faults.Stall
+	// leases: what each node's latest Acquired event told it, per
+	// resource (scenarios: their writes; scenario_faults.go).
+	leases map[leaseKey]scriptLease
 }
 
 // tables are the simulator's tables that grow with the events in flight.
@@ -324,7 +338,7 @@ func (s *sim) boot() error {
 // is heading for.
 func (s *sim) scheduleSlew(n algorithms.NodeID) {
 	if dt, ok := s.clock[n].UntilBound(s.now, int64(s.spec.Clocks.Skew)/2); ok {
-		s.schedule(s.now+dt, evSlew, n, 0, 0)
+		s.schedule(s.now+dt, evSlew, n, 0, s.nodes[n].pause.slewGen)
 	}
 }
 
@@ -427,6 +441,7 @@ func (s *sim) Crash(n algorithms.NodeID) {
 			s.freeTimer(int32(i))
 		}
 	}
+	s.unpause(n)
 	nd.Crash()
 	s.trace(&record.TraceRec{T: s.now, Local: s.clock[n].Local(s.now), Kind: record.TraceCrash, Node: n})
 	if s.drv != nil {
@@ -477,6 +492,7 @@ func (s *sim) Event(h *host.Host, local algorithms.Local, ev *algorithms.Event) 
 		s.drv.Event(h.ID, local, *ev)
 	} else {
 		s.rec.Event(s.now, h.ID, local, *ev)
+		s.noteLease(h.ID, ev)
 	}
 }
 
@@ -652,6 +668,9 @@ func (s *sim) deliverMarked(t int64, m *algorithms.Message, stale bool) {
 // --- the event loop ---
 
 func (s *sim) dispatch(e timedEvent) {
+	if s.pausing && s.keep(e) {
+		return // the node is paused: its events wait for the resume
+	}
 	switch e.kind {
 	case evDeliver:
 		m := *s.msgs.At(e.arg)
@@ -702,13 +721,26 @@ func (s *sim) dispatch(e timedEvent) {
 	case evEnd:
 		s.stopped = true
 	case evSlew:
-		s.slew(e.node)
+		if e.gen == s.nodes[e.node].pause.slewGen {
+			s.slew(e.node)
+		}
+	case evPause:
+		s.faultPause(e.node)
+	case evResume:
+		s.resume(e.node, e.gen)
+	case evJump:
+		s.faultJump(e.node)
 	}
 }
 
-// deliver steps a message into its receiver.
+// deliver steps a message into its receiver (a paused one keeps it for
+// its resume: a scenario's deliver comes here directly).
 func (s *sim) deliver(m *algorithms.Message) {
 	nd := &s.nodes[m.To]
+	if s.pausing && nd.pause.paused {
+		nd.pause.kept = append(nd.pause.kept, simEvent{arg: s.msgs.Put(*m), kind: evDeliver, node: m.To})
+		return
+	}
 	if !nd.Up() {
 		if s.tr != nil {
 			s.tr.Add(&record.TraceRec{T: s.now, Local: s.clock[m.To].Local(s.now), Kind: record.TraceDrop, Sub: record.DropDown, Node: m.To, Msg: *m})

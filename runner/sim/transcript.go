@@ -141,6 +141,12 @@ func transcriptLine(r *record.TraceRec) string {
 		return fmt.Sprintf("%s offset=%s rate=%dppb", head, dur(r.X), r.Y)
 	case record.TraceViolation:
 		return fmt.Sprintf("%s r%d owners %s and %s", head, r.Res, r.Owner, algorithms.NodeID(r.X))
+	case record.TracePause:
+		return fmt.Sprintf("%s for=%s", head, dur(r.X))
+	case record.TraceResume:
+		return fmt.Sprintf("%s after=%s", head, dur(r.X))
+	case record.TraceWrite:
+		return fmt.Sprintf("%s r%d %s token=%d:%d lease_start=%s", head, r.Res, runner.WriteOutcome(r.Sub), r.X, uint64(r.Ballot), dur(r.Y))
 	}
 	return head
 }
@@ -164,6 +170,12 @@ func (t *transcript) verdict(res *ReplayResult) {
 		m.LeasesAcquired, m.LeasesFailed, m.Timeouts, m.Preemptions, m.Messages, m.OwnerChanges)
 	t.line("meters: static_deadlocks=%d static_deadlock=%s fsyncs=%d disk_bytes=%d",
 		m.StaticDeadlocks, time.Duration(m.StaticDeadlockMS*1e6).Round(time.Microsecond), m.Fsyncs, m.DiskBytes)
+	if m.Pauses > 0 || m.ClockJumps > 0 || m.Writes > 0 {
+		// Only scenarios with pauses, jumps or writes have these, so the
+		// transcripts of the others stay as they were.
+		t.line("meters: pauses=%d clock_jumps=%d writes=%d stale_writes=%d fenced_rejects=%d double_belief=%s",
+			m.Pauses, m.ClockJumps, m.Writes, m.StaleWrites, m.FencedRejects, time.Duration(m.DoubleBeliefMS*1e6).Round(time.Microsecond))
+	}
 }
 
 // ok reports an expectation that holds.

@@ -1,7 +1,6 @@
 package udp
 
 import (
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"net"
@@ -27,19 +26,8 @@ func init() {
 }
 
 // Supports says what of a valid spec the udp environment cannot run: the
-// simulator-only faults.
-func Supports(spec runner.Spec) error {
-	if spec.Faults.CrashRate > 0 {
-		return errors.New("udp: random crashes (crash rate) are simulator-only; the udp environment crashes nodes only as the workload asks (failover)")
-	}
-	if spec.Net.Stale > 0 {
-		return errors.New("udp: stale messages (held back for lease spans) are simulator-only")
-	}
-	if spec.Net.Late > 0 {
-		return errors.New("udp: late messages (held back for lease spans) are simulator-only")
-	}
-	return nil
-}
+// fault kinds the table (faults.Kinds) says are the simulator's.
+func Supports(spec runner.Spec) error { return faults.Unsupported("udp", &spec) }
 
 // EnvOptions are the udp environment's own knobs, beyond the Spec.
 type EnvOptions struct {
@@ -187,6 +175,9 @@ func RunPlan(p runner.Plan, opt runner.Options, eo EnvOptions) (runner.Result, E
 	e.drv.RepeatSingle(eo.SingleReps)
 	if e.procs != nil && e.procs.opt.Plan != nil {
 		e.drv.PlanFailover(*e.procs.opt.Plan)
+	}
+	if e.procs != nil {
+		e.drv.NoWrites() // node processes write themselves
 	}
 	if err := e.start(); err != nil {
 		return runner.Result{}, Extra{}, err
@@ -724,6 +715,15 @@ func (e *env) Crash(n algorithms.NodeID) {
 	e.lives[n] = node
 	e.dead = append(e.dead, node)
 	e.drv.Crashed(n)
+}
+
+// Pause stops node n's process for d ns (workload.Pauser): node
+// processes only; nodes in this process cannot be paused (Resolve rejects
+// the pause fault kind for udp), so for them it does nothing.
+func (e *env) Pause(n algorithms.NodeID, d int64) {
+	if e.procs != nil && int(n) < len(e.nodes) {
+		e.procs.pause(int(n), d)
+	}
 }
 
 func (e *env) Restart(n algorithms.NodeID) {

@@ -69,6 +69,9 @@ type ProcessConfig struct {
 	// by hand on one port would then share it, so only a supervisor that
 	// holds the port sets it (Linux only; elsewhere ignored).
 	ReusePort bool
+	// Writes: the node writes to the protected store every Writes while
+	// it holds a lease (procWriter; 0: no writes).
+	Writes time.Duration
 }
 
 // ProcessLine is one line a node process writes.
@@ -89,7 +92,11 @@ type ProcessLine struct {
 	LocalNS     int64  `json:"local_ns,omitempty"`
 	UntilNS     int64  `json:"until_ns,omitempty"`
 	RemainingNS int64  `json:"remaining_ns,omitempty"`
-	Error       string `json:"error,omitempty"`
+	// TokenMajor, TokenMinor: a write line's fencing token (Event.Token of
+	// the lease it was made under).
+	TokenMajor uint64 `json:"token_major,omitempty"`
+	TokenMinor uint64 `json:"token_minor,omitempty"`
+	Error      string `json:"error,omitempty"`
 	// Auth: ready, the node signs and checks datagrams (--key-file).
 	Auth bool `json:"auth,omitempty"`
 	// Stats: the stats line's counters.
@@ -166,9 +173,13 @@ func ParsePeers(s string) (map[algorithms.NodeID]netip.AddrPort, error) {
 
 type lineObs struct {
 	lines chan ProcessLine
+	w     *procWriter // nil: no writes
 }
 
 func (o *lineObs) Event(n *Node, _ int64, now algorithms.Local, ev algorithms.Event) {
+	if o.w != nil {
+		o.w.event(ev)
+	}
 	l := eventLine(n.id, now, ev)
 	// A node never waits for its output: if the reader of stdout is too
 	// slow, lines are lost rather than leases.
@@ -277,6 +288,9 @@ func RunProcess(ctx context.Context, cfg ProcessConfig, stdin io.Reader, stdout 
 	}
 	obs := &lineObs{lines: make(chan ProcessLine, 4096)}
 	clock := ProcessClock()
+	if cfg.Writes > 0 {
+		obs.w = newProcWriter(cfg.Writes, clock, cfg.ID, obs.lines)
+	}
 	nc := NodeConfig{
 		ID: cfg.ID, Algo: alg, Seed: cfg.Seed,
 		Node: algorithms.Config{Cluster: cl, Params: cfg.Params, Ablations: cfg.Ablations, Restarts: cfg.Restarts,
@@ -406,6 +420,9 @@ func serveCommands(ctx context.Context, node *Node, obs *lineObs, ready ProcessL
 	}()
 	defer func() {
 		node.Stop()
+		if obs.w != nil {
+			obs.w.stop() // no write line after this
+		}
 		obs.lines <- stats() // the writer drains the channel: this cannot block for long
 		close(obs.lines)
 		<-writerDone

@@ -171,6 +171,48 @@ func TestFailoverKillsHolderProcess(t *testing.T) {
 	}
 }
 
+// A holder's process stopped (SIGSTOP) past its lease writes, when it
+// runs again, what it checked before the stop: the fenced store rejects
+// it, the new holder's token being higher; the plain one takes it, a
+// stale write.
+func TestPausedHolderProcessWritesLate(t *testing.T) {
+	for _, store := range []string{"fenced", "plain"} {
+		t.Run(store, func(t *testing.T) {
+			s := udpSpec("paxoslease", "failover")
+			s.Acceptors, s.Proposers = 3, 2
+			s.Params.LeaseSpan = 400 * time.Millisecond
+			s.Params.MaxLease = 600 * time.Millisecond
+			s.Params.ResponseTimeout = 100 * time.Millisecond
+			s.Params.Backoff = 20 * time.Millisecond
+			s.RenewBefore = 150 * time.Millisecond
+			s.Duration = 20 * time.Second
+			s.Writes = 50 * time.Millisecond
+			s.Store = store
+			procs := &Processes{Command: selfCommand, Stderr: os.Stderr,
+				Plan: &workload.FailoverPlan{Extensions: 1, Linger: 200 * time.Millisecond, Pause: 1500 * time.Millisecond}}
+			var log strings.Builder
+			procs.Log = &log
+			res, ex, err := RunSpec(s, runner.Options{}, EnvOptions{Processes: procs})
+			t.Log("\n" + log.String())
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := ex.Cluster
+			if r.PausedPID == 0 || r.NextOwner < 1 || res.Violations != 0 || res.Writes == 0 || res.DoubleBeliefMS <= 0 {
+				t.Fatalf("paused pid %d, next owner %d, violations %d, writes %d, double belief %.1f ms",
+					r.PausedPID, r.NextOwner, res.Violations, res.Writes, res.DoubleBeliefMS)
+			}
+			late := res.FencedRejects
+			if store == "plain" {
+				late = res.StaleWrites
+			}
+			if late != 1 || res.StaleWrites+res.FencedRejects != 1 {
+				t.Fatalf("%s store: %d stale writes, %d rejected, want the paused holder's one late write", store, res.StaleWrites, res.FencedRejects)
+			}
+		})
+	}
+}
+
 // A durable node process recovers from the log in its --disk-dir; a log
 // that exists there means an earlier life, so starting it again as if for
 // the first time (restart counter 0, whose ballots that life used) is

@@ -9,15 +9,16 @@ import (
 // spelling, type and help); ProcessArgs writes them.
 var ProcessParams = append(append([]string{"algo", "ablate", "acceptors", "proposers", "seed"},
 	runner.ParamNames(runner.ParamsOf(runner.GroupProtocol))...),
-	"rtt", "jitter", "loss", "dup", "reorder", "bandwidth", "disk-dir")
+	"rtt", "jitter", "loss", "dup", "reorder", "bandwidth", "disk-dir", "writes")
 
 // Spec is the part of a run's Spec that c holds (ProcessParams); the rest
 // is zero.
 func (c ProcessConfig) Spec() runner.Spec {
 	return runner.Spec{
 		Algo: c.Algo, Ablate: c.Ablations, Acceptors: c.Acceptors, Proposers: c.Proposers, Seed: c.Seed, Params: c.Params,
-		Net:  c.Net,
-		Disk: runner.DiskSpec{Dir: c.DiskDir},
+		Net:    c.Net,
+		Disk:   runner.DiskSpec{Dir: c.DiskDir},
+		Writes: c.Writes,
 	}
 }
 
@@ -26,6 +27,7 @@ func (c *ProcessConfig) SetSpec(s runner.Spec) {
 	c.Algo, c.Ablations, c.Acceptors, c.Proposers, c.Seed, c.Params = s.Algo, s.Ablate, s.Acceptors, s.Proposers, s.Seed, s.Params
 	c.Net = emulated(s.Net)
 	c.DiskDir = s.Disk.Dir
+	c.Writes = s.Writes
 }
 
 // ProcessArgs are the command-line arguments that give a node process

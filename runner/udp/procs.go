@@ -61,8 +61,12 @@ type ClusterExtra struct {
 	Extensions int
 	// KilledPID: the process of the first node crashed (0: none was).
 	KilledPID int
+	// PausedPID: the process of the first node paused (failover with a
+	// pause: FailoverPlan.Pause), and PauseMS how long it was stopped.
+	PausedPID int
+	PauseMS   float64
 	// RemainingAtKillMS: how much of that node's last lease was left, by
-	// its own report, when it was killed.
+	// its own report, when it was killed (or paused).
 	RemainingAtKillMS float64
 	// NextOwner: the first other node to acquire after the crash (-1:
 	// none did).
@@ -142,6 +146,14 @@ type procHosts struct {
 	crashed  bool
 	restart0 int64 // node 0's local clock when its second life started
 	ex       ClusterExtra
+	// starts: per node and resource, the start of its latest hold (the
+	// lease its write lines are made under).
+	starts map[leaseOf]int64
+}
+
+type leaseOf struct {
+	n   algorithms.NodeID
+	res algorithms.ResourceID
 }
 
 func newProcHosts(e *env, p *Processes) (*procHosts, error) {
@@ -287,6 +299,11 @@ func (h *procHosts) line(i int, l ProcessLine) {
 		h.e.Stop()
 	case "event":
 		h.event(i, l, t)
+	case "write":
+		// This process is the protected store: a write reaches it when
+		// its line is read.
+		n, res := algorithms.NodeID(i), algorithms.ResourceID(l.Resource)
+		h.e.rec.Write(t, n, res, algorithms.Token{Major: l.TokenMajor, Minor: l.TokenMinor}, h.starts[leaseOf{n, res}])
 	}
 }
 
@@ -316,7 +333,16 @@ func (h *procHosts) event(i int, l ProcessLine, t int64) {
 			h.logf("node 0 joined after %.1f ms of silence on its own clock", h.ex.QuarantineMS)
 		}
 	}
-	h.e.drv.Event(algorithms.NodeID(i), algorithms.Local(l.LocalNS), ev)
+	n := algorithms.NodeID(i)
+	h.e.drv.Event(n, algorithms.Local(l.LocalNS), ev)
+	if kind == algorithms.Acquired {
+		if s, ok := h.e.rec.Since(t, n, ev.Resource); ok {
+			if h.starts == nil {
+				h.starts = map[leaseOf]int64{}
+			}
+			h.starts[leaseOf{n, ev.Resource}] = s
+		}
+	}
 }
 
 // eventKind is the kind named s in an event line.
@@ -399,6 +425,38 @@ func (h *procHosts) crash(i int) {
 		h.logf("killed node %d (pid %d); nodes 1..%d try to acquire", i, h.ex.KilledPID, h.e.spec.Proposers-1)
 	}
 	h.e.drv.Crashed(algorithms.NodeID(i))
+}
+
+// pause stops node i's process (SIGSTOP) for d ns, then lets it go on
+// (SIGCONT); mu is held. Its lease runs on meanwhile, as does its clock.
+func (h *procHosts) pause(i int, d int64) {
+	if !h.up[i] {
+		return
+	}
+	p := h.procs[i]
+	if err := stopProcess(p.cmd.Process); err != nil {
+		h.logf("node %d: SIGSTOP: %v", i, err)
+		return
+	}
+	n := algorithms.NodeID(i)
+	h.e.drv.Paused(n)
+	if !h.crashed {
+		h.crashed = true
+		h.ex.PausedPID = p.cmd.Process.Pid
+		h.ex.PauseMS = float64(d) / 1e6
+		h.ex.RemainingAtKillMS = float64(h.until[i]-h.e.now) / 1e6
+		h.logf("stopped node %d (pid %d) for %v; nodes 1..%d try to acquire", i, h.ex.PausedPID, time.Duration(d), h.e.spec.Proposers-1)
+	}
+	h.e.At(h.e.now+d, func() {
+		if h.procs[i] != p || !h.up[i] {
+			return
+		}
+		if err := continueProcess(p.cmd.Process); err != nil {
+			h.logf("node %d: SIGCONT: %v", i, err)
+		}
+		h.logf("node %d runs again", i)
+		h.e.drv.Resumed(n)
+	})
 }
 
 // restart starts node i's process again; mu is held.
@@ -491,7 +549,7 @@ func (h *procHosts) failoverError() error {
 	case !h.crashed:
 		return fmt.Errorf("failover: node 0 did not acquire and extend %d times within %v (%d acquisitions)", h.opt.Plan.Extensions, limit, h.ex.Acquisitions)
 	case h.ex.NextOwner < 0:
-		return fmt.Errorf("failover: no surviving node acquired the lease after node 0 was killed with %.1f ms left (the run's limit is %v; "+
+		return fmt.Errorf("failover: no other node acquired the lease after node 0 was taken out with %.1f ms left (the run's limit is %v; "+
 			"an algorithm whose acceptors deny even their own grantee can block a lone contender: README, Known limits)",
 			h.ex.RemainingAtKillMS, limit)
 	case h.opt.Plan.Restart && h.ex.QuarantineMS < 0:

@@ -35,7 +35,9 @@ import (
 //     - each fsync (durable storage): rec.Fsync(t, latencyNS, bytes).
 //  4. When a node crashes (a fault, or Env.Crash): drv.Crashed(n) after the
 //     node is gone. When it restarts: drv.Restarted(n) after its Start step.
-//     Partitions: rec.Partition(t) when one starts.
+//     Partitions: rec.Partition(t) when one starts. When its process
+//     pauses (an environment that can: Pauser): drv.Paused(n); when it
+//     resumes, drv.Resumed(n) before the node handles what waited.
 //  5. Stop at spec.Duration, or earlier when drv.Done() (batch, single) or
 //     after Env.Stop was called; then res := drv.Finish() gives the Result
 //     (the environment fills in Env, TraceHash, WallMS).

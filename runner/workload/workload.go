@@ -59,6 +59,10 @@ import (
 //     for half the leases a client will release, uniform in [0, 2*RTT]
 //     before the release, so the release meets the extension in flight.
 //
+// With Spec.Writes a holding client writes to the protected store
+// (writer.go); with Spec.LockDelay it is told its lease ends that much
+// early. Its callbacks wait while its node's process is paused.
+//
 // Client watchdog: a request that gets neither Acquired nor Failed within
 // MaxLease + MaxRounds*(ResponseTimeout+Backoff) + 1 s counts as failed and
 // the client moves on (contention and failover only, so a silent algorithm
@@ -85,6 +89,8 @@ type Driver struct {
 	singleNext  int           // single: the next one's resource
 	holds0      int           // failover with a plan: proposer 0's acquisitions so far
 	tookOver    bool          // failover with a plan: another proposer acquired after the crash
+	noWrites    bool          // the nodes write themselves (NoWrites)
+	resumeAt    int64         // failover with a plan's pause: when proposer 0 resumes
 	// counters for Result (see its fields of the same names)
 	giveupsMidRound, extensions, extendReleases, releasesMidExtension int
 }
@@ -112,6 +118,19 @@ type client struct {
 	active bool
 	// keep: extend before expiry instead of releasing (failover holders).
 	keep bool
+	// paused: the node's process is paused (Paused); kept are the
+	// client's callbacks that came due meanwhile, run at the resume.
+	paused bool
+	kept   []func()
+	// The writer (Spec.Writes, writer.go): writing while the client
+	// holds; wgen names the current write loop; due: a write came due
+	// while the process was paused; token, wuntil: the lease as last
+	// acquired or extended; wstart: the start of its hold interval.
+	writing, due bool
+	wgen         uint32
+	token        algorithms.Token
+	wuntil       algorithms.Local
+	wstart       int64
 }
 
 // NewDriver checks that the plan's workload can run and returns its driver.
@@ -153,10 +172,25 @@ func NewDriver(plan runner.Plan, env Env, rec *record.Recorder) (*Driver, error)
 // acquired the lease; the run stops Linger after that takeover, or, with
 // Restart, Linger after proposer 0 rejoined (its Joined event; at once for
 // a durable algorithm, which recovers its state).
+//
+// With Pause > 0 proposer 0 is paused for Pause instead of crashed (the
+// environment must implement Pauser: `leaselab cluster --pause` stops the
+// node's process with SIGSTOP), and the run stops Linger after the later
+// of the takeover and its resume, so that what it does when it runs again
+// (a write it checked before the pause) is seen.
 type FailoverPlan struct {
 	Extensions int
 	Restart    bool
 	Linger     time.Duration
+	Pause      time.Duration
+}
+
+// Pauser is an environment that can pause a node's process (the
+// simulator; node processes, with SIGSTOP and SIGCONT): for d ns of true
+// time from now, the node handles nothing. It calls Driver.Paused and
+// Driver.Resumed.
+type Pauser interface {
+	Pause(n algorithms.NodeID, d int64)
 }
 
 // PlanFailover sets the failover workload's plan; call it before Start.
@@ -262,7 +296,7 @@ func (d *Driver) acquire(n algorithms.NodeID, gen uint32) {
 	c.gen++
 	c.state = clientWanting
 	g := c.gen
-	d.env.At(d.env.Now()+d.watchdog, func() {
+	d.at(n, d.env.Now()+d.watchdog, func() {
 		c := &d.clients[n]
 		if c.gen == g && c.state == clientWanting {
 			d.rec.Abandon(d.env.Now(), n, c.res)
@@ -271,7 +305,7 @@ func (d *Driver) acquire(n algorithms.NodeID, gen uint32) {
 	})
 	if d.spec.Giveup > 0 && d.rng.Float64() < d.spec.Giveup {
 		wait := d.rng.Int64N(2*int64(d.spec.Net.RTT) + 1)
-		d.env.At(d.env.Now()+wait, func() {
+		d.at(n, d.env.Now()+wait, func() {
 			c := &d.clients[n]
 			if c.gen == g && c.state == clientWanting {
 				d.input(n, algorithms.Input{Kind: algorithms.Relinquish, Resource: c.res})
@@ -302,6 +336,7 @@ func (d *Driver) pause(n algorithms.NodeID) {
 	c.gen++
 	c.state = clientIdle
 	c.extended, c.extending = false, false
+	d.stopWrites(n)
 	var wait int64
 	if d.spec.Workload == "failover" {
 		wait = d.retry + d.rng.Int64N(int64(d.spec.Params.Backoff)+1)
@@ -309,13 +344,18 @@ func (d *Driver) pause(n algorithms.NodeID) {
 		wait = d.rng.Int64N(int64(d.spec.Pause) + 1)
 	}
 	g := c.gen
-	d.env.At(d.env.Now()+wait, func() { d.acquire(n, g) })
+	d.at(n, d.env.Now()+wait, func() { d.acquire(n, g) })
 }
 
 // Event passes an event node n emitted (its clock read local) to the
 // recorder and lets the clients react.
 func (d *Driver) Event(n algorithms.NodeID, local algorithms.Local, ev algorithms.Event) {
 	now := d.env.Now()
+	if ev.Kind == algorithms.Acquired && d.spec.LockDelay > 0 {
+		// Lock-delay: the client is told its lease ends early; the
+		// acceptors keep it to the algorithm's Until.
+		ev.Until -= algorithms.Local(d.spec.LockDelay)
+	}
 	out := d.rec.Event(now, n, local, ev)
 	switch d.spec.Workload {
 	case "batch", "single":
@@ -348,6 +388,7 @@ func (d *Driver) Event(n algorithms.NodeID, local algorithms.Local, ev algorithm
 		if c.state == clientDown {
 			return
 		}
+		d.writeUnder(n, ev)
 		if c.state == clientHolding && c.extending {
 			// The extension came through: the hold ends later.
 			c.extending = false
@@ -364,7 +405,7 @@ func (d *Driver) Event(n algorithms.NodeID, local algorithms.Local, ev algorithm
 			if at < now {
 				at = now
 			}
-			d.env.At(at, func() {
+			d.at(n, at, func() {
 				c := &d.clients[n]
 				if c.gen == g && c.state == clientHolding {
 					d.input(n, algorithms.Input{Kind: algorithms.Extend})
@@ -372,7 +413,7 @@ func (d *Driver) Event(n algorithms.NodeID, local algorithms.Local, ev algorithm
 			})
 			// If the extension does not come through, the lease expires
 			// and the client starts over.
-			d.env.At(end, func() {
+			d.at(n, end, func() {
 				c := &d.clients[n]
 				if c.gen == g && c.state == clientHolding {
 					d.pause(n)
@@ -395,7 +436,7 @@ func (d *Driver) Event(n algorithms.NodeID, local algorithms.Local, ev algorithm
 			case end > now:
 				at += d.rng.Int64N((end-now)/2 + 1)
 			}
-			d.env.At(at, func() {
+			d.at(n, at, func() {
 				c := &d.clients[n]
 				if c.gen == g && c.state == clientHolding && d.input(n, algorithms.Input{Kind: algorithms.Extend, Resource: c.res}) {
 					c.extended, c.extending = true, true
@@ -403,7 +444,7 @@ func (d *Driver) Event(n algorithms.NodeID, local algorithms.Local, ev algorithm
 				}
 			})
 			if d.spec.Release && d.spec.Hold > 0 {
-				d.env.At(now+int64(d.spec.Hold), func() {
+				d.at(n, now+int64(d.spec.Hold), func() {
 					c := &d.clients[n]
 					if c.gen == g && c.state == clientHolding {
 						d.release(n)
@@ -414,7 +455,7 @@ func (d *Driver) Event(n algorithms.NodeID, local algorithms.Local, ev algorithm
 			return
 		}
 		if d.spec.Release && d.spec.Hold > 0 && now+int64(d.spec.Hold) < end {
-			d.env.At(now+int64(d.spec.Hold), func() {
+			d.at(n, now+int64(d.spec.Hold), func() {
 				c := &d.clients[n]
 				if c.gen == g && c.state == clientHolding {
 					d.release(n)
@@ -422,7 +463,7 @@ func (d *Driver) Event(n algorithms.NodeID, local algorithms.Local, ev algorithm
 			})
 			return
 		}
-		d.env.At(end, func() {
+		d.at(n, end, func() {
 			c := &d.clients[n]
 			if c.gen == g && c.state == clientHolding {
 				d.pause(n)
@@ -442,7 +483,7 @@ func (d *Driver) Event(n algorithms.NodeID, local algorithms.Local, ev algorithm
 // expireAt pauses client n at true time end if it still holds the lease
 // of generation g and its hold (extensions included) ends by then.
 func (d *Driver) expireAt(n algorithms.NodeID, g uint32, end int64) {
-	d.env.At(end, func() {
+	d.at(n, end, func() {
 		c := &d.clients[n]
 		if c.gen == g && c.state == clientHolding && d.env.Now() >= c.endAt {
 			d.pause(n)
@@ -460,7 +501,18 @@ func (d *Driver) failover() {
 	d.failed = true
 	d.rec.MarkFailover(now, 0)
 	d.clients[0].active = false
-	d.env.Crash(0)
+	if p, ok := d.env.(Pauser); ok && d.plan != nil && d.plan.Pause > 0 {
+		// The client asks for nothing more (what it had scheduled is
+		// void), but a write it was making stays due: the pause falls
+		// between its check and the write.
+		c := &d.clients[0]
+		c.gen++
+		c.state = clientIdle
+		d.resumeAt = now + int64(d.plan.Pause)
+		p.Pause(0, int64(d.plan.Pause))
+	} else {
+		d.env.Crash(0)
+	}
 	if dt := d.spec.Faults.Downtime; dt > 0 && d.plan == nil {
 		d.env.At(now+int64(dt), func() { d.env.Restart(0) })
 	}
@@ -478,7 +530,7 @@ func (d *Driver) failover() {
 // event ev of node n.
 func (d *Driver) followPlan(n algorithms.NodeID, ev algorithms.Event) {
 	now := d.env.Now()
-	linger := func() { d.env.At(now+int64(d.plan.Linger), d.env.Stop) }
+	linger := func() { d.env.At(max(now, d.resumeAt)+int64(d.plan.Linger), d.env.Stop) }
 	switch {
 	case ev.Kind == algorithms.Acquired && n == 0 && !d.failed:
 		if d.holds0++; d.holds0 > d.plan.Extensions {
@@ -486,7 +538,7 @@ func (d *Driver) followPlan(n algorithms.NodeID, ev algorithms.Event) {
 		}
 	case ev.Kind == algorithms.Acquired && n != 0 && d.failed && !d.tookOver:
 		d.tookOver = true
-		if !d.plan.Restart {
+		if !d.plan.Restart || d.plan.Pause > 0 {
 			linger()
 			return
 		}
@@ -516,6 +568,8 @@ func (d *Driver) Crashed(n algorithms.NodeID) {
 		c := &d.clients[n]
 		c.gen++
 		c.state = clientDown
+		c.paused, c.kept = false, nil // what the process was about to do died with it
+		d.stopWrites(n)
 	}
 }
 

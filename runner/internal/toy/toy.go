@@ -69,6 +69,7 @@ func init() {
 				{Name: "fsync", Rule: "test-disk: the server syncs its grants before answering", Breaks: "crashes"},
 			},
 			Durable: fault == toyDisk,
+			Fencing: "the end of the lease on the holder's clock, as central's",
 			Validate: func(p algorithms.Params, c algorithms.Cluster) error {
 				if p.LeaseSpan >= p.MaxLease {
 					return fmt.Errorf("lease span %v must be below max lease %v", p.LeaseSpan, p.MaxLease)
@@ -295,7 +296,8 @@ func (n *toyNode) granted(now algorithms.Local, m *algorithms.Message, out *algo
 	q.held = q.ballot
 	q.until = until
 	out.SetTimer(algorithms.TimerKey{Resource: m.Resource, Kind: toyTimerExpire}, until)
-	out.Emit(algorithms.Event{Kind: algorithms.Acquired, Resource: m.Resource, Owner: n.cfg.ID, Ballot: q.ballot, Until: until})
+	out.Emit(algorithms.Event{Kind: algorithms.Acquired, Resource: m.Resource, Owner: n.cfg.ID, Ballot: q.ballot, Until: until,
+		Token: algorithms.TimeToken(until)})
 }
 
 func (n *toyNode) send(now algorithms.Local, r algorithms.ResourceID, q *toyReq, out *algorithms.Output) {

@@ -1,0 +1,13 @@
+//go:build unix
+
+package udp
+
+import (
+	"os"
+	"syscall"
+)
+
+// stopProcess and continueProcess pause and resume a node process
+// (SIGSTOP, SIGCONT): `leaselab cluster --pause`.
+func stopProcess(p *os.Process) error     { return p.Signal(syscall.SIGSTOP) }
+func continueProcess(p *os.Process) error { return p.Signal(syscall.SIGCONT) }

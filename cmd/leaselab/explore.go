@@ -34,7 +34,7 @@ encoding, so the search ends when the bounded space is exhausted.
 
 The semantics are those of scenario files (runner/sim/testdata/README.md): a
 counterexample is the shortest path to a state where two owners hold one
-resource, written with --out FILE as a scenario that 'leaselab replay FILE'
+resource (with --depth-first: the first path found, within --max-depth), written with --out FILE as a scenario that 'leaselab replay FILE'
 replays to the same violation.
 
 Protocol defaults differ from 'run' on purpose: --response-timeout 10s
@@ -71,7 +71,8 @@ func setupExplore(fs *pflag.FlagSet) action {
 	fs.DurationVar(&cfg.Horizon, "horizon", cfg.Horizon, "true time never advances past this (0: no bound)")
 	fs.IntVar(&cfg.MaxDepth, "max-depth", 0, "explore at most this many transitions from the start (0: no bound)")
 	fs.Int64Var(&cfg.MaxStates, "max-states", 20_000_000, "stop after this many distinct states (0: no bound; memory grows by about 2.3 KB per state, see the README)")
-	fs.IntVar(&cfg.Workers, "workers", cfg.Workers, "goroutines expanding states (the result does not depend on it)")
+	fs.IntVar(&cfg.Workers, "workers", cfg.Workers, "goroutines expanding states (the result does not depend on it; --depth-first uses one)")
+	fs.BoolVar(&cfg.DepthFirst, "depth-first", false, "search depth first, keeping only the path and each state's fingerprint (about 40 bytes a state): deeper than breadth first in the same memory; bound it with --max-depth; its counterexample is the first found, not a shortest one")
 	out := fs.String("out", "", "write the counterexample (a scenario file for 'leaselab replay') to FILE")
 	format := addFormatFlag(fs, "table", "json")
 	quiet := addQuietFlag(fs)

@@ -25,8 +25,10 @@ documents it, and what it leaves out): breadth-first 'leaselab explore'
 searches over 1, 2, 3 and 5 acceptors, proposer-only nodes, 2 to 5 client
 inputs (acquire, extend, release), 0 to 2 crashes, bounded and unbounded
 messages in flight, duplicates, exact, drifting, skewed and extreme clocks,
-several resources, fsyncs that take time (durable algorithms), then seeded
-'leaselab check' campaigns with several fault mixes. Nothing is chosen per
+several resources, fsyncs that take time (durable algorithms); depth-first
+searches (explore --depth-first) that reach 16 and 18 moves on one
+acceptor, where a proposer's earlier life acts after its crash; then
+seeded 'leaselab check' campaigns with several fault mixes. Nothing is chosen per
 ablation: the same matrix runs with every rule on and with --ablate.
 
 The budget (default 10m) is split as the battery goes: each configuration
@@ -47,8 +49,8 @@ goes to stderr as it ends (--quiet: none).
 JSON keys: configurations (each with id, kind, flags, command: the
 reproducing command with the cap that ended it, states or seeds, depth,
 exhausted, violations, seconds, cap_seconds, stopped: exhausted,
-violation, time, memory, states, seeds, or not run: budget, skipped,
-invalid), violations, found_by, found_by_command, counterexample,
+depth (a depth-first search that searched its depth bound), violation,
+time, memory, states, seeds, or not run: budget, skipped, invalid), violations, found_by, found_by_command, counterexample,
 reproduce, meta, algo, ablate, budget, seconds.
 
 Exit status 1 when a violation is found, 0 when none is, 2 for bad input.`,

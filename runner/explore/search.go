@@ -56,6 +56,14 @@ type Config struct {
 	MaxStates int64 // distinct states (0: no bound)
 	Workers   int   // 0: runtime.NumCPU()
 
+	// DepthFirst searches depth first (deep.go) instead of breadth
+	// first: on one goroutine, keeping only the current path and each
+	// state's fingerprint, so it reaches depths a breadth-first frontier
+	// cannot hold in memory (bound it with MaxDepth). Its counterexample
+	// is the first violating path found, not a shortest one; Stop is
+	// asked every 65,536 new states (Progress.Frontier 0).
+	DepthFirst bool
+
 	// Progress, if set, is called after every breadth-first level.
 	Progress func(Progress)
 	// Stop, if set, is asked after every level that found no violation
@@ -328,6 +336,9 @@ func Explore(c Config) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
+	if cf.DepthFirst {
+		return cf.runDeep()
+	}
 	return cf.run()
 }
 
@@ -594,8 +605,14 @@ func (c *config) counterexample(refs []ref, g int32) (string, *Violation, int, e
 		g = refs[g].parent
 	}
 	slices.Reverse(path)
+	return c.pathScenario(int(refs[g].move), path)
+}
+
+// pathScenario replays path (move indices) from initial state root and
+// writes it as a scenario; the path must end in a violation.
+func (c *config) pathScenario(root int, path []int32) (string, *Violation, int, error) {
 	x := c.newExec()
-	w, err := c.root(x, int(refs[g].move))
+	w, err := c.root(x, root)
 	if err != nil {
 		return "", nil, 0, err
 	}

@@ -32,7 +32,17 @@
 //     timeout (1 s, below the quarantine); a backoff of 1 ms (which turns
 //     on PaxosLease's hand-off rules in the explorer);
 //   - for durable algorithms (classic Paxos), an fsync of 1 ms, so a
-//     crash can fall inside one.
+//     crash can fall inside one;
+//   - two depth-first searches (explore --depth-first: only the path and
+//     each state's fingerprint are kept, so they go deeper than a
+//     breadth-first frontier fits in memory) on one acceptor and a
+//     proposer-only node, to 16 moves (five inputs, extend too, no bound
+//     on the network) and to 18 moves (two crashes, a retry, acquire and
+//     release only): a proposer's earlier life whose messages act after
+//     its crash on its new life's lease. Naive's cross-life-ballots needs
+//     15 moves, PaxosLease's 18 (its acceptor must crash too, to forget
+//     the earlier life's promise); breadth first, both are beyond the
+//     memory cap (depth 14 is 1.6 million states of about 1.4 KB each).
 //
 // Campaigns (C1, ...) run `leaselab check` seeds (its base: ten simulated
 // minutes of contention among five proposers, 3 acceptors): stale links
@@ -51,16 +61,20 @@
 // left among the configurations still open, in order, each taking the
 // time left times its weight over the weights still to run (a campaign
 // weighs three searches: it needs little memory, and campaigns found
-// abandon-release where the searches could not reach it), so time that
-// one leaves unused goes to the next. A search stops after a level when
+// abandon-release where the searches could not reach it; the 16-move
+// depth-first search weighs two, the 18-move one twenty: it needs about
+// 7.6 million states, 30 s of one core), so time that one leaves unused
+// goes to the next. A depth-first search is asked every 65,536 states
+// and stops on the same caps, or when it has searched its depth bound
+// ("depth"). A breadth-first search stops after a level when
 // its time is up or its next level would pass the memory cap (default 3
 // GiB, estimated from the last level's growth; explore.Config.Stop is the
 // hook) or at its state cap; in the deep pass it starts again from the
 // beginning, deeper. A campaign runs in growing chunks of seeds and
 // continues where it stopped. Every configuration's line in the result
 // says how it ended and gives the command that reproduces what ran
-// (--max-depth or --max-states for a search cut short, --seeds for a
-// campaign).
+// (--max-depth or --max-states for a search cut short, --max-states for
+// a depth-first one, --seeds for a campaign).
 //
 // A search's counterexample is written with --out as a scenario file that
 // `leaselab replay` replays to the violation (exit 1). When a campaign
@@ -75,10 +89,11 @@
 //   - Interleavings deeper than a search reached. Most searches stop at a
 //     time or memory cap before exhausting their bounds (the result says
 //     which); beyond that depth only the campaigns' random sampling
-//     looks. A bug that needs a long history (the cross-life ballots of
-//     PaxosLease need two rounds of one life, a crash, a quarantine and
-//     two more acquisitions: about 30 moves on 3 acceptors) is out of a
-//     breadth-first search's reach and is left to campaigns.
+//     looks. The depth-first searches reach 16 and 18 moves, but only on
+//     one acceptor: the same bug on three acceptors (PaxosLease's
+//     cross-life ballots there take about 30 moves) is beyond every
+//     search, and no campaign found it in 10,000 seeds
+//     (runner/campaign/testdata/detection.md).
 //   - Dense time: the explorer delivers only at timer deadlines (and at
 //     0), never strictly between two of them.
 //   - Clock models other than constant rates at ±ρ and offsets at

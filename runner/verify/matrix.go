@@ -46,6 +46,15 @@ func x(why, flags string) Entry {
 	return Entry{Kind: KindExplore, Args: strings.Fields(flags), Why: why, Weight: 1, MaxStates: defaultMaxStates}
 }
 
+// d builds a depth-first search (explore --depth-first), with a weight:
+// it reaches deep paths that no breadth-first frontier fits in memory,
+// at the price of time.
+func d(why, flags string, weight float64) Entry {
+	e := x(why, flags+" --depth-first")
+	e.Weight = weight
+	return e
+}
+
 func c(why, flags string) Entry {
 	return Entry{Kind: KindCheck, Args: strings.Fields(flags), Why: why, Weight: campaignWeight, MaxSeeds: defaultMaxSeeds}
 }
@@ -102,6 +111,10 @@ var baseMatrix = []Entry{
 	x("the hand-off rules that need a backoff (PaxosLease's guard, round-trip measurement, head start, split retry)", "--backoff 1ms --inputs 3"),
 	x("the run's response timeout (1 s, below the quarantine): rounds that time out and retry", "--response-timeout 1s --max-rounds 3 --inputs 3"),
 	x("one acceptor, a duplicated message", "--acceptors 1 --proposers 2 --inputs 3 --dups 1"),
+	d("depth first to 16 moves on one acceptor, five inputs (extend too), no bound on the network: an extension request and a Release of a proposer's earlier life, delayed past its crash and silence, act on its new life's grant (naive's cross-life-ballots, 15 moves)",
+		"--acceptors 1 --proposers 2 --inputs 5 --max-pending 0 --max-depth 16", 2),
+	d("depth first to 18 moves on one acceptor, two crashes, a retry: a proposer's second round (its ballot above its next life's first) leaves a Propose and a Release in flight, the acceptor and the proposer crash and restart, and the stale pair replaces and clears the new life's lease (PaxosLease's cross-life-ballots, 18 moves, about 7.6 million states)",
+		"--acceptors 1 --proposers 2 --crashes 2 --inputs 4 --input-kinds acquire,release --max-rounds 2 --max-depth 18", 20),
 	c("stale links, give-ups, extensions and crashes (abandon-release)", "--faults stale,giveup,extend,crash"),
 	c("swarm: each seed draws its own fault kinds and intensities, cluster shape, network speed, late messages that outlive a crash", "--faults swarm --duration 1m"),
 	c("every fault kind", "--faults all"),
@@ -207,18 +220,26 @@ func setFlags(args []string, kv ...string) []string {
 	return out
 }
 
-// pairs splits "--name value" arguments.
+// boolFlags take no value on the command line.
+var boolFlags = []string{"depth-first"}
+
+// pairs splits "--name value" arguments (a boolean flag alone is "true").
 func pairs(args []string) ([][2]string, error) {
-	if len(args)%2 != 0 {
-		return nil, fmt.Errorf("flags must come in --name value pairs: %q", args)
-	}
 	var kv [][2]string
-	for i := 0; i < len(args); i += 2 {
+	for i := 0; i < len(args); i++ {
 		name, ok := strings.CutPrefix(args[i], "--")
 		if !ok {
 			return nil, fmt.Errorf("expected a --flag, got %q", args[i])
 		}
+		if slices.Contains(boolFlags, name) {
+			kv = append(kv, [2]string{name, "true"})
+			continue
+		}
+		if i+1 >= len(args) {
+			return nil, fmt.Errorf("flag --%s has no value", name)
+		}
 		kv = append(kv, [2]string{name, args[i+1]})
+		i++
 	}
 	return kv, nil
 }
@@ -261,6 +282,8 @@ func applyExplore(cf *explore.Config, args []string) error {
 			cf.Seed, err = strconv.ParseUint(v, 10, 64)
 		case "clocks":
 			cf.Clocks = v
+		case "depth-first":
+			cf.DepthFirst, err = strconv.ParseBool(v)
 		case "drift":
 			cf.ClockDrift, err = strconv.ParseFloat(v, 64)
 			driftSet = true

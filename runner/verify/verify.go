@@ -75,6 +75,7 @@ type Event struct {
 // Why a configuration ended (ConfigResult.Stopped).
 const (
 	StopExhausted = "exhausted" // every state within the bounds was searched
+	StopDepth     = "depth"     // every state within its --max-depth was searched (a depth-first search)
 	StopViolation = "violation"
 	StopTime      = "time"    // its share of the budget
 	StopMemory    = "memory"  // the next level would pass MemoryCap
@@ -247,9 +248,10 @@ func Run(c Config) (Result, error) {
 	open := func(i int, quick bool) bool {
 		cr := &crs[i]
 		switch cr.Stopped {
-		case StopExhausted, StopInvalid, StopViolation, StopMemory:
+		case StopExhausted, StopDepth, StopInvalid, StopViolation, StopMemory:
 			// A search that met the memory cap would meet it again at
-			// the same depth.
+			// the same depth; one that searched its depth bound would
+			// search it again.
 			return false
 		case StopStates:
 			return quick && es[i].MaxStates > QuickStates
@@ -353,7 +355,11 @@ func runExplore(c Config, e Entry, share time.Duration, cr *ConfigResult, res *R
 		// The next level is about as much bigger than this one as this
 		// one was than the last (capped at four times).
 		growth := 4.0
-		if lastFront > 0 {
+		if cf.DepthFirst {
+			// Asked every 65,536 states, not per level: the next call
+			// comes as soon as this one did.
+			growth = 1
+		} else if lastFront > 0 {
 			growth = min(4, max(1, float64(p.Frontier)/float64(lastFront)))
 		}
 		levelTime, levelMem := now-lastAt, uint64(0)
@@ -388,6 +394,16 @@ func runExplore(c Config, e Entry, share time.Duration, cr *ConfigResult, res *R
 	case r.Exhausted:
 		cr.Stopped = StopExhausted
 		cr.Command = base
+	case stopped == "" && cf.DepthFirst && cf.MaxDepth > 0 && r.States < cf.MaxStates:
+		// Neither time, memory nor the state cap stopped it: it searched
+		// every state within its depth bound.
+		cr.Stopped = StopDepth
+		cr.Command = base
+	case stopped != "" && cf.DepthFirst:
+		// A depth-first search is one deterministic walk: the same
+		// number of states reproduces it.
+		cr.Stopped = stopped
+		cr.Command = base + " --max-states " + strconv.FormatInt(r.States, 10)
 	case stopped != "":
 		// A time or memory stop ends after a whole level: the same
 		// search to that depth is reproducible.

@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"flag"
 	"os"
 	"slices"
 	"strconv"
@@ -131,23 +132,37 @@ func TestRulesOnShort(t *testing.T) {
 // ablationTable is the committed table (see TestAblationTable).
 const ablationTable = "ablations.md"
 
+var allFinders = flag.Bool("finders", false, "TestAblationFinders: run every finder, the slow ones (over "+quickFinder.String()+" in the table) too")
+
+// quickFinder: finders whose configuration took longer in the committed
+// table run only with -finders (the depth-first ones take tens of
+// seconds); -short runs none.
+const quickFinder = 5 * time.Second
+
+// finder is a row of the committed table.
+type finder struct {
+	id      string
+	seconds float64 // the configuration's own seconds
+}
+
 // finders reads the found-by column of the committed table:
 // "algo/ablation" to configuration ID.
-func finders(t *testing.T) map[string]string {
+func finders(t *testing.T) map[string]finder {
 	t.Helper()
 	b, err := os.ReadFile(ablationTable)
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := map[string]string{}
+	m := map[string]finder{}
 	for _, line := range strings.Split(string(b), "\n") {
 		cells := strings.Split(line, "|")
-		if len(cells) < 5 || !strings.HasPrefix(strings.TrimSpace(cells[2]), "`") {
+		if len(cells) < 10 || !strings.HasPrefix(strings.TrimSpace(cells[2]), "`") {
 			continue
 		}
 		algo := strings.TrimSpace(cells[1])
 		abl := strings.Trim(strings.TrimSpace(cells[2]), "`")
-		m[algo+"/"+abl] = strings.TrimSpace(cells[3])
+		sec, _ := strconv.ParseFloat(strings.TrimSpace(cells[8]), 64)
+		m[algo+"/"+abl] = finder{id: strings.TrimSpace(cells[3]), seconds: sec}
 	}
 	return m
 }
@@ -166,18 +181,29 @@ func TestAblationFinders(t *testing.T) {
 			ab := algorithms.Ablations{x}
 			if y := Companions[algo+"/"+x]; y != "" {
 				// Not found alone (the table says so); found with y.
-				if id, ok := found[algo+"/"+x]; !ok || id != "**not found**" {
-					t.Errorf("%s/%s alone: the table says %q, want a row saying it is not found", algo, x, id)
+				if f, ok := found[algo+"/"+x]; !ok || f.id != "**not found**" {
+					t.Errorf("%s/%s alone: the table says %q, want a row saying it is not found", algo, x, f.id)
 				}
 				ab = append(ab, y)
 			}
 			name := algo + "/" + strings.Join(ab, ",")
 			t.Run(name, func(t *testing.T) {
-				id, ok := found[name]
+				f, ok := found[name]
+				id := f.id
 				if !ok || id == "" || strings.HasPrefix(id, "**") {
 					t.Fatalf("%s has no finder in %s: regenerate it (doc.go says how)", name, ablationTable)
 				}
-				r, err := Run(Config{Algo: algo, Ablate: ab, Only: []string{id}, Budget: time.Minute, Workers: 2,
+				switch {
+				case testing.Short():
+					t.Skip("-short: the table has a finder; not run")
+				case f.seconds > quickFinder.Seconds() && !*allFinders:
+					t.Skipf("%s took %.1f s in the table: run with -finders", id, f.seconds)
+				}
+				budget := time.Minute
+				if f.seconds > quickFinder.Seconds() {
+					budget = 10 * time.Minute
+				}
+				r, err := Run(Config{Algo: algo, Ablate: ab, Only: []string{id}, Budget: budget, Workers: 2,
 					Scenario: true, ShrinkTime: 20 * time.Second})
 				if err != nil {
 					t.Fatal(err)

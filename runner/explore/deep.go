@@ -7,7 +7,7 @@ import (
 
 // stopEvery is how many new states a depth-first search finds between two
 // calls of Config.Stop (it has no levels to stop after).
-const stopEvery = 1 << 16
+const stopEvery = 1 << 12
 
 // deep is a depth-first search (Config.DepthFirst): the same states and
 // transitions as the breadth-first one, but it keeps only the path it is

@@ -136,7 +136,7 @@
 // depth 15. Its counterexample is the first violating path in move order,
 // not a shortest one; without a depth bound it reaches the same states
 // as breadth first (deep_test.go checks that). Stop is asked every
-// 65,536 new states.
+// 4,096 new states.
 //
 // # Disk
 //

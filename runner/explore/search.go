@@ -61,7 +61,7 @@ type Config struct {
 	// state's fingerprint, so it reaches depths a breadth-first frontier
 	// cannot hold in memory (bound it with MaxDepth). Its counterexample
 	// is the first violating path found, not a shortest one; Stop is
-	// asked every 65,536 new states (Progress.Frontier 0).
+	// asked every 4,096 new states (Progress.Frontier 0).
 	DepthFirst bool
 
 	// Progress, if set, is called after every breadth-first level.

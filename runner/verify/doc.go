@@ -62,9 +62,9 @@
 // time left times its weight over the weights still to run (a campaign
 // weighs three searches: it needs little memory, and campaigns found
 // abandon-release where the searches could not reach it; the 16-move
-// depth-first search weighs two, the 18-move one twenty: it needs about
+// depth-first search weighs six, the 18-move one twenty: it needs about
 // 7.6 million states, 30 s of one core), so time that one leaves unused
-// goes to the next. A depth-first search is asked every 65,536 states
+// goes to the next. A depth-first search is asked every 4,096 states
 // and stops on the same caps, or when it has searched its depth bound
 // ("depth"). A breadth-first search stops after a level when
 // its time is up or its next level would pass the memory cap (default 3

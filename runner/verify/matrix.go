@@ -112,7 +112,7 @@ var baseMatrix = []Entry{
 	x("the run's response timeout (1 s, below the quarantine): rounds that time out and retry", "--response-timeout 1s --max-rounds 3 --inputs 3"),
 	x("one acceptor, a duplicated message", "--acceptors 1 --proposers 2 --inputs 3 --dups 1"),
 	d("depth first to 16 moves on one acceptor, five inputs (extend too), no bound on the network: an extension request and a Release of a proposer's earlier life, delayed past its crash and silence, act on its new life's grant (naive's cross-life-ballots, 15 moves)",
-		"--acceptors 1 --proposers 2 --inputs 5 --max-pending 0 --max-depth 16", 2),
+		"--acceptors 1 --proposers 2 --inputs 5 --max-pending 0 --max-depth 16", 6),
 	d("depth first to 18 moves on one acceptor, two crashes, a retry: a proposer's second round (its ballot above its next life's first) leaves a Propose and a Release in flight, the acceptor and the proposer crash and restart, and the stale pair replaces and clears the new life's lease (PaxosLease's cross-life-ballots, 18 moves, about 7.6 million states)",
 		"--acceptors 1 --proposers 2 --crashes 2 --inputs 4 --input-kinds acquire,release --max-rounds 2 --max-depth 18", 20),
 	c("stale links, give-ups, extensions and crashes (abandon-release)", "--faults stale,giveup,extend,crash"),

@@ -356,7 +356,7 @@ func runExplore(c Config, e Entry, share time.Duration, cr *ConfigResult, res *R
 		// one was than the last (capped at four times).
 		growth := 4.0
 		if cf.DepthFirst {
-			// Asked every 65,536 states, not per level: the next call
+			// Asked every 4,096 states, not per level: the next call
 			// comes as soon as this one did.
 			growth = 1
 		} else if lastFront > 0 {

@@ -76,6 +76,7 @@ func main() {
 	algo := flag.String("algo", "paxoslease", "algorithm verify runs")
 	n := flag.Int("n", 16, "mutants to sample (evenly over the runnable ones, in file and line order)")
 	budget := flag.Duration("budget", 20*time.Second, "verify --budget")
+	from := flag.Int("from", 1, "start at this mutant of the sample (to resume a run)")
 	flag.Parse()
 	if *gj == "" {
 		fmt.Fprintln(os.Stderr, "mutants: -gremlins FILE is required")
@@ -141,6 +142,9 @@ func main() {
 	fmt.Printf("| # | mutant | change | verify | seconds | found by |\n|---|---|---|---|---|---|\n")
 	killed, lived, bad := 0, 0, 0
 	for i, m := range sample {
+		if i+1 < *from {
+			continue
+		}
 		path := filepath.Join(tmp, *pkg, m.file)
 		orig, err := os.ReadFile(path)
 		if err != nil {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -43,6 +44,10 @@ run is recorded and shrunk to a scenario (campaign.Shrink, within
 --shrink-time), and if its recording does not violate, what is left of
 the budget goes to the searches still open, for one.
 
+--all-ablations runs the battery per safety ablation and prints the table
+of ablation, finder and seconds (runner/verify/ablations.md); --table-from
+prints that table from saved 'verify --format json' results instead.
+
 --list prints the matrix without running it. One line per configuration
 goes to stderr as it ends (--quiet: none).
 
@@ -73,6 +78,7 @@ func setupVerify(fs *pflag.FlagSet) action {
 	all := fs.Bool("all-ablations", false, "run the battery once per safety ablation of --algo (a comma-separated list, or all) and once with every rule on, "+
 		"and print the table of ablation, the configuration that found it, and seconds (--format markdown for the committed table)")
 	rulesOn := fs.Duration("rules-on-budget", verify.DefaultBudget, "with --all-ablations: the budget of each every-rule-on run (0: leave those rows out)")
+	tableFrom := fs.StringSlice("table-from", nil, "print the --all-ablations table (--format markdown or json) from these files of 'verify --format json' output, in the order given, instead of running anything (batteries run separately, e.g. side by side)")
 	format := addFormatFlag(fs, "table", "json", "markdown")
 	quiet := fs.Bool("quiet", false, "no per-configuration lines on stderr")
 	return func(cx *ctx, args []string) error {
@@ -86,6 +92,9 @@ func setupVerify(fs *pflag.FlagSet) action {
 			return usagef("--shrink-time must be positive, got %v", c.ShrinkTime)
 		}
 		c.MemoryCap = *memMiB << 20
+		if len(*tableFrom) > 0 {
+			return verifyTableFrom(cx, *tableFrom, *format)
+		}
 		if *all {
 			return verifyAll(cx, c, *rulesOn, *format, *quiet, fs)
 		}
@@ -214,6 +223,32 @@ func writeVerifyTable(cx *ctx, r verify.Result) error {
 }
 
 // verifyAll is --all-ablations: the ablation table.
+// verifyTableFrom prints the ablation table from saved battery results.
+func verifyTableFrom(cx *ctx, files []string, format string) error {
+	var rows []verify.Row
+	for _, name := range files {
+		b, err := os.ReadFile(name)
+		if err != nil {
+			return badInput(err)
+		}
+		var r verify.Result
+		if err := json.Unmarshal(b, &r); err != nil || r.Algo == "" {
+			return usagef("--table-from %s: not the JSON of a verify run (%v)", name, err)
+		}
+		rows = append(rows, verify.RowOf(r))
+	}
+	switch format {
+	case "markdown":
+		return verify.WriteMarkdown(cx.stdout, rows)
+	case "json":
+		return writeJSON(cx.stdout, struct {
+			Meta any          `json:"meta"`
+			Rows []verify.Row `json:"rows"`
+		}{cx.meta(), rows})
+	}
+	return usagef("--table-from prints --format markdown or json")
+}
+
 func verifyAll(cx *ctx, c verify.Config, rulesOn time.Duration, format string, quiet bool, fs *pflag.FlagSet) error {
 	for _, name := range []string{"ablate", "out", "list", "only"} {
 		if fs.Changed(name) {

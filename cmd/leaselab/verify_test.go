@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"os"
 	"strings"
 	"testing"
 )
@@ -21,6 +22,8 @@ func TestVerifyBadInput(t *testing.T) {
 		{[]string{"verify", "--all-ablations", "--ablate", "late-timer"}, "--ablate does not apply"},
 		{[]string{"verify", "--all-ablations", "--algo", "nosuch"}, `unknown algorithm "nosuch"`},
 		{[]string{"verify", "extra"}, "verify takes no arguments"},
+		{[]string{"verify", "--table-from", "/nonexistent.json", "--format", "markdown"}, "no such file"},
+		{[]string{"verify", "--table-from", "verify_test.go", "--format", "markdown"}, "not the JSON of a verify run"},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			code, stdout, stderr := leaselab(tc.args...)
@@ -62,6 +65,15 @@ func TestVerifyFindsAndReplays(t *testing.T) {
 	}
 	if code, out, _ := leaselab("replay", f); code != 1 {
 		t.Fatalf("replay of the counterexample: exit %d, want 1\n%s", code, out)
+	}
+	// The saved JSON gives the ablation table's row.
+	j := t.TempDir() + "/r.json"
+	if err := os.WriteFile(j, []byte(stdout), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, md, stderr := leaselab("verify", "--table-from", j, "--format", "markdown")
+	if code != 0 || !strings.Contains(md, "| fatlease | `reused-ballots` | E1 | `leaselab explore --algo fatlease --ablate reused-ballots --acceptors 1") {
+		t.Fatalf("--table-from: exit %d, %s %s", code, md, stderr)
 	}
 }
 

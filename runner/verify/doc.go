@@ -117,13 +117,18 @@
 // whose exposure in runner/experiments does not start with "liveness")
 // and once with every rule on (--rules-on-budget), and prints the table
 // committed as ablations.md beside this file: ablation, the configuration
-// that found it, its states or seeds, depth and seconds. The committed
-// table was made with the default budget (10 minutes) and
-// --rules-on-budget 0, as two runs side by side (--algo paxoslease, and
-// the other algorithms), on a machine shared with other work (a load
-// average of about 17 on 2 cores), so its seconds are wall seconds under
-// that load; the every-rule-on verdicts are the separate runs of
-// `leaselab verify --algo A` that the report of issue 20 gives. Two PaxosLease ablations cannot cause a violation alone
+// that found it, its states or seeds, depth and seconds; `verify
+// --table-from FILE...` prints the same table from saved `verify --format
+// json` results of batteries run separately. The committed table was made
+// with the default budget (10 minutes) on a machine shared with other
+// work (a load average of 16 to 19 on 2 cores), so its seconds are wall
+// seconds under that load: the rows of naive, naive-undo, fatlease,
+// classic Paxos and central by `--all-ablations --rules-on-budget 0`
+// (with E22 not yet bounded by --horizon 13s: it found none of those
+// rows), PaxosLease's by one `verify --algo paxoslease --ablate X --format
+// json` per row, several side by side, and --table-from. The
+// every-rule-on verdicts are the runs of `leaselab verify --algo A` that
+// the report of issue 20 gives. Two PaxosLease ablations cannot cause a violation alone
 // (Companions): late-timer and stale-owner-open are each a second line
 // of defence behind keep-others (ablation abandon-release). Both
 // counterexamples need a stale Propose to overwrite another owner's live

@@ -1,6 +1,8 @@
 package algorithms
 
 import (
+	"encoding/json"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -181,6 +183,33 @@ func TestRegisterKinds(t *testing.T) {
 		}()
 		if Kind(200).Valid() {
 			t.Fatalf("%s: a refused block left kind 200 registered", b.name)
+		}
+	}
+}
+
+// Ballots read back as they are written, in JSON too (where they are
+// strings; numbers of older JSON still read).
+func TestBallotNotation(t *testing.T) {
+	for _, b := range []Ballot{0, MakeBallot(12, 2, 3), MakeBallot(1<<32-1, 1<<16-1, 65534)} {
+		got, err := ParseBallot(b.String())
+		if err != nil || got != b {
+			t.Errorf("%s: parsed %v, %v", b, got, err)
+		}
+		js, _ := json.Marshal(b)
+		if string(js) != `"`+b.String()+`"` {
+			t.Errorf("%s: JSON %s", b, js)
+		}
+		var back Ballot
+		if err := json.Unmarshal(js, &back); err != nil || back != b {
+			t.Errorf("%s: JSON read back %v, %v", b, back, err)
+		}
+		if err := json.Unmarshal([]byte(strconv.FormatUint(uint64(b), 10)), &back); err != nil || back != b {
+			t.Errorf("%s: number read back %v, %v", b, back, err)
+		}
+	}
+	for _, s := range []string{"", "1", "1.2", "1.2.3.4", "1.2.x", "-1.0.0", "01.0.0", "1.0.70000"} {
+		if _, err := ParseBallot(s); err == nil {
+			t.Errorf("%q parsed", s)
 		}
 	}
 }

@@ -2,6 +2,7 @@ package algorithms
 
 import (
 	"fmt"
+	"strconv"
 	"time"
 )
 
@@ -96,6 +97,42 @@ func (b Ballot) String() string {
 		return "0"
 	}
 	return fmt.Sprintf("%d.%d.%d", b.Round(), b.Restart(), uint16(b.Node()))
+}
+
+// ParseBallot reads a ballot as String writes it ("round.restart.node",
+// or "0").
+func ParseBallot(s string) (Ballot, error) {
+	if s == "0" {
+		return 0, nil
+	}
+	var round uint32
+	var restart, node uint16
+	var rest string
+	if n, _ := fmt.Sscanf(s, "%d.%d.%d%s", &round, &restart, &node, &rest); n != 3 || s != MakeBallot(round, restart, NodeID(node)).String() {
+		return 0, fmt.Errorf("ballot %q: want round.restart.node, e.g. 12.2.3", s)
+	}
+	return MakeBallot(round, restart, NodeID(node)), nil
+}
+
+// MarshalJSON writes the ballot as String does, "round.restart.node" in
+// quotes: one notation in tables, traces, CSV and JSON.
+func (b Ballot) MarshalJSON() ([]byte, error) { return []byte(`"` + b.String() + `"`), nil }
+
+// UnmarshalJSON reads what MarshalJSON writes, or the ballot's number
+// (JSON written before ballots were strings).
+func (b *Ballot) UnmarshalJSON(data []byte) error {
+	s := string(data)
+	if len(s) >= 2 && s[0] == '"' && s[len(s)-1] == '"' {
+		x, err := ParseBallot(s[1 : len(s)-1])
+		*b = x
+		return err
+	}
+	n, err := strconv.ParseUint(s, 10, 64)
+	if err != nil {
+		return fmt.Errorf("ballot %s: want a string round.restart.node", s)
+	}
+	*b = Ballot(n)
+	return nil
 }
 
 // Next returns the smallest ballot of node (with restart counter restart)

@@ -370,19 +370,28 @@ func (e *Node) backoff(now algorithms.Local, id algorithms.ResourceID, out *algo
 	out.SetTimer(algorithms.TimerKey{Resource: id, Kind: timerRetry}, now.Add(d))
 }
 
+// learnFromReply takes in the chosen value a Promise or Outdated carries
+// (FlagChosen), whichever round it answers: what an instance chose is
+// true for every proposer, even one whose round is over.
+func (e *Node) learnFromReply(now algorithms.Local, r *rstate, m algorithms.Message, out *algorithms.Output) {
+	if m.Flags&FlagChosen == 0 || (m.Kind != algorithms.Promise && m.Kind != algorithms.Outdated) {
+		return
+	}
+	id := m.Resource
+	l := lease{owner: m.Owner, t: m.Expiry}
+	if m.Flags&FlagVoid != 0 {
+		e.noteInvalid(r, l.owner, l.t)
+	}
+	if e.learn(now, id, r, m.Instance, l, m.Accepted, out) {
+		e.changed(now, id, r, out)
+	}
+}
+
 // reply handles an acceptor's answer.
 func (e *Node) reply(now algorithms.Local, m algorithms.Message, out *algorithms.Output) {
 	id := m.Resource
 	r := e.state(id)
-	if m.Flags&FlagChosen != 0 && (m.Kind == algorithms.Promise || m.Kind == algorithms.Outdated) {
-		l := lease{owner: m.Owner, t: m.Expiry}
-		if m.Flags&FlagVoid != 0 {
-			e.noteInvalid(r, l.owner, l.t)
-		}
-		if e.learn(now, id, r, m.Instance, l, m.Accepted, out) {
-			e.changed(now, id, r, out)
-		}
-	}
+	e.learnFromReply(now, r, m, out)
 	p := e.props[id]
 	if p == nil || !p.rd.active || m.Ballot != p.rd.ballot {
 		return

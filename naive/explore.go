@@ -28,8 +28,9 @@ func (n *Node) Clone(r *rand.Rand) algorithms.Node {
 // grant (owner, ballot, expiry) and every proposal in resource order.
 //
 // Left out, because no future output depends on them:
-//   - the configuration (cluster, params, rule switches, variant): fixed
-//     for a run, the explorer compares nodes of one configuration only;
+//   - the rules (cluster, params, rule switches, variant) but the id and
+//     restart counter: fixed for a run and shared by clones, the explorer
+//     compares nodes of one configuration only;
 //   - the random source (the contract);
 //   - proposal.lastDeny: written just before the only read (the Preempted
 //     event of the same step);

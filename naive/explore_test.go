@@ -89,7 +89,7 @@ func TestStateSensitivity(t *testing.T) {
 // TestStateCoversFields fails when a field is added to the node's state
 // without a decision: encode it in AppendState, or say there why not.
 func TestStateCoversFields(t *testing.T) {
-	explorabletest.Fields(t, Node{}, "id", "cluster", "params", "rnd", "restarts", "undo", "restartWait", "distinct", "exactRelease", "lifeIdentity", "hold", "quarantined", "deferred", "counter", "tab")
+	explorabletest.Fields(t, Node{}, "rules", "rnd", "quarantined", "deferred", "counter", "tab")
 	explorabletest.Fields(t, proposal{}, "phase", "extend", "holding", "lastDeny", "ballot", "sent", "failed", "granted", "denied", "grantMsgs", "holdBallot", "holdUntil")
 	explorabletest.Fields(t, grant{}, "owner", "ballot", "until")
 }

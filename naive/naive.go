@@ -132,10 +132,24 @@ func Validate(p algorithms.Params, c algorithms.Cluster) error {
 // Node is one naive node: an acceptor if its id is below
 // Cluster.Acceptors, a proposer if below Cluster.Proposers, possibly both.
 type Node struct {
+	*rules // fixed for the node's life, shared by its clones
+	rnd    *rand.Rand
+
+	quarantined bool
+	deferred    []algorithms.ResourceID // acquisitions asked for during the silence, in order
+
+	counter uint32 // run counter of this node's round ballots (all resources)
+	tab     table  // grants and proposals by resource
+}
+
+// rules is a node's configuration: set once by New, never written after,
+// so Clone shares it and AppendState leaves it out (the explorer compares
+// nodes of one configuration only) except for the id and the restart
+// counter, which name the node's life.
+type rules struct {
 	id       algorithms.NodeID
 	cluster  algorithms.Cluster
 	params   algorithms.Params
-	rnd      *rand.Rand
 	restarts uint16
 	undo     bool
 
@@ -143,12 +157,6 @@ type Node struct {
 	restartWait, distinct, exactRelease bool
 	lifeIdentity                        bool          // owners are proposers (node, restart), not nodes
 	hold                                time.Duration // HoldSpan
-
-	quarantined bool
-	deferred    []algorithms.ResourceID // acquisitions asked for during the silence, in order
-
-	counter uint32 // run counter of this node's round ballots (all resources)
-	tab     table  // grants and proposals by resource
 }
 
 // grant is an acceptor's state for one resource; absent (slot.hasGrant
@@ -193,11 +201,10 @@ type proposal struct {
 // registry has validated (algorithms.Algorithm.New): build nodes through
 // the registry unless c is known to be good.
 func New(c algorithms.Config, opt Options) *Node {
-	return &Node{
+	return &Node{rnd: c.Rand, rules: &rules{
 		id:           c.ID,
 		cluster:      c.Cluster,
 		params:       c.Params,
-		rnd:          c.Rand,
 		restarts:     c.Restarts,
 		undo:         opt.Undo,
 		restartWait:  !c.Ablations.Has(AblRestartWait),
@@ -205,7 +212,7 @@ func New(c algorithms.Config, opt Options) *Node {
 		exactRelease: !c.Ablations.Has(AblOwnerOnlyRelease),
 		lifeIdentity: !c.Ablations.Has(AblCrossLife),
 		hold:         HoldSpan(c.Params, !c.Ablations.Has(AblDriftMargin)),
-	}
+	}}
 }
 
 // Step implements algorithms.Node.

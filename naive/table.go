@@ -26,17 +26,26 @@ type slot struct {
 // through a plain index slice (one load, no hashing); any other id falls
 // back to a map. A slot that holds neither a grant nor a proposal is
 // freed and reused, last freed first, so idle resources cost 4 bytes of
-// index each. Slots live in chunks of chunkSlots that never move: growing
-// copies nothing, and a run's chunks, below the runtime's large-object
-// size, are reused by the next run's nodes instead of being fresh pages
-// (a doubling slice of slots measured twice the system time, page faults).
+// index each. Slots live in chunks of chunkSlots: a table that grows
+// allocates whole chunks, which never move, so growing copies nothing, and
+// a run's chunks, below the runtime's large-object size, are reused by the
+// next run's nodes instead of being fresh pages (a doubling slice of slots
+// measured twice the system time, page faults).
+//
+// A clone (the explorer's branching, one per node a move touches) copies
+// only what is in use: the index up to the largest id added, and of the
+// last chunk only the slots handed out, so that chunk is shorter than
+// chunkSlots and grows by append when the clone adds a slot (as the first
+// chunk of every table does). A one-resource node's clone then copies one
+// 128-byte slot, not a 32 KiB chunk and a 4 KiB index.
 //
 // Nothing iterates the map: AppendState sorts the keys it writes.
 type table struct {
 	index  []int32 // by resource id: slot+1, 0 none
 	sparse map[algorithms.ResourceID]int32
-	chunks []*[chunkSlots]slot
-	n      int32 // slots handed out
+	chunks [][]slot // each chunkSlots long, but a clone's last one
+	n      int32    // slots handed out
+	top    int32    // 1 + the largest dense id ever added (index beyond it is all 0)
 	free   []int32
 }
 
@@ -48,6 +57,22 @@ const (
 
 // at returns slot i.
 func (t *table) at(i int32) *slot { return &t.chunks[i>>chunkShift][i&(chunkSlots-1)] }
+
+// grow makes slot i (= t.n, the next one handed out) exist. The first
+// chunk starts with one slot and grows by append up to chunkSlots (most
+// nodes the explorer builds hold one or two resources); a later chunk is
+// allocated whole.
+func (t *table) grow(i int32) {
+	c, off := int(i>>chunkShift), int(i&(chunkSlots-1))
+	switch {
+	case c == len(t.chunks) && c == 0:
+		t.chunks = append(t.chunks, make([]slot, 1))
+	case c == len(t.chunks):
+		t.chunks = append(t.chunks, make([]slot, chunkSlots))
+	case off >= len(t.chunks[c]):
+		t.chunks[c] = append(t.chunks[c], slot{}) // a short chunk
+	}
+}
 
 // get returns r's slot, or nil. The pointer is valid until the next add.
 func (t *table) get(r algorithms.ResourceID) *slot {
@@ -79,15 +104,16 @@ func (t *table) add(r algorithms.ResourceID) *slot {
 	} else {
 		i = t.n
 		t.n++
-		if int(i>>chunkShift) == len(t.chunks) {
-			t.chunks = append(t.chunks, new([chunkSlots]slot))
-		}
+		t.grow(i)
 	}
 	s := t.at(i)
 	*s = slot{key: r}
 	if r < denseMax {
+		if r >= algorithms.ResourceID(t.top) {
+			t.top = int32(r) + 1
+		}
 		if r >= algorithms.ResourceID(len(t.index)) {
-			n := max(1024, 2*len(t.index))
+			n := max(16, 2*len(t.index))
 			for algorithms.ResourceID(n) <= r {
 				n *= 2
 			}
@@ -123,23 +149,24 @@ func (t *table) tidy(s *slot) {
 	t.free = append(t.free, i)
 }
 
-// clone returns a deep copy.
+// clone returns a deep copy of what is in use (see table).
 func (t *table) clone() table {
 	c := table{
-		index:  slices.Clone(t.index),
+		index:  slices.Clone(t.index[:min(int(t.top), len(t.index))]),
 		sparse: maps.Clone(t.sparse),
-		chunks: make([]*[chunkSlots]slot, len(t.chunks)),
+		chunks: make([][]slot, 0, len(t.chunks)),
 		n:      t.n,
+		top:    t.top,
 		free:   slices.Clone(t.free),
 	}
-	for i, ch := range t.chunks {
-		cc := *ch
+	for base := int32(0); base < t.n; base += chunkSlots {
+		cc := slices.Clone(t.chunks[base>>chunkShift][:min(chunkSlots, t.n-base)])
 		for j := range cc {
 			p := &cc[j].p
 			p.granted = p.granted.Clone()
 			p.denied = p.denied.Clone()
 		}
-		c.chunks[i] = &cc
+		c.chunks = append(c.chunks, cc)
 	}
 	return c
 }

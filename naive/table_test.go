@@ -57,3 +57,33 @@ func TestTable(t *testing.T) {
 		t.Fatal("sparse slot not freed")
 	}
 }
+
+// TestTableCloneCopiesWhatIsUsed: a clone copies the slots handed out and
+// the index up to the largest id, and grows like any table afterwards
+// (past its short last chunk and past its short index) without touching
+// the original.
+func TestTableCloneCopiesWhatIsUsed(t *testing.T) {
+	n := &Node{}
+	for r := range algorithms.ResourceID(3) {
+		n.setGrant(r, grant{owner: 1, ballot: algorithms.Ballot(r + 1)})
+	}
+	c := n.tab.clone()
+	if len(c.index) != 3 || len(c.chunks) != 1 || len(c.chunks[0]) != 3 {
+		t.Fatalf("clone holds an index of %d and %d chunks (first %d slots); want 3, 1, 3", len(c.index), len(c.chunks), len(c.chunks[0]))
+	}
+	cn := &Node{tab: c}
+	for r := algorithms.ResourceID(0); r < 600; r++ {
+		cn.setGrant(r, grant{owner: 2, ballot: algorithms.Ballot(r + 7)})
+	}
+	for r := algorithms.ResourceID(0); r < 600; r++ {
+		if g, ok := cn.grantOf(r); !ok || g.owner != 2 || g.ballot != algorithms.Ballot(r+7) {
+			t.Fatalf("clone's grant of %d: %v %v", r, g, ok)
+		}
+	}
+	for r := range algorithms.ResourceID(600) {
+		g, ok := n.grantOf(r)
+		if want := r < 3; ok != want || (ok && (g.owner != 1 || g.ballot != algorithms.Ballot(r+1))) {
+			t.Fatalf("original's grant of %d changed: %v %v", r, g, ok)
+		}
+	}
+}

@@ -22,8 +22,10 @@
 // (acceptor: promised, accepted ballot and timer; proposer: the held
 // ballot and its end), a record found through an open-addressing index of
 // 5 bytes a slot; a round in flight adds a transient record. A runner may
-// ask the node to keep the acceptor timers itself (KeepTimers), as a heap
-// of 4-byte record numbers, instead of getting them in Output.Timers.
+// ask the node to keep the acceptor timers itself (KeepTimers), as
+// 16-byte entries in deadline order (a sorted run, as deadlines mostly
+// arrive, and a heap for the rest; cancelled ones are dropped lazily),
+// instead of getting them in Output.Timers.
 // BenchmarkMemoryPerResource measures bytes per resource.
 //
 // # The strict rules

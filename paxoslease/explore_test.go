@@ -127,8 +127,8 @@ func TestPastPrepareDeadlines(t *testing.T) {
 func TestStateCoversFields(t *testing.T) {
 	explorabletest.Fields(t, Node{}, "rules", "rand", "silent", "started", "lastRound", "rtt", "res", "keepTimers", "rounds", "roundsPeak", "free", "pending")
 	explorabletest.Fields(t, round{}, "ballot", "deadline", "promised", "open", "accepted", "rejected", "leased", "nOpen", "nAccepted", "learned", "hint", "fails", "phase", "busy", "parked", "queued")
-	explorabletest.Fields(t, slot{}, "key", "promised", "accepted", "accUntil", "until", "heldRound", "tpos")
-	explorabletest.Fields(t, table{}, "recs", "ix", "n", "heap", "late")
+	explorabletest.Fields(t, slot{}, "key", "promised", "accepted", "accUntil", "until", "heldRound", "tseq")
+	explorabletest.Fields(t, table{}, "recs", "ix", "n", "tm")
 }
 
 // TestCloneDeep: the copy shares no table, map, slice or round with the

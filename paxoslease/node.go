@@ -347,7 +347,8 @@ func (n *Node) expire(now algorithms.Local, r algorithms.ResourceID, s *slot, ou
 
 func (n *Node) clear(now algorithms.Local, r algorithms.ResourceID, s *slot, out *algorithms.Output) {
 	out.Emit(algorithms.Event{Kind: algorithms.Cleared, Resource: r, Owner: s.accepted.Node(), Ballot: s.accepted})
-	n.res.detach(s) // a pending timer keeps its deadline; accUntil changes below
+	// A kept timer pending for this proposal keeps its own deadline
+	// (timers.go): accUntil may change.
 	gone := s.accepted
 	s.accepted, s.accUntil = 0, 0
 	if n.releasePromise && s.promised > gone && n.cluster.IsProposer(s.promised.Node()) {

@@ -32,9 +32,9 @@ type slot struct {
 	accUntil  algorithms.Local  // acceptor: when its own timer for accepted fires
 	until     algorithms.Local  // proposer: end of the held lease on its own clock
 	heldRound uint32            // proposer: run counter of the held (or last held) lease's ballot, 0 = none
-	// tpos is 1 + the position of the acceptor's timer in table.heap,
-	// when the node keeps its timers itself (KeepTimers); 0: not there.
-	tpos uint32
+	// tseq is the arming number of the acceptor's pending timer when the
+	// node keeps its timers itself (KeepTimers, timers.go); 0: none.
+	tseq uint32
 }
 
 // table maps ResourceID to slot. The slots are records numbered in the
@@ -50,10 +50,16 @@ type slot struct {
 // entry at a million entries (Go 1.26, groups of 8 slots kept 7/16 to 7/8
 // full, plus growth headroom). Why records apart from the index: only the
 // index (a 4-byte record number and a 1-byte probe distance a slot) keeps
-// headroom, 0.72 to 0.9 full (growing by a quarter, not doubling, with
-// Robin Hood probing keeping lookups short up to 0.9; a probe run past
-// tableMaxDist makes it grow early), so the headroom costs about 0.6 to 2
-// bytes a resource instead of 5 to 19 for a table of whole slots; the
+// headroom, 0.53 to 0.8 full (growing by half, not doubling; a probe run
+// past tableMaxDist makes it grow early), so the headroom costs about 1.2
+// to 4.4 bytes a resource instead of 5 to 19 for a table of whole slots.
+// (Growing by a quarter rebuilt the index five times over for every
+// resource instead of three: BenchmarkMemoryPerResource, paired, 3.7 s vs
+// 1.8 s per op at a million, at the same bytes per resource give or take
+// 1.5.) Linear probing's runs lengthen fast past 0.8: at up to 0.9
+// the inserts of a million-resource batch probed about twice as long
+// (BenchmarkMemoryPerResource/1000000 about 1.5x slower) for under a byte
+// a resource less; the
 // records' own headroom is at most one chunk. A lookup reads a record only
 // where the index says the key's home matches, so mostly one.
 // BenchmarkMemoryPerResource measures it.
@@ -71,14 +77,13 @@ type table struct {
 	n  int // records
 
 	// The acceptor's timers when the node keeps them (timers.go).
-	heap []uint32    // record numbers, a binary min-heap by (accUntil, key)
-	late []lateTimer // timers whose slot no longer holds their deadline, by (at, key)
+	tm timerSet
 }
 
 const (
 	tableMinSize = 16
-	// Grow the index when n exceeds 9/10 of its slots.
-	tableLoadNum, tableLoadDen = 9, 10
+	// Grow the index when n exceeds 8/10 of its slots.
+	tableLoadNum, tableLoadDen = 8, 10
 	// A probe distance past this forces growth (keeps dist in a byte).
 	tableMaxDist = 200
 
@@ -270,32 +275,103 @@ func (t *table) insert(k algorithms.ResourceID, r uint32) bool {
 	}
 }
 
-// grow rebuilds the index, a quarter larger, from the records.
+// grow rebuilds the index, half as large again, from the records.
 func (t *table) grow() {
-	size := t.size() + t.size()/4
+	size := t.size() + t.size()/2
 	if size < tableMinSize {
 		size = tableMinSize
 	}
 	for {
 		if t.n*tableLoadDen > size*tableLoadNum {
-			size += size / 4
+			size += size / 2
 			continue
 		}
 		t.ix = make([]byte, size*entrySize)
-		ok := true
-		for r := 0; r < t.n && ok; r++ {
-			ok = t.insert(t.rec(uint32(r)).key, uint32(r))
-		}
-		if ok {
+		if t.refill() {
 			return
 		}
-		size += size / 4
+		size += size / 2
 	}
+}
+
+// refill puts every record in the empty index; false if some key would
+// be displaced past tableMaxDist. The records go in in the order of their
+// homes (a radix sort of home and record number, read from the records
+// front to back): each then lands at or just after the end of the run
+// before it, so the index is written front to back too, where inserting
+// in record order writes one random place of it per record, a cache miss
+// each at a million resources.
+func (t *table) refill() bool {
+	size := t.size()
+	if t.n < 64 || uint64(size) > math.MaxUint32 {
+		for r := 0; r < t.n; r++ {
+			if !t.insert(t.rec(uint32(r)).key, uint32(r)) {
+				return false
+			}
+		}
+		return true
+	}
+	order := make([]uint64, t.n) // home<<32 | record number
+	for r := range order {
+		order[r] = uint64(homeOf(t.rec(uint32(r)).key, size))<<32 | uint64(r)
+	}
+	order = radixSortHigh(order, bits.Len(uint(size)))
+	// In home order each record goes to the first free place at or after
+	// its home, which is its home or the place after the previous one:
+	// the Robin Hood layout, written without probing. Those that would
+	// run past the end (homes near it) go in last, wrapping round as
+	// insert does.
+	next := 0
+	for i, o := range order {
+		h, r := int(o>>32), uint32(o)
+		p := max(h, next)
+		if p >= size {
+			for _, o := range order[i:] {
+				if !t.insert(t.rec(uint32(o)).key, uint32(o)) {
+					return false
+				}
+			}
+			return true
+		}
+		if p-h > tableMaxDist {
+			return false
+		}
+		t.setEntry(p, uint8(p-h+1), r)
+		next = p + 1
+	}
+	return true
+}
+
+// radixSortHigh sorts a by its high 32 bits, of which only the low width
+// count (a stable LSD radix sort of 11-bit digits); it returns the sorted
+// slice, a or a buffer of the same length.
+func radixSortHigh(a []uint64, width int) []uint64 {
+	const digit = 11
+	tmp := make([]uint64, len(a))
+	for shift := 32; shift < 32+width; shift += digit {
+		var count [1 << digit]int
+		for _, v := range a {
+			count[v>>shift&(1<<digit-1)]++
+		}
+		sum := 0
+		for i, c := range count {
+			count[i] = sum
+			sum += c
+		}
+		for _, v := range a {
+			d := v >> shift & (1<<digit - 1)
+			tmp[count[d]] = v
+			count[d]++
+		}
+		a, tmp = tmp, a
+	}
+	return a
 }
 
 // clone returns a deep copy.
 func (t *table) clone() table {
-	c := table{n: t.n, ix: slices.Clone(t.ix), heap: slices.Clone(t.heap), late: slices.Clone(t.late)}
+	c := table{n: t.n, ix: slices.Clone(t.ix), tm: t.tm}
+	c.tm.run, c.tm.heap = slices.Clone(t.tm.run), slices.Clone(t.tm.heap)
 	if t.recs != nil {
 		c.recs = make([][]slot, len(t.recs))
 		for i, ch := range t.recs {

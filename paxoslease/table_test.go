@@ -1,9 +1,11 @@
 package paxoslease
 
 import (
+	"cmp"
 	"fmt"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"testing"
 	"unsafe"
 
@@ -119,5 +121,22 @@ func benchMemoryPerResource(b *testing.B, resources int) {
 		runtime.KeepAlive(n)
 		b.ReportMetric(perRes, "B/resource")
 		b.ReportMetric(float64(n.res.n)/float64(n.res.size()), "load")
+	}
+}
+
+// TestRadixSortHigh: the index rebuild's sort orders by the high 32 bits
+// (their low width bits), stably, for widths of one to three digits.
+func TestRadixSortHigh(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for _, width := range []int{1, 11, 12, 22, 32} {
+		a := make([]uint64, 5000)
+		for i := range a {
+			a[i] = r.Uint64N(1<<width)<<32 | uint64(i)
+		}
+		want := slices.Clone(a)
+		slices.SortStableFunc(want, func(x, y uint64) int { return cmp.Compare(x>>32, y>>32) })
+		if got := radixSortHigh(a, width); !slices.Equal(got, want) {
+			t.Errorf("width %d: not sorted stably", width)
+		}
 	}
 }

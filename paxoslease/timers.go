@@ -1,39 +1,74 @@
 package paxoslease
 
 import (
-	"cmp"
-	"container/heap"
+	"math"
 	"slices"
 
 	"leaselab/algorithms"
 )
 
 // The acceptor's timer of an accepted proposal fires at the slot's
-// accUntil, which the slot stores anyway. A runner that would keep a copy
-// of every such timer (runner/udp: key, deadline and heap position, about
-// 40 bytes for each held lease) asks the node to keep them itself
-// (algorithms.TimerKeeper): the table then orders them in a binary
-// min-heap of record numbers, 4 bytes a timer plus the slot's tpos, with
-// deadlines read from the slots. The other timers (a round's, the
-// quarantine's) are few and short-lived; they stay in Output.Timers.
+// accUntil. A runner that would keep a copy of every such timer
+// (runner/udp: key, deadline and heap position, about 40 bytes for each
+// held lease) asks the node to keep them itself (algorithms.TimerKeeper).
+// The other timers (a round's, the quarantine's) are few and short-lived;
+// they stay in Output.Timers.
 //
-// A slot holds its timer's deadline for as long as it holds the accepted
-// proposal: accUntil changes only when a proposal is accepted (and the
-// timer set again) or the proposal is cleared. Clearing before the timer
-// fired (a message found the proposal expired, or a release came) puts
-// the timer, if it is still pending, in table.late with its deadline, so
-// that it fires as it would have from the runner's timer set; a cleared
-// slot reuses accUntil for the promise guard. Late timers are already due
-// when they get there, so the runner fires them after the current step
-// and the list stays short.
+// A kept timer is an entry (deadline, resource, record, arming number)
+// and the slot's tseq, the arming number of its pending timer (0: none).
+// An entry is pending while its slot's tseq names it: setting a timer
+// again or cancelling it only changes tseq, and the entry it replaced is
+// dropped when it reaches the front or at the next compaction. Nothing
+// is moved inside the structure on a cancel, and no slot is written on a
+// move, which the timer heap of slot positions this replaces did at every
+// level of a sift (two record reads and two record writes per level, each
+// a likely cache miss at a million leases).
+//
+// Entries carry their deadline, so a slot cleared before its timer fired
+// (a message found the proposal expired, or a release came) reuses
+// accUntil freely: the pending timer still fires at its own deadline, as
+// it would from the runner's timer set.
+//
+// Deadlines of one node are set at its local now plus a span, so nearly
+// every new entry sorts after every pending one: those are appended to
+// run, a sorted list read from its front, and only the others go to a
+// binary heap. The earliest timer is the smaller of the two fronts.
 
 var _ algorithms.TimerKeeper = (*Node)(nil)
 
-// lateTimer is an acceptor timer whose slot no longer holds its deadline.
-type lateTimer struct {
+// timerEntry is one arming of an acceptor timer: 16 bytes. Its resource
+// is its slot's key, read only where two deadlines tie and when it
+// fires.
+type timerEntry struct {
 	at  algorithms.Local
-	res algorithms.ResourceID
+	rec uint32 // the slot's record number
+	seq uint32 // the arming number; pending while the slot's tseq is seq
 }
+
+// before orders entries by (deadline, resource).
+func (t *table) before(a, b *timerEntry) bool {
+	if a.at != b.at {
+		return a.at < b.at
+	}
+	return t.rec(a.rec).key < t.rec(b.rec).key
+}
+
+// timerSet is the table's kept timers.
+type timerSet struct {
+	run  []timerEntry // sorted by (at, res); run[head:] are the unread ones
+	head int
+	heap []timerEntry // binary min-heap by (at, res)
+	seq  uint32       // the last arming number handed out
+	live int          // pending timers
+}
+
+// compactMin: entries no longer pending are dropped all at once when
+// they outnumber the pending ones by this many.
+const compactMin = 4096
+
+// maxSeq is the last arming number handed out before renumbering (a
+// variable so that a test can bring the wrap near).
+var maxSeq uint32 = math.MaxUint32
 
 // KeepTimers implements algorithms.TimerKeeper: from now on the
 // acceptor's timers (kind timerAccepted) stay in the node.
@@ -63,140 +98,176 @@ func (n *Node) cancelAccTimer(r algorithms.ResourceID, s *slot, out *algorithms.
 		out.CancelTimer(algorithms.TimerKey{Resource: r, Kind: timerAccepted})
 		return
 	}
-	n.res.cancelTimer(r, s)
+	n.res.cancelTimer(s)
 }
 
 // setTimer makes s's timer (s is k's slot) fire at s.accUntil, replacing
 // any pending one.
 func (t *table) setTimer(k algorithms.ResourceID, s *slot) {
-	t.dropLate(k)
-	if s.tpos != 0 {
-		t.fix(int(s.tpos - 1))
-		return
+	ts := &t.tm
+	if ts.seq == maxSeq {
+		t.renumber()
+	}
+	ts.seq++
+	if s.tseq == 0 {
+		ts.live++
 	}
 	r, _ := t.find(k)
-	s.tpos = uint32(len(t.heap)) + 1
-	t.heap = append(t.heap, r)
-	t.fix(len(t.heap) - 1)
-}
-
-// cancelTimer forgets the timer of k, whose slot is s.
-func (t *table) cancelTimer(k algorithms.ResourceID, s *slot) {
-	if s.tpos != 0 {
-		t.remove(int(s.tpos - 1))
+	s.tseq = ts.seq
+	e := timerEntry{at: s.accUntil, rec: r, seq: ts.seq}
+	if ts.head >= 1024 && 2*ts.head >= len(ts.run) || ts.head == len(ts.run) {
+		// The read part of run is dropped before it outgrows the rest.
+		ts.run = ts.run[:copy(ts.run, ts.run[ts.head:])]
+		ts.head = 0
 	}
-	t.dropLate(k)
-}
-
-// detach moves s's pending timer, if any, to the late list before s's
-// accUntil changes.
-func (t *table) detach(s *slot) {
-	if s.tpos == 0 {
-		return
+	if len(ts.run) == 0 || !t.before(&e, &ts.run[len(ts.run)-1]) {
+		ts.run = append(ts.run, e)
+	} else {
+		ts.heap = append(ts.heap, e)
+		t.up(len(ts.heap) - 1)
 	}
-	lt := lateTimer{at: s.accUntil, res: s.key}
-	t.remove(int(s.tpos - 1))
-	i, _ := slices.BinarySearchFunc(t.late, lt, compareLate)
-	t.late = slices.Insert(t.late, i, lt)
+	t.maybeCompact()
 }
 
-func compareLate(a, b lateTimer) int {
-	return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(a.res, b.res))
-}
-
-func (t *table) dropLate(k algorithms.ResourceID) {
-	for i := range t.late {
-		if t.late[i].res == k {
-			t.late = slices.Delete(t.late, i, i+1)
-			return
-		}
+// cancelTimer forgets the timer of s.
+func (t *table) cancelTimer(s *slot) {
+	if s.tseq != 0 {
+		s.tseq = 0
+		t.tm.live--
+		t.maybeCompact()
 	}
+}
+
+// pending reports whether e is its slot's pending timer.
+func (t *table) pending(e *timerEntry) bool { return t.rec(e.rec).tseq == e.seq }
+
+// front drops the entries at both fronts that are no longer pending and
+// returns the earliest pending one: in run (true) or the heap (false).
+func (t *table) front() (*timerEntry, bool, bool) {
+	ts := &t.tm
+	for ts.head < len(ts.run) && !t.pending(&ts.run[ts.head]) {
+		ts.head++
+	}
+	for len(ts.heap) > 0 && !t.pending(&ts.heap[0]) {
+		t.popHeap()
+	}
+	switch {
+	case ts.head < len(ts.run) && (len(ts.heap) == 0 || t.before(&ts.run[ts.head], &ts.heap[0])):
+		return &ts.run[ts.head], true, true
+	case len(ts.heap) > 0:
+		return &ts.heap[0], false, true
+	}
+	return nil, false, false
 }
 
 // nextTimer returns the earliest timer: its deadline and resource; of
 // timers due at the same instant, the smallest resource.
 func (t *table) nextTimer() (algorithms.Local, algorithms.ResourceID, bool) {
-	if len(t.heap) == 0 {
-		if len(t.late) == 0 {
-			return 0, 0, false
-		}
-		return t.late[0].at, t.late[0].res, true
+	e, _, ok := t.front()
+	if !ok {
+		return 0, 0, false
 	}
-	s := t.rec(t.heap[0])
-	if len(t.late) > 0 && compareLate(t.late[0], lateTimer{s.accUntil, s.key}) < 0 {
-		return t.late[0].at, t.late[0].res, true
-	}
-	return s.accUntil, s.key, true
+	return e.at, t.rec(e.rec).key, true
 }
 
 // popTimer removes the timer nextTimer returns.
 func (t *table) popTimer() {
-	if len(t.heap) == 0 {
-		if len(t.late) > 0 {
-			t.late = slices.Delete(t.late, 0, 1)
-		}
+	e, inRun, ok := t.front()
+	if !ok {
 		return
 	}
-	s := t.rec(t.heap[0])
-	if len(t.late) > 0 && compareLate(t.late[0], lateTimer{s.accUntil, s.key}) < 0 {
-		t.late = slices.Delete(t.late, 0, 1)
-		return
+	t.rec(e.rec).tseq = 0
+	t.tm.live--
+	if inRun {
+		t.tm.head++
+	} else {
+		t.popHeap()
 	}
-	t.remove(0)
 }
 
 // timers is the number of pending timers.
-func (t *table) timers() int { return len(t.heap) + len(t.late) }
+func (t *table) timers() int { return t.tm.live }
 
-// remove takes heap position p out.
-func (t *table) remove(p int) {
-	t.rec(t.heap[p]).tpos = 0
-	last := len(t.heap) - 1
-	if p != last {
-		t.heap[p] = t.heap[last]
-		t.rec(t.heap[p]).tpos = uint32(p) + 1
-	}
-	t.heap = t.heap[:last]
-	if p < last {
-		t.fix(p)
+// maybeCompact drops every entry that is no longer pending once they
+// outnumber the pending ones by compactMin, so the entries stay within a
+// constant factor of the timers.
+func (t *table) maybeCompact() {
+	ts := &t.tm
+	if len(ts.run)-ts.head+len(ts.heap) > 2*ts.live+compactMin {
+		t.compact()
 	}
 }
 
-// fix restores the heap order around position p after its deadline
-// changed (or it was appended).
-func (t *table) fix(p int) { heap.Fix((*timerHeap)(t), p) }
-
-func (t *table) swap(i, j int) {
-	h := t.heap
-	h[i], h[j] = h[j], h[i]
-	t.rec(h[i]).tpos = uint32(i) + 1
-	t.rec(h[j]).tpos = uint32(j) + 1
-}
-
-// timerHeap is the table seen as container/heap's heap of its timers.
-// Only heap.Fix is used, which calls Len, Less and Swap; Push and Pop,
-// which heap.Interface requires too, append and drop the last position
-// and set no slot's tpos, so heap.Push, heap.Pop and heap.Remove must not
-// be used on it.
-type timerHeap table
-
-func (h *timerHeap) Len() int           { return len(h.heap) }
-func (h *timerHeap) Less(i, j int) bool { return (*table)(h).less(i, j) }
-func (h *timerHeap) Swap(i, j int)      { (*table)(h).swap(i, j) }
-func (h *timerHeap) Push(x any)         { h.heap = append(h.heap, x.(uint32)) }
-func (h *timerHeap) Pop() any {
-	last := h.heap[len(h.heap)-1]
-	h.heap = h.heap[:len(h.heap)-1]
-	return last
-}
-
-// less orders heap positions by deadline, then by resource, so that
-// timers due at the same instant fire in the runner's order (smallest
-// key first; every timer here has the same kind).
-func (t *table) less(i, j int) bool {
-	a, b := t.rec(t.heap[i]), t.rec(t.heap[j])
-	if a.accUntil != b.accUntil {
-		return a.accUntil < b.accUntil
+// compact drops every entry that is no longer pending.
+func (t *table) compact() {
+	ts := &t.tm
+	stale := func(e timerEntry) bool { return !t.pending(&e) }
+	// Moved to the front first, so that run keeps its whole capacity.
+	ts.run = slices.DeleteFunc(ts.run[:copy(ts.run, ts.run[ts.head:])], stale)
+	ts.head = 0
+	ts.heap = slices.DeleteFunc(ts.heap, stale)
+	for i := len(ts.heap)/2 - 1; i >= 0; i-- {
+		t.down(i)
 	}
-	return a.key < b.key
+}
+
+// renumber gives the pending timers the arming numbers 1, 2, ... after
+// dropping every other entry: called before the numbers wrap around, so
+// that no stale entry can carry a number its slot gets again.
+func (t *table) renumber() {
+	t.compact()
+	ts := &t.tm
+	ts.seq = 0
+	for _, es := range [][]timerEntry{ts.run, ts.heap} {
+		for i := range es {
+			ts.seq++
+			es[i].seq = ts.seq
+			t.rec(es[i].rec).tseq = ts.seq
+		}
+	}
+}
+
+func (t *table) popHeap() {
+	h := t.tm.heap
+	last := len(h) - 1
+	h[0] = h[last]
+	t.tm.heap = h[:last]
+	if last > 0 {
+		t.down(0)
+	}
+}
+
+func (t *table) up(i int) {
+	h := t.tm.heap
+	e := h[i]
+	for i > 0 {
+		p := (i - 1) / 2
+		if !t.before(&e, &h[p]) {
+			break
+		}
+		h[i] = h[p]
+		i = p
+	}
+	h[i] = e
+}
+
+func (t *table) down(i int) {
+	h := t.tm.heap
+	n := len(h)
+	e := h[i]
+	for {
+		c := 2*i + 1
+		if c >= n {
+			break
+		}
+		if c+1 < n && t.before(&h[c+1], &h[c]) {
+			c++
+		}
+		if !t.before(&h[c], &e) {
+			break
+		}
+		h[i] = h[c]
+		i = c
+	}
+	h[i] = e
 }

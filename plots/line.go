@@ -260,7 +260,6 @@ func (lc LineChart) buildLines() (*plot.Plot, []*seriesPlotter, []LegendEntry, [
 	p := newPlot(lc.Title, lc.XLabel, lc.YLabel)
 	var (
 		legend           []LegendEntry
-		notes            []string
 		missing, dropped []string
 		sps              []*seriesPlotter
 	)
@@ -285,7 +284,21 @@ func (lc LineChart) buildLines() (*plot.Plot, []*seriesPlotter, []LegendEntry, [
 		}
 		legend = append(legend, LegendEntry{Name: s.Name, Thumb: seriesThumb{st}, order: st.Order})
 	}
-	added := len(sps)
+	notes := lc.leftOutNotes(dropped, missing)
+	if len(sps) == 0 {
+		// Nothing to draw: keep an empty, labelled frame rather than fail,
+		// and say why.
+		notes = append(notes, fmt.Sprintf("%s: no data to draw.", panelName(lc.Title)))
+	}
+	lc.fitRanges(p, len(sps) > 0)
+	lc.setTicks(p)
+	return p, sps, legend, notes, nil
+}
+
+// leftOutNotes say which points the chart could not draw: dropped (<= 0
+// on a log axis) and missing (no value), each a list of leftOut texts.
+func (lc LineChart) leftOutNotes(dropped, missing []string) []string {
+	var notes []string
 	if len(dropped) > 0 {
 		axis := "y"
 		if lc.LogX && !lc.LogY {
@@ -298,9 +311,16 @@ func (lc LineChart) buildLines() (*plot.Plot, []*seriesPlotter, []LegendEntry, [
 		notes = append(notes, fmt.Sprintf("%s: no value to draw (every run failed, or the meter had nothing to measure) for %s.",
 			panelName(lc.Title), strings.Join(missing, "; ")))
 	}
+	return notes
+}
+
+// fitRanges adjusts the axes' ranges that the plotted series (if any,
+// drawn) set: a linear y axis from zero, an empty frame for no data, and
+// a degenerate range opened up.
+func (lc LineChart) fitRanges(p *plot.Plot, drawn bool) {
 	// Linear y axes start at zero: the quantities drawn here are counts,
 	// rates and durations, and a truncated axis exaggerates differences.
-	if !lc.LogY && added > 0 {
+	if !lc.LogY && drawn {
 		if p.Y.Min > 0 {
 			p.Y.Min = 0
 		}
@@ -308,12 +328,9 @@ func (lc LineChart) buildLines() (*plot.Plot, []*seriesPlotter, []LegendEntry, [
 			p.Y.Max = 0
 		}
 	}
-	if added == 0 {
-		// Nothing to draw: keep an empty, labelled frame rather than fail,
-		// and say why.
+	if !drawn {
 		// (In log units 0..1 is 1 to 10.)
 		p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = 0, 1, 0, 1
-		notes = append(notes, fmt.Sprintf("%s: no data to draw.", panelName(lc.Title)))
 	}
 	// In log units a degenerate range opens by a factor of two each way.
 	if p.Y.Min == p.Y.Max {
@@ -330,6 +347,11 @@ func (lc LineChart) buildLines() (*plot.Plot, []*seriesPlotter, []LegendEntry, [
 			p.X.Min, p.X.Max = p.X.Min-1, p.X.Max+1
 		}
 	}
+}
+
+// setTicks labels log axes in powers of ten and, with XTicks, the x axis
+// at the sweep's values.
+func (lc LineChart) setTicks(p *plot.Plot) {
 	if lc.LogX {
 		p.X.Tick.Marker = log10Axis{}
 	}
@@ -351,7 +373,6 @@ func (lc LineChart) buildLines() (*plot.Plot, []*seriesPlotter, []LegendEntry, [
 		}
 		p.X.Tick.Marker = vt
 	}
-	return p, sps, legend, notes, nil
 }
 
 // panelName names a panel in a note.

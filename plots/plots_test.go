@@ -14,7 +14,7 @@ import (
 	"testing"
 )
 
-var algos = []string{"naive", "naive (undo)", "paxoslease", "paxoslease (no backoff)", "fatlease", "classicpaxos"}
+var algos = []string{"naive", "naive-undo", "paxoslease", "paxoslease (no backoff)", "fatlease", "classicpaxos"}
 
 // syntheticLines is a fig5-like data set: throughput against batch size,
 // with intervals, and a zero series that a log axis cannot show.

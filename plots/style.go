@@ -52,7 +52,7 @@ var (
 // follow the pattern "algorithm (what differs)".
 var known = map[string]Style{
 	"naive":                   {Color: okVermilion, Shape: draw.PyramidGlyph{}, Order: 0},
-	"naive (undo)":            {Color: okPurple, Dashes: dashed, Shape: draw.TriangleGlyph{}, Order: 1},
+	"naive-undo":              {Color: okPurple, Dashes: dashed, Shape: draw.TriangleGlyph{}, Order: 1},
 	"paxoslease":              {Color: okBlue, Shape: draw.CircleGlyph{}, Order: 2},
 	"paxoslease (no backoff)": {Color: okSkyBlue, Dashes: dashed, Shape: draw.RingGlyph{}, Order: 3},
 	"fatlease":                {Color: okGreen, Shape: draw.BoxGlyph{}, Order: 4},

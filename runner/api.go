@@ -24,6 +24,12 @@ type Options struct {
 	Trace io.Writer
 	// Progress, if set, is called now and then with the fraction done.
 	Progress func(done float64)
+	// Stop, when closed, ends the run early at the current true time, as
+	// if its duration had passed there (an interrupted command still
+	// prints what the run measured so far); the Result says Interrupted.
+	// The simulator looks at it every few thousand events, the UDP
+	// environment at least every 200 ms.
+	Stop <-chan struct{}
 	// ViolationTrace, if set, receives (simulator) the last
 	// ViolationContext trace records before the first lease violation
 	// began, as JSON lines, followed by the violation record itself. For
@@ -57,5 +63,12 @@ func Run(spec Spec, opt Options) (Result, error) {
 	return p.Run(opt)
 }
 
-// Run runs the plan in its environment.
-func (p Plan) Run(opt Options) (Result, error) { return p.Env.Run(p, opt) }
+// Run runs the plan in its environment, unless it would need more memory
+// than the machine has available (CheckMemory; asked only of runs that
+// need more than a GiB).
+func (p Plan) Run(opt Options) (Result, error) {
+	if err := p.GuardMemory(); err != nil {
+		return Result{}, err
+	}
+	return p.Env.Run(p, opt)
+}

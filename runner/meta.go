@@ -25,10 +25,12 @@ type Meta struct {
 	// changes; "unknown" when neither the build nor the working
 	// directory's git checkout says.
 	Revision string `json:"revision"`
-	// RevisionFrom: "build" (stamped by go build) or "git" (asked of the
-	// leaselab checkout the command ran in, for builds without VCS
-	// stamping: go run, go test, GOFLAGS=-buildvcs=false).
-	RevisionFrom string `json:"revision_from,omitempty"`
+	// RevisionFrom: "build" (stamped by go build), "ldflags" (set at link
+	// time, linkRevision: a container build without the .git directory)
+	// or "git" (asked of the leaselab checkout the command ran in, for
+	// builds without VCS stamping: go run, go test,
+	// GOFLAGS=-buildvcs=false); "" when Revision is "unknown".
+	RevisionFrom string `json:"revision_from"`
 	GoVersion    string `json:"go_version"`
 	GOOS         string `json:"goos"`
 	GOARCH       string `json:"goarch"`
@@ -45,6 +47,16 @@ func NewMeta(start time.Time) Meta {
 	m.StartedAt = start.UTC().Format(time.RFC3339)
 	return m
 }
+
+// linkRevision is the revision of a build that has no VCS stamp but was
+// told its revision at link time:
+//
+//	go build -ldflags "-X leaselab/runner.linkRevision=$(git rev-parse HEAD)"
+//
+// (cmd/leaselab/deploy/Dockerfile does, since its context has no .git):
+// merging the parts of a sharded run compares revisions, and "unknown"
+// cannot tell two builds apart.
+var linkRevision string
 
 var (
 	buildOnce sync.Once
@@ -80,6 +92,10 @@ func buildMeta() Meta {
 				buildM.Revision, buildM.RevisionFrom = rev, "build"
 				return
 			}
+		}
+		if linkRevision != "" {
+			buildM.Revision, buildM.RevisionFrom = linkRevision, "ldflags"
+			return
 		}
 		if rev := gitRevision(); rev != "" {
 			buildM.Revision, buildM.RevisionFrom = rev, "git"

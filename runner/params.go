@@ -25,7 +25,8 @@ type Param struct {
 	Default any
 	// Unit is the unit of the parameter as a number (Number, SetNumber:
 	// the experiments' settings and sweeps). Durations are counted in
-	// "ms" or "s"; "" is a count, a probability or a fraction.
+	// "ms" or "s"; "lease spans" counts in --lease-span (the JSON key ends
+	// _spans); "" is a count, a probability or a fraction.
 	Unit string
 	// Label is a short title for chart axes and report tables.
 	Label string
@@ -107,6 +108,11 @@ var params = []Param{
 	{Name: "leases", Group: GroupWorkload, Default: 1000, Label: "batch size (leases)",
 		Help:  "batch workload: number of leases (distinct resources) requested at once",
 		field: func(s *Spec) any { return &s.Leases }},
+	{Name: "rate", Group: GroupWorkload, Unit: "1/s", Label: "open-loop arrival rate (requests/s)",
+		Help: "batch: an open-loop load: the --leases requests arrive as a Poisson process of this many per second (until --duration), " +
+			"spread round-robin over the proposers, each for a resource of its own, whatever became of earlier ones; " +
+			"latency counts from the arrival, so no coordinated omission (0: all at once from proposer 0)",
+		field: func(s *Spec) any { return &s.Rate }},
 	{Name: "hold", Group: GroupWorkload, Default: time.Second, Unit: "ms", Label: "hold time (ms)",
 		Help:  "contention: how long a client keeps a lease before releasing it (0: let it expire)",
 		field: func(s *Spec) any { return &s.Hold }},
@@ -169,7 +175,7 @@ var params = []Param{
 		Help: "simulator only: link stalls per directed link per minute (Poisson; 0: none); messages sent on a stalled link " +
 			"arrive when the stall ends, in send order: stale messages, e.g. a Propose and its Release seconds late",
 		field: func(s *Spec) any { return &s.Net.Stale }},
-	{Name: "stale-max", Group: GroupNet, Default: 4.0, Label: "longest link stall (lease spans)",
+	{Name: "stale-max", Group: GroupNet, Default: 4.0, Unit: "lease spans", Label: "longest link stall (lease spans)",
 		Help:  "a link stall (--stale) lasts, and a late message (--late) is held back, uniform in [0, this many lease spans (--lease-span)]",
 		field: func(s *Spec) any { return &s.Net.StaleSpans }},
 	{Name: "late", Group: GroupNet, Label: "late-message probability",
@@ -365,10 +371,14 @@ func (p Param) JSONKey() string {
 	switch p.Unit {
 	case "1/min":
 		return k + "_per_min"
+	case "1/s":
+		return k + "_per_sec"
 	case "bytes/s":
 		return k + "_bytes_per_sec"
 	case "bytes":
 		return k + "_bytes"
+	case "lease spans":
+		return k + "_spans"
 	}
 	return k
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 
 	"leaselab/algorithms"
 )
@@ -99,11 +100,11 @@ func (p Plan) With(s Spec) (Plan, error) {
 	}
 	i := slices.IndexFunc(workloads, func(w Workload) bool { return w.Name == s.Workload })
 	if i < 0 {
-		return Plan{}, fmt.Errorf("unknown workload %q (valid: %v)", s.Workload, Workloads)
+		return Plan{}, fmt.Errorf("unknown workload %q (valid: %s)", s.Workload, strings.Join(Workloads, ", "))
 	}
 	e, ok := envs[s.Env]
 	if !ok {
-		return Plan{}, fmt.Errorf("unknown environment %q (valid: %v)", s.Env, Envs())
+		return Plan{}, fmt.Errorf("unknown environment %q (valid: %s)", s.Env, strings.Join(Envs(), ", "))
 	}
 	if err := s.check(p.Algo); err != nil {
 		return Plan{}, err

@@ -41,14 +41,33 @@ func (v *OptionalMS) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// Percentiles of a distribution, in milliseconds.
+// Percentiles of a distribution, in milliseconds (nearest rank, exact:
+// computed from every sample).
 type Percentiles struct {
 	P50  float64 `json:"p50"`
 	P90  float64 `json:"p90"`
 	P99  float64 `json:"p99"`
+	P999 float64 `json:"p999"` // the 99.9th percentile
 	Max  float64 `json:"max"`
 	Mean float64 `json:"mean"`
 	N    int     `json:"n"`
+}
+
+// HistBucket is one bucket of a log-linear (HDR) histogram: Count
+// values at most LE (and above the previous bucket's LE), in
+// milliseconds.
+type HistBucket struct {
+	LE    float64 `json:"le_ms"`
+	Count int64   `json:"count"`
+}
+
+// Throughput is acquisitions over the run's true time: LeasesPerSec[i]
+// is the rate in [i·BucketNS, (i+1)·BucketNS) (the last bucket ends with
+// the run). Buckets are a power of two milliseconds wide, between 128
+// and 256 of them for a run longer than a quarter second.
+type Throughput struct {
+	BucketNS     int64     `json:"bucket_ns"`
+	LeasesPerSec []float64 `json:"leases_per_sec"`
 }
 
 // Violation is one breach of the lease invariant, as the checker reports
@@ -59,8 +78,10 @@ type Violation = checker.Violation
 // scripts and the reproduce command read them.
 type Result struct {
 	// Meta: the provenance of the result (build, machine, start time),
-	// filled by the command that prints it (runner.Run leaves it nil).
-	Meta *Meta `json:"meta,omitempty"`
+	// filled by the command that prints it (runner.Run leaves it nil,
+	// null in JSON). Every other key is always present too, zero or []
+	// when it does not apply, so the schema is the same for every run.
+	Meta *Meta `json:"meta"`
 
 	Algo     string `json:"algo"`
 	Workload string `json:"workload"`
@@ -81,8 +102,14 @@ type Result struct {
 	// request), FaTLease Sec. 5.1 (0 if that took no time); contention and
 	// failover: acquired / SimulatedNS.
 	LeasesPerSec float64 `json:"leases_per_sec"`
-	// Latency: request to acquisition, of acquired leases.
+	// Latency: request to acquisition, of acquired leases (with an
+	// open-loop load, Spec.Rate, from the request's arrival).
 	LatencyMS Percentiles `json:"latency_ms"`
+	// LatencyHistogram: the same latencies in an HDR histogram (under
+	// 0.8% relative error per bucket), its non-empty buckets in order.
+	LatencyHistogram []HistBucket `json:"latency_histogram"`
+	// Throughput: acquisitions per second over the run.
+	Throughput Throughput `json:"throughput"`
 	// Timeouts: Timeout events (a phase without a majority in time).
 	Timeouts int `json:"timeouts"`
 	// BlockedFraction: over all resources, the time some node had an
@@ -134,7 +161,7 @@ type Result struct {
 	// Hand-offs per second alone cannot tell sixteen clients taking turns
 	// from two of them passing the lease back and forth while fourteen
 	// starve.
-	LeasesByNode []int   `json:"leases_by_node,omitempty"`
+	LeasesByNode []int   `json:"leases_by_node"`
 	Fairness     float64 `json:"fairness"`
 
 	// Disk meters (zero for the diskless algorithms, which is the point).
@@ -149,28 +176,28 @@ type Result struct {
 	// BackgroundBytesPerS: with Spec.Disk.Background in the udp
 	// environment, the bytes/s the real background writer wrote to the
 	// run's disk directory while the run lasted (runner/udp/background.go).
-	// Zero (and left out) otherwise: the simulator models the writer's
+	// Zero otherwise: the simulator models the writer's
 	// effect on fsync latency, not the writer.
-	BackgroundBytesPerS float64 `json:"background_bytes_per_sec,omitempty"`
+	BackgroundBytesPerS float64 `json:"background_bytes_per_sec"`
 
 	// What the campaign faults of the simulator and the contention
-	// clients did that no other meter shows (zero, and left out, unless
-	// the spec asks for them). StaleDelivered: messages held back as
+	// clients did that no other meter shows (zero unless the spec asks
+	// for them). StaleDelivered: messages held back as
 	// stale (NetSpec.Stale) that reached a live receiver.
 	// GiveupsMidRound: acquisitions a client abandoned before any lease
 	// came (Spec.Giveup). Extensions: Extend inputs of contention clients
 	// (Spec.Extend). ExtendReleases: releases of a lease the client had
 	// extended or was extending; ReleasesMidExtension: those of them sent
 	// while the extension was still unanswered.
-	StaleDelivered       int64 `json:"stale_delivered,omitempty"`
-	GiveupsMidRound      int   `json:"giveups_mid_round,omitempty"`
-	Extensions           int   `json:"extensions,omitempty"`
-	ExtendReleases       int   `json:"extend_releases,omitempty"`
-	ReleasesMidExtension int   `json:"releases_mid_extension,omitempty"`
+	StaleDelivered       int64 `json:"stale_delivered"`
+	GiveupsMidRound      int   `json:"giveups_mid_round"`
+	Extensions           int   `json:"extensions"`
+	ExtendReleases       int   `json:"extend_releases"`
+	ReleasesMidExtension int   `json:"releases_mid_extension"`
 	// Pauses: process pauses (FaultSpec.PauseRate, a scenario's pause);
 	// ClockJumps: clock-jump episodes (ClockSpec.Jumps).
-	Pauses     int `json:"pauses,omitempty"`
-	ClockJumps int `json:"clock_jumps,omitempty"`
+	Pauses     int `json:"pauses"`
+	ClockJumps int `json:"clock_jumps"`
 
 	// The protected store (Spec.Writes, Spec.Store). Writes: writes that
 	// reached the store. StaleWrites: writes it accepted from a node whose
@@ -188,19 +215,22 @@ type Result struct {
 	Writes         int64   `json:"writes"`
 	StaleWrites    int64   `json:"stale_writes"`
 	FencedRejects  int64   `json:"fenced_rejects"`
-	LiveRejects    int64   `json:"live_rejects,omitempty"`
+	LiveRejects    int64   `json:"live_rejects"`
 	DoubleBeliefMS float64 `json:"double_belief_ms"`
 
 	// Violations: overlaps of hold intervals of different owners (see
 	// Checker); ViolationList has the first 100 in detail.
 	Violations     int         `json:"violations"`
-	ViolationList  []Violation `json:"violation_list,omitempty"`
+	ViolationList  []Violation `json:"violation_list"`
 	Crashes        int         `json:"crashes"`
 	PartitionCount int         `json:"partitions"`
 	// SimulatedNS: true time covered by the run.
 	SimulatedNS int64 `json:"simulated_ns"`
 	// WallMS: how long the run took on this machine.
 	WallMS float64 `json:"wall_ms"`
+	// Interrupted: Options.Stop ended the run before its end; the meters
+	// cover the run up to SimulatedNS.
+	Interrupted bool `json:"interrupted"`
 
 	Params Spec `json:"params"`
 }

@@ -29,6 +29,12 @@ type Spec struct {
 	Duration time.Duration `json:"duration_ns"`
 	// Leases: batch size (batch workload).
 	Leases int `json:"leases"`
+	// Rate: batch only; requests per second of an open-loop load: the
+	// Leases requests arrive as a Poisson process of this rate (until
+	// Duration), spread round-robin over the proposers, each for a
+	// resource of its own, whatever the answers to earlier ones; 0: all
+	// at once from proposer 0 (see runner/workload).
+	Rate float64 `json:"rate_per_sec"`
 	// Hold: how long a contention client keeps a lease before it releases it
 	// (0: never release, let it expire). Pause: upper bound of the random
 	// think time before the next attempt.
@@ -43,35 +49,35 @@ type Spec struct {
 	// Resources: contention clients pick the resource of each attempt
 	// uniformly among 0..Resources-1 (0 or 1: resource 0 only), so several
 	// resources are contended by several proposers at once.
-	Resources int `json:"resources,omitempty"`
+	Resources int `json:"resources"`
 	// Giveup: contention only; the probability that a client abandons an
 	// acquisition mid-round: it sends Relinquish at a time uniform
 	// in [0, 2*RTT] after its Acquire unless the lease came first, while
 	// the round's prepare / propose messages are still in flight.
-	Giveup float64 `json:"giveup,omitempty"`
+	Giveup float64 `json:"giveup"`
 	// Extend: contention only; the probability that a client, once it
 	// holds a lease, extends it and then ends it as it would have
 	// (release after Hold, counted from the acquisition, or expiry). The
 	// extension comes at a time uniform in [0, half the time left], or,
 	// for half the leases to be released, within 2*RTT before the
 	// release, which then meets the extension in flight (see Driver).
-	Extend float64 `json:"extend,omitempty"`
+	Extend float64 `json:"extend"`
 	// Writes: a holder writes to the protected store (Store) every Writes
 	// while it believes it holds (contention and failover clients; 0: no
 	// writes). Each write follows a check of the lease made Writes
 	// earlier, and goes out only if the lease then had at least Writes to
 	// run: the "check, work, write" of a lease user, where a process pause
 	// between the check and the write makes the write late.
-	Writes time.Duration `json:"writes_ns,omitempty"`
+	Writes time.Duration `json:"writes_ns"`
 	// Store: what the protected store checks: "plain" (or "") accepts every write,
 	// "fenced" rejects a write whose fencing token (algorithms.Token of
 	// the lease it was made under) is below the highest it accepted.
-	Store string `json:"store,omitempty"`
+	Store string `json:"store"`
 	// LockDelay: a lease that expires cannot be taken again for this long
 	// (Chubby's and Consul's lock-delay): the holder's client is told its
 	// lease ends LockDelay before the algorithm's Until, while the
 	// acceptors keep it to the end. A release frees it at once.
-	LockDelay time.Duration `json:"lock_delay_ns,omitempty"`
+	LockDelay time.Duration `json:"lock_delay_ns"`
 
 	Net    NetSpec   `json:"net"`
 	Clocks ClockSpec `json:"clocks"`
@@ -90,13 +96,13 @@ type NetSpec struct {
 	// only). A stall lasts uniform in [0, StaleSpans lease spans]; the
 	// messages sent on the link meanwhile arrive when it ends, in send
 	// order: stale messages, a Propose or a Release seconds late.
-	Stale      float64 `json:"stale_per_min,omitempty"`
-	StaleSpans float64 `json:"stale_max,omitempty"`
+	Stale      float64 `json:"stale_per_min"`
+	StaleSpans float64 `json:"stale_max_spans"`
 	// Late: the probability that a message is held back alone, uniform
 	// in [0, StaleSpans lease spans] on top of its delay (simulator only),
 	// so later messages on its link overtake it: a datagram stuck in a
 	// queue, or replayed, after its sender crashed and came back.
-	Late float64 `json:"late,omitempty"`
+	Late float64 `json:"late"`
 	// Bandwidth limits bytes/s leaving each node (0: unlimited), for the
 	// WAN experiment.
 	Bandwidth int64 `json:"bandwidth_bytes_per_sec"`
@@ -105,7 +111,7 @@ type NetSpec struct {
 	// up to this size; MinDatagram (header + one message) sends every
 	// message alone. Only the udp environment has datagrams; the simulator
 	// moves single messages and ignores it.
-	Datagram int `json:"datagram_bytes,omitempty"`
+	Datagram int `json:"datagram_bytes"`
 }
 
 // The datagram bounds are part of the API (NetSpec.Datagram); the codec
@@ -136,21 +142,21 @@ type ClockSpec struct {
 	// Free: clocks run free whatever Skew is: each keeps its drawn rate
 	// error for the whole run and is never slewed back, so Skew bounds
 	// the offsets at true time 0 only.
-	Free bool `json:"free_clocks,omitempty"`
+	Free bool `json:"free_clocks"`
 	// Edges: each clock's offset is -Skew/2 or +Skew/2 and its rate
 	// error -Drift or +Drift (signs drawn), instead of uniform in between:
 	// the extremes, where clock assumptions break.
-	Edges bool `json:"clock_edges,omitempty"`
+	Edges bool `json:"clock_edges"`
 	// Jumps: clock-jump episodes per node per minute (Poisson; simulator
 	// only), the shapes of Jepsen's clock nemesis. Each moves the node's
 	// clock by a step drawn uniformly in [-JumpMax, JumpMax] for a time
 	// drawn uniformly in [JumpLen/2, JumpLen]: with Strobe 0 it stays
 	// there and then steps back (bump, then reset); with Strobe > 0 it
 	// steps there and back every Strobe (strobe).
-	Jumps   float64       `json:"clock_jumps_per_min,omitempty"`
-	JumpMax time.Duration `json:"clock_jump_max_ns,omitempty"`
-	JumpLen time.Duration `json:"clock_jump_len_ns,omitempty"`
-	Strobe  time.Duration `json:"clock_strobe_ns,omitempty"`
+	Jumps   float64       `json:"clock_jumps_per_min"`
+	JumpMax time.Duration `json:"clock_jump_max_ns"`
+	JumpLen time.Duration `json:"clock_jump_len_ns"`
+	Strobe  time.Duration `json:"clock_strobe_ns"`
 }
 
 // FaultSpec describes crashes and partitions.
@@ -169,8 +175,8 @@ type FaultSpec struct {
 	// nothing (no timer fires, no message or input is handled; they wait)
 	// and resumes with its clock having run on. A pause lasts uniformly
 	// in [0, PauseMax].
-	PauseRate float64       `json:"pause_rate_per_min,omitempty"`
-	PauseMax  time.Duration `json:"pause_max_ns,omitempty"`
+	PauseRate float64       `json:"pause_rate_per_min"`
+	PauseMax  time.Duration `json:"pause_max_ns"`
 }
 
 // DiskSpec is the simulated disk of classic Paxos and the real log's mode.
@@ -183,7 +189,7 @@ type DiskSpec struct {
 	// Background: a background writer saturates the disk (Fig. 10).
 	Background bool `json:"background_writer"`
 	// Dir: where the udp environment keeps the real log files.
-	Dir string `json:"disk_dir,omitempty"`
+	Dir string `json:"disk_dir"`
 }
 
 // MinResponseTimeout is the default response timeout on fast networks
@@ -247,6 +253,17 @@ func (s Spec) check(a algorithms.Algorithm) error {
 			return err
 		}
 	}
+	if err := s.checkRun(); err != nil {
+		return err
+	}
+	if err := s.checkFaults(); err != nil {
+		return err
+	}
+	return s.checkNew()
+}
+
+// checkRun checks the run's length, load and network.
+func (s Spec) checkRun() error {
 	switch {
 	case math.IsInf(s.Faults.CrashRate, 0) || math.IsInf(s.Faults.Partitions, 0) || math.IsInf(s.Net.Stale, 0):
 		return fmt.Errorf("crash, partition and stall rates must be finite")
@@ -258,6 +275,10 @@ func (s Spec) check(a algorithms.Algorithm) error {
 		return fmt.Errorf("duration must be positive, got %v", s.Duration)
 	case s.Workload == "batch" && s.Leases < 1:
 		return fmt.Errorf("batch needs --leases >= 1, got %d", s.Leases)
+	case math.IsNaN(s.Rate) || math.IsInf(s.Rate, 0) || s.Rate < 0:
+		return fmt.Errorf("rate must be a finite number of requests per second >= 0, got %g", s.Rate)
+	case s.Rate > 0 && s.Workload != "batch":
+		return fmt.Errorf("rate (open-loop arrivals) is for the batch workload, whose requests are independent; the %s workload's clients wait for each answer", s.Workload)
 	case s.Net.RTT < 0 || s.Net.Jitter < 0:
 		return fmt.Errorf("rtt and jitter must not be negative")
 	case 2*s.Net.Jitter > s.Net.RTT:
@@ -273,6 +294,14 @@ func (s Spec) check(a algorithms.Algorithm) error {
 		return fmt.Errorf("datagram size must be 0 (the environment's default) or in [%d, %d] bytes "+
 			"(the %d-byte header and one %d-byte message, up to the largest UDP payload over IPv4), got %d",
 			MinDatagram, MaxDatagram, DatagramHeader, WireSize, s.Net.Datagram)
+	}
+	return nil
+}
+
+// checkFaults checks the clocks, faults, client behaviours and link
+// stalls.
+func (s Spec) checkFaults() error {
+	switch {
 	case s.Clocks.Skew < 0:
 		return fmt.Errorf("skew must not be negative, got %v", s.Clocks.Skew)
 	case math.IsNaN(s.Clocks.Drift) || s.Clocks.Drift < 0 || s.Clocks.Drift >= 0.5:
@@ -304,7 +333,7 @@ func (s Spec) check(a algorithms.Algorithm) error {
 	case (s.Giveup > 0 || s.Extend > 0) && s.Workload != "contention":
 		return fmt.Errorf("giveup and extend are behaviours of contention clients, not of the %s workload", s.Workload)
 	}
-	return s.checkNew()
+	return nil
 }
 
 // checkNew checks the process pauses, clock jumps, the protected store

@@ -17,6 +17,7 @@ import (
 	"hash/fnv"
 	"math/rand/v2"
 	"reflect"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -335,7 +336,70 @@ func Run(t *testing.T, s *Setup) {
 	t.Run("StateTimeShift", func(t *testing.T) { StateTimeShift(t, s) })
 	t.Run("CloneRandomSuffix", func(t *testing.T) { CloneRandomSuffix(t, s) })
 	t.Run("StateEqualBehaviour", func(t *testing.T) { StateEqualBehaviour(t, s) })
+	t.Run("CloneCost", func(t *testing.T) { CloneCost(t, s) })
 	t.Run("DescribeReadOnly", func(t *testing.T) { DescribeReadOnly(t, s) })
+}
+
+// CloneCost measures the bytes and time of Clone on the nodes of random
+// walks and fails when a Clone allocates more than the state the node
+// holds calls for: the node struct itself (twice, for what its slices and
+// maps cost beyond their contents) plus cloneBytesPerEncoded bytes per
+// byte of its encoding plus cloneSlack. The explorer clones a node at
+// every move that steps it, so a Clone that copies capacity kept for other
+// workloads (a chunk of slots, an index sized for thousands of resources)
+// or state the node no longer holds costs that much per state explored
+// (naive's chunked table once cost 37 KB per Clone where its state was a
+// few dozen bytes). The time is logged, not asserted (timings are measured
+// with benchmarks, never asserted by tests).
+func CloneCost(t *testing.T, s *Setup) {
+	var worst, sumBytes, sumNS float64
+	var worstWhere string
+	count := 0
+	r := rand.New(rand.NewPCG(1, 1))
+	for seed := uint64(1); seed <= 12; seed++ {
+		w := walked(t, s, rand.New(rand.NewPCG(seed, 10)), 80)
+		for i, n := range w.Nodes() {
+			enc := n.AppendState(nil, w.Local(i))
+			bytes, ns := cloneCost(n, r)
+			limit := 2*float64(reflect.TypeOf(n).Elem().Size()) + cloneBytesPerEncoded*float64(len(enc)) + cloneSlack
+			if bytes > limit {
+				t.Fatalf("seed %d node %d: Clone allocates %.0f bytes for a state of %d encoded bytes (limit %.0f): it copies more than the node holds",
+					seed, i, bytes, len(enc), limit)
+			}
+			if bytes/limit > worst {
+				worst, worstWhere = bytes/limit, fmt.Sprintf("seed %d node %d: %.0f B for %d encoded bytes", seed, i, bytes, len(enc))
+			}
+			sumBytes += bytes
+			sumNS += ns
+			count++
+		}
+	}
+	t.Logf("Clone: %.0f B and %.0f ns on average over %d nodes; closest to the limit: %s (%.0f%% of it)",
+		sumBytes/float64(count), sumNS/float64(count), count, worstWhere, 100*worst)
+}
+
+const (
+	cloneBytesPerEncoded = 32
+	cloneSlack           = 512
+)
+
+// cloneSink keeps the clones CloneCost makes alive until measured.
+var cloneSink algorithms.Node
+
+// cloneCost returns the bytes allocated and the time taken by one Clone
+// of n, averaged over a few hundred.
+func cloneCost(n algorithms.Explorable, r *rand.Rand) (bytes, ns float64) {
+	const reps = 200
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	start := time.Now()
+	for range reps {
+		cloneSink = n.Clone(r)
+	}
+	el := time.Since(start)
+	runtime.ReadMemStats(&after)
+	cloneSink = nil
+	return float64(after.TotalAlloc-before.TotalAlloc) / reps, float64(el.Nanoseconds()) / reps
 }
 
 // DescribeReadOnly: a node that describes itself (algorithms.Describer)

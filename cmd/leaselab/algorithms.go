@@ -9,6 +9,7 @@ import (
 	_ "leaselab/fatlease"
 	_ "leaselab/naive" // "naive" and "naive-undo"
 	_ "leaselab/paxoslease"
+	_ "leaselab/paxoslease/fairq" // "fairq": PaxosLease with a queue the acceptors hand the lease along
 )
 
 // The environments register themselves with runner.RegisterEnv the same

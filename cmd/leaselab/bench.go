@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -23,7 +24,13 @@ func init() {
 		name:    "bench",
 		summary: "batch throughput and single-lease latency over UDP (or in the simulator), with the machine's own UDP limits",
 		usage:   "[--env udp|sim] [--algo NAME | --peer etcd] [--leases 1000,10000,100000 | --workload single --reps K] [flags]",
-		long: `Runs the FaTLease paper's batch experiment (Sec. 5.1): N lease requests on N
+		long:    benchLong,
+		setup:   setupBench,
+	})
+}
+
+// benchLong is the --help text of bench.
+const benchLong = `Runs the FaTLease paper's batch experiment (Sec. 5.1): N lease requests on N
 distinct resources handed to proposer 0 at once, for each N in --leases;
 leases/s = N / (time from the first request to the last lease acquired). A
 failed lease is one not acquired after --max-rounds rounds; a timeout, a
@@ -35,9 +42,11 @@ cluster (request to acquisition, FaTLease Sec. 5.2).
 Over UDP it measures in the same run the machine's own limits on
 loopback: the median round trip of a 64-byte UDP datagram between two
 sockets (raw_udp_rtt_us) and how many 64-byte datagrams one goroutine can
-send to another per second (raw_datagrams_per_sec); results are also given
-as ratios of these (acquisition latency / (2 x raw RTT), leases/s / raw
-datagrams/s). In the simulator (--env sim) there is no real network to
+send to another per second, one datagram a system call
+(raw_datagrams_per_sec) and 64 a call with sendmmsg/recvmmsg
+(raw_batched_datagrams_per_sec); results are also given as ratios of these
+(acquisition latency / (2 x raw RTT), leases/s / raw datagrams/s, leases/s
+/ raw batched datagrams/s). In the simulator (--env sim) there is no real network to
 measure and the simulator charges no CPU time per message, so it needs
 --rtt (with --rtt 0 every lease would take no time: bench refuses) and
 reports no raw limits or ratios.
@@ -64,13 +73,17 @@ which golang.org/x/perf/cmd/benchstat compares:
   leaselab bench --count 10 --format benchstat > new.txt
   benchstat old.txt new.txt
 
-JSON (--format json): {"meta", "raw_udp_rtt_us", "raw_datagrams_per_sec"
-(udp), "count", "runs": [one object per run with at least rep, seed,
-leases, leases_per_sec, leases_failed, timeouts, latency_ms
+JSON (--format json), every key always present: {"meta",
+"raw_udp_rtt_us", "raw_datagrams_per_sec", "raw_batched_datagrams_per_sec"
+(udp; 0 in the simulator), "count", "runs": [one object per run: rep,
+seed, leases, leases_per_sec, leases_failed, timeouts, latency_ms
 {p50,p90,p99,max,mean,n}, fsyncs, fsync_latency_ms,
 background_bytes_per_sec (with --background-writer), datagrams_per_lease,
 bytes_per_lease, raw_udp_rtt_us, raw_datagrams_per_sec,
-latency_p50_over_2rtt, signed, ...], "params"}.
+raw_batched_datagrams_per_sec, latency_p50_over_2rtt,
+leases_per_sec_over_raw_datagrams_per_sec,
+leases_per_sec_over_raw_batched_datagrams_per_sec, signed, ...], "params",
+"peer_params" (null without --peer)}.
 With --sign (udp) every point runs twice, first with plain datagrams, then
 with every datagram signed with HMAC-SHA256 and checked (as 'leaselab node
 --key-file' does), so the cost of authentication shows in one run
@@ -94,10 +107,7 @@ failover_gap_ms (failover); --compare also runs --algo over UDP at the
 same points (batch, single) and prints the ratio, e.g.
   leaselab bench --peer etcd --workload batch --leases 10000 --compare
 
-Exit status 1 if any lease failed or the checker found a violation.`,
-		setup: setupBench,
-	})
-}
+Exit status 1 if any lease failed or the checker found a violation.`
 
 // benchRun is one row of bench's output.
 type benchRun struct {
@@ -123,52 +133,61 @@ type benchRun struct {
 	MessagesPerLease  float64            `json:"messages_per_lease"`
 	DatagramsPerLease float64            `json:"datagrams_per_lease"` // udp only
 	BytesPerLease     float64            `json:"bytes_per_lease"`     // udp: UDP payload incl. datagram headers; sim: 64 per message
-	// The machine's own limits, measured in this run (udp only: absent
-	// in the simulator, which does not use the machine's network).
-	RawUDPRTTUS        float64 `json:"raw_udp_rtt_us,omitempty"`
-	RawDatagramsPerSec float64 `json:"raw_datagrams_per_sec,omitempty"`
+	// The machine's own limits, measured in this run (udp only: 0 in
+	// the simulator, which does not use the machine's network; so are the
+	// ratios to them).
+	RawUDPRTTUS        float64 `json:"raw_udp_rtt_us"`
+	RawDatagramsPerSec float64 `json:"raw_datagrams_per_sec"`
 	// LatencyP50Over2RTT: median acquisition latency / (2 x raw RTT), the
 	// two round trips of a Paxos-style acquisition on this machine.
-	LatencyP50Over2RTT float64 `json:"latency_p50_over_2rtt,omitempty"`
+	LatencyP50Over2RTT float64 `json:"latency_p50_over_2rtt"`
 	// SingleBoundUS: 2 x raw RTT + 50 us, the target for a single lease's
 	// median over UDP (workload single).
-	SingleBoundUS float64 `json:"single_bound_us,omitempty"`
+	SingleBoundUS float64 `json:"single_bound_us"`
 	// LeasesPerRawDatagram: leases/s divided by raw datagrams/s (above 1
 	// thanks to batching many messages per datagram).
-	LeasesPerRawDatagram float64 `json:"leases_per_sec_over_raw_datagrams_per_sec,omitempty"`
-	Violations           int     `json:"violations"`
-	Fsyncs               int64   `json:"fsyncs"`
-	FsyncsPerLease       float64 `json:"fsyncs_per_lease"`
+	LeasesPerRawDatagram float64 `json:"leases_per_sec_over_raw_datagrams_per_sec"`
+	// RawBatchedDatagramsPerSec: the raw rate with 64 datagrams a system
+	// call each way (sendmmsg/recvmmsg, as the nodes send and read), and
+	// LeasesPerRawBatchedDatagram leases/s divided by it.
+	RawBatchedDatagramsPerSec   float64 `json:"raw_batched_datagrams_per_sec"`
+	LeasesPerRawBatchedDatagram float64 `json:"leases_per_sec_over_raw_batched_datagrams_per_sec"`
+	Violations                  int     `json:"violations"`
+	Fsyncs                      int64   `json:"fsyncs"`
+	FsyncsPerLease              float64 `json:"fsyncs_per_lease"`
 	// FsyncLatencyMS: every fsync of the nodes' logs (classicpaxos).
 	FsyncLatencyMS runner.Percentiles `json:"fsync_latency_ms"`
 	// BackgroundBytesPerS: --background-writer over UDP, what the real
 	// background writer wrote per second while the run lasted.
-	BackgroundBytesPerS float64 `json:"background_bytes_per_sec,omitempty"`
+	BackgroundBytesPerS float64 `json:"background_bytes_per_sec"`
 	WallMS              float64 `json:"wall_ms"`
 	// Peer runs (--peer, see peer.go): the service measured, its session
 	// TTL; owner changes, hand-offs per second and fairness (Jain's index
 	// of locks per client; contention, failover), the failover gap
-	// (failover).
-	Peer           string   `json:"peer,omitempty"`
-	TTLS           int      `json:"ttl_s,omitempty"`
-	OwnerChanges   int      `json:"owner_changes,omitempty"`
-	HandoffsPerSec float64  `json:"handoffs_per_sec,omitempty"`
-	Fairness       float64  `json:"fairness,omitempty"`
-	FailoverGapMS  *float64 `json:"failover_gap_ms,omitempty"`
+	// (failover); "", 0 and null for the runs of --algo.
+	Peer           string   `json:"peer"`
+	TTLS           int      `json:"ttl_s"`
+	OwnerChanges   int      `json:"owner_changes"`
+	HandoffsPerSec float64  `json:"handoffs_per_sec"`
+	Fairness       float64  `json:"fairness"`
+	FailoverGapMS  *float64 `json:"failover_gap_ms"`
 }
 
 type benchOutput struct {
 	Meta *runner.Meta `json:"meta"`
 	// The machine's limits (udp only).
-	RawUDPRTTUS        float64     `json:"raw_udp_rtt_us,omitempty"`
-	RawUDPRTTP90US     float64     `json:"raw_udp_rtt_p90_us,omitempty"`
-	RawDatagramsPerSec float64     `json:"raw_datagrams_per_sec,omitempty"`
-	Count              int         `json:"count"` // repetitions of every point (--count)
-	Runs               []benchRun  `json:"runs"`
-	Spec               runner.Spec `json:"params"`
+	RawUDPRTTUS        float64 `json:"raw_udp_rtt_us"`
+	RawUDPRTTP90US     float64 `json:"raw_udp_rtt_p90_us"`
+	RawDatagramsPerSec float64 `json:"raw_datagrams_per_sec"`
+	// RawBatchedDatagramsPerSec: the same with 64 datagrams a system call
+	// each way.
+	RawBatchedDatagramsPerSec float64     `json:"raw_batched_datagrams_per_sec"`
+	Count                     int         `json:"count"` // repetitions of every point (--count)
+	Runs                      []benchRun  `json:"runs"`
+	Spec                      runner.Spec `json:"params"`
 	// PeerParams: --peer etcd, the configuration of its runs (params
-	// then holds what --compare runs with).
-	PeerParams *etcd.Config `json:"peer_params,omitempty"`
+	// then holds what --compare runs with); null without --peer.
+	PeerParams *etcd.Config `json:"peer_params"`
 }
 
 func setupBench(fs *pflag.FlagSet) action {
@@ -194,7 +213,7 @@ func setupBench(fs *pflag.FlagSet) action {
 	pf := addPeerFlags(fs)
 	return func(c *ctx, args []string) error {
 		if len(args) > 0 {
-			return usagef("unexpected arguments %v", args)
+			return usagef("unexpected argument %q", args[0])
 		}
 		if *count < 1 {
 			return usagef("--count must be at least 1, got %d", *count)
@@ -216,7 +235,9 @@ func setupBench(fs *pflag.FlagSet) action {
 		if err := validateSpec(spec); err != nil {
 			return err
 		}
-
+		if err := guardBatches(spec, *workload, *leases); err != nil {
+			return err
+		}
 		if spec.Env == "sim" && spec.Net.RTT == 0 {
 			return usagef("bench --env sim needs --rtt: the simulator charges no CPU time per message, so on a zero-delay network " +
 				"every lease takes no time and leases/s is undefined; give the network to simulate (e.g. --rtt 1ms --jitter 0.1ms), or use --env udp")
@@ -234,47 +255,9 @@ func setupBench(fs *pflag.FlagSet) action {
 		if *sign {
 			keys = append(keys, benchKey())
 		}
-		failed := false
-		for rep := 0; rep < *count; rep++ {
-			if *workload == "single" {
-				for _, key := range keys {
-					s := spec
-					s.Seed = spec.Seed + uint64(rep)
-					r, err := benchSingle(s, eo, key, *reps, out)
-					if err != nil {
-						return err
-					}
-					r.Rep, r.Seed = rep, s.Seed
-					out.Runs = append(out.Runs, r)
-					failed = failed || r.LeasesFailed > 0 || r.Violations > 0
-				}
-				continue
-			}
-			for _, n := range *leases {
-				for _, key := range keys {
-					s := spec
-					s.Leases = n
-					s.Seed = spec.Seed + uint64(rep)
-					e := eo
-					e.Key = key
-					label := fmt.Sprintf("bench %s %s %d leases", s.Env, s.Algo, n)
-					if key != nil {
-						label += " signed"
-					}
-					if *count > 1 {
-						label += fmt.Sprintf(" (%d of %d)", rep+1, *count)
-					}
-					progress, done := newProgress(c, *quiet, label)
-					r, err := benchBatch(s, e, progress, out)
-					done()
-					if err != nil {
-						return err
-					}
-					r.Rep, r.Seed = rep, s.Seed
-					out.Runs = append(out.Runs, r)
-					failed = failed || r.LeasesFailed > 0 || r.Violations > 0
-				}
-			}
+		failed, err := benchPoints(c, spec, eo, keys, *workload, *leases, *reps, *count, *quiet, &out)
+		if err != nil {
+			return err
 		}
 		if err := writeBench(c, *format, out); err != nil {
 			return err
@@ -286,7 +269,70 @@ func setupBench(fs *pflag.FlagSet) action {
 	}
 }
 
+// benchPoints runs every point --count times, interleaved (each batch size,
+// or the single-lease run, once with every key, then again), appending
+// the rows to out; failed: a lease failed or the checker found a
+// violation.
+func benchPoints(c *ctx, spec runner.Spec, eo udp.EnvOptions, keys [][]byte, workload string, leases []int, reps, count int, quiet bool, out *benchOutput) (failed bool, err error) {
+	for rep := 0; rep < count; rep++ {
+		if workload == "single" {
+			for _, key := range keys {
+				s := spec
+				s.Seed = spec.Seed + uint64(rep)
+				r, err := benchSingle(s, eo, key, reps, *out)
+				if err != nil {
+					return false, err
+				}
+				r.Rep, r.Seed = rep, s.Seed
+				out.Runs = append(out.Runs, r)
+				failed = failed || r.LeasesFailed > 0 || r.Violations > 0
+			}
+			continue
+		}
+		for _, n := range leases {
+			for _, key := range keys {
+				s := spec
+				s.Leases = n
+				s.Seed = spec.Seed + uint64(rep)
+				e := eo
+				e.Key = key
+				label := fmt.Sprintf("bench %s %s %d leases", s.Env, s.Algo, n)
+				if key != nil {
+					label += " signed"
+				}
+				if count > 1 {
+					label += fmt.Sprintf(" (%d of %d)", rep+1, count)
+				}
+				progress, done := newProgress(c, quiet, label)
+				r, err := benchBatch(s, e, progress, *out)
+				done()
+				if err != nil {
+					return false, err
+				}
+				r.Rep, r.Seed = rep, s.Seed
+				out.Runs = append(out.Runs, r)
+				failed = failed || r.LeasesFailed > 0 || r.Violations > 0
+			}
+		}
+	}
+	return failed, nil
+}
+
 func us(d time.Duration) float64 { return float64(d) / 1e3 }
+
+// guardBatches refuses, before anything runs, a batch size that would
+// need more memory than the machine has (runner.Plan.GuardMemory).
+func guardBatches(spec runner.Spec, workload string, leases []int) error {
+	if workload != "batch" {
+		return nil
+	}
+	spec.Leases = slices.Max(leases)
+	p, err := runner.Resolve(spec)
+	if err != nil {
+		return badInput(err)
+	}
+	return badInput(p.GuardMemory())
+}
 
 // checkBenchArgs rejects bench's own flags when they make no sense.
 func checkBenchArgs(workload string, leases []int, reps, window, rawReps int, rawTime time.Duration) error {
@@ -317,8 +363,9 @@ func checkBenchArgs(workload string, leases []int, reps, window, rawReps int, ra
 }
 
 // measureMachine fills out's raw UDP figures: the round trip of rawReps
-// ping-pongs and the datagrams per second received in rawTime, the bounds
-// the algorithms' figures are divided by.
+// ping-pongs and the datagrams per second received in rawTime, one a
+// system call and then batched, the bounds the algorithms' figures are
+// divided by.
 func measureMachine(out *benchOutput, rawReps int, rawTime time.Duration) error {
 	rtts, err := udp.RawRTT(rawReps)
 	if err != nil {
@@ -328,6 +375,11 @@ func measureMachine(out *benchOutput, rawReps int, rawTime time.Duration) error 
 	if err != nil {
 		return err
 	}
+	batched, err := udp.RawDatagramsBatched(64, rawTime)
+	if err != nil {
+		return err
+	}
+	out.RawBatchedDatagramsPerSec = batched.RecvPerSec
 	out.RawUDPRTTUS = us(record.NearestRank(rtts, 0.5)) // RawRTT returns them sorted
 	out.RawUDPRTTP90US = us(record.NearestRank(rtts, 0.9))
 	out.RawDatagramsPerSec = rate.RecvPerSec
@@ -377,6 +429,10 @@ func fromResult(res runner.Result, s runner.Spec, out benchOutput) benchRun {
 	if out.RawDatagramsPerSec > 0 {
 		r.LeasesPerRawDatagram = res.LeasesPerSec / out.RawDatagramsPerSec
 	}
+	r.RawBatchedDatagramsPerSec = out.RawBatchedDatagramsPerSec
+	if out.RawBatchedDatagramsPerSec > 0 {
+		r.LeasesPerRawBatchedDatagram = res.LeasesPerSec / out.RawBatchedDatagramsPerSec
+	}
 	// The hand-off meters: zero (and left out) for batch and single, the
 	// workloads an algorithm's bench runs; fairness only where several
 	// clients compete (a lone client's is 1).
@@ -422,6 +478,10 @@ func benchSingle(s runner.Spec, eo udp.EnvOptions, key []byte, reps int, out ben
 		r.LeasesPerSec = float64(r.LeasesAcquired) / (r.WallMS / 1e3)
 		if out.RawDatagramsPerSec > 0 {
 			r.LeasesPerRawDatagram = r.LeasesPerSec / out.RawDatagramsPerSec
+		}
+		r.RawBatchedDatagramsPerSec = out.RawBatchedDatagramsPerSec
+		if out.RawBatchedDatagramsPerSec > 0 {
+			r.LeasesPerRawBatchedDatagram = r.LeasesPerSec / out.RawBatchedDatagramsPerSec
 		}
 	}
 	return r, nil
@@ -555,9 +615,29 @@ func writeBench(c *ctx, format string, out benchOutput) error {
 			return err
 		}
 	}
+	writeBenchNotes(c, out)
+	writePeerLines(c, out)
+	if !wide {
+		fmt.Fprintln(c.stdout, "(--format markdown or csv adds datagrams and bytes per lease and the ratios to the raw limits)")
+	}
+	return nil
+}
+
+// writeBenchstat prints every run as a Go benchmark result line, so that
+// golang.org/x/perf/cmd/benchstat compares two bench outputs (with
+// --count N it has N samples per point). The header lines are benchstat's
+// configuration (goos, goarch, cpu count, revision). Names:
+// BenchmarkBatch/env=udp/algo=paxoslease/leases=10000-P or
+// BenchmarkSingle/env=udp/algo=paxoslease-P, P = GOMAXPROCS; one
+// iteration each; the units: s/lease (1 / leases/s), leases/s, p50-ms and
+// p99-ms (latency), msgs/lease, timeouts, failed.
+// writeBenchNotes prints, below bench's table, the lines that compare
+// with the machine's limits: the raw UDP round trip, the background
+// writer, the single-lease bound, the cost of signing.
+func writeBenchNotes(c *ctx, out benchOutput) {
 	if out.RawUDPRTTUS > 0 {
-		fmt.Fprintf(c.stdout, "raw loopback UDP: round trip %.1f us median (p90 %.1f us), %.0f datagrams/s (64 bytes, one sender, one receiver)\n",
-			out.RawUDPRTTUS, out.RawUDPRTTP90US, out.RawDatagramsPerSec)
+		fmt.Fprintf(c.stdout, "raw loopback UDP: round trip %.1f us median (p90 %.1f us), %.0f datagrams/s (64 bytes, one sender, one receiver; %.0f with 64 a system call)\n",
+			out.RawUDPRTTUS, out.RawUDPRTTP90US, out.RawDatagramsPerSec, out.RawBatchedDatagramsPerSec)
 	}
 	for _, r := range out.Runs {
 		if r.BackgroundBytesPerS > 0 {
@@ -577,21 +657,8 @@ func writeBench(c *ctx, format string, out benchOutput) error {
 			}
 		}
 	}
-	writePeerLines(c, out)
-	if !wide {
-		fmt.Fprintln(c.stdout, "(--format markdown or csv adds datagrams and bytes per lease and the ratios to the raw limits)")
-	}
-	return nil
 }
 
-// writeBenchstat prints every run as a Go benchmark result line, so that
-// golang.org/x/perf/cmd/benchstat compares two bench outputs (with
-// --count N it has N samples per point). The header lines are benchstat's
-// configuration (goos, goarch, cpu count, revision). Names:
-// BenchmarkBatch/env=udp/algo=paxoslease/leases=10000-P or
-// BenchmarkSingle/env=udp/algo=paxoslease-P, P = GOMAXPROCS; one
-// iteration each; the units: s/lease (1 / leases/s), leases/s, p50-ms and
-// p99-ms (latency), msgs/lease, timeouts, failed.
 func writeBenchstat(w io.Writer, out benchOutput) error {
 	if m := out.Meta; m != nil {
 		fmt.Fprintf(w, "goos: %s\ngoarch: %s\npkg: leaselab/cmd/leaselab\nrevision: %s\nnum_cpu: %d\n", m.GOOS, m.GOARCH, m.Revision, m.NumCPU)

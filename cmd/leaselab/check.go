@@ -21,7 +21,13 @@ func init() {
 		name:    "check",
 		summary: "run a seeded fault campaign and check the lease invariant",
 		usage:   "--algo NAME --seeds K [--first-seed N] [--faults all|swarm|loss,dup,...] [--out FILE] [flags]",
-		long: `Runs K simulations (campaign.Check) with seeds N, N+1, ..., N+K-1. Each draws
+		long:    checkLong,
+		setup:   setupCheck,
+	})
+}
+
+// checkLong is the --help text of check.
+const checkLong = `Runs K simulations (campaign.Check) with seeds N, N+1, ..., N+K-1. Each draws
 a random fault schedule from its seed using the fault kinds of --faults,
 all of them (the default), or a swarm mix (--faults swarm, below):
 
@@ -132,10 +138,7 @@ deliveries become drops, and skewed clocks exact, to a fixed point or until
 (and the JSON's counterexample key) gives the command counts before and
 after. No violation: FILE is not written.
 
-Exit status 1 when any violation is found, 2 for bad input.`,
-		setup: setupCheck,
-	})
-}
+Exit status 1 when any violation is found, 2 for bad input.`
 
 func setupCheck(fs *pflag.FlagSet) action {
 	spec := runner.DefaultSpec()
@@ -160,6 +163,7 @@ func setupCheck(fs *pflag.FlagSet) action {
 	outPath := fs.String("out", "", "shrink a violation to a minimal scenario and write it to this file ('leaselab replay FILE' exits 1 on it)")
 	shrinkTime := fs.Duration("shrink-time", campaign.DefaultShrinkBudget, "with --out: the longest the shrinking may take (it keeps the smallest violating scenario found by then)")
 	stopFirst := fs.Bool("stop-at-first", false, "end the campaign at the first violating seed (in seed order; every seed before it still runs, so the result does not depend on scheduling)")
+	shardFlag := addShardFlag(fs, "seeds")
 	quiet := addQuietFlag(fs)
 	return func(c *ctx, args []string) error {
 		if err := checkArgs(fs, spec, *seeds, args); err != nil {
@@ -169,13 +173,8 @@ func setupCheck(fs *pflag.FlagSet) action {
 		if err != nil {
 			return err
 		}
-		if *outPath != "" {
-			if st, err := os.Stat(filepath.Dir(*outPath)); err != nil || !st.IsDir() {
-				return usagef("--out %s: no such directory %s", *outPath, filepath.Dir(*outPath))
-			}
-		}
-		if *shrinkTime <= 0 {
-			return usagef("--shrink-time must be positive, got %v", *shrinkTime)
+		if err := checkShrinkArgs(*outPath, *shrinkTime); err != nil {
+			return err
 		}
 		spec.Seed = *first
 		opt, out := runner.Options{}, &outFiles{}
@@ -195,15 +194,22 @@ func setupCheck(fs *pflag.FlagSet) action {
 			// violation of the first violating seed.
 			opt.Observers = append(opt.Observers, record.NewViolationWindow(runner.ViolationContext, col))
 		}
+		cs, info, err := shardCheck(*shardFlag, campaign.CheckSpec{Base: spec, Faults: kinds, Seeds: *seeds, FirstSeed: *first, Vary: checkVary(fs), StopAtFirst: *stopFirst})
+		if err != nil {
+			return err
+		}
 		progress, done := newProgress(c, *quiet, "check "+spec.Algo)
 		opt.Progress = progress
-		cs := campaign.CheckSpec{Base: spec, Faults: kinds, Seeds: *seeds, FirstSeed: *first, Vary: checkVary(fs), StopAtFirst: *stopFirst}
+		stop, release := interruptible(c)
+		defer release()
+		opt.Stop = stop
 		res, err := campaign.Check(cs, opt)
 		done()
 		if err != nil {
 			return err
 		}
-		if *outPath != "" {
+		res.Shard = info
+		if *outPath != "" && !res.Interrupted {
 			if err := writeCounterexample(c, cs, &res, *outPath, *shrinkTime); err != nil {
 				return err
 			}
@@ -211,20 +217,42 @@ func setupCheck(fs *pflag.FlagSet) action {
 		if err := out.finish(); err != nil {
 			return err
 		}
-		res.Meta = c.meta()
-		if err := writeCheck(c, *format, res); err != nil {
+		return reportCheck(c, res, *format, col, *timeline)
+	}
+}
+
+// checkShrinkArgs checks --out (its directory exists) and --shrink-time.
+func checkShrinkArgs(outPath string, shrinkTime time.Duration) error {
+	if outPath != "" {
+		if st, err := os.Stat(filepath.Dir(outPath)); err != nil || !st.IsDir() {
+			return usagef("--out %s: no such directory %s", outPath, filepath.Dir(outPath))
+		}
+	}
+	if shrinkTime <= 0 {
+		return usagef("--shrink-time must be positive, got %v", shrinkTime)
+	}
+	return nil
+}
+
+// reportCheck prints a campaign's result and writes its --timeline page;
+// exit status 130 when it was interrupted, 1 when it found a violation.
+func reportCheck(c *ctx, res campaign.CheckResult, format string, col *htmlview.Collector, timeline string) error {
+	res.Meta = c.meta()
+	if err := writeCheck(c, format, res); err != nil {
+		return err
+	}
+	if col != nil && !res.Interrupted {
+		if err := writeCheckTimeline(c, timeline, col, res); err != nil {
 			return err
 		}
-		if col != nil {
-			if err := writeCheckTimeline(c, *timeline, col, res); err != nil {
-				return err
-			}
-		}
-		if res.Violations > 0 {
-			return exitStatus(1)
-		}
-		return nil
 	}
+	switch {
+	case res.Interrupted:
+		return exitStatus(130)
+	case res.Violations > 0:
+		return exitStatus(1)
+	}
+	return nil
 }
 
 // checkArgs refuses what check cannot run: arguments, --seed, another
@@ -322,7 +350,8 @@ func writeCheck(c *ctx, format string, res campaign.CheckResult) error {
 		}
 		var header, row []string
 		for _, f := range flatten(res) {
-			if f.key == "first_violations" || f.key == "violating_specs" || f.key == "meta" || strings.HasPrefix(f.key, "meta.") {
+			if f.key == "first_violations" || f.key == "violating_specs" || f.key == "meta" || strings.HasPrefix(f.key, "meta.") ||
+				f.key == "shard" || strings.HasPrefix(f.key, "shard.") || f.key == "shards" || f.key == "counterexamples" {
 				continue // lists of objects: see --format json; the meta is the comment line
 			}
 			header = append(header, f.key)
@@ -344,7 +373,7 @@ func writeCheck(c *ctx, format string, res campaign.CheckResult) error {
 		{"algo", res.Algo},
 		{"ablate", none(strings.Join(res.Ablate, ","))},
 		{"faults", strings.Join(res.Faults, ",")},
-		{"seeds", strconv.Itoa(res.Seeds)},
+		{"seeds", seedsText(res)},
 		{"leases acquired", strconv.Itoa(res.LeasesAcquired)},
 		{"violations", strconv.Itoa(res.Violations)},
 		{"violating seeds", none(strings.Join(seeds, " "))},
@@ -361,6 +390,7 @@ func writeCheck(c *ctx, format string, res campaign.CheckResult) error {
 		rows = append(rows, []string{"counterexample", fmt.Sprintf("%s: seed %d shrunk from %d to %d commands (%s)",
 			cx.File, cx.Seed, cx.Recorded, cx.Commands, shrinkNote(cx.ShrinkResult))})
 	}
+	rows = append(rows, shardRows(res)...)
 	rows = append(rows, [][]string{
 		{"wall time", formatValue(res.WallMS/1000, false) + " s"},
 	}...)
@@ -401,4 +431,16 @@ func rerun(res campaign.CheckResult) string {
 		return ""
 	}
 	return "leaselab run " + strings.Join(specArgs(res.ViolatingSpecs[0]), " ")
+}
+
+// seedsText says which seeds ran, and whether the campaign was cut short.
+func seedsText(res campaign.CheckResult) string {
+	s := strconv.Itoa(res.Seeds)
+	if res.Seeds > 0 {
+		s += fmt.Sprintf(" (%d..%d)", res.FirstSeed, res.FirstSeed+uint64(res.Seeds)-1)
+	}
+	if res.Interrupted {
+		s += ", interrupted: the seeds before the first that did not finish"
+	}
+	return s
 }

@@ -85,7 +85,7 @@ func setupCluster(fs *pflag.FlagSet) action {
 	format := addFormatFlag(fs, "table", "json")
 	return func(c *ctx, args []string) error {
 		if len(args) > 0 {
-			return usagef("unexpected arguments %v", args)
+			return usagef("unexpected argument %q", args[0])
 		}
 		if err := udp.FailoverNodesError(*nodes); err != nil {
 			return badInput(fmt.Errorf("--nodes: %w", err))
@@ -96,20 +96,12 @@ func setupCluster(fs *pflag.FlagSet) action {
 		spec.Acceptors, spec.Proposers = *nodes, *contenders+1
 		spec.Duration = *limit
 		spec.Net = runner.NetSpec{} // the real loopback, no emulation
-		if *contenders < 1 || *contenders >= *nodes {
-			return badInput(fmt.Errorf("contenders must be in [1, %d], got %d", *nodes-1, *contenders))
+		if err := checkClusterFlags(*nodes, *contenders, *pause, *limit, *restart); err != nil {
+			return err
 		}
-		switch {
-		case *pause < 0:
-			return badInput(fmt.Errorf("--pause must not be negative, got %v", *pause))
-		case *pause > 0 && *restart:
-			return badInput(fmt.Errorf("--pause stops node 0 and lets it go on; --restart restarts a killed node 0: give one of them"))
-		case *pause > 0 && *pause+10*time.Second > *limit:
-			return badInput(fmt.Errorf("--pause %v leaves too little of --limit %v for the takeover and the resume (want at least 10s more)", *pause, *limit))
-		}
-		plan, err := runner.Resolve(spec)
+		plan, err := resolveCluster(spec)
 		if err != nil {
-			return badInput(err)
+			return err
 		}
 		if spec.RenewBefore <= 0 || spec.RenewBefore >= spec.Params.LeaseSpan {
 			return badInput(fmt.Errorf("renew-before %v must be in (0, lease span %v)", spec.RenewBefore, spec.Params.LeaseSpan))
@@ -142,6 +134,37 @@ func setupCluster(fs *pflag.FlagSet) action {
 	}
 }
 
+// checkClusterFlags checks the flags that shape the failover.
+func checkClusterFlags(nodes, contenders int, pause, limit time.Duration, restart bool) error {
+	switch {
+	case contenders < 1 || contenders >= nodes:
+		return badInput(fmt.Errorf("contenders must be in [1, %d], got %d", nodes-1, contenders))
+	case pause < 0:
+		return badInput(fmt.Errorf("--pause must not be negative, got %v", pause))
+	case pause > 0 && restart:
+		return badInput(fmt.Errorf("--pause stops node 0 and lets it go on; --restart restarts a killed node 0: give one of them"))
+	case pause > 0 && pause+10*time.Second > limit:
+		return badInput(fmt.Errorf("--pause %v leaves too little of --limit %v for the takeover and the resume (want at least 10s more)", pause, limit))
+	}
+	return nil
+}
+
+// resolveCluster resolves the cluster's spec; an algorithm that needs a
+// single acceptor is told so in cluster's terms (its own message names
+// run's --acceptors, which cluster does not have).
+func resolveCluster(spec runner.Spec) (runner.Plan, error) {
+	plan, err := runner.Resolve(spec)
+	if err != nil {
+		one := spec
+		one.Acceptors = 1
+		if _, err1 := runner.Resolve(one); err1 == nil {
+			return plan, badInput(fmt.Errorf("%s needs a single acceptor, and cluster makes each of its --nodes (at least 3) one: try leaselab run --algo %s --env udp --acceptors 1 --workload failover", spec.Algo, spec.Algo))
+		}
+		return plan, badInput(err)
+	}
+	return plan, nil
+}
+
 // runCluster runs the failover on node processes and prints what it
 // measured.
 func runCluster(c *ctx, plan runner.Plan, procs *udp.Processes, format string) error {
@@ -154,6 +177,7 @@ func runCluster(c *ctx, plan runner.Plan, procs *udp.Processes, format string) e
 		return err
 	}
 	res := newClusterResult(spec, r, ex, procs)
+	res.Meta = c.meta()
 	if format == "json" {
 		if err := writeJSON(c.stdout, res); err != nil {
 			return err
@@ -199,8 +223,13 @@ func runCluster(c *ctx, plan runner.Plan, procs *udp.Processes, format string) e
 	return nil
 }
 
-// clusterResult is what `leaselab cluster` reports (--format json).
+// clusterResult is what `leaselab cluster` reports (--format json), every
+// key always present.
 type clusterResult struct {
+	Meta *runner.Meta `json:"meta"`
+	// Params: the spec the failover ran (udp, failover workload, the
+	// protocol parameters, the store); the keys below are its outcome.
+	Params      runner.Spec       `json:"params"`
 	Nodes       int               `json:"nodes"`
 	Algo        string            `json:"algo"`
 	Contenders  int               `json:"contenders"`
@@ -216,14 +245,14 @@ type clusterResult struct {
 	RemainingAtKillMS float64            `json:"remaining_at_kill_ms"`
 	Acquisitions      int                `json:"acquisitions"`
 	Violations        int                `json:"violations"`
-	ViolationList     []runner.Violation `json:"violation_list,omitempty"`
+	ViolationList     []runner.Violation `json:"violation_list"`
 	SurvivorsAlive    bool               `json:"survivors_alive"`
 	SlackMS           float64            `json:"slack_ms"`
 	// Signed: the nodes signed and checked their datagrams (--key).
 	Signed bool `json:"signed"`
 	// With --pause: node 0's process and how long it was stopped.
-	PausedPID int     `json:"paused_pid,omitempty"`
-	PauseMS   float64 `json:"pause_ms,omitempty"`
+	PausedPID int     `json:"paused_pid"`
+	PauseMS   float64 `json:"pause_ms"`
 	// The protected store (runner.Result's meters of the same names).
 	Store          string  `json:"store"`
 	WritePeriodMS  float64 `json:"write_period_ms"`
@@ -244,10 +273,14 @@ func newClusterResult(s runner.Spec, r runner.Result, ex udp.Extra, p *udp.Proce
 	if slack == 0 {
 		slack = 5 * time.Millisecond
 	}
-	return clusterResult{Nodes: s.Acceptors, Algo: s.Algo, Contenders: s.Proposers - 1, Extensions: c.Extensions,
+	vl := r.ViolationList
+	if vl == nil {
+		vl = []runner.Violation{}
+	}
+	return clusterResult{Params: s, Nodes: s.Acceptors, Algo: s.Algo, Contenders: s.Proposers - 1, Extensions: c.Extensions,
 		KilledPID: c.KilledPID, NextOwner: c.NextOwner, GapMS: r.FailoverGapMS,
 		LeaseSpanMS: ms(s.Params.LeaseSpan), MaxLeaseMS: ms(s.Params.MaxLease), RemainingAtKillMS: c.RemainingAtKillMS,
-		Acquisitions: c.Acquisitions, Violations: r.Violations, ViolationList: r.ViolationList,
+		Acquisitions: c.Acquisitions, Violations: r.Violations, ViolationList: vl,
 		SurvivorsAlive: c.SurvivorsAlive, SlackMS: ms(slack), Signed: p.KeyFile != "",
 		Restarted: c.Restarted, RestartCounter: c.RestartCounter, QuarantineMS: c.QuarantineMS,
 		PausedPID: c.PausedPID, PauseMS: c.PauseMS, Store: s.Store, WritePeriodMS: ms(s.Writes),

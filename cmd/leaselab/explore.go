@@ -1,41 +1,71 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
+	"os/signal"
 	"runtime"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/spf13/pflag"
 
 	"leaselab/algorithms"
 	"leaselab/runner"
 	"leaselab/runner/explore"
+	"leaselab/runner/faults"
 )
+
+// budgetHelp is the help of the explorer's fault budgets (a budget the
+// fault-kind table adds without one here gets the kind's summary).
+var budgetHelp = map[string]string{
+	"crashes": "crashes along one path (a crashed node may restart at any later point)",
+	"drops":   "messages lost along one path (0 by default: a message never delivered is already a lost one, so drops add states, never a violation)",
+	"dups":    "messages duplicated along one path",
+	"pauses":  "process pauses along one path (a running node's process pauses until just before or just after any timer deadline pending then; it does nothing meanwhile, its clock runs on; violations are two holders among running nodes, double_belief_states counts states where a paused one still believes)",
+}
 
 func init() {
 	register(command{
 		name:    "explore",
-		summary: "search every interleaving of a small cluster (breadth-first, explicit state) for a lease violation",
+		summary: "search every interleaving of a small cluster (explicit state: breadth first, depth first or random walks) for a lease violation",
 		usage:   "[flags]",
-		long: `Explores, breadth first, every state a small cluster can reach, running
-the algorithm's own state machines (the code the simulator and UDP run; no
-second model): from every state it tries delivering any message in flight
-(in any order, after any delay: a message may stay in flight for ever),
-losing one (--drops), duplicating one (--dups), a client input at any
-proposer that is up (--inputs: acquire, extend, release), crashing a node
-(--crashes) and restarting it, and letting true time pass to the next
-timer deadline. A delivery or client input the node ignores is skipped
-(the state before it keeps every future). The lease-invariant checker
-judges every state in true time. States are deduplicated by a 128-bit fingerprint of their canonical
-encoding, so the search ends when the bounded space is exhausted.
+		long: `Explores every state a small cluster can reach, running the algorithm's own
+state machines (the code the simulator and UDP run; no second model): from
+every state it tries delivering any message in flight (in any order, after
+any delay: a message may stay in flight for ever), losing one (--drops),
+duplicating one (--dups), a client input at any proposer that is up
+(--inputs: acquire, extend, release), crashing a node (--crashes) and
+restarting it, pausing a node's process (--pauses), changing a clock's
+rate (--slews), and letting true time pass to the next timer deadline
+(or by --time-step short of it). A client
+input the node ignores is skipped; without a pending bound
+(--max-pending 0) so is a delivery the node ignores. The lease-invariant
+checker judges every state in true time. States are deduplicated by a
+128-bit fingerprint of their canonical encoding, so the search ends when
+the bounded space is exhausted.
+
+--strategy bfs (the default) searches level by level and finds a shortest
+counterexample, the same for any --workers; only the fingerprints are in
+memory (16 bytes each in tables at most 3/4 full), the frontier is on disk
+as (parent, move) pairs and states are rebuilt by running moves again.
+--strategy dfs goes deep first on one core; --strategy random takes --walks
+seeded walks of --max-depth moves (500 unless given). --from FILE starts
+the search where a scenario file ends.
+
+The search stops cleanly at --max-memory (default: 3/4 of the memory
+available at the start), at --max-states, or on Ctrl-C, and prints what it
+found so far; "stopped" says why (exhausted, max-states, max-depth,
+max-memory, interrupted, violation, walks). With --checkpoint DIR a stopped
+breadth-first search is saved in DIR and the same command resumes it.
 
 The semantics are those of scenario files (runner/sim/testdata/README.md): a
-counterexample is the shortest path to a state where two owners hold one
-resource (with --depth-first: the first path found, within --max-depth), written with --out FILE as a scenario that 'leaselab replay FILE'
-replays to the same violation.
+counterexample is a path to a state where two owners hold one resource,
+written with --out FILE as a scenario that 'leaselab replay FILE' replays to
+the same violation.
 
 Protocol defaults differ from 'run' on purpose: --response-timeout 10s
 (above M, so a round can outlive a restarted node's wait), --max-rounds 1
@@ -57,22 +87,41 @@ func setupExplore(fs *pflag.FlagSet) action {
 	fs.IntVar(&cfg.Resources, "resources", cfg.Resources, "resources r0..r{N-1} the clients may ask for (1..16)")
 	protocol := runner.Spec{Params: cfg.Params}
 	addGroupFlags(fs, &protocol, runner.GroupProtocol)
+	// The table's text describes run's network-derived default; the
+	// explorer has no network and its own default (above M).
+	fs.Lookup("response-timeout").Usage = "a phase without a majority by then times out and the round is retried (time is the explorer's: above M by default, so a round can outlive a restarted node's wait)"
 	fs.DurationVar(&cfg.FsyncLatency, "fsync-latency", cfg.FsyncLatency, "classic Paxos: every fsync takes exactly this long (a crash within it loses the records; with --ablate fsync the answers have already left)")
 	fs.Uint64Var(&cfg.Seed, "seed", cfg.Seed, "seed of the nodes' random sources (matters only with --backoff > 0)")
 	fs.IntVar(&cfg.Inputs, "inputs", cfg.Inputs, "client inputs along one path (each an acquire, extend or release at any proposer)")
 	kinds := fs.StringSlice("input-kinds", []string{"acquire", "extend", "release"}, "which client inputs are offered: acquire, extend, release")
-	fs.IntVar(&cfg.Crashes, "crashes", cfg.Crashes, "crashes along one path (a crashed node may restart at any later point)")
-	fs.IntVar(&cfg.Drops, "drops", cfg.Drops, "messages lost along one path (0 by default: a message never delivered is already a lost one, so drops add states, never a violation)")
-	fs.IntVar(&cfg.Dups, "dups", cfg.Dups, "messages duplicated along one path")
+	// The fault budgets come from the fault-kind table (faults.Kind.Budget).
+	budgets := cfg.FaultBudgets()
+	for _, k := range faults.Kinds() {
+		if k.Budget == "" {
+			continue
+		}
+		help := budgetHelp[k.Budget]
+		if help == "" {
+			help = k.Summary + " along one path"
+		}
+		fs.IntVar(budgets[k.Budget], k.Budget, *budgets[k.Budget], help)
+	}
 	fs.StringVar(&cfg.Clocks, "clocks", cfg.Clocks, "clock models, chosen once per node at the start: exact (all read true time), "+
 		"drift (rate error -F or +F, F = --drift), skew (offset -d_max/2 or +d_max/2), extremes (both)")
 	drift := fs.Float64("drift", cfg.Params.Drift, "ACTUAL rate error of drifting clocks (--clocks drift|extremes); default: the --drift-bound value")
-	fs.IntVar(&cfg.MaxPending, "max-pending", cfg.MaxPending, "a state with more messages in flight is judged by the checker but not expanded (0: no bound; the TLA+ audit's MaxNetwork)")
+	maxPending := fs.Int("max-pending", 0, "a state with more messages in flight is judged by the checker but not expanded (0: no bound, and every reduction applies; default: max(2A - (A/2+1), P) for A acceptors and P proposers, what a two-phase round to every acceptor keeps in flight, and none for --strategy random; the TLA+ audit's MaxNetwork)")
 	fs.DurationVar(&cfg.Horizon, "horizon", cfg.Horizon, "true time never advances past this (0: no bound)")
-	fs.IntVar(&cfg.MaxDepth, "max-depth", 0, "explore at most this many transitions from the start (0: no bound)")
-	fs.Int64Var(&cfg.MaxStates, "max-states", 20_000_000, "stop after this many distinct states (0: no bound; memory grows by about 2.3 KB per state, see the README)")
-	fs.IntVar(&cfg.Workers, "workers", cfg.Workers, "goroutines expanding states (the result does not depend on it; --depth-first uses one)")
-	fs.BoolVar(&cfg.DepthFirst, "depth-first", false, "search depth first, keeping only the path and each state's fingerprint (about 40 bytes a state): deeper than breadth first in the same memory; bound it with --max-depth; its counterexample is the first found, not a shortest one")
+	fs.DurationVar(&cfg.TimeStep, "time-step", 0, "also let true time pass by this much at a time short of the next timer deadline, so deliveries and inputs happen between deadlines (0: at deadlines only)")
+	fs.IntVar(&cfg.Slews, "slews", 0, "clock rate changes along one path (each a node's rate error becoming another of the --clock-levels rates in [-F, +F], F = --drift; its reading continuous)")
+	fs.IntVar(&cfg.ClockLevels, "clock-levels", 2, "values a clock's offset and rate error take, evenly spaced between the extremes (2: the extremes only)")
+	fs.StringVar(&cfg.Strategy, "strategy", "bfs", "search strategy: bfs (shortest counterexample, same for any --workers), dfs (one core, deep first), random (--walks seeded walks of --max-depth moves)")
+	fs.IntVar(&cfg.Walks, "walks", 10000, "--strategy random: number of walks (0: until --max-states, --max-memory or Ctrl-C)")
+	from := fs.String("from", "", "start the search at the end of this scenario file (its setup lines set the algorithm, cluster, parameters, seed, disk and clocks; its commands are every path's prefix)")
+	fs.IntVar(&cfg.MaxDepth, "max-depth", 0, "explore at most this many transitions from the start (0: no bound; --strategy random: each walk's length, 0 = 500)")
+	fs.Int64Var(&cfg.MaxStates, "max-states", 0, "stop after this many distinct states (0: no bound)")
+	maxMemory := fs.String("max-memory", "", "stop cleanly before the process uses more memory than this (e.g. 1GiB, 800MB; none: no cap; default: 3/4 of the memory available at the start)")
+	fs.StringVar(&cfg.Checkpoint, "checkpoint", "", "--strategy bfs: save a stopped search in this directory, and resume the one saved there")
+	fs.IntVar(&cfg.Workers, "workers", cfg.Workers, "goroutines expanding states (a breadth-first result does not depend on it)")
 	out := fs.String("out", "", "write the counterexample (a scenario file for 'leaselab replay') to FILE")
 	format := addFormatFlag(fs, "table", "json")
 	quiet := addQuietFlag(fs)
@@ -81,6 +130,39 @@ func setupExplore(fs *pflag.FlagSet) action {
 			return usagef("explore takes no arguments, got %q", args)
 		}
 		cfg.Params = protocol.Params
+		if fs.Changed("max-pending") {
+			if *maxPending < 0 {
+				return usagef("--max-pending must not be negative, got %d", *maxPending)
+			}
+			cfg.MaxPending = *maxPending
+		}
+		if *maxMemory != "" {
+			m, err := explore.ParseSize(*maxMemory)
+			if err != nil {
+				return usagef("--max-memory: %v", err)
+			}
+			if m == 0 {
+				return usagef("--max-memory must be above 0 (none: no cap)")
+			}
+			cfg.MaxMemory = m
+		}
+		if *from != "" {
+			for _, name := range []string{"algo", "ablate", "acceptors", "proposers", "seed", "fsync-latency", "clocks"} {
+				if fs.Changed(name) {
+					return usagef("--%s and --from: the scenario's setup lines say it", name)
+				}
+			}
+			for _, p := range runner.ParamsOf(runner.GroupProtocol) {
+				if fs.Changed(p.Name) {
+					return usagef("--%s and --from: the scenario's params line says it", p.Name)
+				}
+			}
+			b, err := os.ReadFile(*from)
+			if err != nil {
+				return badInput(err)
+			}
+			cfg.From, cfg.FromName = string(b), *from
+		}
 		if fs.Changed("drift") {
 			cfg.ClockDrift = *drift
 		} else {
@@ -89,25 +171,12 @@ func setupExplore(fs *pflag.FlagSet) action {
 		if cfg.Workers < 1 {
 			return usagef("--workers must be at least 1, got %d", cfg.Workers)
 		}
-		cfg.InputKinds = nil
-		for _, k := range *kinds {
-			switch k {
-			case "acquire":
-				cfg.InputKinds = append(cfg.InputKinds, algorithms.Acquire)
-			case "extend":
-				cfg.InputKinds = append(cfg.InputKinds, algorithms.Extend)
-			case "release":
-				cfg.InputKinds = append(cfg.InputKinds, algorithms.Relinquish)
-			default:
-				return usagef("unknown input kind %q (valid: acquire, extend, release)", k)
-			}
-		}
-		if len(cfg.InputKinds) == 0 {
-			return usagef("--input-kinds needs at least one of acquire, extend, release")
+		var err error
+		if cfg.InputKinds, err = parseInputKinds(*kinds); err != nil {
+			return err
 		}
 		var f *os.File
 		if *out != "" {
-			var err error
 			if f, err = createOutput("out", *out); err != nil {
 				return err
 			}
@@ -115,10 +184,14 @@ func setupExplore(fs *pflag.FlagSet) action {
 		}
 		if !*quiet && isTerminal(c.stderr) {
 			cfg.Progress = func(p explore.Progress) {
-				fmt.Fprintf(c.stderr, "\rexplore: depth %d, %d states, frontier %d, %.0f states/s   ", p.Depth, p.States, p.Frontier, p.StatesPerSec)
+				fmt.Fprintf(c.stderr, "\rexplore: depth %d, %d states, frontier %d, %.0f states/s, %d MB   ", p.Depth, p.States, p.Frontier, p.StatesPerSec, p.Memory>>20)
 			}
 		}
-		res, err := explore.Explore(cfg)
+		// Ctrl-C stops the search cleanly: it prints what it found.
+		sctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		defer stop()
+		res, err := explore.ExploreContext(sctx, cfg)
+		stop()
 		if cfg.Progress != nil {
 			fmt.Fprint(c.stderr, "\r"+strings.Repeat(" ", 78)+"\r")
 		}
@@ -128,29 +201,68 @@ func setupExplore(fs *pflag.FlagSet) action {
 		if err != nil {
 			return err
 		}
-		if res.Scenario != "" && f != nil {
-			if _, err := f.WriteString(res.Scenario); err != nil {
-				return err
-			}
-			if err := f.Close(); err != nil {
-				return err
-			}
-			res.Counterexample = *out
-		}
-		if *format == "json" {
-			if err := writeJSON(c.stdout, res); err != nil {
-				return err
-			}
-		} else {
-			if err := writeExploreTable(c, res); err != nil {
-				return err
-			}
-		}
-		if res.Violations > 0 {
-			return exitStatus(1)
-		}
-		return nil
+		return writeExplore(c, cfg, res, f, *out, *format)
 	}
+}
+
+// parseInputKinds reads --input-kinds.
+func parseInputKinds(kinds []string) ([]algorithms.InputKind, error) {
+	var ks []algorithms.InputKind
+	for _, k := range kinds {
+		switch k {
+		case "acquire":
+			ks = append(ks, algorithms.Acquire)
+		case "extend":
+			ks = append(ks, algorithms.Extend)
+		case "release":
+			ks = append(ks, algorithms.Relinquish)
+		default:
+			return nil, usagef("unknown input kind %q (valid: acquire, extend, release)", k)
+		}
+	}
+	if len(ks) == 0 {
+		return nil, usagef("--input-kinds needs at least one of acquire, extend, release")
+	}
+	return ks, nil
+}
+
+// writeExplore writes the counterexample to f (--out), if there is one,
+// and prints the result (with warnings and why the search stopped on
+// stderr); exit status 1 when a violation was found.
+func writeExplore(c *ctx, cfg explore.Config, res explore.Result, f *os.File, out, format string) error {
+	if res.Scenario != "" && f != nil {
+		if _, err := f.WriteString(res.Scenario); err != nil {
+			return err
+		}
+		if err := f.Close(); err != nil {
+			return err
+		}
+		res.Counterexample = out
+	}
+	for _, w := range res.Warnings {
+		fmt.Fprintf(c.stderr, "explore: warning: %s\n", w)
+	}
+	if res.Stopped != explore.StopExhausted && res.Stopped != explore.StopViolation && res.Stopped != explore.StopWalks {
+		fmt.Fprintf(c.stderr, "explore: stopped (%s) before the space was exhausted: the result covers only the states searched\n", res.Stopped)
+	}
+	if format == "json" {
+		if err := writeJSON(c.stdout, exploreOutput(c, cfg, res)); err != nil {
+			return err
+		}
+	} else if err := writeExploreTable(c, res); err != nil {
+		return err
+	}
+	if res.Violations > 0 {
+		return exitStatus(1)
+	}
+	return nil
+}
+
+func capText(b int64) string {
+	if b <= 0 {
+		return "none"
+	}
+	return fmt.Sprintf("%d MB", b>>20)
 }
 
 func writeExploreTable(c *ctx, r explore.Result) error {
@@ -165,20 +277,39 @@ func writeExploreTable(c *ctx, r explore.Result) error {
 	if ce == "" {
 		ce = "-"
 	}
+	pending := "none"
+	if r.Bounds.MaxPending > 0 {
+		pending = fmt.Sprintf("%d (%s)", r.Bounds.MaxPending, r.Bounds.MaxPendingFrom)
+	}
 	rows := [][]string{
 		{"algo", r.Algo},
 		{"ablate", abl},
 		{"cluster", fmt.Sprintf("%d acceptors, %d proposers", r.Acceptors, r.Proposers)},
+		{"strategy", r.Strategy},
 		{"clocks", fmt.Sprintf("%s (%d initial states)", r.Clocks, r.InitStates)},
+		{"time model", r.TimeModel.Covers},
+		{"budgets", fmt.Sprintf("inputs %d, crashes %d, drops %d, dups %d, slews %d, pauses %d", r.Bounds.Inputs, r.Bounds.Crashes, r.Bounds.Drops, r.Bounds.Dups, r.Bounds.Slews, r.Bounds.Pauses)},
+		{"max pending", pending},
 		{"states (distinct)", strconv.FormatInt(r.States, 10)},
 		{"transitions", strconv.FormatInt(r.Transitions, 10)},
 		{"constrained (beyond --max-pending)", strconv.FormatInt(r.Constrained, 10)},
 		{"max depth", strconv.Itoa(r.MaxDepth)},
+		{"stopped", r.Stopped},
 		{"exhausted", strconv.FormatBool(r.Exhausted)},
 		{"states/s", fmt.Sprintf("%.0f (%d workers)", r.StatesPerSec, r.Workers)},
 		{"states per CPU second", fmt.Sprintf("%.0f (%.0f ms CPU)", r.StatesPerCPUSec, r.CPUMS)},
 		{"wall", fmt.Sprintf("%.0f ms", r.WallMS)},
+		{"memory", fmt.Sprintf("peak %d MB seen (cap %s), visited set %d MB", r.PeakMemory>>20, capText(r.MaxMemory), r.VisitedBytes>>20)},
 		{"violations", strconv.Itoa(r.Violations)},
+	}
+	if r.Walks > 0 {
+		rows = append(rows, []string{"walks", strconv.FormatInt(r.Walks, 10)})
+	}
+	if r.Bounds.Pauses > 0 {
+		rows = append(rows, []string{"double-belief states", fmt.Sprintf("%d (a paused node still believes it holds; first at depth %d)", r.DoubleBelief, r.BeliefDepth)})
+	}
+	if r.Checkpoint != "" {
+		rows = append(rows, []string{"checkpoint", r.Checkpoint + " (run the same command to resume)"})
 	}
 	if r.First != nil {
 		rows = append(rows,
@@ -187,4 +318,43 @@ func writeExploreTable(c *ctx, r explore.Result) error {
 	}
 	rows = append(rows, []string{"counterexample", ce})
 	return writeTable(c.stdout, []string{"explore", "value"}, rows)
+}
+
+// exploreJSON is explore's JSON: the search's result with the provenance
+// and everything that bounded the search, every key always present (the
+// fields here shadow the result's of the same JSON name).
+type exploreJSON struct {
+	Meta *runner.Meta `json:"meta"`
+	explore.Result
+	Ablate []string           `json:"ablate"`
+	First  *explore.Violation `json:"first_violation"` // null when none
+	Params algorithms.Params  `json:"params"`
+	Bounds exploreBounds      `json:"bounds"`
+}
+
+// exploreBounds are the explorer's bounds and budgets: what "exhausted"
+// is relative to (the search's own, explore.Bounds: budgets, the pending
+// bound and where it came from, the reductions; and the rest of
+// explore.Config that shapes the space).
+type exploreBounds struct {
+	explore.Bounds
+	Resources      int      `json:"resources"`
+	Seed           uint64   `json:"seed"`
+	FsyncLatencyNS int64    `json:"fsync_latency_ns"`
+	InputKinds     []string `json:"input_kinds"`
+	ClockDrift     float64  `json:"clock_drift"`
+}
+
+func exploreOutput(c *ctx, cfg explore.Config, res explore.Result) exploreJSON {
+	kinds := []string{}
+	for _, k := range cfg.InputKinds {
+		kinds = append(kinds, k.String())
+	}
+	abl := res.Ablate
+	if abl == nil {
+		abl = []string{}
+	}
+	return exploreJSON{Meta: c.meta(), Result: res, Ablate: abl, First: res.First, Params: cfg.Params,
+		Bounds: exploreBounds{Bounds: res.Bounds, Resources: cfg.Resources, Seed: cfg.Seed, FsyncLatencyNS: int64(cfg.FsyncLatency),
+			InputKinds: kinds, ClockDrift: cfg.ClockDrift}}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"os"
 	"strings"
 	"testing"
 )
@@ -23,6 +24,16 @@ func TestExploreBadInput(t *testing.T) {
 		{[]string{"explore", "--lease-span", "9s", "--max-lease", "7s"}, "max lease"},
 		{[]string{"explore", "--format", "csv"}, "format must be one of table, json"},
 		{[]string{"explore", "extra"}, "explore takes no arguments"},
+		{[]string{"explore", "--strategy", "bogo"}, `unknown strategy "bogo" (valid: bfs, dfs, random)`},
+		{[]string{"explore", "--max-memory", "lots"}, `--max-memory: bad size "lots"`},
+		{[]string{"explore", "--max-memory", "0"}, "--max-memory must be above 0"},
+		{[]string{"explore", "--max-pending", "-3"}, "--max-pending must not be negative"},
+		{[]string{"explore", "--strategy", "dfs", "--checkpoint", "/tmp/x"}, "--checkpoint needs --strategy bfs"},
+		{[]string{"explore", "--time-step", "-1s"}, "time step must not be negative"},
+		{[]string{"explore", "--clock-levels", "1"}, "clock levels must be 2 to 9"},
+		{[]string{"explore", "--slews", "1", "--drift", "0"}, "--slews needs a rate error"},
+		{[]string{"explore", "--from", "/nonexistent/scenario.txt"}, "no such file"},
+		{[]string{"explore", "--from", "testdata/none.txt", "--algo", "naive"}, "--algo and --from"},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			code, stdout, stderr := leaselab(tc.args...)
@@ -64,8 +75,78 @@ func TestExploreFindsAndReplays(t *testing.T) {
 	if len(rr.Violations) == 0 || len(rr.Failed) != 0 {
 		t.Fatalf("replay of the counterexample: %s", out)
 	}
+	if code, _, _ := leaselab("replay", f); code != 1 {
+		t.Fatalf("replay of the counterexample exits %d, want 1", code)
+	}
 	code, stdout, stderr = leaselab("explore", "--algo", "paxoslease", "--inputs", "1", "--format", "json")
-	if code != 0 || !strings.Contains(stdout, `"exhausted": true`) || !strings.Contains(stdout, `"violations": 0`) {
+	if code != 0 || !strings.Contains(stdout, `"exhausted": true`) || !strings.Contains(stdout, `"violations": 0`) ||
+		!strings.Contains(stdout, `"stopped": "exhausted"`) || !strings.Contains(stdout, `"max_pending": 4`) || !strings.Contains(stdout, `"instants": "deadlines"`) {
 		t.Fatalf("exit %d: %s %s", code, stdout, stderr)
+	}
+	// The same keys with and without a violation (null where none), the
+	// provenance, and what bounded the search.
+	var clean map[string]any
+	if err := json.Unmarshal([]byte(stdout), &clean); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"meta", "params", "bounds", "first_violation", "ablate"} {
+		if _, ok := clean[k]; !ok {
+			t.Errorf("JSON lacks %q: %s", k, stdout)
+		}
+	}
+	if len(clean) != len(r) {
+		t.Errorf("%d keys without a violation, %d with one", len(clean), len(r))
+	}
+	b, _ := clean["bounds"].(map[string]any)
+	if b["inputs"] != 1.0 || b["crashes"] != 1.0 || b["max_states"] != 0.0 || b["max_pending"] != 4.0 || clean["meta"] == nil {
+		t.Errorf("bounds %v, meta %v", b, clean["meta"])
+	}
+}
+
+// explore --help lists the strategies, --from and the fault budgets; a
+// cap stops the search cleanly with its partial result and says so, in
+// JSON with its provenance and bounds.
+func TestExploreHelpAndStops(t *testing.T) {
+	_, o, e := leaselab("explore", "--help")
+	help := o + e
+	for _, flag := range []string{"--strategy", "--from", "--max-memory", "--checkpoint", "--time-step", "--slews", "--clock-levels", "--walks", "--pauses", "--crashes"} {
+		if !strings.Contains(help, flag) {
+			t.Errorf("explore --help does not list %s", flag)
+		}
+	}
+	code, stdout, stderr := leaselab("explore", "--algo", "paxoslease", "--max-states", "500", "--format", "json")
+	if code != 0 || !strings.Contains(stdout, `"stopped": "max-states"`) || !strings.Contains(stderr, "stopped (max-states)") {
+		t.Fatalf("exit %d: %s %s", code, stdout, stderr)
+	}
+	for _, key := range []string{`"meta": {`, `"bounds": {`, `"pauses": 0`, `"time_model": {`} {
+		if !strings.Contains(stdout, key) {
+			t.Errorf("explore JSON has no %s:\n%s", key, stdout)
+		}
+	}
+}
+
+// explore --from starts at the end of a scenario file: the file's setup
+// lines choose the algorithm and its commands open the counterexample,
+// which replays to its violation (exit 1).
+func TestExploreFrom(t *testing.T) {
+	dir := t.TempDir()
+	from, ce := dir+"/prefix.txt", dir+"/ce.txt"
+	prefix := "algo naive\nablate restart-wait\ncluster acceptors=3 proposers=2\nparams response-timeout=10s max-rounds=1 backoff=0s\ndisk fsync-latency=0s\nacquire n0 r0\ndeliver 1\n"
+	if err := os.WriteFile(from, []byte(prefix), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := leaselab("explore", "--from", from, "--inputs", "1", "--crashes", "1", "--out", ce, "--format", "json")
+	if code != 1 || !strings.Contains(stdout, `"stopped": "violation"`) {
+		t.Fatalf("exit %d: %s %s", code, stdout, stderr)
+	}
+	b, err := os.ReadFile(ce)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), "start\n# the prefix (--from "+from+")\nacquire n0 r0\ndeliver 1\n") {
+		t.Fatalf("the counterexample does not open with the prefix:\n%s", b)
+	}
+	if code, _, _ := leaselab("replay", ce); code != 1 {
+		t.Fatalf("replay of the counterexample exits %d, want 1", code)
 	}
 }

@@ -65,7 +65,7 @@ start there (fsync) before it sends anything, and uses the old count.`,
 func setupNode(fs *pflag.FlagSet) action {
 	var (
 		cfg    udp.ProcessConfig
-		id     = fs.Int("id", -1, "this node's id (0..N-1)")
+		id     = fs.Int("id", -1, "this node's id (0..N-1); required")
 		listen = fs.String("listen", "127.0.0.1:0", "UDP address to listen on")
 		peers  = fs.String("peers", "", "every other node as ID=HOST:PORT, comma-separated")
 		// spec holds the node's parameters (udp.ProcessParams), with the
@@ -84,7 +84,10 @@ func setupNode(fs *pflag.FlagSet) action {
 	fs.BoolVar(&cfg.ReusePort, "reuse-port", false, "bind --listen with SO_REUSEPORT, beside the placeholder with which the supervisor (leaselab cluster) holds a crashed node's port until it restarts (Linux); two nodes started by hand on one port would share it, so leave it off otherwise")
 	return func(c *ctx, args []string) error {
 		if len(args) > 0 {
-			return usagef("unexpected arguments %v", args)
+			return usagef("unexpected argument %q", args[0])
+		}
+		if !fs.Changed("id") {
+			return usagef("--id is required: this node's number, 0..N-1")
 		}
 		if *id < 0 || *id >= int(algorithms.NoNode) {
 			return usagef("--id must be a node number in [0, %d), got %d", int(algorithms.NoNode), *id)

@@ -60,7 +60,9 @@ func benchPeer(c *ctx, fs *pflag.FlagSet, pf peerFlags, spec runner.Spec, worklo
 		return badInput(err)
 	}
 	if !etcd.Available() {
-		return errors.New("bench --peer etcd: " + etcd.ErrNotBuilt.Error())
+		// A binary without the peer cannot run it whatever is tried: the
+		// request is the problem (exit 2), not a failure on the way.
+		return badInput(errors.New("bench --peer etcd: " + etcd.ErrNotBuilt.Error()))
 	}
 	if *pf.compare {
 		spec.Env, spec.Workload, spec.Leases, spec.Proposers = "udp", workload, leases[0], 1

@@ -30,7 +30,7 @@ func TestBenchPeerInput(t *testing.T) {
 		return
 	}
 	code, _, stderr := leaselab("bench", "--peer", "etcd", "--leases", "10")
-	if code != 1 || !strings.Contains(stderr, "go build -tags etcd ./cmd/leaselab") {
-		t.Errorf("bench --peer etcd without the tag: exit %d, stderr %q; want exit 1 and how to build", code, stderr)
+	if code != 2 || !strings.Contains(stderr, "go build -tags etcd ./cmd/leaselab") {
+		t.Errorf("bench --peer etcd without the tag: exit %d, stderr %q; want exit 2 (the request, not a failure) and how to build", code, stderr)
 	}
 }

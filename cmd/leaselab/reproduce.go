@@ -68,7 +68,7 @@ func setupReproduce(fs *pflag.FlagSet) action {
 	quiet := addQuietFlag(fs)
 	return func(c *ctx, args []string) error {
 		if len(args) > 0 {
-			return usagef("unexpected arguments %q", args)
+			return usagef("unexpected argument %q", args[0])
 		}
 		if *seeds < 0 {
 			return usagef("--seeds must not be negative, got %d", *seeds)
@@ -91,75 +91,101 @@ func setupReproduce(fs *pflag.FlagSet) action {
 		if err != nil {
 			return badInput(err)
 		}
-		var envNotes []string
-		for _, e := range exps {
-			if r, err := e.Resolve(opt); err == nil && r.EnvNote != "" {
-				envNotes = append(envNotes, r.EnvNote)
-			}
-		}
-		if *env != "" && len(envNotes) == len(exps) {
-			return usagef("none of the selected experiments can run in environment %q (udp: %s)", *env, strings.Join(udpCapable(), ", "))
-		}
-		if !*quiet {
-			for _, n := range envNotes {
-				fmt.Fprintf(c.stderr, "reproduce: note: %s\n", n)
-			}
-		}
-		w := *workers
-		if w == 0 {
-			w = runtime.GOMAXPROCS(0)
-		}
-		mode := "full run"
-		if *quick {
-			mode = "quick run"
+		if err := reproduceEnvNotes(c, exps, opt, *quiet); err != nil {
+			return err
 		}
 		say := func(format string, a ...any) {
 			if !*quiet {
 				fmt.Fprintf(c.stderr, format, a...)
 			}
 		}
-		what := fmt.Sprintf("%d experiments", len(exps))
-		if len(exps) == 1 {
-			what = "1 experiment"
-		}
-		say("reproduce: %s of %s, %d runs on %d workers, into %s\n", mode, what, total, w, *out)
-		if !*quick {
-			say("reproduce: calibrating on two runs of every series (the smallest and the middle sweep value) ...\n")
-		}
+		reproduceHeader(say, *quick, len(exps), total, *workers, *out)
 		bar := newReproduceProgress(c, *quiet)
 		cmdline := reproCommand(*quick, *only, *seeds, *env)
 		start := time.Now()
+		stop, release := interruptible(c)
+		defer release()
 		reports, err := experiments.Reproduce(exps, experiments.Config{
-			Options: opt, Out: *out, Workers: *workers, Command: cmdline, Meta: c.meta(),
-			Progress: func(p experiments.Progress) {
-				if p.Calibrated && !*quick {
-					bar.clear()
-					say("reproduce: estimated duration %s (from %d calibration runs; the estimate is refined as runs finish)\n",
-						reproRound(p.Estimate), p.Done)
-				}
-				if len(p.Wrote) > 0 {
-					bar.clear()
-					if p.Experiment == "" {
-						say("reproduce: wrote %s\n", strings.Join(p.Wrote, " "))
-					} else {
-						say("reproduce: %s: wrote %s\n", p.Experiment, strings.Join(p.Wrote, " "))
-					}
-					return
-				}
-				bar.update(p)
-			},
+			Options: opt, Out: *out, Workers: *workers, Command: cmdline, Meta: c.meta(), Stop: stop,
+			Progress: reproduceProgressFunc(bar, *quick, say),
 		})
 		bar.clear()
 		if reports != nil {
-			if werr := reproSummary(c, reports, *out, start); werr != nil && err == nil {
+			if werr := reproSummary(c, reports, *out, start, !errors.Is(err, experiments.ErrInterrupted)); werr != nil && err == nil {
 				err = werr
 			}
 		}
-		if errors.Is(err, experiments.ErrRunsFailed) {
+		switch {
+		case errors.Is(err, experiments.ErrInterrupted):
+			fmt.Fprintf(c.stderr, "leaselab reproduce: interrupted: %d of %d experiments finished and written (above); no report.md\n", len(reports), len(exps))
+			return exitStatus(130)
+		case errors.Is(err, experiments.ErrRunsFailed):
 			fmt.Fprintf(c.stderr, "leaselab reproduce: %v\n", oneLine(err))
 			return exitStatus(1)
 		}
 		return err
+	}
+}
+
+// reproduceHeader says what is about to run, and where it goes.
+func reproduceHeader(say func(string, ...any), quick bool, exps, runs, workers int, out string) {
+	if workers == 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	mode := "full run"
+	if quick {
+		mode = "quick run"
+	}
+	what := fmt.Sprintf("%d experiments", exps)
+	if exps == 1 {
+		what = "1 experiment"
+	}
+	say("reproduce: %s of %s, %d runs on %d workers, into %s\n", mode, what, runs, workers, out)
+	if !quick {
+		say("reproduce: calibrating on two runs of every series (the smallest and the middle sweep value) ...\n")
+	}
+}
+
+// reproduceEnvNotes prints why experiments run in their own environment
+// rather than --env's, and refuses an --env none of them can run in.
+func reproduceEnvNotes(c *ctx, exps []experiments.Experiment, opt experiments.Options, quiet bool) error {
+	var envNotes []string
+	for _, e := range exps {
+		if r, err := e.Resolve(opt); err == nil && r.EnvNote != "" {
+			envNotes = append(envNotes, r.EnvNote)
+		}
+	}
+	if opt.Env != "" && len(envNotes) == len(exps) {
+		return usagef("none of the selected experiments can run in environment %q (udp: %s)", opt.Env, strings.Join(udpCapable(), ", "))
+	}
+	if !quiet {
+		for _, n := range envNotes {
+			fmt.Fprintf(c.stderr, "reproduce: note: %s\n", n)
+		}
+	}
+	return nil
+}
+
+// reproduceProgressFunc reports a reproduction's progress: the estimate once
+// the calibration runs are done (full runs), the files as they are
+// written, the bar otherwise.
+func reproduceProgressFunc(bar *reproduceProgress, quick bool, say func(string, ...any)) func(experiments.Progress) {
+	return func(p experiments.Progress) {
+		if p.Calibrated && !quick {
+			bar.clear()
+			say("reproduce: estimated duration %s (from %d calibration runs; the estimate is refined as runs finish)\n",
+				reproRound(p.Estimate), p.Done)
+		}
+		if len(p.Wrote) > 0 {
+			bar.clear()
+			if p.Experiment == "" {
+				say("reproduce: wrote %s\n", strings.Join(p.Wrote, " "))
+			} else {
+				say("reproduce: %s: wrote %s\n", p.Experiment, strings.Join(p.Wrote, " "))
+			}
+			return
+		}
+		bar.update(p)
 	}
 }
 
@@ -184,7 +210,7 @@ func reproCommand(quick bool, only []string, seeds int, env string) string {
 
 // reproSummary prints a table of the experiments run and where the
 // report is.
-func reproSummary(c *ctx, reports []*experiments.Report, out string, start time.Time) error {
+func reproSummary(c *ctx, reports []*experiments.Report, out string, start time.Time, report bool) error {
 	var rows [][]string
 	for _, r := range reports {
 		runTime := reproRound(r.Wall).String()
@@ -195,7 +221,9 @@ func reproSummary(c *ctx, reports []*experiments.Report, out string, start time.
 			runTime, filepath.Join(out, r.Exp.Name+".png")})
 	}
 	err := writeTable(c.stdout, []string{"experiment", "env", "runs", "failed", "run time", "chart"}, rows)
-	fmt.Fprintf(c.stdout, "report: %s (wall time %s)\n", filepath.Join(out, "report.md"), reproRound(time.Since(start)))
+	if report {
+		fmt.Fprintf(c.stdout, "report: %s (wall time %s)\n", filepath.Join(out, "report.md"), reproRound(time.Since(start)))
+	}
 	return err
 }
 

@@ -16,7 +16,7 @@ func TestReproduceBadInput(t *testing.T) {
 		{[]string{"reproduce", "--seeds", "-1"}, "--seeds must not be negative"},
 		{[]string{"reproduce", "--env", "moon"}, `unknown environment "moon"`},
 		{[]string{"reproduce", "--only", "fig8", "--env", "udp"}, "none of the selected experiments can run in environment"},
-		{[]string{"reproduce", "extra"}, "unexpected arguments"},
+		{[]string{"reproduce", "extra"}, "unexpected argument \"extra\""},
 		{[]string{"run", "--algo", "naive", "--timeline", "x.gif"}, "must end in .png, .svg or .html"},
 		{[]string{"run", "--algo", "naive", "--timeline", "/no/such/dir/x.png"}, "no such directory"},
 	} {

@@ -32,8 +32,17 @@ time.
 
 Note the two drifts: --drift is how wrong the simulated clocks actually run;
 --drift-bound is what the algorithms assume and absorb with a margin.
-Exit status 1 if the run fails or the lease-invariant checker finds a
-violation (the result is printed first), 2 for bad input.`,
+--rate R makes the batch workload an open-loop load: its requests arrive
+as a Poisson process of R per second, whatever the answers (latency counts
+from the arrival); --latency-chart FILE.png draws the latency percentiles,
+the HDR histogram and the throughput over time that every JSON result
+carries (latency_ms.p999, latency_histogram, throughput). A batch that
+would need more memory than the machine has is refused before it starts,
+with the figure.
+
+Interrupted (Ctrl-C), it prints the result so far (interrupted: true) and
+exits 130. Exit status 1 if the run fails or the lease-invariant checker
+finds a violation (the result is printed first), 2 for bad input.`,
 		setup: setupRun,
 	})
 }
@@ -88,8 +97,12 @@ func setupRun(fs *pflag.FlagSet) action {
 		}
 		progress, done := newProgress(c, *quiet, "run "+spec.Algo+" "+spec.Workload)
 		opt.Progress = progress
+		stop, release := interruptible(c)
+		defer release()
+		opt.Stop = stop
 		res, err := runner.Run(spec, opt)
 		done()
+		release()
 		if errors.Is(err, runner.ErrBadSpec) {
 			return badInput(err)
 		}
@@ -110,7 +123,10 @@ func setupRun(fs *pflag.FlagSet) action {
 				}
 			}
 		}
-		if res.Violations > 0 {
+		switch {
+		case res.Interrupted:
+			return exitStatus(130)
+		case res.Violations > 0:
 			return exitStatus(1)
 		}
 		return nil

@@ -27,21 +27,23 @@ searches over 1, 2, 3 and 5 acceptors, proposer-only nodes, 2 to 5 client
 inputs (acquire, extend, release), 0 to 2 crashes, bounded and unbounded
 messages in flight, duplicates, exact, drifting, skewed and extreme clocks,
 several resources, fsyncs that take time (durable algorithms); depth-first
-searches (explore --depth-first) that reach 16 and 18 moves on one
+searches (explore --strategy dfs) that reach 16 and 18 moves on one
 acceptor, where a proposer's earlier life acts after its crash; then
 seeded 'leaselab check' campaigns with several fault mixes. Nothing is chosen per
 ablation: the same matrix runs with every rule on and with --ablate.
 
 The budget (default 10m) is split as the battery goes: each configuration
-may take the time left times its share; a search also stops at its state
-cap and when its next level would pass --memory-cap; time left unused
-goes to the configurations after it. The cheap configurations that found
+may take the time left times its share (a deadline: a search or a
+campaign stops at it, a campaign keeping the seeds that finished), so the
+battery ends within the budget and a few seconds; a search also stops at
+its state cap and before its memory would pass --memory-cap; time left
+unused goes to the configurations after it. The cheap configurations that found
 bugs before come first. The battery stops at the first violation and
 writes its counterexample with --out FILE: a scenario that 'leaselab
 replay FILE' replays to the violation (exit 1). A violation a campaign
 finds is given as the 'leaselab run' command of its seed; with --out the
 run is recorded and shrunk to a scenario (campaign.Shrink, within
---shrink-time), and if its recording does not violate, what is left of
+--shrink-time, at most what is left of the budget), and if its recording does not violate, what is left of
 the budget goes to the searches still open, for one.
 
 --all-ablations runs the battery per safety ablation and prints the table
@@ -70,7 +72,7 @@ func setupVerify(fs *pflag.FlagSet) action {
 	fs.DurationVar(&c.Budget, "budget", verify.DefaultBudget, "wall time for the whole battery")
 	fs.Uint64Var(&c.Seed, "seed", 1, "the explorer's --seed and the campaigns' first seed")
 	fs.IntVar(&c.Workers, "workers", 0, "the explorer's goroutines (0: every core; campaigns use every core)")
-	memMiB := fs.Uint64("memory-cap", verify.DefaultMemoryCap>>20, "MiB: a search stops before a level that would take its memory past this")
+	memMiB := fs.Uint64("memory-cap", verify.DefaultMemoryCap>>20, "MiB: a search stops cleanly before the process's resident memory would pass this (explore --max-memory)")
 	fs.StringSliceVar(&c.Only, "only", nil, "run only these configurations (IDs from --list, e.g. E1,C2)")
 	list := fs.Bool("list", false, "print the matrix and exit")
 	out := fs.String("out", "", "write the counterexample (a scenario file for 'leaselab replay') to FILE")

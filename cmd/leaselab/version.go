@@ -15,10 +15,11 @@ func init() {
 binary carries as "meta": version (the module version, "devel" when built
 from a checkout), revision (the VCS revision, "+dirty" when the tree had
 local changes; taken from the build's VCS stamp, or, for builds without
-one such as 'go run' or GOFLAGS=-buildvcs=false, from git in the leaselab
-checkout the command runs in; "unknown" otherwise), revision_from (build
-or git), go_version, goos, goarch, num_cpu, hostname and started_at (when
-the command started, UTC).`,
+one such as 'go run' or GOFLAGS=-buildvcs=false, from the link-time
+setting -ldflags "-X leaselab/runner.linkRevision=REV" or else from git in
+the leaselab checkout the command runs in; "unknown" otherwise),
+revision_from (build, ldflags or git), go_version, goos, goarch,
+num_cpu, hostname and started_at (when the command started, UTC).`,
 		setup: func(fs *pflag.FlagSet) action {
 			format := addFormatFlag(fs, "table", "json")
 			return func(c *ctx, args []string) error {

@@ -5,12 +5,14 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"leaselab/algorithms"
 	"leaselab/runner"
 	"leaselab/runner/faults"
 	"leaselab/runner/internal/pool"
+	"leaselab/runner/shard"
 	"leaselab/runner/sim"
 )
 
@@ -52,11 +54,11 @@ var SwarmKinds = faults.SwarmKinds()
 // expandFaults checks and expands the fault kinds.
 func expandFaults(kinds []string) ([]string, error) {
 	if len(kinds) == 0 {
-		return nil, fmt.Errorf("no fault kinds given (valid: all, swarm, %v)", FaultKinds)
+		return nil, fmt.Errorf("no fault kinds given (valid: all, swarm, %s)", strings.Join(FaultKinds, ", "))
 	}
 	if slices.Contains(kinds, Swarm) {
 		if len(kinds) > 1 {
-			return nil, fmt.Errorf("fault kind swarm draws every seed's kinds itself: give it alone, not with %v", kinds)
+			return nil, fmt.Errorf("fault kind swarm draws every seed's kinds itself: give it alone, not with %s", strings.Join(kinds, ","))
 		}
 		return []string{Swarm}, nil
 	}
@@ -69,7 +71,7 @@ func expandFaults(kinds []string) ([]string, error) {
 			continue
 		}
 		if !slices.Contains(FaultKinds, k) {
-			return nil, fmt.Errorf("unknown fault kind %q (valid: all, swarm, %v)", k, FaultKinds)
+			return nil, fmt.Errorf("unknown fault kind %q (valid: all, swarm, %s)", k, strings.Join(FaultKinds, ", "))
 		}
 		set[k] = true
 	}
@@ -153,6 +155,7 @@ const maxFirst = 20
 
 // outcome is one seed's run.
 type outcome struct {
+	ran           bool // the run ended (not cut short by Options.Stop)
 	res           runner.Result
 	err           error
 	drew          []bool // swarm: the kinds this seed drew
@@ -184,6 +187,18 @@ func (h *holderCrashes) Observe(r *runner.TraceRec) {
 	}
 }
 
+// addDoubleBelief adds ms, a double belief time in milliseconds that is a
+// whole number of nanoseconds (runner.Result.DoubleBeliefMS, or a part's
+// sum), to cr's. It sums whole nanoseconds, so that the sum does not
+// depend on how the seeds are grouped: a campaign merged from parts
+// (MergeCheck) has the double_belief_ms of one process to the bit, which
+// a sum of floats would miss in the last digits. ns/1e6 and back is exact
+// below 2^52 ns (52 days).
+func (cr *CheckResult) addDoubleBelief(ms float64) {
+	cr.doubleBeliefNS += int64(math.Round(ms * 1e6))
+	cr.DoubleBeliefMS = float64(cr.doubleBeliefNS) / 1e6
+}
+
 // add sums the outcome of seed into cr.
 func (cr *CheckResult) add(seed uint64, o outcome) {
 	res := o.res
@@ -192,14 +207,14 @@ func (cr *CheckResult) add(seed uint64, o outcome) {
 	cr.StaleWrites += res.StaleWrites
 	cr.FencedRejects += res.FencedRejects
 	cr.LiveRejects += res.LiveRejects
-	cr.DoubleBeliefMS += res.DoubleBeliefMS
+	cr.addDoubleBelief(res.DoubleBeliefMS)
 	if res.StaleWrites > 0 {
 		cr.StaleWriteSeeds = append(cr.StaleWriteSeeds, seed)
 	}
 	cr.Exercised.add(res)
 	cr.Exercised.HolderCrashes += o.holderCrashes
 	if o.drew != nil {
-		if cr.Swarm == nil {
+		if len(cr.Swarm) == 0 {
 			cr.Swarm = make([]KindSeeds, len(SwarmKinds))
 			for k, name := range SwarmKinds {
 				cr.Swarm[k].Kind = name
@@ -228,20 +243,14 @@ func (cr *CheckResult) add(seed uint64, o outcome) {
 //
 // Options: Progress gets the fraction of seeds done. Trace, Holds,
 // ViolationTrace and Observers, if set, receive the output of a re-run of
-// the first violating seed (nothing if there is none).
+// the first violating seed (nothing if there is none). Stop, when
+// closed, starts no further seed and cuts the runs in flight short: the
+// result then sums the seeds from FirstSeed up to the first one that did
+// not run to its end (CheckResult.Seeds, Interrupted), and nothing is
+// re-run.
 func Check(cs CheckSpec, opt runner.Options) (CheckResult, error) {
 	start := time.Now()
-	if cs.Seeds < 1 {
-		return CheckResult{}, fmt.Errorf("need at least 1 seed, got %d", cs.Seeds)
-	}
-	kinds, err := expandFaults(cs.Faults)
-	if err != nil {
-		return CheckResult{}, err
-	}
-	if cs.Base.Env != "sim" {
-		return CheckResult{}, fmt.Errorf("check runs in the simulator only, not env %q", cs.Base.Env)
-	}
-	base, err := runner.Resolve(cs.Base)
+	kinds, base, err := cs.resolve()
 	if err != nil {
 		return CheckResult{}, err
 	}
@@ -250,7 +259,7 @@ func Check(cs CheckSpec, opt runner.Options) (CheckResult, error) {
 	// found so far: seeds are started in order and none is started after
 	// a violation, so every seed below it has run, whatever the
 	// scheduling.
-	last, done := cs.Seeds-1, 0
+	last, done, interrupted := cs.Seeds-1, 0, false
 	pool.Pool{}.Run(cs.Seeds, func(_, i int) {
 		spec, drew := specFor(base, kinds, cs.Vary, cs.FirstSeed+uint64(i))
 		o := outcome{drew: drew}
@@ -258,9 +267,10 @@ func Check(cs CheckSpec, opt runner.Options) (CheckResult, error) {
 			o.err = fmt.Errorf("seed %d: %w", spec.Seed, err)
 		} else {
 			var hc holderCrashes
-			o.res, o.err = sim.RunPlan(p, runner.Options{Observers: []runner.Observer{&hc}})
+			o.res, o.err = sim.RunPlan(p, runner.Options{Observers: []runner.Observer{&hc}, Stop: opt.Stop})
 			o.holderCrashes = hc.n
 		}
+		o.ran = o.err != nil || !o.res.Interrupted
 		results[i] = o
 	}, func(i int) bool {
 		done++
@@ -271,14 +281,36 @@ func Check(cs CheckSpec, opt runner.Options) (CheckResult, error) {
 			last = min(last, i)
 			return false
 		}
+		if closed(opt.Stop) {
+			interrupted = true
+			return false
+		}
 		return true
 	})
+	if interrupted || closed(opt.Stop) {
+		// The seeds up to the first that did not run to its end.
+		for i := 0; i <= last; i++ {
+			if !results[i].ran {
+				last, interrupted = i-1, true
+				break
+			}
+		}
+	}
 	cr := CheckResult{
-		Algo:           cs.Base.Algo,
-		Ablate:         cs.Base.Ablate,
-		Faults:         kinds,
-		Seeds:          last + 1,
-		ViolatingSeeds: []uint64{},
+		Algo:            cs.Base.Algo,
+		Ablate:          cs.Base.Ablate,
+		Faults:          kinds,
+		FirstSeed:       cs.FirstSeed,
+		Seeds:           last + 1,
+		Params:          cs.Base,
+		ViolatingSeeds:  []uint64{},
+		StaleWriteSeeds: []uint64{},
+		First:           []runner.Violation{},
+		ViolatingSpecs:  []runner.Spec{},
+		Swarm:           []KindSeeds{},
+		Shards:          []shard.Part{},
+		Counterexamples: []Counterexample{},
+		Interrupted:     interrupted,
 	}
 	for i, o := range results[:last+1] {
 		if o.err != nil {
@@ -287,17 +319,54 @@ func Check(cs CheckSpec, opt runner.Options) (CheckResult, error) {
 		cr.add(cs.FirstSeed+uint64(i), o)
 	}
 	sort.Slice(cr.ViolatingSeeds, func(i, j int) bool { return cr.ViolatingSeeds[i] < cr.ViolatingSeeds[j] })
-	if len(cr.ViolatingSeeds) > 0 && (opt.Trace != nil || opt.Holds != nil || opt.ViolationTrace != nil || len(opt.Observers) > 0) {
+	if !interrupted && len(cr.ViolatingSeeds) > 0 && (opt.Trace != nil || opt.Holds != nil || opt.ViolationTrace != nil || len(opt.Observers) > 0) {
 		spec, _ := specFor(base, kinds, cs.Vary, cr.ViolatingSeeds[0])
-		p, err := base.With(spec)
-		if err != nil {
-			return cr, err
-		}
-		rerun := runner.Options{Trace: opt.Trace, Holds: opt.Holds, ViolationTrace: opt.ViolationTrace, Observers: opt.Observers}
-		if _, err := sim.RunPlan(p, rerun); err != nil {
+		if err := rerunFirst(base, spec, opt); err != nil {
 			return cr, err
 		}
 	}
 	cr.WallMS = float64(time.Since(start).Microseconds()) / 1e3
 	return cr, nil
+}
+
+// resolve checks a campaign's spec: its fault kinds, expanded, and the
+// base plan every seed starts from.
+func (cs CheckSpec) resolve() ([]string, runner.Plan, error) {
+	if cs.Seeds < 1 {
+		return nil, runner.Plan{}, fmt.Errorf("need at least 1 seed, got %d", cs.Seeds)
+	}
+	kinds, err := expandFaults(cs.Faults)
+	if err != nil {
+		return nil, runner.Plan{}, err
+	}
+	if cs.Base.Env != "sim" {
+		return nil, runner.Plan{}, fmt.Errorf("check runs in the simulator only, not env %q", cs.Base.Env)
+	}
+	base, err := runner.Resolve(cs.Base)
+	if err != nil {
+		return nil, runner.Plan{}, err
+	}
+	return kinds, base, nil
+}
+
+// rerunFirst runs the first violating seed's spec again with opt's trace,
+// holds, violation trace and observers.
+func rerunFirst(base runner.Plan, spec runner.Spec, opt runner.Options) error {
+	p, err := base.With(spec)
+	if err != nil {
+		return err
+	}
+	rerun := runner.Options{Trace: opt.Trace, Holds: opt.Holds, ViolationTrace: opt.ViolationTrace, Observers: opt.Observers}
+	_, err = sim.RunPlan(p, rerun)
+	return err
+}
+
+// closed reports whether stop has been closed (nil: never).
+func closed(stop <-chan struct{}) bool {
+	select {
+	case <-stop:
+		return true
+	default:
+		return false
+	}
 }

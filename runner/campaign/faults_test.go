@@ -16,7 +16,7 @@ import (
 
 // traceLine is the part of a JSON trace record these tests read.
 type traceLine struct {
-	T      int64  `json:"t"`
+	T      int64  `json:"t_ns"`
 	Node   int    `json:"node"`
 	What   string `json:"what"`
 	Input  string `json:"input"`

@@ -107,93 +107,19 @@ func (m *recMsg) faulty(spec runner.Spec) bool { return m.copies != 1 || m.late(
 // recordRun runs plan in the simulator and records it.
 func recordRun(plan runner.Plan) (*recording, error) {
 	spec := plan.Spec
-	nodes := algorithms.NewCluster(spec.Acceptors, spec.Proposers).Nodes
-	rc := &recording{spec: spec, end: int64(spec.Duration)}
-	// inflight: for each content, the messages the network still holds a
-	// copy of, oldest first (equal contents are interchangeable).
-	inflight := map[algorithms.Message][]int{}
-	var seq int64
-	var bad error
-	arrive := func(r *runner.TraceRec) {
-		q := inflight[r.Msg]
-		if len(q) == 0 {
-			if bad == nil {
-				bad = fmt.Errorf("recording seed %d: %v arrived at %v without being sent", spec.Seed, r.Msg, time.Duration(r.T))
-			}
-			return
-		}
-		m := &rc.msgs[q[0]]
-		m.arrivals = append(m.arrivals, arrival{delay: r.T - m.t, seq: seq})
-		if len(m.arrivals) < m.copies {
-			return
-		}
-		if len(q) == 1 {
-			delete(inflight, r.Msg)
-		} else {
-			inflight[r.Msg] = q[1:]
-		}
+	w := &recorder{
+		rc:       &recording{spec: spec, end: int64(spec.Duration)},
+		nodes:    algorithms.NewCluster(spec.Acceptors, spec.Proposers).Nodes,
+		inflight: map[algorithms.Message][]int{},
 	}
-	ext := func(r *runner.TraceRec, a extAction) {
-		a.t, a.seq = r.T, seq
-		rc.ext = append(rc.ext, a)
-	}
-	hook := observerFunc(func(r *runner.TraceRec) {
-		seq++
-		self := r.Msg.From == r.Msg.To
-		switch r.Kind {
-		case runner.TraceClock:
-			if len(rc.boot) < nodes {
-				// The boot writes every node's clock before anything else.
-				rc.boot = append(rc.boot, faults.Clock{Offset: r.X, RatePPB: r.Y})
-			} else {
-				ext(r, extAction{kind: extClock, node: r.Node, clock: faults.Clock{Offset: r.X, RatePPB: r.Y}})
-			}
-		case runner.TraceSend:
-			if !self {
-				inflight[r.Msg] = append(inflight[r.Msg], len(rc.msgs))
-				rc.msgs = append(rc.msgs, recMsg{t: r.T, msg: r.Msg, copies: 1})
-			}
-		case runner.TraceDup:
-			if !self {
-				rc.msgs[len(rc.msgs)-1].copies++ // the send just made
-			}
-		case runner.TraceDrop:
-			if self {
-				break
-			}
-			if r.Sub == runner.DropLoss || r.Sub == runner.DropPartition {
-				// Dropped as it was sent: the send just made.
-				rc.msgs[len(rc.msgs)-1].copies = 0
-				q := inflight[r.Msg]
-				if q = q[:len(q)-1]; len(q) == 0 {
-					delete(inflight, r.Msg)
-				} else {
-					inflight[r.Msg] = q
-				}
-				break
-			}
-			arrive(r) // the receiver is down
-		case runner.TraceDeliver:
-			if !self {
-				arrive(r)
-			}
-		case runner.TraceInput:
-			ext(r, extAction{kind: extInput, node: r.Node, res: r.Res, input: algorithms.InputKind(r.Sub)})
-		case runner.TraceCrash:
-			ext(r, extAction{kind: extCrash, node: r.Node})
-		case runner.TraceRestart:
-			ext(r, extAction{kind: extRestart, node: r.Node})
-		case runner.TracePause:
-			ext(r, extAction{kind: extPause, node: r.Node, dur: r.X})
-		}
-	})
-	res, err := sim.RunPlan(plan, runner.Options{Observers: []runner.Observer{hook}})
+	res, err := sim.RunPlan(plan, runner.Options{Observers: []runner.Observer{w}})
 	if err != nil {
 		return nil, err
 	}
-	if bad != nil {
-		return nil, bad
+	if w.bad != nil {
+		return nil, w.bad
 	}
+	rc := w.rc
 	rc.acquired = res.LeasesAcquired
 	if len(res.ViolationList) > 0 {
 		rc.first, rc.violated = earliest(res.ViolationList), true
@@ -202,10 +128,106 @@ func recordRun(plan runner.Plan) (*recording, error) {
 	return rc, nil
 }
 
-// observerFunc is a function that observes a run's trace.
-type observerFunc func(r *runner.TraceRec)
+// recorder observes a simulated run's trace and builds its recording as
+// the records come: a message's fate is only known when its copies
+// arrive, so the messages still in the network are kept apart.
+type recorder struct {
+	rc    *recording
+	nodes int
+	// inflight: for each content, the messages the network still holds a
+	// copy of, oldest first (equal contents are interchangeable).
+	inflight map[algorithms.Message][]int
+	seq      int64 // the current record's place in the trace
+	bad      error // the first record the recording cannot explain
+}
 
-func (f observerFunc) Observe(r *runner.TraceRec) { f(r) }
+// Observe files one trace record (runner.Observer).
+func (w *recorder) Observe(r *runner.TraceRec) {
+	w.seq++
+	rc := w.rc
+	// A node's messages to itself are the scenario's own business.
+	self := r.Msg.From == r.Msg.To
+	switch r.Kind {
+	case runner.TraceClock:
+		if len(rc.boot) < w.nodes {
+			// The boot writes every node's clock before anything else.
+			rc.boot = append(rc.boot, faults.Clock{Offset: r.X, RatePPB: r.Y})
+		} else {
+			w.ext(r, extAction{kind: extClock, node: r.Node, clock: faults.Clock{Offset: r.X, RatePPB: r.Y}})
+		}
+	case runner.TraceSend:
+		if !self {
+			w.inflight[r.Msg] = append(w.inflight[r.Msg], len(rc.msgs))
+			rc.msgs = append(rc.msgs, recMsg{t: r.T, msg: r.Msg, copies: 1})
+		}
+	case runner.TraceDup:
+		if !self {
+			rc.msgs[len(rc.msgs)-1].copies++ // the send just made
+		}
+	case runner.TraceDrop:
+		if self {
+			break
+		}
+		if r.Sub == runner.DropLoss || r.Sub == runner.DropPartition {
+			w.lost(r)
+			break
+		}
+		w.arrive(r) // the receiver is down
+	case runner.TraceDeliver:
+		if !self {
+			w.arrive(r)
+		}
+	case runner.TraceInput:
+		w.ext(r, extAction{kind: extInput, node: r.Node, res: r.Res, input: algorithms.InputKind(r.Sub)})
+	case runner.TraceCrash:
+		w.ext(r, extAction{kind: extCrash, node: r.Node})
+	case runner.TraceRestart:
+		w.ext(r, extAction{kind: extRestart, node: r.Node})
+	case runner.TracePause:
+		w.ext(r, extAction{kind: extPause, node: r.Node, dur: r.X})
+	}
+}
+
+// lost records that the network dropped r's message as it was sent: the
+// send just made, so it is the last of its content in flight.
+func (w *recorder) lost(r *runner.TraceRec) {
+	w.rc.msgs[len(w.rc.msgs)-1].copies = 0
+	q := w.inflight[r.Msg]
+	if q = q[:len(q)-1]; len(q) == 0 {
+		delete(w.inflight, r.Msg)
+	} else {
+		w.inflight[r.Msg] = q
+	}
+}
+
+// arrive records that a copy of r's message reached its receiver (or
+// found it down): the oldest message of that content in flight, which
+// leaves the network once all its copies have arrived.
+func (w *recorder) arrive(r *runner.TraceRec) {
+	q := w.inflight[r.Msg]
+	if len(q) == 0 {
+		if w.bad == nil {
+			w.bad = fmt.Errorf("recording seed %d: %v arrived at %v without being sent", w.rc.spec.Seed, r.Msg, time.Duration(r.T))
+		}
+		return
+	}
+	m := &w.rc.msgs[q[0]]
+	m.arrivals = append(m.arrivals, arrival{delay: r.T - m.t, seq: w.seq})
+	if len(m.arrivals) < m.copies {
+		return
+	}
+	if len(q) == 1 {
+		delete(w.inflight, r.Msg)
+	} else {
+		w.inflight[r.Msg] = q[1:]
+	}
+}
+
+// ext records external action a at r's time and place in the trace.
+func (w *recorder) ext(r *runner.TraceRec, a extAction) {
+	a.t, a.seq = r.T, w.seq
+	w.rc.ext = append(w.rc.ext, a)
+}
 
 // earliest is the violation that began first (the checker lists them as
 // they end); vs is not empty.
@@ -359,188 +381,261 @@ func (mt *matcher) take(t int64, m algorithms.Message) int {
 // is down, a crash of one that is, a restart of one that is up) are left
 // out.
 func (rc *recording) play(c candidate, text bool) (played, error) {
-	var p played
-	sc := sim.NewScript()
-	var b strings.Builder
-	write := func(line, comment string) {
-		if text {
-			b.WriteString(line)
-			if comment != "" {
-				fmt.Fprintf(&b, "%*s# %s", max(1, 24-len(line)), "", comment)
-			}
-			b.WriteByte('\n')
+	pl := &player{
+		rc: rc, c: c, text: text,
+		sc:       sim.NewScript(),
+		match:    newMatcher(rc),
+		ordinary: int64(rc.spec.Net.RTT / 2),
+		// A message that matches no recorded one comes after those that
+		// do at the same instant, in send order.
+		unmatched: int64(1) << 62,
+	}
+	if err := pl.begin(); err != nil {
+		return pl.p, err
+	}
+	if err := pl.run(); err != nil {
+		return pl.p, err
+	}
+	return pl.finish()
+}
+
+// player is one play of a candidate: the script it drives, the text
+// written so far, the network's deliveries still due and where the play
+// stands in the recording. Its steps share this state, so it is a value
+// rather than arguments passed along.
+type player struct {
+	rc   *recording
+	c    candidate
+	text bool
+	sc   *sim.Script
+	b    strings.Builder
+	p    played
+
+	match     *matcher
+	ordinary  int64 // the delay of a message delivered in ordinary time
+	due       deliveries
+	silent    []int // pending messages nobody will deliver: dropped unwritten
+	unmatched int64 // the order key of the last unmatched message
+
+	// now: the script's time; written: the time the text has advanced
+	// to; next: the next of c.ext.
+	now, written int64
+	next         int
+}
+
+// write adds a line (and a comment after it) to the text, if asked for.
+func (pl *player) write(line, comment string) {
+	if pl.text {
+		pl.b.WriteString(line)
+		if comment != "" {
+			fmt.Fprintf(&pl.b, "%*s# %s", max(1, 24-len(line)), "", comment)
+		}
+		pl.b.WriteByte('\n')
+	}
+}
+
+// setup runs and writes a setup line (not counted as a command).
+func (pl *player) setup(line string) error {
+	pl.write(line, "")
+	return pl.sc.Exec(line)
+}
+
+// begin sets the scenario up as the recorded run was (its setup and the
+// clocks at the start), gives it the play's network and starts it.
+func (pl *player) begin() error {
+	for _, l := range scenarioSetup(pl.rc.spec) {
+		if err := pl.setup(l); err != nil {
+			return fmt.Errorf("scenario setup %q: %w", l, err)
 		}
 	}
-	setup := func(line string) error {
-		write(line, "")
-		return sc.Exec(line)
-	}
-	for _, l := range scenarioSetup(rc.spec) {
-		if err := setup(l); err != nil {
-			return p, fmt.Errorf("scenario setup %q: %w", l, err)
-		}
-	}
-	for i, ck := range c.boot {
+	for i, ck := range pl.c.boot {
 		if ck != (faults.Clock{}) {
-			if err := setup(clockLine(algorithms.NodeID(i), ck)); err != nil {
-				return p, err
+			if err := pl.setup(clockLine(algorithms.NodeID(i), ck)); err != nil {
+				return err
 			}
 		}
 	}
+	pl.sc.OnPending(pl.pending)
+	return pl.setup("start")
+}
 
-	match := newMatcher(rc)
-	ordinary := int64(rc.spec.Net.RTT / 2)
-	var due deliveries
-	var silent []int // pending messages nobody will deliver: dropped unwritten
-	// A message that matches no recorded one comes after those that do
-	// at the same instant, in send order.
-	unmatched := int64(1) << 62
-	sc.OnPending(func(id int, m algorithms.Message) {
-		now := sc.Now()
-		rec := match.take(now, m)
-		if rec >= 0 {
-			p.matched = append(p.matched, rec)
-		}
-		f := fateOrdinary
-		if rec >= 0 {
-			f = c.fate[rec]
-		}
-		switch f {
-		case fateRecorded:
-			as := rc.msgs[rec].arrivals
-			for i, a := range as {
-				heap.Push(&due, delivery{at: now + a.delay, seq: a.seq, id: id, rec: rec, last: i == len(as)-1})
-			}
-			if len(as) == 0 {
-				silent = append(silent, id)
-			}
-		case fateOrdinary:
-			unmatched++
-			heap.Push(&due, delivery{at: now + ordinary, seq: unmatched, id: id, rec: rec, last: true})
-		case fateDropped:
-			silent = append(silent, id)
-		}
-	})
-	if err := setup("start"); err != nil {
-		return p, err
+// pending decides what the network does with a message that has just
+// become pending: what the candidate says for the recorded message it
+// stands for, or ordinary delivery if it stands for none.
+func (pl *player) pending(id int, m algorithms.Message) {
+	now := pl.sc.Now()
+	rec := pl.match.take(now, m)
+	if rec >= 0 {
+		pl.p.matched = append(pl.p.matched, rec)
 	}
+	f := fateOrdinary
+	if rec >= 0 {
+		f = pl.c.fate[rec]
+	}
+	switch f {
+	case fateRecorded:
+		as := pl.rc.msgs[rec].arrivals
+		for i, a := range as {
+			heap.Push(&pl.due, delivery{at: now + a.delay, seq: a.seq, id: id, rec: rec, last: i == len(as)-1})
+		}
+		if len(as) == 0 {
+			pl.silent = append(pl.silent, id)
+		}
+	case fateOrdinary:
+		pl.unmatched++
+		heap.Push(&pl.due, delivery{at: now + pl.ordinary, seq: pl.unmatched, id: id, rec: rec, last: true})
+	case fateDropped:
+		pl.silent = append(pl.silent, id)
+	}
+}
 
-	// The script is advanced event by event (its own events, the
-	// deliveries due, the external actions), and the text says an
-	// advance only where a command follows, so the advances between two
-	// commands merge.
-	var now, written int64
-	step := func(comment string, fields ...string) error {
-		if now > written {
-			write(advanceLine(now-written), "")
-			p.commands++
-			written = now
-		}
-		if text {
-			write(strings.Join(fields, " "), comment)
-		}
-		p.commands++
-		return sc.Do(fields...)
-	}
-	next := 0 // of c.ext
+// run advances the script event by event (its own events, the deliveries
+// due, the external actions) up to rc.end or the first violation. The
+// text says an advance only where a command follows, so the advances
+// between two commands merge.
+func (pl *player) run() error {
 	for {
 		// Messages nobody will deliver leave the pending list (the text
 		// leaves them pending: never delivered either way).
-		for _, id := range silent {
-			if err := sc.Do("drop", strconv.Itoa(id)); err != nil {
-				return p, err
+		for _, id := range pl.silent {
+			if err := pl.sc.Do("drop", strconv.Itoa(id)); err != nil {
+				return err
 			}
 		}
-		silent = silent[:0]
-		t := rc.end + 1
-		if next < len(c.ext) {
-			t = min(t, rc.ext[c.ext[next]].t)
-		}
-		if len(due) > 0 {
-			t = min(t, due[0].at)
-		}
-		if e, ok := sc.NextEvent(); ok && e > now {
-			t = min(t, e)
-		}
-		if t > now {
+		pl.silent = pl.silent[:0]
+		if t := pl.nextTime(); t > pl.now {
 			// Everything of this instant has run: a violation that began
 			// is one (an overlap that ends at the instant it began does
 			// not count).
-			if sc.Violations() > 0 || t > rc.end {
-				break
+			if pl.sc.Violations() > 0 || t > pl.rc.end {
+				return nil
 			}
-			if err := sc.Do("advance", time.Duration(t-now).String()); err != nil {
-				return p, err
+			if err := pl.sc.Do("advance", time.Duration(t-pl.now).String()); err != nil {
+				return err
 			}
-			now = t
+			pl.now = t
 			continue
 		}
 		// Of the external actions and deliveries due now, the one that
 		// came first in the run's trace.
 		var a *extAction
-		if next < len(c.ext) && rc.ext[c.ext[next]].t == now {
-			a = &rc.ext[c.ext[next]]
+		if pl.next < len(pl.c.ext) && pl.rc.ext[pl.c.ext[pl.next]].t == pl.now {
+			a = &pl.rc.ext[pl.c.ext[pl.next]]
 		}
-		if len(due) > 0 && due[0].at == now && (a == nil || due[0].seq < a.seq) {
-			d := heap.Pop(&due).(delivery)
-			verb := "deliver"
-			if !d.last {
-				verb = "dup"
-			}
-			comment := ""
-			if text {
-				comment = pendingComment(sc, d.id)
-			}
-			if err := step(comment, verb, strconv.Itoa(d.id)); err != nil {
-				return p, err
-			}
-			if d.last && d.rec >= 0 {
-				p.delivered = append(p.delivered, d.rec)
+		if len(pl.due) > 0 && pl.due[0].at == pl.now && (a == nil || pl.due[0].seq < a.seq) {
+			if err := pl.deliver(); err != nil {
+				return err
 			}
 			continue
 		}
-		next++
-		var fields []string
-		switch a.kind {
-		case extInput:
-			if !sc.Up(a.node) {
-				continue
+		pl.next++
+		if fields, ok := pl.extFields(a); ok {
+			if err := pl.step("", fields...); err != nil {
+				return err
 			}
-			fields = []string{a.input.String(), a.node.String(), "r" + strconv.FormatUint(uint64(a.res), 10)}
-		case extCrash, extRestart:
-			if sc.Up(a.node) != (a.kind == extCrash) {
-				continue
-			}
-			fields = []string{map[extKind]string{extCrash: "crash", extRestart: "restart"}[a.kind], a.node.String()}
-		case extClock:
-			fields = strings.Fields(clockLine(a.node, a.clock))
-		case extPause:
-			if !sc.Up(a.node) || sc.Paused(a.node) || a.dur <= 0 {
-				continue
-			}
-			fields = []string{"pause", a.node.String(), time.Duration(a.dur).String()}
-		}
-		if err := step("", fields...); err != nil {
-			return p, err
 		}
 	}
-	if now > written {
-		write(advanceLine(now-written), "")
+}
+
+// nextTime is when the next thing happens: the next external action, the
+// next delivery due, the script's next event, or just past rc.end.
+func (pl *player) nextTime() int64 {
+	t := pl.rc.end + 1
+	if pl.next < len(pl.c.ext) {
+		t = min(t, pl.rc.ext[pl.c.ext[pl.next]].t)
+	}
+	if len(pl.due) > 0 {
+		t = min(t, pl.due[0].at)
+	}
+	if e, ok := pl.sc.NextEvent(); ok && e > pl.now {
+		t = min(t, e)
+	}
+	return t
+}
+
+// deliver delivers the first copy due (dup while another copy of the
+// message is still to come).
+func (pl *player) deliver() error {
+	d := heap.Pop(&pl.due).(delivery)
+	verb := "deliver"
+	if !d.last {
+		verb = "dup"
+	}
+	comment := ""
+	if pl.text {
+		comment = pendingComment(pl.sc, d.id)
+	}
+	if err := pl.step(comment, verb, strconv.Itoa(d.id)); err != nil {
+		return err
+	}
+	if d.last && d.rec >= 0 {
+		pl.p.delivered = append(pl.p.delivered, d.rec)
+	}
+	return nil
+}
+
+// extFields is the command for external action a, or !ok if it has
+// become impossible (an input to a node that is down, a crash of one
+// that is, a restart of one that is up, a pause of one down or paused).
+func (pl *player) extFields(a *extAction) (fields []string, ok bool) {
+	switch a.kind {
+	case extInput:
+		if !pl.sc.Up(a.node) {
+			return nil, false
+		}
+		fields = []string{a.input.String(), a.node.String(), "r" + strconv.FormatUint(uint64(a.res), 10)}
+	case extCrash, extRestart:
+		if pl.sc.Up(a.node) != (a.kind == extCrash) {
+			return nil, false
+		}
+		fields = []string{map[extKind]string{extCrash: "crash", extRestart: "restart"}[a.kind], a.node.String()}
+	case extClock:
+		fields = strings.Fields(clockLine(a.node, a.clock))
+	case extPause:
+		if !pl.sc.Up(a.node) || pl.sc.Paused(a.node) || a.dur <= 0 {
+			return nil, false
+		}
+		fields = []string{"pause", a.node.String(), time.Duration(a.dur).String()}
+	}
+	return fields, true
+}
+
+// step runs a command and writes it, after the advance that brings the
+// text to now.
+func (pl *player) step(comment string, fields ...string) error {
+	if pl.now > pl.written {
+		pl.write(advanceLine(pl.now-pl.written), "")
+		pl.p.commands++
+		pl.written = pl.now
+	}
+	if pl.text {
+		pl.write(strings.Join(fields, " "), comment)
+	}
+	pl.p.commands++
+	return pl.sc.Do(fields...)
+}
+
+// finish writes the last advance, ends the script and says what the
+// play gave.
+func (pl *player) finish() (played, error) {
+	p := &pl.p
+	if pl.now > pl.written {
+		pl.write(advanceLine(pl.now-pl.written), "")
 		p.commands++
 	}
-	res, err := sc.Finish()
+	res, err := pl.sc.Finish()
 	if err != nil {
-		return p, err
+		return *p, err
 	}
 	if len(res.Failed) > 0 {
-		return p, fmt.Errorf("scenario step failed: %s", res.Failed[0])
+		return *p, fmt.Errorf("scenario step failed: %s", res.Failed[0])
 	}
 	if len(res.Violations) > 0 {
 		p.violated, p.first = true, earliest(res.Violations)
 	}
 	p.acquired = res.LeasesAcquired
-	p.text = b.String()
-	return p, nil
+	p.text = pl.b.String()
+	return *p, nil
 }
 
 // pendingComment describes pending message id for the scenario's text.

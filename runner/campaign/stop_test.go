@@ -1,6 +1,7 @@
 package campaign
 
 import (
+	"bytes"
 	"reflect"
 	"testing"
 
@@ -37,5 +38,24 @@ func TestCheckStopAtFirst(t *testing.T) {
 		if !reflect.DeepEqual(got[i], r) {
 			t.Fatalf("summary depends on the number of workers:\n%+v\n%+v", r, got[i])
 		}
+	}
+}
+
+// Options.Stop: a campaign interrupted sums the seeds that ran to their
+// end from the first one on, says so, and re-runs nothing.
+func TestCheckInterrupted(t *testing.T) {
+	cs := toyCampaign("test-double-grant")
+	stop := make(chan struct{})
+	close(stop)
+	var trace bytes.Buffer
+	r, err := Check(cs, runner.Options{Stop: stop, Trace: &trace})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.Interrupted || r.Seeds >= cs.Seeds || trace.Len() != 0 {
+		t.Errorf("interrupted %v after %d of %d seeds, %d bytes of trace", r.Interrupted, r.Seeds, cs.Seeds, trace.Len())
+	}
+	if r.FirstSeed != cs.FirstSeed || r.Params.Algo != cs.Base.Algo || r.First == nil || r.ViolatingSpecs == nil || r.Swarm == nil {
+		t.Errorf("every key must be there: %+v", r)
 	}
 }

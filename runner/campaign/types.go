@@ -11,52 +11,71 @@ import (
 	"leaselab/algorithms"
 	"leaselab/runner"
 	"leaselab/runner/faults"
+	"leaselab/runner/shard"
 )
 
 // CheckSpec describes a fault campaign: Seeds runs with seeds FirstSeed,
 // FirstSeed+1, ..., each with a fault schedule drawn from the seed, using
 // the fault kinds in Faults (FaultKinds; "all" means every one; "swarm",
 // alone, lets every seed draw its own kinds, see Swarm).
+//
+// Its JSON is what a part of a sharded campaign records as the whole
+// campaign's spec (CheckResult.Shard), which merge compares.
 type CheckSpec struct {
-	Base      runner.Spec
-	Faults    []string
-	Seeds     int
-	FirstSeed uint64
+	Base      runner.Spec `json:"base"`
+	Faults    []string    `json:"faults"`
+	Seeds     int         `json:"seeds"`
+	FirstSeed uint64      `json:"first_seed"`
 	// Vary: parts of the experiment each seed draws afresh (see campaign.go).
-	Vary Vary
+	Vary Vary `json:"vary"`
 	// StopAtFirst ends the campaign at the lowest violating seed: every
 	// seed up to it runs, none after (CheckResult.Seeds says how many).
-	StopAtFirst bool
+	StopAtFirst bool `json:"stop_at_first"`
 }
 
 // Vary says which parts of the base experiment a campaign draws per seed
 // instead of taking them from the base spec. The command sets each one the
 // user did not fix with a flag.
 type Vary struct {
-	Workload     bool // contention: release or expire, hold, pause
-	Downtime     bool // how long a crashed node stays down
-	PartitionLen bool // how long a partition lasts
+	Workload     bool `json:"workload"`      // contention: release or expire, hold, pause
+	Downtime     bool `json:"downtime"`      // how long a crashed node stays down
+	PartitionLen bool `json:"partition_len"` // how long a partition lasts
 	// Fixed lists the rates the caller set on purpose, zero included: a
 	// requested fault kind draws a rate only where the base spec's is zero
 	// and not fixed, so "--loss 0" means no loss. Names are the command's
 	// flags: loss, dup, reorder, partitions, crash-rate, drift, skew,
 	// stale, giveup, extend, resources.
-	Fixed []string
+	Fixed []string `json:"fixed"`
 }
 
 // fixed reports whether name is in v.Fixed.
 func (v Vary) fixed(name string) bool { return slices.Contains(v.Fixed, name) }
 
 // CheckResult sums a campaign.
+//
+// Every key is always present in its JSON: lists are [] when empty, the
+// counterexample null when there is none.
 type CheckResult struct {
-	Meta           *runner.Meta         `json:"meta,omitempty"` // filled by the command
-	Algo           string               `json:"algo"`
-	Ablate         algorithms.Ablations `json:"ablate"`
-	Faults         []string             `json:"faults"`
-	Seeds          int                  `json:"seeds"`
-	LeasesAcquired int                  `json:"leases_acquired"`
-	Violations     int                  `json:"violations"`
-	ViolatingSeeds []uint64             `json:"violating_seeds"`
+	Meta *runner.Meta `json:"meta"` // filled by the command
+	// Shard: in a part of a sharded campaign (check --shard i/n), which
+	// part, with the whole campaign's spec (null otherwise); Shards: in a
+	// merged result (MergeCheck), the parts it was merged from ([]
+	// otherwise). Both are set by the command.
+	Shard  *shard.Info          `json:"shard"`
+	Shards []shard.Part         `json:"shards"`
+	Algo   string               `json:"algo"`
+	Ablate algorithms.Ablations `json:"ablate"`
+	Faults []string             `json:"faults"`
+	// FirstSeed and Seeds: the seeds run were FirstSeed ..
+	// FirstSeed+Seeds-1.
+	FirstSeed uint64 `json:"first_seed"`
+	Seeds     int    `json:"seeds"`
+	// Params: the base spec every seed starts from (its seed is the
+	// first seed's; each seed then draws its faults, see CheckSpecFor).
+	Params         runner.Spec `json:"params"`
+	LeasesAcquired int         `json:"leases_acquired"`
+	Violations     int         `json:"violations"`
+	ViolatingSeeds []uint64    `json:"violating_seeds"`
 	// The protected store and the pauses (runner.Result's meters of the
 	// same names), summed over the seeds; StaleWriteSeeds: the seeds
 	// with a stale write (the fenced store let one through when its
@@ -67,22 +86,33 @@ type CheckResult struct {
 	FencedRejects   int64    `json:"fenced_rejects"`
 	LiveRejects     int64    `json:"live_rejects"`
 	DoubleBeliefMS  float64  `json:"double_belief_ms"`
-	StaleWriteSeeds []uint64 `json:"stale_write_seeds,omitempty"`
+	StaleWriteSeeds []uint64 `json:"stale_write_seeds"`
+	// doubleBeliefNS: DoubleBeliefMS in whole nanoseconds, as summed
+	// (addDoubleBelief).
+	doubleBeliefNS int64
 	// First: the first violation of each violating seed (at most 20), and
 	// ViolatingSpecs the full spec of those runs (fault rates drawn for the
 	// seed included), so `run` can reproduce each one.
-	First          []runner.Violation `json:"first_violations,omitempty"`
-	ViolatingSpecs []runner.Spec      `json:"violating_specs,omitempty"`
+	First          []runner.Violation `json:"first_violations"`
+	ViolatingSpecs []runner.Spec      `json:"violating_specs"`
 	// Swarm: for a swarm campaign, how many seeds drew each kind (in
 	// SwarmKinds order).
-	Swarm []KindSeeds `json:"swarm,omitempty"`
+	Swarm []KindSeeds `json:"swarm"`
 	// Exercised sums, over the seeds, how often the faults happened, so a
 	// campaign shows that what it asked for took place.
 	Exercised Exercised `json:"exercised"`
 	// Counterexample: the shrunk scenario `check --out` wrote (filled by
 	// the command).
-	Counterexample *Counterexample `json:"counterexample,omitempty"`
-	WallMS         float64         `json:"wall_ms"`
+	Counterexample *Counterexample `json:"counterexample"`
+	// Counterexamples: in a merged result, every part's shrunk scenario,
+	// in the order Counterexample was picked by (MergeCheck); [] otherwise.
+	Counterexamples []Counterexample `json:"counterexamples"`
+	// Interrupted: Stop ended the campaign early; Seeds says how many
+	// ran.
+	Interrupted bool `json:"interrupted"`
+	// WallMS: how long the campaign took; in a merged result, the sum of
+	// its parts' (the work, not the time it took them; Shards has each).
+	WallMS float64 `json:"wall_ms"`
 }
 
 // Counterexample is a violation of a campaign shrunk to a scenario file.

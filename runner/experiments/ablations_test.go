@@ -6,6 +6,7 @@ import (
 
 	"leaselab/algorithms"
 	_ "leaselab/algorithms/example" // "central" has ablations too
+	_ "leaselab/paxoslease/fairq"   // and "fairq"
 )
 
 // TestEveryAblationHasExposure: every rule a registered algorithm lets a

@@ -547,7 +547,7 @@ func deadlockExp() Experiment {
 		},
 		Variants: []Variant{
 			{Name: "naive", Algo: "naive"},
-			{Name: "naive (undo)", Algo: "naive-undo"},
+			{Name: "naive-undo", Algo: "naive-undo"},
 			{Name: "paxoslease", Algo: "paxoslease"},
 			{Name: "paxoslease (no backoff)", Algo: "paxoslease", Ablate: []string{"backoff"}},
 			{Name: "fatlease", Algo: "fatlease"},
@@ -637,7 +637,7 @@ func contentionExp() Experiment {
 			{Name: contExpNoBackoff, Set: []Setting{{"release", 0}, noBackoff}},
 		},
 		Variants: []Variant{
-			{Name: "naive (undo)", Algo: "naive-undo"},
+			{Name: "naive-undo", Algo: "naive-undo"},
 			{Name: "paxoslease", Algo: "paxoslease"},
 			{Name: "fatlease", Algo: "fatlease"},
 			{Name: "classicpaxos", Algo: "classicpaxos"},
@@ -815,7 +815,17 @@ func frontierAssumptions() []Assumption {
 				}
 				return float64(s.Params.DMax), "d_max: leases are absolute times on clocks within d_max"
 			},
-			Set: func(s *runner.Spec, x float64) { s.Clocks.Skew, s.Clocks.Edges = time.Duration(x), true }},
+			// Offsets ±x/2 and a think time up to three lease spans.
+			// The think time matters: with the base's short pause the
+			// nodes whose clocks are ahead see every lease end first and
+			// win every race, so a node behind never holds, and only a
+			// holder behind the others (its lease ends later in true time
+			// than they think) shows the violation; the search found
+			// nothing up to 10 s that way.
+			Set: func(s *runner.Spec, x float64) {
+				s.Clocks.Skew, s.Clocks.Edges = time.Duration(x), true
+				s.Pause = 3 * s.Params.LeaseSpan
+			}},
 		{Name: "pause", Label: "process pause, longest (s)", Unit: "s", Scale: sec, Paused: true,
 			Lo:    func(s runner.Spec) float64 { return float64(time.Millisecond) },
 			Hi:    func(s runner.Spec) float64 { return float64(10 * s.Params.LeaseSpan) },

@@ -37,6 +37,12 @@ type Config struct {
 	Progress func(Progress)
 	// Command is the command line shown in the report.
 	Command string
+	// Stop, when closed, starts no further run and cuts the runs in
+	// flight short (runner.Options.Stop; the udp environment removes its
+	// log directories as it ends). The experiments finished by then are
+	// written; Reproduce returns them and ErrInterrupted, and writes no
+	// report.
+	Stop <-chan struct{}
 	// Meta, if set, is the provenance written into every experiment's JSON,
 	// into report.md and, for the CSV files, into meta.json beside them
 	// (a sidecar, so that the CSV files of a simulated run stay identical
@@ -117,6 +123,9 @@ const MetaFile = "meta.json"
 // ErrRunsFailed is returned (wrapped) when some runs failed; every file was
 // still written, and the report lists the failures.
 var ErrRunsFailed = errors.New("some runs failed")
+
+// ErrInterrupted is returned when Config.Stop ended a reproduction.
+var ErrInterrupted = errors.New("interrupted")
 
 // Select returns the experiments named in names (all if names is empty),
 // in the fixed order of All; an unknown name is an error that lists the
@@ -246,6 +255,15 @@ func Reproduce(exps []Experiment, cfg Config) ([]*Report, error) {
 	}
 	eng.plan()
 	if err := eng.execute(); err != nil {
+		if errors.Is(err, ErrInterrupted) {
+			var done []*Report
+			for _, r := range eng.reports {
+				if r.Files != nil {
+					done = append(done, r)
+				}
+			}
+			return done, err
+		}
 		return eng.reports, err
 	}
 	path, err := WriteReport(cfg.Out, eng.reports, cfg)
@@ -331,7 +349,7 @@ func (eng *engine) describe(j *job) {
 // one bad run does not lose a long campaign.
 func (eng *engine) runOne(j *job) {
 	eng.describe(j)
-	var opt runner.Options
+	opt := runner.Options{Stop: eng.cfg.Stop}
 	if eng.reports[j.exp].Exp.Trace {
 		j.rec.timeline = &TimelineTrace{}
 		opt.Observers = []runner.Observer{j.rec.timeline}
@@ -364,7 +382,27 @@ func (eng *engine) workers() int { return pool.Pool{Workers: eng.cfg.Workers}.Si
 // experiment's files when its last run is done. The order in which runs
 // finish does not matter: every result lands in its job's slot.
 func (eng *engine) execute() error {
-	var calib, rest []int
+	calib, rest := eng.order()
+	x := &execution{eng: eng, start: time.Now()}
+	eng.dispatch(calib, x.finish)
+	if eng.stopped() {
+		return ErrInterrupted
+	}
+	x.calibrate(calib)
+	eng.dispatch(rest, x.finish)
+	if eng.stopped() {
+		return ErrInterrupted
+	}
+	x.runFrontiers()
+	if eng.stopped() {
+		return ErrInterrupted
+	}
+	return x.firstErr
+}
+
+// order splits the jobs that run (not the shared ones) into calibration
+// runs and the rest, the rest in the order they are to run.
+func (eng *engine) order() (calib, rest []int) {
 	for i, j := range eng.jobs {
 		if j.dupOf >= 0 {
 			continue // finished with the job it shares
@@ -397,80 +435,110 @@ func (eng *engine) execute() error {
 		}
 		return ia < ib
 	})
-	start := time.Now()
-	done := 0
-	var estimate, estWork time.Duration
-	var estOf []time.Duration // per job, once calibrated
-	var estDone time.Duration // estimated cost of the runs done so far
-	var actualDone time.Duration
-	var firstErr error
-	var finishOne func(i int)
-	finish := func(i int) {
-		finishOne(i)
-		for _, d := range eng.jobs[i].dups {
-			dj := &eng.jobs[d]
-			eng.describe(dj)
-			dj.rec.Result, dj.rec.Err, dj.rec.Wall, dj.rec.Shared = eng.jobs[i].rec.Result, eng.jobs[i].rec.Err, eng.jobs[i].rec.Wall, true
-			finishOne(d)
+	return calib, rest
+}
+
+// execution is the bookkeeping of one execute: how many runs are done,
+// the estimate once the calibration runs are, and the first error writing
+// an experiment's files. The pool reports finished runs one at a time,
+// so its methods need no lock.
+type execution struct {
+	eng        *engine
+	start      time.Time
+	done       int
+	estimate   time.Duration   // the whole campaign's (0 until calibrated)
+	estWork    time.Duration   // the summed estimate of every run
+	estOf      []time.Duration // per job, once calibrated
+	estDone    time.Duration   // estimated cost of the runs done so far
+	actualDone time.Duration   // measured cost of the runs done so far
+	firstErr   error
+}
+
+// finish records that job i ran, and the jobs that share its result.
+func (x *execution) finish(i int) {
+	eng := x.eng
+	x.finishOne(i)
+	for _, d := range eng.jobs[i].dups {
+		dj := &eng.jobs[d]
+		eng.describe(dj)
+		dj.rec.Result, dj.rec.Err, dj.rec.Wall, dj.rec.Shared = eng.jobs[i].rec.Result, eng.jobs[i].rec.Err, eng.jobs[i].rec.Wall, true
+		x.finishOne(d)
+	}
+}
+
+// finishOne counts job i done, shows progress, and writes its
+// experiment's files when it was the experiment's last run.
+func (x *execution) finishOne(i int) {
+	eng := x.eng
+	x.done++
+	j := &eng.jobs[i]
+	ei := j.exp
+	if !j.rec.Shared {
+		x.actualDone += j.rec.Wall
+		if x.estOf != nil {
+			x.estDone += x.estOf[i]
 		}
 	}
-	finishOne = func(i int) {
-		done++
-		j := &eng.jobs[i]
-		ei := j.exp
-		if !j.rec.Shared {
-			actualDone += j.rec.Wall
-			if estOf != nil {
-				estDone += estOf[i]
-			}
-		}
-		eng.left[ei]--
-		p := Progress{Experiment: eng.reports[ei].Exp.Name, Done: done, Total: len(eng.jobs),
-			Elapsed: time.Since(start), Estimate: estimate}
-		if estimate > 0 {
-			p.Remaining = eng.remaining(estWork, estDone, actualDone)
-		}
-		eng.progress(p)
-		if eng.left[ei] == 0 {
-			files, err := eng.finishExperiment(ei)
-			if err != nil && firstErr == nil {
-				firstErr = err
-			}
-			eng.progress(Progress{Experiment: eng.reports[ei].Exp.Name, Done: done, Total: len(eng.jobs),
-				Elapsed: time.Since(start), Estimate: estimate, Wrote: files})
-		}
+	eng.left[ei]--
+	p := Progress{Experiment: eng.reports[ei].Exp.Name, Done: x.done, Total: len(eng.jobs),
+		Elapsed: time.Since(x.start), Estimate: x.estimate}
+	if x.estimate > 0 {
+		p.Remaining = eng.remaining(x.estWork, x.estDone, x.actualDone)
 	}
-	eng.dispatch(calib, finish)
-	estOf = eng.estimate()
-	for _, e := range estOf {
-		estWork += e
+	eng.progress(p)
+	if eng.left[ei] == 0 {
+		files, err := eng.finishExperiment(ei)
+		if err != nil && x.firstErr == nil {
+			x.firstErr = err
+		}
+		eng.progress(Progress{Experiment: eng.reports[ei].Exp.Name, Done: x.done, Total: len(eng.jobs),
+			Elapsed: time.Since(x.start), Estimate: x.estimate, Wrote: files})
+	}
+}
+
+// calibrate estimates every run's cost from the calibration runs (calib,
+// done) and the campaign's duration, and shows it.
+func (x *execution) calibrate(calib []int) {
+	eng := x.eng
+	x.estOf = eng.estimate()
+	for _, e := range x.estOf {
+		x.estWork += e
 	}
 	// Parallel runs share the machine: the estimate divides the summed run
 	// time by the workers (udp runs, which run alone, are not divided).
 	var excl, par time.Duration
-	for i, e := range estOf {
+	for i, e := range x.estOf {
 		if eng.jobs[i].exclusive {
 			excl += e
 		} else {
 			par += e
 		}
 	}
-	estimate = excl + par/time.Duration(eng.workers())
-	if estimate < time.Since(start) {
-		estimate = time.Since(start)
+	x.estimate = excl + par/time.Duration(eng.workers())
+	if x.estimate < time.Since(x.start) {
+		x.estimate = time.Since(x.start)
 	}
 	for _, i := range calib {
-		estDone += estOf[i]
+		x.estDone += x.estOf[i]
 	}
-	if estDone == 0 {
-		estDone = 1 // all calibration runs took no measurable time
+	if x.estDone == 0 {
+		x.estDone = 1 // all calibration runs took no measurable time
 	}
-	eng.progress(Progress{Done: done, Total: len(eng.jobs), Elapsed: time.Since(start), Estimate: estimate,
-		Remaining: eng.remaining(estWork, estDone, actualDone), Calibrated: true})
-	eng.dispatch(rest, finish)
+	eng.progress(Progress{Done: x.done, Total: len(eng.jobs), Elapsed: time.Since(x.start), Estimate: x.estimate,
+		Remaining: eng.remaining(x.estWork, x.estDone, x.actualDone), Calibrated: true})
+}
+
+// runFrontiers runs the frontier experiments, whose runs are chosen as
+// they go (a search, not a planned sweep), after every planned run, and
+// writes their files.
+func (x *execution) runFrontiers() {
+	eng := x.eng
 	for ei, r := range eng.reports {
 		if r.Exp.Kind != Frontier {
 			continue
+		}
+		if eng.stopped() {
+			return // execute says so
 		}
 		total := len(eng.jobs)
 		for _, o := range eng.reports {
@@ -479,17 +547,16 @@ func (eng *engine) execute() error {
 			}
 		}
 		eng.runFrontier(r, func() {
-			done++
-			eng.progress(Progress{Experiment: r.Exp.Name, Done: done, Total: max(total, done), Elapsed: time.Since(start)})
+			x.done++
+			eng.progress(Progress{Experiment: r.Exp.Name, Done: x.done, Total: max(total, x.done), Elapsed: time.Since(x.start)})
 		})
 		files, err := r.WriteFiles(eng.cfg.Out)
 		r.Files = files
-		if err != nil && firstErr == nil {
-			firstErr = err
+		if err != nil && x.firstErr == nil {
+			x.firstErr = err
 		}
-		eng.progress(Progress{Experiment: eng.reports[ei].Exp.Name, Done: done, Total: max(total, done), Elapsed: time.Since(start), Wrote: files})
+		eng.progress(Progress{Experiment: eng.reports[ei].Exp.Name, Done: x.done, Total: max(total, x.done), Elapsed: time.Since(x.start), Wrote: files})
 	}
-	return firstErr
 }
 
 // remaining is the work not done yet by the estimate, rescaled by how the
@@ -578,10 +645,32 @@ func (eng *engine) hasCalibDup(i int) bool {
 // dispatch runs the jobs idx on the workers and calls finish (on this
 // goroutine) as each one ends. Exclusive jobs wait for the others to
 // drain and then run alone.
+// Once Config.Stop is closed, nothing more starts and the runs still
+// ending are dropped (they may have been cut short), so no experiment is
+// written with a partial run.
 func (eng *engine) dispatch(idx []int, finish func(int)) {
 	p := pool.Pool{Workers: eng.workers(), Alone: func(k int) bool { return eng.jobs[idx[k]].exclusive }}
-	p.Run(len(idx), func(_, k int) { eng.runOne(&eng.jobs[idx[k]]) },
-		func(k int) bool { finish(idx[k]); return true })
+	p.Run(len(idx), func(_, k int) {
+		if !eng.stopped() {
+			eng.runOne(&eng.jobs[idx[k]])
+		}
+	}, func(k int) bool {
+		if eng.stopped() {
+			return false
+		}
+		finish(idx[k])
+		return true
+	})
+}
+
+// stopped reports whether Config.Stop is closed.
+func (eng *engine) stopped() bool {
+	select {
+	case <-eng.cfg.Stop:
+		return true
+	default:
+		return false
+	}
 }
 
 func (eng *engine) progress(p Progress) {

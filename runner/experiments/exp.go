@@ -370,7 +370,7 @@ func (e Experiment) checkVariants() (map[string]bool, []Setting, error) {
 			return nil, nil, fmt.Errorf("variant of %s has no name", v.Algo)
 		}
 		if v.Peer != "" && (!slices.Contains(Peers, v.Peer) || v.Algo != "" || v.AllAblations) {
-			return nil, nil, fmt.Errorf("variant %q: peer %q: want one of %v, with no algorithm or ablations", v.Name, v.Peer, Peers)
+			return nil, nil, fmt.Errorf("variant %q: peer %q: want one of %s, with no algorithm or ablations", v.Name, v.Peer, strings.Join(Peers, ", "))
 		}
 		for _, f := range v.Facets {
 			if !slices.ContainsFunc(e.Facets, func(ef Facet) bool { return ef.Name == f }) {

@@ -2,6 +2,7 @@ package experiments
 
 import (
 	"bytes"
+	"context"
 	"encoding/csv"
 	"encoding/json"
 	"errors"
@@ -867,5 +868,46 @@ func TestEstimate(t *testing.T) {
 		if d := got - tc.want; d < -time.Microsecond || d > time.Microsecond {
 			t.Errorf("%s: estimate at 100,000 leases %v, want %v", tc.env, got, tc.want)
 		}
+	}
+}
+
+// Config.Stop: the experiments finished before it closed are written and
+// returned, nothing after it runs, no report.
+func TestReproduceStops(t *testing.T) {
+	es, _ := Select([]string{"fig5", "fig6"})
+	ctx, cancel := context.WithCancel(context.Background()) // this package's close is a function of its own
+	defer cancel()
+	stop := ctx.Done()
+	var mu sync.Mutex
+	ran := map[string]int{}
+	run := func(s runner.Spec, o runner.Options) (runner.Result, error) {
+		if o.Stop == nil {
+			t.Error("the runs must get the stop channel")
+		}
+		mu.Lock()
+		ran[s.Workload]++
+		mu.Unlock()
+		return fakeRun(s, o)
+	}
+	dir := t.TempDir()
+	var wrote []string
+	reports, err := Reproduce(es, Config{Options: Options{Quick: true}, Out: dir, Workers: 1, Run: run, Stop: stop, Peer: fakePeer,
+		Progress: func(p Progress) {
+			if p.Experiment == "fig5" && len(p.Wrote) > 0 {
+				wrote = p.Wrote
+				cancel() // fig5 is written: stop before fig6's runs end
+			}
+		}})
+	if !errors.Is(err, ErrInterrupted) {
+		t.Fatalf("error %v, want ErrInterrupted", err)
+	}
+	if len(reports) != 1 || reports[0].Exp.Name != "fig5" || len(wrote) == 0 {
+		t.Fatalf("returned %d reports, wrote %v", len(reports), wrote)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "report.md")); err == nil {
+		t.Error("an interrupted reproduction wrote report.md")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "fig6.csv")); err == nil {
+		t.Error("fig6 was written although interrupted")
 	}
 }

@@ -288,72 +288,109 @@ func (r *Report) runSpec(facet string) (runner.Spec, bool) {
 // holds it below: pre-emptions, time waiting out a lease span, backoff,
 // and without release the lease span itself.
 func contentionFindings(r *Report) []string {
-	var out []string
 	s, ok := r.runSpec(contRelBackoff)
 	if !ok {
 		return nil
 	}
+	algos := []string{"naive-undo", "paxoslease", "fatlease", "classicpaxos"}
+	out := []string{contentionBound(s)}
+	// One paragraph per configuration of the experiment; a configuration
+	// that did not run says nothing.
+	for _, p := range []string{
+		releaseBackoffFinding(r, s, algos),
+		fairnessFinding(r, algos),
+		noBackoffFinding(r, algos),
+		releaseOffFinding(r, s, algos),
+		etcdContentionFinding(r),
+	} {
+		if p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// contentionBound: the hand-off rate one or two round trips plus the hold
+// allow, and the blocked time they imply, for the setup s.
+func contentionBound(s runner.Spec) string {
 	rtt, hold := s.Net.RTT, s.Hold
 	one := 1 / (rtt + hold).Seconds()
 	two := 1 / (2*rtt + hold).Seconds()
-	out = append(out, fmt.Sprintf("Bound: with this run's %s round trip and %s hold, one hand-off per round trip plus hold is %s hand-offs/s; "+
+	return fmt.Sprintf("Bound: with this run's %s round trip and %s hold, one hand-off per round trip plus hold is %s hand-offs/s; "+
 		"with two round trips per acquisition (prepare and propose), %s/s. The same arithmetic bounds the blocked time from below while "+
 		"someone always waits: nobody holds during each acquisition, at least %s of the time with one round trip and %s with two.",
-		rtt, hold, numText(math.Round(one)), numText(math.Round(two)), pctText(rtt.Seconds()/(rtt+hold).Seconds()), pctText((2*rtt).Seconds()/(2*rtt+hold).Seconds())))
-	algos := []string{"naive (undo)", "paxoslease", "fatlease", "classicpaxos"}
-	// Round trips per acquisition: the naive vote asks once, the Paxos
-	// family prepares and then proposes.
-	trips := map[string]time.Duration{"naive (undo)": 1, "paxoslease": 2, "fatlease": 2, "classicpaxos": 2}
+		rtt, hold, numText(math.Round(one)), numText(math.Round(two)), pctText(rtt.Seconds()/(rtt+hold).Seconds()), pctText((2*rtt).Seconds()/(2*rtt+hold).Seconds()))
+}
+
+// releaseBackoffFinding: with release on and the default backoff, each
+// algorithm's peak against its own round-trip bound and what limits it.
+func releaseBackoffFinding(r *Report, s runner.Spec, algos []string) string {
 	var parts []string
 	for _, v := range algos {
-		peak, at, ok := r.peakOver(contRelBackoff, v, "handoffs_per_sec")
-		if !ok {
-			continue
+		if p, ok := releaseBackoffPart(r, s, v); ok {
+			parts = append(parts, p)
 		}
-		own := 1 / (trips[v]*rtt + hold).Seconds()
-		near := "far below it"
-		if peak >= own/2 {
-			near = "near it"
-		}
-		tripText := "1 round trip"
-		if trips[v] > 1 {
-			tripText = fmt.Sprintf("%d round trips", trips[v])
-		}
-		p := fmt.Sprintf("%s peaks at %s/s with %s contenders, %s of its own bound (%s + hold: %s/s), %s",
-			v, numText(math.Round(peak)), numText(at), pctText(peak/own), tripText, numText(math.Round(own)), near)
-		sh, okShare := r.statAtX(contRelBackoff, v, at, "handoff_share")
-		if okShare {
-			p += fmt.Sprintf("; there %s of its leases went to another node", pctText(sh.Mean))
-		}
-		pl, x, okPL := r.lastStat(contRelBackoff, v, "preemptions_per_lease")
-		if okPL {
-			p += fmt.Sprintf("; at %s contenders it loses %s rounds per lease", numText(x), numText(math.Round(100*pl.Mean)/100))
-			if b, _, ok := r.lastStat(contRelBackoff, v, "blocked_fraction"); ok {
-				p += fmt.Sprintf(" and nobody holds for %s of the wanted time", pctText(b.Mean))
-			}
-		}
-		// What limits it, from the same numbers.
-		switch {
-		case okShare && sh.Mean < 0.5:
-			p += fmt.Sprintf(". Limit: backoff; the releasing holder pauses at most %s and asks again while the others wait out a backoff of up to %s, so it mostly wins again and the lease is acquired far more often than it changes hands",
-				s.Pause, s.Params.Backoff)
-		case peak >= own/2:
-			p += ". Limit: the round trips"
-		case okPL:
-			p += fmt.Sprintf(". Limit: lost rounds; nearly every lease is a hand-off, but contenders pre-empt each other (%s rounds per lease at %s contenders)",
-				numText(math.Round(100*pl.Mean)/100), numText(x))
-			if r.Exp.Env == "udp" {
-				p += ", and every message costs CPU time on this shared machine"
-			}
-		}
-		parts = append(parts, p)
 	}
-	if len(parts) > 0 {
-		out = append(out, "Release on, default backoff: "+strings.Join(parts, ". ")+".")
+	if len(parts) == 0 {
+		return ""
 	}
-	parts = nil
-	var unfair []string
-	for _, v := range append(algos, "etcd") {
+	return "Release on, default backoff: " + strings.Join(parts, ". ") + "."
+}
+
+// releaseBackoffPart is releaseBackoffFinding's sentence on variant v
+// (ok false if v did not run).
+func releaseBackoffPart(r *Report, s runner.Spec, v string) (string, bool) {
+	peak, at, ok := r.peakOver(contRelBackoff, v, "handoffs_per_sec")
+	if !ok {
+		return "", false
+	}
+	// Round trips per acquisition: the naive vote asks once, the Paxos
+	// family prepares and then proposes.
+	trips := map[string]time.Duration{"naive-undo": 1, "paxoslease": 2, "fatlease": 2, "classicpaxos": 2}
+	own := 1 / (trips[v]*s.Net.RTT + s.Hold).Seconds()
+	near := "far below it"
+	if peak >= own/2 {
+		near = "near it"
+	}
+	tripText := "1 round trip"
+	if trips[v] > 1 {
+		tripText = fmt.Sprintf("%d round trips", trips[v])
+	}
+	p := fmt.Sprintf("%s peaks at %s/s with %s contenders, %s of its own bound (%s + hold: %s/s), %s",
+		v, numText(math.Round(peak)), numText(at), pctText(peak/own), tripText, numText(math.Round(own)), near)
+	sh, okShare := r.statAtX(contRelBackoff, v, at, "handoff_share")
+	if okShare {
+		p += fmt.Sprintf("; there %s of its leases went to another node", pctText(sh.Mean))
+	}
+	pl, x, okPL := r.lastStat(contRelBackoff, v, "preemptions_per_lease")
+	if okPL {
+		p += fmt.Sprintf("; at %s contenders it loses %s rounds per lease", numText(x), numText(math.Round(100*pl.Mean)/100))
+		if b, _, ok := r.lastStat(contRelBackoff, v, "blocked_fraction"); ok {
+			p += fmt.Sprintf(" and nobody holds for %s of the wanted time", pctText(b.Mean))
+		}
+	}
+	// What limits it, from the same numbers.
+	switch {
+	case okShare && sh.Mean < 0.5:
+		p += fmt.Sprintf(". Limit: backoff; the releasing holder pauses at most %s and asks again while the others wait out a backoff of up to %s, so it mostly wins again and the lease is acquired far more often than it changes hands",
+			s.Pause, s.Params.Backoff)
+	case peak >= own/2:
+		p += ". Limit: the round trips"
+	case okPL:
+		p += fmt.Sprintf(". Limit: lost rounds; nearly every lease is a hand-off, but contenders pre-empt each other (%s rounds per lease at %s contenders)",
+			numText(math.Round(100*pl.Mean)/100), numText(x))
+		if r.Exp.Env == "udp" {
+			p += ", and every message costs CPU time on this shared machine"
+		}
+	}
+	return p, true
+}
+
+// fairnessFinding: Jain's index at the most contenders, release on,
+// default backoff, etcd included.
+func fairnessFinding(r *Report, algos []string) string {
+	var parts, unfair []string
+	for _, v := range append(algos[:len(algos):len(algos)], "etcd") {
 		if fa, x, ok := r.lastStat(contRelBackoff, v, "fairness"); ok {
 			parts = append(parts, fmt.Sprintf("%s %s (%s contenders)", v, numText(math.Round(1000*fa.Mean)/1000), numText(x)))
 			if fa.Mean < 0.5 {
@@ -361,14 +398,19 @@ func contentionFindings(r *Report) []string {
 			}
 		}
 	}
-	if len(parts) > 0 {
-		f := "Fairness, Jain's index of the leases each contender got (1: all alike; 1/P: one got them all), release on, default backoff, at the most contenders: " + strings.Join(parts, "; ") + "."
-		if len(unfair) > 0 {
-			f += " Below 0.5 (" + strings.Join(unfair, ", ") + ") a few contenders take most leases while the others wait: their hand-offs per second pass the lease among those few."
-		}
-		out = append(out, f)
+	if len(parts) == 0 {
+		return ""
 	}
-	parts = nil
+	f := "Fairness, Jain's index of the leases each contender got (1: all alike; 1/P: one got them all), release on, default backoff, at the most contenders: " + strings.Join(parts, "; ") + "."
+	if len(unfair) > 0 {
+		f += " Below 0.5 (" + strings.Join(unfair, ", ") + ") a few contenders take most leases while the others wait: their hand-offs per second pass the lease among those few."
+	}
+	return f
+}
+
+// noBackoffFinding: release on, no backoff, against the peaks with it.
+func noBackoffFinding(r *Report, algos []string) string {
+	var parts []string
 	for _, v := range algos {
 		with, _, ok1 := r.peakOver(contRelBackoff, v, "handoffs_per_sec")
 		without, _, ok2 := r.peakOver(contRelNoBackoff, v, "handoffs_per_sec")
@@ -384,13 +426,19 @@ func contentionFindings(r *Report) []string {
 		}
 		parts = append(parts, p)
 	}
-	if len(parts) > 0 {
-		out = append(out, "Release on, no backoff: "+strings.Join(parts, "; ")+
-			". Retrying at once trades the backoff wait for collisions: rounds pre-empt each other, and where a round fails half-way (a split accept) the acceptors' state blocks everyone until the lease span ends.")
+	if len(parts) == 0 {
+		return ""
 	}
+	return "Release on, no backoff: " + strings.Join(parts, "; ") +
+		". Retrying at once trades the backoff wait for collisions: rounds pre-empt each other, and where a round fails half-way (a split accept) the acceptors' state blocks everyone until the lease span ends."
+}
+
+// releaseOffFinding: without release every hand-off waits out a lease
+// span; the peaks with and without backoff against that bound.
+func releaseOffFinding(r *Report, s runner.Spec, algos []string) string {
 	span := s.Params.LeaseSpan
 	perSpan := 1 / span.Seconds()
-	parts = nil
+	var parts []string
 	for _, f := range []string{contExpBackoff, contExpNoBackoff} {
 		for _, v := range algos {
 			peak, _, ok := r.peakOver(f, v, "handoffs_per_sec")
@@ -404,15 +452,21 @@ func contentionFindings(r *Report) []string {
 			parts = append(parts, p)
 		}
 	}
-	if len(parts) > 0 {
-		out = append(out, fmt.Sprintf("Release off: every hand-off waits for the last lease's %s span to end, a bound of %s hand-offs/s; "+
-			"peaks (and, at the most contenders, the share of leases that went to another node): %s. "+
-			"A share near 0 means the last holder, whose own state tells it when the lease ends, asks again first and keeps it: then the lease is acquired about once per span but hardly changes hands.",
-			span, numText(math.Round(perSpan)), strings.Join(parts, "; ")))
+	if len(parts) == 0 {
+		return ""
 	}
-	if peak, at, ok := r.peakOver(contRelBackoff, "etcd", "handoffs_per_sec"); ok {
-		out = append(out, fmt.Sprintf("etcd peaks at %s hand-offs/s with %s contenders: a Mutex's waiters queue by revision and each Unlock is a Raft write (fsync) that wakes the next waiter through a watch, so its hand-off costs a commit, not a contest.",
-			numText(math.Round(peak)), numText(at)))
+	return fmt.Sprintf("Release off: every hand-off waits for the last lease's %s span to end, a bound of %s hand-offs/s; "+
+		"peaks (and, at the most contenders, the share of leases that went to another node): %s. "+
+		"A share near 0 means the last holder, whose own state tells it when the lease ends, asks again first and keeps it: then the lease is acquired about once per span but hardly changes hands.",
+		span, numText(math.Round(perSpan)), strings.Join(parts, "; "))
+}
+
+// etcdContentionFinding: etcd's peak and why its hand-off is a commit.
+func etcdContentionFinding(r *Report) string {
+	peak, at, ok := r.peakOver(contRelBackoff, "etcd", "handoffs_per_sec")
+	if !ok {
+		return ""
 	}
-	return out
+	return fmt.Sprintf("etcd peaks at %s hand-offs/s with %s contenders: a Mutex's waiters queue by revision and each Unlock is a Raft write (fsync) that wakes the next waiter through a watch, so its hand-off costs a commit, not a contest.",
+		numText(math.Round(peak)), numText(at))
 }

@@ -175,13 +175,9 @@ func (eng *engine) runFrontier(r *Report, onRun func()) {
 	r.FrontierRuns = fs.runs
 }
 
-// seriesName is the chart's series of algo with lock-delay d (the
-// algorithms' names as the other experiments' series spell them, so they
-// keep their colours).
+// seriesName is the chart's series of algo with lock-delay d: the
+// algorithm's CLI name, as every chart spells it (so it keeps its colour).
 func seriesName(algo string, d time.Duration) string {
-	if algo == "naive-undo" {
-		algo = "naive (undo)"
-	}
 	if d == 0 {
 		return algo
 	}

@@ -209,3 +209,17 @@ func checkMeterKey(key string) error {
 	}
 	return fmt.Errorf("unknown meter %q (valid: %s)", key, strings.Join(MeterKeys(), ", "))
 }
+
+// CheckMeter says whether key names a meter (MeterKeys).
+func CheckMeter(key string) error { return checkMeterKey(key) }
+
+// Measure is meter key of a result as the statistics see it: the raw
+// value, or NaN where the meter does not apply (an unknown key, or the
+// "none" of a meter that has one: no lease, no failover).
+func Measure(r runner.Result, key string) float64 {
+	v, err := Value(r, key)
+	if err != nil || noneIfNegative[key] && v < 0 {
+		return math.NaN()
+	}
+	return v
+}

@@ -131,55 +131,11 @@ func (r *Report) markdown(w io.Writer) error {
 	if len(links) > 0 {
 		p("Files: %s\n\n", strings.Join(links, " · "))
 	}
-	if len(r.Comparisons) > 0 {
-		p("### Paper vs ours\n\n")
-		var rows [][]string
-		notes := false
-		for _, c := range r.Comparisons {
-			notes = notes || c.Note != ""
-		}
-		for _, c := range r.Comparisons {
-			series := c.Variant
-			if c.Other != "" {
-				series += " vs " + c.Other
-			}
-			if c.Facet != "" {
-				series += ", " + c.Facet
-			}
-			row := []string{c.Claim + " (" + c.Source + ")", series, c.PaperText(), c.OursText, c.Rule(), c.Verdict}
-			if notes {
-				row = append(row, c.Note)
-			}
-			rows = append(rows, row)
-		}
-		head := []string{"the paper says", "series", "paper", "ours", "rule", "verdict"}
-		if notes {
-			head = append(head, "why, if known")
-		}
-		if err := mdTable(w, head, rows); err != nil {
-			return err
-		}
-		p("\n")
+	if err := r.comparisonTable(w); err != nil {
+		return err
 	}
-	switch e.Kind {
-	case Timelines:
-		if err := r.timelineTable(w); err != nil {
-			return err
-		}
-	default:
-		if err := r.summaryTable(w); err != nil {
-			return err
-		}
-		if e.Env == "udp" {
-			if err := r.variabilityTable(w); err != nil {
-				return err
-			}
-		}
-	}
-	if e.Kind == Bars {
-		if err := r.rulesTable(w); err != nil {
-			return err
-		}
+	if err := r.resultTables(w); err != nil {
+		return err
 	}
 	if e.Findings != nil {
 		if fs := e.Findings(r); len(fs) > 0 {
@@ -197,23 +153,93 @@ func (r *Report) markdown(w io.Writer) error {
 		}
 		p("\n")
 	}
-	if r.Failed > 0 {
-		p("### Failed runs\n\n")
-		shown := 0
-		for _, rec := range r.Runs {
-			if rec.Err == "" {
-				continue
-			}
-			if shown == 10 {
-				p("- … and %d more (see %s.csv)\n", r.Failed-shown, e.Name)
-				break
-			}
-			p("- %s, %s, seed %d: %s\n", rec.Variant, pointText(r, rec.Point), rec.Seed, rec.Err)
-			shown++
+	r.failedRuns(w)
+	return nil
+}
+
+// comparisonTable is the "Paper vs ours" section: each published claim
+// beside our number and the verdict (nothing if the experiment has none).
+func (r *Report) comparisonTable(w io.Writer) error {
+	if len(r.Comparisons) == 0 {
+		return nil
+	}
+	fmt.Fprintf(w, "### Paper vs ours\n\n")
+	var rows [][]string
+	notes := false
+	for _, c := range r.Comparisons {
+		notes = notes || c.Note != ""
+	}
+	for _, c := range r.Comparisons {
+		series := c.Variant
+		if c.Other != "" {
+			series += " vs " + c.Other
 		}
-		p("\n")
+		if c.Facet != "" {
+			series += ", " + c.Facet
+		}
+		row := []string{c.Claim + " (" + c.Source + ")", series, c.PaperText(), c.OursText, c.Rule(), c.Verdict}
+		if notes {
+			row = append(row, c.Note)
+		}
+		rows = append(rows, row)
+	}
+	head := []string{"the paper says", "series", "paper", "ours", "rule", "verdict"}
+	if notes {
+		head = append(head, "why, if known")
+	}
+	if err := mdTable(w, head, rows); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "\n")
+	return nil
+}
+
+// resultTables are the tables of the results that suit the experiment's
+// kind: the timelines' events, or the summary (with the spread of real
+// time runs), and for bars the rules switched off.
+func (r *Report) resultTables(w io.Writer) error {
+	e := r.Exp
+	switch e.Kind {
+	case Timelines:
+		if err := r.timelineTable(w); err != nil {
+			return err
+		}
+	default:
+		if err := r.summaryTable(w); err != nil {
+			return err
+		}
+		if e.Env == "udp" {
+			if err := r.variabilityTable(w); err != nil {
+				return err
+			}
+		}
+	}
+	if e.Kind == Bars {
+		return r.rulesTable(w)
 	}
 	return nil
+}
+
+// failedRuns lists the first ten failed runs and their errors (nothing if
+// every run succeeded).
+func (r *Report) failedRuns(w io.Writer) {
+	if r.Failed <= 0 {
+		return
+	}
+	fmt.Fprintf(w, "### Failed runs\n\n")
+	shown := 0
+	for _, rec := range r.Runs {
+		if rec.Err == "" {
+			continue
+		}
+		if shown == 10 {
+			fmt.Fprintf(w, "- … and %d more (see %s.csv)\n", r.Failed-shown, r.Exp.Name)
+			break
+		}
+		fmt.Fprintf(w, "- %s, %s, seed %d: %s\n", rec.Variant, pointText(r, rec.Point), rec.Seed, rec.Err)
+		shown++
+	}
+	fmt.Fprintf(w, "\n")
 }
 
 func pointText(r *Report, pt Point) string {
@@ -401,39 +427,7 @@ func setupText(r *Report) string {
 		}
 		text += fmt.Sprintf(" Swept: %s = %s.", paramText(e.Sweep.Param), strings.Join(vs, ", "))
 	}
-	for fi, f := range e.Facets {
-		if f.Name != "" {
-			set := settingsText(f.Set)
-			if set == "" {
-				set = "the setup above, unchanged"
-			}
-			text += fmt.Sprintf(" Facet *%s*: %s", f.Name, set)
-			if f.Sweep != nil {
-				var vs []string
-				for _, v := range e.ValuesOf(fi) {
-					vs = append(vs, plots.FormatNumber(v))
-				}
-				text += fmt.Sprintf(", swept %s = %s", paramText(f.Sweep.Param), strings.Join(vs, ", "))
-			}
-			text += "."
-		}
-	}
-	var tweaks []string
-	for _, v := range e.Variants {
-		if len(v.Set) > 0 || len(v.Ablate) > 0 {
-			t := v.Name + ": " + v.Algo
-			if len(v.Ablate) > 0 {
-				t += " without " + strings.Join(v.Ablate, ", ")
-			}
-			if len(v.Set) > 0 {
-				t += ", " + settingsText(v.Set)
-			}
-			tweaks = append(tweaks, t)
-		}
-	}
-	if len(tweaks) > 0 {
-		text += " Variants: " + strings.Join(tweaks, "; ") + "."
-	}
+	text += facetsText(e) + variantsText(e)
 	text += " " + repsText(e.NReps, e.Base.Seed) + "."
 	if e.EnvNote != "" {
 		text += " " + e.EnvNote + "."
@@ -463,6 +457,52 @@ func netText(n runner.NetSpec, env string) string {
 		s += fmt.Sprintf(", loss %g, dup %g, reorder %g", n.Loss, n.Dup, n.Reorder)
 	}
 	return s
+}
+
+// facetsText says how each named facet differs from the base setup and
+// what it sweeps, each sentence with a leading space ("" if none).
+func facetsText(e Resolved) string {
+	text := ""
+	for fi, f := range e.Facets {
+		if f.Name != "" {
+			set := settingsText(f.Set)
+			if set == "" {
+				set = "the setup above, unchanged"
+			}
+			text += fmt.Sprintf(" Facet *%s*: %s", f.Name, set)
+			if f.Sweep != nil {
+				var vs []string
+				for _, v := range e.ValuesOf(fi) {
+					vs = append(vs, plots.FormatNumber(v))
+				}
+				text += fmt.Sprintf(", swept %s = %s", paramText(f.Sweep.Param), strings.Join(vs, ", "))
+			}
+			text += "."
+		}
+	}
+	return text
+}
+
+// variantsText names the variants that switch rules off or change the
+// setup, and how, with a leading space ("" if none does).
+func variantsText(e Resolved) string {
+	var tweaks []string
+	for _, v := range e.Variants {
+		if len(v.Set) > 0 || len(v.Ablate) > 0 {
+			t := v.Name + ": " + v.Algo
+			if len(v.Ablate) > 0 {
+				t += " without " + strings.Join(v.Ablate, ", ")
+			}
+			if len(v.Set) > 0 {
+				t += ", " + settingsText(v.Set)
+			}
+			tweaks = append(tweaks, t)
+		}
+	}
+	if len(tweaks) == 0 {
+		return ""
+	}
+	return " Variants: " + strings.Join(tweaks, "; ") + "."
 }
 
 // diskText describes classic Paxos's stable storage: modelled in the

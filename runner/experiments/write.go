@@ -228,7 +228,7 @@ type runJSON struct {
 	X       jnum          `json:"x"`
 	Rep     int           `json:"rep"`
 	Seed    uint64        `json:"seed"`
-	Error   string        `json:"error,omitempty"`
+	Error   string        `json:"error"`
 	WallMS  float64       `json:"engine_wall_ms"`
 	Result  runner.Result `json:"result"`
 }
@@ -249,30 +249,30 @@ type compJSON struct {
 }
 
 type expJSON struct {
-	Meta      *runner.Meta  `json:"meta,omitempty"`
+	Meta      *runner.Meta  `json:"meta"`
 	Name      string        `json:"name"`
 	Title     string        `json:"title"`
 	Paper     string        `json:"paper"`
 	What      string        `json:"what"`
 	Kind      Kind          `json:"kind"`
 	Env       string        `json:"env"`
-	EnvNote   string        `json:"env_note,omitempty"`
+	EnvNote   string        `json:"env_note"`
 	Quick     bool          `json:"quick"`
 	Reps      int           `json:"reps"`
-	Param     string        `json:"param,omitempty"`
-	Values    []float64     `json:"values,omitempty"`
+	Param     string        `json:"param"`
+	Values    []float64     `json:"values"`
 	Base      runner.Spec   `json:"base_spec"`
-	QuickSet  []Setting     `json:"quick_set,omitempty"`
+	QuickSet  []Setting     `json:"quick_set"`
 	Facets    []Facet       `json:"facets"`
 	Variants  []Variant     `json:"variants"`
 	Meters    []Meter       `json:"meters"`
-	Published []Published   `json:"published,omitempty"`
-	Notes     []string      `json:"notes,omitempty"`
+	Published []Published   `json:"published"`
+	Notes     []string      `json:"notes"`
 	Runs      []runJSON     `json:"runs"`
 	Summary   []aggJSON     `json:"summary"`
-	Compare   []compJSON    `json:"comparisons,omitempty"`
-	Chains    []ChainRow    `json:"preemption_chains,omitempty"`
-	Timelines []TimelineRun `json:"timelines,omitempty"`
+	Compare   []compJSON    `json:"comparisons"`
+	Chains    []ChainRow    `json:"preemption_chains"`
+	Timelines []TimelineRun `json:"timelines"`
 }
 
 // JSON is the whole experiment: its resolved definition, every run's full
@@ -286,9 +286,11 @@ func (r *Report) JSON() ([]byte, error) {
 	if e.Sweep.Param != "" {
 		out.Values = e.Values
 	}
-	if out.Meters == nil {
-		out.Meters = []Meter{} // a list, even when empty
-	}
+	// Every key always present, and a list a list even when empty.
+	out.Values, out.QuickSet, out.Facets, out.Variants = orEmpty(out.Values), orEmpty(out.QuickSet), orEmpty(out.Facets), orEmpty(out.Variants)
+	out.Meters, out.Published, out.Notes = orEmpty(out.Meters), orEmpty(out.Published), orEmpty(out.Notes)
+	out.Chains, out.Timelines = orEmpty(out.Chains), orEmpty(out.Timelines)
+	out.Runs, out.Summary, out.Compare = []runJSON{}, []aggJSON{}, []compJSON{}
 	for _, rec := range r.Runs {
 		out.Runs = append(out.Runs, runJSON{Facet: rec.Facet, Variant: rec.Variant, X: jnum(rec.Point.X), Rep: rec.Rep,
 			Seed: rec.Seed, Error: rec.Err, WallMS: float64(rec.Wall.Microseconds()) / 1000, Result: sanitizeResult(rec.Result)})
@@ -306,6 +308,14 @@ func (r *Report) JSON() ([]byte, error) {
 	return append(b, '\n'), nil
 }
 
+// orEmpty is s, or an empty list for nil (JSON [] rather than null).
+func orEmpty[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
 // sanitizeResult replaces NaN and infinities, which JSON cannot carry, by
 // -1 in the float meters of a Result (the runner's own "none" marker).
 func sanitizeResult(res runner.Result) runner.Result {
@@ -319,7 +329,7 @@ func sanitizeResult(res runner.Result) runner.Result {
 		fix(p)
 	}
 	for _, pc := range []*runner.Percentiles{&res.LatencyMS, &res.FsyncLatencyMS} {
-		for _, p := range []*float64{&pc.P50, &pc.P90, &pc.P99, &pc.Max, &pc.Mean} {
+		for _, p := range []*float64{&pc.P50, &pc.P90, &pc.P99, &pc.P999, &pc.Max, &pc.Mean} {
 			fix(p)
 		}
 	}

@@ -1,20 +1,24 @@
-// Package explore is leaselab's explicit-state model checker: a
-// breadth-first search over every interleaving a small cluster can go
-// through, running the algorithms' own state machines (the algorithms.Node
-// code the simulator and the UDP hosts run; there is no second model of
-// any protocol). A node takes part through algorithms.Explorable: Clone to
-// branch, AppendState to recognise a state reached along two paths.
+// Package explore is leaselab's explicit-state model checker: a search
+// over every interleaving a small cluster can go through, running the
+// algorithms' own state machines (the algorithms.Node code the simulator
+// and the UDP hosts run; there is no second model of any protocol). A
+// node takes part through algorithms.Explorable: Clone to branch,
+// AppendState to recognise a state reached along two paths.
 //
 // # The world
 //
 // A state is everything the scenario interpreter (runner/sim/scenario.go)
-// keeps between two commands: the nodes (nil while down), their restart
-// counters, their pending timers (kept outside the nodes, as the runner
-// keeps them, each with its true deadline and arming order), the durable
-// and not yet synced records of Durable algorithms, the messages in flight
-// (each with its scenario number), the checker's view (who holds which
-// resource until which true instant), the budgets left and true time. Each
-// node's clock model is fixed for the whole path.
+// keeps between two commands: each node's host (runner/host, as in the
+// simulator: the node of the current life or none while down, its
+// restart counter, its timers by key with their deadlines on its clock,
+// its disk with group commit: durable, syncing and queued records and the
+// messages waiting for them), the nodes' clocks, the firing order of the
+// timers and syncs (each with its true deadline and arming order), the
+// messages in flight (each with its scenario number), the checker's view
+// (who holds which resource until which instant of its clock, and so of
+// true time), the budgets left and true time. Worlds share the hosts a
+// move did not touch; a move that touches one changes a host.Host.Clone
+// (the node cloned, its timers and disk copied).
 //
 // # Transitions
 //
@@ -22,51 +26,184 @@
 // order) deliver it, drop it (--drops), deliver a copy and keep it
 // (--dups); a client input (acquire, extend, release) at every proposer
 // that is up, for every resource (--inputs); crash a node that is up
-// (--crashes) or restart one that is down; let true time pass to the next
-// timer deadline. A message may stay in flight for ever: delivering it
-// later is another path. After every transition everything due at the
-// current instant runs, in the simulator's order (a node's messages to
-// itself as their own steps, client inputs, fsync completions and timers
-// due now, by the order they were scheduled), exactly as after a scenario
-// command, so a path IS a scenario: deliver N, drop N, dup N, acquire /
-// extend / release NODE RES, crash / restart NODE, advance D.
+// (--crashes) or restart one that is down; change a node's clock rate
+// (--slews); pause a running node's process (--pauses); let true time
+// pass by --time-step while that stays short of the next timer deadline;
+// let true time pass to the next timer deadline.
+// A message may stay in flight for ever: delivering it later is another
+// path. After every transition everything due at the current instant
+// runs, in the simulator's order (a node's messages to itself as their
+// own steps, client inputs, fsync completions and timers due now, by the
+// order they were scheduled), exactly as after a scenario command, so a
+// path IS a scenario: deliver N, drop N, dup N, acquire / extend /
+// release NODE RES, crash / restart NODE, clock NODE offset=O rate=R,
+// pause NODE D, advance D.
 //
-// Time moves only to timer deadlines. Between two deadlines no node does
-// anything on its own, but where in that interval a message is delivered
-// can matter (an acceptor stamps its lease with its local now); the
-// search delivers at the deadlines only (and at 0), so the state space is
-// a discretisation of time at the instants something is due. It is not a
-// proof over dense time: an interleaving that needs a delivery strictly
-// between two deadlines is not explored.
+// # Pauses
 //
-// Reductions, each of which keeps every reachable violation: a delivery
-// or client input the node ignores (no output, same encoding) is skipped,
-// since its state is the parent's without the message or with less
-// budget, and the parent, which may still deliver the message or never,
-// has every future the child has; a delivery to a node that is down is
-// skipped (it loses the message; leaving it in flight has the same futures
-// and more); drops are off by default for the same reason (a message
-// never delivered is a lost one). No symmetry reduction: ballots carry
-// node ids, so nodes are not interchangeable.
+// --pauses N lets up to N process pauses happen along a path (the
+// fault-kind table's pause kind, runner/faults; its budget "pauses", like
+// crashes, drops and dups, which the command's flags are made from). A
+// paused node does nothing: its timers that come due, the messages
+// delivered to it, its client's inputs and its fsync completions are
+// kept, in the order they came due, and run when it resumes, at the
+// resume instant after what was already due then; its clock runs on, so
+// it resumes reading the time that passed and its timers fire late. This
+// is the simulator's "pause NODE D" (runner/sim/pause.go), which the walk
+// test checks move by move. The lengths tried are the ones that matter
+// under the deadlines time model: for every distinct instant t at which a
+// timer (or another pause's resume) is pending when the pause starts, a
+// resume at t (after what was armed before the pause and is due at t)
+// and one at t + 1 ns (after everything that happens at t, messages and
+// inputs included). Between two deadlines nothing happens on its own, so
+// a resume anywhere else between t and the next deadline is like the
+// one just after t. Not tried: a resume fixed relative to a deadline
+// armed during the pause by another node, reached only where it
+// coincides with one of these. A crash ends a pause (what was kept is
+// lost); a paused node changes no clock rate (--slews).
 //
-// Bounds: the budgets; MaxPending (a state with more messages in flight is
-// judged by the checker but not expanded, like the network bound of a TLC
-// configuration); Horizon (time never advances past it); MaxDepth;
-// MaxStates.
+// Violations keep their meaning: two holders among running nodes (the
+// checker sets a paused node's holds aside until it resumes). What a
+// pause does shows as double belief: a paused node that held a resource
+// when it paused believes it holds it until it resumes, whatever its
+// lease says, while another may hold it (the double-belief meter's
+// situation, runner/record; the stale write of issue 23 happens there
+// when the paused holder writes on resuming). double_belief_states counts
+// such states; the first one found is rebuilt as a scenario that
+// replays to double_belief_ms > 0 without a violation. Measured,
+// paxoslease with every rule on, --max-pending 0: 1 acceptor, 2
+// proposers, 2 inputs, 1 pause: 10,142 states, exhausted, 0 violations, 1
+// double-belief state at depth 8 (n1 acquires, pauses until just after
+// its lease ends, n0 acquires meanwhile; without the pause the space has
+// none); with 3 inputs and 1 crash: 13,691,419 states (79,285 without
+// the pause), depth 34, exhausted, 0 violations, 466 double-belief
+// states, 397 s and 518 MB on the shared 2-core machine. Pauses multiply
+// the space by the number of pending deadlines at every state, so
+// budgets that fit without them may not fit with them.
+//
+// # Reductions and the pending bound
+//
+// MaxPending bounds the messages in flight: a state with more is judged
+// by the checker but not expanded, like the network bound of a TLC
+// configuration. Without it (--max-pending 0) three reductions apply, each
+// of which keeps every reachable violation:
+//
+//   - ignored-input: a client input the node ignores (no output, same
+//     encoding) is skipped: its state is the parent's with one input less,
+//     and the parent has every future it has;
+//   - ignored-delivery: so is a delivery the node ignores (the parent's
+//     state without the message: the parent may still deliver it, or
+//     never, so it has every future the child has), and likewise a
+//     duplicate the node ignores;
+//   - no-delivery-to-down-node: a message to a node that is down is not
+//     delivered (the delivery would lose it; leaving it in flight has the
+//     same futures and more: it may still arrive after a restart).
+//
+// Under a pending bound the second and third would lose paths: the
+// parent keeps the message, so it counts against the bound where the
+// child, without it, is below; a path from the child that the bound
+// allows may be cut from the parent. So under a bound these moves are
+// real transitions: the message leaves (the node ignores it, or it is
+// lost at a node that is down), and the search keeps the state without
+// it. ignored-input applies under any bound (the input leaves nothing in
+// flight). The bounds object of the result lists the reductions applied.
+// A message never delivered stays in flight and counts against the bound;
+// drops (off by default, since without a bound a message never delivered
+// is a lost one) can free a place, so under a bound a violation that
+// needs one message lost and another sent could need --drops 1.
+//
+// The default bound, DefaultMaxPending, lets a two-phase round to every
+// acceptor complete: 2A - (A/2+1) for A acceptors (4 for 3, 7 for 5), or
+// the proposers' number if larger; below that, the result warns. States
+// grow fast with the bound: paxoslease, 3 acceptors, 2 proposers, 2
+// inputs, 1 crash: 245 thousand at 3, 3.9 million at 4, more than 30
+// million at 5. --max-pending 0 (no bound, every reduction) is the
+// cleanest verdict where it fits.
+//
+// # Symmetry
+//
+// The search identifies states up to two symmetries that are sound by
+// construction: the messages in flight are a multiset (their send order
+// and numbers are not state: any of them may be delivered next), and
+// with clocks that do not drift a state and the same state shifted in
+// time are one (every time is written relative to now, and AppendState's
+// contract requires the same of the nodes). It does not identify nodes
+// or resources: ballots carry node ids and break ties by them, so two
+// proposers are not interchangeable, and the algorithms keep state shared
+// by all resources of a node (naive's ballot run counter, paxoslease's
+// and fatlease's node-level round counters), so which resource a timer
+// or input concerns first changes the ballots the others get. A
+// permutation of resources maps a behaviour to a behaviour only when
+// nothing is shared across them, which the Explorable contract does not
+// promise. Nodes that are acceptors and not proposers (ids P and up) are
+// interchangeable as far as an algorithm looks at an acceptor's id only
+// to tell answers apart (no tie broken by it; not checked algorithm by
+// algorithm). Where that holds, identifying states up to a permutation
+// of them is sound, but it needs each node's state
+// with the acceptor ids renamed (a proposer's set of answers, an
+// acceptor's peers), an operation the Explorable contract does not have
+// (AppendState writes ids as they are), and it would gain at most
+// (A-P)!: nothing for the configurations measured here (3 acceptors with
+// 2 or 3 proposers, 1 acceptor with 3 proposers), 6 for 5 acceptors with
+// 2 proposers. So it is not used.
+//
+// # Time
+//
+// By default time moves only to timer deadlines: between two deadlines no
+// node does anything on its own, and every delivery and input happens at
+// a deadline (or at 0). Where in that interval a message is delivered can
+// matter (a node stamps what it receives with its local now), so this is
+// a discretisation of time at the instants something is due, not a proof
+// over dense time. --time-step D adds a move that lets D of true time
+// pass while that stays short of the next deadline, so events also happen
+// at every multiple of D after a deadline. What it covers: with exact
+// clocks, every decision the algorithms make compares a clock reading
+// with a stored reading plus a constant (a stamp plus a lease span, a
+// timeout). When the constants are multiples of D, every deadline falls
+// on the grid of D, and a run whose events fall on the grid reaches every
+// ordering of those comparisons that a run at arbitrary instants
+// reaches, as far as the comparisons are non-strict (the digitization
+// result of Henzinger, Manna and Pnueli, "What good are digital clocks?",
+// 1992); a strict comparison (a lease that ends at until, not after it)
+// can need two events closer than D, which a finer D reaches. With
+// drifting clocks a local duration is no multiple of D in true time, and
+// the grid is a sample. So a smaller D covers more; the test with the
+// toy's planted fault (test-early-free, a grant taken for free T/16
+// before its end) shows a violation that only a delivery between
+// deadlines reaches: found with --time-step T/20, exhausted without a
+// violation at deadlines only. The result's
+// time_model says which model a verdict covers.
 //
 // # Clocks
 //
-// --clocks chooses each node's clock once, at the start (one initial state
-// per assignment): exact (true time), drift (rate error -F or +F, F =
-// --drift, by default the algorithm's allowance --drift-bound), skew
-// (offset -d_max/2 or +d_max/2: two clocks d_max apart, FaTLease's bound)
-// or extremes (both). Only the extremes are tried. The argument (not a
+// --clocks chooses each node's clock once, at the start (one initial
+// state per assignment): exact (true time), drift (rate error at
+// --clock-levels values evenly spaced in [-F, +F], F = --drift, by
+// default the algorithm's allowance --drift-bound), skew (offset at
+// --clock-levels values in [-d_max/2, +d_max/2]: two clocks up to d_max
+// apart, FaTLease's bound) or extremes (both). With the default 2 levels
+// only the extremes are tried. The argument for the extremes (not a
 // proof): every duration a node measures (a lease span, a quarantine, a
 // timeout) shrinks or grows monotonically with its clock's rate, and a
 // comparison of two clocks' readings moves monotonically with their
 // offsets, so an overlap that some rates within the bound produce is at
-// least as long with the extreme rates of the same signs. Clocks run at a
-// constant rate along a path (no slewing).
+// least as long with the extreme rates of the same signs. More levels
+// test that argument, not assume it.
+//
+// --slews N lets clocks change rate along a path: at any state, a node
+// that is up may change its rate error to another of the levels (--slews
+// needs F above 0; with exact clocks the rates start at 0), its reading
+// continuous, up to N times per path: rates that change along a path
+// within the allowance. The change is the scenario command "clock NODE
+// offset=O rate=R" with the offset that keeps the reading, and it does
+// what the simulator's setClock does: the checker maps the node's holds to
+// true time again (closing those already over), and the node's timers are
+// armed again from their deadlines on its clock. The simulator arms them
+// again in the order of its timer slots, which the explorer does not
+// model; that order matters only between two of the node's timers due at
+// one instant afterwards, so no change is offered where that would happen
+// (a restriction of the model, which the walk test checks against the
+// simulator).
 //
 // # Randomness
 //
@@ -82,61 +219,139 @@
 //
 // A state's fingerprint is a 128-bit hash (two independent 64-bit
 // multiply-fold lanes, fixed keys) of its canonical encoding: the clock
-// assignment; every node's up/down, restart counter and AppendState
-// relative to its local now (hashed once per node and reused by the
-// children a move does not touch); durable and unsynced records;
-// the timers in firing order with deadlines relative to now; the messages
-// in flight as a sorted multiset (numbers left out); the holds with their
-// ends relative to now; the budgets. With clocks that drift, true time is
-// part of the state too (two clocks' difference changes with time);
-// otherwise states that differ only by a shift in time are one state. If
-// the hash behaves like a random function, the chance that any two of n
-// distinct states collide is at most n²/2^129: below 10^-24 for n = 10^7.
+// assignment (and, with --slews, the clocks); every node's up/down,
+// restart counter and AppendState relative to its local now (hashed once
+// per node and reused by the children a move does not touch); durable
+// and unsynced records; the timers in firing order with deadlines
+// relative to now; the messages in flight as a sorted multiset (numbers
+// left out); the holds with their ends relative to now; the budgets. With
+// clocks that drift, true time is part of the state too. If the hash
+// behaves like a random function, the chance that any two of n distinct
+// states collide is at most n²/2^129: below 10^-22 for n = 10^8.
+//
+// The visited set keeps the fingerprints only (fpSet): 256 open-addressing
+// tables outside the Go heap, each doubled when three quarters full, so a
+// state costs between 21 and 43 bytes (about 36 measured at 30 million
+// states), and nothing else of a state stays in memory.
 //
 // # Search
 //
-// Breadth first, level by level, so the first counterexample is a
-// shortest one. Each level runs in three phases: workers expand chunks of
-// the frontier and fingerprint every successor (keeping only fingerprint,
-// parent and move); the visited set, sharded by fingerprint over the
-// workers, keeps the first occurrence of every new fingerprint in the
-// frontier's order; workers rebuild the new states from their parents
-// (one more execution of the move each, instead of holding every
-// successor in memory). Everything that decides the result (which
-// successor is kept, the order of the next frontier, the first
-// violation) follows the frontier's order, so states, transitions and the
-// counterexample are the same for any number of workers. Per state the
-// search keeps 16 bytes of fingerprint and 8 of parent and move; the
-// frontier keeps its states (nodes shared with their parents where
-// unchanged).
+// --strategy bfs (the default) searches breadth first, level by level, so
+// the first counterexample is a shortest one. The frontier is on disk: a
+// file per level, 8 bytes per state (its parent's position in the level
+// before and the index of the move from it; levels.go). A state is never
+// stored (a state is live algorithm objects, and nothing decodes an
+// encoding back into a node): it is rebuilt by executing its move again
+// on its parent, which is rebuilt the same way; since each level is
+// written in the order of its parents, its states are in the order of
+// their paths, and a worker rebuilding a run of consecutive states keeps
+// the ancestors of the last one (a cursor, one world per level) and
+// executes each ancestor once per level. That is the price of keeping no
+// state: the tree of first discoveries is thin (paxoslease, 3 acceptors,
+// 2 proposers, 2 inputs, 1 crash, --max-pending 4: 1.6 new children per
+// parent that has any), so a level costs 2.7 executions per state to
+// rebuild (its own and 1.7 of ancestors), 40% of all executions; kept, a
+// state would cost about a kilobyte. Per level, workers take chunks of the
+// level in order, rebuild and expand their states and fingerprint every
+// successor; the chunks are committed in order on one goroutine (the
+// visited set tested and filled, the new states appended to the next
+// level, the violating ones noted), with a bounded window of chunks in
+// flight. Everything that decides the result (which successor is kept,
+// the order of the next level, the first violation) follows the chunk
+// order, so states, transitions and the counterexample are the same for
+// any number of workers. The one serial step, the commit, costs a table
+// probe per transition against the few microseconds of a transition's
+// execution, so the workers scale until about twenty.
 //
 // The checker judges every state: two different owners holding one
 // resource at once (in true time, by the runner checker's rules) is a
 // violation. The search finishes the level of the first violation and
 // stops; Result.Violations is the number of violating states in that
 // level and the counterexample is the first of them, rebuilt from the
-// parent pointers and written as a scenario file ending with "advance
-// 1ns" (so the overlap has a length) and with no "expect violations"
-// line, so that leaselab replay exits 1 on it. The tests replay every
+// level files and written as a scenario file ending with "advance 1ns"
+// (so the overlap has a length) and with no "expect violations" line, so
+// that leaselab replay exits 1 on it. The tests replay every
 // counterexample they find with sim.Replay.
 //
-// Exhausted means every state within the budgets, MaxPending and Horizon
-// was expanded: MaxDepth and MaxStates cut nothing and no violation
-// stopped the search.
+// --strategy dfs searches depth first on one goroutine, with the same
+// visited set and the current path as live worlds; it stops at the first
+// violation (not a shortest one). With MaxDepth it also keeps each
+// visited state's least depth (a map in the Go heap, about 40 bytes a
+// state) and expands a state again when it meets it nearer the root, so
+// a depth-bounded search reaches exactly the states breadth first reaches
+// within the bound (dfsdepth_test.go), in far less memory than a
+// frontier: PaxosLease's cross-life-ballots counterexample on one
+// acceptor is 18 moves deep, found after about 2.5 million states with
+// --max-depth 18 --horizon 13s (leaselab verify's E22), where breadth
+// first passes 3 GiB at depth 15. --strategy random takes Walks seeded random walks
+// of MaxDepth moves (500 by default; TLC's simulation mode, Stateright's
+// simulation checker): each move drawn uniformly among those enabled,
+// from a source seeded with (Seed, walk number), so walk i is the same
+// whatever the workers; the counterexample is the lowest-numbered
+// violating walk. A walk ends early where no move is left (budgets spent,
+// no timer pending); its length bounds it, so by default no pending bound
+// applies. Walks change their world in place (no Clone), several hundred
+// thousand moves a second a core. The visited set counts the distinct
+// states the walks saw. Config.From starts any strategy at the end of a scenario file:
+// its setup lines set the cluster, parameters, seed, disk and clocks,
+// its commands run on the initial state before any budget is spent, and
+// every counterexample begins with them.
 //
-// Depth first (Config.DepthFirst, --depth-first; deep.go): one goroutine
-// follows moves in the same order, keeping only the current path (a
-// scratch state per depth) and a map from each fingerprint seen to the
-// least depth it was reached at; a state reached again at a lower depth
-// is expanded again, so a MaxDepth bound leaves nothing within it out.
-// About 40 bytes a state (a breadth-first frontier state is about 1.4 KB
-// on one acceptor), so it reaches paths a frontier cannot hold: PaxosLease's
-// cross-life-ballots counterexample on one acceptor is 18 moves, found
-// after 7.6 million states in 760 MB, where breadth first passes 3 GiB at
-// depth 15. Its counterexample is the first violating path in move order,
-// not a shortest one; without a depth bound it reaches the same states
-// as breadth first (deep_test.go checks that). Stop is asked every
-// 4,096 new states.
+// # Stopping
+//
+// Result.Stopped says why a search ended: exhausted (every state within
+// the budgets, the pending bound and the horizon was expanded),
+// max-states, max-depth (states at MaxDepth had moves left), max-memory,
+// interrupted (the context, SIGINT in the command), violation, or (random)
+// walks. The memory cap (MaxMemory, by default three quarters of the
+// memory available at the start) holds for the resident size of the whole
+// process: the visited set asks before a table grows, the collector's
+// soft limit is what the cap leaves beside the tables, and the resident
+// size is read after each chunk; a search that would pass the cap stops
+// cleanly and reports what it found. With a checkpoint directory a
+// breadth-first search runs its level files there, and a stop (other
+// than exhausted or violation) saves the visited set and where to go on
+// (checkpoint.go); the same configuration resumes it, with other caps or
+// workers if wanted, and ends exactly as a search in one go would.
+//
+// # Scale (measured)
+//
+// On the shared 2-core, 23 GB machine (2 workers; other sessions kept
+// the load at 15-20, so the wall times are several times what an idle
+// machine gives: CPU seconds are the comparable figure), every rule on,
+// exact clocks:
+//
+//   - paxoslease --acceptors 1 --proposers 3 --inputs 4 --max-pending 0
+//     (the configuration that found abandon-release; 1 crash):
+//     exhausted, 104,399,418 states, 195,612,502 transitions, depth 49,
+//     0 violations; 1,175 s of CPU (88,845 states per CPU second), 65 min
+//     wall at that load; peak RSS 3.30 GB, 32 B per state (visited set
+//     3.31 GB at the end).
+//   - paxoslease --acceptors 3 --proposers 3 --crashes 1 --inputs 3
+//     --max-pending 0 --max-memory 1GiB: stopped max-memory after
+//     32,423,207 states at depth 12, 0 violations, peak RSS 0.98 GiB,
+//     227 s of CPU.
+//   - naive --acceptors 3 --proposers 2 --crashes 1 (default bound 4):
+//     350,679 states, exhausted, peak RSS 68 MB, 2.5 s of CPU.
+//
+// --acceptors 3 --proposers 3 --crashes 1 --inputs 3, the default pending
+// bound (4), --max-memory 1GiB, each stopped (interrupted) after 6 min of
+// wall time at that load; none exhausted and none found a violation, so
+// this configuration does not fit in the time this session had. Each
+// verdict covers every state within the depth given (every state
+// reachable in that many moves was reached and judged):
+//
+//	algorithm     states      depth  CPU s  peak RSS
+//	naive         18,223,729  15     97     580 MB
+//	naive-undo    19,788,299  15     97     625 MB
+//	paxoslease    18,076,053  17     111    580 MB
+//	fatlease      19,871,079  16     128    647 MB
+//	classicpaxos  13,595,018  14     103    458 MB
+//
+// (central needs exactly one acceptor, so it has no row.) How large these
+// spaces are was not measured. At 130,000-190,000 states per CPU second
+// and 32 B per state, the memory this machine leaves a search (about 17
+// GB) holds about 500 million states, about an hour of CPU.
 //
 // # Disk
 //

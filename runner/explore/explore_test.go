@@ -116,29 +116,29 @@ func BenchmarkExploreToy(b *testing.B) {
 	b.ReportMetric(float64(states)/b.Elapsed().Seconds(), "states/s")
 }
 
-// Stop ends the search after the level it says so, not exhausted; never
-// stopping changes nothing.
-func TestStop(t *testing.T) {
-	c := toyConfig("test-lock")
-	full, err := Explore(c)
+// TestTimeStepFindsBetweenDeadlines: test-early-free misbehaves only for
+// a request delivered in the last sixteenth of a grant, where no timer of
+// the toy is due. Time that moves only to deadlines never delivers there
+// (the search exhausts without a violation); a time step short of the
+// next deadline does, and the counterexample replays.
+func TestTimeStepFindsBetweenDeadlines(t *testing.T) {
+	c := toyConfig("test-early-free")
+	c.Crashes, c.Drops, c.Dups = 0, 0, 0
+	old, err := Explore(c)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c.Stop = func(p Progress) bool { return false }
-	same, err := Explore(c)
-	if err != nil {
-		t.Fatal(err)
+	if !old.Exhausted || old.Violations != 0 || old.TimeModel.Instants != "deadlines" {
+		t.Fatalf("deadlines only: want exhausted without a violation, got %+v", old)
 	}
-	if same.States != full.States || !same.Exhausted {
-		t.Fatalf("a Stop that never stops: %d states (exhausted %v), without one %d", same.States, same.Exhausted, full.States)
-	}
-	var asked []int
-	c.Stop = func(p Progress) bool { asked = append(asked, p.Depth); return p.Depth == 3 }
+	c.TimeStep = c.Params.LeaseSpan / 20
 	res, err := Explore(c)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Exhausted || res.MaxDepth != 3 || res.States >= full.States || len(asked) != 3 {
-		t.Fatalf("stopped at depth 3: exhausted %v, depth %d, %d of %d states, asked at %v", res.Exhausted, res.MaxDepth, res.States, full.States, asked)
+	if res.Violations == 0 || res.TimeModel.Instants != "deadlines+step" {
+		t.Fatalf("with a time step: no violation found: %+v", res)
 	}
+	t.Logf("deadlines only: %d states; with --time-step %v: violation at depth %d after %d states\n%s", old.States, c.TimeStep, res.CounterexampleDepth, res.States, res.Scenario)
+	sameViolation(t, res, replay(t, res.Scenario))
 }

@@ -13,7 +13,8 @@ import (
 // to its local now, durable and unsynced records; the timers in firing
 // order with deadlines relative to now; the messages in flight as a sorted
 // multiset (their pending numbers left out); the checker's holds with
-// their ends relative to now; the budgets left.
+// their ends relative to now; the budgets left; the paused nodes with
+// what they believe and the events they kept.
 func (x *exec) fingerprint() fp {
 	w := x.w
 	h := newHasher()
@@ -21,24 +22,31 @@ func (x *exec) fingerprint() fp {
 	if x.cfg.absTime {
 		h.word(uint64(w.now))
 	}
-	for n, s := range w.nodes {
+	if x.cfg.Slews > 0 {
+		for _, c := range w.clk {
+			h.word(uint64(c.Offset))
+			h.word(uint64(c.RatePPB))
+		}
+	}
+	for n, ho := range w.hosts {
 		id := algorithms.NodeID(n)
 		local := x.clock(id).Local(w.now)
-		if s == nil {
-			h.word(0xd0 | uint64(w.restarts[n])<<8)
+		if ho.Node == nil {
+			h.word(0xd0 | uint64(ho.Restarts)<<8)
 		} else {
-			h.word(0x11 | uint64(w.restarts[n])<<8)
+			h.word(0x11 | uint64(ho.Restarts)<<8)
 			nf := x.nodeHash(n, local)
 			h.word(nf.a)
 			h.word(nf.b)
 		}
-		if d := w.disks[n]; d != nil {
+		if d := &ho.Disk; !d.Idle() || len(d.Durable()) > 0 {
+			st := d.State()
 			var busy uint64
-			if d.busy {
+			if st.Busy {
 				busy = 1
 			}
-			h.word(busy | uint64(len(d.durable))<<8 | uint64(len(d.curRecs))<<24 | uint64(len(d.qRecs))<<40)
-			for _, rs := range [][]algorithms.Record{d.durable, d.curRecs, d.qRecs} {
+			h.word(busy | uint64(len(st.Durable))<<8 | uint64(len(st.Syncing))<<24 | uint64(len(st.Queued))<<40)
+			for _, rs := range [][]algorithms.Record{st.Durable, st.Syncing, st.Queued} {
 				for i := range rs {
 					r := &rs[i]
 					h.word(uint64(r.Resource))
@@ -49,13 +57,11 @@ func (x *exec) fingerprint() fp {
 					h.word(uint64(r.Expiry - local))
 				}
 			}
-			h.word(uint64(len(d.curMsgs))<<32 | uint64(len(d.qMsgs)))
-			for _, ms := range [][]algorithms.Message{d.curMsgs, d.qMsgs} {
-				for i := range ms {
-					m := msgHash(&ms[i], w.now)
-					h.word(m.a)
-					h.word(m.b)
-				}
+			h.word(uint64(len(st.Held))<<32 | uint64(st.ForSync))
+			for i := range st.Held {
+				m := msgHash(&st.Held[i], w.now)
+				h.word(m.a)
+				h.word(m.b)
 			}
 		}
 	}
@@ -65,6 +71,9 @@ func (x *exec) fingerprint() fp {
 		var dk uint64
 		if t.disk {
 			dk = 1 << 32
+		}
+		if t.resume {
+			dk |= 1 << 33
 		}
 		h.word(uint64(t.node) | uint64(t.key.Kind)<<16 | dk)
 		h.word(uint64(t.key.Resource))
@@ -105,6 +114,27 @@ func (x *exec) fingerprint() fp {
 	}
 	b := w.budget
 	h.word(uint64(uint16(b.inputs)) | uint64(uint16(b.crashes))<<16 | uint64(uint16(b.drops))<<32 | uint64(uint16(b.dups))<<48)
+	h.word(uint64(uint16(b.slews)) | uint64(uint16(b.pauses))<<16)
+	if len(w.paused) > 0 {
+		// Paused nodes (in the order they paused: the order of their
+		// resumes is in the timers), what they believe and what they
+		// kept, in order.
+		h.word(0x9a | uint64(len(w.paused))<<8)
+		for i := range w.paused {
+			p := &w.paused[i]
+			h.word(uint64(p.node) | uint64(p.held)<<16 | uint64(len(p.kept))<<32)
+			for j := range p.kept {
+				e := &p.kept[j]
+				h.word(uint64(e.kind) | uint64(e.in)<<8 | uint64(e.key.Kind)<<16)
+				h.word(uint64(e.res) | uint64(e.key.Resource)<<32)
+				if e.kind == qDeliver {
+					m := msgHash(&e.msg, w.now)
+					h.word(m.a)
+					h.word(m.b)
+				}
+			}
+		}
+	}
 	return h.sum()
 }
 
@@ -131,11 +161,14 @@ func msgHash(m *algorithms.Message, now int64) fp {
 // local: the parent's, when this transition did not touch the node and
 // time did not move, else computed.
 func (x *exec) nodeHash(n int, local algorithms.Local) fp {
+	if x.cnhSet&(1<<n) != 0 {
+		return x.cnh[n]
+	}
 	p := x.parent
-	if p != nil && x.touched&(1<<n) == 0 && p.now == x.w.now && p.nh != nil && p.nodes[n] == x.w.nodes[n] {
+	if p != nil && x.touched&(1<<n) == 0 && p.now == x.w.now && len(p.nh) > n && p.hosts[n] == x.w.hosts[n] && p.clk[n] == x.w.clk[n] {
 		return p.nh[n]
 	}
-	x.enc = x.w.nodes[n].node.(algorithms.Explorable).AppendState(x.enc[:0], local)
+	x.enc = x.w.hosts[n].Node.(algorithms.Explorable).AppendState(x.enc[:0], local)
 	return hashBytes(x.enc)
 }
 
@@ -143,12 +176,12 @@ func (x *exec) nodeHash(n int, local algorithms.Local) fp {
 // worlds of the frontier, whose children reuse them).
 func (x *exec) fillNodeHashes() {
 	w := x.w
-	if cap(w.nh) < len(w.nodes) {
-		w.nh = make([]fp, len(w.nodes))
+	if cap(w.nh) < len(w.hosts) {
+		w.nh = make([]fp, len(w.hosts))
 	}
-	w.nh = w.nh[:len(w.nodes)]
-	for n, s := range w.nodes {
-		if s != nil {
+	w.nh = w.nh[:len(w.hosts)]
+	for n, ho := range w.hosts {
+		if ho.Node != nil {
 			w.nh[n] = x.nodeHash(n, x.clock(algorithms.NodeID(n)).Local(w.now))
 		}
 	}

@@ -1,6 +1,7 @@
 package explore
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -15,7 +16,7 @@ import (
 	"leaselab/algorithms"
 	"leaselab/runner"
 	"leaselab/runner/faults"
-	"leaselab/runner/internal/pool"
+	"leaselab/runner/host"
 )
 
 // Config is what to explore and how far.
@@ -36,53 +37,110 @@ type Config struct {
 	Crashes int // crashes (each crashed node may restart at any later point)
 	Drops   int // messages lost
 	Dups    int // messages duplicated
+	// Slews: clock rate changes along one path (each a node's rate error
+	// becoming another of the rate levels, its reading continuous).
+	Slews int
+	// Pauses: process pauses along one path (the fault-kind table's
+	// "pause" budget; pause.go): a node that is running pauses for one of
+	// the lengths that matter (pauseLengths).
+	Pauses int
 	// InputKinds: which client inputs are offered (default all three).
 	InputKinds []algorithms.InputKind
 
 	// Clocks: "exact" (every clock reads true time), "drift" (each node's
-	// rate error is -ClockDrift or +ClockDrift), "skew" (each node's
-	// offset is -DMax/2 or +DMax/2), or "extremes" (both).
+	// rate error is one of the rate levels in [-ClockDrift, +ClockDrift]),
+	// "skew" (each node's offset is one of the offset levels in
+	// [-DMax/2, +DMax/2]), or "extremes" (both).
 	Clocks     string
 	ClockDrift float64
+	// ClockLevels: how many evenly spaced values a clock's offset and rate
+	// error take between their extremes (0 or 2: the extremes only; 3 adds
+	// the middle, ...).
+	ClockLevels int
+	// TimeStep: besides advancing to the next timer deadline, true time
+	// may pass by TimeStep at a time while that stays short of the next
+	// deadline, so deliveries and inputs also happen between deadlines (0:
+	// at deadlines only).
+	TimeStep time.Duration
 
 	// MaxPending bounds the messages in flight: a state with more is
-	// judged by the checker but not expanded (0: no bound), like the
-	// network bound of the TLA+ audit's configurations.
+	// judged by the checker but not expanded (0: no bound; AutoPending:
+	// DefaultMaxPending of the cluster, or no bound for random walks),
+	// like the network bound of the TLA+ audit's configurations.
 	MaxPending int
 	// Horizon bounds true time: time never advances past it (0: no bound).
 	Horizon time.Duration
 
-	MaxDepth  int   // transitions from the initial state (0: no bound)
+	// Strategy: "bfs" (breadth first; "" too), "dfs" (depth first) or
+	// "random" (seeded random walks).
+	Strategy string
+	// MaxDepth: bfs and dfs: transitions from the initial state (0: no
+	// bound); random: the length of every walk (0: DefaultWalkDepth).
+	MaxDepth  int
 	MaxStates int64 // distinct states (0: no bound)
-	Workers   int   // 0: runtime.NumCPU()
+	// Walks (random): how many walks (0: until MaxStates, the memory cap
+	// or the context stops the search).
+	Walks int
+	// MaxMemory: bytes of memory (resident) the process may use; the
+	// search stops cleanly before it would use more (0:
+	// DefaultMaxMemory(); negative: no cap).
+	MaxMemory int64
+	// Checkpoint (bfs): a directory. If it holds a stopped search of this
+	// configuration, the search resumes it; a search that stops before
+	// it is done (interrupted, max-memory, max-states, max-depth) is saved
+	// there.
+	Checkpoint string
+	// From: a scenario (its text) whose end the search starts from: its
+	// setup lines replace Algo, Acceptors, Proposers, Params, Ablate, Seed,
+	// FsyncLatency and the clocks; its commands are the path's prefix.
+	// FromName names it in messages.
+	From     string
+	FromName string
 
-	// DepthFirst searches depth first (deep.go) instead of breadth
-	// first: on one goroutine, keeping only the current path and each
-	// state's fingerprint, so it reaches depths a breadth-first frontier
-	// cannot hold in memory (bound it with MaxDepth). Its counterexample
-	// is the first violating path found, not a shortest one; Stop is
-	// asked every 4,096 new states (Progress.Frontier 0).
-	DepthFirst bool
+	Workers int // 0: runtime.NumCPU()
 
-	// Progress, if set, is called after every breadth-first level.
+	// Progress, if set, is called after every breadth-first level and
+	// every few seconds within a long one (and every few seconds by the
+	// other strategies).
 	Progress func(Progress)
-	// Stop, if set, is asked after every level that found no violation
-	// (with that level's progress); true ends the search there, not
-	// exhausted. Callers use it for caps of their own (leaselab verify
-	// caps each search's time and memory).
-	Stop func(Progress) bool
 }
 
 // ClockModes are the values of Config.Clocks.
 var ClockModes = []string{"exact", "drift", "skew", "extremes"}
 
+// Strategies are the values of Config.Strategy.
+var Strategies = []string{"bfs", "dfs", "random"}
+
+// AutoPending as Config.MaxPending asks for DefaultMaxPending.
+const AutoPending = -1
+
+// DefaultWalkDepth is the length of a random walk unless MaxDepth says.
+const DefaultWalkDepth = 500
+
+// DefaultMaxPending is the default bound on messages in flight: enough
+// for a round of two phases to every acceptor, max(2A - (A/2+1), P) for A
+// acceptors and P proposers. A phase to every acceptor keeps A messages in
+// flight (each request delivered turns into its answer); when the
+// majority-th answer of the first phase arrives the second phase's A
+// requests leave while the first phase's A - (A/2+1) other answers are
+// still in flight. With a single acceptor it is the proposers' requests
+// at once. (3 acceptors: 4; 5 acceptors: 7.)
+func DefaultMaxPending(acceptors, proposers int) int {
+	return max(roundPending(acceptors), proposers)
+}
+
+// roundPending is what a two-phase round to every acceptor keeps in
+// flight at most, choosing the order of deliveries.
+func roundPending(acceptors int) int { return 2*acceptors - (acceptors/2 + 1) }
+
 // DefaultConfig is the explorer's default: 3 acceptors, 2 proposers, one
 // resource, two client inputs, one crash, no drops (a message never
 // delivered is a lost one, so drops add no reachable violation, only
-// states), no duplicates, exact
-// clocks, and protocol parameters under which a round is never abandoned
-// while a restarted node waits out M (timeout above M) and a retry never
-// waits a random time (Backoff 0).
+// states, where no pending bound applies), no duplicates, exact
+// clocks, the pending bound scaled with the cluster, and protocol
+// parameters under which a round is never abandoned while a restarted
+// node waits out M (timeout above M) and a retry never waits a random
+// time (Backoff 0).
 func DefaultConfig() Config {
 	p := algorithms.DefaultParams()
 	p.ResponseTimeout = 10 * time.Second
@@ -91,17 +149,29 @@ func DefaultConfig() Config {
 	return Config{
 		Algo: "paxoslease", Acceptors: 3, Proposers: 2, Resources: 1,
 		Params: p, Seed: 1,
-		Inputs: 2, Crashes: 1, Drops: 0, Dups: 0, MaxPending: 4,
+		Inputs: 2, Crashes: 1, Drops: 0, Dups: 0, MaxPending: AutoPending,
 		Clocks: "exact", ClockDrift: p.Drift,
 	}
 }
 
-// Progress is reported after each level.
+// FaultBudgets maps every fault kind's explorer budget (the fault-kind
+// table's faults.Kind.Budget: crashes, drops, dups, pauses) to its field
+// of c: the command's flags are made from the table through it, and a
+// test checks that the two name the same budgets.
+func (c *Config) FaultBudgets() map[string]*int {
+	return map[string]*int{"crashes": &c.Crashes, "drops": &c.Drops, "dups": &c.Dups, "pauses": &c.Pauses}
+}
+
+// Progress is reported as the search goes.
 type Progress struct {
 	Depth        int
 	States       int64
 	Frontier     int
 	StatesPerSec float64
+	// Memory: resident bytes at the last check.
+	Memory int64
+	// Walks done (random).
+	Walks int64
 }
 
 // Violation is the first violating state found.
@@ -112,22 +182,73 @@ type Violation struct {
 	AtNS     int64                 `json:"at_ns"`
 }
 
+// Stop reasons (Result.Stopped).
+const (
+	StopExhausted   = "exhausted"   // every state within the bounds was expanded
+	StopMaxStates   = "max-states"  // MaxStates distinct states were found
+	StopMaxDepth    = "max-depth"   // states at MaxDepth were left unexpanded
+	StopMaxMemory   = "max-memory"  // the memory cap would have been passed
+	StopInterrupted = "interrupted" // the context was cancelled (SIGINT)
+	StopViolation   = "violation"   // a violating state was found
+	StopWalks       = "walks"       // random: every walk asked for was taken
+)
+
+// Bounds are the limits a verdict holds within.
+type Bounds struct {
+	Inputs  int `json:"inputs"`
+	Crashes int `json:"crashes"`
+	Drops   int `json:"drops"`
+	Dups    int `json:"dups"`
+	Slews   int `json:"slews"`
+	Pauses  int `json:"pauses"`
+	// MaxPending: 0 means no bound; MaxPendingFrom says where it came
+	// from (the default's formula, or "set").
+	MaxPending     int    `json:"max_pending"`
+	MaxPendingFrom string `json:"max_pending_from"`
+	HorizonNS      int64  `json:"horizon_ns"`
+	MaxDepth       int    `json:"max_depth"`
+	MaxStates      int64  `json:"max_states"`
+	// Reductions applied (package doc): "ignored-input", and without a
+	// pending bound "ignored-delivery" and "no-delivery-to-down-node".
+	Reductions []string `json:"reductions"`
+}
+
+// TimeModel says which timings a verdict covers.
+type TimeModel struct {
+	// Instants: "deadlines" (time moves only to the next timer deadline)
+	// or "deadlines+step" (also by TimeStepNS short of it).
+	Instants   string `json:"instants"`
+	TimeStepNS int64  `json:"time_step_ns,omitempty"`
+	// Clocks, levels and slews as configured; DriftPPB and SkewNS are the
+	// extremes of rate error and offset.
+	Clocks      string `json:"clocks"`
+	ClockLevels int    `json:"clock_levels"`
+	Slews       int    `json:"slews"`
+	DriftPPB    int64  `json:"drift_ppb"`
+	SkewNS      int64  `json:"skew_ns"`
+	// Covers, in words.
+	Covers string `json:"covers"`
+}
+
 // Result is what a search found.
 type Result struct {
 	Algo        string   `json:"algo"`
 	Ablate      []string `json:"ablate"`
 	Acceptors   int      `json:"acceptors"`
 	Proposers   int      `json:"proposers"`
+	Strategy    string   `json:"strategy"`
 	Clocks      string   `json:"clocks"`
 	InitStates  int      `json:"initial_states"`
 	States      int64    `json:"states"`
 	Transitions int64    `json:"transitions"`
 	// MaxDepth is the deepest level searched (transitions from an initial
-	// state).
+	// state); for random walks, the longest walk.
 	MaxDepth int `json:"max_depth"`
-	// Exhausted: every state within the bounds was searched (no state
-	// left unexpanded because of --max-depth or --max-states, and the
-	// search did not stop at a violation).
+	// Stopped says why the search ended: exhausted, max-states,
+	// max-depth, max-memory, interrupted, violation (or, random, walks).
+	Stopped string `json:"stopped"`
+	// Exhausted: every state within the bounds was searched (Stopped is
+	// exhausted).
 	Exhausted    bool    `json:"exhausted"`
 	StatesPerSec float64 `json:"states_per_sec"`
 	// StatesPerCPUSec is states per second of CPU time the process used
@@ -137,10 +258,27 @@ type Result struct {
 	WallMS          float64 `json:"wall_ms"`
 	CPUMS           float64 `json:"cpu_ms"`
 	Workers         int     `json:"workers"`
+	// PeakMemory is the largest resident size the search saw at its
+	// checks; MaxMemory the cap (0: none); VisitedBytes what the visited
+	// set's tables hold at the end.
+	PeakMemory   int64 `json:"peak_memory_bytes"`
+	MaxMemory    int64 `json:"max_memory_bytes"`
+	VisitedBytes int64 `json:"visited_bytes"`
+	// Walks taken (random).
+	Walks int64 `json:"walks,omitempty"`
+	// Resumed: the search went on from a checkpoint.
+	Resumed bool `json:"resumed,omitempty"`
+	// Checkpoint: the directory the stopped search was saved to.
+	Checkpoint string `json:"checkpoint,omitempty"`
 	// Constrained: states beyond --max-pending, judged but not expanded.
-	Constrained int64 `json:"constrained"`
+	Constrained int64     `json:"constrained"`
+	Bounds      Bounds    `json:"bounds"`
+	TimeModel   TimeModel `json:"time_model"`
+	// Warnings about the bounds (a round that cannot complete, ...).
+	Warnings []string `json:"warnings,omitempty"`
 	// Violations is the number of distinct violating states at the depth
-	// of the first one (the search stops after that level).
+	// of the first one (the search stops after that level; dfs and random
+	// stop at the first).
 	Violations int `json:"violations"`
 	// Depth of the counterexample (its number of transitions), 0 if none.
 	CounterexampleDepth int `json:"counterexample_depth"`
@@ -150,6 +288,15 @@ type Result struct {
 	First          *Violation `json:"first_violation,omitempty"`
 	// Scenario is the counterexample as a scenario file, "" if none.
 	Scenario string `json:"-"`
+	// DoubleBelief (with --pauses): distinct states searched in which two
+	// nodes believe they hold one resource, a paused node that held it
+	// when it paused included (the double-belief meter's situation; with
+	// no paused node it is a violation). BeliefDepth is the depth of the
+	// first found and BeliefScenario the path to it as a scenario file
+	// (bfs and dfs), which replays to double_belief_ms > 0.
+	DoubleBelief   int64  `json:"double_belief_states,omitempty"`
+	BeliefDepth    int    `json:"double_belief_depth,omitempty"`
+	BeliefScenario string `json:"-"`
 }
 
 // config is a validated Config.
@@ -159,7 +306,16 @@ type config struct {
 	cluster algorithms.Cluster
 	inputs  []algorithms.InputKind
 	roots   [][]faults.Clock
-	absTime bool // clocks drift: true time is part of the state
+	rates   []int64 // the rate levels (ppb) a slew may choose
+	absTime bool    // clocks drift: true time is part of the state
+	// prune: the reductions that a pending bound would contradict apply
+	// (no bound).
+	prune      bool
+	pendingSrc string
+	from       *prefix
+	setup      host.Setup // what every life of every node is built from
+	warnings   []string
+	maxMemory  int64
 }
 
 // ErrBadConfig marks a Config that cannot be explored (bad input).
@@ -181,18 +337,25 @@ func prepare(c Config) (*config, error) {
 	if err != nil {
 		return nil, err
 	}
-	probe, err := cf.algo.New(algorithms.Config{ID: 0, Cluster: cf.cluster, Params: c.Params, Ablations: c.Ablate, Rand: rand.New(faults.NodeSource(c.Seed, 0, 0))})
+	probe, err := cf.algo.New(algorithms.Config{ID: 0, Cluster: cf.cluster, Params: cf.Params, Ablations: cf.Ablate, Rand: rand.New(faults.NodeSource(cf.Seed, 0, 0))})
 	if err != nil {
 		return nil, badf("%v", err)
 	}
 	if _, ok := probe.(algorithms.Explorable); !ok {
-		return nil, badf("algorithm %s cannot be explored: its nodes (%T) do not implement algorithms.Explorable", c.Algo, probe)
+		return nil, badf("algorithm %s cannot be explored: its nodes (%T) do not implement algorithms.Explorable", cf.Algo, probe)
 	}
 	return cf, nil
 }
 
 // prepareAny validates c without asking for Explorable nodes.
 func prepareAny(c Config) (*config, error) {
+	var pre *prefix
+	if c.From != "" {
+		var err error
+		if pre, err = parsePrefix(&c); err != nil {
+			return nil, err
+		}
+	}
 	algo, err := algorithms.Lookup(c.Algo)
 	if err != nil {
 		return nil, badf("%v", err)
@@ -206,26 +369,43 @@ func prepareAny(c Config) (*config, error) {
 		return nil, badf("at most 16 nodes, got %d", cl.Nodes)
 	case c.Resources < 1 || c.Resources > 16:
 		return nil, badf("resources must be in [1, 16], got %d", c.Resources)
-	case c.Inputs < 0 || c.Crashes < 0 || c.Drops < 0 || c.Dups < 0:
-		return nil, badf("budgets must not be negative (inputs %d, crashes %d, drops %d, dups %d)", c.Inputs, c.Crashes, c.Drops, c.Dups)
-	case c.Inputs > math.MaxInt16 || c.Crashes > math.MaxInt16 || c.Drops > math.MaxInt16 || c.Dups > math.MaxInt16:
+	case c.Inputs < 0 || c.Crashes < 0 || c.Drops < 0 || c.Dups < 0 || c.Slews < 0 || c.Pauses < 0:
+		return nil, badf("budgets must not be negative (inputs %d, crashes %d, drops %d, dups %d, slews %d, pauses %d)", c.Inputs, c.Crashes, c.Drops, c.Dups, c.Slews, c.Pauses)
+	case c.Inputs > math.MaxInt16 || c.Crashes > math.MaxInt16 || c.Drops > math.MaxInt16 || c.Dups > math.MaxInt16 || c.Slews > math.MaxInt16 || c.Pauses > math.MaxInt16:
 		return nil, badf("budgets must be at most %d", math.MaxInt16)
 	case c.FsyncLatency < 0:
 		return nil, badf("fsync latency must not be negative, got %v", c.FsyncLatency)
-	case c.MaxPending < 0:
+	case c.MaxPending < AutoPending:
 		return nil, badf("max pending must not be negative, got %d", c.MaxPending)
 	case c.Horizon < 0:
 		return nil, badf("horizon must not be negative, got %v", c.Horizon)
+	case c.TimeStep < 0:
+		return nil, badf("time step must not be negative, got %v", c.TimeStep)
 	case c.MaxDepth < 0:
 		return nil, badf("max depth must not be negative, got %d", c.MaxDepth)
 	case c.MaxStates < 0:
 		return nil, badf("max states must not be negative, got %d", c.MaxStates)
+	case c.Walks < 0:
+		return nil, badf("walks must not be negative, got %d", c.Walks)
 	case c.Workers < 0:
 		return nil, badf("workers must not be negative, got %d", c.Workers)
 	case c.ClockDrift < 0 || c.ClockDrift >= 0.5:
 		return nil, badf("clock drift must be in [0, 0.5), got %g", c.ClockDrift)
+	case c.ClockLevels < 0 || c.ClockLevels == 1 || c.ClockLevels > 9:
+		return nil, badf("clock levels must be 2 to 9 (0: 2), got %d", c.ClockLevels)
 	}
-	cf := &config{Config: c, algo: algo, cluster: cl}
+	switch c.Strategy {
+	case "":
+		c.Strategy = "bfs"
+	case "bfs", "dfs", "random":
+	default:
+		return nil, badf("unknown strategy %q (valid: %s)", c.Strategy, strings.Join(Strategies, ", "))
+	}
+	if c.Checkpoint != "" && c.Strategy != "bfs" {
+		return nil, badf("--checkpoint needs --strategy bfs (got %s)", c.Strategy)
+	}
+	cf := &config{Config: c, algo: algo, cluster: cl, from: pre,
+		setup: host.Setup{Algo: algo, Cluster: cl, Params: c.Params, Ablate: c.Ablate, Seed: c.Seed}}
 	cf.inputs = c.InputKinds
 	if len(cf.inputs) == 0 {
 		cf.inputs = inputKinds[:]
@@ -238,50 +418,118 @@ func prepareAny(c Config) (*config, error) {
 	if cf.Workers == 0 {
 		cf.Workers = runtime.NumCPU()
 	}
-	var offs, rates []int64
+	switch {
+	case cf.MaxPending == AutoPending && c.Strategy == "random":
+		// A walk's length bounds it; a bound on messages would end walks
+		// that pile them up.
+		cf.MaxPending = 0
+		cf.pendingSrc = "default for random walks: none"
+	case cf.MaxPending == AutoPending:
+		cf.MaxPending = DefaultMaxPending(c.Acceptors, c.Proposers)
+		cf.pendingSrc = "default: max(2A - (A/2+1), P), a two-phase round to every acceptor"
+	default:
+		cf.pendingSrc = "set"
+	}
+	cf.prune = cf.MaxPending == 0
+	if need := roundPending(c.Acceptors); cf.MaxPending > 0 && cf.MaxPending < need {
+		cf.warnings = append(cf.warnings, fmt.Sprintf("--max-pending %d is below %d: a two-phase round to all %d acceptors cannot complete, so exhausting this space says little", cf.MaxPending, need, c.Acceptors))
+	}
+	if c.Strategy == "random" && cf.MaxDepth == 0 {
+		cf.MaxDepth = DefaultWalkDepth
+	}
+	cf.maxMemory = c.MaxMemory
+	if cf.maxMemory == 0 {
+		cf.maxMemory = DefaultMaxMemory()
+	}
+	if cf.maxMemory < 0 {
+		cf.maxMemory = 0
+	}
+	if err := cf.clockRoots(pre); err != nil {
+		return nil, err
+	}
+	return cf, nil
+}
+
+// levelsOf returns k evenly spaced values in [-x, x] (k >= 2), or {0}.
+func levelsOf(x int64, k int) []int64 {
+	if x == 0 {
+		return []int64{0}
+	}
+	if k < 2 {
+		k = 2
+	}
+	out := make([]int64, k)
+	for i := range out {
+		out[i] = -x + int64(math.Round(float64(2*x)*float64(i)/float64(k-1)))
+	}
+	return slices.Compact(out)
+}
+
+// clockRoots builds the clock assignments (one initial state each) and
+// the rate levels of slews.
+func (c *config) clockRoots(pre *prefix) error {
 	rate := int64(math.Round(c.ClockDrift * 1e9))
 	half := int64(c.Params.DMax) / 2
+	c.rates = levelsOf(rate, c.ClockLevels)
+	if c.Slews > 0 {
+		if rate == 0 {
+			return badf("--slews needs a rate error to slew to (--drift above 0)")
+		}
+		c.absTime = true
+	}
+	if pre != nil {
+		c.roots = [][]faults.Clock{pre.clocks}
+		for _, k := range pre.clocks {
+			if k.RatePPB != 0 {
+				c.absTime = true
+			}
+		}
+		if pre.rates {
+			c.absTime = true
+		}
+		return nil
+	}
+	var offs, rates []int64
 	switch c.Clocks {
 	case "exact", "":
-		cf.Clocks = "exact"
+		c.Clocks = "exact"
 		offs, rates = []int64{0}, []int64{0}
 	case "drift":
-		offs, rates = []int64{0}, []int64{-rate, rate}
+		offs, rates = []int64{0}, c.rates
 	case "skew":
-		offs, rates = []int64{-half, half}, []int64{0}
+		offs, rates = levelsOf(half, c.ClockLevels), []int64{0}
 	case "extremes":
-		offs, rates = []int64{-half, half}, []int64{-rate, rate}
+		offs, rates = levelsOf(half, c.ClockLevels), c.rates
 	default:
-		return nil, badf("unknown clock mode %q (valid: %s)", c.Clocks, strings.Join(ClockModes, ", "))
+		return badf("unknown clock mode %q (valid: %s)", c.Clocks, strings.Join(ClockModes, ", "))
 	}
-	offs, rates = slices.Compact(offs), slices.Compact(rates)
 	per := make([]faults.Clock, 0, len(offs)*len(rates))
 	for _, o := range offs {
 		for _, r := range rates {
 			per = append(per, faults.Clock{Offset: o, RatePPB: r})
 			if r != 0 {
-				cf.absTime = true
+				c.absTime = true
 			}
 		}
 	}
 	// Every assignment of a per-node choice to every node.
 	total := 1
-	for range cl.Nodes {
+	for range c.cluster.Nodes {
 		total *= len(per)
-		if total > 1<<12 {
-			return nil, badf("clock mode %s gives more than %d initial states with %d nodes", c.Clocks, 1<<12, cl.Nodes)
+		if total > 1<<16 {
+			return badf("clock mode %s with %d levels gives more than %d initial states with %d nodes", c.Clocks, max(c.ClockLevels, 2), 1<<16, c.cluster.Nodes)
 		}
 	}
 	for i := range total {
-		cs := make([]faults.Clock, cl.Nodes)
+		cs := make([]faults.Clock, c.cluster.Nodes)
 		k := i
 		for n := range cs {
 			cs[n] = per[k%len(per)]
 			k /= len(per)
 		}
-		cf.roots = append(cf.roots, cs)
+		c.roots = append(c.roots, cs)
 	}
-	return cf, nil
+	return nil
 }
 
 func (c *config) newExec() *exec {
@@ -289,25 +537,36 @@ func (c *config) newExec() *exec {
 }
 
 // root builds initial state i: every node started at true time 0 under
-// clock assignment i, everything due at 0 run.
+// clock assignment i, everything due at 0 run, and then the --from
+// prefix.
 func (c *config) root(x *exec, i int) (*world, error) {
 	n := c.cluster.Nodes
 	w := &world{
-		root:     int32(i),
-		nodes:    make([]*snap, n),
-		restarts: make([]uint16, n),
-		disks:    make([]*diskState, n),
-		budget:   budgets{inputs: int16(c.Inputs), crashes: int16(c.Crashes), drops: int16(c.Drops), dups: int16(c.Dups)},
+		root:   int32(i),
+		clk:    slices.Clone(c.roots[i]),
+		hosts:  make([]*host.Host, n),
+		budget: budgets{inputs: int16(c.Inputs), crashes: int16(c.Crashes), drops: int16(c.Drops), dups: int16(c.Dups), slews: int16(c.Slews), pauses: int16(c.Pauses)},
+	}
+	for k := range w.hosts {
+		// Durable records are kept for the next life, as in a scenario.
+		w.hosts[k] = &host.Host{ID: algorithms.NodeID(k), Disk: host.Disk{Keep: true}}
 	}
 	x.w = w
 	x.err = nil
 	x.parent = nil
 	x.touched = 0
+	x.cnhSet = 0
+	x.touched = 1<<n - 1 // the hosts are this world's own
 	for k := range n {
 		x.start(algorithms.NodeID(k), false)
 	}
 	x.settle()
-	w.bad = overlaps(w.holds) > 0
+	if c.from != nil && x.err == nil {
+		if err := c.from.run(x); err != nil {
+			return nil, err
+		}
+	}
+	w.bad = w.overlaps() > 0
 	x.parent = nil
 	if !x.walk && x.err == nil {
 		x.fillNodeHashes()
@@ -315,332 +574,181 @@ func (c *config) root(x *exec, i int) (*world, error) {
 	return w, x.err
 }
 
-// cand is one transition's outcome in the first phase of a level.
-type cand struct {
-	f      fp
-	parent int32 // index in the frontier
-	move   int32
-	bad    bool
-	fresh  bool // not seen before (phase 2)
-	over   bool // beyond --max-pending: judged, not expanded
-}
-
-type ref struct {
-	parent int32 // global index of the parent state, -1 for a root
-	move   int32 // move index in the parent (root number for a root)
-}
-
-// Explore runs the breadth-first search.
+// Explore runs the search c asks for.
 func Explore(c Config) (Result, error) {
+	return ExploreContext(context.Background(), c)
+}
+
+// ExploreContext runs the search c asks for until it is done or ctx is
+// cancelled; then it stops cleanly and returns the partial result with
+// Stopped "interrupted" (and, with a checkpoint directory, saves the
+// search there).
+func ExploreContext(ctx context.Context, c Config) (Result, error) {
 	cf, err := prepare(c)
 	if err != nil {
 		return Result{}, err
 	}
-	if cf.DepthFirst {
-		return cf.runDeep()
+	// The search allocates many short-lived node copies and keeps little
+	// in the Go heap (the visited set is outside it): collecting less
+	// often costs a few tens of megabytes and saves a sixth of the time
+	// (GOGC 400 against 150, paxoslease, one worker). The memory cap's
+	// soft limit still bounds the heap.
+	defer debug.SetGCPercent(debug.SetGCPercent(400))
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(math.MaxInt64))
+	st := &stats{start: time.Now(), cpu0: cpuTime()}
+	var res Result
+	switch cf.Strategy {
+	case "dfs":
+		res, err = cf.dfs(ctx, st)
+	case "random":
+		res, err = cf.random(ctx, st)
+	default:
+		res, err = cf.bfs(ctx, st)
 	}
-	return cf.run()
-}
-
-// search is the state of a breadth-first search between levels.
-type search struct {
-	c        *config
-	visited  []map[fp]struct{} // sharded by fingerprint (fp.a % shards)
-	refs     []ref             // every state found, by global index
-	frontier []*world
-	fidx     []int32 // global index of each frontier state
-	bad      []int32 // global indices of violating states
-	execs    []*exec // one per worker
-
-	// admitted: the global indices of the next frontier (admit).
-	admitted []int32
-
-	transitions, constrained int64
-	truncated                bool
-}
-
-// chunk is how many frontier states a worker takes at a time.
-const chunk = 64
-
-func (c *config) run() (Result, error) {
-	// The search allocates many short-lived node copies and keeps few:
-	// collecting less often costs memory it has and saves a fifth of the
-	// time.
-	defer debug.SetGCPercent(debug.SetGCPercent(150))
-	start := time.Now()
-	cpu0 := cpuTime()
-	res := Result{Algo: c.Algo, Ablate: append([]string{}, c.Ablate...), Acceptors: c.Acceptors, Proposers: c.Proposers,
-		Clocks: c.Clocks, Workers: c.Workers, InitStates: len(c.roots)}
-	sr := &search{c: c, visited: make([]map[fp]struct{}, c.Workers), execs: make([]*exec, c.Workers)}
-	for k := range sr.visited {
-		sr.visited[k] = make(map[fp]struct{}, 1<<12)
-		sr.execs[k] = c.newExec()
-	}
-	if err := sr.addRoots(); err != nil {
+	if err != nil {
 		return res, err
 	}
-	depth := 0
-	for len(sr.bad) == 0 && len(sr.frontier) > 0 && !sr.truncated {
-		if c.MaxDepth > 0 && depth >= c.MaxDepth {
-			break
-		}
-		out, err := sr.expand()
-		if err != nil {
-			return res, err
-		}
-		sr.dedup(out)
-		pos := sr.admit(out)
-		nf := sr.build(pos)
-		sr.frontier, sr.fidx = nf, sr.admitted
-		depth++
-		res.MaxDepth = depth
-		el := time.Since(start).Seconds()
-		p := Progress{Depth: depth, States: int64(len(sr.refs)), Frontier: len(sr.frontier), StatesPerSec: float64(len(sr.refs)) / el}
-		if c.Progress != nil {
-			c.Progress(p)
-		}
-		if c.Stop != nil && len(sr.bad) == 0 && len(sr.frontier) > 0 && c.Stop(p) {
-			sr.truncated = true
-		}
+	cf.finish(&res, st)
+	return res, nil
+}
+
+// stats are the totals every strategy keeps.
+type stats struct {
+	start       time.Time
+	cpu0        time.Duration
+	prevWall    time.Duration // before a resume
+	prevCPU     time.Duration
+	states      int64
+	transitions int64
+	constrained int64
+	depth       int
+}
+
+// finish fills in what every strategy reports alike.
+func (c *config) finish(res *Result, st *stats) {
+	res.Algo, res.Ablate = c.Algo, append([]string{}, c.Ablate...)
+	res.Acceptors, res.Proposers = c.Acceptors, c.Proposers
+	res.Strategy, res.Clocks, res.Workers, res.InitStates = c.Strategy, c.Clocks, c.Workers, len(c.roots)
+	if c.from != nil {
+		res.Clocks = "from scenario"
 	}
-	return sr.result(res, start, cpu0)
-}
-
-// addRoots fingerprints the initial states and puts the new ones in the
-// frontier (or among the bad).
-func (sr *search) addRoots() error {
-	x := sr.c.newExec()
-	for i := range sr.c.roots {
-		w, err := sr.c.root(x, i)
-		if err != nil {
-			return err
-		}
-		x.parent = nil
-		f := x.fingerprint()
-		vs := sr.visited[f.a%uint64(len(sr.visited))]
-		if _, dup := vs[f]; dup {
-			continue
-		}
-		vs[f] = struct{}{}
-		sr.refs = append(sr.refs, ref{parent: -1, move: int32(i)})
-		if w.bad {
-			sr.bad = append(sr.bad, int32(len(sr.refs)-1))
-			continue
-		}
-		sr.frontier = append(sr.frontier, w)
-		sr.fidx = append(sr.fidx, int32(len(sr.refs)-1))
+	res.States, res.Transitions, res.Constrained = st.states, st.transitions, st.constrained
+	if res.MaxDepth < st.depth {
+		res.MaxDepth = st.depth
 	}
-	return nil
-}
-
-// expand (phase 1) applies every move to every frontier state and
-// fingerprints the successors, chunk by chunk on the workers; out[k] holds
-// chunk k's candidates in frontier order.
-func (sr *search) expand() ([][]cand, error) {
-	c, frontier := sr.c, sr.frontier
-	out := make([][]cand, (len(frontier)+chunk-1)/chunk)
-	errs := make([]error, len(out)) // by chunk
-	moves := make([][]move, len(sr.execs))
-	scratch := make([]world, len(sr.execs))
-	pool.Pool{Workers: len(sr.execs)}.Run(len(out), func(wk, k int) {
-		x, ms, sw := sr.execs[wk], moves[wk], &scratch[wk]
-		var cs []cand
-		for i := k * chunk; i < min((k+1)*chunk, len(frontier)) && errs[k] == nil; i++ {
-			p := frontier[i]
-			ms = c.moves(p, ms[:0])
-			for mi, m := range ms {
-				sw.copyFrom(p)
-				x.w = sw
-				if !x.apply(p, m) {
-					continue
-				}
-				if x.err != nil {
-					errs[k] = x.err
-					break
-				}
-				cs = append(cs, cand{f: x.fingerprint(), parent: int32(i), move: int32(mi), bad: overlaps(sw.holds) > 0,
-					over: c.MaxPending > 0 && len(sw.pending) > c.MaxPending})
-			}
-		}
-		moves[wk] = ms
-		out[k] = cs
-	}, func(k int) bool { return errs[k] == nil })
-	for _, e := range errs {
-		if e != nil {
-			return nil, e
-		}
-	}
-	return out, nil
-}
-
-// dedup (phase 2) marks the candidates not seen before. Shard k of the
-// visited set is owned by one goroutine, which walks the candidates in
-// the frontier's order, so the first of equal candidates is the one kept
-// whatever the number of workers.
-func (sr *search) dedup(out [][]cand) {
-	shards := len(sr.visited)
-	pool.Pool{Workers: shards}.Run(shards, func(_, k int) {
-		vs := sr.visited[k]
-		for _, cs := range out {
-			for i := range cs {
-				cd := &cs[i]
-				if int(cd.f.a%uint64(shards)) != k {
-					continue
-				}
-				if _, dup := vs[cd.f]; !dup {
-					vs[cd.f] = struct{}{}
-					cd.fresh = true
-				}
-			}
-		}
-	}, nil)
-}
-
-// admit numbers the fresh candidates in order, up to MaxStates, files the
-// violating ones, and returns the parents' positions for build; the new
-// frontier's global indices are left in sr.admitted.
-func (sr *search) admit(out [][]cand) map[int32]int32 {
-	c := sr.c
-	sr.admitted = nil
-	for _, cs := range out {
-		sr.transitions += int64(len(cs))
-		for _, cd := range cs {
-			if !cd.fresh {
-				continue
-			}
-			if c.MaxStates > 0 && int64(len(sr.refs)) >= c.MaxStates {
-				sr.truncated = true
-				break
-			}
-			sr.refs = append(sr.refs, ref{parent: sr.fidx[cd.parent], move: cd.move})
-			g := int32(len(sr.refs) - 1)
-			if cd.bad {
-				sr.bad = append(sr.bad, g)
-				continue
-			}
-			if cd.over {
-				sr.constrained++
-				continue
-			}
-			sr.admitted = append(sr.admitted, g)
-		}
-		if sr.truncated {
-			break
-		}
-	}
-	pos := make(map[int32]int32, len(sr.fidx))
-	for i, g := range sr.fidx {
-		pos[g] = int32(i)
-	}
-	return pos
-}
-
-// build (phase 3) rebuilds the admitted states from their parents (pos:
-// a parent's position in the frontier), chunk by chunk on the workers.
-func (sr *search) build(pos map[int32]int32) []*world {
-	c, nrefs := sr.c, sr.admitted
-	nf := make([]*world, len(nrefs))
-	moves := make([][]move, len(sr.execs))
-	pool.Pool{Workers: len(sr.execs)}.Run((len(nrefs)+chunk-1)/chunk, func(wk, k int) {
-		x, ms := sr.execs[wk], moves[wk]
-		for i := k * chunk; i < min((k+1)*chunk, len(nrefs)); i++ {
-			r := sr.refs[nrefs[i]]
-			p := sr.frontier[pos[r.parent]]
-			ms = c.moves(p, ms[:0])
-			w := p.clone()
-			x.w = w
-			x.apply(p, ms[r.move])
-			x.fillNodeHashes()
-			nf[i] = w
-		}
-		moves[wk] = ms
-	}, nil)
-	return nf
-}
-
-// result fills in the totals and, if a state violates, the
-// counterexample to the first one.
-func (sr *search) result(res Result, start time.Time, cpu0 time.Duration) (Result, error) {
-	res.States = int64(len(sr.refs))
-	res.Transitions = sr.transitions
-	res.Constrained = sr.constrained
-	res.Exhausted = len(sr.bad) == 0 && !sr.truncated && (len(sr.frontier) == 0 || sr.c.stuck(sr.frontier))
-	el := time.Since(start)
+	res.Exhausted = res.Stopped == StopExhausted
+	res.MaxMemory = c.maxMemory
+	el := time.Since(st.start) + st.prevWall
 	res.WallMS = float64(el.Microseconds()) / 1000
 	if el > 0 {
 		res.StatesPerSec = float64(res.States) / el.Seconds()
 	}
-	if cpu := cpuTime() - cpu0; cpu > 0 {
+	if cpu := cpuTime() - st.cpu0 + st.prevCPU; cpu > 0 {
 		res.CPUMS = float64(cpu.Microseconds()) / 1000
 		res.StatesPerCPUSec = float64(res.States) / cpu.Seconds()
 	}
-	if len(sr.bad) > 0 {
-		res.Violations = len(sr.bad)
-		sc, v, n, err := sr.c.counterexample(sr.refs, sr.bad[0])
-		if err != nil {
-			return res, err
-		}
-		res.Scenario, res.First, res.CounterexampleDepth = sc, v, n
+	res.Bounds = Bounds{Inputs: c.Inputs, Crashes: c.Crashes, Drops: c.Drops, Dups: c.Dups, Slews: c.Slews, Pauses: c.Pauses,
+		MaxPending: c.MaxPending, MaxPendingFrom: c.pendingSrc, HorizonNS: int64(c.Horizon),
+		MaxDepth: c.MaxDepth, MaxStates: c.MaxStates, Reductions: []string{"ignored-input"}}
+	if c.prune {
+		res.Bounds.Reductions = append(res.Bounds.Reductions, "ignored-delivery", "no-delivery-to-down-node")
 	}
-	return res, nil
+	res.TimeModel = c.timeModel()
+	res.Warnings = append(res.Warnings, c.warnings...)
 }
 
-// stuck reports whether no frontier state has a move left (so stopping at
-// the depth bound left nothing out).
-func (c *config) stuck(frontier []*world) bool {
-	var ms []move
-	for _, w := range frontier {
-		if ms = c.moves(w, ms[:0]); len(ms) > 0 {
-			return false
-		}
+// timeModel describes the timings the search covers.
+func (c *config) timeModel() TimeModel {
+	tm := TimeModel{Instants: "deadlines", Clocks: c.Clocks, ClockLevels: max(c.ClockLevels, 2), Slews: c.Slews,
+		DriftPPB: int64(math.Round(c.ClockDrift * 1e9)), SkewNS: int64(c.Params.DMax)}
+	if c.from != nil {
+		tm.Clocks = "from scenario"
 	}
-	return true
+	var b strings.Builder
+	if c.TimeStep > 0 {
+		tm.Instants, tm.TimeStepNS = "deadlines+step", int64(c.TimeStep)
+		fmt.Fprintf(&b, "events at timer deadlines and every %v short of the next deadline", c.TimeStep)
+	} else {
+		b.WriteString("events at timer deadlines only (none strictly between two)")
+	}
+	switch c.Clocks {
+	case "exact":
+		b.WriteString("; clocks exact")
+	case "drift":
+		fmt.Fprintf(&b, "; rate errors at %d levels in [-%g, +%g], fixed per path", tm.ClockLevels, c.ClockDrift, c.ClockDrift)
+	case "skew":
+		fmt.Fprintf(&b, "; offsets at %d levels in [-%v, +%v]", tm.ClockLevels, c.Params.DMax/2, c.Params.DMax/2)
+	case "extremes":
+		fmt.Fprintf(&b, "; offsets at %d levels in [-%v, +%v] and rate errors at %d levels in [-%g, +%g]", tm.ClockLevels, c.Params.DMax/2, c.Params.DMax/2, tm.ClockLevels, c.ClockDrift, c.ClockDrift)
+	}
+	if c.Slews > 0 {
+		fmt.Fprintf(&b, "; up to %d rate changes per path, to any of %d rates in [-%g, +%g]", c.Slews, len(c.rates), c.ClockDrift, c.ClockDrift)
+	}
+	tm.Covers = b.String()
+	return tm
 }
 
-// counterexample rebuilds the path to state g and writes it as a scenario.
-func (c *config) counterexample(refs []ref, g int32) (string, *Violation, int, error) {
-	var path []int32
-	for refs[g].parent >= 0 {
-		path = append(path, refs[g].move)
-		g = refs[g].parent
-	}
-	slices.Reverse(path)
-	return c.pathScenario(int(refs[g].move), path)
-}
-
-// pathScenario replays path (move indices) from initial state root and
-// writes it as a scenario; the path must end in a violation.
-func (c *config) pathScenario(root int, path []int32) (string, *Violation, int, error) {
+// rebuild re-executes the path (root, moves), writing it as a scenario
+// (header and commands) to b, and returns the world at its end.
+func (c *config) rebuild(b *strings.Builder, root int, path []int32) (*world, error) {
 	x := c.newExec()
 	w, err := c.root(x, root)
 	if err != nil {
-		return "", nil, 0, err
+		return nil, err
 	}
-	var b strings.Builder
-	c.header(&b, w)
+	c.header(b, w)
 	var ms []move
 	for _, mi := range path {
 		ms = c.moves(w, ms[:0])
-		fmt.Fprintf(&b, "%s\n", c.describe(w, ms[mi]))
+		if int(mi) >= len(ms) {
+			return nil, fmt.Errorf("explore: internal error: the path names move %d of %d", mi, len(ms))
+		}
+		fmt.Fprintf(b, "%s\n", c.describe(w, ms[mi]))
 		p := w
 		w = p.clone()
 		x.w = w
 		x.apply(p, ms[mi])
 		if x.err != nil {
-			return "", nil, 0, x.err
+			return nil, x.err
 		}
 	}
-	n := overlaps(w.holds)
+	return w, nil
+}
+
+// beliefWitness re-executes the path (root, moves) to a state of double
+// belief and writes it as a scenario that expects no violation (the
+// double belief is the meter's, double_belief_ms).
+func (c *config) beliefWitness(root int, path []int32) (string, error) {
+	var b strings.Builder
+	w, err := c.rebuild(&b, root, path)
+	if err != nil {
+		return "", err
+	}
+	if !w.doubleBelief() {
+		return "", fmt.Errorf("explore: internal error: the rebuilt path does not end in double belief")
+	}
+	b.WriteString("advance 1ns               # let the double belief last\n")
+	b.WriteString("# two nodes believe they hold one resource (a paused one included): double_belief_ms > 0\n")
+	fmt.Fprintf(&b, "expect violations %d\n", w.overlaps())
+	return b.String(), nil
+}
+
+// counterexample re-executes the path (root, moves) and writes it as a
+// scenario; it must end in a violation.
+func (c *config) counterexample(root int, path []int32) (string, *Violation, int, error) {
+	var b strings.Builder
+	w, err := c.rebuild(&b, root, path)
+	if err != nil {
+		return "", nil, 0, err
+	}
+	n := w.overlaps()
 	if n == 0 {
 		return "", nil, 0, fmt.Errorf("explore: internal error: the rebuilt path does not end in a violation")
 	}
 	var v *Violation
-	for i := 0; i+1 < len(w.holds); i++ {
-		if a, h := w.holds[i], w.holds[i+1]; a.res == h.res {
-			v = &Violation{Resource: a.res, Owners: [2]algorithms.NodeID{a.owner, h.owner},
-				Ballots: [2]string{a.ballot.String(), h.ballot.String()}, AtNS: w.now}
-			break
-		}
+	if a, h, ok := w.firstOverlap(); ok {
+		v = &Violation{Resource: a.res, Owners: [2]algorithms.NodeID{a.owner, h.owner},
+			Ballots: [2]string{a.ballot.String(), h.ballot.String()}, AtNS: w.now}
 	}
 	b.WriteString("advance 1ns               # let the overlap last, so the verdict counts it\n")
 	// No "expect violations" line: replay exits 1 on a violation the file
@@ -650,13 +758,13 @@ func (c *config) pathScenario(root int, path []int32) (string, *Violation, int, 
 	return b.String(), v, len(path), nil
 }
 
-// header writes the setup lines of a scenario.
+// header writes the setup lines of a scenario (and the --from prefix).
 func (c *config) header(b *strings.Builder, w *world) {
 	fmt.Fprintf(b, "# leaselab explore counterexample: %s", c.Algo)
 	if len(c.Ablate) > 0 {
 		fmt.Fprintf(b, " --ablate %s", strings.Join(c.Ablate, ","))
 	}
-	fmt.Fprintf(b, ", %d acceptors, %d proposers\n", c.Acceptors, c.Proposers)
+	fmt.Fprintf(b, ", %d acceptors, %d proposers, --strategy %s\n", c.Acceptors, c.Proposers, c.Strategy)
 	fmt.Fprintf(b, "algo %s\n", c.Algo)
 	// The setup lines spell parameters as runner's table does.
 	spec := runner.Spec{Acceptors: c.Acceptors, Proposers: c.Proposers, Params: c.Params,
@@ -674,4 +782,11 @@ func (c *config) header(b *strings.Builder, w *world) {
 		}
 	}
 	b.WriteString("start\n")
+	if c.from != nil {
+		fmt.Fprintf(b, "# the prefix (--from %s)\n", c.FromName)
+		for _, l := range c.from.lines {
+			b.WriteString(l + "\n")
+		}
+		b.WriteString("# the search from the end of the prefix\n")
+	}
 }

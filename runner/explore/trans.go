@@ -2,7 +2,7 @@ package explore
 
 import (
 	"fmt"
-	"strings"
+	"strconv"
 	"time"
 
 	"leaselab/algorithms"
@@ -17,28 +17,36 @@ const (
 	tCrash
 	tRestart
 	tAdvance
+	tWait  // true time passes by Config.TimeStep, short of the next deadline
+	tSlew  // node arg's clock changes rate to rate
+	tPause // node arg's process pauses for dur
 )
 
 // move is one transition out of a state. arg is the pending index
-// (deliver, drop, dup) or the node (input, crash, restart).
+// (deliver, drop, dup) or the node (input, crash, restart, slew).
 type move struct {
 	kind uint8
 	in   algorithms.InputKind
 	arg  int32
 	res  algorithms.ResourceID
+	rate int64 // ppb (slew)
+	dur  int64 // ns (pause)
 }
 
 var inputKinds = [...]algorithms.InputKind{algorithms.Acquire, algorithms.Extend, algorithms.Relinquish}
 
 // moves appends the transitions enabled in w, in a fixed order: for each
 // message in flight (send order) deliver, drop, duplicate; client inputs
-// per proposer, resource and kind; crash or restart per node; advance time
-// to the next timer deadline.
+// per proposer, resource and kind; crash or restart per node; clock rate
+// changes per node and rate (--slews); process pauses per node and length
+// (--pauses); a step of time short of the next deadline (--time-step);
+// advance time to the next timer deadline.
 func (c *config) moves(w *world, ms []move) []move {
 	for i := range w.pending {
-		if w.nodes[w.pending[i].msg.To] == nil {
+		if !w.up(w.pending[i].msg.To) && c.prune {
 			// Delivering to a node that is down loses the message; leaving
-			// it in flight for ever has the same futures and more.
+			// it in flight for ever has the same futures and more (without
+			// a pending bound: see the package doc).
 			continue
 		}
 		ms = append(ms, move{kind: tDeliver, arg: int32(i)})
@@ -51,7 +59,7 @@ func (c *config) moves(w *world, ms []move) []move {
 	}
 	if w.budget.inputs > 0 {
 		for p := 0; p < c.cluster.Proposers; p++ {
-			if w.nodes[p] == nil {
+			if !w.up(algorithms.NodeID(p)) {
 				continue
 			}
 			for r := 0; r < c.Resources; r++ {
@@ -61,8 +69,8 @@ func (c *config) moves(w *world, ms []move) []move {
 			}
 		}
 	}
-	for n := range w.nodes {
-		if w.nodes[n] != nil {
+	for n := range w.hosts {
+		if w.up(algorithms.NodeID(n)) {
 			if w.budget.crashes > 0 {
 				ms = append(ms, move{kind: tCrash, arg: int32(n)})
 			}
@@ -70,7 +78,45 @@ func (c *config) moves(w *world, ms []move) []move {
 			ms = append(ms, move{kind: tRestart, arg: int32(n)})
 		}
 	}
-	if t := w.nextDeadline(); t != never && (c.Horizon == 0 || t <= int64(c.Horizon)) {
+	if w.budget.slews > 0 {
+		var ts []int64
+		for n := range w.hosts {
+			if !w.up(algorithms.NodeID(n)) || w.pausedAt(algorithms.NodeID(n)) >= 0 {
+				// A paused node's kept timers are not in the firing
+				// order to be armed again: no slew while paused.
+				continue
+			}
+			for _, r := range c.rates {
+				if r == w.clk[n].RatePPB {
+					continue
+				}
+				var ok bool
+				if ts, ok = w.rearmed(algorithms.NodeID(n), slewed(w.clk[n], w.now, r), ts); ok {
+					ms = append(ms, move{kind: tSlew, arg: int32(n), rate: r})
+				}
+			}
+		}
+	}
+	if w.budget.pauses > 0 {
+		var ds []int64
+		for n := range w.hosts {
+			id := algorithms.NodeID(n)
+			if !w.up(id) || w.pausedAt(id) >= 0 {
+				continue
+			}
+			if ds == nil {
+				ds = c.pauseLengths(w, make([]int64, 0, 16))
+			}
+			for _, d := range ds {
+				ms = append(ms, move{kind: tPause, arg: int32(n), dur: d})
+			}
+		}
+	}
+	t := w.nextDeadline()
+	if d := int64(c.TimeStep); d > 0 && t != never && w.now+d < t && (c.Horizon == 0 || w.now+d <= int64(c.Horizon)) {
+		ms = append(ms, move{kind: tWait})
+	}
+	if t != never && (c.Horizon == 0 || t <= int64(c.Horizon)) {
 		ms = append(ms, move{kind: tAdvance})
 	}
 	return ms
@@ -78,12 +124,14 @@ func (c *config) moves(w *world, ms []move) []move {
 
 // apply carries out m on x.w (a copy of the parent) and settles. It
 // returns false when the move changed nothing but a budget (a client input
-// the node ignored): such a state is the parent with fewer options, so the
-// search skips it.
+// the node ignored) or, without a pending bound, nothing but the message
+// delivered (the node ignored it): such a state is the parent with fewer
+// options, so the search skips it.
 func (x *exec) apply(parent *world, m move) bool {
 	w := x.w
 	x.parent = parent
 	x.touched = 0
+	x.cnhSet = 0
 	x.effects = 0
 	switch m.kind {
 	case tDeliver, tDrop, tDup:
@@ -98,23 +146,27 @@ func (x *exec) apply(parent *world, m move) bool {
 			w.budget.dups--
 		}
 		if m.kind != tDrop {
+			paused := w.pausedAt(p.msg.To) >= 0 // the message is kept, not ignored
 			x.deliver(&p.msg)
 			x.settle()
-			if x.err == nil && x.effects == 0 && x.sameNode(parent, p.msg.To) {
+			if x.err == nil && !paused && x.effects == 0 && x.sameNode(parent, p.msg.To) && (x.cfg.prune || m.kind == tDup) {
 				// The receiver ignored it: the state is the parent's
 				// without the message (or with one budget less), and the
 				// parent, which may still deliver it or never, has every
-				// future this one has.
+				// future this one has. Under a pending bound the message
+				// leaves instead (the parent may be beyond the bound
+				// where this state is not): see the package doc.
 				return false
 			}
 			return true
 		}
 	case tInput:
 		w.budget.inputs--
-		x.schedule(qev{kind: qInput, node: algorithms.NodeID(m.arg), in: m.in, res: m.res})
-		x.settle()
 		n := algorithms.NodeID(m.arg)
-		if x.err == nil && x.effects == 0 && x.sameNode(parent, n) {
+		paused := w.pausedAt(n) >= 0 // the input is kept, not ignored
+		x.schedule(qev{kind: qInput, node: n, in: m.in, res: m.res})
+		x.settle()
+		if x.err == nil && !paused && x.effects == 0 && x.sameNode(parent, n) {
 			return false
 		}
 		return true
@@ -127,6 +179,15 @@ func (x *exec) apply(parent *world, m move) bool {
 		t := w.nextDeadline()
 		w.now = t
 		x.advanceHolds(t)
+	case tWait:
+		w.now += int64(x.cfg.TimeStep)
+		x.advanceHolds(w.now)
+	case tSlew:
+		w.budget.slews--
+		x.slew(algorithms.NodeID(m.arg), m.rate)
+	case tPause:
+		w.budget.pauses--
+		x.pause(algorithms.NodeID(m.arg), m.dur)
 	}
 	x.settle()
 	return true
@@ -139,7 +200,11 @@ func (c *config) describe(w *world, m move) string {
 	case tDeliver, tDrop, tDup:
 		p := w.pending[m.arg]
 		verb := map[uint8]string{tDeliver: "deliver", tDrop: "drop", tDup: "dup"}[m.kind]
-		return fmt.Sprintf("%-24s # %s", fmt.Sprintf("%s %d", verb, p.id), p.msg)
+		down := ""
+		if !w.up(p.msg.To) {
+			down = " (receiver down)"
+		}
+		return fmt.Sprintf("%-24s # %s%s", fmt.Sprintf("%s %d", verb, p.id), p.msg, down)
 	case tInput:
 		verb := map[algorithms.InputKind]string{algorithms.Acquire: "acquire", algorithms.Extend: "extend", algorithms.Relinquish: "release"}[m.in]
 		return fmt.Sprintf("%s n%d r%d", verb, m.arg, m.res)
@@ -150,11 +215,14 @@ func (c *config) describe(w *world, m move) string {
 	case tAdvance:
 		d := time.Duration(w.nextDeadline() - w.now)
 		return fmt.Sprintf("%-24s # to t=%s", "advance "+d.String(), time.Duration(w.nextDeadline()))
+	case tWait:
+		d := c.TimeStep
+		return fmt.Sprintf("%-24s # to t=%s, before the next deadline", "advance "+d.String(), time.Duration(w.now+int64(d)))
+	case tSlew:
+		ck := slewed(w.clk[m.arg], w.now, m.rate)
+		return fmt.Sprintf("clock n%d offset=%s rate=%s", m.arg, time.Duration(ck.Offset), strconv.FormatFloat(float64(ck.RatePPB)/1e9, 'g', -1, 64))
+	case tPause:
+		return fmt.Sprintf("%-24s # resumes at t=%s", fmt.Sprintf("pause n%d %s", m.arg, time.Duration(m.dur)), time.Duration(w.now+m.dur))
 	}
 	return "?"
-}
-
-// kindName is used in summaries.
-func kindName(k uint8) string {
-	return strings.TrimSpace([]string{"", "deliver", "drop", "dup", "input", "crash", "restart", "advance"}[k])
 }

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"time"
 
 	"leaselab/algorithms"
 	_ "leaselab/classicpaxos"
@@ -49,11 +50,11 @@ func walk(t *testing.T, c Config, seed uint64, steps int) (string, bool) {
 		if x.err != nil {
 			t.Fatal(x.err)
 		}
-		w.bad = overlaps(w.holds) > 0
+		w.bad = w.overlaps() > 0
 	}
 	if w.bad {
 		b.WriteString("advance 1ns\n")
-		fmt.Fprintf(&b, "expect violations %d\n", overlaps(w.holds))
+		fmt.Fprintf(&b, "expect violations %d\n", w.overlaps())
 		return b.String(), true
 	}
 	b.WriteString("expect violations 0\n")
@@ -74,7 +75,7 @@ func walk(t *testing.T, c Config, seed uint64, steps int) (string, bool) {
 // ablation, each replayed by sim.Replay, which must see the same
 // pending messages, holders and violations.
 func TestWalksAgreeWithReplay(t *testing.T) {
-	found := 0
+	found, slews, waits, downs, pauses := 0, 0, 0, 0, 0
 	for _, name := range []string{"naive", "naive-undo", "paxoslease", "fatlease", "classicpaxos"} {
 		a, err := algorithms.Lookup(name)
 		if err != nil {
@@ -90,12 +91,18 @@ func TestWalksAgreeWithReplay(t *testing.T) {
 			if abl != "" {
 				c.Ablate = algorithms.Ablations{abl}
 			}
-			c.Inputs, c.Crashes, c.Drops, c.Dups = 6, 2, 2, 2
-			c.Clocks = "extremes"
+			c.Inputs, c.Crashes, c.Drops, c.Dups, c.Slews, c.Pauses = 6, 2, 2, 2, 3, 2
+			c.Clocks, c.ClockLevels = "extremes", 3
+			c.TimeStep = 70 * time.Millisecond                           // deliveries between deadlines
 			c.Params.ResponseTimeout = 3 * c.Params.ResponseTimeout / 10 // retries happen too
 			c.Params.MaxRounds = 3
 			for seed := range uint64(20) {
 				sc, _ := walk(t, c, seed, 80)
+				_, path, _ := strings.Cut(sc, "\nstart\n")
+				slews += strings.Count(path, "\nclock n")
+				waits += strings.Count(path, "before the next deadline")
+				downs += strings.Count(sc, "(receiver down)")
+				pauses += strings.Count(path, "\npause n")
 				var out strings.Builder
 				rr, err := sim.Replay(strings.NewReader(sc), &out)
 				if err != nil {
@@ -110,7 +117,10 @@ func TestWalksAgreeWithReplay(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d walks ended in a violation", found)
+	t.Logf("%d walks ended in a violation; %d clock rate changes, %d time steps, %d deliveries to a node that was down, %d pauses", found, slews, waits, downs, pauses)
+	if slews == 0 || waits == 0 || downs == 0 || pauses == 0 {
+		t.Fatal("the walks took no clock rate change, time step, delivery to a node that was down or pause: they check nothing of those")
+	}
 }
 
 // TestFindsAblations: the explorer finds, by itself, what some safety

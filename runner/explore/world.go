@@ -3,42 +3,32 @@ package explore
 import (
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"sort"
 
 	"leaselab/algorithms"
 	"leaselab/runner/faults"
-	"leaselab/runner/workload"
+	"leaselab/runner/host"
 )
 
 // never is the true deadline of a timer whose local deadline the node's
 // clock never reaches (faults.Clock.TrueAt's "never").
 const never = math.MaxInt64
 
-// snap is a node between two steps. A snap is never changed once a world
-// holding it is published: a transition that steps the node steps a
-// Clone, so worlds share the nodes they did not touch.
-type snap struct {
-	node algorithms.Node // an algorithms.Explorable whenever the search branches
-	src  *rand.PCG       // the source behind the node's Config.Rand
-}
-
-func (s *snap) clone() *snap {
-	src := new(rand.PCG)
-	*src = *s.src
-	return &snap{node: s.node.(algorithms.Explorable).Clone(rand.New(src)), src: src}
-}
-
-// timer is a pending timer of a node, as the runner keeps it outside the
-// node: due at true time t (never: the key is kept, nothing fires).
+// timer is a pending timer of a node (its key and deadline on the node's
+// clock are in the node's host.Timers) or the completion of its disk's
+// sync, due at true time t (never: the key is kept, nothing fires).
 // Timers due at one instant fire in the order they were armed (seq), as
-// in the simulator's event heap.
+// in the simulator's event queue.
 type timer struct {
 	t    int64
 	seq  uint64
 	key  algorithms.TimerKey
 	node algorithms.NodeID
-	disk bool // the completion of node's fsync, not a node timer
+	disk bool // the completion of node's sync, not a node timer
+	// resume: the end of node's process pause (a pause's resume is due at
+	// an instant fixed when it starts, ordered among the timers by the
+	// pause's arming order, as the simulator schedules it).
+	resume bool
 }
 
 // pmsg is a message in flight. id is the scenario's pending number (send
@@ -54,42 +44,48 @@ type hold struct {
 	res    algorithms.ResourceID
 	owner  algorithms.NodeID
 	ballot algorithms.Ballot
+	until  algorithms.Local
 	end    int64
-}
-
-// diskState is a node's stable storage (Durable algorithms,
-// runner/disk.go with group commit): the durable records (returned on
-// restart), the fsync in progress (its records, the messages waiting for
-// it) and the outputs queued for the next one. Shared between worlds,
-// copied before a change.
-type diskState struct {
-	durable []algorithms.Record
-	busy    bool
-	curRecs []algorithms.Record
-	curMsgs []algorithms.Message
-	qRecs   []algorithms.Record
-	qMsgs   []algorithms.Message
 }
 
 // budgets are the faults and client inputs a path may still use.
 type budgets struct {
-	inputs, crashes, drops, dups int16
+	inputs, crashes, drops, dups, slews, pauses int16
+}
+
+// pausing is a node whose process is paused (pause.go): it resumes at its
+// resume timer; held are the resources it held when it paused (bit per
+// resource: it believes it holds them until it resumes, whatever its
+// clock says meanwhile); kept are its events that came due while paused,
+// in the order they came due, run when it resumes.
+type pausing struct {
+	node algorithms.NodeID
+	held uint16
+	kept []qev // never appended to in place: worlds share it
 }
 
 // world is one state of the search: everything the scenario interpreter
 // keeps between two commands.
+//
+// Each node runs on a host.Host (runner/host, as in the simulator): the
+// node of its current life (nil while down), its source, its restart
+// counter, its timers by key and its disk (group commit, durable records
+// kept for the next life). A host is never changed once a world holding
+// it is published: a transition that changes a node's host changes a
+// Clone (the node cloned, its timers and disk copied), so worlds share
+// the hosts they did not touch.
 type world struct {
-	now      int64
-	root     int32 // index of the clock assignment (Config.roots)
-	nodes    []*snap
-	restarts []uint16
-	timers   []timer // sorted by (t, seq)
-	pending  []pmsg  // in send order
-	disks    []*diskState
-	holds    []hold // sorted by (res, owner)
-	budget   budgets
-	seq      uint64
-	pendSeq  int32
+	now     int64
+	root    int32          // index of the clock assignment (Config.roots)
+	clk     []faults.Clock // each node's clock now (the root's, unless slewed)
+	hosts   []*host.Host
+	timers  []timer // sorted by (t, seq)
+	pending []pmsg  // in send order
+	holds   []hold  // sorted by (res, owner)
+	paused  []pausing
+	budget  budgets
+	seq     uint64
+	pendSeq int32
 	// nh: each live node's fingerprint at now (frontier worlds only).
 	nh []fp
 	// bad: two owners hold one resource at once (at rest, after the
@@ -101,24 +97,23 @@ type world struct {
 // shared (copy on write).
 func (w *world) copyFrom(p *world) {
 	w.now, w.root, w.budget, w.seq, w.pendSeq, w.bad = p.now, p.root, p.budget, p.seq, p.pendSeq, p.bad
-	w.nodes = append(w.nodes[:0], p.nodes...)
-	w.restarts = append(w.restarts[:0], p.restarts...)
+	w.clk = append(w.clk[:0], p.clk...)
+	w.hosts = append(w.hosts[:0], p.hosts...)
 	w.timers = append(w.timers[:0], p.timers...)
 	w.pending = append(w.pending[:0], p.pending...)
-	w.disks = append(w.disks[:0], p.disks...)
 	w.holds = append(w.holds[:0], p.holds...)
+	w.paused = append(w.paused[:0], p.paused...)
 	w.nh = w.nh[:0]
 }
 
 // clone returns a copy of w with buffers of its own, sized to fit.
 func (w *world) clone() *world {
 	c := &world{
-		nodes:    make([]*snap, 0, len(w.nodes)),
-		restarts: make([]uint16, 0, len(w.restarts)),
-		timers:   make([]timer, 0, len(w.timers)),
-		pending:  make([]pmsg, 0, len(w.pending)),
-		disks:    make([]*diskState, 0, len(w.disks)),
-		holds:    make([]hold, 0, len(w.holds)),
+		clk:     make([]faults.Clock, 0, len(w.clk)),
+		hosts:   make([]*host.Host, 0, len(w.hosts)),
+		timers:  make([]timer, 0, len(w.timers)),
+		pending: make([]pmsg, 0, len(w.pending)),
+		holds:   make([]hold, 0, len(w.holds)),
 	}
 	c.copyFrom(w)
 	return c
@@ -134,11 +129,14 @@ type qev struct {
 	in   algorithms.InputKind
 	res  algorithms.ResourceID
 	msg  algorithms.Message
+	key  algorithms.TimerKey // qFire
 }
 
 const (
 	qDeliver uint8 = iota + 1
 	qInput
+	qFire // a timer kept while its node was paused
+	qDisk // an fsync completion kept while its node was paused
 )
 
 // exec carries out transitions on a world. Each worker has its own.
@@ -160,6 +158,15 @@ type exec struct {
 	enc  []byte
 	enc2 []byte
 	mh   []fp
+	// cnh: node fingerprints of x.w computed during this transition
+	// (bit n of cnhSet: cnh[n] is set).
+	cnh    []fp
+	cnhSet uint64
+	// scratch: x.w is thrown away after the transition (a successor that
+	// is only fingerprinted), so the hosts it owns live in pool, one per
+	// node, reused by the next transition instead of allocated.
+	scratch bool
+	pool    []host.Host
 }
 
 func (x *exec) fail(err error) {
@@ -168,16 +175,29 @@ func (x *exec) fail(err error) {
 	}
 }
 
-func (x *exec) clock(n algorithms.NodeID) faults.Clock { return x.cfg.roots[x.w.root][n] }
+func (x *exec) clock(n algorithms.NodeID) faults.Clock { return x.w.clk[n] }
 
-// own returns node n's snap, cloned first if this transition has not
+// up reports whether node n is up in x.w.
+func (w *world) up(n algorithms.NodeID) bool { return w.hosts[n].Node != nil }
+
+// own returns node n's host, cloned first if this transition has not
 // cloned it yet.
-func (x *exec) own(n algorithms.NodeID) *snap {
+func (x *exec) own(n algorithms.NodeID) *host.Host {
 	if x.touched&(1<<n) == 0 && !x.walk {
-		x.w.nodes[n] = x.w.nodes[n].clone()
+		var h *host.Host
+		if x.scratch {
+			if len(x.pool) < len(x.w.hosts) {
+				x.pool = make([]host.Host, len(x.w.hosts))
+			}
+			h = &x.pool[n]
+		} else {
+			h = new(host.Host)
+		}
+		*h = x.w.hosts[n].Clone()
+		x.w.hosts[n] = h
 		x.touched |= 1 << n
 	}
-	return x.w.nodes[n]
+	return x.w.hosts[n]
 }
 
 func (x *exec) schedule(e qev) {
@@ -187,50 +207,70 @@ func (x *exec) schedule(e qev) {
 }
 
 // step hands in to node n now and carries out its output as the
-// simulator does (workload.Carry).
+// simulator does (host.Host.Apply, with x as its host.Env).
 func (x *exec) step(n algorithms.NodeID, in algorithms.Input) {
-	sn := x.own(n)
+	h := x.own(n)
 	local := x.clock(n).Local(x.w.now)
-	x.out.Reset()
-	sn.node.Step(local, in, &x.out)
 	out := &x.out
+	out.Reset()
+	h.Node.Step(local, in, out)
 	if len(out.Msgs)+len(out.Timers)+len(out.Events)+len(out.Persist) > 0 {
 		x.effects++
 	}
-	if err := workload.Carry(x, n, local, out); err != nil {
+	if err := h.Apply(x, local, out); err != nil {
 		x.fail(err)
 	}
 }
 
-// Event keeps the checker's view of node n's holds.
-func (x *exec) Event(n algorithms.NodeID, _ algorithms.Local, ev *algorithms.Event) bool {
+// Event keeps the checker's view of the node's holds (host.Env).
+func (x *exec) Event(h *host.Host, _ algorithms.Local, ev *algorithms.Event) {
 	switch ev.Kind {
 	case algorithms.Acquired:
-		x.acquired(n, ev)
+		x.acquired(h.ID, ev)
 	case algorithms.Lost:
-		x.closeHold(ev.Resource, n)
+		x.closeHold(ev.Resource, h.ID)
 	}
-	return true
 }
 
-// SetTimer sets or cancels timer t of node n, whose clock reads local.
-func (x *exec) SetTimer(n algorithms.NodeID, local algorithms.Local, t *algorithms.Timer) {
-	w := x.w
+// Arm: the node set timer entry i at a step whose clock read local; it
+// fires at the first true instant its clock reaches the deadline, after
+// what was armed before for that instant (host.Env).
+func (x *exec) Arm(h *host.Host, i int32, local algorithms.Local) {
+	e := h.Timers.At(i)
+	x.w.dropTimer(h.ID, e.Key())
+	x.dropKeptFire(h.ID, e.Key())
+	at := x.w.now
+	if e.At > local {
+		at = x.clock(h.ID).TrueAt(e.At)
+	}
+	x.w.seq++
+	x.w.insertTimer(timer{t: at, seq: x.w.seq, key: e.Key(), node: h.ID})
+}
+
+// Disarm: the node cancelled timer t (host.Env).
+func (x *exec) Disarm(h *host.Host, _ int32, t host.Timer) {
+	x.w.dropTimer(h.ID, t.Key())
+	x.dropKeptFire(h.ID, t.Key())
+}
+
+// Persist: nothing to meter (host.Env).
+func (x *exec) Persist(*host.Host, *algorithms.Output) {}
+
+// Sync: the node's disk started a sync, which completes FsyncLatency
+// later (host.Env).
+func (x *exec) Sync(h *host.Host) {
+	x.w.seq++
+	x.w.insertTimer(timer{t: x.w.now + int64(x.cfg.FsyncLatency), seq: x.w.seq, node: h.ID, disk: true})
+}
+
+// dropTimer removes node n's timer key from the firing order, if there.
+func (w *world) dropTimer(n algorithms.NodeID, key algorithms.TimerKey) {
 	for i := range w.timers {
-		if w.timers[i].node == n && w.timers[i].key == t.Key && !w.timers[i].disk {
+		if t := &w.timers[i]; t.node == n && t.key == key && !t.disk && !t.resume {
 			w.timers = append(w.timers[:i], w.timers[i+1:]...)
-			break
+			return
 		}
 	}
-	if t.Cancel {
-		return
-	}
-	at := w.now
-	if t.At > local {
-		at = x.clock(n).TrueAt(t.At)
-	}
-	w.seq++
-	w.insertTimer(timer{t: at, seq: w.seq, key: t.Key, node: n})
 }
 
 // insertTimer adds tm, whose seq is the largest so far, keeping (t, seq)
@@ -246,11 +286,12 @@ func (w *world) insertTimer(tm timer) {
 	w.timers[i] = tm
 }
 
-// Send puts m in flight (a message to oneself is delivered now).
+// Send puts m in flight (a message to oneself is delivered now;
+// host.Env).
 func (x *exec) Send(m *algorithms.Message) {
 	w := x.w
-	if int(m.To) >= len(w.nodes) {
-		x.fail(fmt.Errorf("node %d sent %v to a node that does not exist (cluster of %d)", m.From, *m, len(w.nodes)))
+	if int(m.To) >= len(w.hosts) {
+		x.fail(fmt.Errorf("node %d sent %v to a node that does not exist (cluster of %d)", m.From, *m, len(w.hosts)))
 		return
 	}
 	if m.To == m.From {
@@ -262,75 +303,27 @@ func (x *exec) Send(m *algorithms.Message) {
 }
 
 func (x *exec) deliver(m *algorithms.Message) {
-	if x.w.nodes[m.To] == nil {
+	if !x.w.up(m.To) {
 		return // the receiver is down: the message is lost
+	}
+	if x.w.pausedAt(m.To) >= 0 {
+		x.keep(qev{kind: qDeliver, node: m.To, msg: *m})
+		return
 	}
 	x.step(m.To, algorithms.Input{Kind: algorithms.Recv, Msg: *m})
 }
 
-// --- the disk (runner/disk.go, group commit, fsync latency fixed) ---
-
-func (x *exec) ownDisk(n algorithms.NodeID) *diskState {
-	d := x.w.disks[n]
-	c := &diskState{}
-	if d != nil {
-		c.durable = append([]algorithms.Record(nil), d.durable...)
-		c.busy = d.busy
-		c.curRecs = append([]algorithms.Record(nil), d.curRecs...)
-		c.curMsgs = append([]algorithms.Message(nil), d.curMsgs...)
-		c.qRecs = append([]algorithms.Record(nil), d.qRecs...)
-		c.qMsgs = append([]algorithms.Message(nil), d.qMsgs...)
-	}
-	x.w.disks[n] = c
-	return c
-}
-
-// Persist: the records join the fsync queue; the messages wait for the
-// fsync, unless the Output says NoSync (then they leave at once).
-func (x *exec) Persist(n algorithms.NodeID, out *algorithms.Output) {
-	d := x.ownDisk(n)
-	if out.NoSync {
-		for i := range out.Msgs {
-			x.Send(&out.Msgs[i])
-		}
-	} else {
-		d.qMsgs = append(d.qMsgs, out.Msgs...)
-	}
-	d.qRecs = append(d.qRecs, out.Persist...)
-	if !d.busy {
-		x.startSync(n, d)
-	}
-}
-
-// startSync begins an fsync of everything queued (group commit); it
-// completes FsyncLatency later.
-func (x *exec) startSync(n algorithms.NodeID, d *diskState) {
-	if len(d.qRecs) == 0 && len(d.qMsgs) == 0 {
-		return
-	}
-	d.curRecs = append(d.curRecs[:0], d.qRecs...)
-	d.curMsgs = append(d.curMsgs[:0], d.qMsgs...)
-	d.qRecs = d.qRecs[:0]
-	d.qMsgs = d.qMsgs[:0]
-	d.busy = true
-	x.w.seq++
-	x.w.insertTimer(timer{t: x.w.now + int64(x.cfg.FsyncLatency), seq: x.w.seq, node: n, disk: true})
-}
-
+// diskDone completes node n's sync: the messages that waited for it
+// leave and the next sync starts (host.Host.Synced).
 func (x *exec) diskDone(n algorithms.NodeID) {
-	if x.w.nodes[n] == nil || x.w.disks[n] == nil || !x.w.disks[n].busy {
+	if !x.w.up(n) || !x.w.hosts[n].Disk.Busy() {
 		return
 	}
-	d := x.ownDisk(n)
-	d.durable = append(d.durable, d.curRecs...)
-	d.busy = false
-	msgs := d.curMsgs
-	d.curMsgs = nil
-	d.curRecs = d.curRecs[:0]
-	for i := range msgs {
-		x.Send(&msgs[i])
+	if x.w.pausedAt(n) >= 0 {
+		x.keep(qev{kind: qDisk, node: n})
+		return
 	}
-	x.startSync(n, d)
+	x.own(n).Synced(x)
 }
 
 // --- the checker's view (runner/checker) ---
@@ -345,7 +338,7 @@ func (x *exec) acquired(n algorithms.NodeID, ev *algorithms.Event) {
 				x.closeHold(ev.Resource, n)
 				return
 			}
-			h.end = end
+			h.end, h.until = end, ev.Until
 			h.ballot = ev.Ballot
 			return
 		}
@@ -353,7 +346,7 @@ func (x *exec) acquired(n algorithms.NodeID, ev *algorithms.Event) {
 	if end <= w.now {
 		return
 	}
-	h := hold{res: ev.Resource, owner: n, ballot: ev.Ballot, end: end}
+	h := hold{res: ev.Resource, owner: n, ballot: ev.Ballot, until: ev.Until, end: end}
 	i := sort.Search(len(w.holds), func(i int) bool {
 		o := &w.holds[i]
 		return o.res > h.res || o.res == h.res && o.owner > h.owner
@@ -386,15 +379,42 @@ func (x *exec) advanceHolds(t int64) {
 	w.holds = w.holds[:k]
 }
 
-// overlaps counts the pairs of different owners holding one resource.
-func overlaps(hs []hold) int {
+// overlaps counts the pairs of different owners holding one resource
+// among the nodes that are running: a paused node's holds are set aside
+// until it resumes, as the checker does (runner/checker: violations are
+// two holders among running nodes; what a pause does is the
+// double-belief meter's, doubleBelief).
+func (w *world) overlaps() int {
+	hs := w.holds
 	n := 0
 	for i := range hs {
+		if w.pausedAt(hs[i].owner) >= 0 {
+			continue
+		}
 		for j := i + 1; j < len(hs) && hs[j].res == hs[i].res; j++ {
-			n++ // sorted by (res, owner): owners differ
+			if w.pausedAt(hs[j].owner) < 0 {
+				n++ // sorted by (res, owner): owners differ
+			}
 		}
 	}
 	return n
+}
+
+// firstOverlap returns the first two holds of different running owners
+// on one resource (ok false: none).
+func (w *world) firstOverlap() (a, b hold, ok bool) {
+	hs := w.holds
+	for i := range hs {
+		if w.pausedAt(hs[i].owner) >= 0 {
+			continue
+		}
+		for j := i + 1; j < len(hs) && hs[j].res == hs[i].res; j++ {
+			if w.pausedAt(hs[j].owner) < 0 {
+				return hs[i], hs[j], true
+			}
+		}
+	}
+	return hold{}, hold{}, false
 }
 
 // --- time ---
@@ -415,9 +435,18 @@ func (x *exec) settle() {
 			case qDeliver:
 				x.deliver(&e.msg)
 			case qInput:
-				if w.nodes[e.node] != nil {
-					x.step(e.node, algorithms.Input{Kind: e.in, Resource: e.res})
+				if !w.up(e.node) {
+					break
 				}
+				if w.pausedAt(e.node) >= 0 {
+					x.keep(e)
+					break
+				}
+				x.step(e.node, algorithms.Input{Kind: e.in, Resource: e.res})
+			case qFire:
+				x.fireKept(e.node, e.key)
+			case qDisk:
+				x.diskDone(e.node)
 			}
 			continue
 		}
@@ -426,10 +455,20 @@ func (x *exec) settle() {
 		}
 		tm := w.timers[0]
 		w.timers = append(w.timers[:0], w.timers[1:]...)
+		if tm.resume {
+			x.resume(tm.node)
+			continue
+		}
 		if tm.disk {
 			x.diskDone(tm.node)
 			continue
 		}
+		if w.pausedAt(tm.node) >= 0 {
+			x.keep(qev{kind: qFire, node: tm.node, key: tm.key})
+			continue
+		}
+		h := x.own(tm.node)
+		h.Timers.Take(h.Timers.Get(tm.key))
 		x.step(tm.node, algorithms.Input{Kind: algorithms.Fire, Timer: tm.key})
 	}
 	x.q = x.q[:0]
@@ -446,42 +485,37 @@ func (w *world) nextDeadline() int64 {
 
 // --- node life ---
 
-// start builds node n (a restart when again) and steps it with Start
+// start builds node n's next life (a restart when again, with the
+// records its disk made durable) and steps it with Start
 // (runner/sim/sim.go's startNode).
 func (x *exec) start(n algorithms.NodeID, again bool) {
-	w := x.w
+	h := x.own(n)
+	var err error
 	if again {
-		w.restarts[n]++
+		err = h.Restart(&x.cfg.setup)
+	} else {
+		err = h.Boot(&x.cfg.setup, h.Disk.Recovered())
 	}
-	src := faults.NodeSource(x.cfg.Seed, n, w.restarts[n])
-	c := algorithms.Config{
-		ID:        n,
-		Cluster:   x.cfg.cluster,
-		Params:    x.cfg.Params,
-		Ablations: x.cfg.Ablate,
-		Rand:      rand.New(src),
-		Restarts:  w.restarts[n],
-	}
-	if d := w.disks[n]; d != nil && len(d.durable) > 0 {
-		c.Recovered = append([]algorithms.Record(nil), d.durable...)
-	}
-	nd, err := x.cfg.algo.New(c)
 	if err != nil {
-		x.fail(fmt.Errorf("building node %d: %w", n, err))
+		x.fail(err)
 		return
 	}
-	if _, ok := nd.(algorithms.Explorable); !ok && !x.walk {
-		x.fail(fmt.Errorf("algorithm %s cannot be explored: its nodes (%T) do not implement algorithms.Explorable", x.cfg.Algo, nd))
+	if _, ok := h.Node.(algorithms.Explorable); !ok && !x.walk {
+		x.fail(fmt.Errorf("algorithm %s cannot be explored: its nodes (%T) do not implement algorithms.Explorable", x.cfg.Algo, h.Node))
 		return
 	}
-	w.nodes[n] = &snap{node: nd, src: src}
-	x.touched |= 1 << n
 	x.step(n, algorithms.Input{Kind: algorithms.Start})
 }
 
+// crash ends node n's life: its node, timers and what its disk had not
+// made durable are gone, and so are its holds.
 func (x *exec) crash(n algorithms.NodeID) {
 	w := x.w
-	w.nodes[n] = nil
+	x.own(n).Crash()
+	if i := w.pausedAt(n); i >= 0 {
+		// A crash ends a pause: what the node kept is lost with it.
+		w.paused = append(w.paused[:i:i], w.paused[i+1:]...)
+	}
 	k := 0
 	for _, t := range w.timers {
 		if t.node != n {
@@ -490,11 +524,6 @@ func (x *exec) crash(n algorithms.NodeID) {
 		}
 	}
 	w.timers = w.timers[:k]
-	if d := w.disks[n]; d != nil && (d.busy || len(d.qRecs) > 0 || len(d.qMsgs) > 0) {
-		c := x.ownDisk(n)
-		c.busy = false
-		c.curRecs, c.curMsgs, c.qRecs, c.qMsgs = nil, nil, nil, nil
-	}
 	k = 0
 	for _, h := range w.holds {
 		if h.owner != n {
@@ -507,7 +536,7 @@ func (x *exec) crash(n algorithms.NodeID) {
 
 // sameNode reports whether node n's state in x.w encodes as in parent.
 func (x *exec) sameNode(parent *world, n algorithms.NodeID) bool {
-	a, b := parent.nodes[n], x.w.nodes[n]
+	a, b := parent.hosts[n].Node, x.w.hosts[n].Node
 	if a == nil || b == nil {
 		return a == b
 	}
@@ -515,7 +544,120 @@ func (x *exec) sameNode(parent *world, n algorithms.NodeID) bool {
 	if x.walk {
 		return false
 	}
-	x.enc = a.node.(algorithms.Explorable).AppendState(x.enc[:0], local)
-	x.enc2 = b.node.(algorithms.Explorable).AppendState(x.enc2[:0], local)
+	if p := parent; len(p.nh) > int(n) && p.now == x.w.now && p.clk[n] == x.w.clk[n] {
+		// The parent's fingerprint of the node is at hand: compare the
+		// child's with it, and keep the child's for its fingerprint.
+		x.enc = b.(algorithms.Explorable).AppendState(x.enc[:0], local)
+		h := hashBytes(x.enc)
+		x.keepNodeHash(n, h)
+		return h == p.nh[n]
+	}
+	x.enc = a.(algorithms.Explorable).AppendState(x.enc[:0], local)
+	x.enc2 = b.(algorithms.Explorable).AppendState(x.enc2[:0], local)
 	return string(x.enc) == string(x.enc2)
+}
+
+// keepNodeHash remembers node n's fingerprint in x.w, computed during this
+// transition, for fingerprint (until the next transition).
+func (x *exec) keepNodeHash(n algorithms.NodeID, h fp) {
+	if len(x.cnh) < len(x.w.hosts) {
+		x.cnh = make([]fp, len(x.w.hosts))
+	}
+	x.cnh[n] = h
+	x.cnhSet |= 1 << n
+}
+
+// --- clocks that change rate along a path ---
+
+// slewed is c running at rate (ppb) from true time now on, reading there
+// what c reads (the offset the scenario's "clock" command is given).
+func slewed(c faults.Clock, now, rate int64) faults.Clock {
+	local := int64(c.Local(now))
+	floor := int64(faults.Clock{RatePPB: rate}.Local(now)) - now // floor(now*rate/1e9)
+	return faults.Clock{Offset: local - now - floor, RatePPB: rate}
+}
+
+// rearmed returns the true deadlines node n's timers would have under
+// clock c, in the order of w.timers, and whether no two of them fall on
+// one instant. The simulator re-arms a node's timers in the order of its
+// timer slots, which the explorer does not model; the order matters only
+// between timers of the node due at one instant, so the explorer offers a
+// rate change only where there are none (see the package doc).
+func (w *world) rearmed(n algorithms.NodeID, c faults.Clock, ts []int64) ([]int64, bool) {
+	local := c.Local(w.now)
+	ts = ts[:0]
+	for i := range w.timers {
+		tm := &w.timers[i]
+		if tm.node != n || tm.disk || tm.resume {
+			continue
+		}
+		at := w.now
+		if d := w.deadline(tm); d > local {
+			at = c.TrueAt(d)
+		}
+		for _, o := range ts {
+			if o == at && at != never {
+				return ts, false
+			}
+		}
+		ts = append(ts, at)
+	}
+	return ts, true
+}
+
+// slew sets node n's clock rate to rate at now, as the scenario's "clock
+// NODE offset=O rate=R" does in the simulator (setClock): the checker maps
+// the node's holds to true time again (closing those that end by now),
+// then the node's timers are armed again from their local deadlines, each
+// with a new sequence number, in their firing order.
+func (x *exec) slew(n algorithms.NodeID, rate int64) {
+	x.setClock(n, slewed(x.w.clk[n], x.w.now, rate))
+}
+
+// setClock replaces node n's clock from now on (runner/sim's setClock).
+func (x *exec) setClock(n algorithms.NodeID, c faults.Clock) {
+	w := x.w
+	w.clk[n] = c
+	k := 0
+	for _, h := range w.holds {
+		if h.owner == n {
+			h.end = c.TrueAt(h.until)
+			if h.end <= w.now {
+				continue
+			}
+		}
+		w.holds[k] = h
+		k++
+	}
+	w.holds = w.holds[:k]
+	if !w.up(n) {
+		return
+	}
+	local := c.Local(w.now)
+	var mine []timer
+	k = 0
+	for _, tm := range w.timers {
+		if tm.node == n && !tm.disk && !tm.resume {
+			mine = append(mine, tm)
+			continue
+		}
+		w.timers[k] = tm
+		k++
+	}
+	w.timers = w.timers[:k]
+	for _, tm := range mine {
+		tm.t = w.now
+		if d := w.deadline(&tm); d > local {
+			tm.t = c.TrueAt(d)
+		}
+		w.seq++
+		tm.seq = w.seq
+		w.insertTimer(tm)
+	}
+}
+
+// deadline is node timer tm's deadline on its node's clock.
+func (w *world) deadline(tm *timer) algorithms.Local {
+	h := w.hosts[tm.node]
+	return h.Timers.At(h.Timers.Get(tm.key)).At
 }

@@ -49,7 +49,15 @@ func mulDivFloor(a, b int64) int64 {
 		}
 		return math.MaxInt64
 	}
-	q, r := bits.Div64(hi, lo, d)
+	var q, r uint64
+	if hi == 0 {
+		// The usual case (|a*b| below 2^64): a division by a constant,
+		// which compiles to a multiplication, where Div64 is the
+		// processor's slow 128-bit divide. Same quotient and remainder.
+		q, r = lo/d, lo%d
+	} else {
+		q, r = bits.Div64(hi, lo, d)
+	}
 	if q > math.MaxInt64 {
 		q = math.MaxInt64
 	}

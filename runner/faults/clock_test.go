@@ -1,6 +1,8 @@
 package faults
 
 import (
+	"math/big"
+	"math/rand/v2"
 	"testing"
 
 	"leaselab/algorithms"
@@ -35,5 +37,30 @@ func TestClockTrueAt(t *testing.T) {
 	}
 	if got := (Clock{}).TrueAt(1 << 62); got != 1<<63-1 {
 		t.Fatalf("far deadline should be never, got %d", got)
+	}
+}
+
+// TestMulDivFloor checks mulDivFloor against big-integer floor division
+// on both of its paths (products below 2^64 and above), signs mixed.
+func TestMulDivFloor(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	for i := 0; i < 20000; i++ {
+		var a, b int64
+		switch i % 3 {
+		case 0: // small: the constant-division path
+			a, b = r.Int64N(1<<40)-1<<39, r.Int64N(1<<22)-1<<21
+		case 1: // products past 2^64: the 128-bit path
+			a, b = r.Int64N(1<<62)-1<<61, r.Int64N(1<<30)-1<<29
+		default:
+			a, b = r.Int64N(2_000_000_000)-1_000_000_000, r.Int64N(2_000_000_000)-1_000_000_000
+		}
+		want := new(big.Int).Mul(big.NewInt(a), big.NewInt(b))
+		want.Div(want, big.NewInt(1_000_000_000)) // Euclidean: floor for a positive divisor
+		if !want.IsInt64() {
+			continue
+		}
+		if got := mulDivFloor(a, b); got != want.Int64() {
+			t.Fatalf("mulDivFloor(%d, %d) = %d, want %d", a, b, got, want.Int64())
+		}
 	}
 }

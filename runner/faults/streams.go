@@ -21,6 +21,8 @@ const (
 	// StreamKind, xored with a hash of a fault kind's name, is the stream
 	// a campaign draws that kind's parameters from (Choice.Rand).
 	StreamKind = 0x6b696e640000000a
+	// StreamArrivals: the gaps between open-loop arrivals (Spec.Rate).
+	StreamArrivals = 0x617272697600000b
 )
 
 // Rand returns the random stream of one purpose for seed.

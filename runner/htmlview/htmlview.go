@@ -321,24 +321,7 @@ func (c *Collector) Observe(r *runner.TraceRec) {
 			c.openQ[k] = append(c.openQ[k], c.seq)
 		}
 	case runner.TraceHoldEnd:
-		if r.X < c.first {
-			c.holdTimes.add(r.X) // begun before the trace (a violation window)
-		}
-		if c.stepped {
-			k := holdKey{r.Owner, r.Res, r.Ballot}
-			q := int64(0)
-			if qs := c.openQ[k]; len(qs) > 0 {
-				q = qs[0]
-				if len(qs) == 1 {
-					delete(c.openQ, k)
-				} else {
-					c.openQ[k] = qs[1:]
-				}
-			}
-			if c.holdQBase+len(c.holdQ) < len(c.holds.Done) {
-				c.holdQ = append(c.holdQ, [2]int64{q, c.seq})
-			}
-		}
+		c.holdEnd(r)
 	case runner.TraceCrash:
 		c.crashQ = append(c.crashQ, c.seq)
 	case runner.TraceRestart:
@@ -354,18 +337,9 @@ func (c *Collector) Observe(r *runner.TraceRec) {
 	case runner.TracePause:
 		c.d.Paused = append(c.d.Paused, Span{Node: node(r.Node), Start: r.T, End: -1, Q: c.seq})
 	case runner.TraceResume:
-		for i := len(c.d.Paused) - 1; i >= 0; i-- {
-			if p := &c.d.Paused[i]; p.Node == node(r.Node) && p.End < 0 {
-				p.End, p.EQ = r.T, c.seq
-				break
-			}
-		}
+		c.resume(r)
 	case runner.TraceWrite:
-		c.writes++
-		if r.Sub != runner.WriteAccepted || c.writes <= maxWrites {
-			c.d.Writes = append(c.d.Writes, Mark{Node: node(r.Node), T: r.T, Q: c.seq,
-				Note: fmt.Sprintf("%s r%d token %d:%d", runner.WriteOutcome(r.Sub), r.Res, r.X, uint64(r.Ballot))})
-		}
+		c.write(r)
 	case runner.TraceViolation:
 		c.seenViols = append(c.seenViols, r.T)
 		c.violQ = append(c.violQ, violSeq{r.Res, r.T, c.seq})
@@ -373,6 +347,52 @@ func (c *Collector) Observe(r *runner.TraceRec) {
 			c.d.Violations = append(c.d.Violations, Violation{Res: uint64(r.Res),
 				Owners: [2]int{node(r.Owner), node(algorithms.NodeID(r.X))}, Start: r.T, End: r.T, Q: c.seq, EQ: c.seq})
 		}
+	}
+}
+
+// holdEnd pairs a hold's end with its start for the step axis (the
+// oldest open hold of the same owner, resource and ballot), and widens the
+// time axis for a hold that began before the trace.
+func (c *Collector) holdEnd(r *runner.TraceRec) {
+	if r.X < c.first {
+		c.holdTimes.add(r.X) // begun before the trace (a violation window)
+	}
+	if !c.stepped {
+		return
+	}
+	k := holdKey{r.Owner, r.Res, r.Ballot}
+	q := int64(0)
+	if qs := c.openQ[k]; len(qs) > 0 {
+		q = qs[0]
+		if len(qs) == 1 {
+			delete(c.openQ, k)
+		} else {
+			c.openQ[k] = qs[1:]
+		}
+	}
+	if c.holdQBase+len(c.holdQ) < len(c.holds.Done) {
+		c.holdQ = append(c.holdQ, [2]int64{q, c.seq})
+	}
+}
+
+// resume ends the node's open pause.
+func (c *Collector) resume(r *runner.TraceRec) {
+	for i := len(c.d.Paused) - 1; i >= 0; i-- {
+		if p := &c.d.Paused[i]; p.Node == node(r.Node) && p.End < 0 {
+			p.End, p.EQ = r.T, c.seq
+			break
+		}
+	}
+}
+
+// write marks a write to the protected store: every rejected or stale
+// one, and the accepted ones while no more than maxWrites writes have
+// been seen (the data embedded stays bounded).
+func (c *Collector) write(r *runner.TraceRec) {
+	c.writes++
+	if r.Sub != runner.WriteAccepted || c.writes <= maxWrites {
+		c.d.Writes = append(c.d.Writes, Mark{Node: node(r.Node), T: r.T, Q: c.seq,
+			Note: fmt.Sprintf("%s r%d token %d:%d", runner.WriteOutcome(r.Sub), r.Res, r.X, uint64(r.Ballot))})
 	}
 }
 

@@ -98,7 +98,7 @@ func (r *Recorder) addMeters() {
 	r.storeMeter = &storeMeter{}
 	r.requests = &requestMeter{workload: r.spec.Workload, chains: map[int]int{}, firstRequest: -1, firstAcquire: -1,
 		latencies: r.tables.latencies[:0]}
-	for _, m := range []meter{r.requests, &fairnessMeter{}, &protocolMeter{}, &messageMeter{}, &diskMeter{},
+	for _, m := range []meter{r.requests, &loadMeter{}, &fairnessMeter{}, &protocolMeter{}, &messageMeter{}, &diskMeter{},
 		&faultMeter{}, &handoffMeter{workload: r.spec.Workload, failoverAt: -1, gap: -1},
 		r.storeMeter, &pauseMeter{}, &beliefMeter{}} {
 		r.meters = append(r.meters, m)
@@ -214,6 +214,7 @@ func (m *fairnessMeter) resolved(_ int64, n algorithms.NodeID, _ int64, _ int, o
 }
 
 func (m *fairnessMeter) fill(res *runner.Result, _ int64) {
+	res.LeasesByNode = []int{}
 	if len(m.asked) > 0 {
 		res.LeasesByNode = make([]int, len(m.asked))
 		copy(res.LeasesByNode, m.byNode)

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"reflect"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -66,7 +65,7 @@ func TestHoldsCSV(t *testing.T) {
 		t.Fatal(err)
 	}
 	b := algorithms.Next(0, 0, 1)
-	want := "resource,owner,ballot,start_ns,end_ns\n3,1," + strconv.FormatUint(uint64(b), 10) + ",3,5\n"
+	want := "resource,owner,ballot,start_ns,end_ns\n3,1," + b.String() + ",3,5\n"
 	if buf.String() != want {
 		t.Errorf("holds CSV %q, want %q", buf.String(), want)
 	}

@@ -67,9 +67,23 @@ type tables struct {
 	// entries (entry i: acceptor i's latest grant); resState.grants is the
 	// block's first index. With fewer, the block is resState.inline.
 	grants []grant
+	// wantIdx finds a node's pending request on a resource with many of
+	// them (resState.indexed), by the resource's index in rs.
+	wantIdx map[wantKey]int32
 	// latencies: the request meter's samples, kept here between runs.
 	latencies []int64
 }
+
+type wantKey struct {
+	rs   int32
+	node algorithms.NodeID
+}
+
+// indexFrom is how many pending requests a resource has before they are
+// indexed by node: sixty thousand proposers contending for one resource
+// would otherwise cost a walk of its list on every event (quadratic),
+// while the list alone is the cheapest for the usual one or few.
+const indexFrom = 16
 
 var tablePool sync.Pool // of *tables
 
@@ -86,6 +100,7 @@ func (r *Recorder) Release() {
 	t.wants = t.wants[:0]
 	t.wfree = t.wfree[:0]
 	t.grants = t.grants[:0]
+	clear(t.wantIdx)
 	t.latencies = t.latencies[:0]
 	tablePool.Put(t)
 	r.chk.Release()
@@ -112,19 +127,24 @@ type resState struct {
 	heldBallot algorithms.Ballot
 	heldOwner  algorithms.NodeID
 	dlOn       bool
-	inline     [inlineGrants]grant
+	// indexed: the pending requests are in wantIdx too (indexFrom);
+	// self is the state's index in rs, their key there.
+	indexed bool
+	self    int32
+	inline  [inlineGrants]grant
 }
 
 // inlineGrants is how many acceptors' grants resState holds itself.
 const inlineGrants = 3
 
 // want is a pending client request: node asked to acquire the resource at
-// start and has lost preempts rounds to higher ballots since.
+// start and has lost preempts rounds to higher ballots since. next and
+// prev link the resource's list (-1: none).
 type want struct {
-	start    int64
-	preempts int32
-	next     int32
-	node     algorithms.NodeID
+	start      int64
+	preempts   int32
+	next, prev int32
+	node       algorithms.NodeID
 }
 
 // grant is an acceptor's grant / accepted proposal; live while end > now.
@@ -174,7 +194,7 @@ func (r *Recorder) res(id algorithms.ResourceID) *resState {
 		return &r.rs[i]
 	}
 	r.resIdx.Put(id, int32(len(r.rs)))
-	r.rs = append(r.rs, resState{wants: -1, grants: -1})
+	r.rs = append(r.rs, resState{wants: -1, grants: -1, self: int32(len(r.rs))})
 	return &r.rs[len(r.rs)-1]
 }
 
@@ -204,10 +224,8 @@ func (r *Recorder) Request(t int64, n algorithms.NodeID, local algorithms.Local,
 		return
 	}
 	s := r.res(in.Resource)
-	for i := s.wants; i >= 0; i = r.wants[i].next {
-		if r.wants[i].node == n {
-			return
-		}
+	if r.findWant(s, n) >= 0 {
+		return
 	}
 	for _, h := range r.onRequest {
 		h.requested(t, n)
@@ -221,33 +239,66 @@ func (r *Recorder) Request(t int64, n algorithms.NodeID, local algorithms.Local,
 		r.wants = append(r.wants, want{})
 		i = int32(len(r.wants) - 1)
 	}
-	r.wants[i] = want{start: t, node: n, next: s.wants}
+	r.wants[i] = want{start: t, node: n, next: s.wants, prev: -1}
+	if s.wants >= 0 {
+		r.wants[s.wants].prev = i
+	}
 	s.wants = i
 	s.nwant++
+	switch {
+	case s.indexed:
+		r.wantIdx[wantKey{s.self, n}] = i
+	case s.nwant >= indexFrom:
+		if r.wantIdx == nil {
+			r.wantIdx = map[wantKey]int32{}
+		}
+		for j := s.wants; j >= 0; j = r.wants[j].next {
+			r.wantIdx[wantKey{s.self, r.wants[j].node}] = j
+		}
+		s.indexed = true
+	}
 	r.settleDeadlock(s, t, true)
+}
+
+// findWant is the index of n's pending request on s (-1: none).
+func (r *Recorder) findWant(s *resState, n algorithms.NodeID) int32 {
+	if s.indexed {
+		if i, ok := r.wantIdx[wantKey{s.self, n}]; ok {
+			return i
+		}
+		return -1
+	}
+	for i := s.wants; i >= 0; i = r.wants[i].next {
+		if r.wants[i].node == n {
+			return i
+		}
+	}
+	return -1
 }
 
 // takeWant removes n's pending request on s and returns it.
 func (r *Recorder) takeWant(s *resState, n algorithms.NodeID, t int64) (want, bool) {
-	prev := int32(-1)
-	for i := s.wants; i >= 0; i = r.wants[i].next {
-		w := r.wants[i]
-		if w.node != n {
-			prev = i
-			continue
-		}
-		r.accrue(s, t)
-		if prev < 0 {
-			s.wants = w.next
-		} else {
-			r.wants[prev].next = w.next
-		}
-		s.nwant--
-		r.wfree = append(r.wfree, i)
-		r.settleDeadlock(s, t, true)
-		return w, true
+	i := r.findWant(s, n)
+	if i < 0 {
+		return want{}, false
 	}
-	return want{}, false
+	w := r.wants[i]
+	r.accrue(s, t)
+	if w.prev >= 0 {
+		r.wants[w.prev].next = w.next
+	} else {
+		s.wants = w.next
+	}
+	if w.next >= 0 {
+		r.wants[w.next].prev = w.prev
+	}
+	if s.indexed {
+		delete(r.wantIdx, wantKey{s.self, n})
+	}
+	s.nwant--
+	r.wfree = append(r.wfree, i)
+	r.settleDeadlock(s, t, true)
+	return w, true
 }
 
 // resolveWant tells the meters that n's pending request w ended at t.
@@ -302,10 +353,8 @@ func (r *Recorder) Event(t int64, n algorithms.NodeID, local algorithms.Local, e
 		}
 	case algorithms.Preempted:
 		if i, ok := r.resIdx.Get(ev.Resource); ok {
-			for j := r.rs[i].wants; j >= 0; j = r.wants[j].next {
-				if r.wants[j].node == n {
-					r.wants[j].preempts++
-				}
+			if j := r.findWant(&r.rs[i], n); j >= 0 {
+				r.wants[j].preempts++
 			}
 		}
 	case algorithms.Granted:
@@ -690,6 +739,9 @@ func (r *Recorder) Finish(end int64, failUnresolved bool) runner.Result {
 		m.fill(&res, end)
 	}
 	res.ViolationList, res.Violations = r.chk.Violations()
+	if res.ViolationList == nil {
+		res.ViolationList = []runner.Violation{} // JSON: [], like every list
+	}
 	return res
 }
 
@@ -709,6 +761,7 @@ func PercentilesMS(ns []int64) runner.Percentiles {
 		P50:  float64(NearestRank(s, 0.50)) / 1e6,
 		P90:  float64(NearestRank(s, 0.90)) / 1e6,
 		P99:  float64(NearestRank(s, 0.99)) / 1e6,
+		P999: float64(NearestRank(s, 0.999)) / 1e6,
 		Max:  float64(s[len(s)-1]) / 1e6,
 		Mean: sum / float64(len(s)) / 1e6,
 		N:    len(s),

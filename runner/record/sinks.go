@@ -52,7 +52,7 @@ func (j *JSONLines) Flush() error {
 
 // HoldsCSV writes a CSV row resource,owner,ballot,start_ns,end_ns (true
 // time) for every hold interval as it ends (a hold_end record), after a
-// header line. Ballots are written as their uint64 value.
+// header line. Ballots are written "round.restart.node", as everywhere.
 type HoldsCSV struct {
 	w   *bufio.Writer
 	buf []byte
@@ -75,7 +75,7 @@ func (h *HoldsCSV) Observe(r *runner.TraceRec) {
 	out = append(out, ',')
 	out = strconv.AppendUint(out, uint64(r.Owner), 10)
 	out = append(out, ',')
-	out = strconv.AppendUint(out, uint64(r.Ballot), 10)
+	out = append(out, r.Ballot.String()...)
 	out = append(out, ',')
 	out = strconv.AppendInt(out, r.X, 10)
 	out = append(out, ',')

@@ -194,9 +194,9 @@ func appendMsgJSON(b []byte, m *algorithms.Message) []byte {
 	b = appendBallot(b, m.Promised)
 	b = append(b, `,"inst":`...)
 	b = strconv.AppendUint(b, m.Instance, 10)
-	b = append(b, `,"span":`...)
+	b = append(b, `,"span_ns":`...)
 	b = strconv.AppendInt(b, m.Span, 10)
-	b = append(b, `,"exp":`...)
+	b = append(b, `,"exp_ns":`...)
 	b = strconv.AppendInt(b, int64(m.Expiry), 10)
 	b = append(b, `,"flags":`...)
 	b = strconv.AppendUint(b, uint64(m.Flags), 10)
@@ -214,20 +214,22 @@ func appendResOwnerBallot(b []byte, r *TraceRec) []byte {
 	return appendBallot(b, r.Ballot)
 }
 
-// AppendTraceJSON appends r as one JSON object (no newline). Keys: t (true
-// ns), local (node's clock), node, what (the TraceKind), and per kind: msg
-// {kind, from, to, owner, res, ballot, acc, prom, inst, span, exp, flags};
-// reason (drop); timer_kind, res (fire); input, res (input); event, res,
-// owner, ballot, until (event); restarts (restart); side_a (partition,
-// bit mask); res, owner, ballot, end / start (holds); records, nosync
-// (persist); latency_ns, records (sync); offset_ns, rate_ppb (clock); res,
-// owners (violation); for_ns (pause: its length; resume: how long it
-// lasted); res, outcome, token, lease_start (write). Ballots are
-// "round.restart.node"; NoNode is -1.
+// AppendTraceJSON appends r as one JSON object (no newline). Keys: t_ns
+// (true time), local_ns (the node's clock), node, what (the TraceKind),
+// and per kind: msg {kind, from, to, owner, res, ballot, acc, prom, inst,
+// span_ns, exp_ns (the sender's clock), flags}; reason (drop); timer_kind,
+// res (fire); input, res (input); event, res, owner, ballot, until_ns (the
+// node's clock) (event); restarts (restart); side_a (partition, bit
+// mask); res, owner, ballot, end_ns / start_ns (holds, true time);
+// records, nosync (persist); latency_ns, records (sync); offset_ns,
+// rate_ppb (clock); res, owners (violation); for_ns (pause: its length;
+// resume: how long it lasted); res, outcome, token, lease_start_ns
+// (write). Every time is in nanoseconds, and its key says so. Ballots
+// are "round.restart.node"; NoNode is -1.
 func AppendTraceJSON(b []byte, r *TraceRec) []byte {
-	b = append(b, `{"t":`...)
+	b = append(b, `{"t_ns":`...)
 	b = strconv.AppendInt(b, r.T, 10)
-	b = append(b, `,"local":`...)
+	b = append(b, `,"local_ns":`...)
 	b = strconv.AppendInt(b, int64(r.Local), 10)
 	b = append(b, `,"node":`...)
 	b = appendNode(b, r.Node)
@@ -256,20 +258,31 @@ func AppendTraceJSON(b []byte, r *TraceRec) []byte {
 		b = append(b, `,"event":"`...)
 		b = append(b, algorithms.EventKind(r.Sub).String()...)
 		b = appendResOwnerBallot(append(b, `",`...), r)
-		b = append(b, `,"until":`...)
+		b = append(b, `,"until_ns":`...)
 		b = strconv.AppendInt(b, r.X, 10)
 	case TraceRestart:
 		b = append(b, `,"restarts":`...)
 		b = strconv.AppendInt(b, r.X, 10)
+	default:
+		b = appendStateJSON(b, r)
+	}
+	return append(b, '}')
+}
+
+// appendStateJSON appends the keys of the records AppendTraceJSON's own
+// switch leaves to it: partitions, holds, disk, clocks, violations,
+// pauses and writes.
+func appendStateJSON(b []byte, r *TraceRec) []byte {
+	switch r.Kind {
 	case TracePartition:
 		b = append(b, `,"side_a":`...)
 		b = strconv.AppendUint(b, uint64(r.X), 10)
 	case TraceHoldStart, TraceHoldEnd:
 		b = appendResOwnerBallot(append(b, ','), r)
 		if r.Kind == TraceHoldStart {
-			b = append(b, `,"end":`...)
+			b = append(b, `,"end_ns":`...)
 		} else {
-			b = append(b, `,"start":`...)
+			b = append(b, `,"start_ns":`...)
 		}
 		b = strconv.AppendInt(b, r.X, 10)
 	case TracePersist:
@@ -305,10 +318,10 @@ func AppendTraceJSON(b []byte, r *TraceRec) []byte {
 		b = append(b, runner.WriteOutcome(r.Sub)...)
 		b = append(b, `","token":"`...)
 		b = append(b, writeToken(r).String()...)
-		b = append(b, `","lease_start":`...)
+		b = append(b, `","lease_start_ns":`...)
 		b = strconv.AppendInt(b, r.Y, 10)
 	}
-	return append(b, '}')
+	return b
 }
 
 // writeToken is the fencing token of a TraceWrite record.

@@ -4,7 +4,7 @@ import "leaselab/runner"
 
 // ReplayResult is what a scenario file produced.
 type ReplayResult struct {
-	Meta       *runner.Meta       `json:"meta,omitempty"` // filled by the command
+	Meta       *runner.Meta       `json:"meta"` // filled by the command (null from sim.Replay)
 	Steps      int                `json:"steps"`
 	Violations []runner.Violation `json:"violations"`
 	// Failed lists "expect" lines that did not hold.

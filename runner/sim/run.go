@@ -61,11 +61,12 @@ func runDetail(p runner.Plan, opt runner.Options) (runner.Result, *sim, error) {
 	s.scheduleFaults()
 	s.scheduleNewFaults()
 	drv.Start()
-	s.run(opt.Progress)
+	interrupted := s.run(opt.Progress, opt.Stop)
 	if s.err != nil {
 		return runner.Result{}, s, fmt.Errorf("seed %d: %w", spec.Seed, s.err)
 	}
 	res := drv.Finish()
+	res.Interrupted = interrupted
 	res.StaleDelivered = s.staleDelivered
 	res.ClockJumps = s.clockJumps
 	res.Env = "sim"

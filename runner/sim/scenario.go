@@ -108,6 +108,11 @@ func replay(scenario io.Reader, w io.Writer, observers []runner.Observer, tx *tr
 	if err := sc.Err(); err != nil {
 		return rp.res, err
 	}
+	if rp.res.Steps == 0 {
+		// An empty file (or a wrong one that is all comments) would
+		// otherwise pass with verdict ok and nothing checked.
+		return rp.res, fmt.Errorf("the scenario has no commands (%d lines, all blank or comments): nothing to replay", rp.line)
+	}
 	return rp.finish()
 }
 
@@ -692,117 +697,146 @@ func (rp *replayer) message(cmd string, args []string) error {
 	return nil
 }
 
+// expect runs an "expect" command: a check of the run's state now.
 func (rp *replayer) expect(args []string) error {
 	s := rp.s
 	if len(args) == 0 {
 		return fmt.Errorf("expect what? (holder, grant, violations, acquired, failed, pending, static-deadlocks, writes, stale-writes, fenced-rejects)")
 	}
 	s.rec.Checker().Advance(s.now)
-	count := func(name string, got int) error {
-		if err := wantArgs(args, 2, "expect "+name+" N"); err != nil {
-			return err
-		}
-		n, err := strconv.Atoi(args[1])
-		if err != nil {
-			return fmt.Errorf("expect %s: bad number %q", name, args[1])
-		}
-		if got != n {
-			return rp.fail("expect %s %d: got %d", name, n, got)
-		}
-		rp.ok()
-		return nil
-	}
 	if args[0] == "violations" {
 		rp.res.ExpectsViolations = true
 	}
 	if ok, err := rp.expectStore(args); ok {
 		return err
 	}
+	// Each check prints ok itself: a failed expectation is recorded by
+	// rp.fail and returns nil, so the caller cannot tell it from a pass.
 	switch args[0] {
 	case "holder":
-		if err := wantArgs(args, 3, "expect holder RES NODE|none"); err != nil {
-			return err
-		}
-		r, err := parseRes(args[1])
-		if err != nil {
-			return err
-		}
-		holders := s.rec.Checker().Holders(r)
-		if args[2] == "none" {
-			if len(holders) != 0 {
-				return rp.fail("expect holder r%d none: held by %v", r, holders)
-			}
-		} else {
-			n, err := rp.node(args[2])
-			if err != nil {
-				return err
-			}
-			if len(holders) != 1 || holders[0] != n {
-				return rp.fail("expect holder r%d %s: holders are %v", r, n, holders)
-			}
-		}
+		return rp.expectHolder(args)
 	case "grant":
-		if err := wantArgs(args, 4, "expect grant ACCEPTOR RES OWNER|none"); err != nil {
-			return err
-		}
-		a, err := rp.node(args[1])
-		if err != nil {
-			return err
-		}
-		r, err := parseRes(args[2])
-		if err != nil {
-			return err
-		}
-		owner, ok := s.rec.Grant(s.now, a, r)
-		if args[3] == "none" {
-			if ok {
-				return rp.fail("expect grant %s r%d none: granted to %s", a, r, owner)
-			}
-		} else {
-			n, err := rp.node(args[3])
-			if err != nil {
-				return err
-			}
-			if !ok || owner != n {
-				what := "no grant"
-				if ok {
-					what = "granted to " + owner.String()
-				}
-				return rp.fail("expect grant %s r%d %s: %s", a, r, n, what)
-			}
-		}
+		return rp.expectGrant(args)
 	case "violations":
 		_, n := s.rec.Checker().Violations()
-		return count("violations", n+s.rec.Checker().OpenViolations())
+		return rp.expectCount(args, "violations", n+s.rec.Checker().OpenViolations())
 	case "acquired":
-		return count("acquired", s.rec.Acquired())
+		return rp.expectCount(args, "acquired", s.rec.Acquired())
 	case "failed":
-		return count("failed", s.rec.Failed())
+		return rp.expectCount(args, "failed", s.rec.Failed())
 	case "pending":
-		return count("pending", len(s.pending))
+		return rp.expectCount(args, "pending", len(s.pending))
 	case "static-deadlocks":
-		if len(args) != 2 && len(args) != 3 {
-			return fmt.Errorf("usage: expect static-deadlocks N [D]")
-		}
-		n, err := strconv.Atoi(args[1])
-		if err != nil {
-			return fmt.Errorf("expect static-deadlocks: bad number %q", args[1])
-		}
-		got, ns := s.rec.StaticDeadlocks(s.now)
-		if got != n {
-			return rp.fail("expect static-deadlocks %d: got %d (%v)", n, got, time.Duration(ns))
-		}
-		if len(args) == 3 {
-			d, err := time.ParseDuration(args[2])
-			if err != nil {
-				return fmt.Errorf("expect static-deadlocks: bad duration %q", args[2])
-			}
-			if time.Duration(ns) != d {
-				return rp.fail("expect static-deadlocks %d %v: lasted %v", n, d, time.Duration(ns))
-			}
-		}
+		return rp.expectStaticDeadlocks(args)
 	default:
 		return fmt.Errorf("expect: unknown check %q (holder, grant, violations, acquired, failed, pending, static-deadlocks, writes, stale-writes, fenced-rejects)", args[0])
+	}
+}
+
+// expectCount checks "expect NAME N" against got.
+func (rp *replayer) expectCount(args []string, name string, got int) error {
+	if err := wantArgs(args, 2, "expect "+name+" N"); err != nil {
+		return err
+	}
+	n, err := strconv.Atoi(args[1])
+	if err != nil {
+		return fmt.Errorf("expect %s: bad number %q", name, args[1])
+	}
+	if got != n {
+		return rp.fail("expect %s %d: got %d", name, n, got)
+	}
+	rp.ok()
+	return nil
+}
+
+// expectHolder checks "expect holder RES NODE|none" against the checker's
+// holders now.
+func (rp *replayer) expectHolder(args []string) error {
+	if err := wantArgs(args, 3, "expect holder RES NODE|none"); err != nil {
+		return err
+	}
+	r, err := parseRes(args[1])
+	if err != nil {
+		return err
+	}
+	holders := rp.s.rec.Checker().Holders(r)
+	if args[2] == "none" {
+		if len(holders) != 0 {
+			return rp.fail("expect holder r%d none: held by %v", r, holders)
+		}
+	} else {
+		n, err := rp.node(args[2])
+		if err != nil {
+			return err
+		}
+		if len(holders) != 1 || holders[0] != n {
+			return rp.fail("expect holder r%d %s: holders are %v", r, n, holders)
+		}
+	}
+	rp.ok()
+	return nil
+}
+
+// expectGrant checks "expect grant ACCEPTOR RES OWNER|none" against the
+// acceptor's grant now.
+func (rp *replayer) expectGrant(args []string) error {
+	s := rp.s
+	if err := wantArgs(args, 4, "expect grant ACCEPTOR RES OWNER|none"); err != nil {
+		return err
+	}
+	a, err := rp.node(args[1])
+	if err != nil {
+		return err
+	}
+	r, err := parseRes(args[2])
+	if err != nil {
+		return err
+	}
+	owner, ok := s.rec.Grant(s.now, a, r)
+	if args[3] == "none" {
+		if ok {
+			return rp.fail("expect grant %s r%d none: granted to %s", a, r, owner)
+		}
+	} else {
+		n, err := rp.node(args[3])
+		if err != nil {
+			return err
+		}
+		if !ok || owner != n {
+			what := "no grant"
+			if ok {
+				what = "granted to " + owner.String()
+			}
+			return rp.fail("expect grant %s r%d %s: %s", a, r, n, what)
+		}
+	}
+	rp.ok()
+	return nil
+}
+
+// expectStaticDeadlocks checks "expect static-deadlocks N [D]": the
+// number of static deadlocks so far and, with D, how long they lasted.
+func (rp *replayer) expectStaticDeadlocks(args []string) error {
+	s := rp.s
+	if len(args) != 2 && len(args) != 3 {
+		return fmt.Errorf("usage: expect static-deadlocks N [D]")
+	}
+	n, err := strconv.Atoi(args[1])
+	if err != nil {
+		return fmt.Errorf("expect static-deadlocks: bad number %q", args[1])
+	}
+	got, ns := s.rec.StaticDeadlocks(s.now)
+	if got != n {
+		return rp.fail("expect static-deadlocks %d: got %d (%v)", n, got, time.Duration(ns))
+	}
+	if len(args) == 3 {
+		d, err := time.ParseDuration(args[2])
+		if err != nil {
+			return fmt.Errorf("expect static-deadlocks: bad duration %q", args[2])
+		}
+		if time.Duration(ns) != d {
+			return rp.fail("expect static-deadlocks %d %v: lasted %v", n, d, time.Duration(ns))
+		}
 	}
 	rp.ok()
 	return nil

@@ -803,14 +803,22 @@ func (s *sim) heal() {
 	}
 }
 
-// run runs events until the end of the run: Duration, Stop, an error, or
-// nothing left to happen.
-func (s *sim) run(progress func(float64)) {
+// run runs events until the end of the run: Duration, Stop, an error,
+// nothing left to happen, or stop closed (then it reports true).
+func (s *sim) run(progress func(float64), stop <-chan struct{}) (interrupted bool) {
 	end := int64(s.spec.Duration)
 	s.schedule(end, evEnd, 0, 0, 0)
 	var nextProgress int64
+	var events uint
 	s.running = true
 	for !s.stopped {
+		if events++; stop != nil && events%4096 == 0 {
+			select {
+			case <-stop:
+				return true
+			default:
+			}
+		}
 		e, ok := s.next(math.MaxInt64)
 		if !ok {
 			break
@@ -828,4 +836,5 @@ func (s *sim) run(progress func(float64)) {
 	if progress != nil {
 		progress(1)
 	}
+	return false
 }

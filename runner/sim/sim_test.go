@@ -150,3 +150,22 @@ func TestReusedTablesSameTrace(t *testing.T) {
 		}
 	}
 }
+
+// A closed Options.Stop ends the run early, with the meters so far.
+func TestStopInterruptsTheRun(t *testing.T) {
+	s := toy.Spec("test-lock")
+	s.Duration = time.Hour
+	stop := make(chan struct{})
+	close(stop)
+	res, err := Run(s, runner.Options{Stop: stop})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Interrupted || res.SimulatedNS >= int64(s.Duration) {
+		t.Errorf("interrupted %v at %d ns of %d", res.Interrupted, res.SimulatedNS, s.Duration)
+	}
+	s.Duration = time.Second
+	if res, err := Run(s, runner.Options{Stop: make(chan struct{})}); err != nil || res.Interrupted {
+		t.Errorf("an open Stop must not interrupt: %v %v", res.Interrupted, err)
+	}
+}

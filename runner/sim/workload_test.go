@@ -133,7 +133,7 @@ func TestTraceAndHolds(t *testing.T) {
 		lastT := int64(-1)
 		for sc.Scan() {
 			var rec struct {
-				T    int64  `json:"t"`
+				T    int64  `json:"t_ns"`
 				What string `json:"what"`
 			}
 			if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
@@ -260,5 +260,76 @@ func TestLeasesByNode(t *testing.T) {
 	}
 	if want := runner.JainIndex(res.LeasesByNode, nil); res.Fairness != want || want <= 0 || want > 1 {
 		t.Fatalf("fairness %v, want Jain's index %v of %v", res.Fairness, want, res.LeasesByNode)
+	}
+}
+
+// inputTimes records when each Acquire went in, by resource.
+type inputTimes map[algorithms.ResourceID]int64
+
+func (it inputTimes) Observe(r *runner.TraceRec) {
+	if r.Kind == runner.TraceInput && algorithms.InputKind(r.Sub) == algorithms.Acquire {
+		it[r.Res] = r.T
+	}
+}
+
+// An open-loop batch (Spec.Rate): requests arrive on the Poisson
+// process's schedule whatever the cluster answers, so a slow network
+// delays the answers, never the arrivals (no coordinated omission), and
+// the latency counts from the arrival.
+func TestWorkloadOpenLoop(t *testing.T) {
+	run := func(rtt time.Duration) (runner.Result, inputTimes) {
+		s := toy.Spec("test-lock")
+		s.Workload, s.Leases, s.Rate = "batch", 400, 100
+		s.Net = runner.NetSpec{RTT: rtt}
+		s.Params.ResponseTimeout = runner.DefaultResponseTimeout(s.Net)
+		it := inputTimes{}
+		res, err := runner.Run(s, runner.Options{Observers: []runner.Observer{it}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res, it
+	}
+	fast, fastIn := run(time.Millisecond)
+	slow, slowIn := run(400 * time.Millisecond)
+	if len(fastIn) != 400 || len(slowIn) != 400 {
+		t.Fatalf("%d and %d requests arrived, want 400", len(fastIn), len(slowIn))
+	}
+	for r, at := range fastIn {
+		if slowIn[r] != at {
+			t.Fatalf("request %d arrived at %d with a fast network, %d with a slow one", r, at, slowIn[r])
+		}
+	}
+	// 400 arrivals at 100/s take about 4 s (Poisson: within 20%).
+	last := int64(0)
+	for _, at := range fastIn {
+		last = max(last, at)
+	}
+	if last < 3.2e9 || last > 4.8e9 || fastIn[0] != 0 {
+		t.Errorf("arrivals from %d to %d ns, want 0 to about 4 s", fastIn[0], last)
+	}
+	if fast.LeasesAcquired != 400 || slow.LeasesAcquired != 400 {
+		t.Fatalf("acquired %d and %d of 400", fast.LeasesAcquired, slow.LeasesAcquired)
+	}
+	// The toy answers in one round trip from the arrival.
+	if fast.LatencyMS.P50 < 0.9 || fast.LatencyMS.P50 > 1.5 || slow.LatencyMS.P50 < 399 || slow.LatencyMS.P50 > 401 {
+		t.Errorf("latency p50 %g ms (rtt 1ms) and %g ms (rtt 400ms)", fast.LatencyMS.P50, slow.LatencyMS.P50)
+	}
+	if fast.LatencyMS.P999 < fast.LatencyMS.P99 || fast.LatencyMS.Max < fast.LatencyMS.P999 {
+		t.Errorf("percentiles out of order: %+v", fast.LatencyMS)
+	}
+	var n int64
+	for _, b := range fast.LatencyHistogram {
+		n += b.Count
+	}
+	if n != 400 {
+		t.Errorf("histogram holds %d latencies, want 400", n)
+	}
+	var acq float64
+	for i, v := range fast.Throughput.LeasesPerSec {
+		w := min(fast.Throughput.BucketNS, fast.SimulatedNS-int64(i)*fast.Throughput.BucketNS)
+		acq += v * float64(w) / 1e9
+	}
+	if acq < 399.5 || acq > 400.5 {
+		t.Errorf("throughput over time adds up to %g leases, want 400", acq)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"net/netip"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -292,5 +293,13 @@ func TestKeyFile(t *testing.T) {
 	}
 	if err := WriteKeyFile(f); err == nil {
 		t.Error("WriteKeyFile overwrote an existing key")
+	}
+	for _, mode := range []os.FileMode{0o644, 0o640, 0o604} {
+		if err := os.Chmod(f, mode); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ReadKeyFile(f); err == nil || !strings.Contains(err.Error(), "can be read by others") {
+			t.Errorf("mode %04o: %v, want the key file refused", mode, err)
+		}
 	}
 }

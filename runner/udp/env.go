@@ -136,6 +136,9 @@ func RunPlan(p runner.Plan, opt runner.Options, eo EnvOptions) (runner.Result, E
 	if err != nil {
 		return runner.Result{}, Extra{}, err
 	}
+	if err := p.GuardMemory(); err != nil {
+		return runner.Result{}, Extra{}, err
+	}
 	wall := time.Now()
 	e := &env{spec: spec, run: p, eo: eo, alg: p.Algo, wake: make(chan struct{}, 1), ended: make(chan struct{}),
 		draws: NewNetDraws(spec.Seed, spec.Net)}
@@ -169,6 +172,12 @@ func RunPlan(p runner.Plan, opt runner.Options, eo EnvOptions) (runner.Result, E
 	e.lives = make([]*Node, n)
 	e.restarts = make([]uint16, n)
 	tr := e.record(opt)
+	if spec.Workload == "batch" {
+		// A batch puts every request in flight at once: the recorder's
+		// tables are sized for it up front, not doubled (and copied)
+		// along the way under the lock every step takes.
+		e.rec.Reserve(spec.Leases)
+	}
 	if e.drv, err = workload.NewDriver(p, e, e.rec); err != nil {
 		return runner.Result{}, Extra{}, err
 	}
@@ -182,8 +191,9 @@ func RunPlan(p runner.Plan, opt runner.Options, eo EnvOptions) (runner.Result, E
 	if err := e.start(); err != nil {
 		return runner.Result{}, Extra{}, err
 	}
-	e.serve(opt.Progress)
+	interrupted := e.serve(opt.Progress, opt.Stop)
 	res, ex, err := e.finish()
+	res.Interrupted = interrupted
 	res.WallMS = float64(time.Since(wall).Microseconds()) / 1e3
 	if err != nil {
 		return res, ex, err
@@ -310,6 +320,17 @@ func (e *env) start() error {
 	e.base.Start = time.Now()
 	for _, c := range e.clocks {
 		c.Start = e.base.Start
+	}
+	if e.spec.Workload == "batch" && e.spec.Proposers > 0 {
+		// The batch hands every request to the proposers at time 0: their
+		// queues are sized for it at once, not doubled (and copied) one
+		// request at a time.
+		per := e.spec.Leases/e.spec.Proposers + 1
+		for i, n := range e.nodes {
+			if n != nil && i < e.spec.Proposers {
+				n.reserve(per)
+			}
+		}
 	}
 	for _, n := range e.nodes {
 		if n != nil {
@@ -475,8 +496,8 @@ func (e *env) build(id algorithms.NodeID) (*Node, error) {
 }
 
 // serve runs timed callbacks until the run ends: Env.Stop, the driver is
-// done, or Duration has passed.
-func (e *env) serve(progress func(float64)) {
+// done, Duration has passed, or stop is closed (then it reports true).
+func (e *env) serve(progress func(float64), stop <-chan struct{}) (interrupted bool) {
 	limit := int64(e.spec.Duration)
 	// The workload's hold and pause are often well under a millisecond; a
 	// Go timer would stretch each to about one (see wakeTimer).
@@ -501,13 +522,20 @@ func (e *env) serve(progress func(float64)) {
 			e.endOne.Do(func() { close(e.ended) })
 		}
 		ended := e.isEnded()
+		if !ended && stop != nil {
+			select {
+			case <-stop:
+				ended, interrupted = true, true
+			default:
+			}
+		}
 		next := limit
 		if due, ok := e.timers.Next(); ok && due < next {
 			next = due
 		}
 		e.mu.Unlock()
 		if ended {
-			return
+			return interrupted
 		}
 		if progress != nil && time.Since(lastProgress) > 200*time.Millisecond {
 			lastProgress = time.Now()
@@ -523,6 +551,7 @@ func (e *env) serve(progress func(float64)) {
 		case <-tm.WakeC:
 		case <-e.wake:
 		case <-e.ended:
+		case <-stop: // nil without Stop: never ready
 		}
 		tm.Disarm()
 	}

@@ -194,8 +194,8 @@ func TestEventsStampedWithStepClock(t *testing.T) {
 	sc.Buffer(nil, 1<<20)
 	for sc.Scan() {
 		var l struct {
-			T     int64  `json:"t"`
-			Local int64  `json:"local"`
+			T     int64  `json:"t_ns"`
+			Local int64  `json:"local_ns"`
 			What  string `json:"what"`
 			Event string `json:"event"`
 		}

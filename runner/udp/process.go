@@ -87,11 +87,11 @@ type ProcessLine struct {
 	// acquired and lost, the grant's owner for granted and cleared. It is
 	// a pointer so that node 0 is written ("owner":0) and an event without
 	// an owner leaves the key out.
-	Owner       *int   `json:"owner,omitempty"`
-	Ballot      uint64 `json:"ballot,omitempty"`
-	LocalNS     int64  `json:"local_ns,omitempty"`
-	UntilNS     int64  `json:"until_ns,omitempty"`
-	RemainingNS int64  `json:"remaining_ns,omitempty"`
+	Owner       *int              `json:"owner,omitempty"`
+	Ballot      algorithms.Ballot `json:"ballot,omitempty"` // "round.restart.node"
+	LocalNS     int64             `json:"local_ns,omitempty"`
+	UntilNS     int64             `json:"until_ns,omitempty"`
+	RemainingNS int64             `json:"remaining_ns,omitempty"`
 	// TokenMajor, TokenMinor: a write line's fencing token (Event.Token of
 	// the lease it was made under).
 	TokenMajor uint64 `json:"token_major,omitempty"`
@@ -112,9 +112,19 @@ type ProcessStats struct {
 }
 
 // ReadKeyFile reads a cluster key: the file's bytes, without the white
-// space around them, at least wire.MinKeySize of them. They are used as
+// space around them, at least wire.MinKeySize of them, from a file only
+// its owner can read. They are used as
 // they are (e.g. 64 hex digits are a 64-byte key).
 func ReadKeyFile(path string) ([]byte, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("key file: %w", err)
+	}
+	if m := fi.Mode().Perm(); m&0o077 != 0 {
+		// Whoever can read the key can forge any node's datagrams, as
+		// ssh refuses a private key others can read.
+		return nil, fmt.Errorf("key file %s can be read by others (mode %04o): give it mode 0600 (chmod 600 %s)", path, m, path)
+	}
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("key file: %w", err)
@@ -192,7 +202,7 @@ func (o *lineObs) Event(n *Node, _ int64, now algorithms.Local, ev algorithms.Ev
 // eventLine is the line for event ev of node id at local time now.
 func eventLine(id algorithms.NodeID, now algorithms.Local, ev algorithms.Event) ProcessLine {
 	l := ProcessLine{Type: "event", Node: int(id), Event: ev.Kind.String(), Resource: uint64(ev.Resource),
-		Ballot: uint64(ev.Ballot), LocalNS: int64(now)}
+		Ballot: ev.Ballot, LocalNS: int64(now)}
 	if ev.Until != 0 {
 		l.UntilNS = int64(ev.Until)
 		l.RemainingNS = int64(ev.Until - now)
@@ -233,6 +243,43 @@ func ProcessClock() *Clock {
 	return &Clock{Start: start, Map: faults.NewClock(off, 0)}
 }
 
+// processIdentity reads the cluster key (nil without --key-file) and,
+// with a state directory, counts this start in it (cfg.Restarts).
+func processIdentity(cfg *ProcessConfig) (key []byte, err error) {
+	if cfg.KeyFile != "" {
+		if key, err = ReadKeyFile(cfg.KeyFile); err != nil {
+			return nil, err
+		}
+	}
+	if cfg.StateDir != "" {
+		if cfg.Restarts != 0 {
+			return nil, fmt.Errorf("give the restart counter either by hand (--restarts %d) or from a state directory (--state-dir %s), not both", cfg.Restarts, cfg.StateDir)
+		}
+		// Counted before the node can send anything: a life that ran is
+		// never counted twice.
+		if cfg.Restarts, err = NextRestarts(cfg.StateDir, cfg.ID); err != nil {
+			return nil, err
+		}
+	}
+	return key, nil
+}
+
+// processListen binds the node's socket (beside the supervisor's
+// placeholder with --reuse-port).
+func processListen(cfg ProcessConfig) (*net.UDPConn, error) {
+	var conn *net.UDPConn
+	var err error
+	if cfg.ReusePort {
+		conn, err = listenNode(cfg.Listen)
+	} else {
+		conn, err = net.ListenUDP("udp", net.UDPAddrFromAddrPort(cfg.Listen))
+	}
+	if err != nil {
+		return nil, fmt.Errorf("listen %v: %w", cfg.Listen, err)
+	}
+	return conn, nil
+}
+
 // RunProcess runs one node until ctx ends, stdin says "quit" or ends.
 func RunProcess(ctx context.Context, cfg ProcessConfig, stdin io.Reader, stdout io.Writer) error {
 	alg, err := algorithms.Lookup(cfg.Algo)
@@ -246,30 +293,13 @@ func RunProcess(ctx context.Context, cfg ProcessConfig, stdin io.Reader, stdout 
 	if err := alg.ValidateConfig(cfg.Params, cl, cfg.Ablations); err != nil {
 		return err
 	}
-	var key []byte
-	if cfg.KeyFile != "" {
-		if key, err = ReadKeyFile(cfg.KeyFile); err != nil {
-			return err
-		}
-	}
-	if cfg.StateDir != "" {
-		if cfg.Restarts != 0 {
-			return fmt.Errorf("give the restart counter either by hand (--restarts %d) or from a state directory (--state-dir %s), not both", cfg.Restarts, cfg.StateDir)
-		}
-		// Counted before the node can send anything: a life that ran is
-		// never counted twice.
-		if cfg.Restarts, err = NextRestarts(cfg.StateDir, cfg.ID); err != nil {
-			return err
-		}
-	}
-	var conn *net.UDPConn
-	if cfg.ReusePort {
-		conn, err = listenNode(cfg.Listen)
-	} else {
-		conn, err = net.ListenUDP("udp", net.UDPAddrFromAddrPort(cfg.Listen))
-	}
+	key, err := processIdentity(&cfg)
 	if err != nil {
-		return fmt.Errorf("listen %v: %w", cfg.Listen, err)
+		return err
+	}
+	conn, err := processListen(cfg)
+	if err != nil {
+		return err
 	}
 	self := conn.LocalAddr().(*net.UDPAddr).AddrPort()
 	peers[cfg.ID] = self

@@ -314,7 +314,7 @@ func (h *procHosts) event(i int, l ProcessLine, t int64) {
 		return
 	}
 	h.off[i] = t - l.LocalNS + int64(h.opt.Slack)
-	ev := algorithms.Event{Kind: kind, Resource: algorithms.ResourceID(l.Resource), Ballot: algorithms.Ballot(l.Ballot),
+	ev := algorithms.Event{Kind: kind, Resource: algorithms.ResourceID(l.Resource), Ballot: l.Ballot,
 		Until: algorithms.Local(l.UntilNS), Owner: algorithms.NoNode}
 	if l.Owner != nil {
 		ev.Owner = algorithms.NodeID(*l.Owner)

@@ -17,15 +17,22 @@ func TestRawRTT(t *testing.T) {
 }
 
 func TestRawDatagrams(t *testing.T) {
-	if _, err := RawDatagrams(0, time.Millisecond); err == nil {
-		t.Fatal("size 0 accepted")
+	for _, tc := range []struct {
+		name string
+		rate func(int, time.Duration) (RawRate, error)
+	}{{"one a call", RawDatagrams}, {"batched", RawDatagramsBatched}} {
+		t.Run(tc.name, func(t *testing.T) {
+			if _, err := tc.rate(0, time.Millisecond); err == nil {
+				t.Fatal("size 0 accepted")
+			}
+			r, err := tc.rate(64, 200*time.Millisecond)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.RecvPerSec <= 0 || r.SentPerSec < r.RecvPerSec {
+				t.Fatalf("implausible rates %+v", r)
+			}
+			t.Logf("raw 64-byte datagrams: %+v", r)
+		})
 	}
-	r, err := RawDatagrams(64, 200*time.Millisecond)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if r.RecvPerSec <= 0 || r.SentPerSec < r.RecvPerSec {
-		t.Fatalf("implausible rates %+v", r)
-	}
-	t.Logf("raw 64-byte datagrams: %+v", r)
 }

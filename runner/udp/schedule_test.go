@@ -14,8 +14,8 @@ import (
 
 // simLine is the part of a simulator trace line this test reads.
 type simLine struct {
-	T     int64                  `json:"t"`
-	Local int64                  `json:"local"`
+	T     int64                  `json:"t_ns"`
+	Local int64                  `json:"local_ns"`
 	Node  int                    `json:"node"`
 	What  string                 `json:"what"`
 	Msg   struct{ From, To int } `json:"msg"`

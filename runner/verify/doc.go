@@ -14,7 +14,9 @@
 // `leaselab verify --algo A --list` prints it; Matrix builds it. Searches
 // (E1, E2, ...) use the explorer's defaults where a flag is not given: 3
 // acceptors, 2 proposers, one resource, 2 client inputs (acquire, extend
-// and release), one crash, at most 4 messages in flight, no duplicates,
+// and release), one crash, the explorer's default bound on messages in
+// flight (max(2A - (A/2+1), P): 4 on 3 acceptors, 2 on one or two, 7 on
+// five; ablations.md was made when it was 4 everywhere), no duplicates,
 // exact clocks, --response-timeout 10s (above the 7.014 s quarantine, so
 // a round can outlive a restarted node's wait), --max-rounds 1, --backoff
 // 0. Across the searches the matrix covers:
@@ -33,7 +35,7 @@
 //     on PaxosLease's hand-off rules in the explorer);
 //   - for durable algorithms (classic Paxos), an fsync of 1 ms, so a
 //     crash can fall inside one;
-//   - two depth-first searches (explore --depth-first: only the path and
+//   - two depth-first searches (explore --strategy dfs: only the path and
 //     each state's fingerprint are kept, so they go deeper than a
 //     breadth-first frontier fits in memory) on one acceptor and a
 //     proposer-only node, to 16 moves (five inputs, extend too, no bound
@@ -41,8 +43,10 @@
 //     a retry, acquire and release only): a proposer's earlier life whose messages act after
 //     its crash on its new life's lease. Naive's cross-life-ballots needs
 //     15 moves, PaxosLease's 18 (its acceptor must crash too, to forget
-//     the earlier life's promise); breadth first, both are beyond the
-//     memory cap (depth 14 is 1.6 million states of about 1.4 KB each).
+//     the earlier life's promise); breadth first, with its frontier in
+//     memory as it was when the matrix was made, both were beyond the
+//     memory cap (depth 14 was 1.6 million states of about 1.4 KB each;
+//     not measured again since the frontier went to disk).
 //
 // Campaigns (C1, ...) run `leaselab check` seeds (its base: ten simulated
 // minutes of contention among five proposers, 3 acceptors): stale links
@@ -63,18 +67,23 @@
 // weighs three searches: it needs little memory, and campaigns found
 // abandon-release where the searches could not reach it; the 16-move
 // depth-first search weighs six, the 18-move one twenty: it needs about
-// 2.5 million states, 10 s of one core, a minute on a loaded machine), so time that one leaves unused
-// goes to the next. A depth-first search is asked every 4,096 states
-// and stops on the same caps, or when it has searched its depth bound
-// ("depth"). A breadth-first search stops after a level when
-// its time is up or its next level would pass the memory cap (default 3
-// GiB, estimated from the last level's growth; explore.Config.Stop is the
-// hook) or at its state cap; in the deep pass it starts again from the
-// beginning, deeper. A campaign runs in growing chunks of seeds and
-// continues where it stopped. Every configuration's line in the result
-// says how it ended and gives the command that reproduces what ran
-// (--max-depth or --max-states for a search cut short, --max-states for
-// a depth-first one, --seeds for a campaign).
+// 2.5 million states, 10 s of one core, a minute on a loaded machine),
+// so time that one leaves unused goes to the next. Each configuration's
+// share is a deadline: a search runs under a context that ends at it
+// (explore.ExploreContext stops within a chunk of a breadth-first level,
+// or within 1,024 states depth first: "time"), and before the process's
+// resident memory would pass the memory cap (explore.Config.MaxMemory,
+// default 3 GiB: "memory"), at its state cap ("states"), or, depth first,
+// when it has searched its depth bound ("depth"); in the deep pass it
+// starts again from the beginning. A campaign runs in growing chunks of
+// seeds and continues where it stopped; at its deadline the seeds in
+// flight are cut short (runner.Options.Stop) and those that finished
+// count. Shrinking a campaign's violation takes at most what is left of
+// the budget. So the battery ends within its budget and a few seconds
+// (TestRulesOnShort: 6 s for a budget of 6 s). Every configuration's line
+// in the result says how it ended and gives the command that reproduces
+// what ran (--max-states for a search cut short: both strategies visit
+// states in a fixed order; --seeds for a campaign).
 //
 // A search's counterexample is written with --out as a scenario file that
 // `leaselab replay` replays to the violation (exit 1). When a campaign
@@ -146,7 +155,9 @@
 // every rule on finds nothing, that every safety ablation has a row, and
 // that the configuration ablations.md names as its finder finds it again
 // and its counterexample replays to a violation in the simulator; a new
-// safety ablation without a row fails them. Finders that took more than
-// 5 s in the table (the depth-first ones) run only with
+// safety ablation without a row fails them. By default only the finders
+// that are searches and took at most 0.5 s in the table run (a few
+// seconds in all); the campaigns and the slower searches (the
+// depth-first ones take minutes) run with
 // `go test ./runner/verify -finders`; -short runs no finder.
 package verify

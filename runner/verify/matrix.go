@@ -46,11 +46,11 @@ func x(why, flags string) Entry {
 	return Entry{Kind: KindExplore, Args: strings.Fields(flags), Why: why, Weight: 1, MaxStates: defaultMaxStates}
 }
 
-// d builds a depth-first search (explore --depth-first), with a weight:
+// d builds a depth-first search (explore --strategy dfs), with a weight:
 // it reaches deep paths that no breadth-first frontier fits in memory,
 // at the price of time.
 func d(why, flags string, weight float64) Entry {
-	e := x(why, flags+" --depth-first")
+	e := x(why, "--strategy dfs "+flags)
 	e.Weight = weight
 	return e
 }
@@ -220,20 +220,13 @@ func setFlags(args []string, kv ...string) []string {
 	return out
 }
 
-// boolFlags take no value on the command line.
-var boolFlags = []string{"depth-first"}
-
-// pairs splits "--name value" arguments (a boolean flag alone is "true").
+// pairs splits "--name value" arguments.
 func pairs(args []string) ([][2]string, error) {
 	var kv [][2]string
 	for i := 0; i < len(args); i++ {
 		name, ok := strings.CutPrefix(args[i], "--")
 		if !ok {
 			return nil, fmt.Errorf("expected a --flag, got %q", args[i])
-		}
-		if slices.Contains(boolFlags, name) {
-			kv = append(kv, [2]string{name, "true"})
-			continue
 		}
 		if i+1 >= len(args) {
 			return nil, fmt.Errorf("flag --%s has no value", name)
@@ -282,8 +275,8 @@ func applyExplore(cf *explore.Config, args []string) error {
 			cf.Seed, err = strconv.ParseUint(v, 10, 64)
 		case "clocks":
 			cf.Clocks = v
-		case "depth-first":
-			cf.DepthFirst, err = strconv.ParseBool(v)
+		case "strategy":
+			cf.Strategy = v
 		case "drift":
 			cf.ClockDrift, err = strconv.ParseFloat(v, 64)
 			driftSet = true

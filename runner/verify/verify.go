@@ -1,11 +1,11 @@
 package verify
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"runtime"
 	"runtime/debug"
-	"runtime/metrics"
 	"slices"
 	"strconv"
 	"strings"
@@ -30,9 +30,9 @@ type Config struct {
 	// Workers: the explorer's goroutines (0: runtime.NumCPU()). Campaigns
 	// run on GOMAXPROCS, as `leaselab check` does.
 	Workers int
-	// MemoryCap ends a search whose memory (the Go runtime's, not yet
-	// returned to the system) would pass it at the next level; 0 means
-	// DefaultMemoryCap.
+	// MemoryCap: the resident memory a search may use
+	// (explore.Config.MaxMemory: it stops cleanly before passing it); 0
+	// means DefaultMemoryCap.
 	MemoryCap uint64
 	// Only, if set, runs just these configurations (IDs of Matrix).
 	Only []string
@@ -44,6 +44,8 @@ type Config struct {
 	// FoundBy stay the campaign's.
 	Scenario   bool
 	ShrinkTime time.Duration
+	// deadline: when the budget ends (set by Run).
+	deadline time.Time
 	// Progress, if set, is called before and after each configuration.
 	Progress func(Event)
 }
@@ -78,7 +80,7 @@ const (
 	StopDepth     = "depth"     // every state within its --max-depth was searched (a depth-first search)
 	StopViolation = "violation"
 	StopTime      = "time"    // its share of the budget
-	StopMemory    = "memory"  // the next level would pass MemoryCap
+	StopMemory    = "memory"  // it would have passed MemoryCap
 	StopStates    = "states"  // its state cap
 	StopSeeds     = "seeds"   // its seed cap
 	StopBudget    = "budget"  // not run: no budget left
@@ -186,6 +188,7 @@ func Run(c Config) (Result, error) {
 	if c.MemoryCap == 0 {
 		c.MemoryCap = DefaultMemoryCap
 	}
+	c.deadline = start.Add(c.Budget)
 	a, err := algorithms.Lookup(c.Algo)
 	if err != nil {
 		return Result{}, badf("%v", err)
@@ -326,6 +329,17 @@ func Run(c Config) (Result, error) {
 	return res, nil
 }
 
+// shrinkTime is what shrinking a campaign's violation may take: ShrinkTime
+// (or campaign.DefaultShrinkBudget), at most what is left of the budget
+// (at least a second).
+func (c Config) shrinkTime() time.Duration {
+	t := c.ShrinkTime
+	if t <= 0 {
+		t = campaign.DefaultShrinkBudget
+	}
+	return min(t, max(time.Until(c.deadline), time.Second))
+}
+
 // The quick pass (see Run).
 const (
 	QuickShare  = 0.25
@@ -333,49 +347,21 @@ const (
 	QuickSeeds  = 500
 )
 
-// runExplore runs one search within share (and the caps); a search that
-// ran before is replaced by this one, its time added.
+// runExplore runs one search within share (a deadline on its context)
+// and the caps; a search that ran before is replaced by this one, its
+// time added.
 func runExplore(c Config, e Entry, share time.Duration, cr *ConfigResult, res *Result) error {
 	cf := explore.DefaultConfig()
 	cf.Algo, cf.Ablate, cf.Seed, cf.Workers = c.Algo, c.Ablate, c.Seed, c.Workers
 	cf.MaxStates = e.MaxStates
+	cf.MaxMemory = int64(c.MemoryCap)
 	if err := applyExplore(&cf, e.Args); err != nil {
 		return err
 	}
 	start := time.Now()
-	var (
-		stopped            string
-		lastAt             time.Duration
-		lastMem            uint64
-		lastFront, lastLvl int
-	)
-	cf.Stop = func(p explore.Progress) bool {
-		now := time.Since(start)
-		mem := memInUse()
-		// The next level is about as much bigger than this one as this
-		// one was than the last (capped at four times).
-		growth := 4.0
-		if cf.DepthFirst {
-			// Asked every 4,096 states, not per level: the next call
-			// comes as soon as this one did.
-			growth = 1
-		} else if lastFront > 0 {
-			growth = min(4, max(1, float64(p.Frontier)/float64(lastFront)))
-		}
-		levelTime, levelMem := now-lastAt, uint64(0)
-		if mem > lastMem {
-			levelMem = mem - lastMem
-		}
-		lastAt, lastMem, lastFront, lastLvl = now, mem, p.Frontier, p.Depth
-		switch {
-		case now >= share || now+time.Duration(float64(levelTime)*growth) > share*3/2:
-			stopped = StopTime
-		case lastLvl > 1 && mem+uint64(float64(levelMem)*growth) > c.MemoryCap:
-			stopped = StopMemory
-		}
-		return stopped != ""
-	}
-	r, err := explore.Explore(cf)
+	ctx, cancel := context.WithTimeout(context.Background(), share)
+	r, err := explore.ExploreContext(ctx, cf)
+	cancel()
 	cr.Seconds += time.Since(start).Seconds()
 	freeMemory()
 	if errors.Is(err, explore.ErrBadConfig) {
@@ -387,31 +373,28 @@ func runExplore(c Config, e Entry, share time.Duration, cr *ConfigResult, res *R
 	}
 	cr.States, cr.Depth, cr.Exhausted, cr.Violations = r.States, r.MaxDepth, r.Exhausted, r.Violations
 	base := exploreCommand(c, e)
-	switch {
-	case r.Violations > 0:
+	cr.Command = base
+	switch r.Stopped {
+	case explore.StopViolation:
 		cr.Stopped = StopViolation
-		cr.Command = base
-	case r.Exhausted:
+	case explore.StopExhausted:
 		cr.Stopped = StopExhausted
-		cr.Command = base
-	case stopped == "" && cf.DepthFirst && cf.MaxDepth > 0 && r.States < cf.MaxStates:
-		// Neither time, memory nor the state cap stopped it: it searched
-		// every state within its depth bound.
+	case explore.StopMaxDepth:
+		// Every state within its --max-depth was searched.
 		cr.Stopped = StopDepth
-		cr.Command = base
-	case stopped != "" && cf.DepthFirst:
-		// A depth-first search is one deterministic walk: the same
-		// number of states reproduces it.
-		cr.Stopped = stopped
-		cr.Command = base + " --max-states " + strconv.FormatInt(r.States, 10)
-	case stopped != "":
-		// A time or memory stop ends after a whole level: the same
-		// search to that depth is reproducible.
-		cr.Stopped = stopped
-		cr.Command = base + " --max-depth " + strconv.Itoa(r.MaxDepth)
-	default:
+	case explore.StopMaxStates:
 		cr.Stopped = StopStates
 		cr.Command = base + " --max-states " + strconv.FormatInt(cf.MaxStates, 10)
+	default:
+		// Time (the context's deadline) or memory: either search visits
+		// states in a fixed order (breadth first: commits in chunk order,
+		// whatever the workers), so the same number of states
+		// reproduces what ran.
+		cr.Stopped = StopTime
+		if r.Stopped == explore.StopMaxMemory {
+			cr.Stopped = StopMemory
+		}
+		cr.Command = base + " --max-states " + strconv.FormatInt(r.States, 10)
 	}
 	if r.Violations > 0 {
 		if res.FoundBy == "" {
@@ -437,12 +420,17 @@ func exploreCommand(c Config, e Entry) string {
 	return s
 }
 
-// runCheck runs one campaign, in chunks of seeds, within share.
+// runCheck runs one campaign, in chunks of seeds, within share: at the
+// deadline the runs in flight are cut short and the seeds that finished
+// count (campaign.Check with runner.Options.Stop).
 func runCheck(c Config, e Entry, share time.Duration, cr *ConfigResult, res *Result) error {
 	start := time.Now()
 	first := c.Seed
 	done, chunk := cr.Seeds, runtime.GOMAXPROCS(0)
 	cr.Stopped = StopSeeds
+	stop := make(chan struct{})
+	timer := time.AfterFunc(share, func() { close(stop) })
+	defer timer.Stop()
 	for done < e.MaxSeeds {
 		n := min(chunk, e.MaxSeeds-done)
 		cs, err := checkSpec(c.Algo, c.Ablate, e.Args, n, first+uint64(done))
@@ -454,7 +442,7 @@ func runCheck(c Config, e Entry, share time.Duration, cr *ConfigResult, res *Res
 			return nil
 		}
 		t0 := time.Now()
-		r, err := campaign.Check(cs, runner.Options{})
+		r, err := campaign.Check(cs, runner.Options{Stop: stop})
 		if err != nil {
 			return err
 		}
@@ -469,7 +457,7 @@ func runCheck(c Config, e Entry, share time.Duration, cr *ConfigResult, res *Res
 			}
 			if c.Scenario {
 				// The violating run, recorded and shrunk to a scenario.
-				sr, err := campaign.ShrinkCampaign(cs, r, c.ShrinkTime)
+				sr, err := campaign.ShrinkCampaign(cs, r, c.shrinkTime())
 				if err == nil {
 					res.Scenario, res.ScenarioBy, res.Shrink = sr.Scenario, e.ID, &sr
 				} else if !errors.Is(err, campaign.ErrNotReproduced) {
@@ -479,7 +467,7 @@ func runCheck(c Config, e Entry, share time.Duration, cr *ConfigResult, res *Res
 			break
 		}
 		el := time.Since(start)
-		if el >= share {
+		if r.Interrupted || el >= share {
 			cr.Stopped = StopTime
 			break
 		}
@@ -499,17 +487,6 @@ func runCheck(c Config, e Entry, share time.Duration, cr *ConfigResult, res *Res
 		res.FoundByCommand = cr.Command
 	}
 	return nil
-}
-
-// memInUse is the memory the Go runtime holds and has not returned to the
-// system: close to the process's resident size.
-func memInUse() uint64 {
-	s := []metrics.Sample{{Name: "/memory/classes/total:bytes"}, {Name: "/memory/classes/heap/released:bytes"}}
-	metrics.Read(s)
-	if s[0].Value.Kind() != metrics.KindUint64 || s[1].Value.Kind() != metrics.KindUint64 {
-		return 0
-	}
-	return s[0].Value.Uint64() - s[1].Value.Uint64()
 }
 
 // freeMemory gives a finished search's memory back before the next one.

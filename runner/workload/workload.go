@@ -3,6 +3,7 @@ package workload
 import (
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"time"
 
 	"leaselab/algorithms"
@@ -27,7 +28,9 @@ import (
 //   - batch: proposer 0 requests Leases distinct resources 0..Leases-1 at
 //     true time 0, as the FaTLease paper's single proposer did (Sec. 5.1).
 //     The run ends when every request is acquired or failed, or at
-//     Duration; requests unresolved then count as failed.
+//     Duration; requests unresolved then count as failed. With Rate > 0
+//     the requests arrive open-loop instead, spread over the proposers
+//     (open.go).
 //   - single: proposer 0 requests resource 0 once at true time 0 (the
 //     negotiation-duration experiment, Sec. 5.2); ends like batch.
 //   - failover: proposer 0 acquires resource 0 and extends RenewBefore
@@ -89,6 +92,7 @@ type Driver struct {
 	singleNext  int           // single: the next one's resource
 	holds0      int           // failover with a plan: proposer 0's acquisitions so far
 	tookOver    bool          // failover with a plan: another proposer acquired after the crash
+	open        *arrivals     // batch with Spec.Rate: the open-loop arrivals (open.go); nil otherwise
 	noWrites    bool          // the nodes write themselves (NoWrites)
 	resumeAt    int64         // failover with a plan's pause: when proposer 0 resumes
 	// counters for Result (see its fields of the same names)
@@ -159,7 +163,7 @@ func NewDriver(plan runner.Plan, env Env, rec *record.Recorder) (*Driver, error)
 		}
 		d.failAt = int64(spec.Duration) / 4
 	default:
-		return nil, fmt.Errorf("unknown workload %q (valid: %v)", spec.Workload, runner.Workloads)
+		return nil, fmt.Errorf("unknown workload %q (valid: %s)", spec.Workload, strings.Join(runner.Workloads, ", "))
 	}
 	return d, nil
 }
@@ -225,6 +229,10 @@ func (d *Driver) Start() {
 			d.acquire(algorithms.NodeID(i), d.clients[i].gen)
 		}
 	case "batch":
+		if d.spec.Rate > 0 {
+			d.startOpen()
+			return
+		}
 		for r := 0; r < d.spec.Leases; r++ {
 			if d.input(0, algorithms.Input{Kind: algorithms.Acquire, Resource: algorithms.ResourceID(r)}) {
 				d.outstanding++
@@ -252,7 +260,7 @@ func (d *Driver) Start() {
 
 // Done reports whether a batch or single run has nothing left to wait for.
 func (d *Driver) Done() bool {
-	return d.started && (d.spec.Workload == "batch" || d.spec.Workload == "single") && d.outstanding == 0
+	return d.started && (d.spec.Workload == "batch" || d.spec.Workload == "single") && d.resolvedAll()
 }
 
 // FailUnresolved says whether requests still pending at the end of the
@@ -364,7 +372,7 @@ func (d *Driver) Event(n algorithms.NodeID, local algorithms.Local, ev algorithm
 			if d.spec.Workload == "single" {
 				d.nextSingle()
 			}
-			if d.outstanding == 0 {
+			if d.resolvedAll() {
 				d.env.Stop()
 			}
 		}
@@ -401,74 +409,14 @@ func (d *Driver) Event(n algorithms.NodeID, local algorithms.Local, ev algorithm
 		g := c.gen
 		end := d.env.TrueAt(n, ev.Until)
 		if c.keep {
-			at := d.env.TrueAt(n, ev.Until-algorithms.Local(d.spec.RenewBefore))
-			if at < now {
-				at = now
-			}
-			d.at(n, at, func() {
-				c := &d.clients[n]
-				if c.gen == g && c.state == clientHolding {
-					d.input(n, algorithms.Input{Kind: algorithms.Extend})
-				}
-			})
-			// If the extension does not come through, the lease expires
-			// and the client starts over.
-			d.at(n, end, func() {
-				c := &d.clients[n]
-				if c.gen == g && c.state == clientHolding {
-					d.pause(n)
-				}
-			})
+			d.renewBefore(n, g, now, ev.Until, end)
 			return
 		}
 		if d.spec.Extend > 0 && d.rng.Float64() < d.spec.Extend {
-			c.endAt = end
-			release := d.spec.Release && d.spec.Hold > 0
-			at := now
-			switch {
-			case release && d.rng.IntN(2) == 0:
-				// Extend, then release at once: the release comes while
-				// the extension's round is in flight.
-				at += int64(d.spec.Hold) - d.rng.Int64N(2*int64(d.spec.Net.RTT)+1)
-				if at < now {
-					at = now
-				}
-			case end > now:
-				at += d.rng.Int64N((end-now)/2 + 1)
-			}
-			d.at(n, at, func() {
-				c := &d.clients[n]
-				if c.gen == g && c.state == clientHolding && d.input(n, algorithms.Input{Kind: algorithms.Extend, Resource: c.res}) {
-					c.extended, c.extending = true, true
-					d.extensions++
-				}
-			})
-			if d.spec.Release && d.spec.Hold > 0 {
-				d.at(n, now+int64(d.spec.Hold), func() {
-					c := &d.clients[n]
-					if c.gen == g && c.state == clientHolding {
-						d.release(n)
-					}
-				})
-			}
-			d.expireAt(n, g, end)
+			d.extendLater(n, g, now, end)
 			return
 		}
-		if d.spec.Release && d.spec.Hold > 0 && now+int64(d.spec.Hold) < end {
-			d.at(n, now+int64(d.spec.Hold), func() {
-				c := &d.clients[n]
-				if c.gen == g && c.state == clientHolding {
-					d.release(n)
-				}
-			})
-			return
-		}
-		d.at(n, end, func() {
-			c := &d.clients[n]
-			if c.gen == g && c.state == clientHolding {
-				d.pause(n)
-			}
-		})
+		d.endHold(n, g, now, end)
 	case algorithms.Failed:
 		if out == record.OutcomeFailed && c.state == clientWanting {
 			d.pause(n)
@@ -478,6 +426,86 @@ func (d *Driver) Event(n algorithms.NodeID, local algorithms.Local, ev algorithm
 			d.pause(n)
 		}
 	}
+}
+
+// endHold has a client release its lease after Hold, if it releases and
+// the lease lasts that long, or else start over when it ends (end).
+func (d *Driver) endHold(n algorithms.NodeID, g uint32, now, end int64) {
+	if d.spec.Release && d.spec.Hold > 0 && now+int64(d.spec.Hold) < end {
+		d.at(n, now+int64(d.spec.Hold), func() {
+			c := &d.clients[n]
+			if c.gen == g && c.state == clientHolding {
+				d.release(n)
+			}
+		})
+		return
+	}
+	d.at(n, end, func() {
+		c := &d.clients[n]
+		if c.gen == g && c.state == clientHolding {
+			d.pause(n)
+		}
+	})
+}
+
+// renewBefore has a renewing client (failover) extend its lease RenewBefore
+// before it ends (until, on its clock; end in true time), and start over
+// if the extension does not come through.
+func (d *Driver) renewBefore(n algorithms.NodeID, g uint32, now int64, until algorithms.Local, end int64) {
+	at := d.env.TrueAt(n, until-algorithms.Local(d.spec.RenewBefore))
+	if at < now {
+		at = now
+	}
+	d.at(n, at, func() {
+		c := &d.clients[n]
+		if c.gen == g && c.state == clientHolding {
+			d.input(n, algorithms.Input{Kind: algorithms.Extend})
+		}
+	})
+	// If the extension does not come through, the lease expires
+	// and the client starts over.
+	d.at(n, end, func() {
+		c := &d.clients[n]
+		if c.gen == g && c.state == clientHolding {
+			d.pause(n)
+		}
+	})
+}
+
+// extendLater has a contention client (Spec.Extend) extend its lease at a
+// drawn time, then release or let it expire as it would have.
+func (d *Driver) extendLater(n algorithms.NodeID, g uint32, now, end int64) {
+	c := &d.clients[n]
+	c.endAt = end
+	release := d.spec.Release && d.spec.Hold > 0
+	at := now
+	switch {
+	case release && d.rng.IntN(2) == 0:
+		// Extend, then release at once: the release comes while
+		// the extension's round is in flight.
+		at += int64(d.spec.Hold) - d.rng.Int64N(2*int64(d.spec.Net.RTT)+1)
+		if at < now {
+			at = now
+		}
+	case end > now:
+		at += d.rng.Int64N((end-now)/2 + 1)
+	}
+	d.at(n, at, func() {
+		c := &d.clients[n]
+		if c.gen == g && c.state == clientHolding && d.input(n, algorithms.Input{Kind: algorithms.Extend, Resource: c.res}) {
+			c.extended, c.extending = true, true
+			d.extensions++
+		}
+	})
+	if d.spec.Release && d.spec.Hold > 0 {
+		d.at(n, now+int64(d.spec.Hold), func() {
+			c := &d.clients[n]
+			if c.gen == g && c.state == clientHolding {
+				d.release(n)
+			}
+		})
+	}
+	d.expireAt(n, g, end)
 }
 
 // expireAt pauses client n at true time end if it still holds the lease
@@ -560,7 +588,7 @@ func (d *Driver) Crashed(n algorithms.NodeID) {
 	aborted := d.rec.Crash(now, n)
 	if d.spec.Workload == "batch" || d.spec.Workload == "single" {
 		d.outstanding -= aborted
-		if d.started && d.outstanding == 0 {
+		if d.started && d.resolvedAll() {
 			d.env.Stop()
 		}
 	}

@@ -23,6 +23,13 @@ import (
 //	                   so a fast server clock or slow requester clock breaks it;
 //	test-amnesia:      a restarted server does not stay silent (it forgot
 //	                   its grants and grants again at once).
+//	test-early-free:   the server takes a grant for ended T/16 before its
+//	                   end when another request comes (its own timer still
+//	                   clears it at the end), so a request delivered in
+//	                   that last sixteenth is granted while the holder
+//	                   holds. No timer of the toy falls in that interval:
+//	                   an explorer that delivers only at timer deadlines
+//	                   never sees it (runner/explore's time-step test).
 //
 // Messages: Request (Ballot = the requester's attempt number, Span = T),
 // Grant/Deny echo the ballot, Release carries the ballot of the grant.
@@ -43,6 +50,7 @@ const (
 	toyNoMargin
 	toyDisk
 	toyAmnesia
+	toyEarlyFree
 )
 
 // variants are the toy's registered names.
@@ -56,6 +64,7 @@ var variants = []struct {
 	{"test-no-margin", toyNoMargin},
 	{"test-disk", toyDisk},
 	{"test-amnesia", toyAmnesia},
+	{"test-early-free", toyEarlyFree},
 }
 
 func init() {
@@ -248,7 +257,11 @@ func (n *toyNode) request(now algorithms.Local, m *algorithms.Message, out *algo
 		return
 	}
 	g := n.grants[m.Resource]
-	if g != nil && now >= g.until {
+	end := g != nil && now >= g.until
+	if g != nil && n.fault == toyEarlyFree {
+		end = now >= g.until-algorithms.Local(n.cfg.Params.LeaseSpan/16)
+	}
+	if end {
 		g = nil
 	}
 	if g != nil && g.owner != m.From && n.fault != toyDoubleGrant {

@@ -28,6 +28,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -101,7 +102,7 @@ func DefaultConfig() Config {
 // Validate reports the first bad field.
 func (c Config) Validate() error {
 	if !slices.Contains(Workloads, c.Workload) {
-		return fmt.Errorf("etcd peer: workload %q: want one of %v", c.Workload, Workloads)
+		return fmt.Errorf("etcd peer: workload %q: want one of %s", c.Workload, strings.Join(Workloads, ", "))
 	}
 	switch {
 	case len(c.Endpoints) == 0 && c.Members < 1:

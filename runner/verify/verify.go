@@ -161,8 +161,8 @@ type Result struct {
 // spent.
 //
 // The quick pass gives every configuration a small slice (QuickShare of
-// the budget split evenly, at most QuickStates states or QuickSeeds
-// seeds), so a bug that any configuration shows early is found in the
+// the budget split by weight, at least QuickMin where the budget allows,
+// at most QuickStates states or QuickSeeds seeds), so a bug that any configuration shows early is found in the
 // first minute or two whatever the order. The deep pass splits what is
 // left among the configurations still open (not exhausted, not at their
 // cap) as it goes: each may take the time left times its weight over the
@@ -272,7 +272,11 @@ func Run(c Config) (Result, error) {
 		if res.FoundBy != "" || time.Since(start) >= c.Budget {
 			break
 		}
-		share := max(time.Duration(float64(quickLeft)*e.Weight/weights), 0)
+		// At least QuickMin (a search's start-up and first levels) if
+		// the floors together take at most half the budget; never past
+		// the budget.
+		share := max(time.Duration(float64(quickLeft)*e.Weight/weights), min(QuickMin, c.Budget/time.Duration(2*len(es))))
+		share = min(share, c.Budget-time.Since(start))
 		weights -= e.Weight
 		t0 := time.Now()
 		if err := step(i, share, true); err != nil {
@@ -343,6 +347,7 @@ func (c Config) shrinkTime() time.Duration {
 // The quick pass (see Run).
 const (
 	QuickShare  = 0.25
+	QuickMin    = time.Second
 	QuickStates = 500_000
 	QuickSeeds  = 500
 )

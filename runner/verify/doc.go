@@ -137,7 +137,12 @@
 // rows), PaxosLease's by one `verify --algo paxoslease --ablate X --format
 // json` per row, several side by side, and --table-from. The
 // every-rule-on verdicts are the runs of `leaselab verify --algo A` that
-// the report of issue 20 gives. Two PaxosLease ablations cannot cause a violation alone
+// the report of issue 20 gives. The table predates the merge of the
+// explorer that keeps its frontier on disk: its searches ran on the
+// former in-memory explorer and its depth-first rows (E21, E22) on the
+// former `explore --depth-first`, whose commands are written here as
+// `--strategy dfs` (the same least-depth rule); their states
+// and seconds were not measured again. Two PaxosLease ablations cannot cause a violation alone
 // (Companions): late-timer and stale-owner-open are each a second line
 // of defence behind keep-others (ablation abandon-release). Both
 // counterexamples need a stale Propose to overwrite another owner's live

@@ -51,9 +51,12 @@
 //   - runner/restable, runner/timeq: a resource-id index and a time queue.
 //   - runner/internal/pool, runner/internal/slab: the one bounded
 //     parallel loop (campaign seeds, experiment runs, explorer chunks) and
-//     the one slot array with a free list (simulator, checker);
-//     runner/internal/toy, the test-only lock with planted faults that the
-//     simulator, campaign and explorer tests share.
+//     the one slot array with a free list (simulator, checker).
+//
+// The simulator's, the campaigns' and the explorer's tests run the example
+// lease server "central" (algorithms/example) and switch its planted
+// faults on by ablation (grant-once, deadline, full-grant, restart-wait),
+// so that each shows the checker catching a broken rule.
 //
 // An environment implements workload.Env and feeds the Driver and the
 // Recorder, which feeds the checker (see workload.Env for the duties);

@@ -36,6 +36,12 @@
 //     M (Params.MaxLease > T) before it answers: every grant it made in its
 //     earlier life has ended by then.
 //
+// Three ablations are planted faults rather than rules worth measuring:
+// grant-once (the server grants every ask), deadline (a holder keeps its
+// lease 3T) and full-grant (the server frees a grant T/16 early). The
+// runner's tests switch them on to show the checker, the campaigns and the
+// explorer catching a broken rule.
+//
 // What it does not do: survive the server. While node 0 is down nobody
 // gets a lease; that is the price of one acceptor, and what the Paxos
 // family's majorities avoid.
@@ -70,6 +76,12 @@ const (
 	AblateRestartWait = "restart-wait"
 	AblateDriftMargin = "drift-margin"
 	AblateCrossLife   = "cross-life-ballots"
+	// The planted faults: each breaks safety outright, so that tests can
+	// show the checker, the campaigns and the explorer catching a broken
+	// rule (runner/sim, runner/campaign and runner/explore use them).
+	AblateGrantOnce = "grant-once"
+	AblateDeadline  = "deadline"
+	AblateFullGrant = "full-grant"
 )
 
 // Server is the lease server's node id.
@@ -96,6 +108,12 @@ func init() {
 				Breaks: "a slow holder clock outlives a fast server's grant"},
 			{Name: AblateCrossLife, Rule: "the server treats an ask or a release as the owner's own only from the same proposer, (node, restart counter) (algorithms.SameProposer), never from the node alone",
 				Breaks: "a restarted client's attempts start again at round 1, below its earlier life's; a release of the earlier life, delayed past the crash, is 'not older' than the new life's grant and clears it, and another client is granted while the new life holds"},
+			{Name: AblateGrantOnce, Rule: "the server grants an ask only when no other owner's grant on the resource is live, and answers central-busy otherwise",
+				Breaks: "the server grants every ask, held or not: two clients hold at once as soon as two ask"},
+			{Name: AblateDeadline, Rule: "a holder's lease ends at its deadline, T(1-ρ)/(1+ρ) after its ask (T with drift-margin ablated)",
+				Breaks: "the holder keeps the lease for 3T after its ask, long past the server's grant, and holds beside the next client the server grants"},
+			{Name: AblateFullGrant, Rule: "the server counts a grant live until its end, T after the ask arrived",
+				Breaks: "the server takes a grant for ended T/16 before its end when another client asks (its timer still clears it at the end): an ask that arrives in that last sixteenth is granted while the holder holds"},
 		},
 		Fencing: "the end of the lease on the holder's clock (algorithms.TimeToken; the ballot is each client's own counter): the server grants a new ask " +
 			"only after the previous grant ended or was released, and a client holds from when it sent the ask it was granted, so a later holder's " +
@@ -119,7 +137,10 @@ func validate(p algorithms.Params, c algorithms.Cluster) error {
 // (validate above, and what every algorithm needs) before it calls New.
 func New(cfg algorithms.Config) (algorithms.Node, error) {
 	hold := cfg.Params.LeaseSpan
-	if !cfg.Ablations.Has(AblateDriftMargin) {
+	switch {
+	case cfg.Ablations.Has(AblateDeadline):
+		hold = 3 * cfg.Params.LeaseSpan
+	case !cfg.Ablations.Has(AblateDriftMargin):
 		d := cfg.Params.Drift
 		hold = time.Duration(math.Floor(float64(hold) * (1 - d) / (1 + d)))
 	}
@@ -280,14 +301,18 @@ func (n *node) serveAsk(now algorithms.Local, m *algorithms.Message, out *algori
 		return // not the server, a restarted server still waiting M, or malformed
 	}
 	g := n.grants[m.Resource]
-	if g != nil && now >= g.until {
+	end := g != nil && now >= g.until
+	if g != nil && n.cfg.Ablations.Has(AblateFullGrant) {
+		end = now >= g.until-algorithms.Local(n.cfg.Params.LeaseSpan/16)
+	}
+	if end {
 		g = nil // ended; its timer has not fired yet
 	}
 	own := g != nil && n.sameOwner(g.ballot, m.Ballot)
 	if own && m.Ballot < g.ballot {
 		return // a duplicate or late ask of an attempt the owner has moved past
 	}
-	if g != nil && !own {
+	if g != nil && !own && !n.cfg.Ablations.Has(AblateGrantOnce) {
 		out.Send(algorithms.Message{Kind: KindBusy, From: n.cfg.ID, To: m.From, Owner: g.owner, Resource: m.Resource, Ballot: m.Ballot})
 		return
 	}
@@ -375,12 +400,15 @@ func (n *node) Clone(r *rand.Rand) algorithms.Node {
 	return &c
 }
 
-// AppendState implements algorithms.Explorable: the quiet period, then
-// the grants and the clients' requests in resource order, every time
-// relative to now. A quiet period that has passed is written as none: it
-// can no longer change an answer.
+// AppendState implements algorithms.Explorable: the node and its restart
+// counter (in every ballot it makes), the quiet period, then the grants and
+// the clients' requests in resource order, every time relative to now. A
+// quiet period that has passed is written as none: it can no longer change
+// an answer.
 func (n *node) AppendState(b []byte, now algorithms.Local) []byte {
 	rel := func(b []byte, t algorithms.Local) []byte { return binary.AppendVarint(b, int64(t-now)) }
+	b = binary.AppendUvarint(b, uint64(n.cfg.ID))
+	b = binary.AppendUvarint(b, uint64(n.cfg.Restarts))
 	if n.quiet > now {
 		b = rel(append(b, 1), n.quiet)
 	} else {

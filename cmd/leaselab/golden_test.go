@@ -10,10 +10,8 @@ import (
 	"leaselab/runner/replaytest"
 )
 
-// TestGolden replays every scenario file in the module (every testdata/*.txt
-// but the runner's toy-*.txt, which use test-only algorithms and are
-// replayed by the runner's own tests) and compares its transcript with the
-// X.out beside it. Here every algorithm is registered, and the algorithm
+// TestGolden replays every scenario file in the module (every
+// testdata/*.txt) and compares its transcript with the X.out beside it. Here every algorithm is registered, and the algorithm
 // packages need not import the runner. After a deliberate change in
 // behaviour: go test ./cmd/leaselab/ -run TestGolden -rewrite, and read the
 // diff of the .out files.
@@ -35,7 +33,6 @@ func TestGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	toy := func(name string) bool { return strings.HasPrefix(name, "toy-") }
 	n := 0
 	for _, dir := range dirs {
 		if m, _ := filepath.Glob(filepath.Join(dir, "*.txt")); len(m) == 0 {
@@ -43,11 +40,7 @@ func TestGolden(t *testing.T) {
 		}
 		rel, _ := filepath.Rel(filepath.Join("..", ".."), dir)
 		t.Run(filepath.ToSlash(rel), func(t *testing.T) {
-			skip := func(string) bool { return false }
-			if filepath.ToSlash(rel) == "runner/sim/testdata" {
-				skip = toy
-			}
-			n += replaytest.Golden(t, dir, skip)
+			n += replaytest.Golden(t, dir, func(string) bool { return false })
 		})
 	}
 	if n < 20 {

@@ -6,14 +6,29 @@ import (
 	"testing"
 	"time"
 
+	"leaselab/algorithms"
+	"leaselab/algorithms/example"
 	"leaselab/runner"
-	"leaselab/runner/internal/toy"
 )
 
-// toyCampaign is the tests' campaign: 40 seeds of 30 s of the toy algo
-// under every fault kind.
-func toyCampaign(algo string) CheckSpec {
-	base := toy.Spec(algo)
+// centralSpec is a small contention spec of the example lease server,
+// "central" (node 0 serves, three clients, leases of 2 s), with the
+// ablations given: example.AblateGrantOnce is its planted double grant.
+func centralSpec(ablate ...string) runner.Spec {
+	s := runner.DefaultSpec()
+	s.Algo = example.Name
+	s.Ablate = algorithms.Ablations(ablate)
+	s.Acceptors, s.Proposers = 1, 3
+	s.Duration = 60 * time.Second
+	s.Params.LeaseSpan, s.Params.MaxLease = 2*time.Second, 3*time.Second
+	s.Hold, s.Pause = 500*time.Millisecond, 300*time.Millisecond
+	return s
+}
+
+// centralCampaign is the tests' campaign: 40 seeds of 30 s of central
+// (with the ablations given) under every fault kind.
+func centralCampaign(ablate ...string) CheckSpec {
+	base := centralSpec(ablate...)
 	base.Duration = 30 * time.Second
 	return CheckSpec{Base: base, Faults: []string{"all"}, Seeds: 40, FirstSeed: 1}
 }
@@ -27,15 +42,15 @@ func checkOn(procs int, cs CheckSpec) (CheckResult, error) {
 }
 
 func TestCheckCampaign(t *testing.T) {
-	cs := toyCampaign("test-lock")
+	cs := centralCampaign()
 	cr, err := Check(cs, runner.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if cr.Violations != 0 || cr.LeasesAcquired == 0 || cr.Seeds != 40 {
-		t.Fatalf("correct toy: %+v", cr)
+		t.Fatalf("central: %+v", cr)
 	}
-	cs.Base.Algo = "test-double-grant"
+	cs.Base.Ablate = algorithms.Ablations{example.AblateGrantOnce}
 	bad, err := Check(cs, runner.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -67,7 +82,7 @@ func TestCheckCampaign(t *testing.T) {
 }
 
 func TestCheckBadInput(t *testing.T) {
-	base := toy.Spec("test-lock")
+	base := centralSpec()
 	for _, cs := range []CheckSpec{
 		{Base: base, Faults: []string{"all"}, Seeds: 0},
 		{Base: base, Faults: []string{"weather"}, Seeds: 1},

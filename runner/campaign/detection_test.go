@@ -77,9 +77,6 @@ acceptor spins, see detection_test.go); central has its one acceptor.
 `, seeds, dur, dur, small, seeds, small, seeds, small, seeds)
 	start := time.Now()
 	for _, name := range algorithms.Names() {
-		if strings.HasPrefix(name, "test-") {
-			continue
-		}
 		a, err := algorithms.Lookup(name)
 		if err != nil {
 			t.Fatal(err)

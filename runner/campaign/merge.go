@@ -65,31 +65,8 @@ func MergeCheck(cs CheckSpec, parts []CheckResult) (CheckResult, error) {
 		}
 	}
 	for i, p := range parts {
-		if len(p.First) != len(p.ViolatingSpecs) {
-			return CheckResult{}, fmt.Errorf("part %d: %d first violations but %d violating specs", i, len(p.First), len(p.ViolatingSpecs))
-		}
-		cr.Seeds += p.Seeds
-		cr.LeasesAcquired += p.LeasesAcquired
-		cr.Violations += p.Violations
-		cr.ViolatingSeeds = append(cr.ViolatingSeeds, p.ViolatingSeeds...)
-		cr.Writes += p.Writes
-		cr.StaleWrites += p.StaleWrites
-		cr.FencedRejects += p.FencedRejects
-		cr.LiveRejects += p.LiveRejects
-		cr.addDoubleBelief(p.DoubleBeliefMS)
-		cr.StaleWriteSeeds = append(cr.StaleWriteSeeds, p.StaleWriteSeeds...)
-		for k := range p.First {
-			if len(cr.First) < maxFirst {
-				cr.First = append(cr.First, p.First[k])
-				cr.ViolatingSpecs = append(cr.ViolatingSpecs, p.ViolatingSpecs[k])
-			}
-		}
-		if err := cr.mergeSwarm(p.Swarm); err != nil {
-			return CheckResult{}, fmt.Errorf("part %d: %w", i, err)
-		}
-		cr.Exercised.merge(p.Exercised)
-		if p.Counterexample != nil {
-			cr.Counterexamples = append(cr.Counterexamples, *p.Counterexample)
+		if err := cr.addPart(i, p); err != nil {
+			return CheckResult{}, err
 		}
 	}
 	if !slices.IsSorted(cr.ViolatingSeeds) {
@@ -106,6 +83,39 @@ func MergeCheck(cs CheckSpec, parts []CheckResult) (CheckResult, error) {
 		cr.Counterexample = &c
 	}
 	return cr, nil
+}
+
+// addPart adds part i's counts, seeds, first violations (up to maxFirst)
+// and counterexample to cr, in seed order as the parts come in index
+// order; apart from MergeCheck, which also checks and orders the parts.
+func (cr *CheckResult) addPart(i int, p CheckResult) error {
+	if len(p.First) != len(p.ViolatingSpecs) {
+		return fmt.Errorf("part %d: %d first violations but %d violating specs", i, len(p.First), len(p.ViolatingSpecs))
+	}
+	cr.Seeds += p.Seeds
+	cr.LeasesAcquired += p.LeasesAcquired
+	cr.Violations += p.Violations
+	cr.ViolatingSeeds = append(cr.ViolatingSeeds, p.ViolatingSeeds...)
+	cr.Writes += p.Writes
+	cr.StaleWrites += p.StaleWrites
+	cr.FencedRejects += p.FencedRejects
+	cr.LiveRejects += p.LiveRejects
+	cr.addDoubleBelief(p.DoubleBeliefMS)
+	cr.StaleWriteSeeds = append(cr.StaleWriteSeeds, p.StaleWriteSeeds...)
+	for k := range p.First {
+		if len(cr.First) < maxFirst {
+			cr.First = append(cr.First, p.First[k])
+			cr.ViolatingSpecs = append(cr.ViolatingSpecs, p.ViolatingSpecs[k])
+		}
+	}
+	if err := cr.mergeSwarm(p.Swarm); err != nil {
+		return fmt.Errorf("part %d: %w", i, err)
+	}
+	cr.Exercised.merge(p.Exercised)
+	if p.Counterexample != nil {
+		cr.Counterexamples = append(cr.Counterexamples, *p.Counterexample)
+	}
+	return nil
 }
 
 func compareInt64(a, b int64) int {

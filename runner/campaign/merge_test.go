@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"leaselab/algorithms/example"
 	"leaselab/runner"
 	"leaselab/runner/shard"
 )
@@ -35,13 +36,13 @@ func TestMergeCheckEqualsWhole(t *testing.T) {
 		name string
 		cs   func() CheckSpec
 	}{
-		{"all", func() CheckSpec { return toyCampaign("test-double-grant") }},
+		{"all", func() CheckSpec { return centralCampaign(example.AblateGrantOnce) }},
 		{"swarm", func() CheckSpec {
-			cs := toyCampaign("test-double-grant")
+			cs := centralCampaign(example.AblateGrantOnce)
 			cs.Faults = []string{Swarm}
 			return cs
 		}},
-		{"clean", func() CheckSpec { return toyCampaign("test-lock") }},
+		{"clean", func() CheckSpec { return centralCampaign() }},
 		{"pauses and writes", func() CheckSpec {
 			// Paused holders write late: stale writes and double belief
 			// to sum (double_belief_ms to the bit).
@@ -65,7 +66,7 @@ func TestMergeCheckEqualsWhole(t *testing.T) {
 			}
 			switch {
 			case tc.name == "clean" && whole.Violations != 0:
-				t.Fatalf("the correct toy violates: %v", whole.ViolatingSeeds)
+				t.Fatalf("central with every rule violates: %v", whole.ViolatingSeeds)
 			case tc.name == "pauses and writes" && (whole.StaleWrites == 0 || len(whole.StaleWriteSeeds) < 2 || whole.DoubleBeliefMS == 0):
 				t.Fatalf("%d stale writes in seeds %v, %v ms of double belief: the test needs them in more than one part",
 					whole.StaleWrites, whole.StaleWriteSeeds, whole.DoubleBeliefMS)
@@ -131,7 +132,7 @@ func TestExercisedMergeSumsEveryField(t *testing.T) {
 // MergeCheck keeps every part's counterexample, the earliest violation
 // first (then the lower seed), and refuses parts out of order.
 func TestMergeCheckCounterexamplesAndOrder(t *testing.T) {
-	cs := toyCampaign("test-double-grant")
+	cs := centralCampaign(example.AblateGrantOnce)
 	parts := checkParts(t, cs, 3)
 	cx := func(seed uint64, start int64) *Counterexample {
 		c := &Counterexample{File: "cx", ShrinkResult: ShrinkResult{Seed: seed}}

@@ -5,13 +5,14 @@ import (
 	"reflect"
 	"testing"
 
+	"leaselab/algorithms/example"
 	"leaselab/runner"
 )
 
 // StopAtFirst ends at the lowest violating seed, runs every seed before
 // it, and gives the same summary whatever the number of workers.
 func TestCheckStopAtFirst(t *testing.T) {
-	cs := toyCampaign("test-double-grant")
+	cs := centralCampaign(example.AblateGrantOnce)
 	full, err := Check(cs, runner.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -44,7 +45,7 @@ func TestCheckStopAtFirst(t *testing.T) {
 // Options.Stop: a campaign interrupted sums the seeds that ran to their
 // end from the first one on, says so, and re-runs nothing.
 func TestCheckInterrupted(t *testing.T) {
-	cs := toyCampaign("test-double-grant")
+	cs := centralCampaign(example.AblateGrantOnce)
 	stop := make(chan struct{})
 	close(stop)
 	var trace bytes.Buffer

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"leaselab/runner"
-	"leaselab/runner/internal/toy"
 )
 
 // swarmBase is the tests' base: paxoslease as `check` runs it.
@@ -112,7 +111,7 @@ func TestSwarmKinds(t *testing.T) {
 // A swarm campaign counts the seeds that drew each kind, gives the same
 // result whatever the scheduling, and refuses other kinds beside it.
 func TestSwarmCampaign(t *testing.T) {
-	base := toy.Spec("test-lock")
+	base := centralSpec()
 	base.Duration = 20 * time.Second
 	cs := CheckSpec{Base: base, Faults: []string{Swarm}, Seeds: 24, FirstSeed: 1, Vary: drawAll}
 	a, err := Check(cs, runner.Options{})

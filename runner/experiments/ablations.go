@@ -61,7 +61,10 @@ var exposes = func() map[string]string {
 
 		"central/restart-wait":       "leaselab check --algo central --acceptors 1 --faults crash --ablate restart-wait",
 		"central/cross-life-ballots": "scenario algorithms/example/testdata/central-cross-life-ballots.txt (leaselab replay: a release of the client's earlier life, delayed past its crash, clears its new grant)",
-		"central/drift-margin":       "leaselab check --algo central --acceptors 1 --faults drift --ablate drift-margin",
+		"central/drift-margin":       "leaselab check --algo central --acceptors 1 --faults drift --ablate drift-margin; scenario algorithms/example/testdata/central-drift-margin.txt",
+		"central/grant-once":         "leaselab check --algo central --acceptors 1 --ablate grant-once",
+		"central/deadline":           "leaselab check --algo central --acceptors 1 --ablate deadline",
+		"central/full-grant":         "leaselab check --algo central --acceptors 1 --ablate full-grant",
 	}
 	// The two naive variants share their rules; each command names its own.
 	for _, v := range []string{"naive", "naive-undo"} {

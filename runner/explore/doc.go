@@ -167,9 +167,9 @@
 // 1992); a strict comparison (a lease that ends at until, not after it)
 // can need two events closer than D, which a finer D reaches. With
 // drifting clocks a local duration is no multiple of D in true time, and
-// the grid is a sample. So a smaller D covers more; the test with the
-// toy's planted fault (test-early-free, a grant taken for free T/16
-// before its end) shows a violation that only a delivery between
+// the grid is a sample. So a smaller D covers more; the test with
+// central's planted fault (--ablate full-grant, a grant taken for free
+// T/16 before its end) shows a violation that only a delivery between
 // deadlines reaches: found with --time-step T/20, exhausted without a
 // violation at deadlines only. The result's
 // time_model says which model a verdict covers.

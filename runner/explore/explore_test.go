@@ -5,14 +5,19 @@ import (
 	"testing"
 
 	"leaselab/algorithms"
+	"leaselab/algorithms/example"
 	"leaselab/runner"
-	_ "leaselab/runner/internal/toy" // test-lock and its planted faults
 	"leaselab/runner/sim"
 )
 
-func toyConfig(algo string) Config {
+// centralConfig is a small search of the example lease server, "central"
+// (node 0 serves three clients), with the ablations given: its planted
+// faults (example.AblateGrantOnce, ...) show the explorer catching a
+// broken rule.
+func centralConfig(ablate ...string) Config {
 	c := DefaultConfig()
-	c.Algo = algo
+	c.Algo = example.Name
+	c.Ablate = algorithms.Ablations(ablate)
 	c.Acceptors, c.Proposers = 1, 3
 	c.Inputs, c.Crashes, c.Drops, c.Dups = 2, 1, 1, 1
 	c.Workers = 2
@@ -50,8 +55,8 @@ func sameViolation(t *testing.T, res Result, vs []runner.Violation) {
 	t.Fatalf("replay found %+v, the explorer %+v\n%s", vs, *f, res.Scenario)
 }
 
-func TestExhaustsCorrectToy(t *testing.T) {
-	res, err := Explore(toyConfig("test-lock"))
+func TestExhaustsCentral(t *testing.T) {
+	res, err := Explore(centralConfig())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,10 +66,12 @@ func TestExhaustsCorrectToy(t *testing.T) {
 	}
 }
 
+// The double grant and the server that forgets its grants across a
+// restart (the restart-wait ablation) are found, and replay.
 func TestFindsPlantedBugs(t *testing.T) {
-	for _, algo := range []string{"test-double-grant", "test-amnesia"} {
-		t.Run(algo, func(t *testing.T) {
-			res, err := Explore(toyConfig(algo))
+	for _, ablate := range []string{example.AblateGrantOnce, example.AblateRestartWait} {
+		t.Run(ablate, func(t *testing.T) {
+			res, err := Explore(centralConfig(ablate))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -78,10 +85,13 @@ func TestFindsPlantedBugs(t *testing.T) {
 }
 
 func TestWorkerCountIndependence(t *testing.T) {
-	for _, algo := range []string{"test-lock", "test-amnesia"} {
+	for _, ablate := range []string{"", example.AblateRestartWait} {
 		var first Result
 		for i, w := range []int{1, 2, 5} {
-			c := toyConfig(algo)
+			c := centralConfig()
+			if ablate != "" {
+				c.Ablate = algorithms.Ablations{ablate}
+			}
 			c.Workers = w
 			res, err := Explore(c)
 			if err != nil {
@@ -92,17 +102,17 @@ func TestWorkerCountIndependence(t *testing.T) {
 				continue
 			}
 			if res.States != first.States || res.Transitions != first.Transitions || res.Scenario != first.Scenario || res.Violations != first.Violations {
-				t.Fatalf("%s: %d workers: states %d transitions %d violations %d; 1 worker: %d %d %d (or the scenario differs)",
-					algo, w, res.States, res.Transitions, res.Violations, first.States, first.Transitions, first.Violations)
+				t.Fatalf("central %s: %d workers: states %d transitions %d violations %d; 1 worker: %d %d %d (or the scenario differs)",
+					ablate, w, res.States, res.Transitions, res.Violations, first.States, first.Transitions, first.Violations)
 			}
 		}
 	}
 }
 
-// BenchmarkExploreToy measures states per second on the toy lock (the real
-// algorithms' figures are in the README, from 'leaselab explore').
-func BenchmarkExploreToy(b *testing.B) {
-	c := toyConfig("test-lock")
+// BenchmarkExploreCentral measures states per second on central (the
+// other algorithms' figures are in DESIGN.md, from 'leaselab explore').
+func BenchmarkExploreCentral(b *testing.B) {
+	c := centralConfig()
 	c.Workers = 1
 	c.Inputs = 3
 	var states int64
@@ -116,13 +126,13 @@ func BenchmarkExploreToy(b *testing.B) {
 	b.ReportMetric(float64(states)/b.Elapsed().Seconds(), "states/s")
 }
 
-// TestTimeStepFindsBetweenDeadlines: test-early-free misbehaves only for
-// a request delivered in the last sixteenth of a grant, where no timer of
-// the toy is due. Time that moves only to deadlines never delivers there
+// TestTimeStepFindsBetweenDeadlines: central with full-grant ablated
+// misbehaves only for an ask delivered in the last sixteenth of a grant,
+// where no timer of central is due. Time that moves only to deadlines never delivers there
 // (the search exhausts without a violation); a time step short of the
 // next deadline does, and the counterexample replays.
 func TestTimeStepFindsBetweenDeadlines(t *testing.T) {
-	c := toyConfig("test-early-free")
+	c := centralConfig(example.AblateFullGrant)
 	c.Crashes, c.Drops, c.Dups = 0, 0, 0
 	old, err := Explore(c)
 	if err != nil {

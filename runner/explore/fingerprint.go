@@ -15,6 +15,13 @@ import (
 // multiset (their pending numbers left out); the checker's holds with
 // their ends relative to now; the budgets left; the paused nodes with
 // what they believe and the events they kept.
+//
+// It is one function, over 80 lines, on purpose: it runs once per
+// transition, and split into pieces (hashHosts, hashPaused: a call each
+// per state, the hasher passed by value) it cost 2.3% more instructions
+// on its own encoding and 1.0% on the whole fingerprint (cachegrind on
+// BenchmarkFingerprint/own and /full), as no piece that writes more than
+// one word is small enough to inline.
 func (x *exec) fingerprint() fp {
 	w := x.w
 	h := newHasher()

@@ -100,43 +100,8 @@ func parsePrefix(c *Config) (*prefix, error) {
 			if pc.setRate && pc.clock.RatePPB != 0 {
 				p.rates = true
 			}
-		case "acquire", "extend", "release":
-			if len(args) != 2 {
-				return nil, bad("usage: %s NODE RES", cmd)
-			}
-			pc.in = map[string]algorithms.InputKind{"acquire": algorithms.Acquire, "extend": algorithms.Extend, "release": algorithms.Relinquish}[cmd]
-			if pc.node, err = nodeArg(args[0]); err == nil {
-				pc.res, err = resArg(args[1])
-			}
-		case "deliver", "drop", "dup":
-			if len(args) != 1 {
-				return nil, bad("%s: --from takes a message number or all (got %q)", cmd, strings.Join(args, " "))
-			}
-			if args[0] == "all" {
-				pc.all = true
-			} else {
-				var id int
-				id, err = strconv.Atoi(strings.TrimPrefix(args[0], "#"))
-				if err != nil || id < 1 {
-					err = fmt.Errorf("bad message number %q", args[0])
-				}
-				pc.id = int32(id)
-			}
-		case "advance":
-			if len(args) != 1 {
-				return nil, bad("usage: advance DURATION")
-			}
-			pc.d, err = time.ParseDuration(args[0])
-			if err == nil && pc.d < 0 {
-				err = fmt.Errorf("advance: bad duration %q", args[0])
-			}
-		case "crash", "restart":
-			if len(args) != 1 {
-				return nil, bad("usage: %s NODE", cmd)
-			}
-			pc.node, err = nodeArg(args[0])
 		default:
-			return nil, bad("unknown command %q", cmd)
+			err = parseCommand(&pc, cmd, args)
 		}
 		if err != nil {
 			return nil, bad("%v", err)
@@ -148,8 +113,66 @@ func parsePrefix(c *Config) (*prefix, error) {
 	if err := sc.Err(); err != nil {
 		return nil, badf("%s: %v", name, err)
 	}
+	if err := p.configure(c, &spec, pre, name); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// parseCommand reads the arguments of a command of the path other than
+// clock (which parsePrefix reads: a clock line before the first action is
+// setup) into pc. It is apart from parsePrefix, which reads the file line
+// by line, so that the commands' syntax reads in one place.
+func parseCommand(pc *pcmd, cmd string, args []string) error {
+	var err error
+	switch cmd {
+	case "acquire", "extend", "release":
+		if len(args) != 2 {
+			return fmt.Errorf("usage: %s NODE RES", cmd)
+		}
+		pc.in = map[string]algorithms.InputKind{"acquire": algorithms.Acquire, "extend": algorithms.Extend, "release": algorithms.Relinquish}[cmd]
+		if pc.node, err = nodeArg(args[0]); err == nil {
+			pc.res, err = resArg(args[1])
+		}
+	case "deliver", "drop", "dup":
+		if len(args) != 1 {
+			return fmt.Errorf("%s: --from takes a message number or all (got %q)", cmd, strings.Join(args, " "))
+		}
+		if args[0] == "all" {
+			pc.all = true
+		} else {
+			var id int
+			id, err = strconv.Atoi(strings.TrimPrefix(args[0], "#"))
+			if err != nil || id < 1 {
+				err = fmt.Errorf("bad message number %q", args[0])
+			}
+			pc.id = int32(id)
+		}
+	case "advance":
+		if len(args) != 1 {
+			return fmt.Errorf("usage: advance DURATION")
+		}
+		pc.d, err = time.ParseDuration(args[0])
+		if err == nil && pc.d < 0 {
+			err = fmt.Errorf("advance: bad duration %q", args[0])
+		}
+	case "crash", "restart":
+		if len(args) != 1 {
+			return fmt.Errorf("usage: %s NODE", cmd)
+		}
+		pc.node, err = nodeArg(args[0])
+	default:
+		return fmt.Errorf("unknown command %q", cmd)
+	}
+	return err
+}
+
+// configure sets c from the setup lines' spec, and p's clocks from the
+// clock lines before the start, once the whole file is read: only then is
+// the cluster's size known, to check the nodes the lines name.
+func (p *prefix) configure(c *Config, spec *runner.Spec, pre map[algorithms.NodeID]faults.Clock, name string) error {
 	if !spec.Disk.GroupCommit {
-		return nil, badf("%s: the explorer's disk has group commit (group-commit=false is not supported)", name)
+		return badf("%s: the explorer's disk has group commit (group-commit=false is not supported)", name)
 	}
 	c.Algo, c.Acceptors, c.Proposers = spec.Algo, spec.Acceptors, spec.Proposers
 	c.Params, c.Ablate, c.Seed, c.FsyncLatency = spec.Params, spec.Ablate, spec.Seed, spec.Disk.FsyncLatency
@@ -157,16 +180,16 @@ func parsePrefix(c *Config) (*prefix, error) {
 	p.clocks = make([]faults.Clock, nodes)
 	for n, ck := range pre {
 		if int(n) >= nodes {
-			return nil, badf("%s: clock: node %s does not exist (cluster of %d)", name, n, nodes)
+			return badf("%s: clock: node %s does not exist (cluster of %d)", name, n, nodes)
 		}
 		p.clocks[n] = ck
 	}
 	for _, pc := range p.cmds {
 		if pc.verb != "advance" && int(pc.node) >= nodes {
-			return nil, badf("%s line %d: node %s does not exist (cluster of %d)", name, pc.line, pc.node, nodes)
+			return badf("%s line %d: node %s does not exist (cluster of %d)", name, pc.line, pc.node, nodes)
 		}
 	}
-	return p, nil
+	return nil
 }
 
 // setupLine applies a setup command to spec.

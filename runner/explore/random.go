@@ -24,150 +24,202 @@ func (c *config) random(ctx context.Context, st *stats) (Result, error) {
 	defer seen.free()
 	mem := newMemGuard(c.maxMemory, seen)
 	seen.allow = mem.allow
-	var (
-		mu                  sync.Mutex // seen, st, the outcome
-		nextWalk            atomic.Int64
-		limit               atomic.Int64 // no walk beyond it starts (a violation's number)
-		walks               int64
-		stopped             string
-		badWalk             int64 = -1
-		badRoot             int
-		badPath             []int32
-		belief              int64 // fresh states of double belief (pauses)
-		firstErr            error
-		lastProg, lastCheck = time.Now(), int64(0)
-	)
-	limit.Store(1<<62 - 1)
+	s := &randomRun{c: c, ctx: ctx, st: st, seen: seen, mem: mem, badWalk: -1, lastProg: time.Now()}
+	s.limit.Store(1<<62 - 1)
 	if c.Walks > 0 {
-		limit.Store(int64(c.Walks) - 1)
-	}
-	stop := func(why string) {
-		if stopped == "" {
-			stopped = why
-		}
-		limit.Store(-1)
+		s.limit.Store(int64(c.Walks) - 1)
 	}
 	var wg sync.WaitGroup
 	for range c.Workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			x := c.newExec()
-			x.walk = true
-			var ms []move
-			var path []int32
-			var fps []fp
-			var bel []bool
-			for {
-				i := nextWalk.Add(1) - 1
-				if i > limit.Load() {
-					return
-				}
-				rng := rand.New(rand.NewPCG(c.Seed^0x9e3779b97f4a7c15, uint64(i)))
-				root := rng.IntN(len(c.roots))
-				w, err := c.root(x, root)
-				if err != nil {
-					mu.Lock()
-					if firstErr == nil {
-						firstErr = err
-					}
-					stop(StopInterrupted)
-					mu.Unlock()
-					return
-				}
-				path, fps, bel = path[:0], fps[:0], bel[:0]
-				x.parent = nil
-				fps = append(fps, x.fingerprint())
-				bel = append(bel, false)
-				bad := w.bad
-				for d := 0; d < c.MaxDepth && !bad; d++ {
-					if c.MaxPending > 0 && len(w.pending) > c.MaxPending {
-						break
-					}
-					if ms = c.moves(w, ms[:0]); len(ms) == 0 {
-						break
-					}
-					mi := rng.IntN(len(ms))
-					x.w = w
-					x.apply(w, ms[mi])
-					if x.err != nil {
-						mu.Lock()
-						if firstErr == nil {
-							firstErr = x.err
-						}
-						stop(StopInterrupted)
-						mu.Unlock()
-						return
-					}
-					path = append(path, int32(mi))
-					x.parent = nil
-					fps = append(fps, x.fingerprint())
-					bad = w.overlaps() > 0
-					bel = append(bel, !bad && len(w.paused) > 0 && w.doubleBelief())
-				}
-				mu.Lock()
-				walks++
-				st.transitions += int64(len(path))
-				st.depth = max(st.depth, len(path))
-				for k, f := range fps {
-					if c.MaxStates > 0 && st.states >= c.MaxStates && !seen.contains(f) {
-						stop(StopMaxStates)
-						break
-					}
-					fresh, err := seen.insert(f)
-					if err != nil {
-						stop(StopMaxMemory)
-						break
-					}
-					if fresh {
-						st.states++
-						if bel[k] {
-							belief++
-						}
-					}
-				}
-				if bad && (badWalk < 0 || i < badWalk) {
-					badWalk, badRoot, badPath = i, root, append([]int32(nil), path...)
-					if limit.Load() > i {
-						limit.Store(i)
-					}
-				}
-				if lastCheck++; lastCheck >= 64 {
-					lastCheck = 0
-					if ctx.Err() != nil {
-						stop(StopInterrupted)
-					} else if mem.over() {
-						stop(StopMaxMemory)
-					}
-					if c.Progress != nil && time.Since(lastProg) > 2*time.Second {
-						lastProg = time.Now()
-						c.Progress(Progress{Depth: st.depth, States: st.states, StatesPerSec: float64(st.states) / time.Since(st.start).Seconds(), Memory: mem.last.Load(), Walks: walks})
-					}
-				}
-				mu.Unlock()
-			}
+			s.worker()
 		}()
 	}
 	wg.Wait()
-	if firstErr != nil {
-		return res, firstErr
+	if s.firstErr != nil {
+		return res, s.firstErr
 	}
 	switch {
-	case badWalk >= 0:
-		stopped = StopViolation
-	case stopped == "":
-		stopped = StopWalks
+	case s.badWalk >= 0:
+		s.stopped = StopViolation
+	case s.stopped == "":
+		s.stopped = StopWalks
 	}
-	res.Stopped, res.Walks, res.DoubleBelief = stopped, walks, belief
+	res.Stopped, res.Walks, res.DoubleBelief = s.stopped, s.walks, s.belief
 	mem.sample()
 	res.PeakMemory, res.VisitedBytes = mem.peak.Load(), seen.bytes
-	if badWalk >= 0 {
+	if s.badWalk >= 0 {
 		res.Violations = 1
-		sc, v, d, err := c.counterexample(badRoot, badPath)
+		sc, v, d, err := c.counterexample(s.badRoot, s.badPath)
 		if err != nil {
 			return res, err
 		}
 		res.Scenario, res.First, res.CounterexampleDepth = sc, v, d
 	}
 	return res, nil
+}
+
+// randomRun is the state the workers of a random search share: the walk
+// numbers (nextWalk, limit: no walk beyond it starts, a violation's
+// number once one is found) and, under mu, the visited set, st and the
+// outcome. Its steps (worker, walk, record, poll) are apart so that the
+// part each worker runs alone (walk) reads apart from the part under mu
+// (record).
+type randomRun struct {
+	c    *config
+	ctx  context.Context
+	st   *stats
+	seen *fpSet
+	mem  *memGuard
+
+	nextWalk atomic.Int64
+	limit    atomic.Int64
+
+	mu        sync.Mutex // seen, st and the fields below
+	walks     int64
+	stopped   string
+	badWalk   int64 // -1: none
+	badRoot   int
+	badPath   []int32
+	belief    int64 // fresh states of double belief (pauses)
+	firstErr  error
+	lastProg  time.Time
+	lastCheck int64
+}
+
+// walkBuf is a worker's record of its current walk, reused from walk to
+// walk: the moves enabled (scratch), the moves taken, the fingerprint of
+// every state on the walk and whether it is one of double belief.
+type walkBuf struct {
+	ms   []move
+	path []int32
+	fps  []fp
+	bel  []bool
+}
+
+// worker takes walks by number until the limit, and records each.
+func (s *randomRun) worker() {
+	x := s.c.newExec()
+	x.walk = true
+	var wb walkBuf
+	for {
+		i := s.nextWalk.Add(1) - 1
+		if i > s.limit.Load() {
+			return
+		}
+		root, bad, err := s.walk(x, i, &wb)
+		if err != nil {
+			s.mu.Lock()
+			if s.firstErr == nil {
+				s.firstErr = err
+			}
+			s.stop(StopInterrupted)
+			s.mu.Unlock()
+			return
+		}
+		s.record(i, root, bad, &wb)
+	}
+}
+
+// walk takes walk i on x, without the lock, into wb, and returns its root
+// and whether it ended at a violation.
+func (s *randomRun) walk(x *exec, i int64, wb *walkBuf) (root int, bad bool, err error) {
+	c := s.c
+	rng := rand.New(rand.NewPCG(c.Seed^0x9e3779b97f4a7c15, uint64(i)))
+	root = rng.IntN(len(c.roots))
+	w, err := c.root(x, root)
+	if err != nil {
+		return root, false, err
+	}
+	wb.path, wb.fps, wb.bel = wb.path[:0], wb.fps[:0], wb.bel[:0]
+	x.parent = nil
+	wb.fps = append(wb.fps, x.fingerprint())
+	wb.bel = append(wb.bel, false)
+	bad = w.bad
+	for d := 0; d < c.MaxDepth && !bad; d++ {
+		if c.MaxPending > 0 && len(w.pending) > c.MaxPending {
+			break
+		}
+		if wb.ms = c.moves(w, wb.ms[:0]); len(wb.ms) == 0 {
+			break
+		}
+		mi := rng.IntN(len(wb.ms))
+		x.w = w
+		x.apply(w, wb.ms[mi])
+		if x.err != nil {
+			return root, bad, x.err
+		}
+		wb.path = append(wb.path, int32(mi))
+		x.parent = nil
+		wb.fps = append(wb.fps, x.fingerprint())
+		bad = w.overlaps() > 0
+		wb.bel = append(wb.bel, !bad && len(w.paused) > 0 && w.doubleBelief())
+	}
+	return root, bad, nil
+}
+
+// record adds walk i's states to the visited set and its violation, if
+// it is the lowest-numbered so far, to the outcome, under the lock.
+func (s *randomRun) record(i int64, root int, bad bool, wb *walkBuf) {
+	c, st := s.c, s.st
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.walks++
+	st.transitions += int64(len(wb.path))
+	st.depth = max(st.depth, len(wb.path))
+	for k, f := range wb.fps {
+		if c.MaxStates > 0 && st.states >= c.MaxStates && !s.seen.contains(f) {
+			s.stop(StopMaxStates)
+			break
+		}
+		fresh, err := s.seen.insert(f)
+		if err != nil {
+			s.stop(StopMaxMemory)
+			break
+		}
+		if fresh {
+			st.states++
+			if wb.bel[k] {
+				s.belief++
+			}
+		}
+	}
+	if bad && (s.badWalk < 0 || i < s.badWalk) {
+		s.badWalk, s.badRoot, s.badPath = i, root, append([]int32(nil), wb.path...)
+		if s.limit.Load() > i {
+			s.limit.Store(i)
+		}
+	}
+	s.poll()
+}
+
+// poll checks for Ctrl-C and the memory cap, and reports progress, every
+// 64 walks (often enough to stop promptly, rarely enough to cost
+// nothing); under the lock.
+func (s *randomRun) poll() {
+	if s.lastCheck++; s.lastCheck < 64 {
+		return
+	}
+	s.lastCheck = 0
+	if s.ctx.Err() != nil {
+		s.stop(StopInterrupted)
+	} else if s.mem.over() {
+		s.stop(StopMaxMemory)
+	}
+	st := s.st
+	if s.c.Progress != nil && time.Since(s.lastProg) > 2*time.Second {
+		s.lastProg = time.Now()
+		s.c.Progress(Progress{Depth: st.depth, States: st.states, StatesPerSec: float64(st.states) / time.Since(st.start).Seconds(), Memory: s.mem.last.Load(), Walks: s.walks})
+	}
+}
+
+// stop ends the search (no further walk starts); the first reason given
+// stands. Under the lock.
+func (s *randomRun) stop(why string) {
+	if s.stopped == "" {
+		s.stopped = why
+	}
+	s.limit.Store(-1)
 }

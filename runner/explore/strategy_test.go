@@ -4,13 +4,15 @@ import (
 	"context"
 	"strings"
 	"testing"
+
+	"leaselab/algorithms/example"
 )
 
 // TestCheckpointResume: a search stopped by max-states, by its context and
 // by the memory cap, each saved and resumed (the last with the cap lifted),
 // ends exactly as the same search run in one go.
 func TestCheckpointResume(t *testing.T) {
-	c := toyConfig("test-lock")
+	c := centralConfig()
 	whole, err := Explore(c)
 	if err != nil {
 		t.Fatal(err)
@@ -72,7 +74,7 @@ func TestCheckpointResume(t *testing.T) {
 		t.Fatalf("resuming a finished search: %v", err)
 	}
 	// Nor is one of another configuration.
-	other := toyConfig("test-lock")
+	other := centralConfig()
 	other.Inputs++
 	other.Checkpoint = t.TempDir()
 	other.MaxStates = 50
@@ -89,7 +91,7 @@ func TestCheckpointResume(t *testing.T) {
 // violation and resumed reports the counterexample the search in one go
 // reports.
 func TestCheckpointResumeFindsSameViolation(t *testing.T) {
-	c := toyConfig("test-amnesia")
+	c := centralConfig(example.AblateRestartWait)
 	whole, err := Explore(c)
 	if err != nil || whole.Violations == 0 {
 		t.Fatalf("%v %+v", err, whole)
@@ -114,9 +116,9 @@ func TestCheckpointResumeFindsSameViolation(t *testing.T) {
 // the same counterexample for any number of workers.
 func TestStrategiesFindPlantedBugs(t *testing.T) {
 	for _, strategy := range []string{"dfs", "random"} {
-		for _, algo := range []string{"test-double-grant", "test-amnesia"} {
-			t.Run(strategy+"/"+algo, func(t *testing.T) {
-				c := toyConfig(algo)
+		for _, ablate := range []string{example.AblateGrantOnce, example.AblateRestartWait} {
+			t.Run(strategy+"/"+ablate, func(t *testing.T) {
+				c := centralConfig(ablate)
 				c.Strategy = strategy
 				c.Walks, c.MaxDepth = 20000, 60
 				res, err := Explore(c)
@@ -146,7 +148,7 @@ func TestStrategiesFindPlantedBugs(t *testing.T) {
 // TestStrategiesExhaustAlike: depth first visits the states breadth first
 // does, when no bound on depth cuts it.
 func TestStrategiesExhaustAlike(t *testing.T) {
-	c := toyConfig("test-lock")
+	c := centralConfig()
 	bfs, err := Explore(c)
 	if err != nil {
 		t.Fatal(err)
@@ -170,8 +172,9 @@ func TestStrategiesExhaustAlike(t *testing.T) {
 // counterexample, which replays.
 func TestFrom(t *testing.T) {
 	prefix := strings.Join([]string{
-		"algo test-amnesia",
+		"algo central",
 		"cluster acceptors=1 proposers=3",
+		"ablate restart-wait",
 		"params response-timeout=10s max-rounds=1 backoff=0s",
 		"disk fsync-latency=0s",
 		"acquire n1 r0",
@@ -187,7 +190,7 @@ func TestFrom(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Violations == 0 || res.Algo != "test-amnesia" || res.Acceptors != 1 || res.Proposers != 3 {
+	if res.Violations == 0 || res.Algo != example.Name || len(res.Ablate) != 1 || res.Ablate[0] != example.AblateRestartWait || res.Acceptors != 1 || res.Proposers != 3 {
 		t.Fatalf("%+v", res)
 	}
 	if !strings.Contains(res.Scenario, "acquire n1 r0\ndeliver 1\ndeliver 2\n") || strings.Contains(res.Scenario, "expect holder") {
@@ -196,7 +199,7 @@ func TestFrom(t *testing.T) {
 	t.Logf("%d more moves:\n%s", res.CounterexampleDepth, res.Scenario)
 	sameViolation(t, res, replay(t, res.Scenario))
 
-	for _, bad := range []string{"repeat 2 advance 1s", "deliver prepare n0->n1", "frobnicate", "acquire n9 r0", "algo test-lock\nacquire n1 r0\nalgo naive"} {
+	for _, bad := range []string{"repeat 2 advance 1s", "deliver prepare n0->n1", "frobnicate", "acquire n9 r0", "algo central\nacquire n1 r0\nalgo naive"} {
 		c.From = bad
 		if _, err := Explore(c); err == nil {
 			t.Errorf("--from %q: no error", bad)

@@ -5,22 +5,14 @@ import (
 	"strings"
 	"testing"
 
-	"leaselab/runner/replaytest"
+	_ "leaselab/algorithms/example" // central
 	"leaselab/runner/sim"
 )
-
-// TestToyGolden checks the transcripts of testdata/toy-*.txt, which use the
-// test-only algorithms of runner/internal/toy (registered only in this package's
-// test binary). The other scenario files are checked, with every real
-// algorithm registered, by cmd/leaselab's TestGolden.
-func TestToyGolden(t *testing.T) {
-	replaytest.Golden(t, "testdata", func(name string) bool { return !strings.HasPrefix(name, "toy-") })
-}
 
 // repeat runs its commands N times over; bad counts, empty commands and
 // nested repeats are errors with the line number.
 func TestRepeat(t *testing.T) {
-	const head = "algo test-lock\ncluster acceptors=1 proposers=3\nparams lease-span=2s max-lease=3s drift-bound=0 backoff=0s\n"
+	const head = "algo central\ncluster acceptors=1 proposers=3\nparams lease-span=2s max-lease=3s drift-bound=0 backoff=0s\n"
 	var tx strings.Builder
 	res, err := sim.ReplayWith(strings.NewReader(head+"acquire n1 r0\nrepeat 2 deliver all ; advance 1ms\nexpect holder r0 n1\nrepeat 3 advance 1s\nexpect holder r0 none\n"),
 		io.Discard, sim.ReplayOptions{Transcript: &tx})

@@ -9,7 +9,6 @@ import (
 	"leaselab/algorithms"
 	"leaselab/runner"
 	"leaselab/runner/faults"
-	"leaselab/runner/internal/toy"
 )
 
 // pauseWatch checks, as the trace goes by, that a paused node does
@@ -50,7 +49,7 @@ func (w *pauseWatch) Observe(r *runner.TraceRec) {
 }
 
 func pauseSpec() runner.Spec {
-	s := toy.Spec("test-lock")
+	s := centralSpec()
 	s.Proposers = 4
 	s.Faults.PauseRate = 6
 	s.Faults.PauseMax = 3 * time.Second
@@ -86,7 +85,7 @@ func TestPausedNodeDoesNothing(t *testing.T) {
 // ask for them runs as it did, whatever their other parameters say, and
 // asking for pauses moves no crash.
 func TestNewFaultsLeaveOtherDrawsAlone(t *testing.T) {
-	base := toy.Spec("test-lock")
+	base := centralSpec()
 	base.Faults.CrashRate = 2
 	ref, err := runner.Run(base, runner.Options{})
 	if err != nil {
@@ -131,7 +130,7 @@ func (f observerFunc) Observe(r *runner.TraceRec) { f(r) }
 // it back at its end: a bump once, a strobe every period.
 func TestClockJumpShapes(t *testing.T) {
 	for _, strobe := range []time.Duration{0, 100 * time.Millisecond} {
-		s := toy.Spec("test-lock")
+		s := centralSpec()
 		s.Clocks.Jumps = 4
 		s.Clocks.JumpMax = 500 * time.Millisecond
 		s.Clocks.JumpLen = time.Second

@@ -5,12 +5,12 @@ import (
 	"testing"
 	"time"
 
+	"leaselab/algorithms/example"
 	"leaselab/runner"
-	"leaselab/runner/internal/toy"
 )
 
-func TestRunToy(t *testing.T) {
-	res, err := runner.Run(toy.Spec("test-lock"), runner.Options{})
+func TestRunCentral(t *testing.T) {
+	res, err := runner.Run(centralSpec(), runner.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -20,19 +20,21 @@ func TestRunToy(t *testing.T) {
 	}
 }
 
+// The planted faults of central (a server that grants every ask, a holder
+// that ignores its deadline) are caught by the checker within 5 seeds.
 func TestPlantedFaultsCaught(t *testing.T) {
 	tests := []struct {
-		algo   string
+		ablate string
 		mutate func(*runner.Spec)
 	}{
-		{"test-double-grant", nil},
-		{"test-no-deadline", func(s *runner.Spec) { s.Release = false }},
+		{example.AblateGrantOnce, nil},
+		{example.AblateDeadline, func(s *runner.Spec) { s.Release = false }},
 	}
 	for _, tc := range tests {
-		t.Run(tc.algo, func(t *testing.T) {
+		t.Run(tc.ablate, func(t *testing.T) {
 			total := 0
 			for seed := uint64(1); seed <= 5; seed++ {
-				s := toy.Spec(tc.algo)
+				s := centralSpec(tc.ablate)
 				s.Seed = seed
 				if tc.mutate != nil {
 					tc.mutate(&s)
@@ -49,15 +51,15 @@ func TestPlantedFaultsCaught(t *testing.T) {
 				}
 			}
 			if total == 0 {
-				t.Fatalf("%s: the checker found no violation in 5 seeds", tc.algo)
+				t.Fatalf("%s ablated: the checker found no violation in 5 seeds", tc.ablate)
 			}
 		})
 	}
 }
 
-func TestCorrectToyUnderDriftHasNoViolation(t *testing.T) {
+func TestCentralUnderDriftHasNoViolation(t *testing.T) {
 	for seed := uint64(1); seed <= 5; seed++ {
-		s := toy.Spec("test-lock")
+		s := centralSpec()
 		s.Seed = seed
 		s.Clocks.Drift = 0.001
 		s.Clocks.Skew = time.Second
@@ -74,7 +76,7 @@ func TestCorrectToyUnderDriftHasNoViolation(t *testing.T) {
 }
 
 func TestDeterminism(t *testing.T) {
-	s := toy.Spec("test-lock")
+	s := centralSpec()
 	s.Net.Loss = 0.05
 	s.Net.Dup = 0.05
 	s.Net.Reorder = 0.1
@@ -121,7 +123,7 @@ func TestReusedTablesSameTrace(t *testing.T) {
 	batch.Duration = time.Minute
 	small := batch
 	small.Leases, small.Seed = 200, 7
-	faulty := toy.Spec("test-lock")
+	faulty := centralSpec()
 	faulty.Net.Loss, faulty.Net.Dup, faulty.Net.Reorder = 0.05, 0.05, 0.1
 	faulty.Net.Stale, faulty.Net.StaleSpans = 2, 0.5
 	faulty.Faults.CrashRate, faulty.Faults.Partitions = 3, 2
@@ -153,7 +155,7 @@ func TestReusedTablesSameTrace(t *testing.T) {
 
 // A closed Options.Stop ends the run early, with the meters so far.
 func TestStopInterruptsTheRun(t *testing.T) {
-	s := toy.Spec("test-lock")
+	s := centralSpec()
 	s.Duration = time.Hour
 	stop := make(chan struct{})
 	close(stop)

@@ -6,7 +6,6 @@ import (
 
 	"leaselab/algorithms"
 	"leaselab/runner"
-	"leaselab/runner/internal/toy"
 )
 
 // Clocks with a skew bound drift but stay within it for the whole run (as
@@ -22,7 +21,7 @@ func TestClockSlewKeepsSkewBound(t *testing.T) {
 		{"free-running", 0, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			spec := toy.Spec("test-lock")
+			spec := centralSpec()
 			spec.Duration = 30 * time.Minute
 			spec.Clocks = runner.ClockSpec{Skew: tt.skew, Drift: 0.002}
 			// Step the event loop for slews only and sample every clock

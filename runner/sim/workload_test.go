@@ -11,15 +11,14 @@ import (
 	"time"
 
 	"leaselab/algorithms"
+	"leaselab/algorithms/example"
 	"leaselab/runner"
-	"leaselab/runner/internal/toy"
 )
 
 func TestWorkloadBatch(t *testing.T) {
-	s := toy.Spec("test-lock")
+	s := remoteSpec()
 	s.Workload = "batch"
 	s.Leases = 500
-	s.Acceptors, s.Proposers = 2, 1 // the server, node 1, is across the network
 	res, err := runner.Run(s, runner.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -38,11 +37,10 @@ func TestWorkloadBatch(t *testing.T) {
 }
 
 func TestWorkloadBatchUnfinishedFails(t *testing.T) {
-	s := toy.Spec("test-lock")
+	s := remoteSpec()
 	s.Workload = "batch"
 	s.Leases = 10
-	s.Net.Loss = 0.99                   // almost nothing reaches the server
-	s.Acceptors, s.Proposers = 2, 1     // the server, node 1, is across the network
+	s.Net.Loss = 0.99                   // almost nothing reaches node 1
 	s.Duration = 500 * time.Millisecond // shorter than one response timeout
 	res, err := runner.Run(s, runner.Options{})
 	if err != nil {
@@ -92,9 +90,7 @@ func TestWorkloadFailoverNaive(t *testing.T) {
 
 func TestBlockedFraction(t *testing.T) {
 	// One proposer: whenever it wants the lease nobody holds it.
-	s := toy.Spec("test-lock")
-	s.Proposers = 1
-	s.Acceptors = 2 // the server (node 1) is remote, so acquisitions take time
+	s := remoteSpec() // node 1's vote is remote, so acquisitions take time
 	s.Net.Jitter = 0
 	res, err := runner.Run(s, runner.Options{})
 	if err != nil {
@@ -104,8 +100,8 @@ func TestBlockedFraction(t *testing.T) {
 		t.Fatalf("one proposer: blocked fraction %v, want 1", res.BlockedFraction)
 	}
 	// Several proposers: some of the wanting happens while another holds.
-	s.Proposers = 3
-	s.Acceptors = 1
+	s = centralSpec()
+	s.Net.Jitter = 0
 	res, err = runner.Run(s, runner.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -118,8 +114,12 @@ func TestBlockedFraction(t *testing.T) {
 // TestTraceAndHolds writes the JSON trace and the holds CSV and checks them
 // independently of the checker.
 func TestTraceAndHolds(t *testing.T) {
-	for _, algo := range []string{"test-lock", "test-double-grant"} {
-		s := toy.Spec(algo)
+	for _, ablate := range []string{"", example.AblateGrantOnce} {
+		algo := "central " + ablate
+		s := centralSpec()
+		if ablate != "" {
+			s.Ablate = algorithms.Ablations{ablate}
+		}
 		s.Duration = 20 * time.Second
 		s.Net.Loss = 0.02
 		var trace, holds, vtrace bytes.Buffer
@@ -196,7 +196,7 @@ func TestTraceAndHolds(t *testing.T) {
 }
 
 func TestRunBadInput(t *testing.T) {
-	good := toy.Spec("test-lock")
+	good := centralSpec()
 	for name, mutate := range map[string]func(*runner.Spec){
 		"unknown algorithm": func(s *runner.Spec) { s.Algo = "nosuch" },
 		"unknown workload":  func(s *runner.Spec) { s.Workload = "nosuch" },
@@ -215,10 +215,9 @@ func TestRunBadInput(t *testing.T) {
 }
 
 func TestBandwidthLimit(t *testing.T) {
-	s := toy.Spec("test-lock")
+	s := remoteSpec()
 	s.Workload = "batch"
 	s.Leases = 1000
-	s.Acceptors, s.Proposers = 2, 1 // the server, node 1, is across the network
 	s.Net = runner.NetSpec{RTT: 66 * time.Millisecond}
 	free, err := runner.Run(s, runner.Options{})
 	if err != nil {
@@ -240,9 +239,9 @@ func TestBandwidthLimit(t *testing.T) {
 // Every acquisition is counted for the node that made it, and fairness is
 // Jain's index of those counts over the contenders.
 func TestLeasesByNode(t *testing.T) {
-	s := toy.Spec("test-lock")
+	s := centralSpec()
 	s.Workload = "contention"
-	s.Acceptors, s.Proposers = 3, 4
+	s.Proposers = 4
 	s.Duration = time.Second
 	res, err := runner.Run(s, runner.Options{})
 	if err != nil {
@@ -278,7 +277,7 @@ func (it inputTimes) Observe(r *runner.TraceRec) {
 // the latency counts from the arrival.
 func TestWorkloadOpenLoop(t *testing.T) {
 	run := func(rtt time.Duration) (runner.Result, inputTimes) {
-		s := toy.Spec("test-lock")
+		s := centralSpec()
 		s.Workload, s.Leases, s.Rate = "batch", 400, 100
 		s.Net = runner.NetSpec{RTT: rtt}
 		s.Params.ResponseTimeout = runner.DefaultResponseTimeout(s.Net)
@@ -310,7 +309,7 @@ func TestWorkloadOpenLoop(t *testing.T) {
 	if fast.LeasesAcquired != 400 || slow.LeasesAcquired != 400 {
 		t.Fatalf("acquired %d and %d of 400", fast.LeasesAcquired, slow.LeasesAcquired)
 	}
-	// The toy answers in one round trip from the arrival.
+	// central answers in one round trip from the arrival.
 	if fast.LatencyMS.P50 < 0.9 || fast.LatencyMS.P50 > 1.5 || slow.LatencyMS.P50 < 399 || slow.LatencyMS.P50 > 401 {
 		t.Errorf("latency p50 %g ms (rtt 1ms) and %g ms (rtt 400ms)", fast.LatencyMS.P50, slow.LatencyMS.P50)
 	}

@@ -129,53 +129,11 @@ func rawDatagrams(size int, d time.Duration, batch int) (RawRate, error) {
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		if batch == 1 {
-			buf := make([]byte, 65536)
-			for {
-				if _, _, err := b.ReadFromUDPAddrPort(buf); err != nil {
-					return
-				}
-				recv.Add(1)
-			}
-		}
-		pc := ipv4.NewPacketConn(b)
-		ms := make([]ipv4.Message, batch)
-		for i := range ms {
-			ms[i].Buffers = [][]byte{make([]byte, 65536)}
-		}
-		for {
-			k, err := pc.ReadBatch(ms, 0)
-			if err != nil {
-				return
-			}
-			recv.Add(int64(k))
-		}
+		readDatagrams(b, batch, &recv)
 	}()
 	msg := make([]byte, size)
 	var sent int64
-	var write func() int
-	if batch == 1 {
-		write = func() int {
-			if _, err := a.WriteToUDPAddrPort(msg, bAddr); err == nil {
-				return 1
-			}
-			return 0
-		}
-	} else {
-		pc := ipv4.NewPacketConn(a)
-		to := net.UDPAddrFromAddrPort(bAddr)
-		ms := make([]ipv4.Message, batch)
-		for i := range ms {
-			ms[i] = ipv4.Message{Buffers: [][]byte{msg}, Addr: to}
-		}
-		write = func() int {
-			k, err := pc.WriteBatch(ms, 0)
-			if err != nil {
-				return 0
-			}
-			return k
-		}
-	}
+	write := datagramWriter(a, bAddr, msg, batch)
 	t0 := time.Now()
 	for time.Since(t0) < d {
 		for k := 0; k < 64; k += batch {
@@ -193,4 +151,60 @@ func rawDatagrams(size int, d time.Duration, batch int) (RawRate, error) {
 		r.LossPercent = 100 * float64(sent-got) / float64(sent)
 	}
 	return r, nil
+}
+
+// readDatagrams counts in recv the datagrams b reads, batch a system call
+// (one a call: ReadFromUDPAddrPort, as the unbatched environment reads),
+// until b is closed. It is rawDatagrams' receiver, apart so that the
+// measurement reads on its own.
+func readDatagrams(b *net.UDPConn, batch int, recv *atomic.Int64) {
+	if batch == 1 {
+		buf := make([]byte, 65536)
+		for {
+			if _, _, err := b.ReadFromUDPAddrPort(buf); err != nil {
+				return
+			}
+			recv.Add(1)
+		}
+	}
+	pc := ipv4.NewPacketConn(b)
+	ms := make([]ipv4.Message, batch)
+	for i := range ms {
+		ms[i].Buffers = [][]byte{make([]byte, 65536)}
+	}
+	for {
+		k, err := pc.ReadBatch(ms, 0)
+		if err != nil {
+			return
+		}
+		recv.Add(int64(k))
+	}
+}
+
+// datagramWriter returns rawDatagrams' send step: one system call on a
+// that sends batch copies of msg to the address to (one a call:
+// WriteToUDPAddrPort), returning how many went out. It is built before the timed loop
+// so that the loop measures the writes alone.
+func datagramWriter(a *net.UDPConn, to netip.AddrPort, msg []byte, batch int) func() int {
+	if batch == 1 {
+		return func() int {
+			if _, err := a.WriteToUDPAddrPort(msg, to); err == nil {
+				return 1
+			}
+			return 0
+		}
+	}
+	pc := ipv4.NewPacketConn(a)
+	addr := net.UDPAddrFromAddrPort(to)
+	ms := make([]ipv4.Message, batch)
+	for i := range ms {
+		ms[i] = ipv4.Message{Buffers: [][]byte{msg}, Addr: addr}
+	}
+	return func() int {
+		k, err := pc.WriteBatch(ms, 0)
+		if err != nil {
+			return 0
+		}
+		return k
+	}
 }

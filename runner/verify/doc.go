@@ -144,7 +144,10 @@
 // former in-memory explorer and its depth-first rows (E21, E22) on the
 // former `explore --depth-first`, whose commands are written here as
 // `--strategy dfs` (the same least-depth rule); their states
-// and seconds were not measured again. Two PaxosLease ablations cannot cause a violation alone
+// and seconds were not measured again. Central's grant-once, deadline
+// and full-grant rows came with the merge (one `verify --algo central
+// --ablate X --budget 2m --format json` each, found by E1 in under 0.1 s,
+// and --table-from). Two PaxosLease ablations cannot cause a violation alone
 // (Companions): late-timer and stale-owner-open are each a second line
 // of defence behind keep-others (ablation abandon-release). Both
 // counterexamples need a stale Propose to overwrite another owner's live

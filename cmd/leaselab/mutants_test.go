@@ -37,6 +37,8 @@ import (
 // lives when it exits 0, and is not viable when it does not build. N
 // mutants are drawn from the list with the seed (all when N is 0); the
 // unmutated build must exit 0 first, or the measure means nothing.
+// LEASELAB_MUTANTS_FROM=K resumes a run cut short: the same sample, from
+// its K-th mutant on (1: all).
 func TestMutants(t *testing.T) {
 	list := os.Getenv("LEASELAB_MUTANTS")
 	if list == "" {
@@ -58,6 +60,12 @@ func TestMutants(t *testing.T) {
 		t.Fatal(err)
 	}
 	ms = sampleMutants(ms, n, seed)
+	from := 1
+	if v := os.Getenv("LEASELAB_MUTANTS_FROM"); v != "" {
+		if from, err = strconv.Atoi(v); err != nil || from < 1 || from > len(ms) {
+			t.Fatalf("LEASELAB_MUTANTS_FROM=%s: want 1 to %d, the sample's size", v, len(ms))
+		}
+	}
 	tmp := t.TempDir()
 
 	base := runMutant(t, root, tmp, nil, args)
@@ -67,6 +75,9 @@ func TestMutants(t *testing.T) {
 	var rows []mutantRow
 	counts := map[string]int{}
 	for i, m := range ms {
+		if i+1 < from {
+			continue
+		}
 		r := runMutant(t, root, tmp, &m, args)
 		rows = append(rows, r)
 		counts[r.verdict]++
@@ -163,6 +174,7 @@ var mutations = map[string]map[token.Token]token.Token{
 	"CONDITIONALS_NEGATION": {token.EQL: token.NEQ, token.NEQ: token.EQL, token.LSS: token.GEQ, token.LEQ: token.GTR, token.GTR: token.LEQ, token.GEQ: token.LSS},
 	"INCREMENT_DECREMENT":   {token.INC: token.DEC, token.DEC: token.INC},
 	"INVERT_NEGATIVES":      {token.SUB: token.ADD},
+	"INVERT_LOGICAL":        {token.LAND: token.LOR, token.LOR: token.LAND},
 }
 
 // mutate returns src with m applied, and the change in words.

@@ -9,10 +9,11 @@ import (
 // bfs, the current path as live worlds on a stack (one per depth, nodes
 // shared with the parent where a move did not touch them). It stops at
 // the first violation: its counterexample is the stack's path, not a
-// shortest one. With MaxDepth a state first met at the bound is not
-// expanded and, being visited, not expanded when met again higher up:
-// a depth-bounded depth-first search is not exhaustive, and says so
-// (stopped max-depth).
+// shortest one. With MaxDepth each visited state's least depth is kept
+// beside the visited set (dfsRun.least) and a state met again nearer the
+// root is expanded again from there, so a depth-bounded search leaves out
+// no state within its bound; it says stopped max-depth if a state at the
+// bound had moves left.
 func (c *config) dfs(ctx context.Context, st *stats) (Result, error) {
 	var res Result
 	seen := newFPSet()
@@ -21,6 +22,9 @@ func (c *config) dfs(ctx context.Context, st *stats) (Result, error) {
 	seen.allow = mem.allow
 	s := &dfsRun{c: c, ctx: ctx, st: st, seen: seen, mem: mem, x: c.newExec(),
 		lastProg: time.Now(), badRoot: -1, beliefRoot: -1}
+	if c.MaxDepth > 0 {
+		s.least = make(map[fp]uint16, 1<<16)
+	}
 	for i := range c.roots {
 		if err := s.fromRoot(i); err != nil {
 			return res, err
@@ -71,6 +75,10 @@ type dfsRun struct {
 	stack []dfsFrame
 	sw    world // the successor being judged (cloned if it is pushed)
 	cut   bool  // a state at MaxDepth had moves left unexplored
+	// least: with MaxDepth, the least depth each visited state was
+	// reached at (2+16 bytes and the map's overhead a state, in the Go
+	// heap); nil without.
+	least map[fp]uint16
 
 	stopped             string
 	lastProg            time.Time
@@ -98,8 +106,12 @@ func (s *dfsRun) fromRoot(i int) error {
 		return err
 	}
 	x.parent = nil
-	if fresh, goOn := s.admit(x.fingerprint()); !goOn || !fresh {
+	f := x.fingerprint()
+	if fresh, goOn := s.admit(f); !goOn || !fresh {
 		return nil
+	}
+	if s.least != nil {
+		s.least[f] = 0
 	}
 	if w.bad {
 		s.badRoot, s.stopped = i, StopViolation
@@ -151,7 +163,19 @@ func (s *dfsRun) step(i int) error {
 	}
 	st.transitions++
 	bad := s.sw.overlaps() > 0
-	if fresh, goOn := s.admit(x.fingerprint()); !goOn || !fresh {
+	f := x.fingerprint()
+	fresh, goOn := s.admit(f)
+	if !goOn {
+		return nil
+	}
+	if !s.nearer(f, fresh) {
+		return nil
+	}
+	if !fresh {
+		// Met before and judged then: expanded again from here.
+		if c.MaxPending <= 0 || len(s.sw.pending) <= c.MaxPending {
+			s.push(int32(mi))
+		}
 		return nil
 	}
 	if bad {
@@ -168,13 +192,35 @@ func (s *dfsRun) step(i int) error {
 		st.constrained++
 		return nil
 	}
-	child := s.sw.clone()
-	x.w = child
-	x.fillNodeHashes() // x.parent and x.touched are still the move's
-	s.stack = append(s.stack, dfsFrame{w: child, mi: int32(mi)})
-	st.depth = max(st.depth, len(s.stack)-1)
-	s.poll()
+	s.push(int32(mi))
 	return nil
+}
+
+// push puts the successor, reached by move mi, on the stack.
+func (s *dfsRun) push(mi int32) {
+	child := s.sw.clone()
+	s.x.w = child
+	s.x.fillNodeHashes() // x.parent and x.touched are still the move's
+	s.stack = append(s.stack, dfsFrame{w: child, mi: mi})
+	s.st.depth = max(s.st.depth, len(s.stack)-1)
+	s.poll()
+}
+
+// nearer records the depth the successor f (fresh: never visited) is
+// reached at now, one below the stack's top, and reports whether it is to
+// be expanded: a fresh state always; a visited one only within a depth
+// bound, when met nearer the root than ever before (a violation would
+// have stopped the search when it was first met).
+func (s *dfsRun) nearer(f fp, fresh bool) bool {
+	if s.least == nil {
+		return fresh
+	}
+	d := uint16(min(len(s.stack), 1<<16-1))
+	if at, ok := s.least[f]; !fresh && (!ok || at <= d) {
+		return false
+	}
+	s.least[f] = d
+	return true
 }
 
 // admit judges a new state reached along the stack: fresh if it was not

@@ -1,0 +1,331 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"leaselab/algorithms"
+	"leaselab/runner/campaign"
+	"leaselab/runner/verify"
+)
+
+func init() {
+	register(command{
+		name:    "verify",
+		summary: "a safety battery: a matrix of explorer searches and fault campaigns, within a time budget, for a lease violation",
+		usage:   "--algo NAME [--ablate X] [--budget D] [--out FILE] [--format table|json] [flags]",
+		long: `Runs the algorithm through a fixed matrix of configurations (runner/verify
+documents it, and what it leaves out): breadth-first 'leaselab explore'
+searches over 1, 2, 3 and 5 acceptors, proposer-only nodes, 2 to 5 client
+inputs (acquire, extend, release), 0 to 2 crashes, bounded and unbounded
+messages in flight, duplicates, exact, drifting, skewed and extreme clocks,
+several resources, fsyncs that take time (durable algorithms); depth-first
+searches (explore --strategy dfs) that reach 16 and 18 moves on one
+acceptor, where a proposer's earlier life acts after its crash; then
+seeded 'leaselab check' campaigns with several fault mixes. Nothing is chosen per
+ablation: the same matrix runs with every rule on and with --ablate.
+
+The budget (default 10m) is split as the battery goes: each configuration
+may take the time left times its share (a deadline: a search or a
+campaign stops at it, a campaign keeping the seeds that finished), so the
+battery ends within the budget and a few seconds; a search also stops at
+its state cap and before its memory would pass --memory-cap; time left
+unused goes to the configurations after it. The cheap configurations that found
+bugs before come first. The battery stops at the first violation and
+writes its counterexample with --out FILE: a scenario that 'leaselab
+replay FILE' replays to the violation (exit 1). A violation a campaign
+finds is given as the 'leaselab run' command of its seed; with --out the
+run is recorded and shrunk to a scenario (campaign.Shrink, within
+--shrink-time, at most what is left of the budget), and if its recording does not violate, what is left of
+the budget goes to the searches still open, for one.
+
+--all-ablations runs the battery per safety ablation and prints the table
+of ablation, finder and seconds (runner/verify/ablations.md); --table-from
+prints that table from saved 'verify --format json' results instead.
+
+--list prints the matrix without running it. One line per configuration
+goes to stderr as it ends (--quiet: none).
+
+JSON keys: configurations (each with id, kind, flags, command: the
+reproducing command with the cap that ended it, states or seeds, depth,
+exhausted, violations, seconds, cap_seconds, stopped: exhausted,
+depth (a depth-first search that searched its depth bound), violation,
+time, memory, states, seeds, or not run: budget, skipped, invalid), violations, found_by, found_by_command, counterexample,
+reproduce, meta, algo, ablate, budget, seconds.
+
+Exit status 1 when a violation is found, 0 when none is, 2 for bad input.`,
+		setup: setupVerify,
+	})
+}
+
+func setupVerify(fs *pflag.FlagSet) action {
+	var c verify.Config
+	fs.StringVar(&c.Algo, "algo", "paxoslease", "algorithm to verify (see 'leaselab algos'): "+strings.Join(algorithms.Names(), ", "))
+	fs.StringSliceVar((*[]string)(&c.Ablate), "ablate", nil, "comma-separated rules of the algorithm to switch off")
+	fs.DurationVar(&c.Budget, "budget", verify.DefaultBudget, "wall time for the whole battery")
+	fs.Uint64Var(&c.Seed, "seed", 1, "the explorer's --seed and the campaigns' first seed")
+	fs.IntVar(&c.Workers, "workers", 0, "the explorer's goroutines (0: every core; campaigns use every core)")
+	memMiB := fs.Uint64("memory-cap", verify.DefaultMemoryCap>>20, "MiB: a search stops cleanly before the process's resident memory would pass this (explore --max-memory)")
+	fs.StringSliceVar(&c.Only, "only", nil, "run only these configurations (IDs from --list, e.g. E1,C2)")
+	list := fs.Bool("list", false, "print the matrix and exit")
+	out := fs.String("out", "", "write the counterexample (a scenario file for 'leaselab replay') to FILE")
+	fs.DurationVar(&c.ShrinkTime, "shrink-time", campaign.DefaultShrinkBudget, "with --out: the longest the shrinking of a campaign's violation may take")
+	all := fs.Bool("all-ablations", false, "run the battery once per safety ablation of --algo (a comma-separated list, or all) and once with every rule on, "+
+		"and print the table of ablation, the configuration that found it, and seconds (--format markdown for the committed table)")
+	rulesOn := fs.Duration("rules-on-budget", verify.DefaultBudget, "with --all-ablations: the budget of each every-rule-on run (0: leave those rows out)")
+	tableFrom := fs.StringSlice("table-from", nil, "print the --all-ablations table (--format markdown or json) from these files of 'verify --format json' output, in the order given, instead of running anything (batteries run separately, e.g. side by side)")
+	format := addFormatFlag(fs, "table", "json", "markdown")
+	quiet := fs.Bool("quiet", false, "no per-configuration lines on stderr")
+	return func(cx *ctx, args []string) error {
+		if len(args) != 0 {
+			return usagef("verify takes no arguments, got %q", args)
+		}
+		if *memMiB == 0 {
+			return usagef("--memory-cap must be at least 1 MiB")
+		}
+		if c.ShrinkTime <= 0 {
+			return usagef("--shrink-time must be positive, got %v", c.ShrinkTime)
+		}
+		c.MemoryCap = *memMiB << 20
+		if len(*tableFrom) > 0 {
+			return verifyTableFrom(cx, *tableFrom, *format)
+		}
+		if *all {
+			return verifyAll(cx, c, *rulesOn, *format, *quiet, fs)
+		}
+		if *format == "markdown" {
+			return usagef("--format markdown is for --all-ablations")
+		}
+		if *list {
+			es, err := verify.Matrix(c.Algo)
+			if err != nil {
+				return badInput(err)
+			}
+			if *format == "json" {
+				return writeJSON(cx.stdout, es)
+			}
+			rows := make([][]string, len(es))
+			for i, e := range es {
+				rows[i] = []string{e.ID, e.Kind, e.Flags(), e.Why}
+			}
+			return writeTableWidth(cx.stdout, []string{"id", "kind", "flags", "why"}, rows, 60)
+		}
+		var f *os.File
+		if *out != "" {
+			c.Scenario = true
+			var err error
+			if f, err = createOutput("out", *out); err != nil {
+				return err
+			}
+			defer f.Close()
+		}
+		if !*quiet {
+			c.Progress = func(e verify.Event) {
+				if !e.Done {
+					return
+				}
+				r := e.Result
+				size := strconv.FormatInt(r.States, 10) + " states, depth " + strconv.Itoa(r.Depth)
+				if r.Kind == verify.KindCheck {
+					size = strconv.Itoa(r.Seeds) + " seeds"
+				}
+				fmt.Fprintf(cx.stderr, "verify %s: [%d/%d] %s %s %s: %s, %s, %.1f s\n", c.Algo, e.Index+1, e.Total, r.ID, r.Kind, r.Flags, size, r.Stopped, r.Seconds)
+			}
+		}
+		res, err := verify.Run(c)
+		if errors.Is(err, verify.ErrBadConfig) {
+			return badInput(err)
+		}
+		if err != nil {
+			return err
+		}
+		res.Meta = cx.meta()
+		if res.ViolatingSpec != nil {
+			res.Reproduce = "leaselab run " + strings.Join(specArgs(*res.ViolatingSpec), " ")
+		}
+		if f != nil {
+			switch {
+			case res.Scenario != "":
+				if _, err := f.WriteString(res.Scenario); err != nil {
+					return err
+				}
+				if err := f.Close(); err != nil {
+					return err
+				}
+				res.Counterexample = *out
+			case res.Violations > 0:
+				fmt.Fprintf(cx.stderr, "verify: a campaign found the violation and no search did within the budget, so %s has no scenario: re-run the campaign's seed with %s\n", *out, res.Reproduce)
+			}
+		}
+		if *format == "json" {
+			err = writeJSON(cx.stdout, res)
+		} else {
+			err = writeVerifyTable(cx, res)
+		}
+		if err != nil {
+			return err
+		}
+		if res.Violations > 0 {
+			return exitStatus(1)
+		}
+		return nil
+	}
+}
+
+func writeVerifyTable(cx *ctx, r verify.Result) error {
+	rows := make([][]string, 0, len(r.Configurations))
+	for _, c := range r.Configurations {
+		size, depth := "", ""
+		switch {
+		case c.Stopped == verify.StopBudget || c.Stopped == verify.StopSkipped || c.Stopped == verify.StopInvalid:
+		case c.Kind == verify.KindCheck:
+			size = strconv.Itoa(c.Seeds) + " seeds"
+		default:
+			size, depth = strconv.FormatInt(c.States, 10), strconv.Itoa(c.Depth)
+		}
+		secs := ""
+		if c.Command != "" {
+			secs = strconv.FormatFloat(c.Seconds, 'f', 1, 64)
+		}
+		rows = append(rows, []string{c.ID, c.Kind, c.Flags, size, depth, c.Stopped, strconv.Itoa(c.Violations), secs})
+	}
+	if err := writeTableWidth(cx.stdout, []string{"id", "kind", "flags", "states / seeds", "depth", "stopped", "violations", "s"}, rows, 48); err != nil {
+		return err
+	}
+	abl := strings.Join(r.Ablate, ",")
+	if abl == "" {
+		abl = "- (every rule on)"
+	}
+	none := func(s string) string {
+		if s == "" {
+			return "-"
+		}
+		return s
+	}
+	sum := [][]string{
+		{"algo", r.Algo},
+		{"ablate", abl},
+		{"budget", fmt.Sprintf("%s (%.0f s used)", r.Budget, r.Seconds)},
+		{"configurations", fmt.Sprintf("%d of %d ran, %d exhausted", r.Ran, len(r.Configurations), r.Exhausted)},
+		{"violations", strconv.Itoa(r.Violations)},
+		{"found by", none(r.FoundByCommand)},
+		{"counterexample", none(r.Counterexample) + scenarioBy(r)},
+	}
+	if r.Reproduce != "" {
+		sum = append(sum, []string{"reproduce", r.Reproduce})
+	}
+	return writeTable(cx.stdout, []string{"verify", "value"}, sum)
+}
+
+// verifyAll is --all-ablations: the ablation table.
+// verifyTableFrom prints the ablation table from saved battery results.
+func verifyTableFrom(cx *ctx, files []string, format string) error {
+	var rows []verify.Row
+	for _, name := range files {
+		b, err := os.ReadFile(name)
+		if err != nil {
+			return badInput(err)
+		}
+		var r verify.Result
+		if err := json.Unmarshal(b, &r); err != nil || r.Algo == "" {
+			return usagef("--table-from %s: not the JSON of a verify run (%v)", name, err)
+		}
+		rows = append(rows, verify.RowOf(r))
+	}
+	switch format {
+	case "markdown":
+		return verify.WriteMarkdown(cx.stdout, rows)
+	case "json":
+		return writeJSON(cx.stdout, struct {
+			Meta any          `json:"meta"`
+			Rows []verify.Row `json:"rows"`
+		}{cx.meta(), rows})
+	}
+	return usagef("--table-from prints --format markdown or json")
+}
+
+func verifyAll(cx *ctx, c verify.Config, rulesOn time.Duration, format string, quiet bool, fs *pflag.FlagSet) error {
+	for _, name := range []string{"ablate", "out", "list", "only"} {
+		if fs.Changed(name) {
+			return usagef("--all-ablations runs every safety ablation: --%s does not apply", name)
+		}
+	}
+	if rulesOn < 0 {
+		return usagef("--rules-on-budget must not be negative, got %v", rulesOn)
+	}
+	algos := strings.Split(c.Algo, ",")
+	if c.Algo == "all" {
+		algos = algorithms.Names()
+	}
+	for _, a := range algos {
+		if _, err := algorithms.Lookup(a); err != nil {
+			return badInput(err)
+		}
+	}
+	var progress func(verify.Row)
+	if !quiet {
+		progress = func(r verify.Row) {
+			what := "every rule on"
+			if r.Ablation != "" {
+				what = "--ablate " + r.Ablation
+			}
+			found := "no violation"
+			if r.FoundBy != "" {
+				found = "found by " + r.FoundBy + ": " + r.Command
+			}
+			fmt.Fprintf(cx.stderr, "verify %s %s: %s (%.1f s)\n", r.Algo, what, found, r.Seconds)
+		}
+	}
+	rows, err := verify.Table(c, algos, c.Budget, rulesOn, progress)
+	if errors.Is(err, verify.ErrBadConfig) {
+		return badInput(err)
+	}
+	if err != nil {
+		return err
+	}
+	switch format {
+	case "json":
+		err = writeJSON(cx.stdout, struct {
+			Meta any          `json:"meta"`
+			Rows []verify.Row `json:"rows"`
+		}{cx.meta(), rows})
+	case "markdown":
+		err = verify.WriteMarkdown(cx.stdout, rows)
+	default:
+		t := make([][]string, len(rows))
+		for i, r := range rows {
+			abl := r.Ablation
+			if abl == "" {
+				abl = "(every rule on)"
+			}
+			t[i] = []string{r.Algo, abl, r.FoundBy, r.Command, strconv.FormatFloat(r.Seconds, 'f', 1, 64)}
+		}
+		err = writeTableWidth(cx.stdout, []string{"algo", "ablation", "found by", "command", "s"}, t, 60)
+	}
+	if err != nil {
+		return err
+	}
+	// The table is the finding: a safety ablation not found, or a
+	// violation with every rule on, is exit 1.
+	for _, r := range rows {
+		alone := verify.Companions[r.Algo+"/"+r.Ablation] != ""
+		if (r.Ablation != "" && r.FoundBy == "" && !alone) || (r.Ablation == "" && r.FoundBy != "") {
+			return exitStatus(1)
+		}
+	}
+	return nil
+}
+
+func scenarioBy(r verify.Result) string {
+	if r.ScenarioBy == "" || r.ScenarioBy == r.FoundBy {
+		return ""
+	}
+	return " (found by " + r.ScenarioBy + ")"
+}

@@ -1,0 +1,390 @@
+package verify
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"leaselab/algorithms"
+	"leaselab/runner"
+	"leaselab/runner/campaign"
+	"leaselab/runner/explore"
+)
+
+// Kinds of configuration.
+const (
+	KindExplore = "explore"
+	KindCheck   = "check"
+)
+
+// Entry is one configuration of the matrix: the flags of a `leaselab
+// explore` or `leaselab check` command beyond --algo and --ablate (and
+// beyond the caps the battery adds: --max-states or --seeds).
+type Entry struct {
+	ID   string   `json:"id"`
+	Kind string   `json:"kind"`
+	Args []string `json:"args"`
+	// Why: what the configuration adds to the others (which bug class
+	// needed it).
+	Why string `json:"why"`
+	// Weight is the entry's share of the budget, relative to the entries
+	// after it (see Run).
+	Weight float64 `json:"-"`
+	// MaxStates (explore) and MaxSeeds (check) cap the entry whatever
+	// time is left.
+	MaxStates int64 `json:"-"`
+	MaxSeeds  int   `json:"-"`
+}
+
+// Flags is the entry's flags as one command line fragment.
+func (e Entry) Flags() string { return strings.Join(e.Args, " ") }
+
+// x and c build entries from a flag string. A search without
+// --max-pending gets --max-pending matrixPending.
+func x(why, flags string) Entry {
+	args := strings.Fields(flags)
+	if !slices.Contains(args, "--max-pending") {
+		args = append(args, "--max-pending", strconv.Itoa(matrixPending))
+	}
+	return Entry{Kind: KindExplore, Args: args, Why: why, Weight: 1, MaxStates: defaultMaxStates}
+}
+
+// matrixPending bounds the messages in flight of a search that sets no
+// bound of its own: 4, the explorer's default when the matrix and
+// ablations.md were made. The explorer's default is now
+// explore.DefaultMaxPending of the cluster, 2 on one acceptor and two
+// proposers, under which E22 searches its whole depth bound (458,173
+// states) without PaxosLease's cross-life-ballots counterexample, which
+// keeps a Propose and a Release of an earlier life in flight beside a
+// round of the new one.
+const matrixPending = 4
+
+// d builds a depth-first search (explore --strategy dfs), with a weight:
+// it reaches deep paths that no breadth-first frontier fits in memory,
+// at the price of time.
+func d(why, flags string, weight float64) Entry {
+	e := x(why, "--strategy dfs "+flags)
+	e.Weight = weight
+	return e
+}
+
+func c(why, flags string) Entry {
+	return Entry{Kind: KindCheck, Args: strings.Fields(flags), Why: why, Weight: campaignWeight, MaxSeeds: defaultMaxSeeds}
+}
+
+const (
+	// defaultMaxStates caps one search; the memory cap (Config.MemoryCap)
+	// usually ends a long search first.
+	defaultMaxStates = 20_000_000
+	// defaultMaxSeeds caps one campaign.
+	defaultMaxSeeds = 20_000
+	// campaignWeight: a campaign's share of the budget against a
+	// search's. Campaigns need little memory, so they can use time that
+	// searches, stopped by the memory cap, cannot; and in both passes
+	// they found bugs the searches reach only deep (abandon-release).
+	campaignWeight = 3
+)
+
+// baseMatrix is the battery, cheapest and most productive first. The
+// explorer's defaults (explore.DefaultConfig) hold where a flag is not
+// given: 3 acceptors, 2 proposers, one resource, 2 client inputs, one
+// crash, at most 4 messages in flight, no duplicates, exact clocks,
+// --response-timeout 10s (above the 7.014 s quarantine), --max-rounds 1,
+// --backoff 0. A campaign's base is `leaselab check`'s (10 simulated
+// minutes, 5 proposers, contention).
+var baseMatrix = []Entry{
+	x("one acceptor, a proposer-only node, four inputs, no bound on the network: a proposer's ballot reused after its record is deleted (reused-ballots); a late release of the owner's previous round (owner-only-release)",
+		"--acceptors 1 --proposers 2 --crashes 0 --inputs 4 --max-pending 0"),
+	x("one acceptor that crashes, acquire and release only, no bound on the network: a restarted acceptor's forgotten instance (previous-instance-check); a restarted node that answers at once (restart-wait)",
+		"--acceptors 1 --proposers 2 --inputs 3 --input-kinds acquire,release --max-pending 0"),
+	x("the explorer's default cluster: a restarted acceptor that answers at once (restart-wait)",
+		""),
+	x("three acceptors, a duplicated message: one vote counted twice (count-by-message)",
+		"--dups 1"),
+	x("one acceptor, clocks at the edges of their rate and offset bounds (drift-margin)",
+		"--acceptors 1 --proposers 2 --inputs 3 --clocks extremes"),
+	x("drifting clocks: a holder's clock slower than the acceptors' (drift-margin)",
+		"--clocks drift"),
+	x("skewed clocks, d_max apart (safety-period)",
+		"--clocks skew"),
+	x("three acceptors, up to 8 messages in flight: rounds whose Learn messages go to every node",
+		"--max-pending 8"),
+	x("three proposers on one acceptor, four inputs, no bound on the network: an abandoned round's Propose and Release outlive a restart (abandon-release)",
+		"--acceptors 1 --proposers 3 --inputs 4 --max-pending 0"),
+	x("a retry: a node's second round without a second input, its messages never bounded",
+		"--acceptors 1 --proposers 2 --inputs 4 --max-rounds 2 --max-pending 0"),
+	x("two acceptors and a proposer-only node, four inputs, no bound on the network",
+		"--acceptors 2 --proposers 3 --inputs 4 --max-pending 0"),
+	x("five client inputs on one acceptor", "--acceptors 1 --proposers 2 --inputs 5"),
+	x("two resources", "--resources 2 --inputs 3"),
+	x("two crashes", "--crashes 2 --inputs 3"),
+	x("five acceptors, two crashes", "--acceptors 5 --proposers 2 --crashes 2"),
+	x("a proposer-only node beside three acceptors", "--acceptors 3 --proposers 4 --inputs 3"),
+	x("two acceptors, clocks at the edges", "--acceptors 2 --proposers 2 --inputs 3 --clocks extremes"),
+	x("the hand-off rules that need a backoff (PaxosLease's guard, round-trip measurement, head start, split retry)", "--backoff 1ms --inputs 3"),
+	x("the run's response timeout (1 s, below the quarantine): rounds that time out and retry", "--response-timeout 1s --max-rounds 3 --inputs 3"),
+	x("one acceptor, a duplicated message", "--acceptors 1 --proposers 2 --inputs 3 --dups 1"),
+	d("depth first to 16 moves on one acceptor, five inputs (extend too), no bound on the network: an extension request and a Release of a proposer's earlier life, delayed past its crash and silence, act on its new life's grant (naive's cross-life-ballots, 15 moves)",
+		"--acceptors 1 --proposers 2 --inputs 5 --max-pending 0 --max-depth 16", 6),
+	d("depth first to 18 moves and 13 s of true time (a round's timeout, a quarantine, a second to spare) on one acceptor, two crashes, a retry: a proposer's second round (its ballot above its next life's first) leaves a Propose and a Release in flight, the acceptor and the proposer crash and restart, and the stale pair replaces and clears the new life's lease (PaxosLease's cross-life-ballots, 18 moves, about 2.5 million states)",
+		"--acceptors 1 --proposers 2 --crashes 2 --inputs 4 --input-kinds acquire,release --max-rounds 2 --max-depth 18 --horizon 13s", 20),
+	c("stale links, give-ups, extensions and crashes (abandon-release)", "--faults stale,giveup,extend,crash"),
+	c("swarm: each seed draws its own fault kinds and intensities, cluster shape, network speed, late messages that outlive a crash", "--faults swarm --duration 1m"),
+	c("every fault kind", "--faults all"),
+	c("frequent short crashes", "--faults crash --crash-rate 20 --downtime 10ms"),
+	c("clocks: slewed and free-running", "--faults drift,freeclock"),
+	c("quick re-acquisition with duplicated and reordered messages", "--faults dup,reorder --pause 1ms --hold 10ms --duration 60s --proposers 3"),
+	c("leases short against message delays", "--faults reorder --lease-span 100ms --max-lease 150ms --response-timeout 50ms --backoff 10ms --rtt 20ms --jitter 10ms --hold 30ms --pause 50ms --dmax 20ms --duration 60s"),
+}
+
+// durableExtra are configurations for algorithms whose acceptors write to
+// disk: an fsync that takes time, so a crash can fall inside one.
+var durableExtra = []Entry{
+	x("one acceptor whose fsync takes 1 ms: a crash inside it (fsync)",
+		"--acceptors 1 --proposers 2 --inputs 3 --fsync-latency 1ms"),
+	c("crashes inside slow fsyncs", "--faults crash --crash-rate 20 --downtime 10ms --fsync-latency 500ms"),
+}
+
+// Matrix is the battery for algo, with IDs assigned (E1.. for searches,
+// C1.. for campaigns) in the order they run. Configurations the
+// algorithm cannot run as written (central has exactly one acceptor) are
+// adapted to it; adapted duplicates are dropped.
+func Matrix(algo string) ([]Entry, error) {
+	a, err := algorithms.Lookup(algo)
+	if err != nil {
+		return nil, err
+	}
+	es := slices.Clone(baseMatrix)
+	if a.Durable {
+		// Each extra goes before the first entry of its kind after the
+		// cheap head of the battery, so it runs early.
+		for _, d := range durableExtra {
+			at := len(es)
+			if d.Kind == KindExplore {
+				at = 2
+			} else {
+				at = slices.IndexFunc(es, func(e Entry) bool { return e.Kind == KindCheck })
+			}
+			es = slices.Insert(es, at, d)
+		}
+	}
+	var out []Entry
+	seen := map[string]bool{}
+	nx, nc := 0, 0
+	for _, e := range es {
+		e.Args = adapt(algo, e)
+		key := e.Kind + " " + e.Flags()
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		if e.Kind == KindExplore {
+			nx++
+			e.ID = "E" + strconv.Itoa(nx)
+		} else {
+			nc++
+			e.ID = "C" + strconv.Itoa(nc)
+		}
+		out = append(out, e)
+	}
+	return out, nil
+}
+
+// adapt rewrites an entry's flags for an algorithm with a fixed number of
+// acceptors (central: one lease server).
+func adapt(algo string, e Entry) []string {
+	a, _ := algorithms.Lookup(algo)
+	cf := explore.DefaultConfig()
+	cf.Algo = algo
+	if e.Kind == KindExplore {
+		if err := applyExplore(&cf, e.Args); err != nil {
+			return e.Args
+		}
+		if a.ValidateConfig(cf.Params, algorithms.NewCluster(cf.Acceptors, cf.Proposers), nil) == nil {
+			return e.Args
+		}
+		// One acceptor, the proposers as given (at least two).
+		return setFlags(e.Args, "--acceptors", "1", "--proposers", strconv.Itoa(max(cf.Proposers, 2)))
+	}
+	s := checkBase(algo)
+	if err := applyCheck(&s, e.Args); err != nil || s.Validate() == nil {
+		return e.Args
+	}
+	// Adapted only where one acceptor is what the algorithm lacks.
+	one := setFlags(e.Args, "--acceptors", "1")
+	s = checkBase(algo)
+	if err := applyCheck(&s, one); err == nil && s.Validate() == nil {
+		return one
+	}
+	return e.Args
+}
+
+// setFlags sets flag/value pairs in args, replacing a flag's value where
+// it is given and appending it otherwise.
+func setFlags(args []string, kv ...string) []string {
+	out := slices.Clone(args)
+	for i := 0; i+1 < len(kv); i += 2 {
+		if j := slices.Index(out, kv[i]); j >= 0 && j+1 < len(out) {
+			out[j+1] = kv[i+1]
+		} else {
+			out = append(out, kv[i], kv[i+1])
+		}
+	}
+	return out
+}
+
+// pairs splits "--name value" arguments.
+func pairs(args []string) ([][2]string, error) {
+	var kv [][2]string
+	for i := 0; i < len(args); i++ {
+		name, ok := strings.CutPrefix(args[i], "--")
+		if !ok {
+			return nil, fmt.Errorf("expected a --flag, got %q", args[i])
+		}
+		if i+1 >= len(args) {
+			return nil, fmt.Errorf("flag --%s has no value", name)
+		}
+		kv = append(kv, [2]string{name, args[i+1]})
+		i++
+	}
+	return kv, nil
+}
+
+// applyExplore sets the flags of a `leaselab explore` command (its
+// names and meanings) in cf.
+func applyExplore(cf *explore.Config, args []string) error {
+	kv, err := pairs(args)
+	if err != nil {
+		return err
+	}
+	spec := runner.Spec{Params: cf.Params}
+	driftSet := false
+	for _, p := range kv {
+		name, v := p[0], p[1]
+		var err error
+		atoi := func(dst *int) { *dst, err = strconv.Atoi(v) }
+		switch name {
+		case "acceptors":
+			atoi(&cf.Acceptors)
+		case "proposers":
+			atoi(&cf.Proposers)
+		case "resources":
+			atoi(&cf.Resources)
+		case "inputs":
+			atoi(&cf.Inputs)
+		case "crashes":
+			atoi(&cf.Crashes)
+		case "drops":
+			atoi(&cf.Drops)
+		case "dups":
+			atoi(&cf.Dups)
+		case "max-pending":
+			atoi(&cf.MaxPending)
+		case "max-depth":
+			atoi(&cf.MaxDepth)
+		case "max-states":
+			cf.MaxStates, err = strconv.ParseInt(v, 10, 64)
+		case "seed":
+			cf.Seed, err = strconv.ParseUint(v, 10, 64)
+		case "clocks":
+			cf.Clocks = v
+		case "strategy":
+			cf.Strategy = v
+		case "drift":
+			cf.ClockDrift, err = strconv.ParseFloat(v, 64)
+			driftSet = true
+		case "fsync-latency":
+			cf.FsyncLatency, err = time.ParseDuration(v)
+		case "horizon":
+			cf.Horizon, err = time.ParseDuration(v)
+		case "input-kinds":
+			cf.InputKinds = nil
+			for _, k := range strings.Split(v, ",") {
+				switch k {
+				case "acquire":
+					cf.InputKinds = append(cf.InputKinds, algorithms.Acquire)
+				case "extend":
+					cf.InputKinds = append(cf.InputKinds, algorithms.Extend)
+				case "release":
+					cf.InputKinds = append(cf.InputKinds, algorithms.Relinquish)
+				default:
+					err = fmt.Errorf("unknown input kind %q", k)
+				}
+			}
+		default:
+			err = runner.SetParams(&spec, "explore", runner.ParamsOf(runner.GroupProtocol), [][2]string{p})
+		}
+		if err != nil {
+			return fmt.Errorf("--%s %s: %w", name, v, err)
+		}
+	}
+	cf.Params = spec.Params
+	if !driftSet {
+		cf.ClockDrift = cf.Params.Drift
+	}
+	return nil
+}
+
+// checkBase is the base spec of `leaselab check` for algo: ten simulated
+// minutes of contention among five proposers (cmd/leaselab/check.go).
+func checkBase(algo string) runner.Spec {
+	s := runner.DefaultSpec()
+	s.Algo = algo
+	s.Duration = 10 * time.Minute
+	s.Proposers = 5
+	return s
+}
+
+// checkRates are the rate flags a campaign draws per seed unless given
+// (cmd/leaselab/check.go).
+var checkRates = []string{"loss", "dup", "reorder", "partitions", "crash-rate", "drift", "skew", "stale", "giveup", "extend", "resources"}
+
+// applyCheck sets the flags of a `leaselab check` command in s; --faults
+// is left out (see checkSpec).
+func applyCheck(s *runner.Spec, args []string) error {
+	kv, err := pairs(args)
+	if err != nil {
+		return err
+	}
+	var rest [][2]string
+	for _, p := range kv {
+		if p[0] != "faults" {
+			rest = append(rest, p)
+		}
+	}
+	return runner.SetParams(s, "check", runner.Params(), rest)
+}
+
+// checkSpec is the campaign an entry's flags describe, as `leaselab
+// check` would run it with --seeds seeds --first-seed first.
+func checkSpec(algo string, ablate algorithms.Ablations, args []string, seeds int, first uint64) (campaign.CheckSpec, error) {
+	s := checkBase(algo)
+	s.Ablate = ablate
+	if err := applyCheck(&s, args); err != nil {
+		return campaign.CheckSpec{}, err
+	}
+	kv, _ := pairs(args)
+	given := func(name string) bool {
+		return slices.ContainsFunc(kv, func(p [2]string) bool { return p[0] == name })
+	}
+	faults := []string{"all"}
+	for _, p := range kv {
+		if p[0] == "faults" {
+			faults = strings.Split(p[1], ",")
+		}
+	}
+	vary := campaign.Vary{
+		Workload:     !given("hold") && !given("pause") && !given("release"),
+		Downtime:     !given("downtime"),
+		PartitionLen: !given("partition-len"),
+	}
+	for _, r := range checkRates {
+		if given(r) {
+			vary.Fixed = append(vary.Fixed, r)
+		}
+	}
+	s.Seed = first
+	return campaign.CheckSpec{Base: s, Faults: faults, Seeds: seeds, FirstSeed: first, Vary: vary, StopAtFirst: true}, nil
+}

@@ -1,0 +1,501 @@
+package verify
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"runtime/debug"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"leaselab/algorithms"
+	"leaselab/runner"
+	"leaselab/runner/campaign"
+	"leaselab/runner/explore"
+)
+
+// Config is one battery run.
+type Config struct {
+	Algo   string
+	Ablate algorithms.Ablations
+	// Budget is the wall time the whole battery may take (see Run for how
+	// it is split); 0 means DefaultBudget.
+	Budget time.Duration
+	// Seed: the explorer's --seed (the nodes' random sources) and the
+	// campaigns' first seed.
+	Seed uint64
+	// Workers: the explorer's goroutines (0: runtime.NumCPU()). Campaigns
+	// run on GOMAXPROCS, as `leaselab check` does.
+	Workers int
+	// MemoryCap: the resident memory a search may use
+	// (explore.Config.MaxMemory: it stops cleanly before passing it); 0
+	// means DefaultMemoryCap.
+	MemoryCap uint64
+	// Only, if set, runs just these configurations (IDs of Matrix).
+	Only []string
+	// Scenario: a campaign's violation is recorded and shrunk to a
+	// scenario (campaign.ShrinkCampaign, within ShrinkTime; 0 means
+	// campaign.DefaultShrinkBudget); if its recording does not violate,
+	// what is left of the budget goes to the searches still open, for a
+	// counterexample (Result.Scenario, ScenarioBy). The verdict and
+	// FoundBy stay the campaign's.
+	Scenario   bool
+	ShrinkTime time.Duration
+	// deadline: when the budget ends (set by Run).
+	deadline time.Time
+	// Progress, if set, is called before and after each configuration.
+	Progress func(Event)
+}
+
+// DefaultBudget is the battery's default wall time.
+const DefaultBudget = 10 * time.Minute
+
+// DefaultMemoryCap keeps one search within what a shared machine can give
+// it.
+const DefaultMemoryCap = 3 << 30
+
+// ErrBadConfig marks bad input (unknown algorithm, ablation or
+// configuration ID).
+var ErrBadConfig = errors.New("bad verify configuration")
+
+func badf(format string, a ...any) error {
+	return fmt.Errorf("%w: %s", ErrBadConfig, fmt.Sprintf(format, a...))
+}
+
+// Event reports progress: Done false before a configuration runs, true
+// after (with its result).
+type Event struct {
+	Index, Total int
+	Entry        Entry
+	Done         bool
+	Result       ConfigResult
+}
+
+// Why a configuration ended (ConfigResult.Stopped).
+const (
+	StopExhausted = "exhausted" // every state within the bounds was searched
+	StopDepth     = "depth"     // every state within its --max-depth was searched (a depth-first search)
+	StopViolation = "violation"
+	StopTime      = "time"    // its share of the budget
+	StopMemory    = "memory"  // it would have passed MemoryCap
+	StopStates    = "states"  // its state cap
+	StopSeeds     = "seeds"   // its seed cap
+	StopBudget    = "budget"  // not run: no budget left
+	StopSkipped   = "skipped" // not run: a violation was found before it
+	StopInvalid   = "invalid" // not run: the algorithm rejects it (with these ablations)
+)
+
+// ConfigResult is what one configuration did.
+type ConfigResult struct {
+	ID   string `json:"id"`
+	Kind string `json:"kind"`
+	// Flags: the configuration's flags beyond --algo and --ablate.
+	Flags string `json:"flags"`
+	// Command reproduces what ran: the flags with the cap that ended it
+	// (--max-states or --max-depth; --seeds and --first-seed for a
+	// campaign), "" if it did not run.
+	Command    string  `json:"command"`
+	Why        string  `json:"why"`
+	States     int64   `json:"states,omitempty"`
+	Seeds      int     `json:"seeds,omitempty"`
+	Depth      int     `json:"depth,omitempty"`
+	Exhausted  bool    `json:"exhausted"`
+	Violations int     `json:"violations"`
+	Seconds    float64 `json:"seconds"`
+	CapSeconds float64 `json:"cap_seconds"`
+	// Passes: 1 if it ran in the quick pass only, 2 if in the deep pass
+	// too (Run); its figures are the last pass's, its seconds the sum.
+	Passes  int    `json:"passes"`
+	Stopped string `json:"stopped"`
+	// Note says why an invalid configuration was not run.
+	Note string `json:"note,omitempty"`
+}
+
+// Result is a battery's outcome.
+type Result struct {
+	Meta          *runner.Meta `json:"meta,omitempty"` // filled by the command
+	Algo          string       `json:"algo"`
+	Ablate        []string     `json:"ablate"`
+	Budget        string       `json:"budget"`
+	BudgetSeconds float64      `json:"budget_seconds"`
+	Seed          uint64       `json:"seed"`
+	Workers       int          `json:"workers"`
+	MemoryCap     uint64       `json:"memory_cap_bytes"`
+	// Configurations: every configuration of the matrix, in the order
+	// run, those not run included (Stopped says why).
+	Configurations []ConfigResult `json:"configurations"`
+	// Ran: configurations that ran; Exhausted: those whose bounded space
+	// was searched to the end.
+	Ran       int `json:"ran"`
+	Exhausted int `json:"exhausted"`
+	// Violations found by the first configuration that found any (the
+	// battery stops there); 0 if none.
+	Violations int `json:"violations"`
+	// FoundBy is that configuration's ID, FoundByCommand its command.
+	FoundBy        string `json:"found_by"`
+	FoundByCommand string `json:"found_by_command"`
+	// Counterexample is the file the scenario was written to (set by the
+	// caller), "" if none.
+	Counterexample string `json:"counterexample"`
+	// Reproduce: for a violation a campaign found, the `leaselab run`
+	// command of its first violating seed (set by the caller from
+	// ViolatingSpec).
+	Reproduce string  `json:"reproduce,omitempty"`
+	Seconds   float64 `json:"seconds"`
+	// Scenario is the explorer's counterexample, "" if none (a campaign
+	// found the violation and no search did); ScenarioBy is the search
+	// that found it.
+	Scenario   string `json:"-"`
+	ScenarioBy string `json:"counterexample_by,omitempty"`
+	// Shrink: how a campaign's violation was shrunk to Scenario.
+	Shrink *campaign.ShrinkResult `json:"shrink,omitempty"`
+	// ViolatingSpec is the spec of a campaign's first violating seed.
+	ViolatingSpec *runner.Spec `json:"-"`
+}
+
+// Run runs the battery: the configurations of Matrix(c.Algo) (or those in
+// c.Only) in two passes, until one finds a violation or the budget is
+// spent.
+//
+// The quick pass gives every configuration a small slice (QuickShare of
+// the budget split by weight, at least QuickMin where the budget allows,
+// at most QuickStates states or QuickSeeds seeds), so a bug that any configuration shows early is found in the
+// first minute or two whatever the order. The deep pass splits what is
+// left among the configurations still open (not exhausted, not at their
+// cap) as it goes: each may take the time left times its weight over the
+// weights of those still to run, so time one leaves unused (it exhausted
+// its space or reached its state, memory or seed cap) goes to the ones
+// after it. A search in the deep pass starts again from the beginning (a
+// breadth-first search cannot resume), deeper; a campaign continues with
+// the seeds after those it ran.
+func Run(c Config) (Result, error) {
+	start := time.Now()
+	if c.Budget < 0 {
+		return Result{}, badf("budget must not be negative, got %v", c.Budget)
+	}
+	if c.Budget == 0 {
+		c.Budget = DefaultBudget
+	}
+	if c.Workers < 0 {
+		return Result{}, badf("workers must not be negative, got %d", c.Workers)
+	}
+	if c.Workers == 0 {
+		c.Workers = runtime.NumCPU()
+	}
+	if c.MemoryCap == 0 {
+		c.MemoryCap = DefaultMemoryCap
+	}
+	c.deadline = start.Add(c.Budget)
+	a, err := algorithms.Lookup(c.Algo)
+	if err != nil {
+		return Result{}, badf("%v", err)
+	}
+	for _, x := range c.Ablate {
+		if !slices.ContainsFunc(a.Ablations, func(ab algorithms.Ablation) bool { return ab.Name == x }) {
+			return Result{}, badf("algorithm %s has no ablation %q", c.Algo, x)
+		}
+	}
+	es, err := Matrix(c.Algo)
+	if err != nil {
+		return Result{}, badf("%v", err)
+	}
+	if len(c.Only) > 0 {
+		var sel []Entry
+		for _, id := range c.Only {
+			i := slices.IndexFunc(es, func(e Entry) bool { return strings.EqualFold(e.ID, id) })
+			if i < 0 {
+				return Result{}, badf("no configuration %q in the matrix of %s (see --list)", id, c.Algo)
+			}
+			sel = append(sel, es[i])
+		}
+		es = sel
+	}
+	res := Result{Algo: c.Algo, Ablate: append([]string{}, c.Ablate...), Budget: c.Budget.String(),
+		BudgetSeconds: c.Budget.Seconds(), Seed: c.Seed, Workers: c.Workers, MemoryCap: c.MemoryCap}
+	crs := make([]ConfigResult, len(es))
+	for i, e := range es {
+		crs[i] = ConfigResult{ID: e.ID, Kind: e.Kind, Flags: e.Flags(), Why: e.Why, Stopped: StopBudget}
+	}
+	step := func(i int, share time.Duration, quick bool) error {
+		e, cr := es[i], &crs[i]
+		if c.Progress != nil {
+			c.Progress(Event{Index: i, Total: len(es), Entry: e})
+		}
+		cr.CapSeconds += share.Seconds()
+		cr.Passes++
+		var err error
+		switch e.Kind {
+		case KindExplore:
+			if quick {
+				e.MaxStates = min(e.MaxStates, QuickStates)
+			}
+			err = runExplore(c, e, share, cr, &res)
+		case KindCheck:
+			if quick {
+				e.MaxSeeds = min(e.MaxSeeds, QuickSeeds)
+			}
+			err = runCheck(c, e, share, cr, &res)
+		}
+		if err != nil {
+			return fmt.Errorf("%s (%s %s): %w", e.ID, e.Kind, e.Flags(), err)
+		}
+		if c.Progress != nil {
+			c.Progress(Event{Index: i, Total: len(es), Entry: e, Done: true, Result: *cr})
+		}
+		return nil
+	}
+	// open: worth another pass.
+	open := func(i int, quick bool) bool {
+		cr := &crs[i]
+		switch cr.Stopped {
+		case StopExhausted, StopDepth, StopInvalid, StopViolation, StopMemory:
+			// A search that met the memory cap would meet it again at
+			// the same depth; one that searched its depth bound would
+			// search it again.
+			return false
+		case StopStates:
+			return quick && es[i].MaxStates > QuickStates
+		case StopSeeds:
+			return quick && es[i].MaxSeeds > QuickSeeds
+		}
+		return true
+	}
+	quickLeft := time.Duration(float64(c.Budget) * QuickShare)
+	weights := 0.0
+	for _, e := range es {
+		weights += e.Weight
+	}
+	for i, e := range es {
+		if res.FoundBy != "" || time.Since(start) >= c.Budget {
+			break
+		}
+		// At least QuickMin (a search's start-up and first levels) if
+		// the floors together take at most half the budget; never past
+		// the budget.
+		share := max(time.Duration(float64(quickLeft)*e.Weight/weights), min(QuickMin, c.Budget/time.Duration(2*len(es))))
+		share = min(share, c.Budget-time.Since(start))
+		weights -= e.Weight
+		t0 := time.Now()
+		if err := step(i, share, true); err != nil {
+			return res, err
+		}
+		quickLeft -= time.Since(t0)
+	}
+	// The deep pass; after a campaign's violation, with c.Scenario, only
+	// the searches, for a counterexample.
+	hunt := res.FoundBy != "" && res.Scenario == "" && c.Scenario
+	deep := func(i int) bool {
+		if !open(i, true) || crs[i].Passes == 0 {
+			return false
+		}
+		if hunt {
+			return es[i].Kind == KindExplore
+		}
+		return res.FoundBy == ""
+	}
+	weights = 0
+	for i, e := range es {
+		if deep(i) {
+			weights += e.Weight
+		}
+	}
+	for i, e := range es {
+		if !deep(i) || (hunt && res.Scenario != "") {
+			continue
+		}
+		left := c.Budget - time.Since(start)
+		if left <= 0 {
+			break
+		}
+		share := time.Duration(float64(left) * e.Weight / weights)
+		weights -= e.Weight
+		if err := step(i, share, false); err != nil {
+			return res, err
+		}
+	}
+	for i := range crs {
+		cr := &crs[i]
+		switch {
+		case cr.Passes == 0 && res.FoundBy != "":
+			cr.Stopped = StopSkipped
+		case cr.Passes > 0 && cr.Stopped != StopInvalid:
+			res.Ran++
+			if cr.Exhausted {
+				res.Exhausted++
+			}
+		}
+	}
+	res.Configurations = crs
+	res.Seconds = time.Since(start).Seconds()
+	return res, nil
+}
+
+// shrinkTime is what shrinking a campaign's violation may take: ShrinkTime
+// (or campaign.DefaultShrinkBudget), at most what is left of the budget
+// (at least a second).
+func (c Config) shrinkTime() time.Duration {
+	t := c.ShrinkTime
+	if t <= 0 {
+		t = campaign.DefaultShrinkBudget
+	}
+	return min(t, max(time.Until(c.deadline), time.Second))
+}
+
+// The quick pass (see Run).
+const (
+	QuickShare  = 0.25
+	QuickMin    = time.Second
+	QuickStates = 500_000
+	QuickSeeds  = 500
+)
+
+// runExplore runs one search within share (a deadline on its context)
+// and the caps; a search that ran before is replaced by this one, its
+// time added.
+func runExplore(c Config, e Entry, share time.Duration, cr *ConfigResult, res *Result) error {
+	cf := explore.DefaultConfig()
+	cf.Algo, cf.Ablate, cf.Seed, cf.Workers = c.Algo, c.Ablate, c.Seed, c.Workers
+	cf.MaxStates = e.MaxStates
+	cf.MaxMemory = int64(c.MemoryCap)
+	if err := applyExplore(&cf, e.Args); err != nil {
+		return err
+	}
+	start := time.Now()
+	ctx, cancel := context.WithTimeout(context.Background(), share)
+	r, err := explore.ExploreContext(ctx, cf)
+	cancel()
+	cr.Seconds += time.Since(start).Seconds()
+	freeMemory()
+	if errors.Is(err, explore.ErrBadConfig) {
+		cr.Stopped, cr.Note = StopInvalid, err.Error()
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	cr.States, cr.Depth, cr.Exhausted, cr.Violations = r.States, r.MaxDepth, r.Exhausted, r.Violations
+	base := exploreCommand(c, e)
+	cr.Command = base
+	switch r.Stopped {
+	case explore.StopViolation:
+		cr.Stopped = StopViolation
+	case explore.StopExhausted:
+		cr.Stopped = StopExhausted
+	case explore.StopMaxDepth:
+		// Every state within its --max-depth was searched.
+		cr.Stopped = StopDepth
+	case explore.StopMaxStates:
+		cr.Stopped = StopStates
+		cr.Command = base + " --max-states " + strconv.FormatInt(cf.MaxStates, 10)
+	default:
+		// Time (the context's deadline) or memory: either search visits
+		// states in a fixed order (breadth first: commits in chunk order,
+		// whatever the workers), so the same number of states
+		// reproduces what ran.
+		cr.Stopped = StopTime
+		if r.Stopped == explore.StopMaxMemory {
+			cr.Stopped = StopMemory
+		}
+		cr.Command = base + " --max-states " + strconv.FormatInt(r.States, 10)
+	}
+	if r.Violations > 0 {
+		if res.FoundBy == "" {
+			res.Violations, res.FoundBy, res.FoundByCommand = r.Violations, e.ID, cr.Command
+		}
+		res.Scenario, res.ScenarioBy = r.Scenario, e.ID
+	}
+	return nil
+}
+
+// exploreCommand is the `leaselab explore` command of an entry.
+func exploreCommand(c Config, e Entry) string {
+	s := "leaselab explore --algo " + c.Algo
+	if len(c.Ablate) > 0 {
+		s += " --ablate " + strings.Join(c.Ablate, ",")
+	}
+	if f := e.Flags(); f != "" {
+		s += " " + f
+	}
+	if c.Seed != explore.DefaultConfig().Seed {
+		s += " --seed " + strconv.FormatUint(c.Seed, 10)
+	}
+	return s
+}
+
+// runCheck runs one campaign, in chunks of seeds, within share: at the
+// deadline the runs in flight are cut short and the seeds that finished
+// count (campaign.Check with runner.Options.Stop).
+func runCheck(c Config, e Entry, share time.Duration, cr *ConfigResult, res *Result) error {
+	start := time.Now()
+	first := c.Seed
+	done, chunk := cr.Seeds, runtime.GOMAXPROCS(0)
+	cr.Stopped = StopSeeds
+	stop := make(chan struct{})
+	timer := time.AfterFunc(share, func() { close(stop) })
+	defer timer.Stop()
+	for done < e.MaxSeeds {
+		n := min(chunk, e.MaxSeeds-done)
+		cs, err := checkSpec(c.Algo, c.Ablate, e.Args, n, first+uint64(done))
+		if err != nil {
+			return err
+		}
+		if err := cs.Base.Validate(); err != nil {
+			cr.Stopped, cr.Note = StopInvalid, err.Error()
+			return nil
+		}
+		t0 := time.Now()
+		r, err := campaign.Check(cs, runner.Options{Stop: stop})
+		if err != nil {
+			return err
+		}
+		done += r.Seeds
+		if r.Violations > 0 {
+			cr.Violations = r.Violations
+			cr.Stopped = StopViolation
+			res.Violations, res.FoundBy = r.Violations, e.ID
+			if len(r.ViolatingSpecs) > 0 {
+				s := r.ViolatingSpecs[0]
+				res.ViolatingSpec = &s
+			}
+			if c.Scenario {
+				// The violating run, recorded and shrunk to a scenario.
+				sr, err := campaign.ShrinkCampaign(cs, r, c.shrinkTime())
+				if err == nil {
+					res.Scenario, res.ScenarioBy, res.Shrink = sr.Scenario, e.ID, &sr
+				} else if !errors.Is(err, campaign.ErrNotReproduced) {
+					return err
+				}
+			}
+			break
+		}
+		el := time.Since(start)
+		if r.Interrupted || el >= share {
+			cr.Stopped = StopTime
+			break
+		}
+		// Chunks grow while they take under a tenth of the time left.
+		if d := time.Since(t0); d*20 < share-el && chunk < 1024 {
+			chunk *= 2
+		}
+	}
+	cr.Seeds = done
+	cr.Seconds += time.Since(start).Seconds()
+	cr.Command = "leaselab check --algo " + c.Algo
+	if len(c.Ablate) > 0 {
+		cr.Command += " --ablate " + strings.Join(c.Ablate, ",")
+	}
+	cr.Command += " " + e.Flags() + " --seeds " + strconv.Itoa(done) + " --first-seed " + strconv.FormatUint(first, 10)
+	if res.FoundBy == e.ID {
+		res.FoundByCommand = cr.Command
+	}
+	return nil
+}
+
+// freeMemory gives a finished search's memory back before the next one.
+func freeMemory() {
+	runtime.GC()
+	debug.FreeOSMemory()
+}

@@ -1,7 +1,6 @@
 package explore
 
 import (
-	"bufio"
 	"bytes"
 	"fmt"
 	"math"
@@ -11,43 +10,19 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+
+	"leaselab/runner"
 )
 
 // DefaultMaxMemory is the default memory cap: three quarters of the
 // memory the system says is available when the search starts (Linux's
-// MemAvailable: free memory plus what the page cache can give back), or
+// MemAvailable, capped by the cgroup limit: runner.AvailableMemory), or
 // 4 GiB where it does not say.
 func DefaultMaxMemory() int64 {
-	if avail := meminfo("MemAvailable:"); avail > 0 {
+	if avail := runner.AvailableMemory(); avail > 0 {
 		return avail / 4 * 3
 	}
 	return 4 << 30
-}
-
-// meminfo reads a field of /proc/meminfo in bytes (0: unknown).
-func meminfo(key string) int64 {
-	f, err := os.Open("/proc/meminfo")
-	if err != nil {
-		return 0
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := sc.Bytes()
-		if !bytes.HasPrefix(line, []byte(key)) {
-			continue
-		}
-		fields := bytes.Fields(line[len(key):])
-		if len(fields) == 0 {
-			return 0
-		}
-		kb, err := strconv.ParseInt(string(fields[0]), 10, 64)
-		if err != nil {
-			return 0
-		}
-		return kb << 10
-	}
-	return 0
 }
 
 var pageSize = int64(os.Getpagesize())

@@ -32,7 +32,7 @@ type (
 	}
 	// event: node n emitted ev.
 	eventHook interface {
-		event(t int64, n algorithms.NodeID, ev algorithms.Event)
+		event(t int64, n algorithms.NodeID, ev *algorithms.Event)
 	}
 	// sent: a message was handed to the network (a node's messages to
 	// itself too).
@@ -225,7 +225,7 @@ func (m *fairnessMeter) fill(res *runner.Result, _ int64) {
 // protocolMeter: the Timeout and Preempted events.
 type protocolMeter struct{ timeouts, preemptions int }
 
-func (m *protocolMeter) event(_ int64, _ algorithms.NodeID, ev algorithms.Event) {
+func (m *protocolMeter) event(_ int64, _ algorithms.NodeID, ev *algorithms.Event) {
 	switch ev.Kind {
 	case algorithms.Timeout:
 		m.timeouts++

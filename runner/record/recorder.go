@@ -323,6 +323,13 @@ const (
 // Event records an event node n emitted at true time t (its clock read
 // local) and says whether it resolved a pending request.
 func (r *Recorder) Event(t int64, n algorithms.NodeID, local algorithms.Local, ev algorithms.Event) Outcome {
+	return r.EventRef(t, n, local, &ev)
+}
+
+// EventRef is Event with the event passed by reference (it reads *ev and
+// keeps nothing of it): the simulator's path, where a 56-byte Event
+// copied at every layer cost a store-forwarding stall at each copy.
+func (r *Recorder) EventRef(t int64, n algorithms.NodeID, local algorithms.Local, ev *algorithms.Event) Outcome {
 	r.chk.Advance(t)
 	if r.tr != nil {
 		r.tr.Add(&TraceRec{T: t, Local: local, Kind: TraceEvent, Sub: uint8(ev.Kind), Node: n,
@@ -496,7 +503,7 @@ func (r *Recorder) settleDeadlock(s *resState, t int64, byTimer bool) {
 }
 
 // granted records acceptor a's grant.
-func (r *Recorder) granted(t int64, a algorithms.NodeID, ev algorithms.Event) {
+func (r *Recorder) granted(t int64, a algorithms.NodeID, ev *algorithms.Event) {
 	if int(a) >= r.acceptors {
 		return // not an acceptor: not part of the deadlock condition
 	}

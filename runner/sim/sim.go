@@ -489,9 +489,9 @@ func (s *sim) step(n algorithms.NodeID, in algorithms.Input) {
 // recorder).
 func (s *sim) Event(h *host.Host, local algorithms.Local, ev *algorithms.Event) {
 	if s.drv != nil {
-		s.drv.Event(h.ID, local, *ev)
+		s.drv.EventRef(h.ID, local, ev)
 	} else {
-		s.rec.Event(s.now, h.ID, local, *ev)
+		s.rec.EventRef(s.now, h.ID, local, ev)
 		s.noteLease(h.ID, ev)
 	}
 }

@@ -358,13 +358,21 @@ func (d *Driver) pause(n algorithms.NodeID) {
 // Event passes an event node n emitted (its clock read local) to the
 // recorder and lets the clients react.
 func (d *Driver) Event(n algorithms.NodeID, local algorithms.Local, ev algorithms.Event) {
+	d.EventRef(n, local, &ev)
+}
+
+// EventRef is Event with the event passed by reference (it reads *ev and
+// keeps nothing of it; the simulator's path, see Recorder.EventRef).
+func (d *Driver) EventRef(n algorithms.NodeID, local algorithms.Local, ev *algorithms.Event) {
 	now := d.env.Now()
 	if ev.Kind == algorithms.Acquired && d.spec.LockDelay > 0 {
 		// Lock-delay: the client is told its lease ends early; the
 		// acceptors keep it to the algorithm's Until.
-		ev.Until -= algorithms.Local(d.spec.LockDelay)
+		early := *ev
+		early.Until -= algorithms.Local(d.spec.LockDelay)
+		ev = &early
 	}
-	out := d.rec.Event(now, n, local, ev)
+	out := d.rec.EventRef(now, n, local, ev)
 	switch d.spec.Workload {
 	case "batch", "single":
 		if out != record.NoOutcome {
@@ -379,7 +387,7 @@ func (d *Driver) Event(n algorithms.NodeID, local algorithms.Local, ev algorithm
 		return
 	}
 	if d.plan != nil {
-		d.followPlan(n, ev)
+		d.followPlan(n, *ev)
 	}
 	if int(n) >= len(d.clients) || !d.clients[n].active || ev.Resource != d.clients[n].res {
 		return
@@ -396,7 +404,7 @@ func (d *Driver) Event(n algorithms.NodeID, local algorithms.Local, ev algorithm
 		if c.state == clientDown {
 			return
 		}
-		d.writeUnder(n, ev)
+		d.writeUnder(n, *ev)
 		if c.state == clientHolding && c.extending {
 			// The extension came through: the hold ends later.
 			c.extending = false

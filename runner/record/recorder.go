@@ -435,8 +435,8 @@ func (r *Recorder) deadlocked(s *resState, t int64) bool {
 	}
 	block := r.block(s)
 	live := 0
-	for _, g := range block {
-		if g.end > t {
+	for i := range block {
+		if block[i].end > t {
 			live++
 		}
 	}
@@ -445,8 +445,8 @@ func (r *Recorder) deadlocked(s *resState, t int64) bool {
 	}
 	// The last held proposal's grants at a majority: a lease, not a block.
 	c := 0
-	for _, g := range block {
-		if g.end > t && g.owner == s.heldOwner && g.ballot == s.heldBallot {
+	for i := range block {
+		if g := &block[i]; g.end > t && g.owner == s.heldOwner && g.ballot == s.heldBallot {
 			c++
 		}
 	}
@@ -457,15 +457,15 @@ func (r *Recorder) deadlocked(s *resState, t int64) bool {
 // (s.dlSeen, t], in order: an expiry can end an episode and, with five or
 // more acceptors, start one (a winning proposal's grants lapse unevenly).
 func (r *Recorder) advanceDeadlock(s *resState, t int64) {
-	if !r.blocks || s.grants < 0 {
-		return
+	if !r.blocks || s.grants < 0 || t <= s.dlSeen {
+		return // (s.dlSeen, t] is empty: nothing to look at, nothing to move
 	}
 	block := r.block(s)
 	for {
 		next := int64(math.MaxInt64)
-		for _, g := range block {
-			if g.end > s.dlSeen && g.end <= t && g.end < next {
-				next = g.end
+		for i := range block {
+			if end := block[i].end; end > s.dlSeen && end <= t && end < next {
+				next = end
 			}
 		}
 		if next == math.MaxInt64 {
@@ -473,9 +473,7 @@ func (r *Recorder) advanceDeadlock(s *resState, t int64) {
 		}
 		r.settleDeadlock(s, next, true)
 	}
-	if t > s.dlSeen {
-		s.dlSeen = t
-	}
+	s.dlSeen = t
 }
 
 // settleDeadlock opens or closes s's episode according to the condition

@@ -382,8 +382,9 @@ func (s *sim) schedule(t int64, kind evKind, node algorithms.NodeID, arg int32, 
 // next takes the next event due at or before until, in (time, scheduling
 // order) order.
 func (s *sim) next(until int64) (timedEvent, bool) {
-	if s.q.Len() > 0 && s.q.peek() == s.now {
-		return s.q.pop(), true
+	t, run, ok := s.q.front()
+	if ok && t == s.now {
+		return s.q.take(run), true
 	}
 	if s.nowHead < len(s.nowQ) {
 		e := s.nowQ[s.nowHead]
@@ -394,8 +395,8 @@ func (s *sim) next(until int64) (timedEvent, bool) {
 		}
 		return timedEvent{s.now, e}, true
 	}
-	if s.q.Len() > 0 && s.q.peek() <= until {
-		return s.q.pop(), true
+	if ok && t <= until {
+		return s.q.take(run), true
 	}
 	return timedEvent{}, false
 }

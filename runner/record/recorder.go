@@ -218,7 +218,7 @@ func (r *Recorder) accrue(s *resState, t int64) {
 func (r *Recorder) Request(t int64, n algorithms.NodeID, local algorithms.Local, in algorithms.Input) {
 	r.chk.Advance(t)
 	if r.tr != nil {
-		r.tr.Add(&TraceRec{T: t, Local: local, Kind: TraceInput, Sub: uint8(in.Kind), Node: n, Res: in.Resource})
+		r.tr.AddState(t, local, TraceInput, uint8(in.Kind), n, in.Resource, 0, 0, 0, 0)
 	}
 	if in.Kind != algorithms.Acquire {
 		return
@@ -332,8 +332,7 @@ func (r *Recorder) Event(t int64, n algorithms.NodeID, local algorithms.Local, e
 func (r *Recorder) EventRef(t int64, n algorithms.NodeID, local algorithms.Local, ev *algorithms.Event) Outcome {
 	r.chk.Advance(t)
 	if r.tr != nil {
-		r.tr.Add(&TraceRec{T: t, Local: local, Kind: TraceEvent, Sub: uint8(ev.Kind), Node: n,
-			Res: ev.Resource, Owner: ev.Owner, Ballot: ev.Ballot, X: int64(ev.Until)})
+		r.tr.AddState(t, local, TraceEvent, uint8(ev.Kind), n, ev.Resource, ev.Owner, ev.Ballot, int64(ev.Until), 0)
 	}
 	for _, h := range r.onEvent {
 		h.event(t, n, ev)
@@ -642,7 +641,7 @@ func (r *Recorder) HoldStart(t int64, res algorithms.ResourceID, owner algorithm
 		h.holdChanged(t, res, owner, true, s.nhold)
 	}
 	if r.tr != nil {
-		r.tr.Add(&TraceRec{T: t, Local: LocalOf(r.clocks, owner, t), Kind: TraceHoldStart, Node: owner, Res: res, Owner: owner, Ballot: ballot, X: untilTrue})
+		r.tr.AddState(t, LocalOf(r.clocks, owner, t), TraceHoldStart, 0, owner, res, owner, ballot, untilTrue, 0)
 	}
 }
 
@@ -656,7 +655,7 @@ func (r *Recorder) HoldEnd(t int64, res algorithms.ResourceID, owner algorithms.
 		h.holdChanged(t, res, owner, false, s.nhold)
 	}
 	if r.tr != nil {
-		r.tr.Add(&TraceRec{T: t, Local: LocalOf(r.clocks, owner, t), Kind: TraceHoldEnd, Node: owner, Res: res, Owner: owner, Ballot: ballot, X: start})
+		r.tr.AddState(t, LocalOf(r.clocks, owner, t), TraceHoldEnd, 0, owner, res, owner, ballot, start, 0)
 	}
 }
 

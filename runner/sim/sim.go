@@ -561,7 +561,7 @@ func (s *sim) Send(m *algorithms.Message) {
 	from := m.From
 	s.rec.Sent(s.now, m)
 	if s.tr != nil {
-		s.tr.Add(&record.TraceRec{T: s.now, Local: s.clock[from].Local(s.now), Kind: record.TraceSend, Node: from, Msg: *m})
+		s.tr.AddMsg(s.now, s.clock[from].Local(s.now), record.TraceSend, 0, from, m)
 	}
 	if int(m.To) >= len(s.nodes) {
 		s.fail(fmt.Errorf("node %d sent %v to a node that does not exist (cluster of %d)", from, *m, len(s.nodes)))
@@ -693,7 +693,7 @@ func (s *sim) dispatch(e timedEvent) {
 		key := nd.Timers.Take(ref.entry)
 		s.freeTimer(e.arg)
 		if s.tr != nil {
-			s.tr.Add(&record.TraceRec{T: s.now, Local: s.clock[n].Local(s.now), Kind: record.TraceFire, Sub: key.Kind, Node: n, Res: key.Resource})
+			s.tr.AddState(s.now, s.clock[n].Local(s.now), record.TraceFire, key.Kind, n, key.Resource, 0, 0, 0, 0)
 		}
 		s.step(n, algorithms.Input{Kind: algorithms.Fire, Timer: key})
 	case evFunc:
@@ -750,7 +750,7 @@ func (s *sim) deliver(m *algorithms.Message) {
 	}
 	s.delivered++
 	if s.tr != nil {
-		s.tr.Add(&record.TraceRec{T: s.now, Local: s.clock[m.To].Local(s.now), Kind: record.TraceDeliver, Node: m.To, Msg: *m})
+		s.tr.AddMsg(s.now, s.clock[m.To].Local(s.now), record.TraceDeliver, 0, m.To, m)
 	}
 	s.step(m.To, algorithms.Input{Kind: algorithms.Recv, Msg: *m})
 }

@@ -215,6 +215,10 @@ func New(c algorithms.Config, opt Options) *Node {
 	}}
 }
 
+// Release implements algorithms.Releaser: the node's table chunks go to
+// the next nodes of the process.
+func (n *Node) Release() { n.tab.release() }
+
 // Step implements algorithms.Node.
 func (n *Node) Step(now algorithms.Local, in algorithms.Input, out *algorithms.Output) {
 	switch in.Kind {

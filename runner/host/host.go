@@ -91,6 +91,16 @@ func (h *Host) Crash() {
 	h.Disk.Crash()
 }
 
+// Release hands the node's memory to the next nodes of the process
+// (algorithms.Releaser) when the run is over: the node must never be
+// stepped or cloned again. The host keeps its state otherwise.
+func (h *Host) Release() {
+	if r, ok := h.Node.(algorithms.Releaser); ok {
+		r.Release()
+	}
+	h.Node = nil
+}
+
 // Clone returns an independent copy of h: the node cloned (it must be an
 // algorithms.Explorable) drawing from a copy of h's source, the timers and
 // the disk copied.

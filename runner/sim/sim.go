@@ -227,6 +227,7 @@ func (s *sim) release() {
 	s.tables = tables{}
 	t.timers = t.timers[:0]
 	for i := range s.nodes {
+		s.nodes[i].Release()
 		tm := s.nodes[i].Timers
 		tm.Reset()
 		t.timers = append(t.timers, tm)

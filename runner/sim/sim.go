@@ -502,14 +502,17 @@ func (s *sim) Event(h *host.Host, local algorithms.Local, ev *algorithms.Event) 
 // A timer set for the first time gets a reference.
 func (s *sim) Arm(h *host.Host, i int32, local algorithms.Local) {
 	e := h.Timers.At(i)
+	var ref *timerRef
 	if e.Ref == host.NoRef {
 		r := s.trefs.Alloc()
-		ref := s.trefs.At(r)
+		ref = s.trefs.At(r)
 		ref.entry, ref.node, ref.live = i, h.ID, true
 		e.Ref = uint32(r)
+	} else {
+		ref = s.trefs.At(int32(e.Ref))
 	}
-	s.trefs.At(int32(e.Ref)).gen++
-	s.armTimer(int32(e.Ref), e.At, local)
+	ref.gen++
+	s.armRef(int32(e.Ref), ref, e.At, local)
 }
 
 // Disarm frees the reference of a cancelled timer.
@@ -519,7 +522,11 @@ func (s *sim) Disarm(_ *host.Host, _ int32, t host.Timer) { s.freeTimer(int32(t.
 // for the first true instant the node's clock reaches it (now, if the
 // clock, reading local, is there).
 func (s *sim) armTimer(r int32, at, local algorithms.Local) {
-	ref := s.trefs.At(r)
+	s.armRef(r, s.trefs.At(r), at, local)
+}
+
+// armRef is armTimer with r's reference at hand.
+func (s *sim) armRef(r int32, ref *timerRef, at, local algorithms.Local) {
 	t := s.now
 	if at > local {
 		t = s.clock[ref.node].TrueAt(at)

@@ -1,7 +1,9 @@
 package sim
 
 import (
+	"cmp"
 	"math"
+	"slices"
 
 	"leaselab/runner/internal/slab"
 	"leaselab/runner/timeq"
@@ -93,7 +95,31 @@ func (q *evQueue) push(e timedEvent) {
 		return
 	}
 	bk := q.buckets.At(q.bucket(k))
+	if len(*bk) == cap(*bk) {
+		q.regrow(bk)
+	}
 	*bk = append(*bk, e)
+}
+
+// regrow moves a full bucket to the largest spare if that one is
+// larger, giving the bucket's own memory to spare: a batch pushes tens
+// of thousands of timers to one bucket (every hold end of the leases
+// acquired in the same instant), which would otherwise double its way up
+// on every run. Growing is rare (a bucket's size doubles each time), so
+// the scan costs little.
+func (q *evQueue) regrow(bk *[]timedEvent) {
+	j := -1
+	for i := range q.spare {
+		if cap(q.spare[i]) > cap(*bk) && (j < 0 || cap(q.spare[i]) > cap(q.spare[j])) {
+			j = i
+		}
+	}
+	if j < 0 {
+		return
+	}
+	grown := append(q.spare[j], *bk...)
+	q.spare[j] = (*bk)[:0]
+	*bk = grown
 }
 
 // bucket returns the bucket of key k (> q.cur), making one if k has none.
@@ -298,6 +324,17 @@ func (q *evQueue) reset() {
 		if bk := q.buckets.At(int32(i)); cap(*bk) > 0 {
 			q.spare = append(q.spare, (*bk)[:0])
 		}
+	}
+	// The largest spare goes to the run, which takes a batch's thousands
+	// of requests at time 0; the next largest to the first buckets made
+	// (newBucket takes spares from the end). Slices that grew on their
+	// way were most of the allocation of a batch run.
+	if cap(q.run) > 0 {
+		q.spare = append(q.spare, q.run[:0])
+	}
+	slices.SortFunc(q.spare, func(a, b []timedEvent) int { return cmp.Compare(cap(a), cap(b)) })
+	if k := len(q.spare) - 1; k >= 0 {
+		q.run, q.spare = q.spare[k], q.spare[:k]
 	}
 	q.buckets.Reset()
 	q.cur = 0

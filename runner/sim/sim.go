@@ -361,7 +361,7 @@ func (s *sim) startNode(n algorithms.NodeID, again bool) error {
 	if again {
 		s.trace(&record.TraceRec{T: s.now, Local: s.clock[n].Local(s.now), Kind: record.TraceRestart, Node: n, X: int64(nd.Restarts)})
 	}
-	s.step(n, algorithms.Input{Kind: algorithms.Start})
+	s.step(n, &algorithms.Input{Kind: algorithms.Start})
 	return nil
 }
 
@@ -479,7 +479,7 @@ func (s *sim) fail(err error) {
 // output (host.Host.Apply, with the simulator as its host.Env). Steps
 // never nest: inputs that arise while handling an output are scheduled
 // as events of their own.
-func (s *sim) step(n algorithms.NodeID, in algorithms.Input) {
+func (s *sim) step(n algorithms.NodeID, in *algorithms.Input) {
 	local := s.clock[n].Local(s.now)
 	s.steps++
 	if err := s.nodes[n].Step(s, local, in, &s.out); err != nil {
@@ -682,12 +682,14 @@ func (s *sim) dispatch(e timedEvent) {
 	}
 	switch e.kind {
 	case evDeliver:
-		m := *s.msgs.At(e.arg)
-		s.msgs.Free(e.arg)
+		// deliver reads the message in its slot, before the step that may
+		// Put others (and move the slab); the slot is freed after.
+		m := s.msgs.At(e.arg)
 		if e.gen == 1 && s.nodes[m.To].Up() {
 			s.staleDelivered++
 		}
-		s.deliver(&m)
+		s.deliver(m)
+		s.msgs.Free(e.arg)
 	case evTimer:
 		ref := s.trefs.At(e.arg)
 		if ref.gen != e.gen {
@@ -703,7 +705,7 @@ func (s *sim) dispatch(e timedEvent) {
 		if s.tr != nil {
 			s.tr.AddState(s.now, s.clock[n].Local(s.now), record.TraceFire, key.Kind, n, key.Resource, 0, 0, 0, 0)
 		}
-		s.step(n, algorithms.Input{Kind: algorithms.Fire, Timer: key})
+		s.step(n, &algorithms.Input{Kind: algorithms.Fire, Timer: key})
 	case evFunc:
 		f := *s.funcs.At(e.arg)
 		*s.funcs.At(e.arg) = nil // let the garbage collector have the closure
@@ -716,7 +718,7 @@ func (s *sim) dispatch(e timedEvent) {
 		if !nd.Up() || nd.Life != e.gen {
 			return // the node crashed since the client asked
 		}
-		s.step(e.node, algorithms.Input{Kind: in.kind, Resource: in.res})
+		s.step(e.node, &algorithms.Input{Kind: in.kind, Resource: in.res})
 	case evCrash:
 		s.faultCrash(e.node)
 	case evRestart:
@@ -760,7 +762,7 @@ func (s *sim) deliver(m *algorithms.Message) {
 	if s.tr != nil {
 		s.tr.AddMsg(s.now, s.clock[m.To].Local(s.now), record.TraceDeliver, 0, m.To, m)
 	}
-	s.step(m.To, algorithms.Input{Kind: algorithms.Recv, Msg: *m})
+	s.step(m.To, &algorithms.Input{Kind: algorithms.Recv, Msg: *m})
 }
 
 // scheduleFaults draws the first crash of every node and the first

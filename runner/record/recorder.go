@@ -31,8 +31,11 @@ const DiskRecordSize = 48
 // inputs, events, holds and violations in the trace (Tracer), and tells
 // its meters (meters.go) each happening they have a hook for.
 type Recorder struct {
-	spec      runner.Spec
-	clocks    Clocks
+	spec   runner.Spec
+	clocks Clocks
+	// local is clocks as LocalClocks, nil if it is not one (LocalOf,
+	// asked once rather than at every hold).
+	local     LocalClocks
 	chk       *checker.Checker
 	tr        *Tracer // nil: no trace
 	majority  int
@@ -169,6 +172,7 @@ func NewRecorder(p runner.Plan, clocks Clocks, tr *Tracer) *Recorder {
 		r.tables = *t
 	}
 	r.addMeters()
+	r.local, _ = clocks.(LocalClocks)
 	r.blocks = p.Algo.GrantBlocks
 	r.chk = checker.NewChecker(clocks, spec.Seed, r)
 	return r
@@ -641,7 +645,7 @@ func (r *Recorder) HoldStart(t int64, res algorithms.ResourceID, owner algorithm
 		h.holdChanged(t, res, owner, true, s.nhold)
 	}
 	if r.tr != nil {
-		r.tr.AddState(t, LocalOf(r.clocks, owner, t), TraceHoldStart, 0, owner, res, owner, ballot, untilTrue, 0)
+		r.tr.AddState(t, r.localOf(owner, t), TraceHoldStart, 0, owner, res, owner, ballot, untilTrue, 0)
 	}
 }
 
@@ -655,7 +659,7 @@ func (r *Recorder) HoldEnd(t int64, res algorithms.ResourceID, owner algorithms.
 		h.holdChanged(t, res, owner, false, s.nhold)
 	}
 	if r.tr != nil {
-		r.tr.AddState(t, LocalOf(r.clocks, owner, t), TraceHoldEnd, 0, owner, res, owner, ballot, start, 0)
+		r.tr.AddState(t, r.localOf(owner, t), TraceHoldEnd, 0, owner, res, owner, ballot, start, 0)
 	}
 }
 
@@ -671,6 +675,14 @@ func (r *Recorder) ViolationBegins(t int64, v runner.Violation) {
 func LocalOf(c Clocks, n algorithms.NodeID, t int64) algorithms.Local {
 	if lc, ok := c.(LocalClocks); ok {
 		return lc.LocalAt(n, t)
+	}
+	return algorithms.Local(t)
+}
+
+// localOf is LocalOf(r.clocks, n, t).
+func (r *Recorder) localOf(n algorithms.NodeID, t int64) algorithms.Local {
+	if r.local != nil {
+		return r.local.LocalAt(n, t)
 	}
 	return algorithms.Local(t)
 }

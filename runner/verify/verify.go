@@ -135,15 +135,17 @@ type Result struct {
 	Seed          uint64       `json:"seed"`
 	Workers       int          `json:"workers"`
 	MemoryCap     uint64       `json:"memory_cap_bytes"`
-	// Configurations: every configuration of the matrix, in the order
-	// run, those not run included (Stopped says why).
+	// Configurations: every configuration the battery runs (Select's; a
+	// part's range of them), in the order run, those not run included
+	// (Stopped says why).
 	Configurations []ConfigResult `json:"configurations"`
 	// Ran: configurations that ran; Exhausted: those whose bounded space
 	// was searched to the end.
 	Ran       int `json:"ran"`
 	Exhausted int `json:"exhausted"`
 	// Violations found by the first configuration that found any (the
-	// battery stops there); 0 if none.
+	// battery stops there; in a merged result, the finding Merge
+	// reports); 0 if none.
 	Violations int `json:"violations"`
 	// FoundBy is that configuration's ID, FoundByCommand its command.
 	FoundBy        string `json:"found_by"`

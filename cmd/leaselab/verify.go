@@ -82,7 +82,13 @@ reproduce, findings (the violation with its pass and counterexample; a
 merged battery's: every part's), meta, algo, ablate, budget, seconds,
 shard (a part's), shards (a merged result's parts).
 
-Exit status 1 when a violation is found, 0 when none is, 2 for bad input.`,
+Ctrl-C (or SIGTERM) ends the configuration in flight as at the end of its
+share, starts no other and prints the result so far: interrupted is true,
+and the configurations cut short or not started say "interrupted". merge
+refuses an interrupted part.
+
+Exit status 1 when a violation is found, 0 when none is (130 when
+interrupted before one was), 2 for bad input.`,
 		setup: setupVerify,
 	})
 }
@@ -166,7 +172,10 @@ func runVerify(cx *ctx, c verify.Config, info *shard.Info, out, format string, q
 	if !quiet {
 		c.Progress = verifyProgress(cx, c.Algo)
 	}
+	stop, release := interruptible(cx)
+	c.Stop = stop
 	res, err := verify.Run(c)
+	release()
 	if errors.Is(err, verify.ErrBadConfig) {
 		return badInput(err)
 	}
@@ -189,7 +198,11 @@ func runVerify(cx *ctx, c verify.Config, info *shard.Info, out, format string, q
 		}
 	}
 	res.Findings = verify.FindingsOf(res)
-	return writeVerify(cx, format, res)
+	if err := writeVerify(cx, format, res); err != nil || !res.Interrupted {
+		return err
+	}
+	fmt.Fprintf(cx.stderr, "verify: interrupted: %d of %d configurations ran; the verdict covers only what they searched\n", res.Ran, len(res.Configurations))
+	return exitStatus(130)
 }
 
 // verifyProgress prints a line on stderr as each configuration ends.

@@ -63,8 +63,8 @@ type Finding struct {
 	Pass int `json:"pass"`
 	// Counterexample, CounterexampleBy and Reproduce are the result's.
 	Counterexample   string `json:"counterexample"`
-	CounterexampleBy string `json:"counterexample_by,omitempty"`
-	Reproduce        string `json:"reproduce,omitempty"`
+	CounterexampleBy string `json:"counterexample_by"`
+	Reproduce        string `json:"reproduce"`
 }
 
 // FindingsOf is r's finding as a list: [] if it found no violation.
@@ -83,6 +83,9 @@ func FindingsOf(r Result) []Finding {
 func CheckPart(s Spec, from, to int, p Result) error {
 	if from < 0 || from > to || to > len(s.Configurations) {
 		return fmt.Errorf("configurations [%d, %d) are not a range of the battery's %d", from, to, len(s.Configurations))
+	}
+	if p.Interrupted {
+		return fmt.Errorf("it was interrupted: run it again")
 	}
 	ids := make([]string, len(p.Configurations))
 	for i, c := range p.Configurations {

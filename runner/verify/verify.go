@@ -49,6 +49,10 @@ type Config struct {
 	deadline time.Time
 	// Progress, if set, is called before and after each configuration.
 	Progress func(Event)
+	// Stop, if closed, ends the battery early (verify's Ctrl-C): the
+	// configuration in flight stops as at the end of its share, no other
+	// starts, and the result says Interrupted.
+	Stop <-chan struct{}
 	// From, To: run only the configurations [From, To) of Select's (a
 	// part of a sharded battery, verify --shard i/n); both zero: every
 	// one.
@@ -91,6 +95,9 @@ const (
 	StopBudget    = "budget"  // not run: no budget left
 	StopSkipped   = "skipped" // not run: a violation was found before it
 	StopInvalid   = "invalid" // not run: the algorithm rejects it (with these ablations)
+	// StopInterrupted: cut short, or not run, because the battery was
+	// interrupted (Config.Stop).
+	StopInterrupted = "interrupted"
 )
 
 // ConfigResult is what one configuration did.
@@ -104,9 +111,9 @@ type ConfigResult struct {
 	// campaign), "" if it did not run.
 	Command    string  `json:"command"`
 	Why        string  `json:"why"`
-	States     int64   `json:"states,omitempty"`
-	Seeds      int     `json:"seeds,omitempty"`
-	Depth      int     `json:"depth,omitempty"`
+	States     int64   `json:"states"`
+	Seeds      int     `json:"seeds"`
+	Depth      int     `json:"depth"`
 	Exhausted  bool    `json:"exhausted"`
 	Violations int     `json:"violations"`
 	Seconds    float64 `json:"seconds"`
@@ -116,12 +123,12 @@ type ConfigResult struct {
 	Passes  int    `json:"passes"`
 	Stopped string `json:"stopped"`
 	// Note says why an invalid configuration was not run.
-	Note string `json:"note,omitempty"`
+	Note string `json:"note"`
 }
 
 // Result is a battery's outcome.
 type Result struct {
-	Meta *runner.Meta `json:"meta,omitempty"` // filled by the command
+	Meta *runner.Meta `json:"meta"` // filled by the command
 	// Shard: in a part of a sharded battery (verify --shard i/n), which
 	// part, with the whole battery's Spec (null otherwise; set by the
 	// command); its Configurations are the part's. Shards: in a merged
@@ -143,6 +150,9 @@ type Result struct {
 	// was searched to the end.
 	Ran       int `json:"ran"`
 	Exhausted int `json:"exhausted"`
+	// Interrupted: the battery was stopped early (Config.Stop); the
+	// configurations it cut short or did not start say "interrupted".
+	Interrupted bool `json:"interrupted"`
 	// Violations found by the first configuration that found any (the
 	// battery stops there; in a merged result, the finding Merge
 	// reports); 0 if none.
@@ -156,7 +166,7 @@ type Result struct {
 	// Reproduce: for a violation a campaign found, the `leaselab run`
 	// command of its first violating seed (set by the caller from
 	// ViolatingSpec).
-	Reproduce string `json:"reproduce,omitempty"`
+	Reproduce string `json:"reproduce"`
 	// Findings: the violation found, with its counterexample (FindingsOf);
 	// in a merged result every part's, the one reported above first
 	// (Merge). [] when none.
@@ -168,9 +178,9 @@ type Result struct {
 	// found the violation and no search did); ScenarioBy is the search
 	// that found it.
 	Scenario   string `json:"-"`
-	ScenarioBy string `json:"counterexample_by,omitempty"`
+	ScenarioBy string `json:"counterexample_by"`
 	// Shrink: how a campaign's violation was shrunk to Scenario.
-	Shrink *campaign.ShrinkResult `json:"shrink,omitempty"`
+	Shrink *campaign.ShrinkResult `json:"shrink"`
 	// ViolatingSpec is the spec of a campaign's first violating seed.
 	ViolatingSpec *runner.Spec `json:"-"`
 }
@@ -210,6 +220,7 @@ func Run(c Config) (Result, error) {
 		return b.res, err
 	}
 	b.res.Configurations = b.crs
+	b.res.Interrupted = closed(c.Stop)
 	b.res.tally()
 	b.res.Findings = FindingsOf(b.res)
 	b.res.Seconds = time.Since(start).Seconds()
@@ -321,6 +332,9 @@ func (b *battery) step(i int, share time.Duration, quick bool) error {
 	if err != nil {
 		return fmt.Errorf("%s (%s %s): %w", e.ID, e.Kind, e.Flags(), err)
 	}
+	if cr.Stopped == StopTime && closed(b.c.Stop) {
+		cr.Stopped = StopInterrupted
+	}
 	if b.c.Progress != nil {
 		b.c.Progress(Event{Index: i, Total: len(b.es), Entry: e, Done: true, Result: *cr})
 	}
@@ -352,7 +366,7 @@ func (b *battery) quickPass() error {
 		weights += e.Weight
 	}
 	for i, e := range b.es {
-		if b.res.FoundBy != "" || time.Since(b.start) >= b.c.Budget {
+		if b.res.FoundBy != "" || time.Since(b.start) >= b.c.Budget || closed(b.c.Stop) {
 			break
 		}
 		// At least QuickMin (a search's start-up and first levels) if
@@ -395,7 +409,7 @@ func (b *battery) deepPass() error {
 			continue
 		}
 		left := b.c.Budget - time.Since(b.start)
-		if left <= 0 {
+		if left <= 0 || closed(b.c.Stop) {
 			break
 		}
 		share := time.Duration(float64(left) * e.Weight / weights)
@@ -416,6 +430,8 @@ func (r *Result) tally() {
 		switch {
 		case cr.Passes == 0 && r.FoundBy != "":
 			cr.Stopped = StopSkipped
+		case cr.Passes == 0 && r.Interrupted:
+			cr.Stopped = StopInterrupted
 		case cr.Passes > 0 && cr.Stopped != StopInvalid:
 			r.Ran++
 			if cr.Exhausted {
@@ -456,7 +472,7 @@ func runExplore(c Config, e Entry, share time.Duration, cr *ConfigResult, res *R
 		return err
 	}
 	start := time.Now()
-	ctx, cancel := context.WithTimeout(context.Background(), share)
+	ctx, cancel := stopContext(c.Stop, share)
 	r, err := explore.ExploreContext(ctx, cf)
 	cancel()
 	cr.Seconds += time.Since(start).Seconds()
@@ -525,9 +541,9 @@ func runCheck(c Config, e Entry, share time.Duration, cr *ConfigResult, res *Res
 	first := c.Seed
 	done, chunk := cr.Seeds, runtime.GOMAXPROCS(0)
 	cr.Stopped = StopSeeds
-	stop := make(chan struct{})
-	timer := time.AfterFunc(share, func() { close(stop) })
-	defer timer.Stop()
+	ctx, cancel := stopContext(c.Stop, share)
+	defer cancel()
+	stop := ctx.Done()
 	for done < e.MaxSeeds {
 		n := min(chunk, e.MaxSeeds-done)
 		cs, err := checkSpec(c.Algo, c.Ablate, e.Args, n, first+uint64(done))
@@ -590,4 +606,29 @@ func runCheck(c Config, e Entry, share time.Duration, cr *ConfigResult, res *Res
 func freeMemory() {
 	runtime.GC()
 	debug.FreeOSMemory()
+}
+
+// stopContext ends at share or when stop is closed, whichever is first.
+func stopContext(stop <-chan struct{}, share time.Duration) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithTimeout(context.Background(), share)
+	if stop != nil {
+		go func() {
+			select {
+			case <-stop:
+				cancel()
+			case <-ctx.Done():
+			}
+		}()
+	}
+	return ctx, cancel
+}
+
+// closed reports whether stop is closed (false for nil).
+func closed(stop <-chan struct{}) bool {
+	select {
+	case <-stop:
+		return true
+	default:
+		return false
+	}
 }

@@ -606,15 +606,30 @@ func (s *sim) Send(m *algorithms.Message) {
 		s.drop(m, record.DropLoss)
 		return
 	}
-	at, stale := s.late(s.stall(m, depart, depart+s.net.Delay()))
+	at, stale := s.arrival(m, depart)
 	s.deliverMarked(at, m, stale)
 	if s.net.Duplicated() {
 		if s.tr != nil {
 			s.tr.Add(&record.TraceRec{T: s.now, Local: s.clock[from].Local(s.now), Kind: record.TraceDup, Node: from, Msg: *m})
 		}
-		at, stale := s.late(s.stall(m, depart, depart+s.net.Delay()))
+		at, stale := s.arrival(m, depart)
 		s.deliverMarked(at, m, stale)
 	}
+}
+
+// arrival draws when m, leaving at depart, arrives, and whether it is
+// stale: the delay, then its link's stall, then a late hold, each drawn
+// only with its fault on (stall and late are calls of their own only
+// then).
+func (s *sim) arrival(m *algorithms.Message, depart int64) (int64, bool) {
+	at, stale := depart+s.net.Delay(), false
+	if s.spec.Net.Stale != 0 {
+		at, stale = s.stall(m, depart, at)
+	}
+	if s.net.Late > 0 {
+		at, stale = s.late(at, stale)
+	}
+	return at, stale
 }
 
 // stall returns when m, leaving at depart and due at t, arrives, and

@@ -192,7 +192,11 @@ func (r *Recorder) Reserve(n int) {
 func (r *Recorder) Warm(res algorithms.ResourceID) uint64 {
 	if i, ok := r.resIdx.Get(res); ok {
 		s := &r.rs[i]
-		return uint64(s.wants) + uint64(s.inline[inlineGrants-1].end)
+		x := uint64(s.inline[inlineGrants-1].end)
+		if s.wants >= 0 {
+			x += uint64(r.wants[s.wants].start) // its pending request (Acquired)
+		}
+		return x
 	}
 	return 0
 }

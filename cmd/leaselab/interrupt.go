@@ -46,16 +46,6 @@ func interruptible(c *ctx) (stop <-chan struct{}, release func()) {
 	}
 }
 
-// wasClosed reports whether stop has been closed.
-func wasClosed(stop <-chan struct{}) bool {
-	select {
-	case <-stop:
-		return true
-	default:
-		return false
-	}
-}
-
 // interruptContext is interruptible for code that takes a context (the
 // explorer): the first signal cancels the context, a second exits at once.
 // release stops listening and cancels the context.

@@ -220,7 +220,7 @@ func Run(c Config) (Result, error) {
 		return b.res, err
 	}
 	b.res.Configurations = b.crs
-	b.res.Interrupted = closed(c.Stop)
+	b.res.Interrupted = runner.Closed(c.Stop)
 	b.res.tally()
 	b.res.Findings = FindingsOf(b.res)
 	b.res.Seconds = time.Since(start).Seconds()
@@ -332,7 +332,7 @@ func (b *battery) step(i int, share time.Duration, quick bool) error {
 	if err != nil {
 		return fmt.Errorf("%s (%s %s): %w", e.ID, e.Kind, e.Flags(), err)
 	}
-	if cr.Stopped == StopTime && closed(b.c.Stop) {
+	if cr.Stopped == StopTime && runner.Closed(b.c.Stop) {
 		cr.Stopped = StopInterrupted
 	}
 	if b.c.Progress != nil {
@@ -366,7 +366,7 @@ func (b *battery) quickPass() error {
 		weights += e.Weight
 	}
 	for i, e := range b.es {
-		if b.res.FoundBy != "" || time.Since(b.start) >= b.c.Budget || closed(b.c.Stop) {
+		if b.res.FoundBy != "" || time.Since(b.start) >= b.c.Budget || runner.Closed(b.c.Stop) {
 			break
 		}
 		// At least QuickMin (a search's start-up and first levels) if
@@ -409,7 +409,7 @@ func (b *battery) deepPass() error {
 			continue
 		}
 		left := b.c.Budget - time.Since(b.start)
-		if left <= 0 || closed(b.c.Stop) {
+		if left <= 0 || runner.Closed(b.c.Stop) {
 			break
 		}
 		share := time.Duration(float64(left) * e.Weight / weights)
@@ -621,14 +621,4 @@ func stopContext(stop <-chan struct{}, share time.Duration) (context.Context, co
 		}()
 	}
 	return ctx, cancel
-}
-
-// closed reports whether stop is closed (false for nil).
-func closed(stop <-chan struct{}) bool {
-	select {
-	case <-stop:
-		return true
-	default:
-		return false
-	}
 }

@@ -2,6 +2,7 @@ package paxoslease
 
 import (
 	"cmp"
+	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
 	"runtime"
@@ -138,5 +139,180 @@ func TestRadixSortHigh(t *testing.T) {
 		if got := radixSortHigh(a, width); !slices.Equal(got, want) {
 			t.Errorf("width %d: not sorted stably", width)
 		}
+	}
+}
+
+// bandKeys returns n resource ids, whole blocks of homeBlock, whose
+// blocks hash into the lowest (low) or highest 2^-bits of the hash space.
+// Lemire's reduction keeps the order of hashes, so at every index size
+// their homes crowd into a few slots at the start of the index, or at its
+// end, where their runs wrap round to slot 0.
+func bandKeys(n, bits int, low bool) []algorithms.ResourceID {
+	var ks []algorithms.ResourceID
+	top := uint64(0)
+	if !low {
+		top = 1<<bits - 1
+	}
+	for b := algorithms.ResourceID(0); len(ks) < n; b++ {
+		if hash(b)>>(64-bits) != top {
+			continue
+		}
+		for j := algorithms.ResourceID(0); j < homeBlock && len(ks) < n; j++ {
+			ks = append(ks, b*homeBlock+j)
+		}
+	}
+	return ks
+}
+
+// checkIndex checks the index against its records: each record once,
+// every entry at its distance from its key's home, no distance past
+// tableMaxDist, the Robin Hood order (a run's distances rise by at most
+// one a slot; a displaced entry follows an occupied slot), load at most
+// 8/10. It returns the largest distance.
+func checkIndex(t *testing.T, tb *table) int {
+	t.Helper()
+	size, seen, maxd := tb.size(), make([]bool, tb.n), 0
+	if tb.n*tableLoadDen > size*tableLoadNum {
+		t.Fatalf("%d records in %d slots: load above 8/10", tb.n, size)
+	}
+	for i := 0; i < size; i++ {
+		dist, r := tb.entry(i)
+		prev, _ := tb.entry((i + size - 1) % size)
+		switch {
+		case dist == 0:
+			continue
+		case int(r) >= tb.n || seen[r]:
+			t.Fatalf("slot %d: record %d unknown or indexed twice", i, r)
+		case int(dist)-1 > tableMaxDist:
+			t.Fatalf("slot %d: distance %d past %d", i, dist-1, tableMaxDist)
+		case (homeOf(tb.rec(r).key, size)+int(dist)-1)%size != i:
+			t.Fatalf("slot %d: key %d (home %d) at distance %d", i, tb.rec(r).key, homeOf(tb.rec(r).key, size), dist-1)
+		case dist > 1 && dist > prev+1:
+			t.Fatalf("slot %d: distance %d after %d: not Robin Hood order", i, dist-1, int(prev)-1)
+		}
+		seen[r] = true
+		maxd = max(maxd, int(dist)-1)
+	}
+	if n := len(slices.DeleteFunc(seen, func(b bool) bool { return b })); n != 0 {
+		t.Fatalf("%d records missing from the index", n)
+	}
+	return maxd
+}
+
+// refInsert is Robin Hood insertion written plainly, for comparison:
+// record r with home h goes in a copy of ix; false (and ix as it was) if
+// some entry would land past tableMaxDist or no slot is free.
+func refInsert(ix []byte, h int, r uint32) ([]byte, bool) {
+	out, size := slices.Clone(ix), len(ix)/entrySize
+	i, d := h, 0
+	for range size {
+		e := out[i*entrySize : (i+1)*entrySize]
+		di, ri := int(e[0])-1, binary.LittleEndian.Uint32(e[1:])
+		if di < d {
+			if d > tableMaxDist {
+				return ix, false
+			}
+			e[0] = uint8(d + 1)
+			binary.LittleEndian.PutUint32(e[1:], r)
+			if di < 0 {
+				return out, true
+			}
+			r, d = ri, di
+		}
+		d++
+		i = (i + 1) % size
+	}
+	return ix, false
+}
+
+// TestTableCollisions: keys whose homes crowd together at every index
+// size, at its start and at its end (runs that wrap round), against a
+// map. Every put keeps the index whole (checkIndex), the index grows only
+// when it must (the load bound, or an insert that refInsert refuses too),
+// and lookups of absent keys from the same crowd find nothing.
+func TestTableCollisions(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		keys []algorithms.ResourceID
+	}{
+		{"one crowd", bandKeys(600, 8, true)},
+		{"crowd at the end", bandKeys(600, 8, false)},
+		{"two crowds", append(bandKeys(400, 6, true), bandKeys(400, 6, false)...)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var tb table
+			want := map[algorithms.ResourceID]algorithms.Ballot{}
+			absent := tc.keys[len(tc.keys)*3/4:]
+			maxd := 0
+			for i, k := range tc.keys[:len(tc.keys)*3/4] {
+				old, size := slices.Clone(tb.ix), tb.size()
+				tb.put(k).promised = algorithms.Ballot(i + 1)
+				want[k] = algorithms.Ballot(i + 1)
+				if tb.size() != size && tb.n*tableLoadDen <= size*tableLoadNum {
+					if _, ok := refInsert(old, homeOf(k, size), uint32(tb.n-1)); ok {
+						t.Fatalf("put %d: the index grew from %d slots, but the key fits", i, size)
+					}
+				}
+				maxd = max(maxd, checkIndex(t, &tb))
+			}
+			t.Logf("%d keys in %d slots, longest displacement %d", tb.n, tb.size(), maxd)
+			for k, b := range want {
+				if s := tb.get(k); s == nil || s.key != k || s.promised != b {
+					t.Fatalf("key %d: got %+v, want promised %d", k, s, b)
+				}
+			}
+			for _, k := range absent {
+				if tb.get(k) != nil {
+					t.Fatalf("absent key %d found", k)
+				}
+			}
+			if maxd < tableMaxDist/2 {
+				t.Errorf("longest displacement %d: the crowd no longer forces long runs", maxd)
+			}
+		})
+	}
+}
+
+// TestTableInsert: insert against refInsert on a fixed index of 400
+// slots that refInsert fills with keys: the same verdict, the same index,
+// and an index left as it was on a refusal. In "crowd at the end" the
+// keys' homes are within a few slots of the end, so runs wrap round and
+// reach tableMaxDist; in "full", homes are spread and the index fills up
+// (put never lets it: it grows at 8/10), so the last insert finds no
+// free slot.
+func TestTableInsert(t *testing.T) {
+	const size = 400
+	for _, tc := range []struct {
+		name string
+		keep func(home int) bool
+		n    int // keys tried
+	}{
+		{"crowd at the end", func(h int) bool { return h >= size-6 || h < 2 }, 300},
+		{"full", func(int) bool { return true }, 2000},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tb := table{ix: make([]byte, size*entrySize)}
+			refused, placed := 0, 0
+			for k := algorithms.ResourceID(0); tb.n < tc.n; k++ {
+				if !tc.keep(homeOf(k, size)) {
+					continue
+				}
+				r := tb.add(k)
+				want, ok := refInsert(tb.ix, homeOf(k, size), r)
+				before := slices.Clone(tb.ix)
+				if got := tb.insert(k, r); got != ok || !slices.Equal(tb.ix, want) {
+					t.Fatalf("insert of key %d (home %d, %d records): %v, want %v; index equal: %v, unchanged: %v",
+						k, homeOf(k, size), tb.n, got, ok, slices.Equal(tb.ix, want), slices.Equal(tb.ix, before))
+				}
+				if !ok {
+					refused++
+				} else {
+					placed++
+				}
+			}
+			if refused == 0 || tc.name == "full" && placed != size {
+				t.Fatalf("%d placed, %d refused: the case no longer reaches what it tests", placed, refused)
+			}
+		})
 	}
 }

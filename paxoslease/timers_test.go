@@ -312,3 +312,44 @@ func testTableTimers(t *testing.T) {
 		}
 	}
 }
+
+// TestTableTimersCompact: a compaction that drops the heap's root (a
+// cancelled timer) leaves a heap whose new root is not its earliest
+// entry; compact must restore the heap order from the root down, or the
+// next timer fired is a later one. The heap is [10, 90, 20] when the
+// root is cancelled; one key set again and again past compactMin makes
+// the stale entries many enough to compact.
+func TestTableTimersCompact(t *testing.T) {
+	var tb table
+	ref := timerModel{}
+	set := func(k algorithms.ResourceID, at algorithms.Local) {
+		s := tb.put(k)
+		s.accUntil = at
+		tb.setTimer(k, s)
+		ref[algorithms.TimerKey{Resource: k, Kind: timerAccepted}] = at
+	}
+	set(1, 100) // run
+	set(2, 90)  // heap [90]
+	set(3, 20)  // heap [20, 90]
+	set(4, 10)  // heap [10, 90, 20]
+	if len(tb.tm.heap) != 3 || tb.tm.heap[0].at != 10 {
+		t.Fatalf("heap %+v, want three entries, 10 first", tb.tm.heap)
+	}
+	tb.cancelTimer(tb.get(4))
+	delete(ref, algorithms.TimerKey{Resource: 4, Kind: timerAccepted})
+	for i := range compactMin + 100 {
+		set(5, algorithms.Local(200+i))
+	}
+	if len(tb.tm.heap) != 2 {
+		t.Fatalf("heap %+v: the stale root was not compacted away", tb.tm.heap)
+	}
+	for len(ref) > 0 {
+		at, k, ok := tb.nextTimer()
+		wat, wk, _ := ref.first()
+		if !ok || at != wat || k != wk.Resource {
+			t.Fatalf("next timer %d at %d (%v), want %d at %d", k, at, ok, wk.Resource, wat)
+		}
+		tb.popTimer()
+		delete(ref, wk)
+	}
+}

@@ -47,7 +47,16 @@
 //     the earlier life's promise); breadth first, with its frontier in
 //     memory as it was when the matrix was made, both were beyond the
 //     memory cap (depth 14 was 1.6 million states of about 1.4 KB each;
-//     not measured again since the frontier went to disk).
+//     not measured again since the frontier went to disk);
+//   - a restart wait tight against the lease (E23: M 4 µs above T,
+//     drifting clocks, one acceptor, 6 s of true time). At the default M
+//     of 7 s every wait of M or more outlasts any lease whatever its
+//     drift factor; with M just above T a wait's drift factor decides:
+//     a node restarted just after an accept, on a fast clock, against a
+//     holder on a slow one (PaxosLease's quarantine computed as
+//     M(1+ρ)(1-ρ) is found at depth 9; the matrix test requires a search
+//     where M(1-ρ²) < T). FaTLease's state space there is not finite
+//     within 6 s (deeper than 2,000 moves), so it runs to its share.
 //
 // Campaigns (C1, ...) run `leaselab check` seeds (its base: ten simulated
 // minutes of contention among five proposers, 3 acceptors): stale links
@@ -123,8 +132,15 @@
 //     0), never strictly between two of them.
 //   - Clock models other than constant rates at ±ρ and offsets at
 //     ±d_max/2 (no slewing in a search; the campaigns slew), and
-//     parameters other than the defaults (lease span 5 s, M 7.014 s,
-//     d_max 500 ms, ρ 0.001), except one campaign with 100 ms leases.
+//     parameters other than the defaults (lease span 5 s, M 7 s, d_max
+//     500 ms, ρ 0.001), except one campaign with 100 ms leases and E23's
+//     M of 5.000004 s.
+//   - Many resources: at most 2 along a search's path (the campaigns
+//     draw up to a few), so an algorithm's per-resource index never sees
+//     a collision; PaxosLease's (Robin Hood probing, paxoslease/table.go)
+//     is owned by its unit tests (TestTableCollisions, TestTableInsert),
+//     as are the acceptor timers it keeps for the UDP runner
+//     (TestKeptTimers), which no search or campaign uses.
 //   - Clusters above 5 acceptors or 4 proposers, more than 5 client
 //     inputs, 2 crashes, 1 duplicate or 2 resources along one path; lost
 //     messages as such (a message may stay in flight for ever, which is
@@ -161,7 +177,13 @@
 // and seconds were not measured again. Central's grant-once, deadline
 // and full-grant rows came with the merge (one `verify --algo central
 // --ablate X --budget 2m --format json` each, found by E1 in under 0.1 s,
-// and --table-from). Two PaxosLease ablations cannot cause a violation alone
+// and --table-from). Fairq's rows are one `verify --algo fairq --ablate X
+// --budget 5m --format json --out ce.txt` per row, one at a time, with
+// the matrix of 23 searches (E23 included), and --table-from; each
+// counterexample replays to exit 1. Fairq's dead-ballots is found by a
+// campaign (C1, its first seed, 30 s into the battery: the quick pass
+// reaches C1 after the searches), shrunk to a 38-command scenario; no
+// search of the matrix finds it. Two PaxosLease ablations cannot cause a violation alone
 // (Companions): late-timer and stale-owner-open are each a second line
 // of defence behind keep-others (ablation abandon-release). Both
 // counterexamples need a stale Propose to overwrite another owner's live

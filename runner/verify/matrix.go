@@ -130,6 +130,8 @@ var baseMatrix = []Entry{
 		"--acceptors 1 --proposers 2 --inputs 5 --max-pending 0 --max-depth 16", 6),
 	d("depth first to 18 moves and 13 s of true time (a round's timeout, a quarantine, a second to spare) on one acceptor, two crashes, a retry: a proposer's second round (its ballot above its next life's first) leaves a Propose and a Release in flight, the acceptor and the proposer crash and restart, and the stale pair replaces and clears the new life's lease (PaxosLease's cross-life-ballots, 18 moves, about 2.5 million states)",
 		"--acceptors 1 --proposers 2 --crashes 2 --inputs 4 --input-kinds acquire,release --max-rounds 2 --max-depth 18 --horizon 13s", 20),
+	x("a restart wait tight against the lease: M 4 µs above T, drifting clocks, one acceptor, 6 s of true time (a lease and a second): a restarted node's wait, measured by a fast clock, against a lease held on a slow one. With M at 7 s every wait of M or more outlasts any lease, so no other search tests a wait's drift factor (PaxosLease's quarantine M(1+ρ)(1-ρ), 4.999999 s, is found at depth 9)",
+		"--acceptors 1 --proposers 2 --inputs 3 --clocks drift --max-lease 5.000004s --horizon 6s --max-pending 0"),
 	c("stale links, give-ups, extensions and crashes (abandon-release)", "--faults stale,giveup,extend,crash"),
 	c("swarm: each seed draws its own fault kinds and intensities, cluster shape, network speed, late messages that outlive a crash", "--faults swarm --duration 1m"),
 	c("every fault kind", "--faults all"),

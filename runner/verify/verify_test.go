@@ -15,6 +15,7 @@ import (
 	_ "leaselab/fatlease"
 	_ "leaselab/naive"
 	_ "leaselab/paxoslease"
+	_ "leaselab/paxoslease/fairq"
 	"leaselab/runner/explore"
 	"leaselab/runner/sim"
 )
@@ -76,10 +77,14 @@ func TestMatrixCoverage(t *testing.T) {
 				cover["extend"] = cover["extend"] || len(cf.InputKinds) == 0 || slices.Contains(cf.InputKinds, algorithms.Extend)
 				cover["timeout above quarantine"] = cover["timeout above quarantine"] || cf.Params.ResponseTimeout > cf.Params.MaxLease
 				cover["fsync latency"] = cover["fsync latency"] || cf.FsyncLatency > 0
+				// A restart wait of M(1+ρ)(1-ρ) falls short of a lease of T
+				// on drifting clocks (E23).
+				cover["wait tight against the lease"] = cover["wait tight against the lease"] ||
+					cf.Clocks == "drift" && float64(cf.Params.MaxLease)*(1-cf.ClockDrift*cf.ClockDrift) < float64(cf.Params.LeaseSpan)
 			}
 			want := []string{"check", "inputs=2", "inputs=3", "inputs=4", "inputs=5", "crashes=0", "crashes=1", "crashes=2",
 				"clocks=exact", "clocks=drift", "clocks=skew", "clocks=extremes", "proposer-only", "unbounded", "bounded",
-				"dups", "resources", "extend", "timeout above quarantine"}
+				"dups", "resources", "extend", "timeout above quarantine", "wait tight against the lease"}
 			if a.Durable {
 				want = append(want, "fsync latency")
 			}

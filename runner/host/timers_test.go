@@ -248,3 +248,37 @@ func TestOrderedRunReused(t *testing.T) {
 		t.Fatalf("%d live timers, run capacity %d", tm.Len(), cap(tm.q.run))
 	}
 }
+
+// TestIndexChurn: keys set and cancelled in a sliding window (a UDP
+// proposer's round timers) leave tombstones in the index; rebuilding must
+// clear them rather than grow the table, and every live key must stay
+// found.
+func TestIndexChurn(t *testing.T) {
+	tm := &Timers{}
+	tm.Ordered()
+	const window = 1000
+	key := func(r int) algorithms.TimerKey {
+		return algorithms.TimerKey{Resource: algorithms.ResourceID(r), Kind: 1}
+	}
+	for r := 0; r < 200000; r++ {
+		tm.Set(key(r), algorithms.Local(r+1e6))
+		if r >= window {
+			if _, ok := tm.Cancel(key(r - window)); !ok {
+				t.Fatalf("resource %d: not found to cancel", r-window)
+			}
+		}
+		if r%9973 == 0 {
+			for q := max(0, r-window+1); q <= r; q++ {
+				if tm.Get(key(q)) < 0 {
+					t.Fatalf("after %d: live resource %d not found", r, q)
+				}
+			}
+		}
+	}
+	if n := len(tm.idx.slots); n > 8*window {
+		t.Fatalf("index of %d slots for %d live keys", n, window)
+	}
+	if tm.idx.n != window || tm.idx.dead < 0 {
+		t.Fatalf("index counts %d live, %d tombstones; want %d live", tm.idx.n, tm.idx.dead, window)
+	}
+}

@@ -72,3 +72,14 @@ func (p Plan) Run(opt Options) (Result, error) {
 	}
 	return p.Env.Run(p, opt)
 }
+
+// Closed reports whether a stop channel (Options.Stop and its kin) has
+// been closed; a nil channel never is.
+func Closed(stop <-chan struct{}) bool {
+	select {
+	case <-stop:
+		return true
+	default:
+		return false
+	}
+}

@@ -1,15 +1,12 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"os"
-	"os/signal"
 	"runtime"
 	"strconv"
 	"strings"
-	"syscall"
 
 	"github.com/spf13/pflag"
 
@@ -188,7 +185,7 @@ func setupExplore(fs *pflag.FlagSet) action {
 			}
 		}
 		// Ctrl-C stops the search cleanly: it prints what it found.
-		sctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		sctx, stop := interruptContext(c)
 		defer stop()
 		res, err := explore.ExploreContext(sctx, cfg)
 		stop()

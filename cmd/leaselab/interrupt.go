@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/signal"
@@ -45,12 +46,21 @@ func interruptible(c *ctx) (stop <-chan struct{}, release func()) {
 	}
 }
 
-// wasClosed reports whether stop has been closed.
-func wasClosed(stop <-chan struct{}) bool {
-	select {
-	case <-stop:
-		return true
-	default:
-		return false
+// interruptContext is interruptible for code that takes a context (the
+// explorer): the first signal cancels the context, a second exits at once.
+// release stops listening and cancels the context.
+func interruptContext(c *ctx) (context.Context, func()) {
+	stop, release := interruptible(c)
+	sctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		select {
+		case <-stop:
+			cancel()
+		case <-sctx.Done():
+		}
+	}()
+	return sctx, func() {
+		cancel()
+		release()
 	}
 }

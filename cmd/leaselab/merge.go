@@ -16,26 +16,39 @@ import (
 	"leaselab/runner/campaign"
 	"leaselab/runner/shard"
 	"leaselab/runner/sweep"
+	"leaselab/runner/verify"
 )
 
 func init() {
 	register(command{
 		name:    "merge",
 		summary: "combine the JSON results of a sharded run's parts into one result",
-		usage:   "FILE... [--format table|json|csv]",
-		long: `Reads the JSON results of the parts of one sharded run (leaselab check
-or sweep --shard i/n --format json, for i = 0..n-1, in any order) and
-prints the result the whole run gives in one process. For check: the same
+		usage:   "FILE... [--format table|json|csv (not for verify)]",
+		long: `Reads the JSON results of the parts of one sharded run (leaselab check,
+verify or sweep --shard i/n --format json, for i = 0..n-1, in any order)
+and prints the result the whole run gives in one process. For check: the same
 seeds, leases acquired, violations, violating seeds, first violations and
 violating specs, swarm counts, exercised counters and the protected
 store's meters (runner/campaign MergeCheck). For sweep: every cell, in
 cell order, with its statistics as its part computed them (a cell's seeds
 all run in one part), and the runs and failures summed (runner/sweep
-Merge).
+Merge). For verify: every configuration, in the battery's order, as its
+part ran it, and the verdict one process reaches (runner/verify Merge):
+each part stops at its own first violation; findings lists them all,
+those found in the quick pass first, then by configuration, and the first
+is the one reported (violations, found_by, found_by_command, reproduce;
+counterexample is the first finding's that has one). When it was found
+in the quick pass, the configurations after it are skipped, as one
+process leaves them. A battery's figures within a time share depend on
+the machine, so only the rest equals the unsharded run: the
+configurations, the figures of those that exhausted or stopped at a
+state or seed cap, and a violation found in the quick pass. seconds is
+the parts' sum; workers theirs when they agree, else 0.
 
 The merged JSON is the same, byte for byte, whatever the order of the
 files, but for its meta (the merge's own provenance). Compared with the
-JSON of the unsharded run it differs in exactly three keys: meta, wall_ms
+JSON of the unsharded run, a merged check or sweep differs in exactly
+three keys: meta, wall_ms
 (the sum of the parts' wall times: the work, not the time it took) and
 shards (each part's range, wall time and meta, in index order; [] in an
 unsharded run). With check --out, every part that found a violation
@@ -48,7 +61,8 @@ result; parts of different commands, split counts, specs (the first key
 that differs is named) or revisions (meta.revision; a warning when the
 revision is unknown or has local changes, which cannot tell builds apart);
 parts given more than once and parts missing (all of them listed); a part
-that was interrupted; keys this build does not know (merge with the build
+that was interrupted; a battery's part whose configurations are not its
+range's; keys this build does not know (merge with the build
 that ran the parts).
 
 Exit status as the command's: 1 when the merged run found a violation (or
@@ -70,8 +84,9 @@ a sweep's run failed), 2 for bad input.`,
 // (order[i] is the position of part i), fills the meta and writes the
 // result.
 var mergers = map[string]func(c *ctx, format string, docs [][]byte, in []shard.Input, order []int) error{
-	"check": mergeCheck,
-	"sweep": mergeSweep,
+	"check":  mergeCheck,
+	"sweep":  mergeSweep,
+	"verify": mergeVerify,
 }
 
 // runMerge reads the files, checks they are one whole run and merges it.
@@ -127,17 +142,29 @@ func decodeStrict(name string, b []byte, v any) error {
 	return nil
 }
 
-// mergeCheck merges the parts of check --shard.
-func mergeCheck(c *ctx, format string, docs [][]byte, in []shard.Input, order []int) error {
-	var cs campaign.CheckSpec
-	if err := decodeStrict(in[0].Name+": shard.spec", in[0].Info.Spec, &cs); err != nil {
-		return err
+// decodeParts decodes the whole run's spec (the first part's shard.spec)
+// and every part's result, in index order (order[i] is part i).
+func decodeParts[S, R any](docs [][]byte, in []shard.Input, order []int) (S, []R, error) {
+	var spec S
+	if err := decodeStrict(in[0].Name+": shard.spec", in[0].Info.Spec, &spec); err != nil {
+		return spec, nil, err
 	}
-	parts := make([]campaign.CheckResult, len(order))
+	parts := make([]R, len(order))
 	for i, k := range order {
 		if err := decodeStrict(in[k].Name, docs[k], &parts[i]); err != nil {
-			return err
+			return spec, nil, err
 		}
+	}
+	return spec, parts, nil
+}
+
+// mergeCheck merges the parts of check --shard.
+func mergeCheck(c *ctx, format string, docs [][]byte, in []shard.Input, order []int) error {
+	cs, parts, err := decodeParts[campaign.CheckSpec, campaign.CheckResult](docs, in, order)
+	if err != nil {
+		return err
+	}
+	for i, k := range order {
 		want := in[k].Info.To - in[k].Info.From
 		if parts[i].Interrupted {
 			return usagef("%s: part %d/%d was interrupted after %d of its %d seeds: run it again", in[k].Name, i, len(order), parts[i].Seeds, want)
@@ -163,15 +190,11 @@ func mergeCheck(c *ctx, format string, docs [][]byte, in []shard.Input, order []
 
 // mergeSweep merges the parts of sweep --shard.
 func mergeSweep(c *ctx, format string, docs [][]byte, in []shard.Input, order []int) error {
-	var g sweep.Grid
-	if err := decodeStrict(in[0].Name+": shard.spec", in[0].Info.Spec, &g); err != nil {
+	g, parts, err := decodeParts[sweep.Grid, sweep.Result](docs, in, order)
+	if err != nil {
 		return err
 	}
-	parts := make([]sweep.Result, len(order))
 	for i, k := range order {
-		if err := decodeStrict(in[k].Name, docs[k], &parts[i]); err != nil {
-			return err
-		}
 		p, x := parts[i], in[k].Info
 		if p.Interrupted {
 			return usagef("%s: part %d/%d was interrupted: run it again", in[k].Name, i, len(order))
@@ -190,4 +213,28 @@ func mergeSweep(c *ctx, format string, docs [][]byte, in []shard.Input, order []
 		return err
 	}
 	return sweepStatus(res)
+}
+
+// mergeVerify merges the parts of verify --shard.
+func mergeVerify(c *ctx, format string, docs [][]byte, in []shard.Input, order []int) error {
+	if format == "csv" {
+		return usagef("a battery merges to --format table or json")
+	}
+	s, parts, err := decodeParts[verify.Spec, verify.Result](docs, in, order)
+	if err != nil {
+		return err
+	}
+	for i, k := range order {
+		if err := verify.CheckPart(s, in[k].Info.From, in[k].Info.To, parts[i]); err != nil {
+			return usagef("%s: part %d/%d: %v", in[k].Name, i, len(order), err)
+		}
+		in[k].WallMS = parts[i].Seconds * 1000 // a battery's wall time is its seconds
+	}
+	res, err := verify.Merge(s, parts)
+	if err != nil {
+		return badInput(err)
+	}
+	res.Meta = c.meta()
+	res.Shards = shard.Parts(in, order)
+	return writeVerify(c, format, res)
 }

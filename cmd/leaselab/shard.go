@@ -1,8 +1,8 @@
 package main
 
-// --shard i/n for the commands that split (check, sweep), and the rows a part or
-// a merged result adds to check's table. Merging is merge.go; the split
-// itself is runner/shard.
+// --shard i/n for the commands that split (check, verify, sweep), and the
+// rows a part or a merged result adds to check's and verify's tables.
+// Merging is merge.go; the split itself is runner/shard.
 
 import (
 	"encoding/json"
@@ -15,6 +15,7 @@ import (
 	"leaselab/runner/campaign"
 	"leaselab/runner/shard"
 	"leaselab/runner/sweep"
+	"leaselab/runner/verify"
 )
 
 // addShardFlag declares --shard; what names the items split ("seeds").
@@ -69,33 +70,87 @@ func shardSweep(value string, g sweep.Grid, cells int) (*shard.Info, error) {
 // shardRows are the table rows of a part's or a merged result: which
 // seeds, and every part's counterexample.
 func shardRows(res campaign.CheckResult) [][]string {
-	var rows [][]string
+	var span string
 	if s := res.Shard; s != nil {
 		var cs campaign.CheckSpec
 		_ = json.Unmarshal(s.Spec, &cs) // written by shardCheck
 		first := cs.FirstSeed
-		rows = append(rows, []string{"shard", fmt.Sprintf("%d/%d: seeds %d..%d of %d..%d (leaselab merge combines the parts' JSON)",
-			s.Index, s.Count, first+uint64(s.From), first+uint64(s.To)-1, first, first+uint64(s.Total)-1)})
+		span = fmt.Sprintf("seeds %d..%d of %d..%d", first+uint64(s.From), first+uint64(s.To)-1, first, first+uint64(s.Total)-1)
 	}
-	if len(res.Shards) > 0 {
-		hosts := map[string]bool{}
-		for _, p := range res.Shards {
-			if p.Meta != nil {
-				hosts[p.Meta.Hostname] = true
-			}
-		}
-		from := "1 host"
-		if len(hosts) != 1 {
-			from = fmt.Sprintf("%d hosts", len(hosts))
-		}
-		rows = append(rows, []string{"merged", fmt.Sprintf("%d parts from %s; wall time below is their sum", len(res.Shards), from)})
+	var cx []string
+	for _, c := range res.Counterexamples[min(1, len(res.Counterexamples)):] {
+		cx = append(cx, fmt.Sprintf("%s (seed %d, %d commands)", c.File, c.Seed, c.Commands))
 	}
-	if len(res.Counterexamples) > 1 {
-		var cx []string
-		for _, c := range res.Counterexamples[1:] {
-			cx = append(cx, fmt.Sprintf("%s (seed %d, %d commands)", c.File, c.Seed, c.Commands))
-		}
-		rows = append(rows, []string{"other counterexamples", strings.Join(cx, ", ")})
+	return partRows(res.Shard, span, res.Shards, "wall time below is their sum", "other counterexamples", cx)
+}
+
+// partRows are the rows a part's or a merged result adds to its table:
+// the part's items (span, with s), the parts merged (summed: what their
+// times add up to), and the finds beside the one reported (others,
+// under label).
+func partRows(s *shard.Info, span string, merged []shard.Part, summed, label string, others []string) [][]string {
+	var rows [][]string
+	if s != nil {
+		rows = append(rows, []string{"shard", fmt.Sprintf("%d/%d: %s (leaselab merge combines the parts' JSON)", s.Index, s.Count, span)})
+	}
+	if len(merged) > 0 {
+		rows = append(rows, []string{"merged", fmt.Sprintf("%d parts from %s; %s", len(merged), hostCount(merged), summed)})
+	}
+	if len(others) > 0 {
+		rows = append(rows, []string{label, strings.Join(others, ", ")})
 	}
 	return rows
+}
+
+// shardVerify narrows c to the part of its battery that --shard asks for
+// and returns the Info its result carries (nil, c unchanged, without
+// --shard).
+func shardVerify(value string, c *verify.Config) (*shard.Info, error) {
+	if value == "" {
+		return nil, nil
+	}
+	es, err := verify.Select(*c)
+	if err != nil {
+		return nil, badInput(err)
+	}
+	s, err := parseShard(value, len(es), "configurations")
+	if err != nil {
+		return nil, err
+	}
+	info, err := shard.NewInfo("verify", *s, len(es), verify.SpecOf(*c, es))
+	if err != nil {
+		return nil, err
+	}
+	c.From, c.To = info.From, info.To
+	return info, nil
+}
+
+// verifyShardRows are the table rows of a battery's part or merged
+// result: which configurations, and the findings beside the reported one.
+func verifyShardRows(r verify.Result) [][]string {
+	var span string
+	if s := r.Shard; s != nil {
+		var spec verify.Spec
+		_ = json.Unmarshal(s.Spec, &spec) // written by shardVerify
+		span = fmt.Sprintf("configurations %s of %d", strings.Join(spec.Configurations[s.From:s.To], " "), s.Total)
+	}
+	var fs []string
+	for _, f := range r.Findings[min(1, len(r.Findings)):] {
+		fs = append(fs, fmt.Sprintf("%s (pass %d, %d violations)", f.FoundBy, f.Pass, f.Violations))
+	}
+	return partRows(r.Shard, span, r.Shards, "the seconds used are their sum", "other findings", fs)
+}
+
+// hostCount says how many hosts the parts ran on ("1 host", "3 hosts").
+func hostCount(parts []shard.Part) string {
+	hosts := map[string]bool{}
+	for _, p := range parts {
+		if p.Meta != nil {
+			hosts[p.Meta.Hostname] = true
+		}
+	}
+	if len(hosts) == 1 {
+		return "1 host"
+	}
+	return fmt.Sprintf("%d hosts", len(hosts))
 }

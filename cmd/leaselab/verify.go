@@ -13,6 +13,7 @@ import (
 
 	"leaselab/algorithms"
 	"leaselab/runner/campaign"
+	"leaselab/runner/shard"
 	"leaselab/runner/verify"
 )
 
@@ -20,7 +21,7 @@ func init() {
 	register(command{
 		name:    "verify",
 		summary: "a safety battery: a matrix of explorer searches and fault campaigns, within a time budget, for a lease violation",
-		usage:   "--algo NAME [--ablate X] [--budget D] [--out FILE] [--format table|json] [flags]",
+		usage:   "--algo NAME [--ablate X] [--budget D] [--out FILE] [--shard i/n] [--format table|json] [flags]",
 		long: `Runs the algorithm through a fixed matrix of configurations (runner/verify
 documents it, and what it leaves out): breadth-first 'leaselab explore'
 searches over 1, 2, 3 and 5 acceptors, proposer-only nodes, 2 to 5 client
@@ -53,14 +54,41 @@ prints that table from saved 'verify --format json' results instead.
 --list prints the matrix without running it. One line per configuration
 goes to stderr as it ends (--quiet: none).
 
+--shard i/n runs part i of n: of the battery's T configurations (the
+matrix, or --only's, in their order) the contiguous range
+[i·T/n, (i+1)·T/n); auto/n takes i from JOB_COMPLETION_INDEX (a
+Kubernetes Indexed Job) or SLURM_ARRAY_TASK_ID (a Slurm job array). A
+part is a battery of its own configurations with the whole --budget,
+split among them as above: their weights over its own, a subset of the
+whole battery's, so each configuration's share of each pass is at least
+what the unsharded battery with the same --budget gives it. n parts take
+n times the budget of machine time, and the budget of wall time when they
+run at once. A part's JSON has a "shard" key (its index, count and range,
+and the battery's spec: algo, ablate, budget, seed, memory cap, --out,
+--shrink-time and the configurations' IDs); 'leaselab merge' combines the
+parts into the battery's result. Only what does not depend on the
+machine's speed can equal the unsharded run's: the configurations and
+their flags, the figures of those that exhausted their space or stopped
+at a state or seed cap, and a violation found in the quick pass (its
+configuration, violations and the configurations skipped after it). A
+configuration cut by its time share gets as far as the machine does.
+
 JSON keys: configurations (each with id, kind, flags, command: the
 reproducing command with the cap that ended it, states or seeds, depth,
 exhausted, violations, seconds, cap_seconds, stopped: exhausted,
 depth (a depth-first search that searched its depth bound), violation,
 time, memory, states, seeds, or not run: budget, skipped, invalid), violations, found_by, found_by_command, counterexample,
-reproduce, meta, algo, ablate, budget, seconds.
+reproduce, findings (the violation with its pass and counterexample; a
+merged battery's: every part's), meta, algo, ablate, budget, seconds,
+shard (a part's), shards (a merged result's parts).
 
-Exit status 1 when a violation is found, 0 when none is, 2 for bad input.`,
+Ctrl-C (or SIGTERM) ends the configuration in flight as at the end of its
+share, starts no other and prints the result so far: interrupted is true,
+and the configurations cut short or not started say "interrupted". merge
+refuses an interrupted part.
+
+Exit status 1 when a violation is found, 0 when none is (130 when
+interrupted before one was), 2 for bad input.`,
 		setup: setupVerify,
 	})
 }
@@ -69,13 +97,13 @@ func setupVerify(fs *pflag.FlagSet) action {
 	var c verify.Config
 	fs.StringVar(&c.Algo, "algo", "paxoslease", "algorithm to verify (see 'leaselab algos'): "+strings.Join(algorithms.Names(), ", "))
 	fs.StringSliceVar((*[]string)(&c.Ablate), "ablate", nil, "comma-separated rules of the algorithm to switch off")
-	fs.DurationVar(&c.Budget, "budget", verify.DefaultBudget, "wall time for the whole battery")
+	fs.DurationVar(&c.Budget, "budget", verify.DefaultBudget, "wall time for the whole battery (with --shard: for each part, which splits it among its own configurations)")
 	fs.Uint64Var(&c.Seed, "seed", 1, "the explorer's --seed and the campaigns' first seed")
 	fs.IntVar(&c.Workers, "workers", 0, "the explorer's goroutines (0: every core; campaigns use every core)")
 	memMiB := fs.Uint64("memory-cap", verify.DefaultMemoryCap>>20, "MiB: a search stops cleanly before the process's resident memory would pass this (explore --max-memory)")
 	fs.StringSliceVar(&c.Only, "only", nil, "run only these configurations (IDs from --list, e.g. E1,C2)")
-	list := fs.Bool("list", false, "print the matrix and exit")
-	out := fs.String("out", "", "write the counterexample (a scenario file for 'leaselab replay') to FILE")
+	list := fs.Bool("list", false, "print the matrix (with --only, --shard: the configurations they select) and exit")
+	out := fs.String("out", "", "write the counterexample (a scenario file for 'leaselab replay') to FILE, if there is one")
 	fs.DurationVar(&c.ShrinkTime, "shrink-time", campaign.DefaultShrinkBudget, "with --out: the longest the shrinking of a campaign's violation may take")
 	all := fs.Bool("all-ablations", false, "run the battery once per safety ablation of --algo (a comma-separated list, or all) and once with every rule on, "+
 		"and print the table of ablation, the configuration that found it, and seconds (--format markdown for the committed table)")
@@ -83,6 +111,7 @@ func setupVerify(fs *pflag.FlagSet) action {
 	tableFrom := fs.StringSlice("table-from", nil, "print the --all-ablations table (--format markdown or json) from these files of 'verify --format json' output, in the order given, instead of running anything (batteries run separately, e.g. side by side)")
 	format := addFormatFlag(fs, "table", "json", "markdown")
 	quiet := fs.Bool("quiet", false, "no per-configuration lines on stderr")
+	shardFlag := addShardFlag(fs, "configurations")
 	return func(cx *ctx, args []string) error {
 		if len(args) != 0 {
 			return usagef("verify takes no arguments, got %q", args)
@@ -90,11 +119,15 @@ func setupVerify(fs *pflag.FlagSet) action {
 		if *memMiB == 0 {
 			return usagef("--memory-cap must be at least 1 MiB")
 		}
-		if c.ShrinkTime <= 0 {
-			return usagef("--shrink-time must be positive, got %v", c.ShrinkTime)
+		if err := checkShrinkArgs(*out, c.ShrinkTime); err != nil {
+			return err
 		}
 		c.MemoryCap = *memMiB << 20
+		c.Scenario = *out != ""
 		if len(*tableFrom) > 0 {
+			if *shardFlag != "" {
+				return usagef("--table-from runs nothing: --shard does not apply")
+			}
 			return verifyTableFrom(cx, *tableFrom, *format)
 		}
 		if *all {
@@ -103,80 +136,106 @@ func setupVerify(fs *pflag.FlagSet) action {
 		if *format == "markdown" {
 			return usagef("--format markdown is for --all-ablations")
 		}
+		info, err := shardVerify(*shardFlag, &c)
+		if err != nil {
+			return err
+		}
 		if *list {
-			es, err := verify.Matrix(c.Algo)
-			if err != nil {
-				return badInput(err)
-			}
-			if *format == "json" {
-				return writeJSON(cx.stdout, es)
-			}
-			rows := make([][]string, len(es))
-			for i, e := range es {
-				rows[i] = []string{e.ID, e.Kind, e.Flags(), e.Why}
-			}
-			return writeTableWidth(cx.stdout, []string{"id", "kind", "flags", "why"}, rows, 60)
+			return verifyList(cx, c, *format)
 		}
-		var f *os.File
-		if *out != "" {
-			c.Scenario = true
-			var err error
-			if f, err = createOutput("out", *out); err != nil {
-				return err
-			}
-			defer f.Close()
-		}
-		if !*quiet {
-			c.Progress = func(e verify.Event) {
-				if !e.Done {
-					return
-				}
-				r := e.Result
-				size := strconv.FormatInt(r.States, 10) + " states, depth " + strconv.Itoa(r.Depth)
-				if r.Kind == verify.KindCheck {
-					size = strconv.Itoa(r.Seeds) + " seeds"
-				}
-				fmt.Fprintf(cx.stderr, "verify %s: [%d/%d] %s %s %s: %s, %s, %.1f s\n", c.Algo, e.Index+1, e.Total, r.ID, r.Kind, r.Flags, size, r.Stopped, r.Seconds)
-			}
-		}
-		res, err := verify.Run(c)
-		if errors.Is(err, verify.ErrBadConfig) {
-			return badInput(err)
-		}
-		if err != nil {
-			return err
-		}
-		res.Meta = cx.meta()
-		if res.ViolatingSpec != nil {
-			res.Reproduce = "leaselab run " + strings.Join(specArgs(*res.ViolatingSpec), " ")
-		}
-		if f != nil {
-			switch {
-			case res.Scenario != "":
-				if _, err := f.WriteString(res.Scenario); err != nil {
-					return err
-				}
-				if err := f.Close(); err != nil {
-					return err
-				}
-				res.Counterexample = *out
-			case res.Violations > 0:
-				fmt.Fprintf(cx.stderr, "verify: a campaign found the violation and no search did within the budget, so %s has no scenario: re-run the campaign's seed with %s\n", *out, res.Reproduce)
-			}
-		}
-		if *format == "json" {
-			err = writeJSON(cx.stdout, res)
-		} else {
-			err = writeVerifyTable(cx, res)
-		}
-		if err != nil {
-			return err
-		}
-		if res.Violations > 0 {
-			return exitStatus(1)
-		}
-		return nil
+		return runVerify(cx, c, info, *out, *format, *quiet)
 	}
+}
+
+// verifyList is --list: the configurations c runs.
+func verifyList(cx *ctx, c verify.Config, format string) error {
+	es, err := verify.Select(c)
+	if err != nil {
+		return badInput(err)
+	}
+	if c.To > 0 {
+		es = es[c.From:c.To]
+	}
+	if format == "json" {
+		return writeJSON(cx.stdout, es)
+	}
+	rows := make([][]string, len(es))
+	for i, e := range es {
+		rows[i] = []string{e.ID, e.Kind, e.Flags(), e.Why}
+	}
+	return writeTableWidth(cx.stdout, []string{"id", "kind", "flags", "why"}, rows, 60)
+}
+
+// runVerify runs the battery c (a part of it with info), writes its
+// counterexample to out, if it has one, and its result.
+func runVerify(cx *ctx, c verify.Config, info *shard.Info, out, format string, quiet bool) error {
+	if !quiet {
+		c.Progress = verifyProgress(cx, c.Algo)
+	}
+	stop, release := interruptible(cx)
+	c.Stop = stop
+	res, err := verify.Run(c)
+	release()
+	if errors.Is(err, verify.ErrBadConfig) {
+		return badInput(err)
+	}
+	if err != nil {
+		return err
+	}
+	res.Meta, res.Shard = cx.meta(), info
+	if res.ViolatingSpec != nil {
+		res.Reproduce = "leaselab run " + strings.Join(specArgs(*res.ViolatingSpec), " ")
+	}
+	if out != "" {
+		switch {
+		case res.Scenario != "":
+			if err := os.WriteFile(out, []byte(res.Scenario), 0o644); err != nil {
+				return fmt.Errorf("--out: %w", err)
+			}
+			res.Counterexample = out
+		case res.Violations > 0:
+			fmt.Fprintf(cx.stderr, "verify: a campaign found the violation and no search did within the budget, so %s is not written: re-run the campaign's seed with %s\n", out, res.Reproduce)
+		}
+	}
+	res.Findings = verify.FindingsOf(res)
+	if err := writeVerify(cx, format, res); err != nil || !res.Interrupted {
+		return err
+	}
+	fmt.Fprintf(cx.stderr, "verify: interrupted: %d of %d configurations ran; the verdict covers only what they searched\n", res.Ran, len(res.Configurations))
+	return exitStatus(130)
+}
+
+// verifyProgress prints a line on stderr as each configuration ends.
+func verifyProgress(cx *ctx, algo string) func(verify.Event) {
+	return func(e verify.Event) {
+		if !e.Done {
+			return
+		}
+		r := e.Result
+		size := strconv.FormatInt(r.States, 10) + " states, depth " + strconv.Itoa(r.Depth)
+		if r.Kind == verify.KindCheck {
+			size = strconv.Itoa(r.Seeds) + " seeds"
+		}
+		fmt.Fprintf(cx.stderr, "verify %s: [%d/%d] %s %s %s: %s, %s, %.1f s\n", algo, e.Index+1, e.Total, r.ID, r.Kind, r.Flags, size, r.Stopped, r.Seconds)
+	}
+}
+
+// writeVerify writes a battery's result (a part's, a merged one) and
+// gives its exit status: 1 when it found a violation.
+func writeVerify(cx *ctx, format string, res verify.Result) error {
+	var err error
+	if format == "json" {
+		err = writeJSON(cx.stdout, res)
+	} else {
+		err = writeVerifyTable(cx, res)
+	}
+	if err != nil {
+		return err
+	}
+	if res.Violations > 0 {
+		return exitStatus(1)
+	}
+	return nil
 }
 
 func writeVerifyTable(cx *ctx, r verify.Result) error {
@@ -221,10 +280,10 @@ func writeVerifyTable(cx *ctx, r verify.Result) error {
 	if r.Reproduce != "" {
 		sum = append(sum, []string{"reproduce", r.Reproduce})
 	}
+	sum = append(sum, verifyShardRows(r)...)
 	return writeTable(cx.stdout, []string{"verify", "value"}, sum)
 }
 
-// verifyAll is --all-ablations: the ablation table.
 // verifyTableFrom prints the ablation table from saved battery results.
 func verifyTableFrom(cx *ctx, files []string, format string) error {
 	var rows []verify.Row
@@ -251,8 +310,9 @@ func verifyTableFrom(cx *ctx, files []string, format string) error {
 	return usagef("--table-from prints --format markdown or json")
 }
 
+// verifyAll is --all-ablations: the ablation table.
 func verifyAll(cx *ctx, c verify.Config, rulesOn time.Duration, format string, quiet bool, fs *pflag.FlagSet) error {
-	for _, name := range []string{"ablate", "out", "list", "only"} {
+	for _, name := range []string{"ablate", "out", "list", "only", "shard"} {
 		if fs.Changed(name) {
 			return usagef("--all-ablations runs every safety ablation: --%s does not apply", name)
 		}

@@ -281,13 +281,13 @@ func Check(cs CheckSpec, opt runner.Options) (CheckResult, error) {
 			last = min(last, i)
 			return false
 		}
-		if closed(opt.Stop) {
+		if runner.Closed(opt.Stop) {
 			interrupted = true
 			return false
 		}
 		return true
 	})
-	if interrupted || closed(opt.Stop) {
+	if interrupted || runner.Closed(opt.Stop) {
 		// The seeds up to the first that did not run to its end.
 		for i := 0; i <= last; i++ {
 			if !results[i].ran {
@@ -359,14 +359,4 @@ func rerunFirst(base runner.Plan, spec runner.Spec, opt runner.Options) error {
 	rerun := runner.Options{Trace: opt.Trace, Holds: opt.Holds, ViolationTrace: opt.ViolationTrace, Observers: opt.Observers}
 	_, err = sim.RunPlan(p, rerun)
 	return err
-}
-
-// closed reports whether stop has been closed (nil: never).
-func closed(stop <-chan struct{}) bool {
-	select {
-	case <-stop:
-		return true
-	default:
-		return false
-	}
 }

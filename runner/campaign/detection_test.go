@@ -14,6 +14,7 @@ import (
 	_ "leaselab/fatlease"
 	_ "leaselab/naive"
 	_ "leaselab/paxoslease"
+	_ "leaselab/paxoslease/fairq"
 	"leaselab/runner"
 	"leaselab/runner/campaign"
 )
@@ -37,12 +38,13 @@ func detectionBase(algo, abl string, d time.Duration) (runner.Spec, campaign.Var
 		s.Acceptors = 1
 		vary.Fixed = []string{"acceptors"}
 	}
-	if algo == "paxoslease" {
+	if algo == "paxoslease" || algo == "fairq" {
 		// With one acceptor, a PaxosLease proposer that is that acceptor
 		// samples a round trip of 1 ns from its own answer and retries
 		// every few ns while another holds the lease (rtt-backoff):
 		// millions of rounds a second, minutes of CPU for one seed. The
-		// swarm keeps three acceptors and five proposers for it.
+		// swarm keeps three acceptors and five proposers for it, and for
+		// fairq, which keeps PaxosLease's proposer.
 		vary.Fixed = []string{"acceptors", "proposers"}
 	}
 	return s, vary
@@ -69,7 +71,7 @@ rules left out), the seeds that break the lease invariant in a campaign of
 `+"`leaselab check --algo A --ablate X --duration %v --proposers 5`"+` (3 acceptors)
 with --faults swarm and with --faults all, over seeds 1..%d and 1..%d.
 An entry is violating seeds / seeds (the first violating seed). PaxosLease's
-swarm keeps 3 acceptors and 5 proposers (no "shape" kind: a self-quorum of one
+and fairq's swarm keep 3 acceptors and 5 proposers (no "shape" kind: a self-quorum of one
 acceptor spins, see detection_test.go); central has its one acceptor.
 
 | algorithm | ablation | swarm %d | swarm %d | all %d | all %d | seconds |

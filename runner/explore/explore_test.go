@@ -1,6 +1,7 @@
 package explore
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -63,6 +64,36 @@ func TestExhaustsCentral(t *testing.T) {
 	t.Logf("%+v", res)
 	if !res.Exhausted || res.Violations != 0 || res.States < 100 {
 		t.Fatalf("want an exhausted search of more than 100 states without violations, got %+v", res)
+	}
+	checkEveryKey(t, res)
+}
+
+// checkEveryKey checks the project's one-schema rule on a search that
+// found nothing and took no walks: the keys that are empty in it are
+// still in its JSON, as zero, "", null or [].
+func checkEveryKey(t *testing.T, res Result) {
+	t.Helper()
+	b, err := json.Marshal(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{"walks": 0.0, "resumed": false, "checkpoint": "", "first_violation": nil,
+		"double_belief_states": 0.0, "double_belief_depth": 0.0, "counterexample": ""}
+	for k, v := range want {
+		got, ok := m[k]
+		if !ok || got != v {
+			t.Errorf("key %q: got %v (present %v), want %v", k, got, ok, v)
+		}
+	}
+	if w, ok := m["warnings"].([]any); !ok || len(w) != 0 {
+		t.Errorf("warnings: got %#v, want []", m["warnings"])
+	}
+	if tm, ok := m["time_model"].(map[string]any); !ok || tm["time_step_ns"] != 0.0 {
+		t.Errorf("time_model.time_step_ns missing: %v", m["time_model"])
 	}
 }
 

@@ -222,7 +222,7 @@ type TimeModel struct {
 	// Instants: "deadlines" (time moves only to the next timer deadline)
 	// or "deadlines+step" (also by TimeStepNS short of it).
 	Instants   string `json:"instants"`
-	TimeStepNS int64  `json:"time_step_ns,omitempty"`
+	TimeStepNS int64  `json:"time_step_ns"`
 	// Clocks, levels and slews as configured; DriftPPB and SkewNS are the
 	// extremes of rate error and offset.
 	Clocks      string `json:"clocks"`
@@ -269,17 +269,17 @@ type Result struct {
 	MaxMemory    int64 `json:"max_memory_bytes"`
 	VisitedBytes int64 `json:"visited_bytes"`
 	// Walks taken (random).
-	Walks int64 `json:"walks,omitempty"`
+	Walks int64 `json:"walks"`
 	// Resumed: the search went on from a checkpoint.
-	Resumed bool `json:"resumed,omitempty"`
+	Resumed bool `json:"resumed"`
 	// Checkpoint: the directory the stopped search was saved to.
-	Checkpoint string `json:"checkpoint,omitempty"`
+	Checkpoint string `json:"checkpoint"`
 	// Constrained: states beyond --max-pending, judged but not expanded.
 	Constrained int64     `json:"constrained"`
 	Bounds      Bounds    `json:"bounds"`
 	TimeModel   TimeModel `json:"time_model"`
 	// Warnings about the bounds (a round that cannot complete, ...).
-	Warnings []string `json:"warnings,omitempty"`
+	Warnings []string `json:"warnings"`
 	// Violations is the number of distinct violating states at the depth
 	// of the first one (the search stops after that level; dfs and random
 	// stop at the first).
@@ -289,7 +289,7 @@ type Result struct {
 	// Counterexample is the file the scenario was written to (set by the
 	// caller), "" if none.
 	Counterexample string     `json:"counterexample"`
-	First          *Violation `json:"first_violation,omitempty"`
+	First          *Violation `json:"first_violation"`
 	// Scenario is the counterexample as a scenario file, "" if none.
 	Scenario string `json:"-"`
 	// DoubleBelief (with --pauses): distinct states searched in which two
@@ -298,8 +298,8 @@ type Result struct {
 	// no paused node it is a violation). BeliefDepth is the depth of the
 	// first found and BeliefScenario the path to it as a scenario file
 	// (bfs and dfs), which replays to double_belief_ms > 0.
-	DoubleBelief   int64  `json:"double_belief_states,omitempty"`
-	BeliefDepth    int    `json:"double_belief_depth,omitempty"`
+	DoubleBelief   int64  `json:"double_belief_states"`
+	BeliefDepth    int    `json:"double_belief_depth"`
 	BeliefScenario string `json:"-"`
 }
 
@@ -667,7 +667,8 @@ func (c *config) finish(res *Result, st *stats) {
 		res.Bounds.Reductions = append(res.Bounds.Reductions, "ignored-delivery", "no-delivery-to-down-node")
 	}
 	res.TimeModel = c.timeModel()
-	res.Warnings = append(res.Warnings, c.warnings...)
+	// Never null: every key of the JSON is present, [] when empty.
+	res.Warnings = append(append([]string{}, res.Warnings...), c.warnings...)
 }
 
 // timeModel describes the timings the search covers.

@@ -304,7 +304,7 @@ func Run(g Grid, opt Options) (Result, error) {
 	}
 	jobs := g.Jobs(cells)
 	out := make([]outcome, len(jobs))
-	stopped := func() bool { return closed(opt.Stop) }
+	stopped := func() bool { return runner.Closed(opt.Stop) }
 	done, interrupted := 0, false
 	// jobs[i] is cells[i/g.Seeds] (Jobs lists them cell by cell) with
 	// seed FirstSeed+i%g.Seeds: by position, since a part's cells do not
@@ -355,19 +355,6 @@ type outcome struct {
 	res  runner.Result
 	err  error
 	done bool
-}
-
-// closed says whether stop (nil: never) is closed.
-func closed(stop <-chan struct{}) bool {
-	if stop == nil {
-		return false
-	}
-	select {
-	case <-stop:
-		return true
-	default:
-		return false
-	}
 }
 
 // cellResult sums cell c's runs (out, by seed) into its statistics, counting the

@@ -126,16 +126,22 @@ type proc struct {
 // procHosts are the node processes of a run; every method but the
 // readers' runs with the environment's mu held.
 type procHosts struct {
-	e        *env
-	opt      Processes
-	base     ProcessConfig // what every node gets; ID, Listen and Peers per node
-	peers    map[algorithms.NodeID]netip.AddrPort
-	tempDir  string
-	procs    []*proc // the current life of each node
-	old      []*proc // killed lives, to reap
-	up       []bool
-	lives    []int
-	off      []int64 // per node: true time = local + off, from its latest line
+	e       *env
+	opt     Processes
+	base    ProcessConfig // what every node gets; ID, Listen and Peers per node
+	peers   map[algorithms.NodeID]netip.AddrPort
+	tempDir string
+	procs   []*proc // the current life of each node
+	old     []*proc // killed lives, to reap
+	up      []bool
+	lives   []int
+	off     []int64 // per node: true time = local + off, from its latest line
+	// minOff per node: the least t - local over the lines of its current
+	// life. A line is read after it was written, so this bounds the true
+	// offset from above by the quickest line's delay in the pipe, not by
+	// the delay of the line at hand (the acquisition's may be long on a
+	// loaded machine).
+	minOff   []int64
 	until    []int64 // per node: true end of its latest lease, by its report
 	ready    int
 	allReady chan struct{}
@@ -215,6 +221,7 @@ func (h *procHosts) bind(n int) error {
 	h.up = make([]bool, n)
 	h.lives = make([]int, n)
 	h.off = make([]int64, n)
+	h.minOff = make([]int64, n)
 	h.until = make([]int64, n)
 	return nil
 }
@@ -284,6 +291,7 @@ func (h *procHosts) line(i int, l ProcessLine) {
 	case "ready":
 		h.unhold(i) // the node has bound its port
 		h.off[i] = t - l.LocalNS + int64(h.opt.Slack)
+		h.minOff[i] = t - l.LocalNS
 		if h.lives[i] > 1 {
 			h.ex.Restarted, h.ex.RestartCounter, h.restart0 = true, l.Restarts, l.LocalNS
 			h.logf("node %d runs again with restart counter %d", i, l.Restarts)
@@ -314,6 +322,7 @@ func (h *procHosts) event(i int, l ProcessLine, t int64) {
 		return
 	}
 	h.off[i] = t - l.LocalNS + int64(h.opt.Slack)
+	h.minOff[i] = min(h.minOff[i], t-l.LocalNS)
 	ev := algorithms.Event{Kind: kind, Resource: algorithms.ResourceID(l.Resource), Ballot: l.Ballot,
 		Until: algorithms.Local(l.UntilNS), Owner: algorithms.NoNode}
 	if l.Owner != nil {
@@ -322,7 +331,9 @@ func (h *procHosts) event(i int, l ProcessLine, t int64) {
 	switch kind {
 	case algorithms.Acquired:
 		h.ex.Acquisitions++
-		h.until[i] = t + l.RemainingNS
+		// Where the lease ends on this process's clock, in true time
+		// (t + RemainingNS would add this line's delay in the pipe).
+		h.until[i] = l.UntilNS + h.minOff[i]
 		h.logf("node %d acquired, %.1f ms left", i, float64(l.RemainingNS)/1e6)
 		if i != 0 && h.crashed && h.ex.NextOwner < 0 {
 			h.ex.NextOwner = i
@@ -374,6 +385,7 @@ func (h *procHosts) waitReady(limit time.Duration) error {
 	e.base.Start = e.base.Start.Add(time.Duration(shift))
 	for i := range h.off {
 		h.off[i] -= shift
+		h.minOff[i] -= shift
 	}
 	e.now = 0
 	h.logf("all %d nodes ready", len(h.procs))

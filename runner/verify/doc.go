@@ -93,6 +93,20 @@
 // of its seed, and with --out the rest of the budget goes to the
 // searches still open, for a scenario.
 //
+// # Sharding
+//
+// `leaselab verify --shard i/n` runs part i of n: the contiguous range
+// [i·T/n, (i+1)·T/n) of the T configurations (Select; Config.From, To),
+// as a battery of its own with the whole budget, so each configuration's
+// share of a pass is at least the unsharded battery's with the same
+// budget. `leaselab merge` combines the parts (Merge: the configurations
+// in order, every part's finding in Findings, the one a single process
+// meets first reported, the configurations after a quick-pass finding
+// skipped). What a time share lets a configuration reach depends on the
+// machine, so a merged battery equals the unsharded one only in what does
+// not: the configurations, the figures of those that exhausted or met a
+// state or seed cap, and a violation found in the quick pass.
+//
 // # What the matrix does not cover
 //
 // A battery that finds nothing says nothing about what it does not run:

@@ -52,9 +52,9 @@ type Row struct {
 	FoundBy string `json:"found_by"`
 	Command string `json:"command"`
 	Kind    string `json:"kind"`
-	States  int64  `json:"states,omitempty"`
-	Seeds   int    `json:"seeds,omitempty"`
-	Depth   int    `json:"depth,omitempty"`
+	States  int64  `json:"states"`
+	Seeds   int    `json:"seeds"`
+	Depth   int    `json:"depth"`
 	// Seconds: the battery's wall time until it stopped (at the violation
 	// or at the end of the matrix); ConfigSeconds: the finding
 	// configuration's own.

@@ -15,6 +15,7 @@ import (
 	"leaselab/runner"
 	"leaselab/runner/campaign"
 	"leaselab/runner/explore"
+	"leaselab/runner/shard"
 )
 
 // Config is one battery run.
@@ -48,6 +49,14 @@ type Config struct {
 	deadline time.Time
 	// Progress, if set, is called before and after each configuration.
 	Progress func(Event)
+	// Stop, if closed, ends the battery early (verify's Ctrl-C): the
+	// configuration in flight stops as at the end of its share, no other
+	// starts, and the result says Interrupted.
+	Stop <-chan struct{}
+	// From, To: run only the configurations [From, To) of Select's (a
+	// part of a sharded battery, verify --shard i/n); both zero: every
+	// one.
+	From, To int
 }
 
 // DefaultBudget is the battery's default wall time.
@@ -86,6 +95,9 @@ const (
 	StopBudget    = "budget"  // not run: no budget left
 	StopSkipped   = "skipped" // not run: a violation was found before it
 	StopInvalid   = "invalid" // not run: the algorithm rejects it (with these ablations)
+	// StopInterrupted: cut short, or not run, because the battery was
+	// interrupted (Config.Stop).
+	StopInterrupted = "interrupted"
 )
 
 // ConfigResult is what one configuration did.
@@ -99,9 +111,9 @@ type ConfigResult struct {
 	// campaign), "" if it did not run.
 	Command    string  `json:"command"`
 	Why        string  `json:"why"`
-	States     int64   `json:"states,omitempty"`
-	Seeds      int     `json:"seeds,omitempty"`
-	Depth      int     `json:"depth,omitempty"`
+	States     int64   `json:"states"`
+	Seeds      int     `json:"seeds"`
+	Depth      int     `json:"depth"`
 	Exhausted  bool    `json:"exhausted"`
 	Violations int     `json:"violations"`
 	Seconds    float64 `json:"seconds"`
@@ -111,12 +123,18 @@ type ConfigResult struct {
 	Passes  int    `json:"passes"`
 	Stopped string `json:"stopped"`
 	// Note says why an invalid configuration was not run.
-	Note string `json:"note,omitempty"`
+	Note string `json:"note"`
 }
 
 // Result is a battery's outcome.
 type Result struct {
-	Meta          *runner.Meta `json:"meta,omitempty"` // filled by the command
+	Meta *runner.Meta `json:"meta"` // filled by the command
+	// Shard: in a part of a sharded battery (verify --shard i/n), which
+	// part, with the whole battery's Spec (null otherwise; set by the
+	// command); its Configurations are the part's. Shards: in a merged
+	// result (Merge), the parts it was merged from ([] otherwise).
+	Shard         *shard.Info  `json:"shard"`
+	Shards        []shard.Part `json:"shards"`
 	Algo          string       `json:"algo"`
 	Ablate        []string     `json:"ablate"`
 	Budget        string       `json:"budget"`
@@ -124,15 +142,20 @@ type Result struct {
 	Seed          uint64       `json:"seed"`
 	Workers       int          `json:"workers"`
 	MemoryCap     uint64       `json:"memory_cap_bytes"`
-	// Configurations: every configuration of the matrix, in the order
-	// run, those not run included (Stopped says why).
+	// Configurations: every configuration the battery runs (Select's; a
+	// part's range of them), in the order run, those not run included
+	// (Stopped says why).
 	Configurations []ConfigResult `json:"configurations"`
 	// Ran: configurations that ran; Exhausted: those whose bounded space
 	// was searched to the end.
 	Ran       int `json:"ran"`
 	Exhausted int `json:"exhausted"`
+	// Interrupted: the battery was stopped early (Config.Stop); the
+	// configurations it cut short or did not start say "interrupted".
+	Interrupted bool `json:"interrupted"`
 	// Violations found by the first configuration that found any (the
-	// battery stops there); 0 if none.
+	// battery stops there; in a merged result, the finding Merge
+	// reports); 0 if none.
 	Violations int `json:"violations"`
 	// FoundBy is that configuration's ID, FoundByCommand its command.
 	FoundBy        string `json:"found_by"`
@@ -143,21 +166,28 @@ type Result struct {
 	// Reproduce: for a violation a campaign found, the `leaselab run`
 	// command of its first violating seed (set by the caller from
 	// ViolatingSpec).
-	Reproduce string  `json:"reproduce,omitempty"`
-	Seconds   float64 `json:"seconds"`
+	Reproduce string `json:"reproduce"`
+	// Findings: the violation found, with its counterexample (FindingsOf);
+	// in a merged result every part's, the one reported above first
+	// (Merge). [] when none.
+	Findings []Finding `json:"findings"`
+	// Seconds: the battery's wall time; in a merged result the sum of
+	// its parts' (the work, not the time it took them).
+	Seconds float64 `json:"seconds"`
 	// Scenario is the explorer's counterexample, "" if none (a campaign
 	// found the violation and no search did); ScenarioBy is the search
 	// that found it.
 	Scenario   string `json:"-"`
-	ScenarioBy string `json:"counterexample_by,omitempty"`
+	ScenarioBy string `json:"counterexample_by"`
 	// Shrink: how a campaign's violation was shrunk to Scenario.
-	Shrink *campaign.ShrinkResult `json:"shrink,omitempty"`
+	Shrink *campaign.ShrinkResult `json:"shrink"`
 	// ViolatingSpec is the spec of a campaign's first violating seed.
 	ViolatingSpec *runner.Spec `json:"-"`
 }
 
-// Run runs the battery: the configurations of Matrix(c.Algo) (or those in
-// c.Only) in two passes, until one finds a violation or the budget is
+// Run runs the battery: the configurations of Select(c) (the matrix of
+// c.Algo, or those c.Only names; of those only [c.From, c.To) when either
+// is set) in two passes, until one finds a violation or the budget is
 // spent.
 //
 // The quick pass gives every configuration a small slice (QuickShare of
@@ -171,16 +201,52 @@ type Result struct {
 // after it. A search in the deep pass starts again from the beginning (a
 // breadth-first search cannot resume), deeper; a campaign continues with
 // the seeds after those it ran.
+//
+// A part of a sharded battery (From, To) is a battery of its own
+// configurations with the whole Budget: the weights that split it are its
+// configurations' alone, a subset of the whole battery's, so each
+// configuration's share of a pass is at least its share in the unsharded
+// battery with the same Budget.
 func Run(c Config) (Result, error) {
 	start := time.Now()
+	b, err := newBattery(c, start)
+	if err != nil {
+		return Result{}, err
+	}
+	if err := b.quickPass(); err != nil {
+		return b.res, err
+	}
+	if err := b.deepPass(); err != nil {
+		return b.res, err
+	}
+	b.res.Configurations = b.crs
+	b.res.Interrupted = runner.Closed(c.Stop)
+	b.res.tally()
+	b.res.Findings = FindingsOf(b.res)
+	b.res.Seconds = time.Since(start).Seconds()
+	return b.res, nil
+}
+
+// battery is a Run in progress: its configurations and what they did.
+type battery struct {
+	c     Config
+	es    []Entry
+	crs   []ConfigResult
+	res   Result
+	start time.Time
+}
+
+// newBattery checks c, fills in its defaults and lays out the
+// configurations it runs, none run yet.
+func newBattery(c Config, start time.Time) (*battery, error) {
 	if c.Budget < 0 {
-		return Result{}, badf("budget must not be negative, got %v", c.Budget)
+		return nil, badf("budget must not be negative, got %v", c.Budget)
 	}
 	if c.Budget == 0 {
 		c.Budget = DefaultBudget
 	}
 	if c.Workers < 0 {
-		return Result{}, badf("workers must not be negative, got %d", c.Workers)
+		return nil, badf("workers must not be negative, got %d", c.Workers)
 	}
 	if c.Workers == 0 {
 		c.Workers = runtime.NumCPU()
@@ -189,148 +255,190 @@ func Run(c Config) (Result, error) {
 		c.MemoryCap = DefaultMemoryCap
 	}
 	c.deadline = start.Add(c.Budget)
-	a, err := algorithms.Lookup(c.Algo)
+	es, err := Select(c)
 	if err != nil {
-		return Result{}, badf("%v", err)
+		return nil, err
 	}
-	for _, x := range c.Ablate {
-		if !slices.ContainsFunc(a.Ablations, func(ab algorithms.Ablation) bool { return ab.Name == x }) {
-			return Result{}, badf("algorithm %s has no ablation %q", c.Algo, x)
+	if c.From != 0 || c.To != 0 {
+		if c.From < 0 || c.To < c.From || c.To > len(es) {
+			return nil, badf("configurations [%d, %d) are not a range of the %d selected", c.From, c.To, len(es))
 		}
-	}
-	es, err := Matrix(c.Algo)
-	if err != nil {
-		return Result{}, badf("%v", err)
-	}
-	if len(c.Only) > 0 {
-		var sel []Entry
-		for _, id := range c.Only {
-			i := slices.IndexFunc(es, func(e Entry) bool { return strings.EqualFold(e.ID, id) })
-			if i < 0 {
-				return Result{}, badf("no configuration %q in the matrix of %s (see --list)", id, c.Algo)
-			}
-			sel = append(sel, es[i])
-		}
-		es = sel
+		es = es[c.From:c.To]
 	}
 	res := Result{Algo: c.Algo, Ablate: append([]string{}, c.Ablate...), Budget: c.Budget.String(),
-		BudgetSeconds: c.Budget.Seconds(), Seed: c.Seed, Workers: c.Workers, MemoryCap: c.MemoryCap}
+		BudgetSeconds: c.Budget.Seconds(), Seed: c.Seed, Workers: c.Workers, MemoryCap: c.MemoryCap,
+		Shards: []shard.Part{}, Findings: []Finding{}}
 	crs := make([]ConfigResult, len(es))
 	for i, e := range es {
 		crs[i] = ConfigResult{ID: e.ID, Kind: e.Kind, Flags: e.Flags(), Why: e.Why, Stopped: StopBudget}
 	}
-	step := func(i int, share time.Duration, quick bool) error {
-		e, cr := es[i], &crs[i]
-		if c.Progress != nil {
-			c.Progress(Event{Index: i, Total: len(es), Entry: e})
-		}
-		cr.CapSeconds += share.Seconds()
-		cr.Passes++
-		var err error
-		switch e.Kind {
-		case KindExplore:
-			if quick {
-				e.MaxStates = min(e.MaxStates, QuickStates)
-			}
-			err = runExplore(c, e, share, cr, &res)
-		case KindCheck:
-			if quick {
-				e.MaxSeeds = min(e.MaxSeeds, QuickSeeds)
-			}
-			err = runCheck(c, e, share, cr, &res)
-		}
-		if err != nil {
-			return fmt.Errorf("%s (%s %s): %w", e.ID, e.Kind, e.Flags(), err)
-		}
-		if c.Progress != nil {
-			c.Progress(Event{Index: i, Total: len(es), Entry: e, Done: true, Result: *cr})
-		}
-		return nil
+	return &battery{c: c, es: es, crs: crs, res: res, start: start}, nil
+}
+
+// Select is the configurations a battery of c runs, in the order it runs
+// them: the matrix of c.Algo, or the ones c.Only names, in its order (a
+// part of a sharded battery runs [c.From, c.To) of them). It checks the
+// algorithm and its ablations.
+func Select(c Config) ([]Entry, error) {
+	a, err := algorithms.Lookup(c.Algo)
+	if err != nil {
+		return nil, badf("%v", err)
 	}
-	// open: worth another pass.
-	open := func(i int, quick bool) bool {
-		cr := &crs[i]
-		switch cr.Stopped {
-		case StopExhausted, StopDepth, StopInvalid, StopViolation, StopMemory:
-			// A search that met the memory cap would meet it again at
-			// the same depth; one that searched its depth bound would
-			// search it again.
-			return false
-		case StopStates:
-			return quick && es[i].MaxStates > QuickStates
-		case StopSeeds:
-			return quick && es[i].MaxSeeds > QuickSeeds
+	for _, x := range c.Ablate {
+		if !slices.ContainsFunc(a.Ablations, func(ab algorithms.Ablation) bool { return ab.Name == x }) {
+			return nil, badf("algorithm %s has no ablation %q", c.Algo, x)
 		}
-		return true
 	}
-	quickLeft := time.Duration(float64(c.Budget) * QuickShare)
+	es, err := Matrix(c.Algo)
+	if err != nil {
+		return nil, badf("%v", err)
+	}
+	if len(c.Only) == 0 {
+		return es, nil
+	}
+	var sel []Entry
+	for _, id := range c.Only {
+		i := slices.IndexFunc(es, func(e Entry) bool { return strings.EqualFold(e.ID, id) })
+		if i < 0 {
+			return nil, badf("no configuration %q in the matrix of %s (see --list)", id, c.Algo)
+		}
+		sel = append(sel, es[i])
+	}
+	return sel, nil
+}
+
+// step runs configuration i within share; in the quick pass at most
+// QuickStates states or QuickSeeds seeds.
+func (b *battery) step(i int, share time.Duration, quick bool) error {
+	e, cr := b.es[i], &b.crs[i]
+	if b.c.Progress != nil {
+		b.c.Progress(Event{Index: i, Total: len(b.es), Entry: e})
+	}
+	cr.CapSeconds += share.Seconds()
+	cr.Passes++
+	var err error
+	switch e.Kind {
+	case KindExplore:
+		if quick {
+			e.MaxStates = min(e.MaxStates, QuickStates)
+		}
+		err = runExplore(b.c, e, share, cr, &b.res)
+	case KindCheck:
+		if quick {
+			e.MaxSeeds = min(e.MaxSeeds, QuickSeeds)
+		}
+		err = runCheck(b.c, e, share, cr, &b.res)
+	}
+	if err != nil {
+		return fmt.Errorf("%s (%s %s): %w", e.ID, e.Kind, e.Flags(), err)
+	}
+	if cr.Stopped == StopTime && runner.Closed(b.c.Stop) {
+		cr.Stopped = StopInterrupted
+	}
+	if b.c.Progress != nil {
+		b.c.Progress(Event{Index: i, Total: len(b.es), Entry: e, Done: true, Result: *cr})
+	}
+	return nil
+}
+
+// open: configuration i is worth another pass.
+func (b *battery) open(i int, quick bool) bool {
+	switch b.crs[i].Stopped {
+	case StopExhausted, StopDepth, StopInvalid, StopViolation, StopMemory:
+		// A search that met the memory cap would meet it again at the
+		// same depth; one that searched its depth bound would search it
+		// again.
+		return false
+	case StopStates:
+		return quick && b.es[i].MaxStates > QuickStates
+	case StopSeeds:
+		return quick && b.es[i].MaxSeeds > QuickSeeds
+	}
+	return true
+}
+
+// quickPass runs every configuration in order, each within its slice of
+// QuickShare of the budget, until one finds a violation.
+func (b *battery) quickPass() error {
+	quickLeft := time.Duration(float64(b.c.Budget) * QuickShare)
 	weights := 0.0
-	for _, e := range es {
+	for _, e := range b.es {
 		weights += e.Weight
 	}
-	for i, e := range es {
-		if res.FoundBy != "" || time.Since(start) >= c.Budget {
+	for i, e := range b.es {
+		if b.res.FoundBy != "" || time.Since(b.start) >= b.c.Budget || runner.Closed(b.c.Stop) {
 			break
 		}
 		// At least QuickMin (a search's start-up and first levels) if
 		// the floors together take at most half the budget; never past
 		// the budget.
-		share := max(time.Duration(float64(quickLeft)*e.Weight/weights), min(QuickMin, c.Budget/time.Duration(2*len(es))))
-		share = min(share, c.Budget-time.Since(start))
+		share := max(time.Duration(float64(quickLeft)*e.Weight/weights), min(QuickMin, b.c.Budget/time.Duration(2*len(b.es))))
+		share = min(share, b.c.Budget-time.Since(b.start))
 		weights -= e.Weight
 		t0 := time.Now()
-		if err := step(i, share, true); err != nil {
-			return res, err
+		if err := b.step(i, share, true); err != nil {
+			return err
 		}
 		quickLeft -= time.Since(t0)
 	}
-	// The deep pass; after a campaign's violation, with c.Scenario, only
-	// the searches, for a counterexample.
-	hunt := res.FoundBy != "" && res.Scenario == "" && c.Scenario
+	return nil
+}
+
+// deepPass gives what is left of the budget to the configurations still
+// open; after a campaign's violation, with Scenario, only to the
+// searches, for a counterexample.
+func (b *battery) deepPass() error {
+	hunt := b.res.FoundBy != "" && b.res.Scenario == "" && b.c.Scenario
 	deep := func(i int) bool {
-		if !open(i, true) || crs[i].Passes == 0 {
+		if !b.open(i, true) || b.crs[i].Passes == 0 {
 			return false
 		}
 		if hunt {
-			return es[i].Kind == KindExplore
+			return b.es[i].Kind == KindExplore
 		}
-		return res.FoundBy == ""
+		return b.res.FoundBy == ""
 	}
-	weights = 0
-	for i, e := range es {
+	weights := 0.0
+	for i, e := range b.es {
 		if deep(i) {
 			weights += e.Weight
 		}
 	}
-	for i, e := range es {
-		if !deep(i) || (hunt && res.Scenario != "") {
+	for i, e := range b.es {
+		if !deep(i) || (hunt && b.res.Scenario != "") {
 			continue
 		}
-		left := c.Budget - time.Since(start)
-		if left <= 0 {
+		left := b.c.Budget - time.Since(b.start)
+		if left <= 0 || runner.Closed(b.c.Stop) {
 			break
 		}
 		share := time.Duration(float64(left) * e.Weight / weights)
 		weights -= e.Weight
-		if err := step(i, share, false); err != nil {
-			return res, err
+		if err := b.step(i, share, false); err != nil {
+			return err
 		}
 	}
-	for i := range crs {
-		cr := &crs[i]
+	return nil
+}
+
+// tally marks the configurations left unrun by a violation as skipped,
+// and counts those that ran and those that exhausted their space.
+func (r *Result) tally() {
+	r.Ran, r.Exhausted = 0, 0
+	for i := range r.Configurations {
+		cr := &r.Configurations[i]
 		switch {
-		case cr.Passes == 0 && res.FoundBy != "":
+		case cr.Passes == 0 && r.FoundBy != "":
 			cr.Stopped = StopSkipped
+		case cr.Passes == 0 && r.Interrupted:
+			cr.Stopped = StopInterrupted
 		case cr.Passes > 0 && cr.Stopped != StopInvalid:
-			res.Ran++
+			r.Ran++
 			if cr.Exhausted {
-				res.Exhausted++
+				r.Exhausted++
 			}
 		}
 	}
-	res.Configurations = crs
-	res.Seconds = time.Since(start).Seconds()
-	return res, nil
 }
 
 // shrinkTime is what shrinking a campaign's violation may take: ShrinkTime
@@ -364,7 +472,7 @@ func runExplore(c Config, e Entry, share time.Duration, cr *ConfigResult, res *R
 		return err
 	}
 	start := time.Now()
-	ctx, cancel := context.WithTimeout(context.Background(), share)
+	ctx, cancel := stopContext(c.Stop, share)
 	r, err := explore.ExploreContext(ctx, cf)
 	cancel()
 	cr.Seconds += time.Since(start).Seconds()
@@ -433,9 +541,9 @@ func runCheck(c Config, e Entry, share time.Duration, cr *ConfigResult, res *Res
 	first := c.Seed
 	done, chunk := cr.Seeds, runtime.GOMAXPROCS(0)
 	cr.Stopped = StopSeeds
-	stop := make(chan struct{})
-	timer := time.AfterFunc(share, func() { close(stop) })
-	defer timer.Stop()
+	ctx, cancel := stopContext(c.Stop, share)
+	defer cancel()
+	stop := ctx.Done()
 	for done < e.MaxSeeds {
 		n := min(chunk, e.MaxSeeds-done)
 		cs, err := checkSpec(c.Algo, c.Ablate, e.Args, n, first+uint64(done))
@@ -498,4 +606,19 @@ func runCheck(c Config, e Entry, share time.Duration, cr *ConfigResult, res *Res
 func freeMemory() {
 	runtime.GC()
 	debug.FreeOSMemory()
+}
+
+// stopContext ends at share or when stop is closed, whichever is first.
+func stopContext(stop <-chan struct{}, share time.Duration) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithTimeout(context.Background(), share)
+	if stop != nil {
+		go func() {
+			select {
+			case <-stop:
+				cancel()
+			case <-ctx.Done():
+			}
+		}()
+	}
+	return ctx, cancel
 }

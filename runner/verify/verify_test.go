@@ -228,3 +228,34 @@ func TestAblationFinders(t *testing.T) {
 		}
 	}
 }
+
+// A battery stopped after its first configuration (Config.Stop, verify's
+// Ctrl-C) starts no other: it says Interrupted, the rest say so, and a
+// merge refuses it as a part.
+func TestStopEndsTheBattery(t *testing.T) {
+	stop := make(chan struct{})
+	c := Config{Algo: "central", Budget: time.Minute, Only: []string{"E1", "E2", "E3"}, Stop: stop}
+	c.Progress = func(e Event) {
+		if e.Done && e.Index == 0 {
+			close(stop)
+		}
+	}
+	res, err := Run(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, cr := range res.Configurations {
+		got = append(got, cr.Stopped)
+	}
+	if !res.Interrupted || res.Ran != 1 || got[1] != StopInterrupted || got[2] != StopInterrupted {
+		t.Fatalf("interrupted %v, ran %d, stopped %v", res.Interrupted, res.Ran, got)
+	}
+	es, err := Select(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := CheckPart(SpecOf(c, es), 0, 3, res); err == nil || !strings.Contains(err.Error(), "interrupted") {
+		t.Fatalf("CheckPart of an interrupted part: %v", err)
+	}
+}

@@ -88,6 +88,16 @@ type TimerKeeper interface {
 	PopTimer()
 }
 
+// Releaser is an optional interface of a Node whose memory the next
+// nodes of the process may reuse: a runner that will never step (or
+// clone) the node again calls Release once, at the end of a run, and the
+// node hands its tables to a pool its package keeps. Runs one after the
+// other (campaigns, the benchmarks) then reuse memory that is already
+// mapped instead of allocating, zeroing and collecting it for every run.
+type Releaser interface {
+	Release()
+}
+
 // Timer asks the runner to fire Key when the node's local clock reaches At,
 // or, with Cancel, to forget Key.
 type Timer struct {

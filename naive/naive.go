@@ -215,6 +215,10 @@ func New(c algorithms.Config, opt Options) *Node {
 	}}
 }
 
+// Release implements algorithms.Releaser: the node's table chunks go to
+// the next nodes of the process.
+func (n *Node) Release() { n.tab.release() }
+
 // Step implements algorithms.Node.
 func (n *Node) Step(now algorithms.Local, in algorithms.Input, out *algorithms.Output) {
 	switch in.Kind {
@@ -222,7 +226,7 @@ func (n *Node) Step(now algorithms.Local, in algorithms.Input, out *algorithms.O
 		n.start(now, out)
 	case algorithms.Recv:
 		if !n.quarantined {
-			n.recv(now, in.Msg, out)
+			n.recv(now, &in.Msg, out)
 		}
 	case algorithms.Fire:
 		n.fire(now, in.Timer, out)
@@ -464,7 +468,7 @@ func (n *Node) tidy(r algorithms.ResourceID, p *proposal) {
 	}
 }
 
-func (n *Node) recv(now algorithms.Local, m algorithms.Message, out *algorithms.Output) {
+func (n *Node) recv(now algorithms.Local, m *algorithms.Message, out *algorithms.Output) {
 	if m.To != n.id {
 		return
 	}
@@ -488,7 +492,7 @@ func (n *Node) recv(now algorithms.Local, m algorithms.Message, out *algorithms.
 // owner. The two exceptions never give a grant to a second owner: a
 // duplicate of the granted request is answered again, and an extension by
 // the owner itself renews.
-func (n *Node) onRequest(now algorithms.Local, m algorithms.Message, out *algorithms.Output) {
+func (n *Node) onRequest(now algorithms.Local, m *algorithms.Message, out *algorithms.Output) {
 	// Malformed requests are dropped: the owner must be the sender and a
 	// proposer, and the span within M (the restart silence covers only
 	// grants up to M).
@@ -520,7 +524,7 @@ func (n *Node) onRequest(now algorithms.Local, m algorithms.Message, out *algori
 	out.Send(answer)
 }
 
-func (n *Node) grant(now algorithms.Local, m algorithms.Message, old grant, renew bool, out *algorithms.Output) {
+func (n *Node) grant(now algorithms.Local, m *algorithms.Message, old grant, renew bool, out *algorithms.Output) {
 	g := grant{owner: m.Owner, ballot: m.Ballot, until: now.Add(time.Duration(m.Span))}
 	if renew && old.until > g.until {
 		g.until = old.until // a renewal never shortens a grant
@@ -531,7 +535,7 @@ func (n *Node) grant(now algorithms.Local, m algorithms.Message, old grant, rene
 	out.Send(algorithms.Message{Kind: algorithms.Grant, From: n.id, To: m.From, Owner: m.Owner, Resource: m.Resource, Ballot: m.Ballot, Span: m.Span})
 }
 
-func (n *Node) onRelease(m algorithms.Message, out *algorithms.Output) {
+func (n *Node) onRelease(m *algorithms.Message, out *algorithms.Output) {
 	g, held := n.grantOf(m.Resource)
 	if !held || m.Owner != m.From || !n.sameOwner(g.ballot, m.Ballot) {
 		return
@@ -555,7 +559,7 @@ func (n *Node) sameOwner(a, b algorithms.Ballot) bool {
 }
 
 // onAnswer counts a Grant or Deny for the round being collected.
-func (n *Node) onAnswer(now algorithms.Local, m algorithms.Message, out *algorithms.Output) {
+func (n *Node) onAnswer(now algorithms.Local, m *algorithms.Message, out *algorithms.Output) {
 	if m.Kind == algorithms.Grant && m.Owner != n.id {
 		return // a grant is always for its requester
 	}

@@ -3,6 +3,7 @@ package naive
 import (
 	"maps"
 	"slices"
+	"sync"
 
 	"leaselab/algorithms"
 )
@@ -55,6 +56,23 @@ const (
 	chunkSlots = 1 << chunkShift
 )
 
+// chunkPool holds the whole chunks of released tables (Node.Release) for
+// the next tables of the process. A pooled chunk is not cleared: add
+// overwrites every slot it hands out, and nothing reads a slot beyond
+// t.n.
+var chunkPool sync.Pool // of *[]slot, chunkSlots long
+
+// release hands t's whole chunks to chunkPool; t must not be used again.
+// The first chunk, grown by append and short in most tables, stays.
+func (t *table) release() {
+	for c := 1; c < len(t.chunks); c++ {
+		if ch := t.chunks[c]; len(ch) == chunkSlots {
+			chunkPool.Put(&ch)
+		}
+	}
+	*t = table{}
+}
+
 // at returns slot i.
 func (t *table) at(i int32) *slot { return &t.chunks[i>>chunkShift][i&(chunkSlots-1)] }
 
@@ -68,6 +86,10 @@ func (t *table) grow(i int32) {
 	case c == len(t.chunks) && c == 0:
 		t.chunks = append(t.chunks, make([]slot, 1))
 	case c == len(t.chunks):
+		if ch, ok := chunkPool.Get().(*[]slot); ok {
+			t.chunks = append(t.chunks, *ch)
+			break
+		}
 		t.chunks = append(t.chunks, make([]slot, chunkSlots))
 	case off >= len(t.chunks[c]):
 		t.chunks[c] = append(t.chunks[c], slot{}) // a short chunk

@@ -87,3 +87,42 @@ func TestTableCloneCopiesWhatIsUsed(t *testing.T) {
 		}
 	}
 }
+
+// TestTableRelease: a table built from chunks another node released
+// (chunkPool, not cleared) holds only what it was given: stale slots of
+// the released table are never read.
+func TestTableRelease(t *testing.T) {
+	old := &Node{}
+	for r := range algorithms.ResourceID(3 * chunkSlots) {
+		old.setGrant(r, grant{owner: 1, ballot: algorithms.Ballot(r + 1)})
+		old.newProp(r).failed = int(r)
+	}
+	old.Release()
+	if old.tab.n != 0 || old.tab.chunks != nil {
+		t.Fatalf("released table still holds %d slots", old.tab.n)
+	}
+	n := &Node{}
+	const base = 10 * chunkSlots
+	for i := range algorithms.ResourceID(2 * chunkSlots) {
+		n.setGrant(base+i, grant{owner: 2, ballot: 7})
+	}
+	for r := range algorithms.ResourceID(3 * chunkSlots) {
+		if _, ok := n.grantOf(r); ok || n.prop(r) != nil {
+			t.Fatalf("resource %d of the released table is in the new one", r)
+		}
+	}
+	if got := n.tab.keys(nil, false); len(got) != 0 {
+		t.Fatalf("proposals %v in a table that has none", got)
+	}
+	got := n.tab.keys(nil, true)
+	if len(got) != 2*chunkSlots || got[0] != base || got[len(got)-1] != base+2*chunkSlots-1 {
+		t.Fatalf("grant keys: %d, from %v", len(got), got[:1])
+	}
+	for _, s := range n.tab.clone().chunks {
+		for j := range s {
+			if s[j].hasProp || s[j].g.owner != 2 {
+				t.Fatalf("clone slot %d: %+v", j, s[j])
+			}
+		}
+	}
+}

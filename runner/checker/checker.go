@@ -9,6 +9,7 @@
 package checker
 
 import (
+	"math"
 	"slices"
 	"sync"
 
@@ -129,6 +130,9 @@ type Checker struct {
 	seed     uint64
 	observer HoldObserver
 	now      int64
+	// nextEnd is the earliest queued hold end, or less (0 until the first
+	// Advance): Advance has nothing to end before it.
+	nextEnd int64
 
 	tables
 
@@ -182,6 +186,19 @@ func (c *Checker) Now() int64 { return c.now }
 // order. Every other method calls it first; environments call it directly
 // before they ask questions about time t (e.g. Holders).
 func (c *Checker) Advance(t int64) {
+	// Every end at or before c.now is taken already, so one at or before
+	// t is one at or before max(t, c.now).
+	if c.nextEnd <= t {
+		c.advance(t)
+		return
+	}
+	if t > c.now {
+		c.now = t // nothing ends by t (most calls): small enough to inline
+	}
+}
+
+// advance is Advance once some interval ends by t.
+func (c *Checker) advance(t int64) {
 	if t < c.now {
 		t = c.now
 	}
@@ -197,6 +214,16 @@ func (c *Checker) Advance(t int64) {
 		c.close(top.idx, h.end)
 	}
 	c.now = t
+	c.nextEnd = math.MaxInt64
+	if due, ok := c.ends.Next(); ok {
+		c.nextEnd = due
+	}
+}
+
+// pushEnd queues a hold end (nextEnd follows the queue's earliest).
+func (c *Checker) pushEnd(end int64, e holdEnd) {
+	c.ends.Push(end, e)
+	c.nextEnd = min(c.nextEnd, end)
 }
 
 // entry returns res's entry, creating it if need be.
@@ -247,7 +274,7 @@ func (c *Checker) Acquired(t int64, owner algorithms.NodeID, res algorithms.Reso
 		}
 		h.end = end
 		h.gen++
-		c.ends.Push(end, holdEnd{idx: i, gen: h.gen})
+		c.pushEnd(end, holdEnd{idx: i, gen: h.gen})
 		return
 	}
 	if end <= t {
@@ -284,7 +311,7 @@ func (c *Checker) Acquired(t int64, owner algorithms.NodeID, res algorithms.Reso
 	e.head = i
 	prev := e.last
 	e.last = owner
-	c.ends.Push(end, holdEnd{idx: i, gen: gen})
+	c.pushEnd(end, holdEnd{idx: i, gen: gen})
 	if c.observer != nil {
 		c.observer.HoldStart(t, res, owner, ballot, prev, end)
 	}
@@ -366,7 +393,7 @@ func (c *Checker) Reclock(t int64, n algorithms.NodeID) {
 		}
 		h.end = end
 		h.gen++
-		c.ends.Push(end, holdEnd{idx: int32(i), gen: h.gen})
+		c.pushEnd(end, holdEnd{idx: int32(i), gen: h.gen})
 	}
 }
 

@@ -79,6 +79,11 @@ func uabs(a int64) uint64 {
 
 // Local returns the clock's reading at true time t.
 func (c Clock) Local(t int64) algorithms.Local {
+	if c.RatePPB == 0 {
+		// A clock without rate error (the default spec's): no product
+		// to take, and the same reading.
+		return algorithms.Local(c.Offset + t)
+	}
 	return algorithms.Local(c.Offset + t + mulDivFloor(t, c.RatePPB))
 }
 
@@ -93,6 +98,9 @@ func (c Clock) TrueAt(l algorithms.Local) int64 {
 	}
 	if int64(l) < -clockHorizon || target < -clockHorizon {
 		return -clockHorizon
+	}
+	if c.RatePPB == 0 {
+		return target // local(t) = Offset + t: exact, no estimate to correct
 	}
 	// Estimate t = target * 1e9 / (1e9 + r), then walk to the exact first
 	// instant: local(t) >= l and local(t-1) < l.

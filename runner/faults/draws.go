@@ -68,11 +68,19 @@ type Net struct {
 // NewNet returns the network draws of a run with seed.
 func NewNet(seed uint64, l Link) *Net { return &Net{Link: l, rng: Rand(seed, StreamNet)} }
 
-// Lost draws whether a message is lost.
-func (n *Net) Lost() bool { return n.Loss > 0 && n.rng.Float64() < n.Loss }
+// Lost draws whether a message is lost. The draws without their fault
+// (zero probability, the usual case) return at once, inlined into the
+// simulator's send path; the draw itself is a call of its own.
+func (n *Net) Lost() bool { return n.Loss > 0 && n.below(n.Loss) }
 
 // Duplicated draws whether a delivered message gets a second copy.
-func (n *Net) Duplicated() bool { return n.Dup > 0 && n.rng.Float64() < n.Dup }
+func (n *Net) Duplicated() bool { return n.Dup > 0 && n.below(n.Dup) }
+
+// below draws whether a uniform [0, 1) draw falls below p. Not inlined,
+// so that its callers' no-fault tests are.
+//
+//go:noinline
+func (n *Net) below(p float64) bool { return n.rng.Float64() < p }
 
 // Delay draws one message's one-way delay: RTT/2 + uniform [-Jitter,
 // +Jitter] (floored at 0), plus, with probability Reorder, uniform [0,
@@ -106,7 +114,14 @@ func (n *Net) DelayHeld() (int64, bool) {
 // LateHold draws whether a message is held back alone (Late) and for how
 // long; no draw without Late.
 func (n *Net) LateHold() (int64, bool) {
-	if n.Late > 0 && n.rng.Float64() < n.Late {
+	if n.Late == 0 {
+		return 0, false
+	}
+	return n.lateHold()
+}
+
+func (n *Net) lateHold() (int64, bool) {
+	if n.below(n.Late) {
 		return n.rng.Int64N(n.StaleMax + 1), true
 	}
 	return 0, false

@@ -93,7 +93,7 @@ func TestApply(t *testing.T) {
 			h.Run(&script{outs: c.outs}, nil)
 			env := &logEnv{crash: c.crash}
 			var o algorithms.Output
-			err := h.Step(env, 0, algorithms.Input{Kind: algorithms.Start}, &o)
+			err := h.Step(env, 0, &algorithms.Input{Kind: algorithms.Start}, &o)
 			if (err != nil) != c.err {
 				t.Fatalf("err = %v, want an error: %v", err, c.err)
 			}

@@ -117,6 +117,9 @@ func (t *Timers) Get(key algorithms.TimerKey) int32 {
 // Set makes key fire at the node's local time at, replacing any pending
 // deadline, and returns its entry.
 func (t *Timers) Set(key algorithms.TimerKey, at algorithms.Local) int32 {
+	if t.indexed && !t.ordered && key.Resource < denseMax {
+		return t.setDense(key, at)
+	}
 	if i := t.Get(key); i >= 0 {
 		e := &t.ents[i]
 		if e.At != at {
@@ -148,6 +151,43 @@ func (t *Timers) Set(key algorithms.TimerKey, at algorithms.Local) int32 {
 	return i
 }
 
+// setDense is Set for a key the dense tables index (the set is indexed
+// and not Ordered): one look at the key's slot finds its entry or says
+// where the new one goes.
+func (t *Timers) setDense(key algorithms.TimerKey, at algorithms.Local) int32 {
+	slot := t.denseSlot(key.Kind, key.Resource)
+	if *slot != 0 {
+		i := *slot - 1
+		t.ents[i].At = at
+		return i
+	}
+	i := t.alloc()
+	t.ents[i] = Timer{Res: key.Resource, At: at, Kind: key.Kind, Live: true, Ref: NoRef}
+	t.live++
+	*slot = i + 1
+	return i
+}
+
+// denseSlot returns the dense index slot of (kind, res), growing the
+// tables to hold it.
+func (t *Timers) denseSlot(kind uint8, res algorithms.ResourceID) *int32 {
+	for int(kind) >= len(t.dense) {
+		t.dense = append(t.dense, nil)
+	}
+	d := t.dense[kind]
+	if res >= algorithms.ResourceID(len(d)) {
+		n := max(2*len(d), 64)
+		for algorithms.ResourceID(n) <= res {
+			n *= 2
+		}
+		grown := make([]int32, n)
+		copy(grown, d)
+		d = grown
+		t.dense[kind] = d
+	}
+	return &d[res]
+}
+
 // index adds live entry i to the index.
 func (t *Timers) index(i int32) {
 	e := &t.ents[i]
@@ -155,21 +195,7 @@ func (t *Timers) index(i int32) {
 		t.idx.insert(e.Key(), i, t.ents)
 		return
 	}
-	for int(e.Kind) >= len(t.dense) {
-		t.dense = append(t.dense, nil)
-	}
-	d := t.dense[e.Kind]
-	if e.Res >= algorithms.ResourceID(len(d)) {
-		n := max(2*len(d), 64)
-		for algorithms.ResourceID(n) <= e.Res {
-			n *= 2
-		}
-		grown := make([]int32, n)
-		copy(grown, d)
-		d = grown
-		t.dense[e.Kind] = d
-	}
-	d[e.Res] = i + 1
+	*t.denseSlot(e.Kind, e.Res) = i + 1
 }
 
 // unindex takes live entry i out of the index.

@@ -32,7 +32,7 @@ type (
 	}
 	// event: node n emitted ev.
 	eventHook interface {
-		event(t int64, n algorithms.NodeID, ev algorithms.Event)
+		event(t int64, n algorithms.NodeID, ev *algorithms.Event)
 	}
 	// sent: a message was handed to the network (a node's messages to
 	// itself too).
@@ -148,6 +148,9 @@ type requestMeter struct {
 	latencies                               []int64
 	chains                                  map[int]int
 	firstRequest, firstAcquire, lastAcquire int64
+	// short counts the chains below len(short), the usual ones, without
+	// a map update per request; fill adds them to chains.
+	short [8]int
 }
 
 func (m *requestMeter) requested(t int64, _ algorithms.NodeID) {
@@ -157,7 +160,11 @@ func (m *requestMeter) requested(t int64, _ algorithms.NodeID) {
 }
 
 func (m *requestMeter) resolved(t int64, _ algorithms.NodeID, start int64, chain int, o Outcome) {
-	m.chains[chain]++
+	if chain >= 0 && chain < len(m.short) {
+		m.short[chain]++
+	} else {
+		m.chains[chain]++
+	}
 	if o != OutcomeAcquired {
 		m.failed++
 		return
@@ -173,6 +180,12 @@ func (m *requestMeter) resolved(t int64, _ algorithms.NodeID, start int64, chain
 func (m *requestMeter) fill(res *runner.Result, end int64) {
 	res.LeasesAcquired, res.LeasesFailed = m.acquired, m.failed
 	res.LatencyMS = PercentilesMS(m.latencies)
+	for c, k := range m.short {
+		if k > 0 {
+			m.chains[c] += k
+			m.short[c] = 0
+		}
+	}
 	res.PreemptionChains = m.chains
 	res.TimeToFirstLeaseMS = runner.None
 	if m.firstAcquire >= 0 {
@@ -225,7 +238,7 @@ func (m *fairnessMeter) fill(res *runner.Result, _ int64) {
 // protocolMeter: the Timeout and Preempted events.
 type protocolMeter struct{ timeouts, preemptions int }
 
-func (m *protocolMeter) event(_ int64, _ algorithms.NodeID, ev algorithms.Event) {
+func (m *protocolMeter) event(_ int64, _ algorithms.NodeID, ev *algorithms.Event) {
 	switch ev.Kind {
 	case algorithms.Timeout:
 		m.timeouts++

@@ -31,8 +31,11 @@ const DiskRecordSize = 48
 // inputs, events, holds and violations in the trace (Tracer), and tells
 // its meters (meters.go) each happening they have a hook for.
 type Recorder struct {
-	spec      runner.Spec
-	clocks    Clocks
+	spec   runner.Spec
+	clocks Clocks
+	// local is clocks as LocalClocks, nil if it is not one (LocalOf,
+	// asked once rather than at every hold).
+	local     LocalClocks
 	chk       *checker.Checker
 	tr        *Tracer // nil: no trace
 	majority  int
@@ -169,6 +172,7 @@ func NewRecorder(p runner.Plan, clocks Clocks, tr *Tracer) *Recorder {
 		r.tables = *t
 	}
 	r.addMeters()
+	r.local, _ = clocks.(LocalClocks)
 	r.blocks = p.Algo.GrantBlocks
 	r.chk = checker.NewChecker(clocks, spec.Seed, r)
 	return r
@@ -181,6 +185,20 @@ func (r *Recorder) Reserve(n int) {
 	r.wants = slices.Grow(r.wants, n)
 	r.requests.latencies = slices.Grow(r.requests.latencies, n)
 	r.chk.Reserve(n)
+}
+
+// Warm loads res's state (both of its cache lines) ahead of its events
+// and returns something of it (meaningless; it keeps the loads).
+func (r *Recorder) Warm(res algorithms.ResourceID) uint64 {
+	if i, ok := r.resIdx.Get(res); ok {
+		s := &r.rs[i]
+		x := uint64(s.inline[inlineGrants-1].end)
+		if s.wants >= 0 {
+			x += uint64(r.wants[s.wants].start) // its pending request (Acquired)
+		}
+		return x
+	}
+	return 0
 }
 
 // Checker is the recorder's lease-invariant checker.
@@ -218,7 +236,7 @@ func (r *Recorder) accrue(s *resState, t int64) {
 func (r *Recorder) Request(t int64, n algorithms.NodeID, local algorithms.Local, in algorithms.Input) {
 	r.chk.Advance(t)
 	if r.tr != nil {
-		r.tr.Add(&TraceRec{T: t, Local: local, Kind: TraceInput, Sub: uint8(in.Kind), Node: n, Res: in.Resource})
+		r.tr.AddState(t, local, TraceInput, uint8(in.Kind), n, in.Resource, 0, 0, 0, 0)
 	}
 	if in.Kind != algorithms.Acquire {
 		return
@@ -323,10 +341,16 @@ const (
 // Event records an event node n emitted at true time t (its clock read
 // local) and says whether it resolved a pending request.
 func (r *Recorder) Event(t int64, n algorithms.NodeID, local algorithms.Local, ev algorithms.Event) Outcome {
+	return r.EventRef(t, n, local, &ev)
+}
+
+// EventRef is Event with the event passed by reference (it reads *ev and
+// keeps nothing of it): the simulator's path, where a 56-byte Event
+// copied at every layer cost a store-forwarding stall at each copy.
+func (r *Recorder) EventRef(t int64, n algorithms.NodeID, local algorithms.Local, ev *algorithms.Event) Outcome {
 	r.chk.Advance(t)
 	if r.tr != nil {
-		r.tr.Add(&TraceRec{T: t, Local: local, Kind: TraceEvent, Sub: uint8(ev.Kind), Node: n,
-			Res: ev.Resource, Owner: ev.Owner, Ballot: ev.Ballot, X: int64(ev.Until)})
+		r.tr.AddState(t, local, TraceEvent, uint8(ev.Kind), n, ev.Resource, ev.Owner, ev.Ballot, int64(ev.Until), 0)
 	}
 	for _, h := range r.onEvent {
 		h.event(t, n, ev)
@@ -428,8 +452,8 @@ func (r *Recorder) deadlocked(s *resState, t int64) bool {
 	}
 	block := r.block(s)
 	live := 0
-	for _, g := range block {
-		if g.end > t {
+	for i := range block {
+		if block[i].end > t {
 			live++
 		}
 	}
@@ -438,8 +462,8 @@ func (r *Recorder) deadlocked(s *resState, t int64) bool {
 	}
 	// The last held proposal's grants at a majority: a lease, not a block.
 	c := 0
-	for _, g := range block {
-		if g.end > t && g.owner == s.heldOwner && g.ballot == s.heldBallot {
+	for i := range block {
+		if g := &block[i]; g.end > t && g.owner == s.heldOwner && g.ballot == s.heldBallot {
 			c++
 		}
 	}
@@ -450,15 +474,15 @@ func (r *Recorder) deadlocked(s *resState, t int64) bool {
 // (s.dlSeen, t], in order: an expiry can end an episode and, with five or
 // more acceptors, start one (a winning proposal's grants lapse unevenly).
 func (r *Recorder) advanceDeadlock(s *resState, t int64) {
-	if !r.blocks || s.grants < 0 {
-		return
+	if !r.blocks || s.grants < 0 || t <= s.dlSeen {
+		return // (s.dlSeen, t] is empty: nothing to look at, nothing to move
 	}
 	block := r.block(s)
 	for {
 		next := int64(math.MaxInt64)
-		for _, g := range block {
-			if g.end > s.dlSeen && g.end <= t && g.end < next {
-				next = g.end
+		for i := range block {
+			if end := block[i].end; end > s.dlSeen && end <= t && end < next {
+				next = end
 			}
 		}
 		if next == math.MaxInt64 {
@@ -466,9 +490,7 @@ func (r *Recorder) advanceDeadlock(s *resState, t int64) {
 		}
 		r.settleDeadlock(s, next, true)
 	}
-	if t > s.dlSeen {
-		s.dlSeen = t
-	}
+	s.dlSeen = t
 }
 
 // settleDeadlock opens or closes s's episode according to the condition
@@ -496,7 +518,7 @@ func (r *Recorder) settleDeadlock(s *resState, t int64, byTimer bool) {
 }
 
 // granted records acceptor a's grant.
-func (r *Recorder) granted(t int64, a algorithms.NodeID, ev algorithms.Event) {
+func (r *Recorder) granted(t int64, a algorithms.NodeID, ev *algorithms.Event) {
 	if int(a) >= r.acceptors {
 		return // not an acceptor: not part of the deadlock condition
 	}
@@ -637,7 +659,7 @@ func (r *Recorder) HoldStart(t int64, res algorithms.ResourceID, owner algorithm
 		h.holdChanged(t, res, owner, true, s.nhold)
 	}
 	if r.tr != nil {
-		r.tr.Add(&TraceRec{T: t, Local: LocalOf(r.clocks, owner, t), Kind: TraceHoldStart, Node: owner, Res: res, Owner: owner, Ballot: ballot, X: untilTrue})
+		r.tr.AddState(t, r.localOf(owner, t), TraceHoldStart, 0, owner, res, owner, ballot, untilTrue, 0)
 	}
 }
 
@@ -651,7 +673,7 @@ func (r *Recorder) HoldEnd(t int64, res algorithms.ResourceID, owner algorithms.
 		h.holdChanged(t, res, owner, false, s.nhold)
 	}
 	if r.tr != nil {
-		r.tr.Add(&TraceRec{T: t, Local: LocalOf(r.clocks, owner, t), Kind: TraceHoldEnd, Node: owner, Res: res, Owner: owner, Ballot: ballot, X: start})
+		r.tr.AddState(t, r.localOf(owner, t), TraceHoldEnd, 0, owner, res, owner, ballot, start, 0)
 	}
 }
 
@@ -667,6 +689,14 @@ func (r *Recorder) ViolationBegins(t int64, v runner.Violation) {
 func LocalOf(c Clocks, n algorithms.NodeID, t int64) algorithms.Local {
 	if lc, ok := c.(LocalClocks); ok {
 		return lc.LocalAt(n, t)
+	}
+	return algorithms.Local(t)
+}
+
+// localOf is LocalOf(r.clocks, n, t).
+func (r *Recorder) localOf(n algorithms.NodeID, t int64) algorithms.Local {
+	if r.local != nil {
+		return r.local.LocalAt(n, t)
 	}
 	return algorithms.Local(t)
 }

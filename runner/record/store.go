@@ -73,7 +73,7 @@ func (r *Recorder) Write(t int64, n algorithms.NodeID, res algorithms.ResourceID
 		st.accepted = true
 	}
 	if r.tr != nil {
-		r.tr.Add(&TraceRec{T: t, Local: LocalOf(r.clocks, n, t), Kind: TraceWrite, Sub: out, Node: n, Res: res, Owner: n,
+		r.tr.Add(&TraceRec{T: t, Local: r.localOf(n, t), Kind: TraceWrite, Sub: out, Node: n, Res: res, Owner: n,
 			Ballot: algorithms.Ballot(token.Minor), X: int64(token.Major), Y: start})
 	}
 	for _, h := range r.onWrite {

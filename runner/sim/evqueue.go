@@ -1,7 +1,9 @@
 package sim
 
 import (
+	"cmp"
 	"math"
+	"slices"
 
 	"leaselab/runner/internal/slab"
 	"leaselab/runner/timeq"
@@ -37,8 +39,14 @@ type evQueue struct {
 	// The bucket of a key: within ringSize buckets of cur, in ring
 	// (indexed by key mod ringSize: no hashing for the messages and
 	// timers of the next 67 ms, most of the pushes); beyond, in far.
-	ring    []ringEntry
-	far     map[int64]int32
+	ring []ringEntry
+	far  map[int64]int32
+	// farHit remembers the far buckets pushed to last, by key mod
+	// farHits: the timers a batch arms (grant lapses, response timeouts,
+	// hold ends) go, thousands in a row, to the same few far buckets,
+	// and a map lookup for each cost more than the append. An entry goes
+	// when its key leaves far.
+	farHit  [farHits]ringEntry
 	buckets slab.Slab[[]timedEvent] // a freed bucket keeps its capacity
 	keys    timeq.Queue[int32]      // bucket keys (as times) and their bucket
 	// spare holds the emptied buckets of an earlier run (reset), given
@@ -55,6 +63,8 @@ type evQueue struct {
 const bucketShift = 14
 
 const ringSize = 1 << 12
+
+const farHits = 4
 
 // ringEntry is a bucket of ring: key 0 means none (a key in ring is above
 // cur, which is never negative).
@@ -85,7 +95,31 @@ func (q *evQueue) push(e timedEvent) {
 		return
 	}
 	bk := q.buckets.At(q.bucket(k))
+	if len(*bk) == cap(*bk) {
+		q.regrow(bk)
+	}
 	*bk = append(*bk, e)
+}
+
+// regrow moves a full bucket to the largest spare if that one is
+// larger, giving the bucket's own memory to spare: a batch pushes tens
+// of thousands of timers to one bucket (every hold end of the leases
+// acquired in the same instant), which would otherwise double its way up
+// on every run. Growing is rare (a bucket's size doubles each time), so
+// the scan costs little.
+func (q *evQueue) regrow(bk *[]timedEvent) {
+	j := -1
+	for i := range q.spare {
+		if cap(q.spare[i]) > cap(*bk) && (j < 0 || cap(q.spare[i]) > cap(q.spare[j])) {
+			j = i
+		}
+	}
+	if j < 0 {
+		return
+	}
+	grown := append(q.spare[j], *bk...)
+	q.spare[j] = (*bk)[:0]
+	*bk = grown
 }
 
 // bucket returns the bucket of key k (> q.cur), making one if k has none.
@@ -104,22 +138,35 @@ func (q *evQueue) bucket(k int64) int32 {
 		// k may have a bucket in far, made while it was further off.
 		b, ok := q.far[k]
 		if ok {
-			delete(q.far, k)
+			q.unfar(k)
 		} else {
 			b = q.newBucket(k)
 		}
 		*e = ringEntry{key: k, b: b}
 		return b
 	}
-	if b, ok := q.far[k]; ok {
-		return b
+	h := &q.farHit[k&(farHits-1)]
+	if h.key == k {
+		return h.b
 	}
-	if q.far == nil {
-		q.far = make(map[int64]int32)
+	b, ok := q.far[k]
+	if !ok {
+		if q.far == nil {
+			q.far = make(map[int64]int32)
+		}
+		b = q.newBucket(k)
+		q.far[k] = b
 	}
-	b := q.newBucket(k)
-	q.far[k] = b
+	*h = ringEntry{key: k, b: b}
 	return b
+}
+
+// unfar takes key k's bucket out of far.
+func (q *evQueue) unfar(k int64) {
+	delete(q.far, k)
+	if h := &q.farHit[k&(farHits-1)]; h.key == k {
+		*h = ringEntry{}
+	}
 }
 
 func (q *evQueue) newBucket(k int64) int32 {
@@ -140,7 +187,7 @@ func (q *evQueue) fill() {
 		if q.ring != nil && q.ring[k&(ringSize-1)].key == k {
 			q.ring[k&(ringSize-1)].key = 0
 		} else {
-			delete(q.far, k)
+			q.unfar(k)
 		}
 		q.cur = k
 		bk := q.buckets.At(b)
@@ -236,6 +283,33 @@ func (q *evQueue) pop() timedEvent {
 	return timedEvent{t, e}
 }
 
+// front returns the earliest event's time and whether it is the run's
+// (else the heap's); ok is false if the queue is empty. take(run) then
+// removes it: one look at the run and the heap where peek and pop take
+// two.
+func (q *evQueue) front() (t int64, run, ok bool) {
+	if q.n == 0 {
+		return 0, false, false
+	}
+	q.fill()
+	t, ok = q.near.Next()
+	if q.head < len(q.run) && (!ok || q.run[q.head].t <= t) {
+		return q.run[q.head].t, true, true
+	}
+	return t, false, ok
+}
+
+// take removes the event front reported (from the run if run).
+func (q *evQueue) take(run bool) timedEvent {
+	q.n--
+	if run {
+		q.head++
+		return q.run[q.head-1]
+	}
+	t, e := q.near.Pop()
+	return timedEvent{t, e}
+}
+
 // reset empties the queue and keeps its memory: its buckets go to spare.
 // Bucket numbers never reach the order of events, so which spare a new
 // bucket gets does not matter.
@@ -245,10 +319,22 @@ func (q *evQueue) reset() {
 	q.keys.Reset()
 	clear(q.ring)
 	clear(q.far)
+	q.farHit = [farHits]ringEntry{}
 	for i := range q.buckets.Len() {
 		if bk := q.buckets.At(int32(i)); cap(*bk) > 0 {
 			q.spare = append(q.spare, (*bk)[:0])
 		}
+	}
+	// The largest spare goes to the run, which takes a batch's thousands
+	// of requests at time 0; the next largest to the first buckets made
+	// (newBucket takes spares from the end). Slices that grew on their
+	// way were most of the allocation of a batch run.
+	if cap(q.run) > 0 {
+		q.spare = append(q.spare, q.run[:0])
+	}
+	slices.SortFunc(q.spare, func(a, b []timedEvent) int { return cmp.Compare(cap(a), cap(b)) })
+	if k := len(q.spare) - 1; k >= 0 {
+		q.run, q.spare = q.spare[k], q.spare[:k]
 	}
 	q.buckets.Reset()
 	q.cur = 0

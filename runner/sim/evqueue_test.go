@@ -9,7 +9,11 @@ import (
 // The queue gives events in (time, scheduling order) order, as a stable
 // sort of everything pushed would, for pushes spread over many buckets,
 // crowded into one, and made while popping (into the current bucket too).
+// The cases share one queue, reset between them, so later cases run on
+// the spare buckets (and the regrown ones) of earlier cases; events are
+// taken by pop and by front and take in turn.
 func TestEvQueueOrder(t *testing.T) {
+	var q evQueue
 	for _, tc := range []struct {
 		name         string
 		from, spread int64 // pushes fall in [now+from, now+from+spread)
@@ -24,7 +28,7 @@ func TestEvQueueOrder(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := rand.New(rand.NewPCG(3, uint64(tc.pushes)))
-			var q evQueue
+			q.reset()
 			type pushed struct {
 				t  int64
 				id int32
@@ -42,7 +46,13 @@ func TestEvQueueOrder(t *testing.T) {
 				push()
 			}
 			for q.Len() > 0 {
-				e := q.pop()
+				var e timedEvent
+				if len(got)%2 == 0 {
+					e = q.pop()
+				} else {
+					_, run, _ := q.front()
+					e = q.take(run)
+				}
 				if e.t < now {
 					t.Fatalf("event at %d after one at %d", e.t, now)
 				}
@@ -65,5 +75,26 @@ func TestEvQueueOrder(t *testing.T) {
 				t.Fatalf("popped %d events out of order (pushed %d)", len(got), len(want))
 			}
 		})
+	}
+}
+
+// regrow moves a full bucket's events to the largest spare and keeps the
+// bucket's own memory as a spare.
+func TestEvQueueRegrow(t *testing.T) {
+	var q evQueue
+	q.spare = [][]timedEvent{make([]timedEvent, 0, 16), make([]timedEvent, 0, 64), make([]timedEvent, 0, 2)}
+	bk := []timedEvent{{t: 1}, {t: 2}, {t: 3}, {t: 4}}
+	bk = bk[:4:4]
+	q.regrow(&bk)
+	if cap(bk) != 64 || len(bk) != 4 || bk[0].t != 1 || bk[3].t != 4 {
+		t.Fatalf("bucket after regrow: len %d cap %d %v", len(bk), cap(bk), bk)
+	}
+	if len(q.spare) != 3 || cap(q.spare[1]) != 4 || len(q.spare[1]) != 0 {
+		t.Fatalf("spares after regrow: %d, the used one's cap %d", len(q.spare), cap(q.spare[1]))
+	}
+	q.spare = q.spare[2:] // only a smaller spare left: nothing moves
+	q.regrow(&bk)
+	if cap(bk) != 64 || cap(q.spare[0]) != 2 {
+		t.Fatalf("regrow moved a bucket to a smaller spare")
 	}
 }

@@ -76,6 +76,9 @@ type Driver struct {
 	spec    runner.Spec
 	durable bool // the algorithm's acceptors keep their state on disk
 	env     Env
+	// local is env as record.LocalClocks, nil if it is not one (asked
+	// once, not at every input).
+	local   record.LocalClocks
 	rec     *record.Recorder
 	rng     *rand.Rand
 	clients []client
@@ -149,6 +152,7 @@ func NewDriver(plan runner.Plan, env Env, rec *record.Recorder) (*Driver, error)
 		clients: make([]client, spec.Proposers),
 	}
 	p := spec.Params
+	d.local, _ = env.(record.LocalClocks)
 	d.watchdog = int64(p.MaxLease) + int64(p.MaxRounds)*int64(p.ResponseTimeout+p.Backoff) + int64(time.Second)
 	d.retry = int64(time.Millisecond)
 	switch spec.Workload {
@@ -213,6 +217,14 @@ func (d *Driver) nextSingle() {
 	if d.singleNext < d.singleReps && d.input(0, algorithms.Input{Kind: algorithms.Acquire, Resource: algorithms.ResourceID(d.singleNext)}) {
 		d.outstanding++
 	}
+}
+
+// localOf is record.LocalOf(d.env, n, t).
+func (d *Driver) localOf(n algorithms.NodeID, t int64) algorithms.Local {
+	if d.local != nil {
+		return d.local.LocalAt(n, t)
+	}
+	return algorithms.Local(t)
 }
 
 // Start issues the workload's first requests; call it once, at true time 0,
@@ -286,7 +298,7 @@ func (d *Driver) input(n algorithms.NodeID, in algorithms.Input) bool {
 		return false
 	}
 	now := d.env.Now()
-	d.rec.Request(now, n, record.LocalOf(d.env, n, now), in)
+	d.rec.Request(now, n, d.localOf(n, now), in)
 	return true
 }
 
@@ -358,13 +370,21 @@ func (d *Driver) pause(n algorithms.NodeID) {
 // Event passes an event node n emitted (its clock read local) to the
 // recorder and lets the clients react.
 func (d *Driver) Event(n algorithms.NodeID, local algorithms.Local, ev algorithms.Event) {
+	d.EventRef(n, local, &ev)
+}
+
+// EventRef is Event with the event passed by reference (it reads *ev and
+// keeps nothing of it; the simulator's path, see Recorder.EventRef).
+func (d *Driver) EventRef(n algorithms.NodeID, local algorithms.Local, ev *algorithms.Event) {
 	now := d.env.Now()
 	if ev.Kind == algorithms.Acquired && d.spec.LockDelay > 0 {
 		// Lock-delay: the client is told its lease ends early; the
 		// acceptors keep it to the algorithm's Until.
-		ev.Until -= algorithms.Local(d.spec.LockDelay)
+		early := *ev
+		early.Until -= algorithms.Local(d.spec.LockDelay)
+		ev = &early
 	}
-	out := d.rec.Event(now, n, local, ev)
+	out := d.rec.EventRef(now, n, local, ev)
 	switch d.spec.Workload {
 	case "batch", "single":
 		if out != record.NoOutcome {
@@ -379,7 +399,7 @@ func (d *Driver) Event(n algorithms.NodeID, local algorithms.Local, ev algorithm
 		return
 	}
 	if d.plan != nil {
-		d.followPlan(n, ev)
+		d.followPlan(n, *ev)
 	}
 	if int(n) >= len(d.clients) || !d.clients[n].active || ev.Resource != d.clients[n].res {
 		return
@@ -396,7 +416,7 @@ func (d *Driver) Event(n algorithms.NodeID, local algorithms.Local, ev algorithm
 		if c.state == clientDown {
 			return
 		}
-		d.writeUnder(n, ev)
+		d.writeUnder(n, *ev)
 		if c.state == clientHolding && c.extending {
 			// The extension came through: the hold ends later.
 			c.extending = false

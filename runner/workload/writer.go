@@ -2,7 +2,6 @@ package workload
 
 import (
 	"leaselab/algorithms"
-	"leaselab/runner/record"
 )
 
 // Process pauses and the protected store's writer.
@@ -95,7 +94,7 @@ func (d *Driver) checkLease(n algorithms.NodeID, g uint32) {
 	c := &d.clients[n]
 	now := d.env.Now()
 	w := int64(d.spec.Writes)
-	if record.LocalOf(d.env, n, now)+algorithms.Local(w) > c.wuntil {
+	if d.localOf(n, now)+algorithms.Local(w) > c.wuntil {
 		c.writing = false
 		return
 	}

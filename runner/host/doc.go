@@ -43,8 +43,9 @@
 // simulator schedules each arming as an event of its own queue, so timers
 // due at the same true instant fire in the order they were armed; the
 // explorer orders them the same way in its world. A UDP node fires them
-// itself from an Ordered set: a heap by (deadline, key), merged with the
-// timers its node keeps itself (algorithms.TimerKeeper: PaxosLease's
+// itself from an Ordered set: a queue of settings in (deadline, key)
+// order, where a replaced or cancelled setting is skipped rather than
+// removed (ordered.go), merged with the timers its node keeps itself (algorithms.TimerKeeper: PaxosLease's
 // acceptor timers, so that a million held leases do not store each
 // deadline twice).
 //

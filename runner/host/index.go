@@ -7,19 +7,30 @@ import (
 )
 
 // index maps TimerKey to a timer entry (an index into Timers.ents): open
-// addressing with linear probing and backward-shift deletion, four bytes
-// a slot; the key is read from the entry. Why not a Go map: a batch of a
-// million leases keeps hundreds of thousands of timers live per node, and
-// a map's randomized hash sends every access to a random place (the
-// lookups were a fifth of the CPU of a 1,000,000-lease UDP batch),
-// besides costing several times the memory. Here indexBlock consecutive
-// resources of one kind share a hashed home and sit side by side after
-// it, so a batch that works through resources in order touches few cache
-// lines and pages.
+// addressing with linear probing, four bytes a slot; the key is read from
+// the entry. Why not a Go map: a batch of a million leases keeps hundreds
+// of thousands of timers live per node, and a map's randomized hash sends
+// every access to a random place (the lookups were a fifth of the CPU of a
+// 1,000,000-lease UDP batch), besides costing several times the memory.
+// Here indexBlock consecutive resources of one kind share a hashed home and
+// sit side by side after it, so a batch that works through resources in
+// order touches few cache lines and pages.
+//
+// A removal leaves a tombstone, which lookups step over and inserts reuse;
+// tombstones go when the table is rebuilt (when live slots and tombstones
+// together pass the load factor), or at once when the slot after is empty.
+// Shifting the rest of the probe run back instead (backward-shift
+// deletion) hashed every later key of the run again, and blocks of
+// consecutive resources make long runs: it was half the cost of a UDP
+// proposer's timer set.
 type index struct {
-	slots []int32 // 1 + entry; 0: empty
-	n     int
+	slots []int32 // 1 + entry; 0: empty; tomb: removed
+	n     int     // live slots
+	dead  int     // tombstones
 }
+
+// tomb marks a slot whose entry was removed.
+const tomb = -1
 
 const (
 	indexBlock   = 16
@@ -54,8 +65,10 @@ func (t *index) slot(k algorithms.TimerKey, ents []Timer) int {
 		if s == 0 {
 			return -1
 		}
-		if e := &ents[s-1]; e.Res == k.Resource && e.Kind == k.Kind {
-			return i
+		if s != tomb {
+			if e := &ents[s-1]; e.Res == k.Resource && e.Kind == k.Kind {
+				return i
+			}
 		}
 		if i++; i == size {
 			i = 0
@@ -73,11 +86,70 @@ func (t *index) find(k algorithms.TimerKey, ents []Timer) int32 {
 
 // insert adds k, which must be absent, as entry e (ents[e] holds k).
 func (t *index) insert(k algorithms.TimerKey, e int32, ents []Timer) {
-	if (t.n+1)*indexLoadDen > len(t.slots)*indexLoadNum {
-		t.grow(ents)
+	if (t.n+t.dead+1)*indexLoadDen > len(t.slots)*indexLoadNum {
+		t.rebuild(ents)
 	}
-	t.place(k, e)
+	size := len(t.slots)
+	i := home(k, size)
+	for t.slots[i] > 0 {
+		if i++; i == size {
+			i = 0
+		}
+	}
+	if t.slots[i] == tomb {
+		t.dead--
+	}
+	t.slots[i] = e + 1
 	t.n++
+}
+
+// remove removes k and returns its entry, or -1 if k is absent.
+func (t *index) remove(k algorithms.TimerKey, ents []Timer) int32 {
+	i := t.slot(k, ents)
+	if i < 0 {
+		return -1
+	}
+	e := t.slots[i] - 1
+	t.n--
+	size := len(t.slots)
+	if t.slots[(i+1)%size] != 0 {
+		t.slots[i] = tomb
+		t.dead++
+		return e
+	}
+	// No probe run goes on past an empty slot: this one, and the
+	// tombstones just before it, can be empty too.
+	t.slots[i] = 0
+	for {
+		if i--; i < 0 {
+			i = size - 1
+		}
+		if t.slots[i] != tomb {
+			return e
+		}
+		t.slots[i] = 0
+		t.dead--
+	}
+}
+
+// rebuild places every live entry in a table without tombstones, twice as
+// large when the live ones alone pass half the load factor.
+func (t *index) rebuild(ents []Timer) {
+	old := t.slots
+	size := len(old)
+	if size < indexMinSize {
+		size = indexMinSize
+	}
+	if 2*(t.n+1)*indexLoadDen > size*indexLoadNum {
+		size *= 2
+	}
+	t.slots = make([]int32, size)
+	t.dead = 0
+	for _, s := range old {
+		if s > 0 {
+			t.place(ents[s-1].Key(), s-1)
+		}
+	}
 }
 
 func (t *index) place(k algorithms.TimerKey, e int32) {
@@ -91,51 +163,9 @@ func (t *index) place(k algorithms.TimerKey, e int32) {
 	t.slots[i] = e + 1
 }
 
-// remove removes k and returns its entry, or -1 if k is absent.
-func (t *index) remove(k algorithms.TimerKey, ents []Timer) int32 {
-	i := t.slot(k, ents)
-	if i < 0 {
-		return -1
-	}
-	e := t.slots[i] - 1
-	size := len(t.slots)
-	// Backward shift: move up every later entry of the run whose home
-	// does not lie cyclically in (i, j].
-	for j := i; ; {
-		if j++; j == size {
-			j = 0
-		}
-		s := t.slots[j]
-		if s == 0 {
-			break
-		}
-		h := home(ents[s-1].Key(), size)
-		if (j > i && (h <= i || h > j)) || (j < i && h <= i && h > j) {
-			t.slots[i] = s
-			i = j
-		}
-	}
-	t.slots[i] = 0
-	t.n--
-	return e
-}
-
-func (t *index) grow(ents []Timer) {
-	old := t.slots
-	size := 2 * len(old)
-	if size < indexMinSize {
-		size = indexMinSize
-	}
-	t.slots = make([]int32, size)
-	for _, s := range old {
-		if s != 0 {
-			t.place(ents[s-1].Key(), s-1)
-		}
-	}
-}
-
 // reset empties the index and keeps its memory.
 func (t *index) reset() {
 	clear(t.slots)
 	t.n = 0
+	t.dead = 0
 }

@@ -21,18 +21,19 @@ import (
 // hashing and probing cost the simulator a tenth of its time), with the
 // hash index for resources past denseMax.
 //
-// A set made Ordered also keeps an indexed binary min-heap of its entries
-// by (deadline, resource, kind), for an environment that fires timers
-// itself rather than through a queue of its own (UDP): Next and Due
-// read it. Replacing or cancelling moves or removes a heap slot in
-// place, so the heap never holds stale entries. An ordered set may merge
+// A set made Ordered also keeps its timers in (deadline, resource, kind)
+// order, for an environment that fires timers itself rather than through
+// a queue of its own (UDP): Next and Due read a queue of arms, one per
+// setting, where a replaced or cancelled setting is left behind and
+// skipped (ordered.go). An ordered set may merge
 // the timers its node keeps itself (algorithms.TimerKeeper, KeepFor) in
 // the same order, so the node fires the same timers at the same instants
 // either way; PaxosLease keeps its acceptor timers, one per held lease,
 // and the set is then left with the few timers of acquisitions in flight.
 //
-// An entry is 24 bytes; with the index slot and a heap slot a timer
-// costs about 40 bytes at a million (runner/udp BenchmarkMemoryPerResourceNode).
+// An entry is 24 bytes; with the index slot and its arm (16 bytes) a
+// timer of an Ordered set costs about 50 bytes at a million (runner/udp
+// BenchmarkMemoryPerResourceNode).
 type Timers struct {
 	ents    []Timer
 	free    int32 // 1 + the first free entry, chained through Ref; 0: none
@@ -40,14 +41,14 @@ type Timers struct {
 	indexed bool      // len(ents) > smallSet once
 	idx     index     // the hash index
 	dense   [][]int32 // [kind][resource]: 1 + entry, 0: none (not Ordered)
-	heap    []int32   // entry numbers (Ordered sets)
+	q       armQueue  // Ordered sets
 	ordered bool
 	keeper  algorithms.TimerKeeper // nil: the node keeps none
 }
 
 // Timer is a live timer: its key, the deadline on the node's clock, and
-// Ref, which in an Ordered set is the timer's heap position and otherwise
-// belongs to the environment (NoRef when the entry is new).
+// Ref, which in an Ordered set counts the queued arms that name the entry
+// and otherwise belongs to the environment (NoRef when the entry is new).
 type Timer struct {
 	Res  algorithms.ResourceID
 	At   algorithms.Local
@@ -124,7 +125,7 @@ func (t *Timers) Set(key algorithms.TimerKey, at algorithms.Local) int32 {
 		if e.At != at {
 			e.At = at
 			if t.ordered {
-				t.fix(int(e.Ref))
+				t.push(i)
 			}
 		}
 		return i
@@ -133,9 +134,8 @@ func (t *Timers) Set(key algorithms.TimerKey, at algorithms.Local) int32 {
 	t.ents[i] = Timer{Res: key.Resource, At: at, Kind: key.Kind, Live: true, Ref: NoRef}
 	t.live++
 	if t.ordered {
-		t.ents[i].Ref = uint32(len(t.heap))
-		t.heap = append(t.heap, i)
-		t.fix(len(t.heap) - 1)
+		t.ents[i].Ref = 0
+		t.push(i)
 	}
 	switch {
 	case t.indexed:
@@ -252,7 +252,7 @@ func (t *Timers) Reset() {
 	t.free = 0
 	t.live = 0
 	t.idx.reset()
-	t.heap = t.heap[:0]
+	t.q = armQueue{run: t.q.run[:0], heap: t.q.heap[:0]}
 	t.keeper = nil
 }
 
@@ -269,16 +269,15 @@ func (t *Timers) Clone() Timers {
 	for k, d := range t.dense {
 		c.dense[k] = slices.Clone(d)
 	}
-	c.heap = slices.Clone(t.heap)
+	c.q.run = slices.Clone(t.q.run)
+	c.q.heap = slices.Clone(t.q.heap)
 	return c
 }
 
 // Next returns the earliest deadline (Ordered sets).
 func (t *Timers) Next() (algorithms.Local, bool) {
-	at, ok := algorithms.Local(0), len(t.heap) > 0
-	if ok {
-		at = t.ents[t.heap[0]].At
-	}
+	a, ok := t.front()
+	at := a.at
 	if t.keeper != nil {
 		if kat, _, kok := t.keeper.NextTimer(); kok && (!ok || kat < at) {
 			at, ok = kat, true
@@ -291,16 +290,17 @@ func (t *Timers) Next() (algorithms.Local, bool) {
 // if any; of timers due at the same instant, the smallest key first
 // (Ordered sets).
 func (t *Timers) Due(now algorithms.Local) (algorithms.TimerKey, bool) {
+	a, ok := t.front()
 	if t.keeper != nil {
-		if at, key, ok := t.keeper.NextTimer(); ok && at <= now && (len(t.heap) == 0 || before(at, key, &t.ents[t.heap[0]])) {
+		if at, key, kok := t.keeper.NextTimer(); kok && at <= now && (!ok || before(at, key, &t.ents[a.ent])) {
 			t.keeper.PopTimer()
 			return key, true
 		}
 	}
-	if len(t.heap) == 0 || t.ents[t.heap[0]].At > now {
+	if !ok || a.at > now {
 		return algorithms.TimerKey{}, false
 	}
-	return t.Take(t.heap[0]), true
+	return t.popFront(a), true
 }
 
 func (t *Timers) alloc() int32 {
@@ -313,97 +313,33 @@ func (t *Timers) alloc() int32 {
 	return int32(len(t.ents) - 1)
 }
 
-// drop takes live entry i out of the index and the heap and frees it.
+// drop takes live entry i out of the index and frees it; in an Ordered
+// set an entry that queued arms still name is freed with the last of them
+// (release).
 func (t *Timers) drop(i int32) {
 	if t.indexed {
 		t.unindex(i)
 	}
+	t.live--
 	if t.ordered {
-		p := int(t.ents[i].Ref)
-		last := len(t.heap) - 1
-		if p != last {
-			t.swap(p, last)
+		t.ents[i].Live = false
+		if t.ents[i].Ref == 0 {
+			t.free1(i)
 		}
-		t.heap = t.heap[:last]
-		if p < last {
-			t.fix(p)
-		}
+		return
 	}
+	t.free1(i)
+}
+
+// free1 puts entry i on the free list.
+func (t *Timers) free1(i int32) {
 	t.ents[i] = Timer{Ref: uint32(t.free)}
 	t.free = i + 1
-	t.live--
 }
 
-func (t *Timers) swap(i, j int) {
-	h := t.heap
-	h[i], h[j] = h[j], h[i]
-	t.ents[h[i]].Ref = uint32(i)
-	t.ents[h[j]].Ref = uint32(j)
-}
-
-// fix restores the heap order around slot p after its deadline changed
-// (or it was appended, or another entry was moved into it): the entry
-// moves up past later parents or down past earlier children, one hole
-// shifting along its path, each moved entry's Ref updated. Direct calls
-// here, where container/heap.Fix's calls through its interface were about
-// a tenth of the million-lease UDP batch's profile.
-func (t *Timers) fix(p int) {
-	h := t.heap
-	x := h[p]
-	e := &t.ents[x]
-	at, key := e.At, e.Key()
-	i := p
-	for i > 0 {
-		up := (i - 1) / 2
-		if !before(at, key, &t.ents[h[up]]) {
-			break
-		}
-		h[i] = h[up]
-		t.ents[h[i]].Ref = uint32(i)
-		i = up
-	}
-	if i == p {
-		for {
-			c := 2*i + 1
-			if c >= len(h) {
-				break
-			}
-			if r := c + 1; r < len(h) && t.less(r, c) {
-				c = r
-			}
-			if !t.less2(c, at, key) {
-				break
-			}
-			h[i] = h[c]
-			t.ents[h[i]].Ref = uint32(i)
-			i = c
-		}
-	}
-	h[i] = x
-	e.Ref = uint32(i)
-}
-
-// less2 reports whether heap slot c comes before a timer of key due at.
-func (t *Timers) less2(c int, at algorithms.Local, key algorithms.TimerKey) bool {
-	ce := &t.ents[t.heap[c]]
-	if ce.At != at {
-		return ce.At < at
-	}
-	if ce.Res != key.Resource {
-		return ce.Res < key.Resource
-	}
-	return ce.Kind < key.Kind
-}
-
-// less orders heap slots by deadline, then by key so that timers due at
-// the same instant fire in a fixed order.
-func (t *Timers) less(i, j int) bool {
-	a := &t.ents[t.heap[j]]
-	return before(t.ents[t.heap[i]].At, t.ents[t.heap[i]].Key(), a)
-}
-
-// before reports whether a timer of key due at at comes before entry e,
-// in less's order.
+// before reports whether a timer of key due at at comes before entry e:
+// by deadline, then by key, so that timers due at the same instant fire
+// in a fixed order.
 func before(at algorithms.Local, key algorithms.TimerKey, e *Timer) bool {
 	if at != e.At {
 		return at < e.At

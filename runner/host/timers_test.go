@@ -183,3 +183,102 @@ func fireDue(t *testing.T, tm *Timers, ref map[algorithms.TimerKey]algorithms.Lo
 		t.Fatalf("due = %v after all due timers fired", k)
 	}
 }
+
+// TestOrderedArms drives an Ordered set the way a UDP proposer does: each
+// key set at now plus a span (the run), set again later, then cancelled or
+// left to fire, with now advancing, and a tenth of the deadlines earlier
+// than the ones queued (the heap). Timers must fire as a Go map says, and
+// stale arms and their entries must not pile up: the queue stays within
+// its compaction bound, entries within the keys ever live at once plus
+// those the queued arms hold.
+func TestOrderedArms(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	tm := &Timers{}
+	tm.Ordered()
+	ref := map[algorithms.TimerKey]algorithms.Local{}
+	now := algorithms.Local(0)
+	const span = 1000
+	maxLive := 0
+	for i := 0; i < 200000; i++ {
+		k := algorithms.TimerKey{Resource: algorithms.ResourceID(r.IntN(3000)), Kind: uint8(r.IntN(2))}
+		switch op := r.IntN(10); {
+		case op < 6:
+			at := now + span
+			if op == 0 {
+				at = now + algorithms.Local(r.IntN(span)) // earlier than the run's tail
+			}
+			tm.Set(k, at)
+			ref[k] = at
+		case op < 9:
+			tm.Cancel(k)
+			delete(ref, k)
+		default:
+			now += algorithms.Local(r.IntN(50))
+			fireDue(t, tm, ref, now)
+		}
+		maxLive = max(maxLive, tm.Len())
+		if q := tm.q.len(); q > tm.Len()+tm.Len()/2+compactArms {
+			t.Fatalf("op %d: %d arms queued for %d live timers", i, q, tm.Len())
+		}
+		if tm.Len() != len(ref) {
+			t.Fatalf("op %d: len %d, want %d", i, tm.Len(), len(ref))
+		}
+	}
+	if n := len(tm.ents); n > maxLive+2*maxLive+compactArms {
+		t.Fatalf("%d entries allocated for at most %d live timers", n, maxLive)
+	}
+	fireDue(t, tm, ref, 1<<62)
+	if tm.Len() != 0 || tm.q.len() != 0 {
+		t.Fatalf("after firing all: %d live, %d arms queued", tm.Len(), tm.q.len())
+	}
+}
+
+// TestOrderedRunReused: a set whose queue never empties (a timer set at
+// now plus a span each tick, the earliest firing) reuses the front of its
+// run instead of growing it for every arm it ever queued.
+func TestOrderedRunReused(t *testing.T) {
+	tm := &Timers{}
+	tm.Ordered()
+	for now := algorithms.Local(0); now < 100000; now++ {
+		tm.Set(algorithms.TimerKey{Resource: algorithms.ResourceID(now)}, now+100)
+		for _, ok := tm.Due(now); ok; _, ok = tm.Due(now) {
+		}
+	}
+	if tm.Len() != 100 || cap(tm.q.run) > 1024 {
+		t.Fatalf("%d live timers, run capacity %d", tm.Len(), cap(tm.q.run))
+	}
+}
+
+// TestIndexChurn: keys set and cancelled in a sliding window (a UDP
+// proposer's round timers) leave tombstones in the index; rebuilding must
+// clear them rather than grow the table, and every live key must stay
+// found.
+func TestIndexChurn(t *testing.T) {
+	tm := &Timers{}
+	tm.Ordered()
+	const window = 1000
+	key := func(r int) algorithms.TimerKey {
+		return algorithms.TimerKey{Resource: algorithms.ResourceID(r), Kind: 1}
+	}
+	for r := 0; r < 200000; r++ {
+		tm.Set(key(r), algorithms.Local(r+1e6))
+		if r >= window {
+			if _, ok := tm.Cancel(key(r - window)); !ok {
+				t.Fatalf("resource %d: not found to cancel", r-window)
+			}
+		}
+		if r%9973 == 0 {
+			for q := max(0, r-window+1); q <= r; q++ {
+				if tm.Get(key(q)) < 0 {
+					t.Fatalf("after %d: live resource %d not found", r, q)
+				}
+			}
+		}
+	}
+	if n := len(tm.idx.slots); n > 8*window {
+		t.Fatalf("index of %d slots for %d live keys", n, window)
+	}
+	if tm.idx.n != window || tm.idx.dead < 0 {
+		t.Fatalf("index counts %d live, %d tombstones; want %d live", tm.idx.n, tm.idx.dead, window)
+	}
+}

@@ -762,6 +762,14 @@ func (n *Node) step(in algorithms.Input) {
 	n.meters.Steps++
 	o := &n.out
 	o.Reset()
+	g := &n.grp
+	// The step appends its messages straight to the group's (Msgs is the
+	// unused end of its buffer): copying them after every step was a
+	// twentieth of the proposer's time in the million-lease batch.
+	if cap(g.msgs)-len(g.msgs) < minSpareMsgs {
+		g.msgs = slices.Grow(g.msgs, 16*minSpareMsgs)
+	}
+	o.Msgs = g.msgs[len(g.msgs):len(g.msgs)]
 	n.host.Node.Step(now, in, o)
 	if n.stepObs != nil && !n.stepObs.Stepped(n, t, now, in, o) {
 		n.dead = true
@@ -772,7 +780,6 @@ func (n *Node) step(in algorithms.Input) {
 			n.obs.Event(n, t, now, ev)
 		}
 	}
-	g := &n.grp
 	if n.cfg.Window > 0 {
 		for _, ev := range o.Events {
 			if ev.Kind == algorithms.Acquired || ev.Kind == algorithms.Failed {
@@ -781,9 +788,26 @@ func (n *Node) step(in algorithms.Input) {
 		}
 	}
 	g.timers = append(g.timers, o.Timers...)
-	g.msgs = append(g.msgs, o.Msgs...)
+	g.msgs = takeMsgs(g.msgs, o.Msgs)
 	g.persist = append(g.persist, o.Persist...)
 	g.steps = append(g.steps, stepRec{timers: len(g.timers), msgs: len(g.msgs), persist: len(g.persist), done: len(g.done), noSync: o.NoSync})
+}
+
+// minSpareMsgs: a step starts with room for this many messages in the
+// group's buffer.
+const minSpareMsgs = 16
+
+// takeMsgs adds a step's messages m to the group's buf: m is already in
+// place after buf's end unless the step outgrew the room it was given.
+func takeMsgs(buf, m []algorithms.Message) []algorithms.Message {
+	k := len(buf)
+	if len(m) == 0 {
+		return buf
+	}
+	if cap(buf) > k && &buf[:k+1][k] == &m[0] {
+		return buf[:k+len(m)]
+	}
+	return append(buf, m...)
 }
 
 // apply does what the group's Outputs ask of the node, step by step:

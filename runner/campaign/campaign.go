@@ -296,22 +296,8 @@ func Check(cs CheckSpec, opt runner.Options) (CheckResult, error) {
 			}
 		}
 	}
-	cr := CheckResult{
-		Algo:            cs.Base.Algo,
-		Ablate:          cs.Base.Ablate,
-		Faults:          kinds,
-		FirstSeed:       cs.FirstSeed,
-		Seeds:           last + 1,
-		Params:          cs.Base,
-		ViolatingSeeds:  []uint64{},
-		StaleWriteSeeds: []uint64{},
-		First:           []runner.Violation{},
-		ViolatingSpecs:  []runner.Spec{},
-		Swarm:           []KindSeeds{},
-		Shards:          []shard.Part{},
-		Counterexamples: []Counterexample{},
-		Interrupted:     interrupted,
-	}
+	cr := newResult(cs, kinds)
+	cr.Seeds, cr.Interrupted = last+1, interrupted
 	for i, o := range results[:last+1] {
 		if o.err != nil {
 			return CheckResult{}, o.err
@@ -359,4 +345,24 @@ func rerunFirst(base runner.Plan, spec runner.Spec, opt runner.Options) error {
 	rerun := runner.Options{Trace: opt.Trace, Holds: opt.Holds, ViolationTrace: opt.ViolationTrace, Observers: opt.Observers}
 	_, err = sim.RunPlan(p, rerun)
 	return err
+}
+
+// newResult is the result of a campaign of cs over the fault kinds given
+// before any seed is counted: every list empty, not nil, so the JSON has
+// every key.
+func newResult(cs CheckSpec, kinds []string) CheckResult {
+	return CheckResult{
+		Algo:            cs.Base.Algo,
+		Ablate:          cs.Base.Ablate,
+		Faults:          kinds,
+		FirstSeed:       cs.FirstSeed,
+		Params:          cs.Base,
+		ViolatingSeeds:  []uint64{},
+		StaleWriteSeeds: []uint64{},
+		First:           []runner.Violation{},
+		ViolatingSpecs:  []runner.Spec{},
+		Swarm:           []KindSeeds{},
+		Shards:          []shard.Part{},
+		Counterexamples: []Counterexample{},
+	}
 }

@@ -4,9 +4,6 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
-
-	"leaselab/runner"
-	"leaselab/runner/shard"
 )
 
 // MergeCheck sums the parts of a sharded campaign cs (check --shard i/n,
@@ -34,20 +31,7 @@ func MergeCheck(cs CheckSpec, parts []CheckResult) (CheckResult, error) {
 	if err != nil {
 		return CheckResult{}, err
 	}
-	cr := CheckResult{
-		Algo:            cs.Base.Algo,
-		Ablate:          cs.Base.Ablate,
-		Faults:          kinds,
-		FirstSeed:       cs.FirstSeed,
-		Params:          cs.Base,
-		ViolatingSeeds:  []uint64{},
-		StaleWriteSeeds: []uint64{},
-		First:           []runner.Violation{},
-		ViolatingSpecs:  []runner.Spec{},
-		Swarm:           []KindSeeds{},
-		Shards:          []shard.Part{},
-		Counterexamples: []Counterexample{},
-	}
+	cr := newResult(cs, kinds)
 	for _, p := range parts {
 		cr.WallMS += p.WallMS
 	}

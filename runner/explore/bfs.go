@@ -79,7 +79,6 @@ func (c *config) bfs(ctx context.Context, st *stats) (Result, error) {
 	r := &bfsRun{c: c, ctx: ctx, st: st, seen: newFPSet(), lastProg: time.Now()}
 	defer r.seen.free()
 	r.mem = newMemGuard(c.maxMemory, r.seen)
-	r.seen.allow = r.mem.allow
 	if c.Checkpoint != "" {
 		r.dir = c.Checkpoint
 		if err := os.MkdirAll(r.dir, 0o755); err != nil {

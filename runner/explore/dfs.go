@@ -19,7 +19,6 @@ func (c *config) dfs(ctx context.Context, st *stats) (Result, error) {
 	seen := newFPSet()
 	defer seen.free()
 	mem := newMemGuard(c.maxMemory, seen)
-	seen.allow = mem.allow
 	s := &dfsRun{c: c, ctx: ctx, st: st, seen: seen, mem: mem, x: c.newExec(),
 		lastProg: time.Now(), badRoot: -1, beliefRoot: -1}
 	if c.MaxDepth > 0 {

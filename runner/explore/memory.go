@@ -60,8 +60,10 @@ type memGuard struct {
 // and for memory the runtime holds beyond the heap it counts.
 func memMargin(limit int64) int64 { return max(24<<20, limit/32) }
 
+// newMemGuard guards set: the set asks it before every growth (set.allow).
 func newMemGuard(limit int64, set *fpSet) *memGuard {
 	g := &memGuard{limit: limit, set: set}
+	set.allow = g.allow
 	g.tune()
 	return g
 }

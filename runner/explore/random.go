@@ -23,7 +23,6 @@ func (c *config) random(ctx context.Context, st *stats) (Result, error) {
 	seen := newFPSet()
 	defer seen.free()
 	mem := newMemGuard(c.maxMemory, seen)
-	seen.allow = mem.allow
 	s := &randomRun{c: c, ctx: ctx, st: st, seen: seen, mem: mem, badWalk: -1, lastProg: time.Now()}
 	s.limit.Store(1<<62 - 1)
 	if c.Walks > 0 {

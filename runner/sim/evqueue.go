@@ -49,8 +49,9 @@ type evQueue struct {
 	farHit  [farHits]ringEntry
 	buckets slab.Slab[[]timedEvent] // a freed bucket keeps its capacity
 	keys    timeq.Queue[int32]      // bucket keys (as times) and their bucket
-	// spare holds the emptied buckets of an earlier run (reset), given
-	// to new buckets so that they need not grow again.
+	// spare holds the emptied buckets of an earlier run (reset) and the
+	// memory that full buckets moved out of (regrow), for new and growing
+	// buckets, so that a run on reused tables allocates none.
 	spare [][]timedEvent
 	n     int
 	// warm, if set, is shown each bucket as it is taken (see
@@ -101,24 +102,43 @@ func (q *evQueue) push(e timedEvent) {
 	*bk = append(*bk, e)
 }
 
-// regrow moves a full bucket to the largest spare if that one is
-// larger, giving the bucket's own memory to spare: a batch pushes tens
-// of thousands of timers to one bucket (every hold end of the leases
+// regrow moves a full bucket to a spare at least twice its size (the
+// smallest such, else the largest larger one), giving the bucket's own
+// memory to spare; with none larger it grows the bucket to twice its
+// size and keeps the old memory as a spare. A batch pushes tens of
+// thousands of timers to one bucket (every hold end of the leases
 // acquired in the same instant), which would otherwise double its way up
-// on every run. Growing is rare (a bucket's size doubles each time), so
-// the scan costs little.
+// on every run; new buckets take the smallest spares (newBucket), so the
+// large ones wait for the buckets that grow into them, and the memory
+// the queue holds stops growing after a run or two (a policy that gave
+// new buckets the largest spares let small buckets take them, and the
+// batch benchmark's queue grew by 30,000 events a run). Growing is rare
+// (a bucket's size doubles each time), so the scans cost little.
 func (q *evQueue) regrow(bk *[]timedEvent) {
-	j := -1
+	c := cap(*bk)
+	fit, big := -1, -1
 	for i := range q.spare {
-		if cap(q.spare[i]) > cap(*bk) && (j < 0 || cap(q.spare[i]) > cap(q.spare[j])) {
-			j = i
+		switch sc := cap(q.spare[i]); {
+		case sc >= 2*c && (fit < 0 || sc < cap(q.spare[fit])):
+			fit = i
+		case sc > c && (big < 0 || sc > cap(q.spare[big])):
+			big = i
 		}
 	}
-	if j < 0 {
+	if fit < 0 {
+		fit = big
+	}
+	if fit < 0 {
+		grown := make([]timedEvent, len(*bk), max(2*c, 64))
+		copy(grown, *bk)
+		if c > 0 {
+			q.spare = append(q.spare, (*bk)[:0])
+		}
+		*bk = grown
 		return
 	}
-	grown := append(q.spare[j], *bk...)
-	q.spare[j] = (*bk)[:0]
+	grown := append(q.spare[fit], *bk...)
+	q.spare[fit] = (*bk)[:0]
 	*bk = grown
 }
 
@@ -172,8 +192,16 @@ func (q *evQueue) unfar(k int64) {
 func (q *evQueue) newBucket(k int64) int32 {
 	b := q.buckets.Alloc()
 	if bk := q.buckets.At(b); *bk == nil && len(q.spare) > 0 {
-		*bk = q.spare[len(q.spare)-1]
-		q.spare = q.spare[:len(q.spare)-1]
+		j := 0
+		for i := range q.spare {
+			if cap(q.spare[i]) < cap(q.spare[j]) {
+				j = i
+			}
+		}
+		*bk = q.spare[j]
+		last := len(q.spare) - 1
+		q.spare[j] = q.spare[last]
+		q.spare = q.spare[:last]
 	}
 	q.keys.Push(k, b)
 	return b
@@ -326,8 +354,8 @@ func (q *evQueue) reset() {
 		}
 	}
 	// The largest spare goes to the run, which takes a batch's thousands
-	// of requests at time 0; the next largest to the first buckets made
-	// (newBucket takes spares from the end). Slices that grew on their
+	// of requests at time 0; new buckets take the smallest (newBucket)
+	// and grow into the larger ones (regrow). Slices that grew on their
 	// way were most of the allocation of a batch run.
 	if cap(q.run) > 0 {
 		q.spare = append(q.spare, q.run[:0])

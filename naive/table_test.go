@@ -8,11 +8,15 @@ import (
 	"leaselab/algorithms"
 )
 
-// TestSlotSize: a slot is two cache lines; a field added past that costs
-// a third line on most messages of a large batch.
+// TestSlotSize: a grant's slot is half a cache line and a proposal's a
+// line and a half; a field added past that costs a batch a line more
+// per resource at every acceptor, or at the proposer.
 func TestSlotSize(t *testing.T) {
-	if got := unsafe.Sizeof(slot{}); got != 128 {
-		t.Fatalf("slot is %d bytes, want 128", got)
+	if got := unsafe.Sizeof(slot[grant]{}); got != 32 {
+		t.Errorf("grant slot is %d bytes, want 32", got)
+	}
+	if got := unsafe.Sizeof(slot[proposal]{}); got != 96 {
+		t.Errorf("proposal slot is %d bytes, want 96", got)
 	}
 }
 
@@ -36,24 +40,30 @@ func TestTable(t *testing.T) {
 		}
 	}
 	want := []algorithms.ResourceID{0, 5, 3000, denseMax + 1, denseMax + 7}
-	if got := n.tab.keys(nil, true); !slices.Equal(got, want) {
+	if got := n.grants.keys(nil); !slices.Equal(got, want) {
 		t.Fatalf("grant keys %v, want %v", got, want)
 	}
-	if got := n.tab.keys(nil, false); !slices.Equal(got, []algorithms.ResourceID{0, 5, denseMax + 1}) {
+	if got := n.props.keys(nil); !slices.Equal(got, []algorithms.ResourceID{0, 5, denseMax + 1}) {
 		t.Fatalf("proposal keys %v", got)
 	}
-	n.dropGrant(3000) // no proposal: the slot is freed
-	n.dropGrant(5)    // proposal left: the slot stays
-	if n.tab.get(3000) != nil || n.prop(5) == nil {
-		t.Fatal("dropGrant freed the wrong slots")
+	n.dropGrant(3000)
+	n.dropGrant(5) // its proposal stays
+	if _, ok := n.grantOf(3000); ok || n.prop(5) == nil {
+		t.Fatal("dropGrant dropped the wrong state")
 	}
-	before := n.tab.n
+	if _, ok := n.grantOf(5); ok {
+		t.Fatal("grant of 5 still there")
+	}
+	before := n.grants.n
 	n.setGrant(9, grant{owner: 1, ballot: 2})
-	if n.tab.n != before {
+	if n.grants.n != before {
 		t.Fatal("a freed slot was not reused")
 	}
+	if got := n.grants.keys(nil); !slices.Equal(got, []algorithms.ResourceID{0, 9, denseMax + 1, denseMax + 7}) {
+		t.Fatalf("grant keys after the drops %v", got)
+	}
 	n.dropGrant(denseMax + 7)
-	if n.tab.get(denseMax+7) != nil {
+	if _, ok := n.grantOf(denseMax + 7); ok {
 		t.Fatal("sparse slot not freed")
 	}
 }
@@ -67,11 +77,11 @@ func TestTableCloneCopiesWhatIsUsed(t *testing.T) {
 	for r := range algorithms.ResourceID(3) {
 		n.setGrant(r, grant{owner: 1, ballot: algorithms.Ballot(r + 1)})
 	}
-	c := n.tab.clone()
+	c := n.grants.clone(nil)
 	if len(c.index) != 3 || len(c.chunks) != 1 || len(c.chunks[0]) != 3 {
 		t.Fatalf("clone holds an index of %d and %d chunks (first %d slots); want 3, 1, 3", len(c.index), len(c.chunks), len(c.chunks[0]))
 	}
-	cn := &Node{tab: c}
+	cn := &Node{grants: c}
 	for r := algorithms.ResourceID(0); r < 600; r++ {
 		cn.setGrant(r, grant{owner: 2, ballot: algorithms.Ballot(r + 7)})
 	}
@@ -92,16 +102,16 @@ func TestTableCloneCopiesWhatIsUsed(t *testing.T) {
 // (chunkPool, not cleared) holds only what it was given: stale slots of
 // the released table are never read.
 func TestTableRelease(t *testing.T) {
-	old := &Node{}
+	old := &Node{grants: table[grant]{pools: &grantPools}, props: table[proposal]{pools: &propPools}}
 	for r := range algorithms.ResourceID(3 * chunkSlots) {
 		old.setGrant(r, grant{owner: 1, ballot: algorithms.Ballot(r + 1)})
 		old.newProp(r).failed = int(r)
 	}
 	old.Release()
-	if old.tab.n != 0 || old.tab.chunks != nil {
-		t.Fatalf("released table still holds %d slots", old.tab.n)
+	if old.grants.n != 0 || old.grants.chunks != nil || old.props.n != 0 || old.props.chunks != nil {
+		t.Fatalf("released tables still hold %d and %d slots", old.grants.n, old.props.n)
 	}
-	n := &Node{}
+	n := &Node{grants: table[grant]{pools: &grantPools}, props: table[proposal]{pools: &propPools}}
 	const base = 10 * chunkSlots
 	for i := range algorithms.ResourceID(2 * chunkSlots) {
 		n.setGrant(base+i, grant{owner: 2, ballot: 7})
@@ -111,16 +121,16 @@ func TestTableRelease(t *testing.T) {
 			t.Fatalf("resource %d of the released table is in the new one", r)
 		}
 	}
-	if got := n.tab.keys(nil, false); len(got) != 0 {
+	if got := n.props.keys(nil); len(got) != 0 {
 		t.Fatalf("proposals %v in a table that has none", got)
 	}
-	got := n.tab.keys(nil, true)
+	got := n.grants.keys(nil)
 	if len(got) != 2*chunkSlots || got[0] != base || got[len(got)-1] != base+2*chunkSlots-1 {
 		t.Fatalf("grant keys: %d, from %v", len(got), got[:1])
 	}
-	for _, s := range n.tab.clone().chunks {
+	for _, s := range n.grants.clone(nil).chunks {
 		for j := range s {
-			if s[j].hasProp || s[j].g.owner != 2 {
+			if s[j].v.owner != 2 {
 				t.Fatalf("clone slot %d: %+v", j, s[j])
 			}
 		}

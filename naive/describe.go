@@ -21,16 +21,16 @@ func (n *Node) Describe(now algorithms.Local) string {
 		d.Line("acquisitions deferred until the silence ends: %v", n.deferred)
 	}
 	var buf [16]algorithms.ResourceID
-	grants := n.grants.keys(buf[:0])
+	grants := n.tab.keys(buf[:0], true)
 	for _, r := range grants {
-		g := n.grants.get(r)
+		g := n.tab.get(r).g
 		d.Item("acceptor", "r%d: granted to %s (ballot %s), lapses %s; denies requests while it lasts (its owner may renew it)", r, g.owner, g.ballot, algorithms.Until(g.until, now))
 	}
 	if len(grants) == 0 && n.cluster.IsAcceptor(n.id) {
 		d.Line("acceptor: no grants")
 	}
-	for _, r := range n.props.keys(buf[:0]) {
-		d.Item("proposer", "r%d: %s", r, n.props.get(r).describe(now, n.cluster.Majority()))
+	for _, r := range n.tab.keys(buf[:0], false) {
+		d.Item("proposer", "r%d: %s", r, n.tab.get(r).p.describe(now, n.cluster.Majority()))
 	}
 	return d.String("acceptor", "proposer")
 }

@@ -17,11 +17,7 @@ func (n *Node) Clone(r *rand.Rand) algorithms.Node {
 	c := *n
 	c.rnd = r
 	c.deferred = slices.Clone(n.deferred)
-	c.grants = n.grants.clone(nil)
-	c.props = n.props.clone(func(p *proposal) {
-		p.granted = p.granted.Clone()
-		p.denied = p.denied.Clone()
-	})
+	c.tab = n.tab.clone()
 	return &c
 }
 
@@ -57,20 +53,20 @@ func (n *Node) AppendState(b []byte, now algorithms.Local) []byte {
 	// Every grant, then every proposal, each as a count and then key and
 	// value in ascending key order (algorithms.AppendMap's encoding).
 	var buf [16]algorithms.ResourceID // no allocation up to 16 keys
-	ks := n.grants.keys(buf[:0])
+	ks := n.tab.keys(buf[:0], true)
 	b = binary.AppendUvarint(b, uint64(len(ks)))
 	for _, r := range ks {
-		g := n.grants.get(r)
+		g := n.tab.get(r).g
 		b = binary.AppendUvarint(b, uint64(r))
 		b = binary.AppendUvarint(b, uint64(g.owner))
 		b = binary.AppendUvarint(b, uint64(g.ballot))
 		b = binary.AppendVarint(b, int64(g.until-now))
 	}
-	ks = n.props.keys(buf[:0])
+	ks = n.tab.keys(buf[:0], false)
 	b = binary.AppendUvarint(b, uint64(len(ks)))
 	for _, r := range ks {
 		b = binary.AppendUvarint(b, uint64(r))
-		b = n.props.get(r).appendState(b, now)
+		b = n.tab.get(r).p.appendState(b, now)
 	}
 	return b
 }

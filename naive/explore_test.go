@@ -57,9 +57,9 @@ const stateNow algorithms.Local = 1000
 func TestStateSensitivity(t *testing.T) {
 	ballot := algorithms.MakeBallot(9, 0, 1)
 	explorabletest.Sensitivity(t, stateNode, stateNow, []explorabletest.Change[*Node]{
-		{"grant owner", func(n *Node) { n.grants.get(4).owner = 0 }, true},
-		{"grant ballot", func(n *Node) { n.grants.get(4).ballot++ }, true},
-		{"grant expiry", func(n *Node) { n.grants.get(4).until++ }, true},
+		{"grant owner", func(n *Node) { n.tab.get(4).g.owner = 0 }, true},
+		{"grant ballot", func(n *Node) { n.tab.get(4).g.ballot++ }, true},
+		{"grant expiry", func(n *Node) { n.tab.get(4).g.until++ }, true},
 		{"grant added", func(n *Node) { n.setGrant(5, grant{owner: 0, ballot: 1, until: 2000}) }, true},
 		{"grant removed", func(n *Node) { n.dropGrant(9) }, true},
 		{"quarantine", func(n *Node) { n.quarantined = true }, true},
@@ -89,7 +89,7 @@ func TestStateSensitivity(t *testing.T) {
 // TestStateCoversFields fails when a field is added to the node's state
 // without a decision: encode it in AppendState, or say there why not.
 func TestStateCoversFields(t *testing.T) {
-	explorabletest.Fields(t, Node{}, "rules", "rnd", "quarantined", "deferred", "counter", "grants", "props")
+	explorabletest.Fields(t, Node{}, "rules", "rnd", "quarantined", "deferred", "counter", "tab")
 	explorabletest.Fields(t, proposal{}, "phase", "extend", "holding", "lastDeny", "ballot", "sent", "failed", "granted", "denied", "grantMsgs", "holdBallot", "holdUntil")
 	explorabletest.Fields(t, grant{}, "owner", "ballot", "until")
 }
@@ -106,7 +106,7 @@ func TestCloneDeep(t *testing.T) {
 	c.prop(4).phase = waiting
 	c.prop(4).granted.Add(71)
 	c.prop(9).holdUntil = 1
-	if n.deferred[0] != 3 || n.grants.get(4).owner != 2 || n.prop(4).phase != collecting || n.prop(4).granted.Has(71) || n.prop(9).holdUntil != 5500 {
+	if n.deferred[0] != 3 || n.tab.get(4).g.owner != 2 || n.prop(4).phase != collecting || n.prop(4).granted.Has(71) || n.prop(9).holdUntil != 5500 {
 		t.Fatal("changing the clone changed the original")
 	}
 }

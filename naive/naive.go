@@ -138,9 +138,8 @@ type Node struct {
 	quarantined bool
 	deferred    []algorithms.ResourceID // acquisitions asked for during the silence, in order
 
-	counter uint32          // run counter of this node's round ballots (all resources)
-	grants  table[grant]    // the acceptor's, by resource
-	props   table[proposal] // the proposer's, by resource
+	counter uint32 // run counter of this node's round ballots (all resources)
+	tab     table  // grants and proposals by resource
 }
 
 // rules is a node's configuration: set once by New, never written after,
@@ -160,8 +159,8 @@ type rules struct {
 	hold                                time.Duration // HoldSpan
 }
 
-// grant is an acceptor's state for one resource; absent (no entry in
-// Node.grants) means empty.
+// grant is an acceptor's state for one resource; absent (slot.hasGrant
+// false) means empty.
 type grant struct {
 	owner  algorithms.NodeID
 	ballot algorithms.Ballot
@@ -180,7 +179,7 @@ const (
 // proposer neither holds nor tries, so idle resources cost nothing.
 //
 // The small fields come first, so the struct is 88 bytes and a table slot
-// 96 (see slot).
+// 128 (see slot).
 type proposal struct {
 	phase    phase
 	extend   bool              // the acquisition in progress is an extension (FlagExtend)
@@ -213,18 +212,12 @@ func New(c algorithms.Config, opt Options) *Node {
 		exactRelease: !c.Ablations.Has(AblOwnerOnlyRelease),
 		lifeIdentity: !c.Ablations.Has(AblCrossLife),
 		hold:         HoldSpan(c.Params, !c.Ablations.Has(AblDriftMargin)),
-	},
-		grants: table[grant]{pools: &grantPools},
-		props:  table[proposal]{pools: &propPools},
-	}
+	}}
 }
 
-// Release implements algorithms.Releaser: the node's table chunks and
-// indexes go to the next nodes of the process.
-func (n *Node) Release() {
-	n.grants.release()
-	n.props.release()
-}
+// Release implements algorithms.Releaser: the node's table chunks go to
+// the next nodes of the process.
+func (n *Node) Release() { n.tab.release() }
 
 // Step implements algorithms.Node.
 func (n *Node) Step(now algorithms.Local, in algorithms.Input, out *algorithms.Output) {

@@ -8,15 +8,11 @@ import (
 	"leaselab/algorithms"
 )
 
-// TestSlotSize: a grant's slot is half a cache line and a proposal's a
-// line and a half; a field added past that costs a batch a line more
-// per resource at every acceptor, or at the proposer.
+// TestSlotSize: a slot is two cache lines; a field added past that costs
+// a third line on most messages of a large batch.
 func TestSlotSize(t *testing.T) {
-	if got := unsafe.Sizeof(slot[grant]{}); got != 32 {
-		t.Errorf("grant slot is %d bytes, want 32", got)
-	}
-	if got := unsafe.Sizeof(slot[proposal]{}); got != 96 {
-		t.Errorf("proposal slot is %d bytes, want 96", got)
+	if got := unsafe.Sizeof(slot{}); got != 128 {
+		t.Fatalf("slot is %d bytes, want 128", got)
 	}
 }
 
@@ -40,30 +36,24 @@ func TestTable(t *testing.T) {
 		}
 	}
 	want := []algorithms.ResourceID{0, 5, 3000, denseMax + 1, denseMax + 7}
-	if got := n.grants.keys(nil); !slices.Equal(got, want) {
+	if got := n.tab.keys(nil, true); !slices.Equal(got, want) {
 		t.Fatalf("grant keys %v, want %v", got, want)
 	}
-	if got := n.props.keys(nil); !slices.Equal(got, []algorithms.ResourceID{0, 5, denseMax + 1}) {
+	if got := n.tab.keys(nil, false); !slices.Equal(got, []algorithms.ResourceID{0, 5, denseMax + 1}) {
 		t.Fatalf("proposal keys %v", got)
 	}
-	n.dropGrant(3000)
-	n.dropGrant(5) // its proposal stays
-	if _, ok := n.grantOf(3000); ok || n.prop(5) == nil {
-		t.Fatal("dropGrant dropped the wrong state")
+	n.dropGrant(3000) // no proposal: the slot is freed
+	n.dropGrant(5)    // proposal left: the slot stays
+	if n.tab.get(3000) != nil || n.prop(5) == nil {
+		t.Fatal("dropGrant freed the wrong slots")
 	}
-	if _, ok := n.grantOf(5); ok {
-		t.Fatal("grant of 5 still there")
-	}
-	before := n.grants.n
+	before := n.tab.n
 	n.setGrant(9, grant{owner: 1, ballot: 2})
-	if n.grants.n != before {
+	if n.tab.n != before {
 		t.Fatal("a freed slot was not reused")
 	}
-	if got := n.grants.keys(nil); !slices.Equal(got, []algorithms.ResourceID{0, 9, denseMax + 1, denseMax + 7}) {
-		t.Fatalf("grant keys after the drops %v", got)
-	}
 	n.dropGrant(denseMax + 7)
-	if _, ok := n.grantOf(denseMax + 7); ok {
+	if n.tab.get(denseMax+7) != nil {
 		t.Fatal("sparse slot not freed")
 	}
 }
@@ -77,11 +67,11 @@ func TestTableCloneCopiesWhatIsUsed(t *testing.T) {
 	for r := range algorithms.ResourceID(3) {
 		n.setGrant(r, grant{owner: 1, ballot: algorithms.Ballot(r + 1)})
 	}
-	c := n.grants.clone(nil)
+	c := n.tab.clone()
 	if len(c.index) != 3 || len(c.chunks) != 1 || len(c.chunks[0]) != 3 {
 		t.Fatalf("clone holds an index of %d and %d chunks (first %d slots); want 3, 1, 3", len(c.index), len(c.chunks), len(c.chunks[0]))
 	}
-	cn := &Node{grants: c}
+	cn := &Node{tab: c}
 	for r := algorithms.ResourceID(0); r < 600; r++ {
 		cn.setGrant(r, grant{owner: 2, ballot: algorithms.Ballot(r + 7)})
 	}
@@ -102,16 +92,16 @@ func TestTableCloneCopiesWhatIsUsed(t *testing.T) {
 // (chunkPool, not cleared) holds only what it was given: stale slots of
 // the released table are never read.
 func TestTableRelease(t *testing.T) {
-	old := &Node{grants: table[grant]{pools: &grantPools}, props: table[proposal]{pools: &propPools}}
+	old := &Node{}
 	for r := range algorithms.ResourceID(3 * chunkSlots) {
 		old.setGrant(r, grant{owner: 1, ballot: algorithms.Ballot(r + 1)})
 		old.newProp(r).failed = int(r)
 	}
 	old.Release()
-	if old.grants.n != 0 || old.grants.chunks != nil || old.props.n != 0 || old.props.chunks != nil {
-		t.Fatalf("released tables still hold %d and %d slots", old.grants.n, old.props.n)
+	if old.tab.n != 0 || old.tab.chunks != nil {
+		t.Fatalf("released table still holds %d slots", old.tab.n)
 	}
-	n := &Node{grants: table[grant]{pools: &grantPools}, props: table[proposal]{pools: &propPools}}
+	n := &Node{}
 	const base = 10 * chunkSlots
 	for i := range algorithms.ResourceID(2 * chunkSlots) {
 		n.setGrant(base+i, grant{owner: 2, ballot: 7})
@@ -121,16 +111,16 @@ func TestTableRelease(t *testing.T) {
 			t.Fatalf("resource %d of the released table is in the new one", r)
 		}
 	}
-	if got := n.props.keys(nil); len(got) != 0 {
+	if got := n.tab.keys(nil, false); len(got) != 0 {
 		t.Fatalf("proposals %v in a table that has none", got)
 	}
-	got := n.grants.keys(nil)
+	got := n.tab.keys(nil, true)
 	if len(got) != 2*chunkSlots || got[0] != base || got[len(got)-1] != base+2*chunkSlots-1 {
 		t.Fatalf("grant keys: %d, from %v", len(got), got[:1])
 	}
-	for _, s := range n.grants.clone(nil).chunks {
+	for _, s := range n.tab.clone().chunks {
 		for j := range s {
-			if s[j].v.owner != 2 {
+			if s[j].hasProp || s[j].g.owner != 2 {
 				t.Fatalf("clone slot %d: %+v", j, s[j])
 			}
 		}

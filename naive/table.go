@@ -62,35 +62,58 @@ const (
 // t.n.
 var chunkPool sync.Pool // of *[]slot, chunkSlots long
 
-// release hands t's whole chunks to chunkPool; t must not be used again.
-// The first chunk, grown by append and short in most tables, stays.
+// indexPool holds the indexes of released tables, cleared: a batch's
+// index of 10,000 resources would otherwise double its way up, from 16
+// entries, in every node of every run (0.3 MB a run of
+// BenchmarkSimDeliver).
+var indexPool sync.Pool // of *[]int32, all 0
+
+// release hands t's whole chunks to chunkPool and its index to
+// indexPool; t must not be used again. A first chunk still short (grown
+// by append, as in most tables the explorer builds) is left to the
+// garbage collector.
 func (t *table) release() {
-	for c := 1; c < len(t.chunks); c++ {
+	for c := range t.chunks {
 		if ch := t.chunks[c]; len(ch) == chunkSlots {
 			chunkPool.Put(&ch)
 		}
 	}
+	if ix := t.index; ix != nil {
+		clear(ix[:min(int(t.top), len(ix))])
+		indexPool.Put(&ix)
+	}
 	*t = table{}
+}
+
+// newChunk returns a whole chunk from chunkPool, or nil.
+func newChunk() []slot {
+	if ch, ok := chunkPool.Get().(*[]slot); ok {
+		return *ch
+	}
+	return nil
 }
 
 // at returns slot i.
 func (t *table) at(i int32) *slot { return &t.chunks[i>>chunkShift][i&(chunkSlots-1)] }
 
 // grow makes slot i (= t.n, the next one handed out) exist. The first
-// chunk starts with one slot and grows by append up to chunkSlots (most
-// nodes the explorer builds hold one or two resources); a later chunk is
+// chunk is a released table's if there is one (the tables of consecutive
+// runs), else one slot that grows by append up to chunkSlots (most nodes
+// the explorer builds hold one or two resources); a later chunk is
 // allocated whole.
 func (t *table) grow(i int32) {
 	c, off := int(i>>chunkShift), int(i&(chunkSlots-1))
 	switch {
-	case c == len(t.chunks) && c == 0:
-		t.chunks = append(t.chunks, make([]slot, 1))
 	case c == len(t.chunks):
-		if ch, ok := chunkPool.Get().(*[]slot); ok {
-			t.chunks = append(t.chunks, *ch)
-			break
+		ch := newChunk()
+		switch {
+		case ch != nil:
+		case c == 0:
+			ch = make([]slot, 1)
+		default:
+			ch = make([]slot, chunkSlots)
 		}
-		t.chunks = append(t.chunks, make([]slot, chunkSlots))
+		t.chunks = append(t.chunks, ch)
 	case off >= len(t.chunks[c]):
 		t.chunks[c] = append(t.chunks[c], slot{}) // a short chunk
 	}
@@ -135,13 +158,7 @@ func (t *table) add(r algorithms.ResourceID) *slot {
 			t.top = int32(r) + 1
 		}
 		if r >= algorithms.ResourceID(len(t.index)) {
-			n := max(16, 2*len(t.index))
-			for algorithms.ResourceID(n) <= r {
-				n *= 2
-			}
-			grown := make([]int32, min(n, denseMax))
-			copy(grown, t.index)
-			t.index = grown
+			t.growIndex(r)
 		}
 		t.index[r] = i + 1
 	} else {
@@ -151,6 +168,26 @@ func (t *table) add(r algorithms.ResourceID) *slot {
 		t.sparse[r] = i
 	}
 	return s
+}
+
+// growIndex makes the index hold dense id r: a pooled index if one is
+// long enough, else one of twice the length (or more, to reach r).
+func (t *table) growIndex(r algorithms.ResourceID) {
+	if p, ok := indexPool.Get().(*[]int32); ok {
+		if algorithms.ResourceID(len(*p)) > r && len(*p) > len(t.index) {
+			copy(*p, t.index)
+			t.index = *p
+			return
+		}
+		indexPool.Put(p)
+	}
+	n := max(16, 2*len(t.index))
+	for algorithms.ResourceID(n) <= r {
+		n *= 2
+	}
+	grown := make([]int32, min(n, denseMax))
+	copy(grown, t.index)
+	t.index = grown
 }
 
 // tidy frees s (r's slot) if it holds nothing.

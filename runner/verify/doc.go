@@ -160,30 +160,23 @@
 // committed as ablations.md beside this file: ablation, the configuration
 // that found it, its states or seeds, depth and seconds; `verify
 // --table-from FILE...` prints the same table from saved `verify --format
-// json` results of batteries run separately. The committed table was made
-// with the default budget (10 minutes) on a machine shared with other
-// work (a load average of 16 to 19 on 2 cores), so its seconds are wall
-// seconds under that load: the rows of naive, naive-undo, fatlease,
-// classic Paxos and central by `--all-ablations --rules-on-budget 0`
-// (with E22 not yet bounded by --horizon 13s: it found none of those
-// rows), PaxosLease's by one `verify --algo paxoslease --ablate X --format
-// json` per row, several side by side, and --table-from. The
-// every-rule-on verdicts are the runs of `leaselab verify --algo A` that
-// the report of issue 20 gives. The table predates the merge of the
-// explorer that keeps its frontier on disk: its searches ran on the
-// former in-memory explorer and its depth-first rows (E21, E22) on the
-// former `explore --depth-first`, whose commands are written here as
-// `--strategy dfs` (the same least-depth rule); their states
-// and seconds were not measured again. Central's grant-once, deadline
-// and full-grant rows came with the merge (one `verify --algo central
-// --ablate X --budget 2m --format json` each, found by E1 in under 0.1 s,
-// and --table-from). Fairq's rows are one `verify --algo fairq --ablate X
-// --budget 5m --format json --out ce.txt` per row, one at a time, with
-// the matrix of 23 searches (E23 included), and --table-from; each
-// counterexample replays to exit 1. Fairq's dead-ballots is found by a
-// campaign (C1, its first seed, 30 s into the battery: the quick pass
-// reaches C1 after the searches), shrunk to a 38-command scenario; no
-// search of the matrix finds it. Two PaxosLease ablations cannot cause a violation alone
+// json` results of batteries run separately. The committed table is one
+// `verify --algo A --ablate X --format json --quiet --out ce.txt` per row
+// with the default budget (10 minutes) and the matrix of 30
+// configurations, and --table-from, made on 2026-11-26 on 2 cores with
+// other work on the second (a load average of 1 to 2; PaxosLease's seven
+// rows two at a time), so its seconds are wall seconds under that load;
+// every counterexample replays to exit 1. With parallel workers the
+// states a search has counted when it meets its first violation vary a
+// little from run to run (fairq's keep-others: 270,323 and 320,284 in two
+// runs). The every-rule-on verdicts are the runs of `leaselab verify
+// --algo A` that the closing notes give. Three rows are found by
+// campaigns: PaxosLease's count-by-message (C2) and abandon-release (C1,
+// whose 378 seeds end before E22 gets its turn; `--only E22` finds it
+// too, 569,396 states at depth 18 in 7.6 s), and fairq's dead-ballots
+// (C1, its first seed,
+// shrunk to a 38-command scenario; no search of the matrix finds it).
+// Two PaxosLease ablations cannot cause a violation alone
 // (Companions): late-timer and stale-owner-open are each a second line
 // of defence behind keep-others (ablation abandon-release). Both
 // counterexamples need a stale Propose to overwrite another owner's live

@@ -108,11 +108,11 @@ func TestEvQueueRegrow(t *testing.T) {
 // reset between them (the simulator's tables reused run after run),
 // leave it with the same memory after the first two (the first grows
 // every bucket from nothing, the second fills in the spare sizes the
-// first did not leave): new buckets take
-// the smallest spares and grow into the larger ones, so no round adds
-// memory. (A policy that handed the largest spares to the first buckets
-// made let small buckets take them, and BenchmarkSimDeliver's queue grew
-// by 30,000 events a run.)
+// first did not leave): new buckets take the smallest spares and grow
+// into the larger ones, so no round adds memory. (Handing the largest
+// spares to the first buckets made let small buckets take them: this
+// test measured 20,453, 25,978, 31,375 and 36,708 events over the four
+// rounds.)
 func TestEvQueueMemorySettles(t *testing.T) {
 	var q evQueue
 	memory := func() int {

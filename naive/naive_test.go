@@ -2,6 +2,7 @@ package naive
 
 import (
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -329,3 +330,74 @@ func testParams() algorithms.Params {
 }
 
 func newRand() *rand.Rand { return rand.New(rand.NewPCG(1, 2)) }
+
+// A round goes on while a majority can still grant: with 3 acceptors one
+// deny leaves two possible grants, which win it; only a second deny ends
+// it. (Giving up at the first deny is no safety bug, the battery cannot
+// see it; a mutation sample found that nothing else did.)
+func TestRoundOutlivesMinorityDeny(t *testing.T) {
+	c := newSingle(t, 3, 1, nil)
+	c.step(algorithms.Input{Kind: algorithms.Acquire, Resource: res})
+	b := c.n.prop(res).ballot
+	c.events = nil // the round's own
+	ended := func() bool {
+		for _, e := range c.events {
+			if e.Kind == algorithms.Failed || e.Kind == algorithms.Preempted {
+				return true
+			}
+		}
+		return false
+	}
+	answer := func(k algorithms.Kind, from algorithms.NodeID) {
+		m := algorithms.Message{Kind: k, From: from, To: 0, Owner: 0, Resource: res, Ballot: b, Span: int64(testParams().LeaseSpan)}
+		if k == algorithms.Deny {
+			m.Owner = 2
+		}
+		c.recv(m)
+	}
+	answer(algorithms.Deny, 1)
+	if p := c.n.prop(res); p == nil || p.phase != collecting || ended() {
+		t.Fatalf("one deny of three ended the round: events %v", c.events)
+	}
+	answer(algorithms.Grant, 0)
+	answer(algorithms.Grant, 2)
+	if p := c.n.prop(res); ended() || p == nil || !p.holding {
+		t.Fatalf("two grants of three after a deny: events %v, proposal %+v; want a hold", c.events, p)
+	}
+}
+
+// A release during the restart silence withdraws that resource's deferred
+// acquisition and no other.
+func TestReleaseWhileSilentWithdrawsItsOwn(t *testing.T) {
+	n := New(algorithms.Config{ID: 0, Cluster: algorithms.NewCluster(1, 2), Params: testParams(), Rand: newRand(), Restarts: 1}, Options{})
+	var out algorithms.Output
+	step := func(in algorithms.Input) { out.Reset(); n.Step(0, in, &out) }
+	step(algorithms.Input{Kind: algorithms.Start})
+	for _, r := range []algorithms.ResourceID{4, 5, 6} {
+		step(algorithms.Input{Kind: algorithms.Acquire, Resource: r})
+	}
+	step(algorithms.Input{Kind: algorithms.Relinquish, Resource: 5})
+	if want := []algorithms.ResourceID{4, 6}; !slices.Equal(n.deferred, want) {
+		t.Fatalf("deferred %v after releasing 5, want %v", n.deferred, want)
+	}
+}
+
+// A proposal whose hold ended and that tries nothing is forgotten (idle
+// resources cost nothing), and one still trying is kept.
+func TestHoldEndForgetsIdleProposal(t *testing.T) {
+	c := newSingle(t, 1, 2, nil)
+	c.step(algorithms.Input{Kind: algorithms.Acquire, Resource: res})
+	c.flush()
+	if p := c.n.prop(res); p == nil || !p.holding {
+		t.Fatalf("no hold after the only acceptor granted: %+v", p)
+	}
+	c.step(algorithms.Input{Kind: algorithms.Fire, Timer: algorithms.TimerKey{Resource: res, Kind: timerHold}})
+	if p := c.n.prop(res); p != nil {
+		t.Fatalf("the proposal outlived its hold: %+v", p)
+	}
+	c.step(algorithms.Input{Kind: algorithms.Acquire, Resource: res})
+	c.step(algorithms.Input{Kind: algorithms.Fire, Timer: algorithms.TimerKey{Resource: res, Kind: timerHold}})
+	if p := c.n.prop(res); p == nil || p.phase != collecting {
+		t.Fatalf("a stale hold timer dropped a round in progress: %+v", p)
+	}
+}

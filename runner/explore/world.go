@@ -421,9 +421,20 @@ func (w *world) firstOverlap() (a, b hold, ok bool) {
 
 // settle runs everything due at the current instant, in the order the
 // simulator would (timers due now and queued events by sequence number).
+// An algorithm whose steps keep scheduling more for the same instant
+// (a timer set for now on every firing, a message answered by one to
+// itself forever) never lets it end: past maxInstantSteps steps settle
+// fails the transition with an error naming the instant, instead of
+// hanging the search (and the battery past its budget). The explorer's
+// configurations hold a handful of nodes and inputs; a legitimate
+// instant takes tens of steps.
 func (x *exec) settle() {
 	w := x.w
-	for x.err == nil {
+	for steps := 0; x.err == nil; steps++ {
+		if steps == maxInstantSteps {
+			x.fail(fmt.Errorf("livelock: %d steps at true time %d ns without time moving on (the algorithm keeps scheduling work for the same instant)", steps, w.now))
+			break
+		}
 		ti := -1
 		if len(w.timers) > 0 && w.timers[0].t <= w.now {
 			ti = 0
@@ -474,6 +485,9 @@ func (x *exec) settle() {
 	x.q = x.q[:0]
 	x.qhead = 0
 }
+
+// maxInstantSteps bounds the steps settle runs at one instant.
+const maxInstantSteps = 1 << 20
 
 // nextDeadline is the earliest finite timer deadline, or never.
 func (w *world) nextDeadline() int64 {

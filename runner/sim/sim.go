@@ -834,13 +834,20 @@ func (s *sim) heal() {
 	}
 }
 
+// maxInstantEvents bounds the events of one instant: past it an
+// algorithm is taken to keep scheduling work for the same instant
+// forever, and the run fails instead of never ending. A batch puts a few
+// events per lease at time 0 (its requests and a proposer's messages to
+// itself), so the bound leaves room for batches of tens of millions.
+var maxInstantEvents uint = 1 << 28 // a variable for the test
+
 // run runs events until the end of the run: Duration, Stop, an error,
 // nothing left to happen, or stop closed (then it reports true).
 func (s *sim) run(progress func(float64), stop <-chan struct{}) (interrupted bool) {
 	end := int64(s.spec.Duration)
 	s.schedule(end, evEnd, 0, 0, 0)
 	var nextProgress int64
-	var events uint
+	var events, instant uint
 	s.running = true
 	for !s.stopped {
 		if events++; stop != nil && events%4096 == 0 {
@@ -852,6 +859,12 @@ func (s *sim) run(progress func(float64), stop <-chan struct{}) (interrupted boo
 		}
 		e, ok := s.next(math.MaxInt64)
 		if !ok {
+			break
+		}
+		if e.t != s.now {
+			instant = 0
+		} else if instant++; instant == maxInstantEvents {
+			s.fail(fmt.Errorf("livelock: %d events at true time %d ns without time moving on (the algorithm keeps scheduling work for the same instant)", instant, s.now))
 			break
 		}
 		s.now = e.t

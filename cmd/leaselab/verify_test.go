@@ -3,8 +3,11 @@ package main
 import (
 	"encoding/json"
 	"os"
+	"slices"
 	"strings"
 	"testing"
+
+	"leaselab/runner/verify"
 )
 
 func TestVerifyBadInput(t *testing.T) {
@@ -91,5 +94,37 @@ func TestVerifyList(t *testing.T) {
 	}
 	if len(es) < 20 || es[0].ID != "E1" {
 		t.Fatalf("%d configurations, the first %+v", len(es), es[0])
+	}
+}
+
+// A battery with a configuration the algorithm rejected is no pass: it
+// exits 1 and says which, though it found no violation (a mutant whose
+// validation rejected FaTLease's standard parameters passed a battery
+// that had run nothing).
+func TestVerifyRejectedConfigurationFails(t *testing.T) {
+	ok := verify.Result{Algo: "fatlease", Configurations: []verify.ConfigResult{
+		{ID: "E1", Stopped: verify.StopExhausted},
+		{ID: "E2", Stopped: verify.StopTime},
+	}}
+	bad := ok
+	bad.Configurations = append(slices.Clone(ok.Configurations), verify.ConfigResult{ID: "E3", Stopped: verify.StopInvalid, Note: "fatlease: lease span v must exceed d_max"})
+	for _, tc := range []struct {
+		res  verify.Result
+		code int
+	}{{ok, 0}, {bad, 1}} {
+		var stdout, stderr strings.Builder
+		err := writeVerify(&ctx{stdout: &stdout, stderr: &stderr}, "json", tc.res)
+		code := 0
+		if e, isExit := err.(exitStatus); isExit {
+			code = int(e)
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		if code != tc.code {
+			t.Errorf("%d configurations: exit %d, want %d (stderr %q)", len(tc.res.Configurations), code, tc.code, stderr.String())
+		}
+		if tc.code == 1 && !strings.Contains(stderr.String(), "1 of 3 configurations not run: fatlease rejects them (E3: fatlease: lease span") {
+			t.Errorf("stderr %q", stderr.String())
+		}
 	}
 }

@@ -134,3 +134,61 @@ func newSingle(t *testing.T, id algorithms.NodeID) *Node {
 	n.Step(0, algorithms.Input{Kind: algorithms.Start}, &out)
 	return n
 }
+
+// An Invalidate voids a lease only when its sender is the lease's owner:
+// another node's is ignored, the owner's ends the lease at once for
+// everyone. (Honouring it only from others passed the battery: honest
+// nodes send no such message, and an ignored release only makes others
+// wait for the lease to run out.)
+func TestInvalidateOnlyFromItsOwner(t *testing.T) {
+	tExp := algorithms.Local(5 * time.Second)
+	b := algorithms.MakeBallot(1, 0, 0)
+	n := newSingle(t, 2)
+	var out algorithms.Output
+	if !n.learn(0, res0, n.state(res0), 1, lease{owner: 0, t: tExp}, b, &out) {
+		t.Fatal("did not learn the lease")
+	}
+	now := algorithms.Local(time.Second)
+	inv := algorithms.Message{Kind: algorithms.Invalidate, From: 1, To: 2, Owner: 0, Resource: res0, Instance: 1, Ballot: b, Expiry: tExp}
+	n.Step(now, algorithms.Input{Kind: algorithms.Recv, Msg: inv}, &out)
+	if st, _, _, _ := n.Local(res0, now); st != Valid {
+		t.Fatalf("after node 1's Invalidate of node 0's lease: %v, want Valid", st)
+	}
+	inv.From = 0
+	n.Step(now, algorithms.Input{Kind: algorithms.Recv, Msg: inv}, &out)
+	if st, _, _, _ := n.Local(res0, now); st == Valid || st == Safety {
+		t.Fatalf("after the owner's Invalidate: %v, want the lease gone", st)
+	}
+}
+
+// A client's Acquire while its node holds the lease is answered at once
+// with the hold it has; once the hold has ended it starts a round.
+func TestAcquireWhileHolding(t *testing.T) {
+	n := New(algorithms.Config{ID: 0, Cluster: algorithms.NewCluster(1, 1), Params: testParams(), Rand: rand.New(rand.NewPCG(1, 2))}, Options{})
+	var out algorithms.Output
+	step := func(now algorithms.Local, in algorithms.Input) []algorithms.Event {
+		out.Reset()
+		n.Step(now, in, &out)
+		return out.Events
+	}
+	step(0, algorithms.Input{Kind: algorithms.Start})
+	var until algorithms.Local
+	for _, e := range step(0, algorithms.Input{Kind: algorithms.Acquire, Resource: res0}) {
+		if e.Kind == algorithms.Acquired {
+			until = e.Until
+		}
+	}
+	if until == 0 {
+		t.Fatal("a cluster of one acceptor did not grant at once")
+	}
+	now := until / 2
+	evs := step(now, algorithms.Input{Kind: algorithms.Acquire, Resource: res0})
+	if len(evs) != 1 || evs[0].Kind != algorithms.Acquired || evs[0].Until != until {
+		t.Fatalf("Acquire while holding: %v, want the hold's Acquired (until %d)", evs, until)
+	}
+	for _, e := range step(until+1, algorithms.Input{Kind: algorithms.Acquire, Resource: res0}) {
+		if e.Kind == algorithms.Acquired && e.Until == until {
+			t.Fatalf("Acquire after the hold ended was answered with the old hold: %v", e)
+		}
+	}
+}

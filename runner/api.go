@@ -2,6 +2,7 @@ package runner
 
 import (
 	"errors"
+	"fmt"
 	"io"
 )
 
@@ -82,4 +83,12 @@ func Closed(stop <-chan struct{}) bool {
 	default:
 		return false
 	}
+}
+
+// Livelock is the error of an environment that ran n steps (or events,
+// what names them) at true time t without time moving on: the algorithm
+// keeps scheduling work for the same instant, and the run or search would
+// otherwise never end (the simulator and the explorer each bound it).
+func Livelock(n uint64, what string, t int64) error {
+	return fmt.Errorf("livelock: %d %s at true time %d ns without time moving on (the algorithm keeps scheduling work for the same instant)", n, what, t)
 }

@@ -241,16 +241,7 @@ func writeVerify(cx *ctx, format string, res verify.Result) error {
 	// with one is no pass, or an algorithm whose validation rejects the
 	// matrix's standard parameters (none does today, with or without an
 	// ablation) would pass having checked nothing.
-	n, first := 0, verify.ConfigResult{}
-	for _, c := range res.Configurations {
-		if c.Stopped == verify.StopInvalid {
-			if n == 0 {
-				first = c
-			}
-			n++
-		}
-	}
-	if n > 0 {
+	if n, first := res.Rejected(); n > 0 {
 		fmt.Fprintf(cx.stderr, "verify: %d of %d configurations not run: %s rejects them (%s: %s); the battery's verdict does not cover them\n",
 			n, len(res.Configurations), res.Algo, first.ID, first.Note)
 		return exitStatus(1)

@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"leaselab/algorithms"
+	"leaselab/runner"
 	"leaselab/runner/faults"
 	"leaselab/runner/host"
 )
@@ -432,7 +433,7 @@ func (x *exec) settle() {
 	w := x.w
 	for steps := 0; x.err == nil; steps++ {
 		if steps == maxInstantSteps {
-			x.fail(fmt.Errorf("livelock: %d steps at true time %d ns without time moving on (the algorithm keeps scheduling work for the same instant)", steps, w.now))
+			x.fail(runner.Livelock(uint64(steps), "steps", w.now))
 			break
 		}
 		ti := -1

@@ -864,7 +864,7 @@ func (s *sim) run(progress func(float64), stop <-chan struct{}) (interrupted boo
 		if e.t != s.now {
 			instant = 0
 		} else if instant++; instant == maxInstantEvents {
-			s.fail(fmt.Errorf("livelock: %d events at true time %d ns without time moving on (the algorithm keeps scheduling work for the same instant)", instant, s.now))
+			s.fail(runner.Livelock(uint64(instant), "events", s.now))
 			break
 		}
 		s.now = e.t

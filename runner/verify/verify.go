@@ -100,6 +100,20 @@ const (
 	StopInterrupted = "interrupted"
 )
 
+// Rejected counts the configurations the algorithm rejected (StopInvalid:
+// not searched) and returns the first of them.
+func (r Result) Rejected() (n int, first ConfigResult) {
+	for _, c := range r.Configurations {
+		if c.Stopped == StopInvalid {
+			if n == 0 {
+				first = c
+			}
+			n++
+		}
+	}
+	return n, first
+}
+
 // ConfigResult is what one configuration did.
 type ConfigResult struct {
 	ID   string `json:"id"`

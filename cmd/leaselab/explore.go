@@ -56,8 +56,12 @@ the search where a scenario file ends.
 The search stops cleanly at --max-memory (default: 3/4 of the memory
 available at the start), at --max-states, or on Ctrl-C, and prints what it
 found so far; "stopped" says why (exhausted, max-states, max-depth,
-max-memory, interrupted, violation, walks). With --checkpoint DIR a stopped
-breadth-first search is saved in DIR and the same command resumes it.
+max-memory, interrupted, violation, walks). "states with a lease held"
+(JSON held_states) counts the states searched in which some node holds a
+lease: with 0, no violation says nothing, because no lease was ever handed
+out (a pending bound below one round to every acceptor does that). With
+--checkpoint DIR a stopped breadth-first search is saved in DIR and the
+same command resumes it.
 
 The semantics are those of scenario files (runner/sim/testdata/README.md): a
 counterexample is a path to a state where two owners hold one resource,
@@ -289,6 +293,7 @@ func writeExploreTable(c *ctx, r explore.Result) error {
 		{"max pending", pending},
 		{"states (distinct)", strconv.FormatInt(r.States, 10)},
 		{"transitions", strconv.FormatInt(r.Transitions, 10)},
+		{"states with a lease held", heldText(r.HeldStates)},
 		{"constrained (beyond --max-pending)", strconv.FormatInt(r.Constrained, 10)},
 		{"max depth", strconv.Itoa(r.MaxDepth)},
 		{"stopped", r.Stopped},
@@ -315,6 +320,15 @@ func writeExploreTable(c *ctx, r explore.Result) error {
 	}
 	rows = append(rows, []string{"counterexample", ce})
 	return writeTable(c.stdout, []string{"explore", "value"}, rows)
+}
+
+// heldText is the held-states row: a search that never reached a lease
+// judged nothing, whatever its violation count says.
+func heldText(n int64) string {
+	if n == 0 {
+		return "0 (no lease was ever held: no violation here says nothing)"
+	}
+	return strconv.FormatInt(n, 10)
 }
 
 // exploreJSON is explore's JSON: the search's result with the provenance

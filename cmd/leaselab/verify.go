@@ -43,7 +43,11 @@ bugs before come first. The battery stops at the first violation and
 writes its counterexample with --out FILE: a scenario that 'leaselab
 replay FILE' replays to the violation (exit 1). A configuration the
 algorithm rejects (its parameters fail the algorithm's validation) is not
-run, and a battery with one exits 1 too: it did not check what it names. A violation a campaign
+run, and a battery with one exits 1 too: it did not check what it names.
+So does a battery with a configuration that ran and never saw a lease
+(the "leases" column: states searched in which some node held one, or
+leases a campaign's runs acquired, 0): its "no violation" judged
+nothing. A violation a campaign
 finds is given as the 'leaselab run' command of its seed; with --out the
 run is recorded and shrunk to a scenario (campaign.Shrink, within
 --shrink-time, at most what is left of the budget), and if its recording does not violate, what is left of
@@ -246,27 +250,36 @@ func writeVerify(cx *ctx, format string, res verify.Result) error {
 			n, len(res.Configurations), res.Algo, first.ID, first.Note)
 		return exitStatus(1)
 	}
+	// A configuration that never saw a lease judged nothing: an algorithm
+	// that drops every message, or whose proposers never start, would
+	// pass it (a mutant of FaTLease's message check did, in every
+	// configuration of classic Paxos's battery).
+	if n, first := res.Vacuous(); n > 0 {
+		fmt.Fprintf(cx.stderr, "verify: %d of %d configurations never saw a lease (%s: 0 states with a lease held or leases acquired, stopped: %s); their verdict is vacuous\n",
+			n, len(res.Configurations), first.ID, first.Stopped)
+		return exitStatus(1)
+	}
 	return nil
 }
 
 func writeVerifyTable(cx *ctx, r verify.Result) error {
 	rows := make([][]string, 0, len(r.Configurations))
 	for _, c := range r.Configurations {
-		size, depth := "", ""
+		size, depth, leases := "", "", ""
 		switch {
 		case c.Stopped == verify.StopBudget || c.Stopped == verify.StopSkipped || c.Stopped == verify.StopInvalid:
 		case c.Kind == verify.KindCheck:
-			size = strconv.Itoa(c.Seeds) + " seeds"
+			size, leases = strconv.Itoa(c.Seeds)+" seeds", strconv.FormatInt(c.Leases, 10)+" acquired"
 		default:
-			size, depth = strconv.FormatInt(c.States, 10), strconv.Itoa(c.Depth)
+			size, depth, leases = strconv.FormatInt(c.States, 10), strconv.Itoa(c.Depth), strconv.FormatInt(c.Leases, 10)+" held"
 		}
 		secs := ""
 		if c.Command != "" {
 			secs = strconv.FormatFloat(c.Seconds, 'f', 1, 64)
 		}
-		rows = append(rows, []string{c.ID, c.Kind, c.Flags, size, depth, c.Stopped, strconv.Itoa(c.Violations), secs})
+		rows = append(rows, []string{c.ID, c.Kind, c.Flags, size, depth, leases, c.Stopped, strconv.Itoa(c.Violations), secs})
 	}
-	if err := writeTableWidth(cx.stdout, []string{"id", "kind", "flags", "states / seeds", "depth", "stopped", "violations", "s"}, rows, 48); err != nil {
+	if err := writeTableWidth(cx.stdout, []string{"id", "kind", "flags", "states / seeds", "depth", "leases", "stopped", "violations", "s"}, rows, 48); err != nil {
 		return err
 	}
 	abl := strings.Join(r.Ablate, ",")

@@ -103,8 +103,8 @@ func TestVerifyList(t *testing.T) {
 // that had run nothing).
 func TestVerifyRejectedConfigurationFails(t *testing.T) {
 	ok := verify.Result{Algo: "fatlease", Configurations: []verify.ConfigResult{
-		{ID: "E1", Stopped: verify.StopExhausted},
-		{ID: "E2", Stopped: verify.StopTime},
+		{ID: "E1", Stopped: verify.StopExhausted, Leases: 12},
+		{ID: "E2", Stopped: verify.StopTime, Leases: 3},
 	}}
 	bad := ok
 	bad.Configurations = append(slices.Clone(ok.Configurations), verify.ConfigResult{ID: "E3", Stopped: verify.StopInvalid, Note: "fatlease: lease span v must exceed d_max"})
@@ -126,5 +126,23 @@ func TestVerifyRejectedConfigurationFails(t *testing.T) {
 		if tc.code == 1 && !strings.Contains(stderr.String(), "1 of 3 configurations not run: fatlease rejects them (E3: fatlease: lease span") {
 			t.Errorf("stderr %q", stderr.String())
 		}
+	}
+}
+
+// A battery in which a configuration ran and never saw a lease exits 1:
+// its "no violation" judged nothing.
+func TestVerifyVacuousConfigurationFails(t *testing.T) {
+	r := verify.Result{Algo: "classicpaxos", Configurations: []verify.ConfigResult{
+		{ID: "E1", Stopped: verify.StopExhausted, Leases: 12},
+		{ID: "E2", Stopped: verify.StopTime},
+		{ID: "C1", Kind: verify.KindCheck, Stopped: verify.StopSeeds, Leases: 40},
+	}}
+	var stdout, stderr strings.Builder
+	err := writeVerify(&ctx{stdout: &stdout, stderr: &stderr}, "json", r)
+	if e, isExit := err.(exitStatus); !isExit || e != 1 {
+		t.Fatalf("writeVerify returned %v, want exit 1", err)
+	}
+	if !strings.Contains(stderr.String(), "1 of 3 configurations never saw a lease (E2: ") {
+		t.Errorf("stderr %q", stderr.String())
 	}
 }

@@ -20,6 +20,7 @@ type cand struct {
 	bad    bool
 	over   bool // beyond the pending bound: judged, not expanded
 	belief bool // double belief (with pauses)
+	held   bool // some node holds a lease (the checker's view)
 }
 
 // badRef is a violating state of the level after the one expanded: its
@@ -140,6 +141,9 @@ func (r *bfsRun) addRoots() error {
 			continue
 		}
 		r.st.states++
+		if len(w.holds) > 0 {
+			r.st.held++
+		}
 		switch {
 		case w.bad:
 			r.bad = append(r.bad, badRef{Parent: -1, Move: uint32(i)})
@@ -303,7 +307,7 @@ func (wk *bfsWorker) expand(r *bfsRun, k, n int64) chunkOut {
 			bad := wk.sw.overlaps() > 0
 			out.cands = append(out.cands, cand{f: x.fingerprint(), parent: uint32(i), move: uint32(mi),
 				bad: bad, over: c.MaxPending > 0 && len(wk.sw.pending) > c.MaxPending,
-				belief: !bad && len(wk.sw.paused) > 0 && wk.sw.doubleBelief()})
+				belief: !bad && len(wk.sw.paused) > 0 && wk.sw.doubleBelief(), held: len(wk.sw.holds) > 0})
 		}
 	}
 	return out
@@ -333,6 +337,9 @@ func (r *bfsRun) commit(out chunkOut, k int64) bool {
 			continue
 		}
 		st.states++
+		if cd.held {
+			st.held++
+		}
 		if cd.belief {
 			r.belief++
 			if r.beliefAt == nil {

@@ -245,6 +245,12 @@ type Result struct {
 	InitStates  int      `json:"initial_states"`
 	States      int64    `json:"states"`
 	Transitions int64    `json:"transitions"`
+	// HeldStates: the distinct states searched in which some node holds
+	// a lease (the checker's view). 0 means no path searched reached a
+	// lease, so "no violation" says nothing about the algorithm (a node
+	// that drops every message is safe): verify fails such a
+	// configuration.
+	HeldStates int64 `json:"held_states"`
 	// MaxDepth is the deepest level searched (transitions from an initial
 	// state); for random walks, the longest walk.
 	MaxDepth int `json:"max_depth"`
@@ -634,6 +640,7 @@ type stats struct {
 	states      int64
 	transitions int64
 	constrained int64
+	held        int64 // states in which some node holds a lease
 	depth       int
 }
 
@@ -645,7 +652,7 @@ func (c *config) finish(res *Result, st *stats) {
 	if c.from != nil {
 		res.Clocks = "from scenario"
 	}
-	res.States, res.Transitions, res.Constrained = st.states, st.transitions, st.constrained
+	res.States, res.Transitions, res.Constrained, res.HeldStates = st.states, st.transitions, st.constrained, st.held
 	if res.MaxDepth < st.depth {
 		res.MaxDepth = st.depth
 	}

@@ -102,6 +102,21 @@
 // of its seed, and with --out the rest of the budget goes to the
 // searches still open, for a scenario.
 //
+// # Vacuity
+//
+// "No violation" means something only where leases were handed out. Each
+// configuration's line counts what it saw of them (ConfigResult.Leases:
+// the distinct states a search reached in which some node held a lease,
+// explore's held_states; the leases a campaign's runs acquired), and a
+// configuration that ran and saw none is vacuous (Result.Vacuous):
+// `leaselab verify` exits 1 on one, as on a configuration the algorithm
+// rejected. A node that drops every message passes every safety check
+// (TestMuteAlgorithmIsVacuous), and so did a configuration whose
+// pending bound was smaller than one round to its acceptors: five
+// acceptors under the bound of 4, for PaxosLease, FaTLease and classic
+// Paxos (now random walks; TestMatrixCoverage checks every bound against
+// explore.DefaultMaxPending).
+//
 // # Sharding
 //
 // `leaselab verify --shard i/n` runs part i of n: the contiguous range

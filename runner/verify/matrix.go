@@ -70,6 +70,14 @@ func d(why, flags string, weight float64) Entry {
 	return e
 }
 
+// w builds a search by seeded random walks (explore --strategy random,
+// no pending bound): TLC's simulation mode, for a cluster whose rounds
+// are too deep for a breadth-first frontier and too wide for one
+// depth-first corner.
+func w(why, flags string) Entry {
+	return x(why, "--strategy random --max-pending 0 "+flags)
+}
+
 func c(why, flags string) Entry {
 	return Entry{Kind: KindCheck, Args: strings.Fields(flags), Why: why, Weight: campaignWeight, MaxSeeds: defaultMaxSeeds}
 }
@@ -120,7 +128,8 @@ var baseMatrix = []Entry{
 	x("five client inputs on one acceptor", "--acceptors 1 --proposers 2 --inputs 5"),
 	x("two resources", "--resources 2 --inputs 3"),
 	x("two crashes", "--crashes 2 --inputs 3"),
-	x("five acceptors, two crashes", "--acceptors 5 --proposers 2 --crashes 2"),
+	w("five acceptors, two crashes, random walks of up to 60 moves. A round to five acceptors keeps 7 messages in flight, more than the bound of 4 the breadth-first searches take, and its first lease is 8 moves deep: as a breadth-first search with that bound this configuration never reached a lease for PaxosLease, FaTLease or classic Paxos",
+		"--acceptors 5 --proposers 2 --crashes 2 --max-depth 60"),
 	x("a proposer-only node beside three acceptors", "--acceptors 3 --proposers 4 --inputs 3"),
 	x("two acceptors, clocks at the edges", "--acceptors 2 --proposers 2 --inputs 3 --clocks extremes"),
 	x("the hand-off rules that need a backoff (PaxosLease's guard, round-trip measurement, head start, split retry)", "--backoff 1ms --inputs 3"),
@@ -208,7 +217,13 @@ func adapt(algo string, e Entry) []string {
 			return e.Args
 		}
 		// One acceptor, the proposers as given (at least two).
-		return setFlags(e.Args, "--acceptors", "1", "--proposers", strconv.Itoa(max(cf.Proposers, 2)))
+		args := setFlags(e.Args, "--acceptors", "1", "--proposers", strconv.Itoa(max(cf.Proposers, 2)))
+		if cf.Strategy == "random" {
+			// Random walks are for clusters too big to search whole; one
+			// acceptor's space is searched breadth first, to its end.
+			args = setFlags(dropFlags(args, "--strategy", "--max-depth"), "--max-pending", strconv.Itoa(matrixPending))
+		}
+		return args
 	}
 	s := checkBase(algo)
 	if err := applyCheck(&s, e.Args); err != nil || s.Validate() == nil {
@@ -233,6 +248,19 @@ func setFlags(args []string, kv ...string) []string {
 		} else {
 			out = append(out, kv[i], kv[i+1])
 		}
+	}
+	return out
+}
+
+// dropFlags removes the named flags and their values from args.
+func dropFlags(args []string, names ...string) []string {
+	var out []string
+	for i := 0; i < len(args); i++ {
+		if slices.Contains(names, args[i]) && i+1 < len(args) {
+			i++
+			continue
+		}
+		out = append(out, args[i])
 	}
 	return out
 }

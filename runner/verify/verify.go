@@ -114,6 +114,28 @@ func (r Result) Rejected() (n int, first ConfigResult) {
 	return n, first
 }
 
+// Vacuous counts the configurations that ran to their end without a
+// violation and never saw a lease (Leases 0): no path searched and no
+// run reached one, so their "no violation" says nothing about the
+// algorithm (a node that drops every message would pass them). The
+// first is returned too. Those not run, cut short by an interrupt or
+// stopped at a violation do not count.
+func (r Result) Vacuous() (n int, first ConfigResult) {
+	for _, c := range r.Configurations {
+		switch c.Stopped {
+		case StopBudget, StopSkipped, StopInvalid, StopInterrupted, StopViolation:
+			continue
+		}
+		if c.Leases == 0 {
+			if n == 0 {
+				first = c
+			}
+			n++
+		}
+	}
+	return n, first
+}
+
 // ConfigResult is what one configuration did.
 type ConfigResult struct {
 	ID   string `json:"id"`
@@ -136,6 +158,11 @@ type ConfigResult struct {
 	// too (Run); its figures are the last pass's, its seconds the sum.
 	Passes  int    `json:"passes"`
 	Stopped string `json:"stopped"`
+	// Leases: what it saw of leases. For a search, the distinct states in
+	// which some node held one (explore's held_states); for a campaign,
+	// the leases its runs acquired. 0 in a configuration that ran makes
+	// its verdict vacuous (Result.Vacuous).
+	Leases int64 `json:"leases"`
 	// Note says why an invalid configuration was not run.
 	Note string `json:"note"`
 }
@@ -499,6 +526,7 @@ func runExplore(c Config, e Entry, share time.Duration, cr *ConfigResult, res *R
 		return err
 	}
 	cr.States, cr.Depth, cr.Exhausted, cr.Violations = r.States, r.MaxDepth, r.Exhausted, r.Violations
+	cr.Leases = r.HeldStates
 	base := exploreCommand(c, e)
 	cr.Command = base
 	switch r.Stopped {
@@ -522,6 +550,14 @@ func runExplore(c Config, e Entry, share time.Duration, cr *ConfigResult, res *R
 			cr.Stopped = StopMemory
 		}
 		cr.Command = base + " --max-states " + strconv.FormatInt(r.States, 10)
+	}
+	if cf.Strategy == "random" {
+		// Walk i is the same whatever the workers, so --walks W takes
+		// walks 0 to W-1: what ran, but for the few walks in flight at a
+		// deadline, which were dropped. The lowest-numbered violating
+		// walk is among them. (A state cap would reproduce less: which
+		// walks' states fill it depends on the workers' timing.)
+		cr.Command = base + " --walks " + strconv.FormatInt(r.Walks, 10)
 	}
 	if r.Violations > 0 {
 		if res.FoundBy == "" {
@@ -574,6 +610,7 @@ func runCheck(c Config, e Entry, share time.Duration, cr *ConfigResult, res *Res
 			return err
 		}
 		done += r.Seeds
+		cr.Leases += int64(r.LeasesAcquired)
 		if r.Violations > 0 {
 			cr.Violations = r.Violations
 			cr.Stopped = StopViolation

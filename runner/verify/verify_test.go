@@ -59,12 +59,21 @@ func TestMatrixCoverage(t *testing.T) {
 					t.Errorf("%s %s: %v", e.ID, e.Flags(), err)
 					continue
 				}
-				// Depth 1: the explorer validates the configuration and
-				// builds its initial states.
-				cf.MaxDepth, cf.Workers = 1, 1
+				// Depth 1 (one walk of one move for random walks, which
+				// would otherwise walk until a cap): the explorer validates
+				// the configuration and builds its initial states.
+				cf.MaxDepth, cf.Workers, cf.Walks = 1, 1, 1
 				if _, err := explore.Explore(cf); err != nil {
 					t.Errorf("%s %s: %v", e.ID, e.Flags(), err)
 				}
+				// A pending bound below one round to every acceptor stops
+				// every round before its second phase: the search never
+				// reaches a lease, and its verdict is vacuous (five
+				// acceptors under the bound of 4 did that).
+				if round := explore.DefaultMaxPending(cf.Acceptors, cf.Proposers); cf.MaxPending > 0 && cf.MaxPending < round {
+					t.Errorf("%s %s: --max-pending %d, below one round to %d acceptors (%d)", e.ID, e.Flags(), cf.MaxPending, cf.Acceptors, round)
+				}
+				cover["random walks"] = cover["random walks"] || cf.Strategy == "random"
 				cover["acceptors="+strconv.Itoa(cf.Acceptors)] = true
 				cover["inputs="+strconv.Itoa(cf.Inputs)] = true
 				cover["crashes="+strconv.Itoa(cf.Crashes)] = true
@@ -89,7 +98,7 @@ func TestMatrixCoverage(t *testing.T) {
 				want = append(want, "fsync latency")
 			}
 			if a.ValidateConfig(algorithms.DefaultParams(), algorithms.NewCluster(3, 3), nil) == nil {
-				want = append(want, "acceptors=1", "acceptors=2", "acceptors=3", "acceptors=5")
+				want = append(want, "acceptors=1", "acceptors=2", "acceptors=3", "acceptors=5", "random walks")
 			}
 			for _, w := range want {
 				if !cover[w] {

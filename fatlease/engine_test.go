@@ -102,7 +102,8 @@ func TestMalformedInputIgnored(t *testing.T) {
 		{Kind: algorithms.Promise, From: 99, To: 0, Resource: res0},
 		{Kind: algorithms.Propose, From: 1, To: 0, Owner: algorithms.NoNode, Instance: 1},
 		{Kind: algorithms.Learn, From: 1, To: 0, Owner: 77, Instance: 1},
-		{Kind: algorithms.Prepare, From: 1, To: 2, Instance: 1}, // not for node 0
+		{Kind: algorithms.Propose, From: 1, To: 0, Owner: 3, Instance: 1}, // an owner one past the cluster's last node
+		{Kind: algorithms.Prepare, From: 1, To: 2, Instance: 1},           // not for node 0
 		{Kind: algorithms.Prepare, From: 1, To: 0, Instance: 0},
 	} {
 		n.Step(0, algorithms.Input{Kind: algorithms.Recv, Msg: m}, &out)
@@ -158,6 +159,82 @@ func TestInvalidateOnlyFromItsOwner(t *testing.T) {
 	n.Step(now, algorithms.Input{Kind: algorithms.Recv, Msg: inv}, &out)
 	if st, _, _, _ := n.Local(res0, now); st == Valid || st == Safety {
 		t.Fatalf("after the owner's Invalidate: %v, want the lease gone", st)
+	}
+}
+
+// An Invalidate moves its receivers past the invalidated instance only
+// if that forgets no live lease of another owner: a node that knows node
+// 1's lease in instance 1 stays there when node 0 invalidates instance 3.
+// (Skipping the check passed the safety battery: a majority's guard had
+// already judged every lower lease over when instance 3 was chosen, so
+// the check is a second line; this test keeps it.)
+func TestInvalidateKeepsOthersLiveLease(t *testing.T) {
+	n := newSingle(t, 2)
+	var out algorithms.Output
+	tExp := algorithms.Local(5 * time.Second)
+	if !n.learn(0, res0, n.state(res0), 1, lease{owner: 1, t: tExp}, algorithms.MakeBallot(1, 1, 0), &out) {
+		t.Fatal("did not learn the lease")
+	}
+	now := algorithms.Local(time.Second)
+	inv := algorithms.Message{Kind: algorithms.Invalidate, From: 0, To: 2, Owner: 0, Resource: res0, Instance: 3, Ballot: algorithms.MakeBallot(1, 0, 0), Expiry: tExp}
+	n.Step(now, algorithms.Input{Kind: algorithms.Recv, Msg: inv}, &out)
+	if cur := n.state(res0).cur.n; cur != 1 {
+		t.Fatalf("after node 0's Invalidate of instance 3: current instance %d, want 1 (node 1's lease is live)", cur)
+	}
+	if st, _, _, _ := n.Local(res0, now); st != Valid {
+		t.Fatalf("node 1's lease: %v, want Valid", st)
+	}
+}
+
+// The owner of a live lease may renew it in the next instance (the renew
+// instance), and may try again there: an acceptor that knows node 0's
+// lease of instance 1 promises node 0 in instance 2 twice, the second time
+// on a higher ballot. (An acceptor that took instance 2's records for
+// forgotten once it was current passed the safety battery: it refused
+// only more.)
+func TestRenewInstanceRetried(t *testing.T) {
+	n := newSingle(t, 2)
+	var out algorithms.Output
+	tExp := algorithms.Local(5 * time.Second)
+	if !n.learn(0, res0, n.state(res0), 1, lease{owner: 0, t: tExp}, algorithms.MakeBallot(1, 0, 0), &out) {
+		t.Fatal("did not learn the lease")
+	}
+	now := algorithms.Local(time.Second)
+	for _, b := range []algorithms.Ballot{algorithms.MakeBallot(2, 0, 0), algorithms.MakeBallot(3, 0, 0)} {
+		out.Reset()
+		n.Step(now, algorithms.Input{Kind: algorithms.Recv, Msg: algorithms.Message{Kind: algorithms.Prepare, From: 0, To: 2, Owner: 0, Resource: res0, Instance: 2, Ballot: b}}, &out)
+		if len(out.Msgs) != 1 || out.Msgs[0].Kind != algorithms.Promise {
+			t.Fatalf("Prepare of node 0 in instance 2, ballot %s: answered %v, want a Promise", b, out.Msgs)
+		}
+	}
+}
+
+// When the hold's timer fires the hold is over for the proposer too: the
+// client's next Acquire starts a round and gets a new lease. (A hold
+// that stayed on past its timer passed the safety battery: the checker
+// ends a hold at its Until whatever the node believes, but the node
+// answered no Acquire again.)
+func TestHoldTimerEndsTheHold(t *testing.T) {
+	n := New(algorithms.Config{ID: 0, Cluster: algorithms.NewCluster(1, 1), Params: testParams(), Rand: rand.New(rand.NewPCG(1, 2))}, Options{})
+	var out algorithms.Output
+	acquired := func(now algorithms.Local, in algorithms.Input) algorithms.Local {
+		out.Reset()
+		n.Step(now, in, &out)
+		for _, e := range out.Events {
+			if e.Kind == algorithms.Acquired {
+				return e.Until
+			}
+		}
+		return 0
+	}
+	acquired(0, algorithms.Input{Kind: algorithms.Start})
+	until := acquired(0, algorithms.Input{Kind: algorithms.Acquire, Resource: res0})
+	if until == 0 {
+		t.Fatal("a cluster of one acceptor did not grant at once")
+	}
+	acquired(until, algorithms.Input{Kind: algorithms.Fire, Timer: algorithms.TimerKey{Resource: res0, Kind: timerHold}})
+	if again := acquired(until+1, algorithms.Input{Kind: algorithms.Acquire, Resource: res0}); again <= until {
+		t.Fatalf("Acquire after the hold's timer fired: Acquired until %d, want a new lease past %d (%v)", again, until, out.Events)
 	}
 }
 

@@ -136,21 +136,30 @@ func newSingle(t *testing.T, id algorithms.NodeID) *Node {
 	return n
 }
 
+// leaseTo is the lease of instance 1 that node 2 of a cluster of three
+// has learned for owner, ending at 5 s (ballot 1 of the owner); it
+// returns the node and the lease's end.
+func leaseTo(t *testing.T, owner algorithms.NodeID) (*Node, algorithms.Local) {
+	t.Helper()
+	n := newSingle(t, 2)
+	var out algorithms.Output
+	tExp := algorithms.Local(5 * time.Second)
+	if !n.learn(0, res0, n.state(res0), 1, lease{owner: owner, t: tExp}, algorithms.MakeBallot(1, 0, owner), &out) {
+		t.Fatal("did not learn the lease")
+	}
+	return n, tExp
+}
+
 // An Invalidate voids a lease only when its sender is the lease's owner:
 // another node's is ignored, the owner's ends the lease at once for
 // everyone. (Honouring it only from others passed the battery: honest
 // nodes send no such message, and an ignored release only makes others
 // wait for the lease to run out.)
 func TestInvalidateOnlyFromItsOwner(t *testing.T) {
-	tExp := algorithms.Local(5 * time.Second)
-	b := algorithms.MakeBallot(1, 0, 0)
-	n := newSingle(t, 2)
+	n, tExp := leaseTo(t, 0)
 	var out algorithms.Output
-	if !n.learn(0, res0, n.state(res0), 1, lease{owner: 0, t: tExp}, b, &out) {
-		t.Fatal("did not learn the lease")
-	}
 	now := algorithms.Local(time.Second)
-	inv := algorithms.Message{Kind: algorithms.Invalidate, From: 1, To: 2, Owner: 0, Resource: res0, Instance: 1, Ballot: b, Expiry: tExp}
+	inv := algorithms.Message{Kind: algorithms.Invalidate, From: 1, To: 2, Owner: 0, Resource: res0, Instance: 1, Ballot: algorithms.MakeBallot(1, 0, 0), Expiry: tExp}
 	n.Step(now, algorithms.Input{Kind: algorithms.Recv, Msg: inv}, &out)
 	if st, _, _, _ := n.Local(res0, now); st != Valid {
 		t.Fatalf("after node 1's Invalidate of node 0's lease: %v, want Valid", st)
@@ -169,12 +178,8 @@ func TestInvalidateOnlyFromItsOwner(t *testing.T) {
 // already judged every lower lease over when instance 3 was chosen, so
 // the check is a second line; this test keeps it.)
 func TestInvalidateKeepsOthersLiveLease(t *testing.T) {
-	n := newSingle(t, 2)
+	n, tExp := leaseTo(t, 1)
 	var out algorithms.Output
-	tExp := algorithms.Local(5 * time.Second)
-	if !n.learn(0, res0, n.state(res0), 1, lease{owner: 1, t: tExp}, algorithms.MakeBallot(1, 1, 0), &out) {
-		t.Fatal("did not learn the lease")
-	}
 	now := algorithms.Local(time.Second)
 	inv := algorithms.Message{Kind: algorithms.Invalidate, From: 0, To: 2, Owner: 0, Resource: res0, Instance: 3, Ballot: algorithms.MakeBallot(1, 0, 0), Expiry: tExp}
 	n.Step(now, algorithms.Input{Kind: algorithms.Recv, Msg: inv}, &out)
@@ -193,12 +198,8 @@ func TestInvalidateKeepsOthersLiveLease(t *testing.T) {
 // forgotten once it was current passed the safety battery: it refused
 // only more.)
 func TestRenewInstanceRetried(t *testing.T) {
-	n := newSingle(t, 2)
+	n, _ := leaseTo(t, 0)
 	var out algorithms.Output
-	tExp := algorithms.Local(5 * time.Second)
-	if !n.learn(0, res0, n.state(res0), 1, lease{owner: 0, t: tExp}, algorithms.MakeBallot(1, 0, 0), &out) {
-		t.Fatal("did not learn the lease")
-	}
 	now := algorithms.Local(time.Second)
 	for _, b := range []algorithms.Ballot{algorithms.MakeBallot(2, 0, 0), algorithms.MakeBallot(3, 0, 0)} {
 		out.Reset()

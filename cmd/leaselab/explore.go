@@ -57,9 +57,11 @@ The search stops cleanly at --max-memory (default: 3/4 of the memory
 available at the start), at --max-states, or on Ctrl-C, and prints what it
 found so far; "stopped" says why (exhausted, max-states, max-depth,
 max-memory, interrupted, violation, walks). "states with a lease held"
-(JSON held_states) counts the states searched in which some node holds a
-lease: with 0, no violation says nothing, because no lease was ever handed
-out (a pending bound below one round to every acceptor does that). With
+(JSON held_states, and holders: how many nodes held one) counts the states
+searched in which some node holds a lease: with 0, or with the leases of
+one node only, no violation says nothing, because two holders at once need
+leases of two nodes (a pending bound below one round to every acceptor
+hands out none). With
 --checkpoint DIR a stopped breadth-first search is saved in DIR and the
 same command resumes it.
 
@@ -293,7 +295,7 @@ func writeExploreTable(c *ctx, r explore.Result) error {
 		{"max pending", pending},
 		{"states (distinct)", strconv.FormatInt(r.States, 10)},
 		{"transitions", strconv.FormatInt(r.Transitions, 10)},
-		{"states with a lease held", heldText(r.HeldStates)},
+		{"states with a lease held", heldText(r.HeldStates, r.Holders)},
 		{"constrained (beyond --max-pending)", strconv.FormatInt(r.Constrained, 10)},
 		{"max depth", strconv.Itoa(r.MaxDepth)},
 		{"stopped", r.Stopped},
@@ -322,13 +324,16 @@ func writeExploreTable(c *ctx, r explore.Result) error {
 	return writeTable(c.stdout, []string{"explore", "value"}, rows)
 }
 
-// heldText is the held-states row: a search that never reached a lease
-// judged nothing, whatever its violation count says.
-func heldText(n int64) string {
-	if n == 0 {
+// heldText is the held-states row: a search that never reached leases of
+// two nodes judged nothing, whatever its violation count says.
+func heldText(n int64, holders int) string {
+	switch {
+	case n == 0:
 		return "0 (no lease was ever held: no violation here says nothing)"
+	case holders < 2:
+		return strconv.FormatInt(n, 10) + " (all of one node: no violation here says nothing)"
 	}
-	return strconv.FormatInt(n, 10)
+	return fmt.Sprintf("%d (by %d nodes)", n, holders)
 }
 
 // exploreJSON is explore's JSON: the search's result with the provenance

@@ -44,10 +44,10 @@ writes its counterexample with --out FILE: a scenario that 'leaselab
 replay FILE' replays to the violation (exit 1). A configuration the
 algorithm rejects (its parameters fail the algorithm's validation) is not
 run, and a battery with one exits 1 too: it did not check what it names.
-So does a battery with a configuration that ran and never saw a lease
-(the "leases" column: states searched in which some node held one, or
-leases a campaign's runs acquired, 0): its "no violation" judged
-nothing. A violation a campaign
+So does a battery with a configuration that ran and never saw leases of
+two nodes (the "leases" column: states searched in which some node held
+one and how many nodes held one, or leases a campaign's runs acquired):
+two holders at once need both, so its "no violation" judged nothing. A violation a campaign
 finds is given as the 'leaselab run' command of its seed; with --out the
 run is recorded and shrunk to a scenario (campaign.Shrink, within
 --shrink-time, at most what is left of the budget), and if its recording does not violate, what is left of
@@ -250,13 +250,18 @@ func writeVerify(cx *ctx, format string, res verify.Result) error {
 			n, len(res.Configurations), res.Algo, first.ID, first.Note)
 		return exitStatus(1)
 	}
-	// A configuration that never saw a lease judged nothing: an algorithm
+	// A configuration that never saw leases of two nodes judged nothing
+	// (two holders at once need both): an algorithm
 	// that drops every message, or whose proposers never start, would
 	// pass it (a mutant of FaTLease's message check did, in every
 	// configuration of classic Paxos's battery).
 	if n, first := res.Vacuous(); n > 0 {
-		fmt.Fprintf(cx.stderr, "verify: %d of %d configurations never saw a lease (%s: 0 states with a lease held or leases acquired, stopped: %s); their verdict is vacuous\n",
-			n, len(res.Configurations), first.ID, first.Stopped)
+		saw := "0 leases acquired"
+		if first.Kind == verify.KindExplore {
+			saw = fmt.Sprintf("%d states with a lease held, by %d nodes", first.Leases, first.Holders)
+		}
+		fmt.Fprintf(cx.stderr, "verify: %d of %d configurations never saw leases of two nodes (%s: %s, stopped: %s); their verdict is vacuous\n",
+			n, len(res.Configurations), first.ID, saw, first.Stopped)
 		return exitStatus(1)
 	}
 	return nil
@@ -271,7 +276,7 @@ func writeVerifyTable(cx *ctx, r verify.Result) error {
 		case c.Kind == verify.KindCheck:
 			size, leases = strconv.Itoa(c.Seeds)+" seeds", strconv.FormatInt(c.Leases, 10)+" acquired"
 		default:
-			size, depth, leases = strconv.FormatInt(c.States, 10), strconv.Itoa(c.Depth), strconv.FormatInt(c.Leases, 10)+" held"
+			size, depth, leases = strconv.FormatInt(c.States, 10), strconv.Itoa(c.Depth), fmt.Sprintf("%d held, %d nodes", c.Leases, c.Holders)
 		}
 		secs := ""
 		if c.Command != "" {

@@ -103,8 +103,8 @@ func TestVerifyList(t *testing.T) {
 // that had run nothing).
 func TestVerifyRejectedConfigurationFails(t *testing.T) {
 	ok := verify.Result{Algo: "fatlease", Configurations: []verify.ConfigResult{
-		{ID: "E1", Stopped: verify.StopExhausted, Leases: 12},
-		{ID: "E2", Stopped: verify.StopTime, Leases: 3},
+		{ID: "E1", Kind: verify.KindExplore, Stopped: verify.StopExhausted, Leases: 12, Holders: 2},
+		{ID: "E2", Kind: verify.KindExplore, Stopped: verify.StopTime, Leases: 3, Holders: 3},
 	}}
 	bad := ok
 	bad.Configurations = append(slices.Clone(ok.Configurations), verify.ConfigResult{ID: "E3", Stopped: verify.StopInvalid, Note: "fatlease: lease span v must exceed d_max"})
@@ -129,20 +129,28 @@ func TestVerifyRejectedConfigurationFails(t *testing.T) {
 	}
 }
 
-// A battery in which a configuration ran and never saw a lease exits 1:
-// its "no violation" judged nothing.
+// A battery in which a configuration ran and never saw leases of two
+// nodes exits 1: its "no violation" judged nothing. A search counts the
+// nodes it saw holding; a campaign, the leases it acquired.
 func TestVerifyVacuousConfigurationFails(t *testing.T) {
-	r := verify.Result{Algo: "classicpaxos", Configurations: []verify.ConfigResult{
-		{ID: "E1", Stopped: verify.StopExhausted, Leases: 12},
-		{ID: "E2", Stopped: verify.StopTime},
-		{ID: "C1", Kind: verify.KindCheck, Stopped: verify.StopSeeds, Leases: 40},
-	}}
-	var stdout, stderr strings.Builder
-	err := writeVerify(&ctx{stdout: &stdout, stderr: &stderr}, "json", r)
-	if e, isExit := err.(exitStatus); !isExit || e != 1 {
-		t.Fatalf("writeVerify returned %v, want exit 1", err)
-	}
-	if !strings.Contains(stderr.String(), "1 of 3 configurations never saw a lease (E2: ") {
-		t.Errorf("stderr %q", stderr.String())
+	e1 := verify.ConfigResult{ID: "E1", Kind: verify.KindExplore, Stopped: verify.StopExhausted, Leases: 12, Holders: 2}
+	c1 := verify.ConfigResult{ID: "C1", Kind: verify.KindCheck, Stopped: verify.StopSeeds, Leases: 40}
+	for _, tc := range []struct {
+		e2   verify.ConfigResult
+		want string
+	}{
+		{verify.ConfigResult{ID: "E2", Kind: verify.KindExplore, Stopped: verify.StopTime}, "(E2: 0 states with a lease held, by 0 nodes, stopped: time)"},
+		{verify.ConfigResult{ID: "E2", Kind: verify.KindExplore, Stopped: verify.StopTime, Leases: 900, Holders: 1}, "(E2: 900 states with a lease held, by 1 nodes, stopped: time)"},
+		{verify.ConfigResult{ID: "C2", Kind: verify.KindCheck, Stopped: verify.StopSeeds}, "(C2: 0 leases acquired, stopped: seeds)"},
+	} {
+		r := verify.Result{Algo: "classicpaxos", Configurations: []verify.ConfigResult{e1, tc.e2, c1}}
+		var stdout, stderr strings.Builder
+		err := writeVerify(&ctx{stdout: &stdout, stderr: &stderr}, "json", r)
+		if e, isExit := err.(exitStatus); !isExit || e != 1 {
+			t.Fatalf("%s: writeVerify returned %v, want exit 1", tc.e2.ID, err)
+		}
+		if !strings.Contains(stderr.String(), "1 of 3 configurations never saw leases of two nodes "+tc.want) {
+			t.Errorf("stderr %q", stderr.String())
+		}
 	}
 }

@@ -18,9 +18,9 @@ type cand struct {
 	parent uint32 // position of the parent in its level
 	move   uint32
 	bad    bool
-	over   bool // beyond the pending bound: judged, not expanded
-	belief bool // double belief (with pauses)
-	held   bool // some node holds a lease (the checker's view)
+	over   bool   // beyond the pending bound: judged, not expanded
+	belief bool   // double belief (with pauses)
+	held   uint64 // the nodes that hold a lease (the checker's view; world.holders)
 }
 
 // badRef is a violating state of the level after the one expanded: its
@@ -141,9 +141,7 @@ func (r *bfsRun) addRoots() error {
 			continue
 		}
 		r.st.states++
-		if len(w.holds) > 0 {
-			r.st.held++
-		}
+		r.st.hold(w.holders())
 		switch {
 		case w.bad:
 			r.bad = append(r.bad, badRef{Parent: -1, Move: uint32(i)})
@@ -307,7 +305,7 @@ func (wk *bfsWorker) expand(r *bfsRun, k, n int64) chunkOut {
 			bad := wk.sw.overlaps() > 0
 			out.cands = append(out.cands, cand{f: x.fingerprint(), parent: uint32(i), move: uint32(mi),
 				bad: bad, over: c.MaxPending > 0 && len(wk.sw.pending) > c.MaxPending,
-				belief: !bad && len(wk.sw.paused) > 0 && wk.sw.doubleBelief(), held: len(wk.sw.holds) > 0})
+				belief: !bad && len(wk.sw.paused) > 0 && wk.sw.doubleBelief(), held: wk.sw.holders()})
 		}
 	}
 	return out
@@ -337,9 +335,7 @@ func (r *bfsRun) commit(out chunkOut, k int64) bool {
 			continue
 		}
 		st.states++
-		if cd.held {
-			st.held++
-		}
+		st.hold(cd.held)
 		if cd.belief {
 			r.belief++
 			if r.beliefAt == nil {

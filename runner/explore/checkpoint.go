@@ -30,6 +30,7 @@ type checkpointMeta struct {
 	Transitions int64    `json:"transitions"`
 	Constrained int64    `json:"constrained"`
 	Held        int64    `json:"held_states"`
+	Holders     uint64   `json:"holders_mask"`
 	Bad         []badRef `json:"bad"`
 	// Belief: double-belief states so far (pauses); BeliefAt the first,
 	// in level BeliefLv+1.
@@ -118,7 +119,7 @@ func (r *bfsRun) resume() (bool, error) {
 	r.lv, r.depth, r.nextChunk, r.bad = lv, m.Depth, m.NextChunk, m.Bad
 	r.saved = m.Saved
 	r.belief, r.beliefAt, r.beliefLv = m.Belief, m.BeliefAt, m.BeliefLv
-	r.st.states, r.st.transitions, r.st.constrained, r.st.held, r.st.depth = m.States, m.Transitions, m.Constrained, m.Held, m.Depth
+	r.st.states, r.st.transitions, r.st.constrained, r.st.held, r.st.holders, r.st.depth = m.States, m.Transitions, m.Constrained, m.Held, m.Holders, m.Depth
 	r.st.prevWall, r.st.prevCPU = time.Duration(m.WallNS), time.Duration(m.CPUNS)
 	r.mem.tune()
 	return true, nil
@@ -129,7 +130,7 @@ func (r *bfsRun) resume() (bool, error) {
 func (r *bfsRun) save(stopped string) error {
 	m := checkpointMeta{Version: checkpointVersion, Key: r.c.spaceKey(), Stopped: stopped,
 		Depth: r.depth, NextChunk: r.nextChunk, Sizes: r.lv.sizes,
-		States: r.st.states, Transitions: r.st.transitions, Constrained: r.st.constrained, Held: r.st.held, Bad: r.bad,
+		States: r.st.states, Transitions: r.st.transitions, Constrained: r.st.constrained, Held: r.st.held, Holders: r.st.holders, Bad: r.bad,
 		Belief: r.belief, BeliefAt: r.beliefAt, BeliefLv: r.beliefLv,
 		WallNS: int64(time.Since(r.st.start) + r.st.prevWall), CPUNS: int64(cpuTime() - r.st.cpu0 + r.st.prevCPU),
 		Saved: r.saved + 1}

@@ -106,7 +106,7 @@ func (s *dfsRun) fromRoot(i int) error {
 	}
 	x.parent = nil
 	f := x.fingerprint()
-	if fresh, goOn := s.admit(f, len(w.holds) > 0); !goOn || !fresh {
+	if fresh, goOn := s.admit(f, w.holders()); !goOn || !fresh {
 		return nil
 	}
 	if s.least != nil {
@@ -163,7 +163,7 @@ func (s *dfsRun) step(i int) error {
 	st.transitions++
 	bad := s.sw.overlaps() > 0
 	f := x.fingerprint()
-	fresh, goOn := s.admit(f, len(s.sw.holds) > 0)
+	fresh, goOn := s.admit(f, s.sw.holders())
 	if !goOn {
 		return nil
 	}
@@ -222,10 +222,10 @@ func (s *dfsRun) nearer(f fp, fresh bool) bool {
 	return true
 }
 
-// admit judges a new state reached along the stack (held: some node
-// holds a lease in it): fresh if it was not visited, goOn unless a bound
-// stops the search (then stopped says which).
-func (s *dfsRun) admit(f fp, held bool) (fresh, goOn bool) {
+// admit judges a new state reached along the stack (held: the nodes that
+// hold a lease in it, world.holders): fresh if it was not visited, goOn
+// unless a bound stops the search (then stopped says which).
+func (s *dfsRun) admit(f fp, held uint64) (fresh, goOn bool) {
 	if s.c.MaxStates > 0 && s.st.states >= s.c.MaxStates && !s.seen.contains(f) {
 		s.stopped = StopMaxStates
 		return false, false
@@ -239,9 +239,7 @@ func (s *dfsRun) admit(f fp, held bool) (fresh, goOn bool) {
 		return false, true
 	}
 	s.st.states++
-	if held {
-		s.st.held++
-	}
+	s.st.hold(held)
 	return true, true
 }
 

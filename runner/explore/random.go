@@ -90,14 +90,14 @@ type randomRun struct {
 
 // walkBuf is a worker's record of its current walk, reused from walk to
 // walk: the moves enabled (scratch), the moves taken, the fingerprint of
-// every state on the walk, whether it is one of double belief and
-// whether some node holds a lease in it.
+// every state on the walk, whether it is one of double belief and the
+// nodes that hold a lease in it (world.holders).
 type walkBuf struct {
 	ms   []move
 	path []int32
 	fps  []fp
 	bel  []bool
-	held []bool
+	held []uint64
 }
 
 // worker takes walks by number until the limit, and records each.
@@ -138,7 +138,7 @@ func (s *randomRun) walk(x *exec, i int64, wb *walkBuf) (root int, bad bool, err
 	x.parent = nil
 	wb.fps = append(wb.fps, x.fingerprint())
 	wb.bel = append(wb.bel, false)
-	wb.held = append(wb.held, len(w.holds) > 0)
+	wb.held = append(wb.held, w.holders())
 	bad = w.bad
 	for d := 0; d < c.MaxDepth && !bad; d++ {
 		if c.MaxPending > 0 && len(w.pending) > c.MaxPending {
@@ -158,7 +158,7 @@ func (s *randomRun) walk(x *exec, i int64, wb *walkBuf) (root int, bad bool, err
 		wb.fps = append(wb.fps, x.fingerprint())
 		bad = w.overlaps() > 0
 		wb.bel = append(wb.bel, !bad && len(w.paused) > 0 && w.doubleBelief())
-		wb.held = append(wb.held, len(w.holds) > 0)
+		wb.held = append(wb.held, w.holders())
 	}
 	return root, bad, nil
 }
@@ -184,9 +184,7 @@ func (s *randomRun) record(i int64, root int, bad bool, wb *walkBuf) {
 		}
 		if fresh {
 			st.states++
-			if wb.held[k] {
-				st.held++
-			}
+			st.hold(wb.held[k])
 			if wb.bel[k] {
 				s.belief++
 			}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/bits"
 	"math/rand/v2"
 	"runtime"
 	"runtime/debug"
@@ -251,6 +252,10 @@ type Result struct {
 	// that drops every message is safe): verify fails such a
 	// configuration.
 	HeldStates int64 `json:"held_states"`
+	// Holders: how many nodes were seen holding a lease in those states.
+	// Two holders at once need two of them: with fewer, the search never
+	// saw the lease pass from one node to another.
+	Holders int `json:"holders"`
 	// MaxDepth is the deepest level searched (transitions from an initial
 	// state); for random walks, the longest walk.
 	MaxDepth int `json:"max_depth"`
@@ -640,8 +645,17 @@ type stats struct {
 	states      int64
 	transitions int64
 	constrained int64
-	held        int64 // states in which some node holds a lease
+	held        int64  // states in which some node holds a lease
+	holders     uint64 // the nodes seen holding one (world.holders)
 	depth       int
+}
+
+// hold counts a new state whose holders are held.
+func (st *stats) hold(held uint64) {
+	if held != 0 {
+		st.held++
+		st.holders |= held
+	}
 }
 
 // finish fills in what every strategy reports alike.
@@ -653,6 +667,7 @@ func (c *config) finish(res *Result, st *stats) {
 		res.Clocks = "from scenario"
 	}
 	res.States, res.Transitions, res.Constrained, res.HeldStates = st.states, st.transitions, st.constrained, st.held
+	res.Holders = bits.OnesCount64(st.holders)
 	if res.MaxDepth < st.depth {
 		res.MaxDepth = st.depth
 	}

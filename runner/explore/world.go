@@ -380,6 +380,17 @@ func (x *exec) advanceHolds(t int64) {
 	w.holds = w.holds[:k]
 }
 
+// holders is the set of nodes that hold a lease in w, a bit per node (ids
+// from 63 up share the last bit): what a search counts to say it reached
+// leases, and leases of more than one node (Result.HeldStates, Holders).
+func (w *world) holders() uint64 {
+	var m uint64
+	for i := range w.holds {
+		m |= 1 << min(uint(w.holds[i].owner), 63)
+	}
+	return m
+}
+
 // overlaps counts the pairs of different owners holding one resource
 // among the nodes that are running: a paused node's holds are set aside
 // until it resumes, as the checker does (runner/checker: violations are

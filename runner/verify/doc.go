@@ -104,11 +104,13 @@
 //
 // # Vacuity
 //
-// "No violation" means something only where leases were handed out. Each
-// configuration's line counts what it saw of them (ConfigResult.Leases:
-// the distinct states a search reached in which some node held a lease,
-// explore's held_states; the leases a campaign's runs acquired), and a
-// configuration that ran and saw none is vacuous (Result.Vacuous):
+// "No violation" means something only where leases of two nodes were
+// handed out. Each configuration's line counts what it saw of them
+// (ConfigResult.Leases: the distinct states a search reached in which some
+// node held a lease, explore's held_states, and Holders, how many nodes
+// held one; the leases a campaign's runs acquired), and a configuration
+// that ran and saw no lease, or a search that saw one node's only, is
+// vacuous (Result.Vacuous):
 // `leaselab verify` exits 1 on one, as on a configuration the algorithm
 // rejected. A node that drops every message passes every safety check
 // (TestMuteAlgorithmIsVacuous), and so did a configuration whose

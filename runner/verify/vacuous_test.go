@@ -28,35 +28,38 @@ func init() {
 }
 
 // Vacuous counts the configurations that ran to their end and never saw
-// a lease; those not run, interrupted or stopped at a violation do not
-// count.
+// a lease, or (a search) never saw leases of two nodes; those not run,
+// interrupted or stopped at a violation do not count.
 func TestVacuous(t *testing.T) {
 	for _, tc := range []struct {
+		kind    string
 		stopped string
 		leases  int64
+		holders int
 		want    int
 	}{
-		{StopExhausted, 0, 1},
-		{StopDepth, 0, 1},
-		{StopTime, 0, 1},
-		{StopMemory, 0, 1},
-		{StopStates, 0, 1},
-		{StopSeeds, 0, 1},
-		{StopExhausted, 3, 0},
-		{StopSeeds, 1, 0},
-		{StopViolation, 0, 0},
-		{StopBudget, 0, 0},
-		{StopSkipped, 0, 0},
-		{StopInvalid, 0, 0},
-		{StopInterrupted, 0, 0},
+		{KindExplore, StopExhausted, 0, 0, 1},
+		{KindExplore, StopDepth, 0, 0, 1},
+		{KindExplore, StopTime, 0, 0, 1},
+		{KindExplore, StopMemory, 0, 0, 1},
+		{KindExplore, StopStates, 0, 0, 1},
+		{KindCheck, StopSeeds, 0, 0, 1},
+		{KindExplore, StopExhausted, 3, 1, 1}, // one node's leases only
+		{KindExplore, StopExhausted, 3, 2, 0},
+		{KindCheck, StopSeeds, 1, 0, 0}, // a campaign counts leases, not holders
+		{KindExplore, StopViolation, 0, 0, 0},
+		{KindExplore, StopBudget, 0, 0, 0},
+		{KindExplore, StopSkipped, 0, 0, 0},
+		{KindExplore, StopInvalid, 0, 0, 0},
+		{KindCheck, StopInterrupted, 0, 0, 0},
 	} {
 		r := Result{Configurations: []ConfigResult{
-			{ID: "E1", Stopped: StopExhausted, Leases: 7},
-			{ID: "E2", Stopped: tc.stopped, Leases: tc.leases},
+			{ID: "E1", Kind: KindExplore, Stopped: StopExhausted, Leases: 7, Holders: 2},
+			{ID: "E2", Kind: tc.kind, Stopped: tc.stopped, Leases: tc.leases, Holders: tc.holders},
 		}}
 		n, first := r.Vacuous()
 		if n != tc.want || (n > 0 && first.ID != "E2") {
-			t.Errorf("stopped %s, %d leases: Vacuous %d (first %q), want %d", tc.stopped, tc.leases, n, first.ID, tc.want)
+			t.Errorf("%s stopped %s, %d leases, %d holders: Vacuous %d (first %q), want %d", tc.kind, tc.stopped, tc.leases, tc.holders, n, first.ID, tc.want)
 		}
 	}
 }

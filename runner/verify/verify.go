@@ -115,9 +115,10 @@ func (r Result) Rejected() (n int, first ConfigResult) {
 }
 
 // Vacuous counts the configurations that ran to their end without a
-// violation and never saw a lease (Leases 0): no path searched and no
-// run reached one, so their "no violation" says nothing about the
-// algorithm (a node that drops every message would pass them). The
+// violation and never saw a lease (Leases 0), or, for a search, never saw
+// leases of two different nodes (Holders below 2): no path searched and
+// no run reached two holders, so their "no violation" says nothing about
+// the algorithm (a node that drops every message would pass them). The
 // first is returned too. Those not run, cut short by an interrupt or
 // stopped at a violation do not count.
 func (r Result) Vacuous() (n int, first ConfigResult) {
@@ -126,7 +127,7 @@ func (r Result) Vacuous() (n int, first ConfigResult) {
 		case StopBudget, StopSkipped, StopInvalid, StopInterrupted, StopViolation:
 			continue
 		}
-		if c.Leases == 0 {
+		if c.Leases == 0 || c.Kind == KindExplore && c.Holders < 2 {
 			if n == 0 {
 				first = c
 			}
@@ -163,6 +164,10 @@ type ConfigResult struct {
 	// the leases its runs acquired. 0 in a configuration that ran makes
 	// its verdict vacuous (Result.Vacuous).
 	Leases int64 `json:"leases"`
+	// Holders: for a search, how many nodes it saw holding a lease
+	// (explore's holders; every search has two proposers or more, and
+	// two holders at once need leases of two nodes); 0 for a campaign.
+	Holders int `json:"holders"`
 	// Note says why an invalid configuration was not run.
 	Note string `json:"note"`
 }
@@ -526,7 +531,7 @@ func runExplore(c Config, e Entry, share time.Duration, cr *ConfigResult, res *R
 		return err
 	}
 	cr.States, cr.Depth, cr.Exhausted, cr.Violations = r.States, r.MaxDepth, r.Exhausted, r.Violations
-	cr.Leases = r.HeldStates
+	cr.Leases, cr.Holders = r.HeldStates, r.Holders
 	base := exploreCommand(c, e)
 	cr.Command = base
 	switch r.Stopped {

@@ -73,6 +73,11 @@ func TestMatrixCoverage(t *testing.T) {
 				if round := explore.DefaultMaxPending(cf.Acceptors, cf.Proposers); cf.MaxPending > 0 && cf.MaxPending < round {
 					t.Errorf("%s %s: --max-pending %d, below one round to %d acceptors (%d)", e.ID, e.Flags(), cf.MaxPending, cf.Acceptors, round)
 				}
+				// Two holders at once need two proposers (Vacuous asks a
+				// search to see leases of two nodes).
+				if cf.Proposers < 2 {
+					t.Errorf("%s %s: %d proposer", e.ID, e.Flags(), cf.Proposers)
+				}
 				cover["random walks"] = cover["random walks"] || cf.Strategy == "random"
 				cover["acceptors="+strconv.Itoa(cf.Acceptors)] = true
 				cover["inputs="+strconv.Itoa(cf.Inputs)] = true

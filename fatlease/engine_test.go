@@ -150,6 +150,14 @@ func leaseTo(t *testing.T, owner algorithms.NodeID) (*Node, algorithms.Local) {
 	return n, tExp
 }
 
+// invalidate hands node n node 0's Invalidate of its leases of instance
+// inst ending by until, sent by from.
+func invalidate(n *Node, now algorithms.Local, from algorithms.NodeID, inst uint64, until algorithms.Local) {
+	var out algorithms.Output
+	n.Step(now, algorithms.Input{Kind: algorithms.Recv, Msg: algorithms.Message{Kind: algorithms.Invalidate, From: from, To: n.id, Owner: 0,
+		Resource: res0, Instance: inst, Ballot: algorithms.MakeBallot(1, 0, 0), Expiry: until}}, &out)
+}
+
 // An Invalidate voids a lease only when its sender is the lease's owner:
 // another node's is ignored, the owner's ends the lease at once for
 // everyone. (Honouring it only from others passed the battery: honest
@@ -157,15 +165,12 @@ func leaseTo(t *testing.T, owner algorithms.NodeID) (*Node, algorithms.Local) {
 // wait for the lease to run out.)
 func TestInvalidateOnlyFromItsOwner(t *testing.T) {
 	n, tExp := leaseTo(t, 0)
-	var out algorithms.Output
 	now := algorithms.Local(time.Second)
-	inv := algorithms.Message{Kind: algorithms.Invalidate, From: 1, To: 2, Owner: 0, Resource: res0, Instance: 1, Ballot: algorithms.MakeBallot(1, 0, 0), Expiry: tExp}
-	n.Step(now, algorithms.Input{Kind: algorithms.Recv, Msg: inv}, &out)
+	invalidate(n, now, 1, 1, tExp)
 	if st, _, _, _ := n.Local(res0, now); st != Valid {
 		t.Fatalf("after node 1's Invalidate of node 0's lease: %v, want Valid", st)
 	}
-	inv.From = 0
-	n.Step(now, algorithms.Input{Kind: algorithms.Recv, Msg: inv}, &out)
+	invalidate(n, now, 0, 1, tExp)
 	if st, _, _, _ := n.Local(res0, now); st == Valid || st == Safety {
 		t.Fatalf("after the owner's Invalidate: %v, want the lease gone", st)
 	}
@@ -179,10 +184,8 @@ func TestInvalidateOnlyFromItsOwner(t *testing.T) {
 // the check is a second line; this test keeps it.)
 func TestInvalidateKeepsOthersLiveLease(t *testing.T) {
 	n, tExp := leaseTo(t, 1)
-	var out algorithms.Output
 	now := algorithms.Local(time.Second)
-	inv := algorithms.Message{Kind: algorithms.Invalidate, From: 0, To: 2, Owner: 0, Resource: res0, Instance: 3, Ballot: algorithms.MakeBallot(1, 0, 0), Expiry: tExp}
-	n.Step(now, algorithms.Input{Kind: algorithms.Recv, Msg: inv}, &out)
+	invalidate(n, now, 0, 3, tExp)
 	if cur := n.state(res0).cur.n; cur != 1 {
 		t.Fatalf("after node 0's Invalidate of instance 3: current instance %d, want 1 (node 1's lease is live)", cur)
 	}

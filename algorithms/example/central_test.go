@@ -145,3 +145,16 @@ func TestDescribe(t *testing.T) {
 		t.Error("Describe changed the node")
 	}
 }
+
+// The message kinds' numbers travel on the wire, so they are fixed: the
+// block from algorithms.FirstExtensionKind, in order. (Numbered downwards
+// from it instead, they passed the safety battery and these package's
+// other tests: every node of a run shares the numbers; a node of another
+// build would not.)
+func TestKindNumbersFixed(t *testing.T) {
+	for i, k := range []algorithms.Kind{example.KindAsk, example.KindGranted, example.KindBusy, example.KindFree} {
+		if want := algorithms.FirstExtensionKind + algorithms.Kind(i); k != want {
+			t.Errorf("kind %d is %d, want %d", i, k, want)
+		}
+	}
+}

@@ -61,9 +61,8 @@ max-memory, interrupted, violation, walks). "states with a lease held"
 searched in which some node holds a lease: with 0, or with the leases of
 one node only, no violation says nothing, because two holders at once need
 leases of two nodes (a pending bound below one round to every acceptor
-hands out none). With
---checkpoint DIR a stopped breadth-first search is saved in DIR and the
-same command resumes it.
+hands out none). With --checkpoint DIR a stopped breadth-first search is
+saved in DIR and the same command resumes it.
 
 The semantics are those of scenario files (runner/sim/testdata/README.md): a
 counterexample is a path to a state where two owners hold one resource,

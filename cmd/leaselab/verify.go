@@ -47,11 +47,12 @@ run, and a battery with one exits 1 too: it did not check what it names.
 So does a battery with a configuration that ran and never saw leases of
 two nodes (the "leases" column: states searched in which some node held
 one and how many nodes held one, or leases a campaign's runs acquired):
-two holders at once need both, so its "no violation" judged nothing. A violation a campaign
-finds is given as the 'leaselab run' command of its seed; with --out the
-run is recorded and shrunk to a scenario (campaign.Shrink, within
---shrink-time, at most what is left of the budget), and if its recording does not violate, what is left of
-the budget goes to the searches still open, for one.
+two holders at once need both, so its "no violation" judged nothing.
+A violation a campaign finds is given as the 'leaselab run' command of its
+seed; with --out the run is recorded and shrunk to a scenario
+(campaign.Shrink, within --shrink-time, at most what is left of the
+budget), and if its recording does not violate, what is left of the
+budget goes to the searches still open, for one.
 
 --all-ablations runs the battery per safety ablation and prints the table
 of ablation, finder and seconds (runner/verify/ablations.md); --table-from
@@ -251,10 +252,10 @@ func writeVerify(cx *ctx, format string, res verify.Result) error {
 		return exitStatus(1)
 	}
 	// A configuration that never saw leases of two nodes judged nothing
-	// (two holders at once need both): an algorithm
-	// that drops every message, or whose proposers never start, would
-	// pass it (a mutant of FaTLease's message check did, in every
-	// configuration of classic Paxos's battery).
+	// (two holders at once need both): an algorithm that drops every
+	// message, or whose proposers never start, would pass it (a mutant
+	// of FaTLease's message check did, in every configuration of
+	// classic Paxos's battery).
 	if n, first := res.Vacuous(); n > 0 {
 		saw := "0 leases acquired"
 		if first.Kind == verify.KindExplore {

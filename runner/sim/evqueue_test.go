@@ -83,11 +83,11 @@ func TestEvQueueOrder(t *testing.T) {
 // larger spare it grows the bucket itself and still keeps the old memory.
 func TestEvQueueRegrow(t *testing.T) {
 	var q evQueue
-	q.spare = [][]timedEvent{make([]timedEvent, 0, 16), make([]timedEvent, 0, 64), make([]timedEvent, 0, 2)}
-	bk := []timedEvent{{t: 1}, {t: 2}, {t: 3}, {t: 4}}
+	q.spare = [][]bucketEvent{make([]bucketEvent, 0, 16), make([]bucketEvent, 0, 64), make([]bucketEvent, 0, 2)}
+	bk := []bucketEvent{{off: 1}, {off: 2}, {off: 3}, {off: 4}}
 	bk = bk[:4:4]
 	q.regrow(&bk)
-	if cap(bk) != 16 || len(bk) != 4 || bk[0].t != 1 || bk[3].t != 4 {
+	if cap(bk) != 16 || len(bk) != 4 || bk[0].off != 1 || bk[3].off != 4 {
 		t.Fatalf("bucket after regrow: len %d cap %d %v", len(bk), cap(bk), bk)
 	}
 	if len(q.spare) != 3 || cap(q.spare[0]) != 4 || len(q.spare[0]) != 0 {
@@ -96,7 +96,7 @@ func TestEvQueueRegrow(t *testing.T) {
 	q.spare = q.spare[2:] // only a smaller spare left: the bucket grows itself
 	bk = bk[:16]
 	q.regrow(&bk)
-	if cap(bk) != 64 || len(bk) != 16 || bk[3].t != 4 {
+	if cap(bk) != 64 || len(bk) != 16 || bk[3].off != 4 {
 		t.Fatalf("bucket grown by itself: len %d cap %d", len(bk), cap(bk))
 	}
 	if len(q.spare) != 2 || cap(q.spare[0]) != 2 || cap(q.spare[1]) != 16 {

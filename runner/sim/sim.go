@@ -297,7 +297,7 @@ func newSim(p runner.Plan, tr *record.Tracer, scripted bool) *sim {
 // (ten pairs); loading the receiving node's slot as well (through an
 // interface on the node) measured 3% more, and loading the state a few
 // events ahead instead of per bucket 7% more.
-func (s *sim) warm(evs []timedEvent) {
+func (s *sim) warm(evs []bucketEvent) {
 	var x uint64
 	for i := range evs {
 		switch e := &evs[i]; e.kind {

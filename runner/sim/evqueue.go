@@ -48,7 +48,7 @@ type evQueue struct {
 	// when its key leaves far.
 	farHit  [farHits]ringEntry
 	buckets slab.Slab[[]bucketEvent] // a freed bucket keeps its capacity
-	keys    timeq.Queue[int32]      // bucket keys (as times) and their bucket
+	keys    timeq.Queue[int32]       // bucket keys (as times) and their bucket
 	// spare holds the emptied buckets of an earlier run (reset) and the
 	// memory that full buckets moved out of (regrow), for new and growing
 	// buckets, so that a run on reused tables allocates none.

@@ -15,11 +15,10 @@ func BenchmarkSimDeliver(b *testing.B) { benchDeliver(b, 10000) }
 
 // BenchmarkSimBatchSizes is BenchmarkSimDeliver at other batch sizes
 // (named so that -bench BenchmarkSimDeliver does not run it). Every size
-// runs the same instructions per lease (cachegrind: 16,210 at
-// 3,000 leases, 16,076 at 10,000); what changes is the memory a batch
-// keeps in flight, about 1.3 KB a lease, against the caches: where it
-// fits the machine's share of the last-level cache the rate per lease
-// is the highest (DESIGN.md, "Performance").
+// runs about the same instructions per lease; what changes is the memory
+// a batch keeps in flight, about 1.2 KB a lease, against the caches:
+// where it fits the machine's share of the last-level cache the rate per
+// lease is the highest (DESIGN.md, "Performance").
 func BenchmarkSimBatchSizes(b *testing.B) {
 	for _, n := range []int{1000, 3000, 10000, 30000} {
 		b.Run(fmt.Sprintf("leases=%d", n), func(b *testing.B) { benchDeliver(b, n) })

@@ -78,6 +78,30 @@ func TestEvQueueOrder(t *testing.T) {
 	}
 }
 
+// An event pushed into the current bucket while the heap holds events
+// goes to the heap, even when it is due after the run's last: it was
+// scheduled after the heap's events, so of two due at the same time it
+// must come second, and the run's event comes first on a tie.
+func TestEvQueueTieAfterTheHeap(t *testing.T) {
+	var q evQueue
+	push := func(at int64, id int32) { q.push(timedEvent{t: at, simEvent: simEvent{arg: id}}) }
+	push(10, 0)
+	push(20, 1)
+	if e := q.pop(); e.arg != 0 {
+		t.Fatalf("first event %d", e.arg)
+	}
+	push(25, 2) // after the run's last, heap empty: the end of the run
+	push(15, 3) // before the run's last: the heap
+	push(25, 4) // the heap holds 3: the heap, after 2
+	var got []int32
+	for q.Len() > 0 {
+		got = append(got, q.pop().arg)
+	}
+	if want := []int32{3, 1, 2, 4}; !slices.Equal(got, want) {
+		t.Fatalf("order %v, want %v", got, want)
+	}
+}
+
 // regrow moves a full bucket's events to the smallest spare at least
 // twice its size and keeps the bucket's own memory as a spare; with no
 // larger spare it grows the bucket itself and still keeps the old memory.

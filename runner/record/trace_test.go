@@ -74,4 +74,33 @@ func TestTraceHashTellsRecordsApart(t *testing.T) {
 	if a.Hash() != b.Hash() || a.Records() != 2 || b.Records() != 2 {
 		t.Errorf("Add: %s, AddMsg and AddState: %s", a.Hash(), b.Hash())
 	}
+	// With an observer, AddMsg and AddState hand it the records, and hash
+	// them the same.
+	var seen recorded
+	c := NewTracer(&seen)
+	c.AddMsg(msg.T, msg.Local, msg.Kind, msg.Sub, msg.Node, &msg.Msg)
+	c.AddState(state.T, state.Local, state.Kind, state.Sub, state.Node, state.Res, state.Owner, state.Ballot, state.X, state.Y)
+	if len(seen) != 2 || seen[0] != msg || seen[1] != state || c.Hash() != a.Hash() {
+		t.Errorf("observed %+v, hash %s (want the two records, %s)", seen, c.Hash(), a.Hash())
+	}
+}
+
+// recorded is an observer that keeps copies of the records it is shown.
+type recorded []TraceRec
+
+func (r *recorded) Observe(rec *TraceRec) { *r = append(*r, *rec) }
+
+// TestTraceHashPinned pins the hash function: a run's trace_hash is what
+// users compare across builds and machines, so a change to the function
+// (a constant, an operation) must show here, not only as changed run
+// hashes (TestTraceHashTellsRecordsApart cannot tell one good hash from
+// another).
+func TestTraceHashPinned(t *testing.T) {
+	tr := NewTracer()
+	tr.AddMsg(1000, 990, TraceSend, 1, 2, &algorithms.Message{Kind: algorithms.Prepare, Flags: 1, From: 2, To: 3,
+		Owner: 2, Resource: 7, Ballot: 11, Accepted: 5, Promised: 9, Instance: 4, Span: 2e9, Expiry: 3e9})
+	tr.AddState(1000, 990, TraceEvent, 2, 2, 7, 2, 11, 5, 6)
+	if got, want := tr.Hash(), "1ec38131c70b190d"; got != want {
+		t.Fatalf("trace hash %s, want %s", got, want)
+	}
 }

@@ -1,6 +1,8 @@
 package record
 
 import (
+	"encoding/json"
+	"strings"
 	"testing"
 
 	"leaselab/algorithms"
@@ -102,5 +104,35 @@ func TestTraceHashPinned(t *testing.T) {
 	tr.AddState(1000, 990, TraceEvent, 2, 2, 7, 2, 11, 5, 6)
 	if got, want := tr.Hash(), "1ec38131c70b190d"; got != want {
 		t.Fatalf("trace hash %s, want %s", got, want)
+	}
+}
+
+// TestTraceJSONKeys: the keys a record's JSON line has depend on its
+// kind (a drop's reason, a hold's other end) and a missing node is -1.
+func TestTraceJSONKeys(t *testing.T) {
+	m := algorithms.Message{Kind: algorithms.Prepare, From: 1, To: 2, Resource: 7, Ballot: 11}
+	for _, tc := range []struct {
+		rec       TraceRec
+		want, not []string
+	}{
+		{TraceRec{T: 5, Kind: TraceDrop, Sub: DropDown, Node: 2, Msg: m}, []string{`"node":2`, `"reason":"` + DropReason(DropDown) + `"`}, nil},
+		{TraceRec{T: 5, Kind: TraceSend, Node: 1, Msg: m}, []string{`"node":1`}, []string{`"reason"`}},
+		{TraceRec{T: 5, Kind: TraceHoldStart, Node: algorithms.NoNode, Res: 7, Owner: 1, Ballot: 11, X: 900}, []string{`"node":-1`, `"end_ns":900`}, []string{`"start_ns"`}},
+		{TraceRec{T: 5, Kind: TraceHoldEnd, Node: 0, Res: 7, Owner: 1, Ballot: 11, X: 100}, []string{`"node":0`, `"start_ns":100`}, []string{`"end_ns"`}},
+	} {
+		line := string(AppendTraceJSON(nil, &tc.rec))
+		if !json.Valid([]byte(line)) {
+			t.Errorf("%v: not JSON: %s", tc.rec.Kind, line)
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(line, w) {
+				t.Errorf("%v: %s lacks %s", tc.rec.Kind, line, w)
+			}
+		}
+		for _, n := range tc.not {
+			if strings.Contains(line, n) {
+				t.Errorf("%v: %s has %s", tc.rec.Kind, line, n)
+			}
+		}
 	}
 }

@@ -62,8 +62,8 @@ func DropReason(sub uint8) string { return runner.DropReason(sub) }
 // constants being odd), and folds that sum into a chain by multiply and
 // rotate, one step per record. It is not cryptographic, it only has to
 // tell runs apart. The products of one record are independent, so the
-// processor computes them side by side: a chain step per word cost the
-// simulator about 5% more time (DESIGN.md, "Performance").
+// processor computes them side by side: a chain step per word made the
+// simulator's batch 5-9% slower (DESIGN.md, "Performance").
 type Tracer struct {
 	h   uint64
 	n   int64

@@ -103,15 +103,7 @@ const (
 // Rejected counts the configurations the algorithm rejected (StopInvalid:
 // not searched) and returns the first of them.
 func (r Result) Rejected() (n int, first ConfigResult) {
-	for _, c := range r.Configurations {
-		if c.Stopped == StopInvalid {
-			if n == 0 {
-				first = c
-			}
-			n++
-		}
-	}
-	return n, first
+	return r.count(func(c ConfigResult) bool { return c.Stopped == StopInvalid })
 }
 
 // Vacuous counts the configurations that ran to their end without a
@@ -122,12 +114,19 @@ func (r Result) Rejected() (n int, first ConfigResult) {
 // first is returned too. Those not run, cut short by an interrupt or
 // stopped at a violation do not count.
 func (r Result) Vacuous() (n int, first ConfigResult) {
-	for _, c := range r.Configurations {
+	return r.count(func(c ConfigResult) bool {
 		switch c.Stopped {
 		case StopBudget, StopSkipped, StopInvalid, StopInterrupted, StopViolation:
-			continue
+			return false
 		}
-		if c.Leases == 0 || c.Kind == KindExplore && c.Holders < 2 {
+		return c.Leases == 0 || c.Kind == KindExplore && c.Holders < 2
+	})
+}
+
+// count counts the configurations that match and returns the first.
+func (r Result) count(match func(ConfigResult) bool) (n int, first ConfigResult) {
+	for _, c := range r.Configurations {
+		if match(c) {
 			if n == 0 {
 				first = c
 			}

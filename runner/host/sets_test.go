@@ -117,3 +117,52 @@ func TestOrderedReset(t *testing.T) {
 		}
 	}
 }
+
+// TestTimersResetForgets: after Reset, a set that is indexed and not
+// Ordered finds none of its old keys and hands out entries from 0 again,
+// whether Reset cleared the dense tables whole (most of them live) or
+// entry by entry (few live in large tables), and for keys past denseMax
+// (the hash index) as well.
+func TestTimersResetForgets(t *testing.T) {
+	cases := []struct {
+		name       string
+		keys, live int // keys set, of which live remain at Reset
+		base       algorithms.ResourceID
+	}{
+		{"dense, all live", 5000, 5000, 0},
+		{"dense, few live", 5000, 3, 0},
+		{"past denseMax", 500, 500, denseMax},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var tm Timers
+			key := func(i int) algorithms.TimerKey {
+				return algorithms.TimerKey{Resource: c.base + algorithms.ResourceID(i), Kind: uint8(i % 2)}
+			}
+			for i := range c.keys {
+				tm.Set(key(i), algorithms.Local(i))
+			}
+			for i := c.live; i < c.keys; i++ {
+				tm.Cancel(key(i))
+			}
+			tm.Reset()
+			for i := range c.keys {
+				if e := tm.Get(key(i)); e >= 0 {
+					t.Fatalf("after Reset, Get(%v) = %d, want -1", key(i), e)
+				}
+			}
+			for i := range 2 * smallSet {
+				if e := tm.Set(key(i), 7); e != int32(i) {
+					t.Fatalf("after Reset, Set(%v) = entry %d, want %d", key(i), e, i)
+				}
+			}
+			checkSet(t, 0, &tm, func() map[algorithms.TimerKey]algorithms.Local {
+				m := map[algorithms.TimerKey]algorithms.Local{}
+				for i := range 2 * smallSet {
+					m[key(i)] = 7
+				}
+				return m
+			}())
+		})
+	}
+}

@@ -11,7 +11,10 @@ import (
 // crowded into one, and made while popping (into the current bucket too).
 // The cases share one queue, reset between them, so later cases run on
 // the spare buckets (and the regrown ones) of earlier cases; events are
-// taken by pop and by front and take in turn.
+// taken by pop, by front and take, and by pop after peek (which must
+// name the time pop then returns), in turn. "far buckets come near"
+// pushes, as time goes on, to buckets first made in the far map while
+// they were more than a ring away.
 func TestEvQueueOrder(t *testing.T) {
 	var q evQueue
 	for _, tc := range []struct {
@@ -25,6 +28,7 @@ func TestEvQueueOrder(t *testing.T) {
 		{"a few buckets", 0, 4 << bucketShift, 20000},
 		{"small buckets", 0, 40 << bucketShift, 300},
 		{"small buckets, ties", 1 << bucketShift, 8, 20},
+		{"far buckets come near", 0, 2 * ringSize << bucketShift, 20000},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := rand.New(rand.NewPCG(3, uint64(tc.pushes)))
@@ -47,11 +51,17 @@ func TestEvQueueOrder(t *testing.T) {
 			}
 			for q.Len() > 0 {
 				var e timedEvent
-				if len(got)%2 == 0 {
+				switch len(got) % 3 {
+				case 0:
 					e = q.pop()
-				} else {
+				case 1:
 					_, run, _ := q.front()
 					e = q.take(run)
+				default:
+					at := q.peek()
+					if e = q.pop(); e.t != at {
+						t.Fatalf("peek said %d, pop gave an event at %d", at, e.t)
+					}
 				}
 				if e.t < now {
 					t.Fatalf("event at %d after one at %d", e.t, now)

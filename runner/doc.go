@@ -60,9 +60,8 @@
 //
 // An environment implements workload.Env and feeds the Driver and the
 // Recorder, which feeds the checker (see workload.Env for the duties);
-// host.Host.Apply carries out a node's step output in the order the
-// simulator, the scenario interpreter and the explorer share (the
-// explorer's world still calls workload.Carry, the same order).
+// host.Host.Step steps a node and carries out its output in the order the
+// simulator, the scenario interpreter and the explorer share.
 //
 // Randomness: every random choice of a simulated run comes from
 // math/rand/v2 PCG streams seeded with Spec.Seed: one for the network, one

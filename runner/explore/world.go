@@ -208,17 +208,15 @@ func (x *exec) schedule(e qev) {
 }
 
 // step hands in to node n now and carries out its output as the
-// simulator does (host.Host.Apply, with x as its host.Env).
+// simulator does (host.Host.Step, with x as its host.Env).
 func (x *exec) step(n algorithms.NodeID, in algorithms.Input) {
 	h := x.own(n)
-	local := x.clock(n).Local(x.w.now)
 	out := &x.out
-	out.Reset()
-	h.Node.Step(local, in, out)
+	err := h.Step(x, x.clock(n).Local(x.w.now), &in, out)
 	if len(out.Msgs)+len(out.Timers)+len(out.Events)+len(out.Persist) > 0 {
 		x.effects++
 	}
-	if err := h.Apply(x, local, out); err != nil {
+	if err != nil {
 		x.fail(err)
 	}
 }

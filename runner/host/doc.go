@@ -24,7 +24,7 @@
 //
 // # Carrying out an Output
 //
-// Apply carries out a step's Output in one order, which the simulator,
+// Step steps the node and carries out its Output in one order, which the simulator,
 // the explorer and the scenario interpreter share and trace hashes depend
 // on: the timers (set, replace, cancel); then, if every message is the
 // node's own, the disk write that holds the messages back, or the
@@ -34,7 +34,7 @@
 // (Persist), time a sync (Sync, completed by Synced), hand on an event.
 // The UDP node steps groups of inputs under its environment's lock and
 // applies their Outputs afterwards, so it uses Timers and Disk directly
-// in the same order rather than Apply.
+// in the same order rather than Step.
 //
 // # Timers
 //

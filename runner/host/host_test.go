@@ -59,11 +59,11 @@ func (e *logEnv) Event(h *Host, _ algorithms.Local, ev *algorithms.Event) {
 	}
 }
 
-// TestApply checks the order in which an Output is carried out: timers,
+// TestStepOrder checks the order in which Step carries out an Output: timers,
 // the disk write holding its messages (or the messages), events; and
 // that the events stop when one crashes the node, and a message not
 // from the node is an error.
-func TestApply(t *testing.T) {
+func TestStepOrder(t *testing.T) {
 	msg := func(from algorithms.NodeID, r algorithms.ResourceID) algorithms.Message {
 		return algorithms.Message{From: from, Resource: r}
 	}

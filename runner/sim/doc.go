@@ -2,7 +2,7 @@
 // evqueue.go, disk.go, pause.go: process pauses and clock jumps, run.go)
 // and the scenario interpreter (scenario.go, scenario_faults.go: Replay,
 // format in testdata/README.md). Each node runs on a host.Host
-// (its lives, timers, disk, and Apply, with the simulator as its
+// (its lives, timers, disk, and Step, with the simulator as its
 // host.Env); the simulator owns time, the event queue, the network and
 // the fsync latencies. It implements workload.Env, feeds the recorder
 // (runner/record), draws its clocks and faults from runner/faults, and

@@ -115,11 +115,30 @@ func (t *Timers) Get(key algorithms.TimerKey) int32 {
 }
 
 // Set makes key fire at the node's local time at, replacing any pending
-// deadline, and returns its entry.
+// deadline, and returns its entry. A key the dense tables index (the set
+// is indexed and not Ordered) takes one look at its slot, which finds its
+// entry or says where the new one goes; that path is Set's own body, not
+// a call of its own, because every timer of a simulated batch takes it.
 func (t *Timers) Set(key algorithms.TimerKey, at algorithms.Local) int32 {
-	if t.indexed && !t.ordered && key.Resource < denseMax {
-		return t.setDense(key, at)
+	if !t.indexed || t.ordered || key.Resource >= denseMax {
+		return t.setGeneral(key, at)
 	}
+	slot := t.denseSlot(key.Kind, key.Resource)
+	if *slot != 0 {
+		i := *slot - 1
+		t.ents[i].At = at
+		return i
+	}
+	i := t.alloc()
+	t.ents[i] = Timer{Res: key.Resource, At: at, Kind: key.Kind, Live: true, Ref: NoRef}
+	t.live++
+	*slot = i + 1
+	return i
+}
+
+// setGeneral is Set for a set that is small, Ordered, or a key past
+// denseMax.
+func (t *Timers) setGeneral(key algorithms.TimerKey, at algorithms.Local) int32 {
 	if i := t.Get(key); i >= 0 {
 		e := &t.ents[i]
 		if e.At != at {
@@ -148,23 +167,6 @@ func (t *Timers) Set(key algorithms.TimerKey, at algorithms.Local) int32 {
 			}
 		}
 	}
-	return i
-}
-
-// setDense is Set for a key the dense tables index (the set is indexed
-// and not Ordered): one look at the key's slot finds its entry or says
-// where the new one goes.
-func (t *Timers) setDense(key algorithms.TimerKey, at algorithms.Local) int32 {
-	slot := t.denseSlot(key.Kind, key.Resource)
-	if *slot != 0 {
-		i := *slot - 1
-		t.ents[i].At = at
-		return i
-	}
-	i := t.alloc()
-	t.ents[i] = Timer{Res: key.Resource, At: at, Kind: key.Kind, Live: true, Ref: NoRef}
-	t.live++
-	*slot = i + 1
 	return i
 }
 

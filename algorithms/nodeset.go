@@ -21,7 +21,22 @@ type NodeSet struct {
 }
 
 // Add puts id in s and reports whether it was new.
+//
+// Add, Has and Remove look at the inline word themselves and call out
+// only for the overflow words, so that Has and Remove are small enough
+// for the compiler to inline into the algorithms' answer handling (every
+// answer of every round goes through them; Add stays just over the
+// inlining budget).
 func (s *NodeSet) Add(id NodeID) bool {
+	if id >= 64 {
+		return s.addHi(id)
+	}
+	was := s.lo
+	s.lo |= 1 << id
+	return s.lo != was
+}
+
+func (s *NodeSet) addHi(id NodeID) bool {
 	w, b := s.word(id, true), uint64(1)<<(id%64)
 	if *w&b != 0 {
 		return false
@@ -32,12 +47,27 @@ func (s *NodeSet) Add(id NodeID) bool {
 
 // Has reports whether id is in s.
 func (s *NodeSet) Has(id NodeID) bool {
+	if id < 64 {
+		return s.lo&(1<<id) != 0
+	}
+	return s.hasHi(id)
+}
+
+func (s *NodeSet) hasHi(id NodeID) bool {
 	w := s.word(id, false)
 	return w != nil && *w&(1<<(id%64)) != 0
 }
 
 // Remove takes id out of s.
 func (s *NodeSet) Remove(id NodeID) {
+	if id >= 64 {
+		s.removeHi(id)
+		return
+	}
+	s.lo &^= 1 << id
+}
+
+func (s *NodeSet) removeHi(id NodeID) {
 	if w := s.word(id, false); w != nil {
 		*w &^= 1 << (id % 64)
 	}

@@ -339,56 +339,34 @@ func (q *evQueue) peek() int64 {
 	return t
 }
 
-// pop removes the earliest event; the queue must not be empty. Of a run
+// popUpTo removes and returns the earliest event if it is due at or
+// before lim (ok false otherwise, or if the queue is empty). Of a run
 // event and a heap event due at the same time, the run's was scheduled
 // first: the heap only gets events scheduled after the run's bucket was
-// taken.
-func (q *evQueue) pop() timedEvent {
+// taken. It is the simulator's one call per event, so it looks at the run
+// and the heap once and takes from the run in its own body.
+func (q *evQueue) popUpTo(lim int64) (timedEvent, bool) {
+	if q.n == 0 {
+		return timedEvent{}, false
+	}
 	if q.head == len(q.run) {
 		q.fill()
 	}
-	q.n--
+	t, ok := q.near.Next()
 	if q.head < len(q.run) {
 		r := &q.run[q.head]
-		if t, ok := q.near.Next(); !ok || r.at(q.cur) <= t {
+		if at := r.at(q.cur); (!ok || at <= t) && at <= lim {
 			q.head++
-			return timedEvent{r.at(q.cur), r.simEvent}
+			q.n--
+			return timedEvent{at, r.simEvent}, true
 		}
 	}
-	t, e := q.near.Pop()
-	return timedEvent{t, e}
-}
-
-// front returns the earliest event's time and whether it is the run's
-// (else the heap's); ok is false if the queue is empty. take(run) then
-// removes it: one look at the run and the heap where peek and pop take
-// two.
-func (q *evQueue) front() (t int64, run, ok bool) {
-	if q.n == 0 {
-		return 0, false, false
+	if !ok || t > lim {
+		return timedEvent{}, false
 	}
-	if q.head == len(q.run) {
-		q.fill()
-	}
-	t, ok = q.near.Next()
-	if q.head < len(q.run) {
-		if r := q.run[q.head].at(q.cur); !ok || r <= t {
-			return r, true, true
-		}
-	}
-	return t, false, ok
-}
-
-// take removes the event front reported (from the run if run).
-func (q *evQueue) take(run bool) timedEvent {
 	q.n--
-	if run {
-		q.head++
-		r := &q.run[q.head-1]
-		return timedEvent{r.at(q.cur), r.simEvent}
-	}
 	t, e := q.near.Pop()
-	return timedEvent{t, e}
+	return timedEvent{t, e}, true
 }
 
 // reset empties the queue and keeps its memory: its buckets go to spare.

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -11,8 +12,8 @@ import (
 // crowded into one, and made while popping (into the current bucket too).
 // The cases share one queue, reset between them, so later cases run on
 // the spare buckets (and the regrown ones) of earlier cases; events are
-// taken by pop, by front and take, and by pop after peek (which must
-// name the time pop then returns), in turn. "far buckets come near"
+// taken by popUpTo with no limit, and by popUpTo at the time peek names
+// (after popUpTo just below it took nothing), in turn. "far buckets come near"
 // pushes, as time goes on, to buckets first made in the far map while
 // they were more than a ring away.
 func TestEvQueueOrder(t *testing.T) {
@@ -51,16 +52,16 @@ func TestEvQueueOrder(t *testing.T) {
 			}
 			for q.Len() > 0 {
 				var e timedEvent
-				switch len(got) % 3 {
-				case 0:
-					e = q.pop()
-				case 1:
-					_, run, _ := q.front()
-					e = q.take(run)
-				default:
+				if len(got)%2 == 0 {
+					e = pop(&q)
+				} else {
 					at := q.peek()
-					if e = q.pop(); e.t != at {
-						t.Fatalf("peek said %d, pop gave an event at %d", at, e.t)
+					if e, ok := q.popUpTo(at - 1); ok {
+						t.Fatalf("popUpTo(%d) took an event at %d", at-1, e.t)
+					}
+					var ok bool
+					if e, ok = q.popUpTo(at); !ok || e.t != at {
+						t.Fatalf("peek said %d, popUpTo(%d) gave an event at %d (%v)", at, at, e.t, ok)
 					}
 				}
 				if e.t < now {
@@ -88,6 +89,12 @@ func TestEvQueueOrder(t *testing.T) {
 	}
 }
 
+// pop takes q's earliest event, whenever it is due.
+func pop(q *evQueue) timedEvent {
+	e, _ := q.popUpTo(math.MaxInt64)
+	return e
+}
+
 // An event pushed into the current bucket while the heap holds events
 // goes to the heap, even when it is due after the run's last: it was
 // scheduled after the heap's events, so of two due at the same time it
@@ -97,7 +104,7 @@ func TestEvQueueTieAfterTheHeap(t *testing.T) {
 	push := func(at int64, id int32) { q.push(timedEvent{t: at, simEvent: simEvent{arg: id}}) }
 	push(10, 0)
 	push(20, 1)
-	if e := q.pop(); e.arg != 0 {
+	if e := pop(&q); e.arg != 0 {
 		t.Fatalf("first event %d", e.arg)
 	}
 	push(25, 2) // after the run's last, heap empty: the end of the run
@@ -105,7 +112,7 @@ func TestEvQueueTieAfterTheHeap(t *testing.T) {
 	push(25, 4) // the heap holds 3: the heap, after 2
 	var got []int32
 	for q.Len() > 0 {
-		got = append(got, q.pop().arg)
+		got = append(got, pop(&q).arg)
 	}
 	if want := []int32{3, 1, 2, 4}; !slices.Equal(got, want) {
 		t.Fatalf("order %v, want %v", got, want)
@@ -168,7 +175,7 @@ func TestEvQueueMemorySettles(t *testing.T) {
 			q.push(timedEvent{t: 1 << 30, simEvent: simEvent{arg: int32(i)}})
 		}
 		for q.Len() > 0 {
-			q.pop()
+			pop(&q)
 		}
 		q.reset()
 		got = append(got, memory())

@@ -386,25 +386,22 @@ func (s *sim) schedule(t int64, kind evKind, node algorithms.NodeID, arg int32, 
 }
 
 // next takes the next event due at or before until, in (time, scheduling
-// order) order.
+// order) order: the queued events of the current instant were scheduled
+// before those in nowQ. (Nothing is queued before the current instant.)
 func (s *sim) next(until int64) (timedEvent, bool) {
-	t, run, ok := s.q.front()
-	if ok && t == s.now {
-		return s.q.take(run), true
+	if s.nowHead == len(s.nowQ) {
+		return s.q.popUpTo(until) // one call for most events
 	}
-	if s.nowHead < len(s.nowQ) {
-		e := s.nowQ[s.nowHead]
-		s.nowHead++
-		if s.nowHead == len(s.nowQ) {
-			s.nowQ = s.nowQ[:0]
-			s.nowHead = 0
-		}
-		return timedEvent{s.now, e}, true
+	if e, ok := s.q.popUpTo(s.now); ok {
+		return e, true
 	}
-	if ok && t <= until {
-		return s.q.take(run), true
+	e := s.nowQ[s.nowHead]
+	s.nowHead++
+	if s.nowHead == len(s.nowQ) {
+		s.nowQ = s.nowQ[:0]
+		s.nowHead = 0
 	}
-	return timedEvent{}, false
+	return timedEvent{s.now, e}, true
 }
 
 // pendingEvents is the number of events scheduled and not yet run.
@@ -481,7 +478,7 @@ func (s *sim) fail(err error) {
 // --- stepping a node ---
 
 // step hands in to node n at the current true time and carries out its
-// output (host.Host.Apply, with the simulator as its host.Env). Steps
+// output (host.Host.Step, with the simulator as its host.Env). Steps
 // never nest: inputs that arise while handling an output are scheduled
 // as events of their own.
 func (s *sim) step(n algorithms.NodeID, in *algorithms.Input) {
@@ -702,13 +699,27 @@ func (s *sim) dispatch(e timedEvent) {
 	}
 	switch e.kind {
 	case evDeliver:
-		// deliver reads the message in its slot, before the step that may
-		// Put others (and move the slab); the slot is freed after.
+		// The message is read in its slot, before the step that may Put
+		// others (and move the slab); the slot is freed after. (A paused
+		// receiver kept the event above.) The delivery is written out
+		// here, not called: every message of a run comes this way.
 		m := s.msgs.At(e.arg)
-		if e.gen == 1 && s.nodes[m.To].Up() {
-			s.staleDelivered++
+		nd := &s.nodes[m.To]
+		switch {
+		case !nd.Up():
+			if s.tr != nil {
+				s.tr.Add(&record.TraceRec{T: s.now, Local: s.clock[m.To].Local(s.now), Kind: record.TraceDrop, Sub: record.DropDown, Node: m.To, Msg: *m})
+			}
+		default:
+			if e.gen == 1 {
+				s.staleDelivered++
+			}
+			s.delivered++
+			if s.tr != nil {
+				s.tr.AddMsg(s.now, s.clock[m.To].Local(s.now), record.TraceDeliver, 0, m.To, m)
+			}
+			s.step(m.To, &algorithms.Input{Kind: algorithms.Recv, Msg: *m})
 		}
-		s.deliver(m)
 		s.msgs.Free(e.arg)
 	case evTimer:
 		ref := s.trefs.At(e.arg)
@@ -764,25 +775,10 @@ func (s *sim) dispatch(e timedEvent) {
 	}
 }
 
-// deliver steps a message into its receiver (a paused one keeps it for
-// its resume: a scenario's deliver comes here directly).
+// deliver delivers m now, as its arrival would (a scenario's deliver):
+// a paused receiver keeps it for its resume.
 func (s *sim) deliver(m *algorithms.Message) {
-	nd := &s.nodes[m.To]
-	if s.pausing && nd.pause.paused {
-		nd.pause.kept = append(nd.pause.kept, simEvent{arg: s.msgs.Put(*m), kind: evDeliver, node: m.To})
-		return
-	}
-	if !nd.Up() {
-		if s.tr != nil {
-			s.tr.Add(&record.TraceRec{T: s.now, Local: s.clock[m.To].Local(s.now), Kind: record.TraceDrop, Sub: record.DropDown, Node: m.To, Msg: *m})
-		}
-		return
-	}
-	s.delivered++
-	if s.tr != nil {
-		s.tr.AddMsg(s.now, s.clock[m.To].Local(s.now), record.TraceDeliver, 0, m.To, m)
-	}
-	s.step(m.To, &algorithms.Input{Kind: algorithms.Recv, Msg: *m})
+	s.dispatch(timedEvent{s.now, simEvent{arg: s.msgs.Put(*m), kind: evDeliver, node: m.To}})
 }
 
 // scheduleFaults draws the first crash of every node and the first

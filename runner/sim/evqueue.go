@@ -27,6 +27,11 @@ import (
 // heap are both empty, and an event joins the end of the run only while
 // the heap is empty: every event in the heap was scheduled after every
 // event of the run, so of two due at the same time the run's goes first.
+//
+// Events scheduled for the instant being run (push's instant) wait in a
+// FIFO of their own, now: they come after every queued event of the same
+// instant (those were scheduled earlier), so the FIFO keeps the order
+// without heap operations (a node's messages to itself take this way).
 type evQueue struct {
 	// run is the bucket of cur, sorted by (time, scheduling order), and
 	// head its next event; near holds the events scheduled for cur's
@@ -36,6 +41,10 @@ type evQueue struct {
 	tmp  []bucketEvent
 	near timeq.Queue[simEvent]
 	cur  int64 // bucket key of the run and the heap; later events wait in their bucket
+	// now holds the events pushed for the instant being run, from
+	// nowHead on.
+	now     []simEvent
+	nowHead int
 	// The bucket of a key: within ringSize buckets of cur, in ring
 	// (indexed by key mod ringSize: no hashing for the messages and
 	// timers of the next 67 ms, most of the pushes); beyond, in far.
@@ -98,8 +107,14 @@ type ringEntry struct {
 
 func (q *evQueue) Len() int { return q.n }
 
-func (q *evQueue) push(e timedEvent) {
+// push queues e. instant is the instant being run (-1 before the run
+// starts): an event due at it joins the instant's FIFO.
+func (q *evQueue) push(e timedEvent, instant int64) {
 	q.n++
+	if e.t == instant {
+		q.now = append(q.now, e.simEvent)
+		return
+	}
 	k := e.t >> bucketShift
 	if k <= q.cur {
 		// An event of the run's bucket due no earlier than the run's last
@@ -322,7 +337,12 @@ func radixPass(dst, src []bucketEvent, shift, width uint) {
 	}
 }
 
-// peek returns the earliest event's time (MaxInt64 if none).
+// waitingNow reports whether events wait in the FIFO of the instant
+// being run.
+func (q *evQueue) waitingNow() bool { return q.nowHead < len(q.now) }
+
+// peek returns the earliest queued event's time (MaxInt64 if none); it
+// does not look at the FIFO of the instant (waitingNow).
 func (q *evQueue) peek() int64 {
 	if q.head == len(q.run) {
 		q.fill()
@@ -339,13 +359,17 @@ func (q *evQueue) peek() int64 {
 	return t
 }
 
-// popUpTo removes and returns the earliest event if it is due at or
-// before lim (ok false otherwise, or if the queue is empty). Of a run
-// event and a heap event due at the same time, the run's was scheduled
-// first: the heap only gets events scheduled after the run's bucket was
-// taken. It is the simulator's one call per event, so it looks at the run
-// and the heap once and takes from the run in its own body.
-func (q *evQueue) popUpTo(lim int64) (timedEvent, bool) {
+// next removes and returns the next event in (time, scheduling order)
+// order if it is due at or before lim (ok false otherwise, or if the
+// queue is empty); instant is the instant being run, as for push, whose
+// events are due whatever lim. Of the queued events and the instant's
+// FIFO, the queued events due at the instant were scheduled first;
+// nothing is queued before it. Of a run event and a heap event due at the same time, the
+// run's was scheduled first: the heap only gets events scheduled after
+// the run's bucket was taken. It is the simulator's one call per event,
+// so it looks at the run and the heap once and takes the event in its
+// own body.
+func (q *evQueue) next(instant, lim int64) (timedEvent, bool) {
 	if q.n == 0 {
 		return timedEvent{}, false
 	}
@@ -353,18 +377,28 @@ func (q *evQueue) popUpTo(lim int64) (timedEvent, bool) {
 		q.fill()
 	}
 	t, ok := q.near.Next()
+	var r *bucketEvent
 	if q.head < len(q.run) {
-		r := &q.run[q.head]
-		if at := r.at(q.cur); (!ok || at <= t) && at <= lim {
-			q.head++
-			q.n--
-			return timedEvent{at, r.simEvent}, true
+		if at := q.run[q.head].at(q.cur); !ok || at <= t {
+			t, ok, r = at, true, &q.run[q.head]
 		}
 	}
-	if !ok || t > lim {
+	if q.nowHead < len(q.now) && (!ok || t != instant) {
+		e := q.now[q.nowHead]
+		if q.nowHead++; q.nowHead == len(q.now) {
+			q.now, q.nowHead = q.now[:0], 0
+		}
+		q.n--
+		return timedEvent{instant, e}, true
+	}
+	if !ok || t > lim && t != instant {
 		return timedEvent{}, false
 	}
 	q.n--
+	if r != nil {
+		q.head++
+		return timedEvent{t, r.simEvent}, true
+	}
 	t, e := q.near.Pop()
 	return timedEvent{t, e}, true
 }
@@ -374,6 +408,7 @@ func (q *evQueue) popUpTo(lim int64) (timedEvent, bool) {
 // bucket gets does not matter.
 func (q *evQueue) reset() {
 	q.near.Reset()
+	q.now, q.nowHead = q.now[:0], 0
 	q.run, q.head = q.run[:0], 0
 	q.keys.Reset()
 	clear(q.ring)

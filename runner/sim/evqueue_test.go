@@ -12,8 +12,10 @@ import (
 // crowded into one, and made while popping (into the current bucket too).
 // The cases share one queue, reset between them, so later cases run on
 // the spare buckets (and the regrown ones) of earlier cases; events are
-// taken by popUpTo with no limit, and by popUpTo at the time peek names
-// (after popUpTo just below it took nothing), in turn. "far buckets come near"
+// taken by next with no limit, and by next limited to the time peek
+// names (after next limited to just below it took nothing), in turn; once
+// events are being taken, some are pushed for the current instant (its
+// FIFO). "far buckets come near"
 // pushes, as time goes on, to buckets first made in the far map while
 // they were more than a ring away.
 func TestEvQueueOrder(t *testing.T) {
@@ -40,34 +42,40 @@ func TestEvQueueOrder(t *testing.T) {
 			}
 			var want, got []pushed
 			var now int64
+			instant := int64(-1) // now, once events are being taken
 			id := int32(0)
 			push := func() {
 				e := timedEvent{t: now + tc.from + r.Int64N(tc.spread), simEvent: simEvent{arg: id}}
+				if instant >= 0 && r.IntN(6) == 0 {
+					e.t = instant // the instant's FIFO
+				}
 				want = append(want, pushed{e.t, id})
 				id++
-				q.push(e)
+				q.push(e, instant)
 			}
 			for range tc.pushes {
 				push()
 			}
 			for q.Len() > 0 {
 				var e timedEvent
-				if len(got)%2 == 0 {
-					e = pop(&q)
+				if len(got)%2 == 0 || q.waitingNow() {
+					e, _ = q.next(instant, math.MaxInt64)
 				} else {
 					at := q.peek()
-					if e, ok := q.popUpTo(at - 1); ok {
-						t.Fatalf("popUpTo(%d) took an event at %d", at-1, e.t)
+					if at != instant {
+						if e, ok := q.next(instant, at-1); ok {
+							t.Fatalf("next(%d, %d) took an event at %d", instant, at-1, e.t)
+						}
 					}
 					var ok bool
-					if e, ok = q.popUpTo(at); !ok || e.t != at {
-						t.Fatalf("peek said %d, popUpTo(%d) gave an event at %d (%v)", at, at, e.t, ok)
+					if e, ok = q.next(instant, at); !ok || e.t != at {
+						t.Fatalf("peek said %d, next(%d, %d) gave an event at %d (%v)", at, instant, at, e.t, ok)
 					}
 				}
 				if e.t < now {
 					t.Fatalf("event at %d after one at %d", e.t, now)
 				}
-				now = e.t
+				now, instant = e.t, e.t
 				got = append(got, pushed{e.t, e.arg})
 				if r.IntN(4) == 0 && id < int32(2*tc.pushes) {
 					push()
@@ -91,7 +99,7 @@ func TestEvQueueOrder(t *testing.T) {
 
 // pop takes q's earliest event, whenever it is due.
 func pop(q *evQueue) timedEvent {
-	e, _ := q.popUpTo(math.MaxInt64)
+	e, _ := q.next(-1, math.MaxInt64)
 	return e
 }
 
@@ -101,7 +109,7 @@ func pop(q *evQueue) timedEvent {
 // must come second, and the run's event comes first on a tie.
 func TestEvQueueTieAfterTheHeap(t *testing.T) {
 	var q evQueue
-	push := func(at int64, id int32) { q.push(timedEvent{t: at, simEvent: simEvent{arg: id}}) }
+	push := func(at int64, id int32) { q.push(timedEvent{t: at, simEvent: simEvent{arg: id}}, -1) }
 	push(10, 0)
 	push(20, 1)
 	if e := pop(&q); e.arg != 0 {
@@ -169,10 +177,10 @@ func TestEvQueueMemorySettles(t *testing.T) {
 		// Small buckets first (messages of the next microseconds), then
 		// one large far one (timers of a batch, all due together).
 		for i := range 3000 {
-			q.push(timedEvent{t: 1<<bucketShift + int64(r.IntN(40<<bucketShift)), simEvent: simEvent{arg: int32(i)}})
+			q.push(timedEvent{t: 1<<bucketShift + int64(r.IntN(40<<bucketShift)), simEvent: simEvent{arg: int32(i)}}, -1)
 		}
 		for i := range 5000 {
-			q.push(timedEvent{t: 1 << 30, simEvent: simEvent{arg: int32(i)}})
+			q.push(timedEvent{t: 1 << 30, simEvent: simEvent{arg: int32(i)}}, -1)
 		}
 		for q.Len() > 0 {
 			pop(&q)

@@ -845,18 +845,18 @@ func (rp *replayer) expectStaticDeadlocks(args []string) error {
 // settle runs every event due up to true time until, in order, and leaves
 // the clock at until.
 func (s *sim) settle(until int64) {
-	s.running = true
+	s.instant = s.now
 	for s.err == nil {
 		e, ok := s.next(until)
 		if !ok {
 			break
 		}
-		s.now = e.t
+		s.now, s.instant = e.t, e.t
 		s.rec.Checker().Advance(e.t)
 		s.dispatch(e)
 	}
 	if until > s.now {
-		s.now = until
+		s.now, s.instant = until, until
 	}
 	s.rec.Checker().Advance(s.now)
 }

@@ -71,7 +71,7 @@ func (sc *Script) NextEvent() (int64, bool) {
 	switch {
 	case s == nil:
 		return 0, false
-	case s.nowHead < len(s.nowQ):
+	case s.q.waitingNow():
 		return s.now, true
 	case s.q.Len() > 0:
 		return s.q.peek(), true

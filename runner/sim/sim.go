@@ -131,10 +131,13 @@ type sim struct {
 	spec  runner.Spec
 	setup host.Setup
 	now   int64
+	// instant is now while the event loop runs, and -1 before it starts:
+	// events scheduled for it wait in the queue's FIFO of the instant
+	// (evQueue.push), after every event queued for it before.
+	instant int64
 	tables
-	nowHead int
-	nodes   []simNode
-	clock   []faults.Clock
+	nodes []simNode
+	clock []faults.Clock
 
 	net     *faults.Net
 	faults  *faults.Schedule
@@ -150,9 +153,6 @@ type sim struct {
 	out algorithms.Output
 
 	stopped bool
-	// running: the event loop is on, so events for the current instant
-	// may go to nowQ (before it starts, everything goes to the queue).
-	running bool
 	err     error
 	steps   int64
 
@@ -190,11 +190,6 @@ type sim struct {
 // the same order as on new ones, and its trace is the same.
 type tables struct {
 	q evQueue
-	// nowQ holds events scheduled for the current instant, in order: they
-	// come after every queued event of the same instant (those were
-	// scheduled earlier), so a FIFO keeps the (t, scheduling order) order
-	// without heap operations.
-	nowQ []simEvent
 
 	// What events refer to by index (simEvent.arg).
 	msgs   slab.Slab[algorithms.Message]
@@ -209,7 +204,6 @@ var tablePool sync.Pool // of *tables
 
 func (t *tables) reset() {
 	t.q.reset()
-	t.nowQ = t.nowQ[:0]
 	t.msgs.Reset()
 	t.trefs.Reset()
 	for i := range t.funcs.Len() {
@@ -264,6 +258,7 @@ func newSim(p runner.Plan, tr *record.Tracer, scripted bool) *sim {
 		tr:       tr,
 		side:     make([]uint8, cl.Nodes),
 		scripted: scripted,
+		instant:  -1,
 	}
 	if t, ok := tablePool.Get().(*tables); ok {
 		s.tables = *t
@@ -376,36 +371,18 @@ func (s *sim) trace(r *record.TraceRec) {
 	}
 }
 
+// schedule queues an event (small enough to inline: one call, the
+// queue's, per event scheduled).
 func (s *sim) schedule(t int64, kind evKind, node algorithms.NodeID, arg int32, gen uint32) {
-	e := simEvent{arg: arg, gen: gen, kind: kind, node: node}
-	if t == s.now && s.running {
-		s.nowQ = append(s.nowQ, e)
-		return
-	}
-	s.q.push(timedEvent{t, e})
+	s.q.push(timedEvent{t, simEvent{arg: arg, gen: gen, kind: kind, node: node}}, s.instant)
 }
 
 // next takes the next event due at or before until, in (time, scheduling
-// order) order: the queued events of the current instant were scheduled
-// before those in nowQ. (Nothing is queued before the current instant.)
-func (s *sim) next(until int64) (timedEvent, bool) {
-	if s.nowHead == len(s.nowQ) {
-		return s.q.popUpTo(until) // one call for most events
-	}
-	if e, ok := s.q.popUpTo(s.now); ok {
-		return e, true
-	}
-	e := s.nowQ[s.nowHead]
-	s.nowHead++
-	if s.nowHead == len(s.nowQ) {
-		s.nowQ = s.nowQ[:0]
-		s.nowHead = 0
-	}
-	return timedEvent{s.now, e}, true
-}
+// order) order.
+func (s *sim) next(until int64) (timedEvent, bool) { return s.q.next(s.instant, until) }
 
 // pendingEvents is the number of events scheduled and not yet run.
-func (s *sim) pendingEvents() int { return s.q.Len() + len(s.nowQ) - s.nowHead }
+func (s *sim) pendingEvents() int { return s.q.Len() }
 
 // --- Env ---
 
@@ -844,7 +821,7 @@ func (s *sim) run(progress func(float64), stop <-chan struct{}) (interrupted boo
 	s.schedule(end, evEnd, 0, 0, 0)
 	var nextProgress int64
 	var events, instant uint
-	s.running = true
+	s.instant = s.now
 	for !s.stopped {
 		if events++; stop != nil && events%4096 == 0 {
 			select {
@@ -863,7 +840,7 @@ func (s *sim) run(progress func(float64), stop <-chan struct{}) (interrupted boo
 			s.fail(runner.Livelock(uint64(instant), "events", s.now))
 			break
 		}
-		s.now = e.t
+		s.now, s.instant = e.t, e.t
 		// Holds that ended before this event end first, so the trace
 		// and the meters see everything in true-time order.
 		s.rec.Checker().Advance(e.t)

@@ -29,7 +29,7 @@ import (
 // event of the run, so of two due at the same time the run's goes first.
 //
 // Events scheduled for the instant being run (push's instant) wait in a
-// FIFO of their own, now: they come after every queued event of the same
+// FIFO of their own, nowQ: they come after every queued event of the same
 // instant (those were scheduled earlier), so the FIFO keeps the order
 // without heap operations (a node's messages to itself take this way).
 type evQueue struct {
@@ -41,9 +41,9 @@ type evQueue struct {
 	tmp  []bucketEvent
 	near timeq.Queue[simEvent]
 	cur  int64 // bucket key of the run and the heap; later events wait in their bucket
-	// now holds the events pushed for the instant being run, from
+	// nowQ holds the events pushed for the instant being run, from
 	// nowHead on.
-	now     []simEvent
+	nowQ    []simEvent
 	nowHead int
 	// The bucket of a key: within ringSize buckets of cur, in ring
 	// (indexed by key mod ringSize: no hashing for the messages and
@@ -112,7 +112,7 @@ func (q *evQueue) Len() int { return q.n }
 func (q *evQueue) push(e timedEvent, instant int64) {
 	q.n++
 	if e.t == instant {
-		q.now = append(q.now, e.simEvent)
+		q.nowQ = append(q.nowQ, e.simEvent)
 		return
 	}
 	k := e.t >> bucketShift
@@ -339,7 +339,7 @@ func radixPass(dst, src []bucketEvent, shift, width uint) {
 
 // waitingNow reports whether events wait in the FIFO of the instant
 // being run.
-func (q *evQueue) waitingNow() bool { return q.nowHead < len(q.now) }
+func (q *evQueue) waitingNow() bool { return q.nowHead < len(q.nowQ) }
 
 // peek returns the earliest queued event's time (MaxInt64 if none); it
 // does not look at the FIFO of the instant (waitingNow).
@@ -364,11 +364,11 @@ func (q *evQueue) peek() int64 {
 // queue is empty); instant is the instant being run, as for push, whose
 // events are due whatever lim. Of the queued events and the instant's
 // FIFO, the queued events due at the instant were scheduled first;
-// nothing is queued before it. Of a run event and a heap event due at the same time, the
-// run's was scheduled first: the heap only gets events scheduled after
-// the run's bucket was taken. It is the simulator's one call per event,
-// so it looks at the run and the heap once and takes the event in its
-// own body.
+// nothing is queued before it. Of a run event and a heap event due at
+// the same time, the run's was scheduled first: the heap only gets events
+// scheduled after the run's bucket was taken. It is the simulator's one
+// call per event, so it looks at the run and the heap once and takes the
+// event in its own body.
 func (q *evQueue) next(instant, lim int64) (timedEvent, bool) {
 	if q.n == 0 {
 		return timedEvent{}, false
@@ -383,10 +383,10 @@ func (q *evQueue) next(instant, lim int64) (timedEvent, bool) {
 			t, ok, r = at, true, &q.run[q.head]
 		}
 	}
-	if q.nowHead < len(q.now) && (!ok || t != instant) {
-		e := q.now[q.nowHead]
-		if q.nowHead++; q.nowHead == len(q.now) {
-			q.now, q.nowHead = q.now[:0], 0
+	if q.nowHead < len(q.nowQ) && (!ok || t != instant) {
+		e := q.nowQ[q.nowHead]
+		if q.nowHead++; q.nowHead == len(q.nowQ) {
+			q.nowQ, q.nowHead = q.nowQ[:0], 0
 		}
 		q.n--
 		return timedEvent{instant, e}, true
@@ -408,7 +408,7 @@ func (q *evQueue) next(instant, lim int64) (timedEvent, bool) {
 // bucket gets does not matter.
 func (q *evQueue) reset() {
 	q.near.Reset()
-	q.now, q.nowHead = q.now[:0], 0
+	q.nowQ, q.nowHead = q.nowQ[:0], 0
 	q.run, q.head = q.run[:0], 0
 	q.keys.Reset()
 	clear(q.ring)

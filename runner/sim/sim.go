@@ -681,13 +681,11 @@ func (s *sim) dispatch(e timedEvent) {
 		// receiver kept the event above.) The delivery is written out
 		// here, not called: every message of a run comes this way.
 		m := s.msgs.At(e.arg)
-		nd := &s.nodes[m.To]
-		switch {
-		case !nd.Up():
+		if !s.nodes[m.To].Up() {
 			if s.tr != nil {
 				s.tr.Add(&record.TraceRec{T: s.now, Local: s.clock[m.To].Local(s.now), Kind: record.TraceDrop, Sub: record.DropDown, Node: m.To, Msg: *m})
 			}
-		default:
+		} else {
 			if e.gen == 1 {
 				s.staleDelivered++
 			}

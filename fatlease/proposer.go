@@ -503,7 +503,20 @@ func (e *Node) acceptPhase(now algorithms.Local, id algorithms.ResourceID, r *rs
 	if v != p.rd.own && (r.void(v) || e.over(v, now)) {
 		// Whatever may have been chosen in this instance is the adopted
 		// lease, and it is over: the instance is done with.
-		if rec := r.record(p.rd.inst); rec != nil {
+		rec := r.record(p.rd.inst)
+		if rec == nil {
+			// This node has no record of the instance (a proposer-only
+			// node follows instances by learns alone; a restarted one
+			// lost them): take it up, as an Outdated answer would make
+			// it, or the next round is in this instance again, and
+			// again, never failing and never acquiring.
+			if ok, until := e.catchUp(now, id, r, p.rd.inst, out); ok {
+				rec = r.record(p.rd.inst)
+			} else if until > now {
+				p.blockedUntil = until
+			}
+		}
+		if rec != nil {
 			rec.over = true
 		}
 		e.endRound(id, p, out)

@@ -315,8 +315,15 @@ func (n *Node) acquire(now algorithms.Local, r algorithms.ResourceID, out *algor
 		return
 	}
 	p := n.prop(r)
+	if p != nil && p.holds(now) && p.phase == idle {
+		// Already the holder: the answer is the lease it holds (a
+		// client that lost track of it, or asks again, still gets one).
+		out.Emit(algorithms.Event{Kind: algorithms.Acquired, Resource: r, Owner: n.id, Ballot: p.holdBallot, Until: p.holdUntil,
+			Token: algorithms.TimeToken(p.holdUntil)})
+		return
+	}
 	if p != nil && (p.holds(now) || p.phase != idle) {
-		return // already holds or already trying: one acquisition at a time
+		return // already trying: one acquisition at a time
 	}
 	if p != nil && p.holding {
 		// The hold ended on our clock and its timer has not fired yet.

@@ -572,8 +572,14 @@ func (n *Node) request(now algorithms.Local, r algorithms.ResourceID, extend boo
 	if n.rounds[r] != nil {
 		return // already trying
 	}
-	if _, held := n.holding(now, r); held && !extend {
-		return // already the holder; Extend renews
+	if s, held := n.holding(now, r); held && !extend {
+		// Already the holder: the answer is the lease it holds (a
+		// client that lost track of it, or asks again, still gets
+		// one); Extend renews.
+		b := n.heldBallot(s)
+		out.Emit(algorithms.Event{Kind: algorithms.Acquired, Owner: n.id, Resource: r, Ballot: b, Until: s.until,
+			Token: algorithms.BallotToken(0, b)})
+		return
 	}
 	rd := n.newRound(r)
 	if n.silent {

@@ -192,7 +192,15 @@ func (n *node) Step(now algorithms.Local, in algorithms.Input, out *algorithms.O
 		}
 	case algorithms.Acquire:
 		q := n.req(in.Resource)
-		if !q.wanting && !q.holding {
+		switch {
+		case !q.wanting && q.holding && now < q.until:
+			// Already the holder: the answer is the lease it holds (a
+			// client that lost track of it, or asks again, still gets
+			// one).
+			out.Emit(algorithms.Event{Kind: algorithms.Acquired, Resource: in.Resource, Owner: n.cfg.ID, Ballot: q.ballot, Until: q.until,
+				Token: algorithms.TimeToken(q.until)})
+		case !q.wanting:
+			q.holding = false // a hold that ended on our clock, its timer not yet fired
 			n.begin(now, in.Resource, q, out)
 		}
 	case algorithms.Extend:

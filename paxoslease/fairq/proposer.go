@@ -33,8 +33,14 @@ func (n *Node) acquire(now algorithms.Local, r algorithms.ResourceID, out *algor
 		return
 	}
 	p := n.props[r]
+	if p != nil && p.holds(now) && p.phase == idle {
+		// Already the holder: the answer is the lease it holds (a
+		// client that lost track of it, or asks again, still gets one).
+		out.Emit(algorithms.Event{Kind: algorithms.Acquired, Resource: r, Owner: n.id, Ballot: p.holdBallot, Until: p.holdUntil, Token: p.token})
+		return
+	}
 	if p != nil && (p.holds(now) || p.phase != idle) {
-		return // already holds or already trying: one acquisition at a time
+		return // already trying: one acquisition at a time
 	}
 	if p != nil {
 		// A hold that ended on our clock, its timer not yet fired.

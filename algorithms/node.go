@@ -23,7 +23,7 @@ const (
 	Start      InputKind = iota // the node (re)started; Config.Restarts says how often before
 	Recv                        // Msg arrived
 	Fire                        // the timer Timer fired (it was not replaced or cancelled since)
-	Acquire                     // a client asks this node to acquire the lease on Resource
+	Acquire                     // a client asks this node to acquire the lease on Resource; a node that holds it answers Acquired at once, with that lease
 	Extend                      // a client asks the holder to extend its lease on Resource
 	Relinquish                  // a client gives up its claim on Resource: the lease this node holds, and any acquisition in progress
 )
@@ -118,6 +118,9 @@ const (
 	// learned its lease is gone). Expiry at Until needs no event.
 	Lost
 	// Failed: an acquisition of Resource was abandoned after MaxRounds.
+	// Every Acquire is answered, Acquired or Failed, once the network
+	// delivers and the node runs (the settle stretch of a campaign,
+	// runner.Spec.Settle, checks it).
 	Failed
 	// Timeout: a phase got no majority within ResponseTimeout.
 	Timeout

@@ -154,6 +154,11 @@ var params = []Param{
 	{Name: "duration", Group: GroupWorkload, Default: 60 * time.Second, Unit: "s", Label: "run length (s)",
 		Help:  "true time the contention and failover workloads run; for batch and single, the limit after which unfinished requests count as failed",
 		field: func(s *Spec) any { return &s.Duration }},
+	{Name: "settle", Group: GroupWorkload, Unit: "s", Label: "settle after the run (s)",
+		Help: "contention, simulator: after --duration, up to D more of quiet (no fault starts, no message is lost, duplicated, reordered or held, " +
+			"no client asks again or gives up waiting); the run ends once no client wants or holds a lease, and a request still unanswered " +
+			"after D counts as unanswered, a liveness failure (0: none)",
+		field: func(s *Spec) any { return &s.Settle }},
 
 	{Name: "rtt", Group: GroupNet, Default: time.Millisecond, Unit: "ms", Label: "round-trip time (ms)",
 		Help: "round-trip time of every link (one way is half); over UDP (--env udp, node processes) emulated on top of the real one in user space, " +

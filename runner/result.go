@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"math"
 
+	"leaselab/algorithms"
 	"leaselab/runner/checker"
 )
 
@@ -12,6 +13,14 @@ import (
 // applicable" and marshals as JSON null (and prints empty in CSV, "-" in
 // tables); null unmarshals back to -1.
 type OptionalMS float64
+
+// PendingAsk is a client request left unanswered: node Node asked for
+// Resource at true time SinceMS.
+type PendingAsk struct {
+	Node     algorithms.NodeID     `json:"node"`
+	Resource algorithms.ResourceID `json:"resource"`
+	SinceMS  float64               `json:"since_ms"`
+}
 
 // None is the "not applicable" value.
 const None OptionalMS = -1
@@ -194,6 +203,15 @@ type Result struct {
 	Extensions           int   `json:"extensions"`
 	ExtendReleases       int   `json:"extend_releases"`
 	ReleasesMidExtension int   `json:"releases_mid_extension"`
+	// Unanswered: with Spec.Settle, the requests still pending (neither
+	// Acquired nor Failed, their node up or down) when the settle
+	// stretch ran out, a liveness failure; UnansweredList: the first 20
+	// of them. DrainMS: how long after Duration the last request was
+	// answered and the last hold ended (None: Settle 0, or it never
+	// happened within Settle).
+	Unanswered     int          `json:"unanswered"`
+	UnansweredList []PendingAsk `json:"unanswered_list"`
+	DrainMS        OptionalMS   `json:"drain_ms"`
 	// Pauses: process pauses (FaultSpec.PauseRate, a scenario's pause);
 	// ClockJumps: clock-jump episodes (ClockSpec.Jumps).
 	Pauses     int `json:"pauses"`

@@ -27,6 +27,16 @@ type Spec struct {
 	// time); for batch and single, the limit after which unfinished requests
 	// count as failed.
 	Duration time.Duration `json:"duration_ns"`
+	// Settle: contention only, simulator only; 0: none. After Duration
+	// the run goes on for up to Settle of quiet: no fault starts (the
+	// episodes under way end as drawn; messages sent from then on are
+	// neither lost, duplicated, reordered, stalled nor late), no client
+	// asks for a new lease and the client watchdog gives up on nobody.
+	// The run ends as soon as no client wants or holds a lease; a
+	// request still unanswered at the end of Settle is counted
+	// (Result.Unanswered): a liveness failure, since after the faults a
+	// correct algorithm answers every request, Acquired or Failed.
+	Settle time.Duration `json:"settle_ns"`
 	// Leases: batch size (batch workload).
 	Leases int `json:"leases"`
 	// Rate: batch only; requests per second of an open-loop load: the
@@ -332,6 +342,12 @@ func (s Spec) checkFaults() error {
 		return fmt.Errorf("resources > 1 is for the contention workload only (batch has --leases)")
 	case (s.Giveup > 0 || s.Extend > 0) && s.Workload != "contention":
 		return fmt.Errorf("giveup and extend are behaviours of contention clients, not of the %s workload", s.Workload)
+	case s.Settle < 0:
+		return fmt.Errorf("settle must not be negative, got %v", s.Settle)
+	case s.Settle > 0 && s.Workload != "contention":
+		return fmt.Errorf("settle is for the contention workload only (its clients stop asking; a %s run already ends with every request answered or failed)", s.Workload)
+	case s.Settle > 0 && s.Env != "" && s.Env != "sim":
+		return fmt.Errorf("settle is simulator only (--env sim), not %s", s.Env)
 	}
 	return nil
 }

@@ -110,6 +110,20 @@ pause (in [0, T]), crash downtimes (log-uniform in [10ms, 2M]) and
 partition lengths (in [100ms, 2T]), so one campaign covers hand-over by
 release and by expiry, quick and slow restarts.
 
+Liveness: each seed ends with a settle stretch after --duration (--settle
+D fixes it, --settle 0 turns it off; by default each seed gets a bound
+from its draws, campaign.SettleFor: the longest fault episode it can have
+under way, then per proposer a whole hold, a quarantine and a whole
+failed acquisition). In it no fault starts, no message is lost,
+duplicated, reordered or held, free-running clocks stop drifting,
+clients ask for nothing new and none gives up waiting; the seed ends
+once no client wants or holds a lease. A request still unanswered
+(neither Acquired nor Failed) at the end of the stretch is a liveness
+failure: the table's "unanswered" row and the JSON's unanswered,
+unanswered_seeds, first_unanswered and unanswered_specs (the full spec of
+each such seed, so that 'leaselab run' reproduces it; the command of the
+first is printed after the table).
+
 Prints how many seeds ran, the leases acquired, the violations of the lease
 invariant found and the seeds that produced them (table; --format json
 gives keys seeds, leases_acquired, violations, violating_seeds, and
@@ -138,7 +152,8 @@ deliveries become drops, and skewed clocks exact, to a fixed point or until
 (and the JSON's counterexample key) gives the command counts before and
 after. No violation: FILE is not written.
 
-Exit status 1 when any violation is found, 2 for bad input.`
+Exit status 1 when any violation or unanswered request is found, 2 for
+bad input.`
 
 func setupCheck(fs *pflag.FlagSet) action {
 	spec := runner.DefaultSpec()
@@ -235,7 +250,8 @@ func checkShrinkArgs(outPath string, shrinkTime time.Duration) error {
 }
 
 // reportCheck prints a campaign's result and writes its --timeline page;
-// exit status 130 when it was interrupted, 1 when it found a violation.
+// exit status 130 when it was interrupted, 1 when it found a violation
+// or a request left unanswered after its seed's settle stretch.
 func reportCheck(c *ctx, res campaign.CheckResult, format string, col *htmlview.Collector, timeline string) error {
 	res.Meta = c.meta()
 	if err := writeCheck(c, format, res); err != nil {
@@ -249,7 +265,7 @@ func reportCheck(c *ctx, res campaign.CheckResult, format string, col *htmlview.
 	switch {
 	case res.Interrupted:
 		return exitStatus(130)
-	case res.Violations > 0:
+	case res.Violations > 0 || res.Unanswered > 0:
 		return exitStatus(1)
 	}
 	return nil
@@ -280,6 +296,7 @@ func checkVary(fs *pflag.FlagSet) campaign.Vary {
 		Workload:     !fs.Changed("hold") && !fs.Changed("pause") && !fs.Changed("release"),
 		Downtime:     !fs.Changed("downtime"),
 		PartitionLen: !fs.Changed("partition-len"),
+		Settle:       !fs.Changed("settle"),
 	}
 	for _, name := range checkRates {
 		if fs.Changed(name) {
@@ -350,7 +367,7 @@ func writeCheck(c *ctx, format string, res campaign.CheckResult) error {
 		}
 		var header, row []string
 		for _, f := range flatten(res) {
-			if f.key == "first_violations" || f.key == "violating_specs" || f.key == "meta" || strings.HasPrefix(f.key, "meta.") ||
+			if f.key == "first_violations" || f.key == "violating_specs" || f.key == "unanswered_specs" || f.key == "first_unanswered" || f.key == "meta" || strings.HasPrefix(f.key, "meta.") ||
 				f.key == "shard" || strings.HasPrefix(f.key, "shard.") || f.key == "shards" || f.key == "counterexamples" {
 				continue // lists of objects: see --format json; the meta is the comment line
 			}
@@ -377,6 +394,7 @@ func writeCheck(c *ctx, format string, res campaign.CheckResult) error {
 		{"leases acquired", strconv.Itoa(res.LeasesAcquired)},
 		{"violations", strconv.Itoa(res.Violations)},
 		{"violating seeds", none(strings.Join(seeds, " "))},
+		{"unanswered", unansweredText(res)},
 		{"exercised", exercised(res.Exercised)},
 	}
 	if len(res.Swarm) > 0 {
@@ -406,7 +424,28 @@ func writeCheck(c *ctx, format string, res campaign.CheckResult) error {
 		// On a line of its own, outside any table, so it can be copied.
 		fmt.Fprintf(c.stdout, "\nre-run the first violating seed alone (add --trace FILE or --timeline FILE.html to see it):\n%s\n", cmd)
 	}
+	if len(res.UnansweredSpecs) > 0 {
+		a := res.FirstUnanswered[0]
+		fmt.Fprintf(c.stdout, "\nseed %d left node %d's request for resource %d (made at %.3f s) unanswered after its settle stretch; re-run it alone:\n%s\n",
+			res.UnansweredSpecs[0].Seed, a.Node, a.Resource, a.SinceMS/1000, "leaselab run "+strings.Join(specArgs(res.UnansweredSpecs[0]), " "))
+	}
 	return nil
+}
+
+// unansweredText says how many requests no answer came to by the end of
+// their seed's settle stretch, and in which seeds.
+func unansweredText(res campaign.CheckResult) string {
+	if res.Unanswered == 0 {
+		if !res.LivenessJudged {
+			return "- (no settle stretch: liveness not judged)"
+		}
+		return "0"
+	}
+	seeds := make([]string, len(res.UnansweredSeeds))
+	for i, s := range res.UnansweredSeeds {
+		seeds[i] = strconv.FormatUint(s, 10)
+	}
+	return fmt.Sprintf("%d, in seeds %s", res.Unanswered, strings.Join(seeds, " "))
 }
 
 // shrinkNote says whether a shrink reached its fixed point and whether

@@ -182,7 +182,7 @@ func mergeCheck(c *ctx, format string, docs [][]byte, in []shard.Input, order []
 	if err := writeCheck(c, format, res); err != nil {
 		return err
 	}
-	if res.Violations > 0 {
+	if res.Violations > 0 || res.Unanswered > 0 {
 		return exitStatus(1)
 	}
 	return nil

@@ -332,13 +332,13 @@ func TestShardedCheckViolations(t *testing.T) {
 		t.Errorf("counterexample %+v is not the earliest, %+v", m.Counterexample, m.Counterexamples[0])
 	}
 
-	// Seeds 11 and 12 are clean, 13 violates: in 6 parts of two seeds
-	// from 11, the first violation is in part 1.
-	stop := append(slices.Clone(base), "--seeds", "12", "--first-seed", "11", "--stop-at-first")
+	// Seeds 20 and 21 are clean, 22 violates: in 6 parts of two seeds
+	// from 20, the first violation is in part 1.
+	stop := append(slices.Clone(base), "--seeds", "12", "--first-seed", "20", "--stop-at-first")
 	_, whole, _ = leaselab(append(append([]string{"check"}, stop...), "--format", "json", "--quiet")...)
 	var w campaign.CheckResult
 	if err := json.Unmarshal([]byte(whole), &w); err != nil || w.Seeds != 3 {
-		t.Fatalf("stop-at-first from seed 11 ran %d seeds (%v); the test needs 3", w.Seeds, err)
+		t.Fatalf("stop-at-first from seed 20 ran %d seeds (%v); the test needs 3", w.Seeds, err)
 	}
 	code, merged = checkMerged(t, runParts(t, t.TempDir(), 6, nil, stop...), []byte(whole))
 	if err := json.Unmarshal(merged, &m); err != nil || code != 1 || m.Seeds != 3 || len(m.Shards) != 6 {

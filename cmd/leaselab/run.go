@@ -41,8 +41,9 @@ would need more memory than the machine has is refused before it starts,
 with the figure.
 
 Interrupted (Ctrl-C), it prints the result so far (interrupted: true) and
-exits 130. Exit status 1 if the run fails or the lease-invariant checker
-finds a violation (the result is printed first), 2 for bad input.`,
+exits 130. Exit status 1 if the run fails, the lease-invariant checker
+finds a violation, or (with --settle) a request is still unanswered at the
+end of the settle stretch (the result is printed first), 2 for bad input.`,
 		setup: setupRun,
 	})
 }
@@ -126,7 +127,7 @@ func setupRun(fs *pflag.FlagSet) action {
 		switch {
 		case res.Interrupted:
 			return exitStatus(130)
-		case res.Violations > 0:
+		case res.Violations > 0 || res.Unanswered > 0:
 			return exitStatus(1)
 		}
 		return nil

@@ -193,6 +193,9 @@ func runVerify(cx *ctx, c verify.Config, info *shard.Info, out, format string, q
 	if res.ViolatingSpec != nil {
 		res.Reproduce = "leaselab run " + strings.Join(specArgs(*res.ViolatingSpec), " ")
 	}
+	if res.UnansweredSpec != nil {
+		res.UnansweredRun = "leaselab run " + strings.Join(specArgs(*res.UnansweredSpec), " ")
+	}
 	if out != "" {
 		switch {
 		case res.Scenario != "":
@@ -240,6 +243,13 @@ func writeVerify(cx *ctx, format string, res verify.Result) error {
 		return err
 	}
 	if res.Violations > 0 {
+		return exitStatus(1)
+	}
+	// A request left unanswered once the faults stopped is a liveness
+	// failure: the battery went on searching for violations, and fails.
+	if res.Unanswered > 0 {
+		fmt.Fprintf(cx.stderr, "verify: %s left %d requests unanswered after its seeds' faults stopped (a liveness failure); re-run its first such seed with %s\n",
+			res.UnansweredBy, res.Unanswered, res.UnansweredRun)
 		return exitStatus(1)
 	}
 	// A configuration the algorithm rejected was not searched: a battery

@@ -122,10 +122,46 @@ func specFor(base runner.Plan, kinds []string, vary Vary, seed uint64) (runner.S
 			k.Draw(c, &s)
 		}
 	}
+	if vary.Settle && s.Settle == 0 && s.Workload == "contention" {
+		s.Settle = SettleFor(s)
+	}
 	if wide != nil {
 		return s, wide.In
 	}
 	return s, nil
+}
+
+// SettleFor is the settle stretch a campaign gives a seed whose spec is
+// s (Vary.Settle): long enough for the longest fault episode s can have
+// under way when its faults stop (a downtime, a partition, a stall or a
+// late message, a pause, a clock-jump episode) to end, and then for each
+// proposer in turn to wait out a hold (an extended one: the hold and two
+// maximum lease spans), a restart's quarantine and a whole failed acquisition
+// (every round timing out and backing off), with a second to spare. A
+// correct algorithm answers every request well within it: the runs of
+// the correct algorithms in TestSettleAnswersEveryRequest drain in a
+// small part of it. The run ends when nothing is left to answer, so a
+// generous bound costs nothing where the algorithm is live.
+func SettleFor(s runner.Spec) time.Duration {
+	p := s.Params
+	var episode time.Duration
+	if s.Faults.CrashRate > 0 {
+		episode = max(episode, s.Faults.Downtime)
+	}
+	if s.Faults.Partitions > 0 {
+		episode = max(episode, s.Faults.PartitionLen)
+	}
+	if s.Net.Stale > 0 || s.Net.Late > 0 {
+		episode = max(episode, time.Duration(s.Net.StaleSpans*float64(p.LeaseSpan)))
+	}
+	if s.Faults.PauseRate > 0 {
+		episode = max(episode, s.Faults.PauseMax)
+	}
+	if s.Clocks.Jumps > 0 {
+		episode = max(episode, s.Clocks.JumpLen)
+	}
+	each := s.Hold + 2*p.MaxLease + p.MaxLease + time.Duration(p.MaxRounds)*(p.ResponseTimeout+p.Backoff) + s.Pause + time.Second
+	return episode + time.Duration(max(s.Proposers, 1))*each
 }
 
 // varyDraws sets the parts of the experiment vary asks each seed to draw.
@@ -210,6 +246,14 @@ func (cr *CheckResult) add(seed uint64, o outcome) {
 	cr.addDoubleBelief(res.DoubleBeliefMS)
 	if res.StaleWrites > 0 {
 		cr.StaleWriteSeeds = append(cr.StaleWriteSeeds, seed)
+	}
+	if res.Unanswered > 0 {
+		cr.Unanswered += res.Unanswered
+		cr.UnansweredSeeds = append(cr.UnansweredSeeds, seed)
+		if len(cr.UnansweredSpecs) < maxFirst {
+			cr.UnansweredSpecs = append(cr.UnansweredSpecs, res.Params)
+			cr.FirstUnanswered = append(cr.FirstUnanswered, res.UnansweredList[0])
+		}
 	}
 	cr.Exercised.add(res)
 	cr.Exercised.HolderCrashes += o.holderCrashes
@@ -359,6 +403,10 @@ func newResult(cs CheckSpec, kinds []string) CheckResult {
 		Params:          cs.Base,
 		ViolatingSeeds:  []uint64{},
 		StaleWriteSeeds: []uint64{},
+		LivenessJudged:  cs.Base.Settle > 0 || cs.Vary.Settle && cs.Base.Workload == "contention",
+		UnansweredSeeds: []uint64{},
+		UnansweredSpecs: []runner.Spec{},
+		FirstUnanswered: []runner.PendingAsk{},
 		First:           []runner.Violation{},
 		ViolatingSpecs:  []runner.Spec{},
 		Swarm:           []KindSeeds{},

@@ -27,6 +27,17 @@
 // (tens of minutes: -detection-seeds and -detection-duration set the
 // size).
 //
+// # Liveness
+//
+// With Vary.Settle (the command sets it unless --settle is given) each
+// seed of a contention campaign ends with a settle stretch of SettleFor
+// its draws (runner.Spec.Settle): no fault starts, no message is lost or
+// held, clients ask for nothing new, and a request still unanswered at
+// its end is counted (CheckResult.Unanswered, UnansweredSeeds,
+// UnansweredSpecs, FirstUnanswered): a correct algorithm answers every
+// request once the faults stop. The seeds of a campaign are judged for
+// liveness as well as safety; shrinking is for violations only.
+//
 // # Shrinking
 //
 // Shrink (and ShrinkCampaign, which picks a violating seed of a result)

@@ -86,6 +86,17 @@ func (cr *CheckResult) addPart(i int, p CheckResult) error {
 	cr.LiveRejects += p.LiveRejects
 	cr.addDoubleBelief(p.DoubleBeliefMS)
 	cr.StaleWriteSeeds = append(cr.StaleWriteSeeds, p.StaleWriteSeeds...)
+	cr.Unanswered += p.Unanswered
+	cr.UnansweredSeeds = append(cr.UnansweredSeeds, p.UnansweredSeeds...)
+	if len(p.UnansweredSpecs) != len(p.FirstUnanswered) {
+		return fmt.Errorf("part %d: %d unanswered specs but %d first unanswered requests", i, len(p.UnansweredSpecs), len(p.FirstUnanswered))
+	}
+	for k := range p.UnansweredSpecs {
+		if len(cr.UnansweredSpecs) < maxFirst {
+			cr.UnansweredSpecs = append(cr.UnansweredSpecs, p.UnansweredSpecs[k])
+			cr.FirstUnanswered = append(cr.FirstUnanswered, p.FirstUnanswered[k])
+		}
+	}
 	for k := range p.First {
 		if len(cr.First) < maxFirst {
 			cr.First = append(cr.First, p.First[k])

@@ -108,7 +108,7 @@ func (m *recMsg) faulty(spec runner.Spec) bool { return m.copies != 1 || m.late(
 func recordRun(plan runner.Plan) (*recording, error) {
 	spec := plan.Spec
 	w := &recorder{
-		rc:       &recording{spec: spec, end: int64(spec.Duration)},
+		rc:       &recording{spec: spec, end: int64(spec.Duration + spec.Settle)},
 		nodes:    algorithms.NewCluster(spec.Acceptors, spec.Proposers).Nodes,
 		inflight: map[algorithms.Message][]int{},
 	}

@@ -40,6 +40,11 @@ type Vary struct {
 	Workload     bool `json:"workload"`      // contention: release or expire, hold, pause
 	Downtime     bool `json:"downtime"`      // how long a crashed node stays down
 	PartitionLen bool `json:"partition_len"` // how long a partition lasts
+	// Settle: contention; each seed ends with a settle stretch
+	// (runner.Spec.Settle) as long as SettleFor gives for its draws, so
+	// that every seed is judged for liveness as well as safety. The base
+	// spec's Settle, when set, is every seed's instead.
+	Settle bool `json:"settle"`
 	// Fixed lists the rates the caller set on purpose, zero included: a
 	// requested fault kind draws a rate only where the base spec's is zero
 	// and not fixed, so "--loss 0" means no loss. Names are the command's
@@ -87,6 +92,18 @@ type CheckResult struct {
 	LiveRejects     int64    `json:"live_rejects"`
 	DoubleBeliefMS  float64  `json:"double_belief_ms"`
 	StaleWriteSeeds []uint64 `json:"stale_write_seeds"`
+	// Unanswered: requests no answer came to by the end of their seed's
+	// settle stretch (runner.Result.Unanswered), summed: a liveness
+	// failure. UnansweredSeeds: the seeds with any; UnansweredSpecs: the
+	// full spec of the first 20 of them, so `run` reproduces each, and
+	// FirstUnanswered the first such request of each.
+	// LivenessJudged: the seeds had a settle stretch (the base spec's
+	// Settle, or Vary.Settle on a contention workload).
+	LivenessJudged  bool                `json:"liveness_judged"`
+	Unanswered      int                 `json:"unanswered"`
+	UnansweredSeeds []uint64            `json:"unanswered_seeds"`
+	UnansweredSpecs []runner.Spec       `json:"unanswered_specs"`
+	FirstUnanswered []runner.PendingAsk `json:"first_unanswered"`
 	// doubleBeliefNS: DoubleBeliefMS in whole nanoseconds, as summed
 	// (addDoubleBelief).
 	doubleBeliefNS int64

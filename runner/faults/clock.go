@@ -167,6 +167,12 @@ func (c Clock) UntilBound(now, bound int64) (int64, bool) {
 	return int64(dt), true
 }
 
+// Stopped is c with no rate error from true time now on, its reading
+// continuous there.
+func (c Clock) Stopped(now int64) Clock {
+	return Clock{Offset: int64(c.Local(now)) - now}
+}
+
 // Turned returns c with its rate error turned round at true time now,
 // reading the same there.
 func (c Clock) Turned(now int64) Clock {

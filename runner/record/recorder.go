@@ -733,9 +733,17 @@ func (r *Recorder) Acquired() int { return r.requests.acquired }
 // meters are computed. The caller fills in Env, TraceHash and WallMS.
 func (r *Recorder) Finish(end int64, failUnresolved bool) runner.Result {
 	r.chk.Finish(end)
+	var unanswered []runner.PendingAsk
 	for i := range r.rs {
 		s := &r.rs[i]
 		r.accrue(s, end)
+		if r.spec.Settle > 0 {
+			for j := s.wants; j >= 0; j = r.wants[j].next {
+				w := &r.wants[j]
+				id, _ := r.resIdx.Key(s.self)
+				unanswered = append(unanswered, runner.PendingAsk{Node: w.node, Resource: id, SinceMS: float64(w.start) / 1e6})
+			}
+		}
 		if failUnresolved {
 			for s.wants >= 0 {
 				n := r.wants[s.wants].node
@@ -765,6 +773,15 @@ func (r *Recorder) Finish(end int64, failUnresolved bool) runner.Result {
 		res.StaticDeadlockFraction = float64(r.deadlockNS) / float64(r.wantedNS)
 	}
 	res.StaticDeadlockMS = float64(r.deadlockNS) / 1e6
+	slices.SortFunc(unanswered, func(a, b runner.PendingAsk) int {
+		return cmp.Or(cmp.Compare(a.SinceMS, b.SinceMS), cmp.Compare(a.Node, b.Node), cmp.Compare(a.Resource, b.Resource))
+	})
+	res.Unanswered = len(unanswered)
+	res.UnansweredList = unanswered[:min(len(unanswered), maxUnanswered)]
+	if res.UnansweredList == nil {
+		res.UnansweredList = []runner.PendingAsk{} // JSON: [], like every list
+	}
+	res.DrainMS = runner.None
 	for _, m := range r.meters {
 		m.fill(&res, end)
 	}
@@ -774,6 +791,9 @@ func (r *Recorder) Finish(end int64, failUnresolved bool) runner.Result {
 	}
 	return res
 }
+
+// maxUnanswered bounds Result.UnansweredList.
+const maxUnanswered = 20
 
 // PercentilesMS summarises ns samples in ms. Percentiles are nearest-rank
 // (see NearestRank); every percentile leaselab prints is computed so.

@@ -54,6 +54,24 @@ func (t *Table) Put(id algorithms.ResourceID, idx int32) {
 	t.sparse[id] = idx
 }
 
+// Key returns the id that maps to idx, by a search of the whole table:
+// for a report at the end of a run, never on a hot path.
+func (t *Table) Key(idx int32) (algorithms.ResourceID, bool) {
+	for id, v := range t.dense {
+		if v == idx+1 {
+			return algorithms.ResourceID(id), true
+		}
+	}
+	var best algorithms.ResourceID
+	found := false
+	for id, v := range t.sparse { // the least id, whatever the map's order
+		if v == idx && (!found || id < best) {
+			best, found = id, true
+		}
+	}
+	return best, found
+}
+
 func (t *Table) Del(id algorithms.ResourceID) {
 	if id < algorithms.ResourceID(len(t.dense)) {
 		t.dense[id] = 0

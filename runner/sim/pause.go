@@ -141,6 +141,9 @@ func (s *sim) unpause(n algorithms.NodeID) {
 // faultPause is a drawn pause of node n: it pauses n if n is running,
 // else draws the next one.
 func (s *sim) faultPause(n algorithms.NodeID) {
+	if s.quiet {
+		return
+	}
 	f := &s.spec.Faults
 	nd := &s.nodes[n]
 	if !nd.Up() || nd.pause.paused {
@@ -174,6 +177,9 @@ func (s *sim) faultJump(n algorithms.NodeID) {
 	c := &s.spec.Clocks
 	ps := &s.nodes[n].pause
 	if !ps.jumpOn {
+		if s.quiet {
+			return
+		}
 		ps.jumpOn = true
 		s.clockJumps++
 		step := s.jumps.Upto(2*int64(c.JumpMax)) - int64(c.JumpMax)

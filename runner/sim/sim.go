@@ -78,6 +78,7 @@ const (
 	evPause
 	evResume
 	evJump
+	evQuiet
 )
 
 // simEvent is a pending event; its true time is kept by the queue.
@@ -155,6 +156,11 @@ type sim struct {
 	stopped bool
 	err     error
 	steps   int64
+	// quiet: the settle stretch (Spec.Settle) has begun: no fault
+	// starts; drainedAt: when the run found no client wanting or
+	// holding a lease in it (-1: not yet).
+	quiet     bool
+	drainedAt int64
 
 	partActive bool
 	side       []uint8
@@ -253,12 +259,13 @@ func newSim(p runner.Plan, tr *record.Tracer, scripted bool) *sim {
 			Stale: spec.Net.Stale, StaleMax: int64(spec.Net.StaleSpans * float64(spec.Params.LeaseSpan)),
 			Late: spec.Net.Late,
 		}),
-		faults:   faults.NewSchedule(spec.Seed),
-		diskRng:  faults.Rand(spec.Seed, faults.StreamDisk),
-		tr:       tr,
-		side:     make([]uint8, cl.Nodes),
-		scripted: scripted,
-		instant:  -1,
+		faults:    faults.NewSchedule(spec.Seed),
+		diskRng:   faults.Rand(spec.Seed, faults.StreamDisk),
+		tr:        tr,
+		side:      make([]uint8, cl.Nodes),
+		scripted:  scripted,
+		instant:   -1,
+		drainedAt: -1,
 	}
 	if t, ok := tablePool.Get().(*tables); ok {
 		s.tables = *t
@@ -747,6 +754,30 @@ func (s *sim) dispatch(e timedEvent) {
 		s.resume(e.node, e.gen)
 	case evJump:
 		s.faultJump(e.node)
+	case evQuiet:
+		s.beQuiet()
+	}
+}
+
+// beQuiet starts the settle stretch (Spec.Settle): from now on no
+// fault episode starts (faultCrash, startPartition, faultPause and
+// faultJump look at s.quiet; the ones under way end as drawn), and the
+// network neither loses, duplicates, reorders, stalls nor holds back a
+// message sent from now on. Its jitter stays: that is not a fault.
+// Free-running clocks (Clocks.Free) stop drifting where they are: a
+// campaign cuts their rates so that they stay within the skew an
+// algorithm assumes over Duration (faults.ClockAllowance), not over the
+// settle stretch too. Slewed clocks go on as before, within Skew.
+func (s *sim) beQuiet() {
+	s.quiet = true
+	s.net.Loss, s.net.Dup, s.net.Reorder, s.net.Late = 0, 0, 0, 0
+	s.spec.Net.Stale = 0
+	if s.spec.Clocks.Free {
+		for i, c := range s.clock {
+			if c.RatePPB != 0 {
+				s.setClock(algorithms.NodeID(i), c.Stopped(s.now))
+			}
+		}
 	}
 }
 
@@ -771,6 +802,9 @@ func (s *sim) scheduleFaults() {
 }
 
 func (s *sim) faultCrash(n algorithms.NodeID) {
+	if s.quiet {
+		return
+	}
 	f := &s.spec.Faults
 	if !s.nodes[n].Up() {
 		s.schedule(s.now+s.faults.Gap(f.CrashRate), evCrash, n, 0, 0)
@@ -783,6 +817,9 @@ func (s *sim) faultCrash(n algorithms.NodeID) {
 }
 
 func (s *sim) startPartition() {
+	if s.quiet {
+		return
+	}
 	n := len(s.nodes)
 	s.faults.Split(s.side)
 	s.partActive = true
@@ -816,6 +853,10 @@ var maxInstantEvents uint = 1 << 28 // a variable for the test
 // nothing left to happen, or stop closed (then it reports true).
 func (s *sim) run(progress func(float64), stop <-chan struct{}) (interrupted bool) {
 	end := int64(s.spec.Duration)
+	if st := int64(s.spec.Settle); st > 0 {
+		s.schedule(end, evQuiet, 0, 0, 0)
+		end += st
+	}
 	s.schedule(end, evEnd, 0, 0, 0)
 	var nextProgress int64
 	var events, instant uint
@@ -843,6 +884,9 @@ func (s *sim) run(progress func(float64), stop <-chan struct{}) (interrupted boo
 		// and the meters see everything in true-time order.
 		s.rec.Checker().Advance(e.t)
 		s.dispatch(e)
+		if s.quiet && s.drv != nil && s.drv.Drained() {
+			s.drainedAt, s.stopped = s.now, true
+		}
 		if progress != nil && s.steps >= nextProgress {
 			nextProgress = s.steps + 1<<16
 			progress(float64(s.now) / float64(end))

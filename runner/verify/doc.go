@@ -165,8 +165,14 @@
 //     messages held, again covered by "in flight for ever").
 //   - Random waits: searches use backoff 0 or 1 ms with one seed's draws.
 //   - Anything outside the simulator's semantics: real UDP scheduling,
-//     forged or replayed datagrams (--key-file), corrupted disks, and
-//     liveness (the ablations whose rules guard liveness are not run).
+//     forged or replayed datagrams (--key-file), corrupted disks.
+//   - Liveness beyond "answered after the faults": the campaigns' seeds
+//     end with a settle stretch (campaign.Vary.Settle) and a request
+//     left unanswered there ends the campaign (ConfigResult.Unanswered,
+//     Stopped "unanswered"; the battery goes on and exits 1), but no
+//     search judges liveness, nothing judges how long answers take, and
+//     the ablations whose rules guard only liveness (they slow hand-offs
+//     and still answer) are not run.
 //
 // # The ablation table
 //

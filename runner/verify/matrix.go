@@ -409,6 +409,7 @@ func checkSpec(algo string, ablate algorithms.Ablations, args []string, seeds in
 		Workload:     !given("hold") && !given("pause") && !given("release"),
 		Downtime:     !given("downtime"),
 		PartitionLen: !given("partition-len"),
+		Settle:       !given("settle"),
 	}
 	for _, r := range checkRates {
 		if given(r) {

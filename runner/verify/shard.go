@@ -115,6 +115,8 @@ func CheckPart(s Spec, from, to int, p Result) error {
 //   - Counterexample (and CounterexampleBy, Shrink): the first finding's
 //     that has one, as one process hunts for a scenario when its finder
 //     leaves none.
+//   - Unanswered (UnansweredBy, UnansweredRun): the first part's that
+//     found a liveness failure.
 //   - Seconds: the parts' sum; Workers: the parts' when they agree, 0 when
 //     they differ (each part's meta names its machine).
 //
@@ -137,6 +139,11 @@ func Merge(s Spec, parts []Result) (Result, error) {
 		}
 		res.Configurations = append(res.Configurations, p.Configurations...)
 		res.Findings = append(res.Findings, p.Findings...)
+		if res.UnansweredBy == "" && p.UnansweredBy != "" {
+			// The liveness failure of the first part that has one: the
+			// one one process meets first, in the battery's order.
+			res.Unanswered, res.UnansweredBy, res.UnansweredRun = p.Unanswered, p.UnansweredBy, p.UnansweredRun
+		}
 		res.Seconds += p.Seconds
 		if p.Workers != res.Workers {
 			res.Workers = 0

@@ -52,6 +52,7 @@ func TestVacuous(t *testing.T) {
 		{KindExplore, StopSkipped, 0, 0, 0},
 		{KindExplore, StopInvalid, 0, 0, 0},
 		{KindCheck, StopInterrupted, 0, 0, 0},
+		{KindCheck, StopUnanswered, 0, 0, 1}, // a liveness failure judges no safety either
 	} {
 		r := Result{Configurations: []ConfigResult{
 			{ID: "E1", Kind: KindExplore, Stopped: StopExhausted, Leases: 7, Holders: 2},

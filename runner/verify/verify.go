@@ -98,6 +98,9 @@ const (
 	// StopInterrupted: cut short, or not run, because the battery was
 	// interrupted (Config.Stop).
 	StopInterrupted = "interrupted"
+	// StopUnanswered: a campaign left requests unanswered after its
+	// seeds' faults stopped (ConfigResult.Unanswered).
+	StopUnanswered = "unanswered"
 )
 
 // Rejected counts the configurations the algorithm rejected (StopInvalid:
@@ -169,6 +172,11 @@ type ConfigResult struct {
 	Holders int `json:"holders"`
 	// Note says why an invalid configuration was not run.
 	Note string `json:"note"`
+	// Unanswered: for a campaign, the requests its seeds left unanswered
+	// at the end of their settle stretch (campaign.Vary.Settle), a
+	// liveness failure; it ends the campaign (Stopped "unanswered"), not
+	// the battery.
+	Unanswered int `json:"unanswered"`
 }
 
 // Result is a battery's outcome.
@@ -228,6 +236,15 @@ type Result struct {
 	Shrink *campaign.ShrinkResult `json:"shrink"`
 	// ViolatingSpec is the spec of a campaign's first violating seed.
 	ViolatingSpec *runner.Spec `json:"-"`
+	// Unanswered: requests a campaign's seeds left unanswered after the
+	// faults stopped (a liveness failure; the first configuration that
+	// found any), UnansweredBy its ID and UnansweredRun the `leaselab
+	// run` command of its first such seed (set by the caller from
+	// UnansweredSpec). 0 and "" if none.
+	Unanswered     int          `json:"unanswered"`
+	UnansweredBy   string       `json:"unanswered_by"`
+	UnansweredRun  string       `json:"unanswered_run"`
+	UnansweredSpec *runner.Spec `json:"-"`
 }
 
 // Run runs the battery: the configurations of Select(c) (the matrix of
@@ -389,7 +406,7 @@ func (b *battery) step(i int, share time.Duration, quick bool) error {
 // open: configuration i is worth another pass.
 func (b *battery) open(i int, quick bool) bool {
 	switch b.crs[i].Stopped {
-	case StopExhausted, StopDepth, StopInvalid, StopViolation, StopMemory:
+	case StopExhausted, StopDepth, StopInvalid, StopViolation, StopMemory, StopUnanswered:
 		// A search that met the memory cap would meet it again at the
 		// same depth; one that searched its depth bound would search it
 		// again.
@@ -615,6 +632,14 @@ func runCheck(c Config, e Entry, share time.Duration, cr *ConfigResult, res *Res
 		}
 		done += r.Seeds
 		cr.Leases += int64(r.LeasesAcquired)
+		if r.Unanswered > 0 && r.Violations == 0 {
+			cr.Unanswered, cr.Stopped = r.Unanswered, StopUnanswered
+			if res.UnansweredBy == "" {
+				s := r.UnansweredSpecs[0]
+				res.Unanswered, res.UnansweredBy, res.UnansweredSpec = r.Unanswered, e.ID, &s
+			}
+			break
+		}
 		if r.Violations > 0 {
 			cr.Violations = r.Violations
 			cr.Stopped = StopViolation

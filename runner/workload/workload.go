@@ -69,7 +69,9 @@ import (
 // Client watchdog: a request that gets neither Acquired nor Failed within
 // MaxLease + MaxRounds*(ResponseTimeout+Backoff) + 1 s counts as failed and
 // the client moves on (contention and failover only, so a silent algorithm
-// cannot stall them).
+// cannot stall them; never in the settle stretch, Spec.Settle, which
+// judges whether answers come). It does not tell the node: the node may
+// still acquire the lease, and answers the client's next Acquire with it.
 //
 // A pending request of a node that crashes counts as failed.
 type Driver struct {
@@ -270,6 +272,24 @@ func (d *Driver) Start() {
 	}
 }
 
+// settling reports whether the run is in its settle stretch
+// (Spec.Settle): clients ask for nothing new, and the watchdog leaves
+// a request pending, to be answered or counted unanswered at the end.
+func (d *Driver) settling() bool {
+	return d.spec.Settle > 0 && d.env.Now() >= int64(d.spec.Duration)
+}
+
+// Drained reports whether no client wants or holds a lease: in the
+// settle stretch, nothing is left to judge.
+func (d *Driver) Drained() bool {
+	for i := range d.clients {
+		if st := d.clients[i].state; st == clientWanting || st == clientHolding {
+			return false
+		}
+	}
+	return true
+}
+
 // Done reports whether a batch or single run has nothing left to wait for.
 func (d *Driver) Done() bool {
 	return d.started && (d.spec.Workload == "batch" || d.spec.Workload == "single") && d.resolvedAll()
@@ -304,7 +324,7 @@ func (d *Driver) input(n algorithms.NodeID, in algorithms.Input) bool {
 
 func (d *Driver) acquire(n algorithms.NodeID, gen uint32) {
 	c := &d.clients[n]
-	if c.gen != gen || !c.active || c.state == clientDown {
+	if c.gen != gen || !c.active || c.state == clientDown || d.settling() {
 		return
 	}
 	if d.spec.Resources > 1 {
@@ -318,7 +338,7 @@ func (d *Driver) acquire(n algorithms.NodeID, gen uint32) {
 	g := c.gen
 	d.at(n, d.env.Now()+d.watchdog, func() {
 		c := &d.clients[n]
-		if c.gen == g && c.state == clientWanting {
+		if c.gen == g && c.state == clientWanting && !d.settling() {
 			d.rec.Abandon(d.env.Now(), n, c.res)
 			d.pause(n)
 		}

@@ -439,7 +439,7 @@ func unansweredText(res campaign.CheckResult) string {
 		if !res.LivenessJudged {
 			return "- (no settle stretch: liveness not judged)"
 		}
-		return "0"
+		return fmt.Sprintf("0 (the longest drain took %.1f%% of its settle stretch)", 100*res.DrainMaxShare)
 	}
 	seeds := make([]string, len(res.UnansweredSeeds))
 	for i, s := range res.UnansweredSeeds {

@@ -87,6 +87,7 @@ func (cr *CheckResult) addPart(i int, p CheckResult) error {
 	cr.addDoubleBelief(p.DoubleBeliefMS)
 	cr.StaleWriteSeeds = append(cr.StaleWriteSeeds, p.StaleWriteSeeds...)
 	cr.Unanswered += p.Unanswered
+	cr.DrainMaxShare = max(cr.DrainMaxShare, p.DrainMaxShare)
 	cr.UnansweredSeeds = append(cr.UnansweredSeeds, p.UnansweredSeeds...)
 	if len(p.UnansweredSpecs) != len(p.FirstUnanswered) {
 		return fmt.Errorf("part %d: %d unanswered specs but %d first unanswered requests", i, len(p.UnansweredSpecs), len(p.FirstUnanswered))

@@ -71,6 +71,10 @@ func TestSettleAnswersEveryRequest(t *testing.T) {
 			if res.LeasesAcquired == 0 {
 				t.Fatalf("no lease acquired: the check judged nothing")
 			}
+			if res.DrainMaxShare <= 0 || res.DrainMaxShare >= 0.5 {
+				t.Errorf("the longest drain took %.3f of its settle stretch: want some, under half", res.DrainMaxShare)
+			}
+			t.Logf("longest drain: %.3f of its settle stretch", res.DrainMaxShare)
 		})
 	}
 

@@ -92,14 +92,18 @@ type CheckResult struct {
 	LiveRejects     int64    `json:"live_rejects"`
 	DoubleBeliefMS  float64  `json:"double_belief_ms"`
 	StaleWriteSeeds []uint64 `json:"stale_write_seeds"`
+	// LivenessJudged: the seeds had a settle stretch (the base spec's
+	// Settle, or Vary.Settle on a contention workload). DrainMaxShare: the
+	// largest share of its settle stretch any seed took to answer every
+	// request and end every hold (runner.Result.DrainMS over Settle; 0 if
+	// none drained), how much of the bound a live algorithm used.
+	LivenessJudged bool    `json:"liveness_judged"`
+	DrainMaxShare  float64 `json:"drain_max_share"`
 	// Unanswered: requests no answer came to by the end of their seed's
 	// settle stretch (runner.Result.Unanswered), summed: a liveness
 	// failure. UnansweredSeeds: the seeds with any; UnansweredSpecs: the
 	// full spec of the first 20 of them, so `run` reproduces each, and
 	// FirstUnanswered the first such request of each.
-	// LivenessJudged: the seeds had a settle stretch (the base spec's
-	// Settle, or Vary.Settle on a contention workload).
-	LivenessJudged  bool                `json:"liveness_judged"`
 	Unanswered      int                 `json:"unanswered"`
 	UnansweredSeeds []uint64            `json:"unanswered_seeds"`
 	UnansweredSpecs []runner.Spec       `json:"unanswered_specs"`

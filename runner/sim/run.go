@@ -69,9 +69,6 @@ func runDetail(p runner.Plan, opt runner.Options) (runner.Result, *sim, error) {
 	res.Interrupted = interrupted
 	res.StaleDelivered = s.staleDelivered
 	res.ClockJumps = s.clockJumps
-	if s.drainedAt >= 0 {
-		res.DrainMS = runner.OptionalMS(float64(s.drainedAt-int64(spec.Duration)) / 1e6)
-	}
 	res.Env = "sim"
 	res.TraceHash = tr.Hash()
 	res.WallMS = float64(time.Since(start).Microseconds()) / 1e3

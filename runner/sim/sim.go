@@ -157,10 +157,8 @@ type sim struct {
 	err     error
 	steps   int64
 	// quiet: the settle stretch (Spec.Settle) has begun: no fault
-	// starts; drainedAt: when the run found no client wanting or
-	// holding a lease in it (-1: not yet).
-	quiet     bool
-	drainedAt int64
+	// starts (the driver ends the run once it has nothing left to judge).
+	quiet bool
 
 	partActive bool
 	side       []uint8
@@ -259,13 +257,12 @@ func newSim(p runner.Plan, tr *record.Tracer, scripted bool) *sim {
 			Stale: spec.Net.Stale, StaleMax: int64(spec.Net.StaleSpans * float64(spec.Params.LeaseSpan)),
 			Late: spec.Net.Late,
 		}),
-		faults:    faults.NewSchedule(spec.Seed),
-		diskRng:   faults.Rand(spec.Seed, faults.StreamDisk),
-		tr:        tr,
-		side:      make([]uint8, cl.Nodes),
-		scripted:  scripted,
-		instant:   -1,
-		drainedAt: -1,
+		faults:   faults.NewSchedule(spec.Seed),
+		diskRng:  faults.Rand(spec.Seed, faults.StreamDisk),
+		tr:       tr,
+		side:     make([]uint8, cl.Nodes),
+		scripted: scripted,
+		instant:  -1,
 	}
 	if t, ok := tablePool.Get().(*tables); ok {
 		s.tables = *t
@@ -770,6 +767,9 @@ func (s *sim) dispatch(e timedEvent) {
 // settle stretch too. Slewed clocks go on as before, within Skew.
 func (s *sim) beQuiet() {
 	s.quiet = true
+	if s.drv != nil {
+		s.drv.Settle()
+	}
 	s.net.Loss, s.net.Dup, s.net.Reorder, s.net.Late = 0, 0, 0, 0
 	s.spec.Net.Stale = 0
 	if s.spec.Clocks.Free {
@@ -884,9 +884,6 @@ func (s *sim) run(progress func(float64), stop <-chan struct{}) (interrupted boo
 		// and the meters see everything in true-time order.
 		s.rec.Checker().Advance(e.t)
 		s.dispatch(e)
-		if s.quiet && s.drv != nil && s.drv.Drained() {
-			s.drainedAt, s.stopped = s.now, true
-		}
 		if progress != nil && s.steps >= nextProgress {
 			nextProgress = s.steps + 1<<16
 			progress(float64(s.now) / float64(end))

@@ -100,6 +100,7 @@ type Driver struct {
 	open        *arrivals     // batch with Spec.Rate: the open-loop arrivals (open.go); nil otherwise
 	noWrites    bool          // the nodes write themselves (NoWrites)
 	resumeAt    int64         // failover with a plan's pause: when proposer 0 resumes
+	drainedAt   int64         // settle stretch: when no client wanted or held a lease any more (-1: not yet)
 	// counters for Result (see its fields of the same names)
 	giveupsMidRound, extensions, extendReleases, releasesMidExtension int
 }
@@ -146,12 +147,13 @@ type client struct {
 func NewDriver(plan runner.Plan, env Env, rec *record.Recorder) (*Driver, error) {
 	spec := plan.Spec
 	d := &Driver{
-		spec:    spec,
-		durable: plan.Algo.Durable,
-		env:     env,
-		rec:     rec,
-		rng:     rand.New(rand.NewPCG(spec.Seed, faults.StreamDriver)),
-		clients: make([]client, spec.Proposers),
+		spec:      spec,
+		durable:   plan.Algo.Durable,
+		env:       env,
+		rec:       rec,
+		rng:       rand.New(rand.NewPCG(spec.Seed, faults.StreamDriver)),
+		clients:   make([]client, spec.Proposers),
+		drainedAt: -1,
 	}
 	p := spec.Params
 	d.local, _ = env.(record.LocalClocks)
@@ -279,15 +281,26 @@ func (d *Driver) settling() bool {
 	return d.spec.Settle > 0 && d.env.Now() >= int64(d.spec.Duration)
 }
 
-// Drained reports whether no client wants or holds a lease: in the
-// settle stretch, nothing is left to judge.
-func (d *Driver) Drained() bool {
+// Settle tells the driver that the settle stretch has begun (the
+// environment calls it at Duration, Spec.Settle): the run ends as soon as
+// no client wants or holds a lease, now or at a client's next change.
+func (d *Driver) Settle() { d.drain() }
+
+// drain stops the run, in the settle stretch, once no client wants or
+// holds a lease: nothing is left to judge. It is called where a client
+// stops wanting or holding (pause, Crashed), so that the environment's
+// event loop asks nothing per event.
+func (d *Driver) drain() {
+	if !d.settling() || d.drainedAt >= 0 {
+		return
+	}
 	for i := range d.clients {
 		if st := d.clients[i].state; st == clientWanting || st == clientHolding {
-			return false
+			return
 		}
 	}
-	return true
+	d.drainedAt = d.env.Now()
+	d.env.Stop()
 }
 
 // Done reports whether a batch or single run has nothing left to wait for.
@@ -305,6 +318,9 @@ func (d *Driver) FailUnresolved() bool {
 // meters.
 func (d *Driver) Finish() runner.Result {
 	res := d.rec.Finish(d.env.Now(), d.FailUnresolved())
+	if d.drainedAt >= 0 {
+		res.DrainMS = runner.OptionalMS(float64(d.drainedAt-int64(d.spec.Duration)) / 1e6)
+	}
 	res.GiveupsMidRound = d.giveupsMidRound
 	res.Extensions = d.extensions
 	res.ExtendReleases = d.extendReleases
@@ -377,6 +393,7 @@ func (d *Driver) pause(n algorithms.NodeID) {
 	c.state = clientIdle
 	c.extended, c.extending = false, false
 	d.stopWrites(n)
+	d.drain()
 	var wait int64
 	if d.spec.Workload == "failover" {
 		wait = d.retry + d.rng.Int64N(int64(d.spec.Params.Backoff)+1)
@@ -638,6 +655,7 @@ func (d *Driver) Crashed(n algorithms.NodeID) {
 		c.state = clientDown
 		c.paused, c.kept = false, nil // what the process was about to do died with it
 		d.stopWrites(n)
+		d.drain()
 	}
 }
 

@@ -204,7 +204,7 @@ type Result struct {
 	ExtendReleases       int   `json:"extend_releases"`
 	ReleasesMidExtension int   `json:"releases_mid_extension"`
 	// Unanswered: with Spec.Settle, the requests still pending (neither
-	// Acquired nor Failed, their node up or down) when the settle
+	// Acquired nor Failed; a crash fails its node's) when the settle
 	// stretch ran out, a liveness failure; UnansweredList: the first 20
 	// of them. DrainMS: how long after Duration the last request was
 	// answered and the last hold ended (None: Settle 0, or it never

@@ -141,7 +141,7 @@ func Merge(s Spec, parts []Result) (Result, error) {
 		res.Findings = append(res.Findings, p.Findings...)
 		if res.UnansweredBy == "" && p.UnansweredBy != "" {
 			// The liveness failure of the first part that has one: the
-			// one one process meets first, in the battery's order.
+			// one a single process meets first, in the battery's order.
 			res.Unanswered, res.UnansweredBy, res.UnansweredRun = p.Unanswered, p.UnansweredBy, p.UnansweredRun
 		}
 		res.Seconds += p.Seconds

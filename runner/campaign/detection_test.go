@@ -33,7 +33,7 @@ func detectionBase(algo, abl string, d time.Duration) (runner.Spec, campaign.Var
 	s.Algo, s.Ablate = algo, algorithms.Ablations{abl}
 	s.Proposers = 5
 	s.Duration = d
-	vary := campaign.Vary{Workload: true, Downtime: true, PartitionLen: true}
+	vary := campaign.Vary{Workload: true, Downtime: true, PartitionLen: true, Settle: true}
 	if algo == "central" {
 		s.Acceptors = 1
 		vary.Fixed = []string{"acceptors"}
@@ -70,12 +70,16 @@ for every safety ablation of every algorithm (leaselab algos; the liveness-only
 rules left out), the seeds that break the lease invariant in a campaign of
 `+"`leaselab check --algo A --ablate X --duration %v --proposers 5`"+` (3 acceptors)
 with --faults swarm and with --faults all, over seeds 1..%d and 1..%d.
-An entry is violating seeds / seeds (the first violating seed). PaxosLease's
+Each seed ends with its settle stretch, as check's do by default (a
+violation may come in it too; a request left unanswered there would be
+a liveness failure: the column "unanswered" counts the seeds of
+each mix, of all of them, that left one). An entry is violating seeds / seeds (the
+first violating seed). PaxosLease's
 and fairq's swarm keep 3 acceptors and 5 proposers (no "shape" kind: a self-quorum of one
 acceptor spins, see detection_test.go); central has its one acceptor.
 
-| algorithm | ablation | swarm %d | swarm %d | all %d | all %d | seconds |
-|---|---|---|---|---|---|---|
+| algorithm | ablation | swarm %d | swarm %d | all %d | all %d | unanswered (swarm, all) | seconds |
+|---|---|---|---|---|---|---|---|
 `, seeds, dur, dur, small, seeds, small, seeds, small, seeds)
 	start := time.Now()
 	for _, name := range algorithms.Names() {
@@ -88,7 +92,7 @@ acceptor spins, see detection_test.go); central has its one acceptor.
 				continue
 			}
 			rowStart := time.Now()
-			var cells []string
+			var cells, stuck []string
 			for _, mix := range []string{campaign.Swarm, "all"} {
 				base, vary := detectionBase(name, ab.Name, dur)
 				cr, err := campaign.Check(campaign.CheckSpec{Base: base, Faults: []string{mix}, Seeds: seeds, FirstSeed: 1, Vary: vary}, runner.Options{})
@@ -96,8 +100,9 @@ acceptor spins, see detection_test.go); central has its one acceptor.
 					t.Fatalf("%s/%s %s: %v", name, ab.Name, mix, err)
 				}
 				cells = append(cells, rate(cr.ViolatingSeeds, uint64(small)), rate(cr.ViolatingSeeds, uint64(seeds)))
+				stuck = append(stuck, fmt.Sprint(len(cr.UnansweredSeeds)))
 			}
-			fmt.Fprintf(&b, "| %s | %s | %s | %.0f |\n", name, ab.Name, strings.Join(cells, " | "), time.Since(rowStart).Seconds())
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %.0f |\n", name, ab.Name, strings.Join(cells, " | "), strings.Join(stuck, ", "), time.Since(rowStart).Seconds())
 			t.Logf("%s/%s: %v (%.0f s)", name, ab.Name, cells, time.Since(rowStart).Seconds())
 		}
 	}

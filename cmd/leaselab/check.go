@@ -170,8 +170,8 @@ func setupCheck(fs *pflag.FlagSet) action {
 	_ = fs.MarkHidden("seed") // --first-seed replaces it
 	_ = fs.MarkHidden("env")  // campaigns run in the simulator only
 	format := addFormatFlag(fs)
-	trace := fs.String("trace", "", "re-run the first violating seed and write its full trace to this file (JSON lines)")
-	holds := fs.String("holds", "", "re-run the first violating seed and write its hold intervals to this CSV file")
+	trace := fs.String("trace", "", "re-run the first violating seed (with none, the first that left a request unanswered) and write its full trace to this file (JSON lines)")
+	holds := fs.String("holds", "", "re-run the first violating seed (with none, the first that left a request unanswered) and write its hold intervals to this CSV file")
 	vtrace := fs.String("violation-trace", "", "re-run the first violating seed and write the trace records leading to its first violation to this file")
 	timeline := fs.String("timeline", "", "re-run the first violating seed and write the trace leading to its first violation as an interactive, self-contained HTML page to this .html file "+
 		"(holds, crashes, partitions, the violation, every message: hover for kind, ballot, send and delivery times)")

@@ -290,7 +290,9 @@ func (cr *CheckResult) add(seed uint64, o outcome) {
 //
 // Options: Progress gets the fraction of seeds done. Trace, Holds,
 // ViolationTrace and Observers, if set, receive the output of a re-run of
-// the first violating seed (nothing if there is none). Stop, when
+// the first violating seed; with no violation, Trace and Holds receive
+// that of the first seed that left a request unanswered (nothing if there
+// is neither). Stop, when
 // closed, starts no further seed and cuts the runs in flight short: the
 // result then sums the seeds from FirstSeed up to the first one that did
 // not run to its end (CheckResult.Seeds, Interrupted), and nothing is
@@ -352,9 +354,18 @@ func Check(cs CheckSpec, opt runner.Options) (CheckResult, error) {
 		cr.add(cs.FirstSeed+uint64(i), o)
 	}
 	sort.Slice(cr.ViolatingSeeds, func(i, j int) bool { return cr.ViolatingSeeds[i] < cr.ViolatingSeeds[j] })
-	if !interrupted && len(cr.ViolatingSeeds) > 0 && (opt.Trace != nil || opt.Holds != nil || opt.ViolationTrace != nil || len(opt.Observers) > 0) {
+	switch {
+	case interrupted:
+	case len(cr.ViolatingSeeds) > 0 && (opt.Trace != nil || opt.Holds != nil || opt.ViolationTrace != nil || len(opt.Observers) > 0):
 		spec, _ := specFor(base, kinds, cs.Vary, cr.ViolatingSeeds[0])
 		if err := rerunFirst(base, spec, opt); err != nil {
+			return cr, err
+		}
+	case len(cr.UnansweredSeeds) > 0 && (opt.Trace != nil || opt.Holds != nil):
+		// No violation, but a liveness failure: its seed's full trace
+		// and holds (there is no violation to end a window at).
+		spec, _ := specFor(base, kinds, cs.Vary, cr.UnansweredSeeds[0])
+		if err := rerunFirst(base, spec, runner.Options{Trace: opt.Trace, Holds: opt.Holds}); err != nil {
 			return cr, err
 		}
 	}

@@ -1,7 +1,10 @@
 package campaign
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -129,5 +132,45 @@ func TestSettleFor(t *testing.T) {
 	s.Net.Stale, s.Net.StaleSpans = 1, 20
 	if got, want := SettleFor(s), time.Duration(20*float64(p.LeaseSpan))+2*each; got != want {
 		t.Errorf("stalls: %v, want %v", got, want)
+	}
+}
+
+// With no violation, --trace gets the full trace of the first seed that
+// left a request unanswered: the request is in it, and nothing answers it.
+func TestUnansweredSeedTraced(t *testing.T) {
+	var buf bytes.Buffer
+	res, err := Check(liveCampaign(planted.Forgetful, "all", 1, 4), runner.Options{Trace: &buf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Violations != 0 || len(res.FirstUnanswered) == 0 {
+		t.Fatalf("%d violations, %d unanswered: want none and some", res.Violations, res.Unanswered)
+	}
+	ask := res.FirstUnanswered[0]
+	at := int64(ask.SinceMS * 1e6)
+	asked, answered := false, false
+	for line := range strings.SplitSeq(buf.String(), "\n") {
+		if line == "" {
+			continue
+		}
+		var r struct {
+			T     int64  `json:"t_ns"`
+			Node  int    `json:"node"`
+			What  string `json:"what"`
+			Input string `json:"input"`
+			Event string `json:"event"`
+			Res   int64  `json:"res"`
+		}
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			t.Fatalf("%q: %v", line, err)
+		}
+		if r.Node != int(ask.Node) || r.Res != int64(ask.Resource) || r.T < at {
+			continue
+		}
+		asked = asked || r.What == "input" && r.Input == "acquire" && r.T == at
+		answered = answered || r.What == "event" && (r.Event == "acquired" || r.Event == "failed")
+	}
+	if !asked || answered {
+		t.Fatalf("the trace of seed %d: request at %v found %v, answered %v: want found and not answered", res.UnansweredSeeds[0], time.Duration(at), asked, answered)
 	}
 }

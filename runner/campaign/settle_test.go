@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"leaselab/algorithms"
 	"leaselab/runner"
 	"leaselab/runner/internal/planted"
 )
@@ -19,8 +20,8 @@ func liveCampaign(algo string, faults string, first uint64, seeds int) CheckSpec
 	base := runner.DefaultSpec()
 	base.Algo, base.Proposers = algo, 5
 	base.Duration = 2 * time.Minute
-	if algo == "central" {
-		base.Acceptors = 1
+	if a, err := algorithms.Lookup(algo); err == nil && a.ValidateConfig(base.Params, algorithms.NewCluster(base.Acceptors, base.Proposers), nil) != nil {
+		base.Acceptors = 1 // a single server (central)
 	}
 	return CheckSpec{Base: base, Faults: []string{faults}, Seeds: seeds, FirstSeed: first,
 		Vary: Vary{Workload: true, Downtime: true, PartitionLen: true, Settle: true}}
@@ -42,7 +43,10 @@ func TestSettleAnswersEveryRequest(t *testing.T) {
 		seeds        int
 	}
 	var cases []tc
-	for _, algo := range []string{"naive", "naive-undo", "paxoslease", "fatlease", "classicpaxos", "fairq", "central"} {
+	for _, algo := range algorithms.Names() {
+		if strings.HasPrefix(algo, "test-") {
+			continue // planted test algorithms
+		}
 		for _, f := range []string{"all", "swarm"} {
 			cases = append(cases, tc{algo, f, 1, seeds})
 		}

@@ -2,6 +2,7 @@ package fatlease
 
 import (
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -271,5 +272,40 @@ func TestAcquireWhileHolding(t *testing.T) {
 		if e.Kind == algorithms.Acquired && e.Until == until {
 			t.Fatalf("Acquire after the hold ended was answered with the old hold: %v", e)
 		}
+	}
+}
+
+// A proposer-only node has no record of the instances it proposes in.
+// When a majority's promises in instance 1 report a lease that is over,
+// the instance is done with and the next round goes to instance 2. (It
+// went to instance 1 again, and again: rounds without end, never a
+// Failed, the client never answered; found by the campaigns' settle
+// stretch, swarm seed 70.)
+func TestProposerOnlyMovesPastAnOverInstance(t *testing.T) {
+	n := New(algorithms.Config{ID: 2, Cluster: algorithms.NewCluster(2, 3), Params: testParams(), Rand: rand.New(rand.NewPCG(1, 2))}, Options{})
+	var out algorithms.Output
+	n.Step(0, algorithms.Input{Kind: algorithms.Start}, &out)
+	now := algorithms.Local(20 * time.Second)
+	prepares := func() (inst []uint64, b algorithms.Ballot) {
+		for _, m := range out.Msgs {
+			if m.Kind == algorithms.Prepare {
+				inst, b = append(inst, m.Instance), m.Ballot
+			}
+		}
+		return inst, b
+	}
+	out.Reset()
+	n.Step(now, algorithms.Input{Kind: algorithms.Acquire, Resource: res0}, &out)
+	inst, b := prepares()
+	if len(inst) != 2 || inst[0] != 1 {
+		t.Fatalf("first round: prepares in instances %v, want two in instance 1", inst)
+	}
+	out.Reset()
+	for _, a := range []algorithms.NodeID{0, 1} {
+		n.Step(now, algorithms.Input{Kind: algorithms.Recv, Msg: algorithms.Message{Kind: algorithms.Promise, From: a, To: 2,
+			Owner: 0, Resource: res0, Ballot: b, Instance: 1, Accepted: algorithms.MakeBallot(1, 0, 0), Expiry: algorithms.Local(time.Second)}}, &out)
+	}
+	if next, _ := prepares(); !slices.Equal(next, []uint64{2, 2}) {
+		t.Fatalf("after promises reporting instance 1's lease over: prepares in instances %v, want two in instance 2", next)
 	}
 }

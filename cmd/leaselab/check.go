@@ -427,7 +427,7 @@ func writeCheck(c *ctx, format string, res campaign.CheckResult) error {
 	if len(res.UnansweredSpecs) > 0 {
 		a := res.FirstUnanswered[0]
 		fmt.Fprintf(c.stdout, "\nseed %d left node %d's request for resource %d (made at %.3f s) unanswered after its settle stretch; re-run it alone:\n%s\n",
-			res.UnansweredSpecs[0].Seed, a.Node, a.Resource, a.SinceMS/1000, "leaselab run "+strings.Join(specArgs(res.UnansweredSpecs[0]), " "))
+			res.UnansweredSpecs[0].Seed, a.Node, a.Resource, a.SinceMS/1000, runCommand(res.UnansweredSpecs[0]))
 	}
 	return nil
 }
@@ -469,7 +469,7 @@ func rerun(res campaign.CheckResult) string {
 	if len(res.ViolatingSpecs) == 0 {
 		return ""
 	}
-	return "leaselab run " + strings.Join(specArgs(res.ViolatingSpecs[0]), " ")
+	return runCommand(res.ViolatingSpecs[0])
 }
 
 // seedsText says which seeds ran, and whether the campaign was cut short.

@@ -122,6 +122,9 @@ func parseFaults(list []string) ([]string, error) {
 	return list, nil
 }
 
+// runCommand is the `leaselab run` command that reproduces s.
+func runCommand(s runner.Spec) string { return "leaselab run " + strings.Join(specArgs(s), " ") }
+
 // specArgs returns the `leaselab run` flags that reproduce s: every spec
 // flag whose value differs from runner.DefaultSpec(), plus --algo,
 // --workload and --seed always, in declaration order. Values print exactly

@@ -191,10 +191,10 @@ func runVerify(cx *ctx, c verify.Config, info *shard.Info, out, format string, q
 	}
 	res.Meta, res.Shard = cx.meta(), info
 	if res.ViolatingSpec != nil {
-		res.Reproduce = "leaselab run " + strings.Join(specArgs(*res.ViolatingSpec), " ")
+		res.Reproduce = runCommand(*res.ViolatingSpec)
 	}
 	if res.UnansweredSpec != nil {
-		res.UnansweredRun = "leaselab run " + strings.Join(specArgs(*res.UnansweredSpec), " ")
+		res.UnansweredRun = runCommand(*res.UnansweredSpec)
 	}
 	if out != "" {
 		switch {

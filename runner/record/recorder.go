@@ -734,13 +734,14 @@ func (r *Recorder) Acquired() int { return r.requests.acquired }
 func (r *Recorder) Finish(end int64, failUnresolved bool) runner.Result {
 	r.chk.Finish(end)
 	var unanswered []runner.PendingAsk
+	settled := r.spec.Settle > 0
 	for i := range r.rs {
 		s := &r.rs[i]
 		r.accrue(s, end)
-		if r.spec.Settle > 0 {
+		if settled && s.wants >= 0 {
+			id, _ := r.resIdx.Key(s.self) // a search of the table: once per resource with a request left
 			for j := s.wants; j >= 0; j = r.wants[j].next {
 				w := &r.wants[j]
-				id, _ := r.resIdx.Key(s.self)
 				unanswered = append(unanswered, runner.PendingAsk{Node: w.node, Resource: id, SinceMS: float64(w.start) / 1e6})
 			}
 		}

@@ -7,7 +7,6 @@ import (
 
 	"leaselab/algorithms"
 	_ "leaselab/paxoslease"
-	_ "leaselab/paxoslease/fairq"
 	"leaselab/runner"
 )
 

@@ -74,7 +74,18 @@ Protocol defaults differ from 'run' on purpose: --response-timeout 10s
 and --backoff 0 (no random waits: the nodes' random draws then never
 matter, and the state space stays small).
 
-Exit status 1 when a violation is found, 2 for bad input.`,
+--liveness also judges the contract's promise that every acquire is
+answered (Acquired or Failed): a state at rest (every node up and running,
+no message in flight, no timer pending: nothing can happen there without a
+new input or fault) with a client request still unanswered is a liveness
+failure, counted as unanswered_states; the first is written with --out
+(when there is no violation) as a scenario on which replay exits 1. It
+finds requests that are dropped; not rounds that retry for ever, which
+never come to rest (the settle stretch of 'check' judges those).
+rest_states says how many states it judged: with 0 it judged nothing.
+
+Exit status 1 when a violation or (--liveness) an unanswered request is
+found, 2 for bad input.`,
 		setup: setupExplore,
 	})
 }
@@ -95,6 +106,7 @@ func setupExplore(fs *pflag.FlagSet) action {
 	fs.DurationVar(&cfg.FsyncLatency, "fsync-latency", cfg.FsyncLatency, "classic Paxos: every fsync takes exactly this long (a crash within it loses the records; with --ablate fsync the answers have already left)")
 	fs.Uint64Var(&cfg.Seed, "seed", cfg.Seed, "seed of the nodes' random sources (matters only with --backoff > 0)")
 	fs.IntVar(&cfg.Inputs, "inputs", cfg.Inputs, "client inputs along one path (each an acquire, extend or release at any proposer)")
+	fs.BoolVar(&cfg.Liveness, "liveness", false, "also judge that every acquire is answered: a state at rest (every node up and running, nothing in flight, no timer pending) with a request unanswered is a liveness failure (the requests become state, and two reductions are off, so the same bounds give more states)")
 	kinds := fs.StringSlice("input-kinds", []string{"acquire", "extend", "release"}, "which client inputs are offered: acquire, extend, release")
 	// The fault budgets come from the fault-kind table (faults.Kind.Budget).
 	budgets := cfg.FaultBudgets()
@@ -232,8 +244,12 @@ func parseInputKinds(kinds []string) ([]algorithms.InputKind, error) {
 // and prints the result (with warnings and why the search stopped on
 // stderr); exit status 1 when a violation was found.
 func writeExplore(c *ctx, cfg explore.Config, res explore.Result, f *os.File, out, format string) error {
-	if res.Scenario != "" && f != nil {
-		if _, err := f.WriteString(res.Scenario); err != nil {
+	sc := res.Scenario
+	if sc == "" {
+		sc = res.UnansweredScenario // no violation: the liveness failure's path
+	}
+	if sc != "" && f != nil {
+		if _, err := f.WriteString(sc); err != nil {
 			return err
 		}
 		if err := f.Close(); err != nil {
@@ -254,7 +270,7 @@ func writeExplore(c *ctx, cfg explore.Config, res explore.Result, f *os.File, ou
 	} else if err := writeExploreTable(c, res); err != nil {
 		return err
 	}
-	if res.Violations > 0 {
+	if res.Violations > 0 || res.Unanswered > 0 {
 		return exitStatus(1)
 	}
 	return nil
@@ -273,7 +289,7 @@ func writeExploreTable(c *ctx, r explore.Result) error {
 		abl = "-"
 	}
 	ce := r.Counterexample
-	if ce == "" && r.Scenario != "" {
+	if ce == "" && (r.Scenario != "" || r.UnansweredScenario != "") {
 		ce = "(not written: use --out FILE)"
 	}
 	if ce == "" {
@@ -311,6 +327,10 @@ func writeExploreTable(c *ctx, r explore.Result) error {
 	if r.Bounds.Pauses > 0 {
 		rows = append(rows, []string{"double-belief states", fmt.Sprintf("%d (a paused node still believes it holds; first at depth %d)", r.DoubleBelief, r.BeliefDepth)})
 	}
+	if r.Liveness {
+		rows = append(rows, []string{"states at rest (liveness judged)", restText(r.RestStates)},
+			[]string{"unanswered (liveness failures)", stuckText(r.Unanswered, r.UnansweredDepth)})
+	}
 	if r.Checkpoint != "" {
 		rows = append(rows, []string{"checkpoint", r.Checkpoint + " (run the same command to resume)"})
 	}
@@ -321,6 +341,22 @@ func writeExploreTable(c *ctx, r explore.Result) error {
 	}
 	rows = append(rows, []string{"counterexample", ce})
 	return writeTable(c.stdout, []string{"explore", "value"}, rows)
+}
+
+// restText is the states-at-rest row: liveness is judged only there.
+func restText(n int64) string {
+	if n == 0 {
+		return "0 (no state searched was at rest: the liveness verdict says nothing)"
+	}
+	return strconv.FormatInt(n, 10)
+}
+
+// stuckText is the liveness row.
+func stuckText(n int64, depth int) string {
+	if n == 0 {
+		return "0"
+	}
+	return fmt.Sprintf("%d states at rest with a request never answered (first at depth %d; --out writes it when there is no violation)", n, depth)
 }
 
 // heldText is the held-states row: a search that never reached leases of

@@ -20,6 +20,8 @@ type cand struct {
 	bad    bool
 	over   bool   // beyond the pending bound: judged, not expanded
 	belief bool   // double belief (with pauses)
+	rest   bool   // at rest (Liveness)
+	stuck  bool   // at rest with a request unanswered
 	held   uint64 // the nodes that hold a lease (the checker's view; world.holders)
 }
 
@@ -53,6 +55,8 @@ type bfsRun struct {
 	belief    int64   // double-belief states (with pauses)
 	beliefAt  *badRef // the first, in level beliefLv+1
 	beliefLv  int
+	stuckAt   *badRef // the first state stuck (Liveness), in level stuckLv+1
+	stuckLv   int
 	stopped   string
 	err       error // an I/O error that stopped the search
 	resumed   bool
@@ -142,6 +146,11 @@ func (r *bfsRun) addRoots() error {
 		}
 		r.st.states++
 		r.st.hold(w.holders())
+		rest, stuck := c.verdict(w)
+		r.st.judge(rest, stuck)
+		if stuck && r.stuckAt == nil {
+			r.stuckAt, r.stuckLv = &badRef{Parent: -1, Move: uint32(i)}, -1
+		}
 		switch {
 		case w.bad:
 			r.bad = append(r.bad, badRef{Parent: -1, Move: uint32(i)})
@@ -303,9 +312,11 @@ func (wk *bfsWorker) expand(r *bfsRun, k, n int64) chunkOut {
 				return out
 			}
 			bad := wk.sw.overlaps() > 0
+			rest, stuck := c.verdict(&wk.sw)
 			out.cands = append(out.cands, cand{f: x.fingerprint(), parent: uint32(i), move: uint32(mi),
 				bad: bad, over: c.MaxPending > 0 && len(wk.sw.pending) > c.MaxPending,
-				belief: !bad && len(wk.sw.paused) > 0 && wk.sw.doubleBelief(), held: wk.sw.holders()})
+				belief: !bad && len(wk.sw.paused) > 0 && wk.sw.doubleBelief(), held: wk.sw.holders(),
+				rest: rest, stuck: stuck})
 		}
 	}
 	return out
@@ -336,6 +347,10 @@ func (r *bfsRun) commit(out chunkOut, k int64) bool {
 		}
 		st.states++
 		st.hold(cd.held)
+		st.judge(cd.rest, cd.stuck)
+		if cd.stuck && r.stuckAt == nil {
+			r.stuckAt, r.stuckLv = &badRef{Parent: int64(cd.parent), Move: cd.move}, r.depth
+		}
 		if cd.belief {
 			r.belief++
 			if r.beliefAt == nil {
@@ -440,6 +455,21 @@ func (r *bfsRun) result() (Result, error) {
 			return res, err
 		}
 		res.BeliefDepth = len(path)
+	}
+	if b := r.stuckAt; b != nil {
+		root, path := int(b.Move), []int32(nil)
+		if b.Parent >= 0 {
+			var err error
+			if root, path, err = r.lv.path(r.stuckLv, b.Parent); err != nil {
+				return res, err
+			}
+			path = append(path, int32(b.Move))
+		}
+		var err error
+		if res.UnansweredScenario, err = c.stuckWitness(root, path); err != nil {
+			return res, err
+		}
+		res.UnansweredDepth = len(path)
 	}
 	if c.Checkpoint != "" {
 		if err := r.save(res.Stopped); err != nil {

@@ -37,9 +37,15 @@ type checkpointMeta struct {
 	Belief   int64   `json:"belief,omitempty"`
 	BeliefAt *badRef `json:"belief_at,omitempty"`
 	BeliefLv int     `json:"belief_level,omitempty"`
-	WallNS   int64   `json:"wall_ns"`
-	CPUNS    int64   `json:"cpu_ns"`
-	Saved    int     `json:"saved"` // how many times saved (names the visited file)
+	// Rest, Stuck: states at rest and stuck so far (Liveness); StuckAt
+	// the first stuck, in level StuckLv+1.
+	Rest    int64   `json:"rest_states,omitempty"`
+	Stuck   int64   `json:"stuck_states,omitempty"`
+	StuckAt *badRef `json:"stuck_at,omitempty"`
+	StuckLv int     `json:"stuck_level,omitempty"`
+	WallNS  int64   `json:"wall_ns"`
+	CPUNS   int64   `json:"cpu_ns"`
+	Saved   int     `json:"saved"` // how many times saved (names the visited file)
 }
 
 const checkpointVersion = 1
@@ -63,9 +69,12 @@ func (c *config) spaceKey() string {
 		TimeStep, Horizon                           time.Duration
 		MaxPending                                  int
 		From                                        string
+		// omitempty: a search without it keeps the key it had before
+		// the field existed, so its checkpoints still resume.
+		Liveness bool `json:",omitempty"`
 	}{c.Algo, c.Ablate, c.Acceptors, c.Proposers, c.Resources, c.Params, c.Seed, c.FsyncLatency,
 		c.Inputs, c.Crashes, c.Drops, c.Dups, c.Slews, c.Pauses, nil, c.Clocks, c.ClockDrift, c.ClockLevels,
-		c.TimeStep, c.Horizon, c.MaxPending, c.From}
+		c.TimeStep, c.Horizon, c.MaxPending, c.From, c.Liveness}
 	for _, in := range c.inputs {
 		k.InputKinds = append(k.InputKinds, int(in))
 	}
@@ -119,6 +128,7 @@ func (r *bfsRun) resume() (bool, error) {
 	r.lv, r.depth, r.nextChunk, r.bad = lv, m.Depth, m.NextChunk, m.Bad
 	r.saved = m.Saved
 	r.belief, r.beliefAt, r.beliefLv = m.Belief, m.BeliefAt, m.BeliefLv
+	r.st.rest, r.st.stuck, r.stuckAt, r.stuckLv = m.Rest, m.Stuck, m.StuckAt, m.StuckLv
 	r.st.states, r.st.transitions, r.st.constrained, r.st.held, r.st.holders, r.st.depth = m.States, m.Transitions, m.Constrained, m.Held, m.Holders, m.Depth
 	r.st.prevWall, r.st.prevCPU = time.Duration(m.WallNS), time.Duration(m.CPUNS)
 	r.mem.tune()
@@ -132,6 +142,7 @@ func (r *bfsRun) save(stopped string) error {
 		Depth: r.depth, NextChunk: r.nextChunk, Sizes: r.lv.sizes,
 		States: r.st.states, Transitions: r.st.transitions, Constrained: r.st.constrained, Held: r.st.held, Holders: r.st.holders, Bad: r.bad,
 		Belief: r.belief, BeliefAt: r.beliefAt, BeliefLv: r.beliefLv,
+		Rest: r.st.rest, Stuck: r.st.stuck, StuckAt: r.stuckAt, StuckLv: r.stuckLv,
 		WallNS: int64(time.Since(r.st.start) + r.st.prevWall), CPUNS: int64(cpuTime() - r.st.cpu0 + r.st.prevCPU),
 		Saved: r.saved + 1}
 	old, _ := filepath.Glob(filepath.Join(r.dir, "visited-*.bin"))

@@ -20,7 +20,7 @@ func (c *config) dfs(ctx context.Context, st *stats) (Result, error) {
 	defer seen.free()
 	mem := newMemGuard(c.maxMemory, seen)
 	s := &dfsRun{c: c, ctx: ctx, st: st, seen: seen, mem: mem, x: c.newExec(),
-		lastProg: time.Now(), badRoot: -1, beliefRoot: -1}
+		lastProg: time.Now(), badRoot: -1, beliefRoot: -1, stuckRoot: -1}
 	if c.MaxDepth > 0 {
 		s.least = make(map[fp]uint16, 1<<16)
 	}
@@ -57,6 +57,13 @@ func (c *config) dfs(ctx context.Context, st *stats) (Result, error) {
 		}
 		res.BeliefScenario, res.BeliefDepth = sc, len(s.beliefPath)
 	}
+	if s.stuckRoot >= 0 {
+		sc, err := c.stuckWitness(s.stuckRoot, s.stuckPath)
+		if err != nil {
+			return res, err
+		}
+		res.UnansweredScenario, res.UnansweredDepth = sc, len(s.stuckPath)
+	}
 	return res, nil
 }
 
@@ -85,6 +92,8 @@ type dfsRun struct {
 	badRoot, beliefRoot int // -1: none
 	badPath, beliefPath []int32
 	belief              int64
+	stuckRoot           int // the first state stuck (Liveness), -1: none
+	stuckPath           []int32
 }
 
 // dfsFrame is one depth of the stack: a world, its moves (computed when
@@ -111,6 +120,12 @@ func (s *dfsRun) fromRoot(i int) error {
 	}
 	if s.least != nil {
 		s.least[f] = 0
+	}
+	if rest, stuck := c.verdict(w); rest {
+		s.st.judge(rest, stuck)
+		if stuck && s.stuckRoot < 0 {
+			s.stuckRoot, s.stuckPath = i, nil
+		}
 	}
 	if w.bad {
 		s.badRoot, s.stopped = i, StopViolation
@@ -185,6 +200,12 @@ func (s *dfsRun) step(i int) error {
 		s.belief++
 		if s.beliefRoot < 0 {
 			s.beliefRoot, s.beliefPath = i, s.pathOf(int32(mi))
+		}
+	}
+	if rest, stuck := c.verdict(&s.sw); rest {
+		st.judge(rest, stuck)
+		if stuck && s.stuckRoot < 0 {
+			s.stuckRoot, s.stuckPath = i, s.pathOf(int32(mi))
 		}
 	}
 	if c.MaxPending > 0 && len(s.sw.pending) > c.MaxPending {

@@ -13,8 +13,9 @@ import (
 // to its local now, durable and unsynced records; the timers in firing
 // order with deadlines relative to now; the messages in flight as a sorted
 // multiset (their pending numbers left out); the checker's holds with
-// their ends relative to now; the budgets left; the paused nodes with
-// what they believe and the events they kept.
+// their ends relative to now; with Liveness, the clients' requests not
+// yet answered; the budgets left; the paused nodes with what they believe
+// and the events they kept.
 //
 // It is one function, over 80 lines, on purpose: it runs once per
 // transition, and split into pieces (hashHosts, hashPaused: a call each
@@ -118,6 +119,13 @@ func (x *exec) fingerprint() fp {
 		h.word(uint64(o.res))
 		h.word(uint64(o.owner))
 		h.word(uint64(o.end - w.now))
+	}
+	if x.cfg.Liveness {
+		h.word(0x5a | uint64(len(w.asks))<<8)
+		for _, a := range w.asks {
+			h.word(uint64(a.node))
+			h.word(uint64(a.res))
+		}
 	}
 	b := w.budget
 	h.word(uint64(uint16(b.inputs)) | uint64(uint16(b.crashes))<<16 | uint64(uint16(b.drops))<<32 | uint64(uint16(b.dups))<<48)

@@ -317,6 +317,7 @@ func (p *prefix) step(x *exec, pc *pcmd) error {
 		if !w.up(pc.node) {
 			return fmt.Errorf("node %s is down", pc.node)
 		}
+		x.input(pc.node, pc.in, pc.res)
 		x.schedule(qev{kind: qInput, node: pc.node, in: pc.in, res: pc.res})
 		x.settle()
 	case "deliver", "drop", "dup":

@@ -23,7 +23,7 @@ func (c *config) random(ctx context.Context, st *stats) (Result, error) {
 	seen := newFPSet()
 	defer seen.free()
 	mem := newMemGuard(c.maxMemory, seen)
-	s := &randomRun{c: c, ctx: ctx, st: st, seen: seen, mem: mem, badWalk: -1, lastProg: time.Now()}
+	s := &randomRun{c: c, ctx: ctx, st: st, seen: seen, mem: mem, badWalk: -1, stuckWalk: -1, lastProg: time.Now()}
 	s.limit.Store(1<<62 - 1)
 	if c.Walks > 0 {
 		s.limit.Store(int64(c.Walks) - 1)
@@ -57,6 +57,13 @@ func (c *config) random(ctx context.Context, st *stats) (Result, error) {
 		}
 		res.Scenario, res.First, res.CounterexampleDepth = sc, v, d
 	}
+	if s.stuckWalk >= 0 {
+		sc, err := c.stuckWitness(s.stuckRoot, s.stuckPath)
+		if err != nil {
+			return res, err
+		}
+		res.UnansweredScenario, res.UnansweredDepth = sc, len(s.stuckPath)
+	}
 	return res, nil
 }
 
@@ -76,13 +83,18 @@ type randomRun struct {
 	nextWalk atomic.Int64
 	limit    atomic.Int64
 
-	mu        sync.Mutex // seen, st and the fields below
-	walks     int64
-	stopped   string
-	badWalk   int64 // -1: none
-	badRoot   int
-	badPath   []int32
-	belief    int64 // fresh states of double belief (pauses)
+	mu      sync.Mutex // seen, st and the fields below
+	walks   int64
+	stopped string
+	badWalk int64 // -1: none
+	badRoot int
+	badPath []int32
+	belief  int64 // fresh states of double belief (pauses)
+	// stuckWalk: the lowest-numbered walk through a state stuck
+	// (Liveness), -1: none; stuckPath the path to that state.
+	stuckWalk int64
+	stuckRoot int
+	stuckPath []int32
 	firstErr  error
 	lastProg  time.Time
 	lastCheck int64
@@ -90,14 +102,17 @@ type randomRun struct {
 
 // walkBuf is a worker's record of its current walk, reused from walk to
 // walk: the moves enabled (scratch), the moves taken, the fingerprint of
-// every state on the walk, whether it is one of double belief and the
-// nodes that hold a lease in it (world.holders).
+// every state on the walk, whether it is one of double belief, its
+// liveness verdict (at rest, stuck) and the nodes that hold a lease in it
+// (world.holders).
 type walkBuf struct {
-	ms   []move
-	path []int32
-	fps  []fp
-	bel  []bool
-	held []uint64
+	ms    []move
+	path  []int32
+	fps   []fp
+	bel   []bool
+	rest  []bool
+	stuck []bool
+	held  []uint64
 }
 
 // worker takes walks by number until the limit, and records each.
@@ -135,10 +150,13 @@ func (s *randomRun) walk(x *exec, i int64, wb *walkBuf) (root int, bad bool, err
 		return root, false, err
 	}
 	wb.path, wb.fps, wb.bel, wb.held = wb.path[:0], wb.fps[:0], wb.bel[:0], wb.held[:0]
+	wb.rest, wb.stuck = wb.rest[:0], wb.stuck[:0]
 	x.parent = nil
 	wb.fps = append(wb.fps, x.fingerprint())
 	wb.bel = append(wb.bel, false)
 	wb.held = append(wb.held, w.holders())
+	rest, stuck := c.verdict(w)
+	wb.rest, wb.stuck = append(wb.rest, rest), append(wb.stuck, stuck)
 	bad = w.bad
 	for d := 0; d < c.MaxDepth && !bad; d++ {
 		if c.MaxPending > 0 && len(w.pending) > c.MaxPending {
@@ -159,6 +177,8 @@ func (s *randomRun) walk(x *exec, i int64, wb *walkBuf) (root int, bad bool, err
 		bad = w.overlaps() > 0
 		wb.bel = append(wb.bel, !bad && len(w.paused) > 0 && w.doubleBelief())
 		wb.held = append(wb.held, w.holders())
+		rest, stuck := c.verdict(w)
+		wb.rest, wb.stuck = append(wb.rest, rest), append(wb.stuck, stuck)
 	}
 	return root, bad, nil
 }
@@ -188,6 +208,10 @@ func (s *randomRun) record(i int64, root int, bad bool, wb *walkBuf) {
 			if wb.bel[k] {
 				s.belief++
 			}
+			st.judge(wb.rest[k], wb.stuck[k])
+		}
+		if wb.stuck[k] && (s.stuckWalk < 0 || i < s.stuckWalk) {
+			s.stuckWalk, s.stuckRoot, s.stuckPath = i, root, append([]int32(nil), wb.path[:k]...)
 		}
 	}
 	if bad && (s.badWalk < 0 || i < s.badWalk) {

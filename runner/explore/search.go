@@ -47,6 +47,13 @@ type Config struct {
 	Pauses int
 	// InputKinds: which client inputs are offered (default all three).
 	InputKinds []algorithms.InputKind
+	// Liveness: also judge that every Acquire is answered: a state at
+	// rest (every node up and running, nothing in flight, no timer
+	// pending) with a client request unanswered is a liveness failure
+	// (liveness.go). The requests become part of the state, and the
+	// reductions ignored-delivery and no-delivery-to-down-node are off,
+	// so the same bounds give more states.
+	Liveness bool
 
 	// Clocks: "exact" (every clock reads true time), "drift" (each node's
 	// rate error is one of the rate levels in [-ClockDrift, +ClockDrift]),
@@ -312,6 +319,18 @@ type Result struct {
 	DoubleBelief   int64  `json:"double_belief_states"`
 	BeliefDepth    int    `json:"double_belief_depth"`
 	BeliefScenario string `json:"-"`
+	// Liveness: the search judged liveness (Config.Liveness). RestStates
+	// counts the distinct states searched that are at rest, where the
+	// judgement is made: 0 means it judged nothing. Unanswered counts
+	// those with a client request unanswered (each a liveness failure);
+	// UnansweredDepth is the depth of the first found and
+	// UnansweredScenario the path to it as a scenario file (bfs and dfs),
+	// on which leaselab replay exits 1.
+	Liveness           bool   `json:"liveness"`
+	RestStates         int64  `json:"rest_states"`
+	Unanswered         int64  `json:"unanswered_states"`
+	UnansweredDepth    int    `json:"unanswered_depth"`
+	UnansweredScenario string `json:"-"`
 }
 
 // config is a validated Config.
@@ -450,7 +469,9 @@ func prepareAny(c Config) (*config, error) {
 	default:
 		cf.pendingSrc = "set"
 	}
-	cf.prune = cf.MaxPending == 0
+	// Liveness needs the states at rest the pruned moves would skip
+	// (liveness.go).
+	cf.prune = cf.MaxPending == 0 && !cf.Liveness
 	if need := roundPending(c.Acceptors); cf.MaxPending > 0 && cf.MaxPending < need {
 		cf.warnings = append(cf.warnings, fmt.Sprintf("--max-pending %d is below %d: a two-phase round to all %d acceptors cannot complete, so exhausting this space says little", cf.MaxPending, need, c.Acceptors))
 	}
@@ -648,6 +669,19 @@ type stats struct {
 	held        int64  // states in which some node holds a lease
 	holders     uint64 // the nodes seen holding one (world.holders)
 	depth       int
+	rest        int64 // states at rest (Liveness)
+	stuck       int64 // of them, with a request unanswered
+}
+
+// judge counts a new state's liveness verdict (Liveness; liveness.go),
+// made by verdict: whether it is at rest, and stuck there.
+func (st *stats) judge(rest, stuck bool) {
+	if rest {
+		st.rest++
+	}
+	if stuck {
+		st.stuck++
+	}
 }
 
 // hold counts a new state whose holders are held.
@@ -667,6 +701,7 @@ func (c *config) finish(res *Result, st *stats) {
 		res.Clocks = "from scenario"
 	}
 	res.States, res.Transitions, res.Constrained, res.HeldStates = st.states, st.transitions, st.constrained, st.held
+	res.Liveness, res.RestStates, res.Unanswered = c.Liveness, st.rest, st.stuck
 	res.Holders = bits.OnesCount64(st.holders)
 	if res.MaxDepth < st.depth {
 		res.MaxDepth = st.depth

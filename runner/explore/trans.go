@@ -149,7 +149,7 @@ func (c *config) reachable(w *world, t int64) bool {
 
 // apply carries out m on x.w (a copy of the parent) and settles. It
 // returns false when the move changed nothing but a budget (a client input
-// the node ignored) or, without a pending bound, nothing but the message
+// the node ignored that leaves no new request pending) or, without a pending bound, nothing but the message
 // delivered (the node ignored it): such a state is the parent with fewer
 // options, so the search skips it.
 func (x *exec) apply(parent *world, m move) bool {
@@ -158,6 +158,7 @@ func (x *exec) apply(parent *world, m move) bool {
 	x.touched = 0
 	x.cnhSet = 0
 	x.effects = 0
+	x.asksChanged = false
 	switch m.kind {
 	case tDeliver, tDrop, tDup:
 		p := w.pending[m.arg]
@@ -189,9 +190,10 @@ func (x *exec) apply(parent *world, m move) bool {
 		w.budget.inputs--
 		n := algorithms.NodeID(m.arg)
 		paused := w.pausedAt(n) >= 0 // the input is kept, not ignored
+		x.input(n, m.in, m.res)
 		x.schedule(qev{kind: qInput, node: n, in: m.in, res: m.res})
 		x.settle()
-		if x.err == nil && !paused && x.effects == 0 && x.sameNode(parent, n) {
+		if x.err == nil && !paused && !x.asksChanged && x.effects == 0 && x.sameNode(parent, n) {
 			return false
 		}
 		return true

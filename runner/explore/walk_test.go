@@ -59,6 +59,9 @@ func walk(t *testing.T, c Config, seed uint64, steps int) (string, bool) {
 	}
 	b.WriteString("expect violations 0\n")
 	fmt.Fprintf(&b, "expect pending %d\n", len(w.pending))
+	if c.Liveness {
+		fmt.Fprintf(&b, "expect unanswered %d\n", len(w.asks))
+	}
 	for r := range cf.Resources {
 		holder := "none"
 		for _, h := range w.holds {
@@ -75,7 +78,7 @@ func walk(t *testing.T, c Config, seed uint64, steps int) (string, bool) {
 // ablation, each replayed by sim.Replay, which must see the same
 // pending messages, holders and violations.
 func TestWalksAgreeWithReplay(t *testing.T) {
-	found, slews, waits, downs, pauses := 0, 0, 0, 0, 0
+	found, slews, waits, downs, pauses, asked, unanswered := 0, 0, 0, 0, 0, 0, 0
 	for _, name := range []string{"naive", "naive-undo", "paxoslease", "fatlease", "classicpaxos"} {
 		a, err := algorithms.Lookup(name)
 		if err != nil {
@@ -96,8 +99,19 @@ func TestWalksAgreeWithReplay(t *testing.T) {
 			c.TimeStep = 70 * time.Millisecond                           // deliveries between deadlines
 			c.Params.ResponseTimeout = 3 * c.Params.ResponseTimeout / 10 // retries happen too
 			c.Params.MaxRounds = 3
-			for seed := range uint64(20) {
-				sc, _ := walk(t, c, seed, 80)
+			for seed := range uint64(30) {
+				// Ten more walks track the clients' requests too, and
+				// end by comparing them with the interpreter's; shorter,
+				// so that some end with a round under way.
+				steps := 80
+				if c.Liveness = seed >= 20; c.Liveness {
+					steps = 10 + 4*int(seed-20)
+				}
+				sc, _ := walk(t, c, seed, steps)
+				asked += strings.Count(sc, "\nexpect unanswered ")
+				if c.Liveness && !strings.Contains(sc, "\nexpect unanswered 0\n") {
+					unanswered++
+				}
 				_, path, _ := strings.Cut(sc, "\nstart\n")
 				slews += strings.Count(path, "\nclock n")
 				waits += strings.Count(path, "before the next deadline")
@@ -117,9 +131,9 @@ func TestWalksAgreeWithReplay(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d walks ended in a violation; %d clock rate changes, %d time steps, %d deliveries to a node that was down, %d pauses", found, slews, waits, downs, pauses)
-	if slews == 0 || waits == 0 || downs == 0 || pauses == 0 {
-		t.Fatal("the walks took no clock rate change, time step, delivery to a node that was down or pause: they check nothing of those")
+	t.Logf("%d walks ended in a violation; %d clock rate changes, %d time steps, %d deliveries to a node that was down, %d pauses; %d compared the requests pending, %d with some unanswered", found, slews, waits, downs, pauses, asked, unanswered)
+	if slews == 0 || waits == 0 || downs == 0 || pauses == 0 || asked == 0 || unanswered == 0 {
+		t.Fatal("the walks took no clock rate change, time step, delivery to a node that was down or pause, or never compared a request pending: they check nothing of those")
 	}
 }
 

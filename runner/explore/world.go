@@ -54,6 +54,13 @@ type budgets struct {
 	inputs, crashes, drops, dups, slews, pauses int16
 }
 
+// ask is a client's Acquire at node, on res, that the node has not yet
+// answered (Acquired or Failed).
+type ask struct {
+	node algorithms.NodeID
+	res  algorithms.ResourceID
+}
+
 // pausing is a node whose process is paused (pause.go): it resumes at its
 // resume timer; held are the resources it held when it paused (bit per
 // resource: it believes it holds them until it resumes, whatever its
@@ -84,6 +91,9 @@ type world struct {
 	pending []pmsg  // in send order
 	holds   []hold  // sorted by (res, owner)
 	paused  []pausing
+	// asks (Config.Liveness): the clients' Acquires not yet answered,
+	// sorted by (node, res).
+	asks    []ask
 	budget  budgets
 	seq     uint64
 	pendSeq int32
@@ -104,6 +114,7 @@ func (w *world) copyFrom(p *world) {
 	w.pending = append(w.pending[:0], p.pending...)
 	w.holds = append(w.holds[:0], p.holds...)
 	w.paused = append(w.paused[:0], p.paused...)
+	w.asks = append(w.asks[:0], p.asks...)
 	w.nh = w.nh[:0]
 }
 
@@ -152,7 +163,10 @@ type exec struct {
 	// effects counts steps whose output did anything (the prune test for
 	// client inputs).
 	effects int
-	parent  *world // the world x.w was copied from, nil for a root
+	// asksChanged: this transition added or ended a client request
+	// (Liveness).
+	asksChanged bool
+	parent      *world // the world x.w was copied from, nil for a root
 	// walk: steps change nodes in place (a single path, no branching:
 	// the random walks of the tests, which need no Explorable).
 	walk bool
@@ -226,8 +240,15 @@ func (x *exec) Event(h *host.Host, _ algorithms.Local, ev *algorithms.Event) {
 	switch ev.Kind {
 	case algorithms.Acquired:
 		x.acquired(h.ID, ev)
+		if len(x.w.asks) > 0 {
+			x.answer(h.ID, ev.Resource)
+		}
 	case algorithms.Lost:
 		x.closeHold(ev.Resource, h.ID)
+	case algorithms.Failed:
+		if len(x.w.asks) > 0 {
+			x.answer(h.ID, ev.Resource)
+		}
 	}
 }
 
@@ -556,6 +577,7 @@ func (x *exec) crash(n algorithms.NodeID) {
 		}
 	}
 	w.holds = w.holds[:k]
+	w.dropAsks(n)
 }
 
 // sameNode reports whether node n's state in x.w encodes as in parent.

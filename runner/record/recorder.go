@@ -728,6 +728,16 @@ func (r *Recorder) Failed() int { return r.requests.failed }
 // Acquired is the number of requests acquired so far.
 func (r *Recorder) Acquired() int { return r.requests.acquired }
 
+// Unanswered is the number of requests pending now: asked for, neither
+// acquired, failed nor given up (a scenario's "expect unanswered").
+func (r *Recorder) Unanswered() int {
+	n := 0
+	for i := range r.rs {
+		n += int(r.rs[i].nwant)
+	}
+	return n
+}
+
 // Finish ends the run at true time end: open holds end, unresolved
 // requests count as failed when failUnresolved (batch, single), and the
 // meters are computed. The caller fills in Env, TraceHash and WallMS.

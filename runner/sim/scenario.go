@@ -41,6 +41,7 @@ import (
 //	expect grant ACCEPTOR RES OWNER|none
 //	expect violations N
 //	expect acquired N / expect failed N / expect pending N
+//	expect unanswered N             N requests asked for and not yet answered
 //	expect static-deadlocks N [D]   N episodes so far, D their total length
 //	expect writes|stale-writes|fenced-rejects N
 //
@@ -531,6 +532,11 @@ func (rp *replayer) input(cmd string, args []string) error {
 	if !s.Input(n, in) {
 		return rp.fail("%s %s: node is down", cmd, args[0])
 	}
+	if kind == algorithms.Relinquish {
+		// The client gives up its claim, an acquisition in progress
+		// included (algorithms.Relinquish): no answer is due any more.
+		s.rec.Withdraw(s.now, n, r)
+	}
 	s.rec.Request(s.now, n, s.clock[n].Local(s.now), in)
 	s.settle(s.now)
 	return nil
@@ -701,7 +707,7 @@ func (rp *replayer) message(cmd string, args []string) error {
 func (rp *replayer) expect(args []string) error {
 	s := rp.s
 	if len(args) == 0 {
-		return fmt.Errorf("expect what? (holder, grant, violations, acquired, failed, pending, static-deadlocks, writes, stale-writes, fenced-rejects)")
+		return fmt.Errorf("expect what? (holder, grant, violations, acquired, failed, unanswered, pending, static-deadlocks, writes, stale-writes, fenced-rejects)")
 	}
 	s.rec.Checker().Advance(s.now)
 	if args[0] == "violations" {
@@ -724,12 +730,14 @@ func (rp *replayer) expect(args []string) error {
 		return rp.expectCount(args, "acquired", s.rec.Acquired())
 	case "failed":
 		return rp.expectCount(args, "failed", s.rec.Failed())
+	case "unanswered":
+		return rp.expectCount(args, "unanswered", s.rec.Unanswered())
 	case "pending":
 		return rp.expectCount(args, "pending", len(s.pending))
 	case "static-deadlocks":
 		return rp.expectStaticDeadlocks(args)
 	default:
-		return fmt.Errorf("expect: unknown check %q (holder, grant, violations, acquired, failed, pending, static-deadlocks, writes, stale-writes, fenced-rejects)", args[0])
+		return fmt.Errorf("expect: unknown check %q (holder, grant, violations, acquired, failed, unanswered, pending, static-deadlocks, writes, stale-writes, fenced-rejects)", args[0])
 	}
 }
 

@@ -1,7 +1,8 @@
 // Package planted registers test-only algorithms with planted liveness
 // bugs, so that the tests of more than one package can show the settle
-// stretch's judgement failing (runner.Spec.Settle): a check that cannot
-// fail proves nothing. Only tests import it.
+// stretch's judgement (runner.Spec.Settle) and the explorer's liveness
+// verdict (explore.Config.Liveness) failing: a check that cannot fail
+// proves nothing. Only tests import it.
 package planted
 
 import (
@@ -54,6 +55,47 @@ func (f *forgetful) Step(now algorithms.Local, in algorithms.Input, out *algorit
 	}
 }
 
+// DeafHolder is the name of PaxosLease with the bug class of a holder
+// asked again: a node that holds the lease takes no notice of an
+// Acquire of it (the contract says it answers Acquired at once, with the
+// lease it holds), so a client that asks while its node holds waits for
+// ever. Safe, as Forgetful is.
+const DeafHolder = "test-deaf-holder"
+
+type deafHolder struct {
+	algorithms.Explorable
+	held map[algorithms.ResourceID]algorithms.Local // until, as the node's events said
+}
+
+func (d *deafHolder) Clone(r *rand.Rand) algorithms.Node {
+	c := &deafHolder{Explorable: d.Explorable.Clone(r).(algorithms.Explorable), held: make(map[algorithms.ResourceID]algorithms.Local, len(d.held))}
+	for k, v := range d.held {
+		c.held[k] = v
+	}
+	return c
+}
+
+// AppendState adds nothing: what it keeps is what the node's own state
+// says (its lease and its end).
+func (d *deafHolder) AppendState(b []byte, now algorithms.Local) []byte {
+	return d.Explorable.AppendState(b, now)
+}
+
+func (d *deafHolder) Step(now algorithms.Local, in algorithms.Input, out *algorithms.Output) {
+	if in.Kind == algorithms.Acquire && now < d.held[in.Resource] {
+		return
+	}
+	d.Explorable.Step(now, in, out)
+	for _, e := range out.Events {
+		switch e.Kind {
+		case algorithms.Acquired:
+			d.held[e.Resource] = e.Until
+		case algorithms.Lost:
+			delete(d.held, e.Resource)
+		}
+	}
+}
+
 func init() {
 	pl, err := algorithms.Lookup("paxoslease")
 	if err != nil {
@@ -70,4 +112,16 @@ func init() {
 		return &forgetful{Explorable: n.(algorithms.Explorable)}, nil
 	}
 	algorithms.Register(a)
+
+	d := pl
+	d.Name, d.Summary = DeafHolder, "test only: paxoslease whose holders ignore an Acquire of the lease they hold"
+	d.Ablations = nil
+	d.Build = func(cfg algorithms.Config) (algorithms.Node, error) {
+		n, err := pl.Build(cfg)
+		if err != nil {
+			return nil, err
+		}
+		return &deafHolder{Explorable: n.(algorithms.Explorable), held: map[algorithms.ResourceID]algorithms.Local{}}, nil
+	}
+	algorithms.Register(d)
 }

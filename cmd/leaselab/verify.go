@@ -203,6 +203,12 @@ func runVerify(cx *ctx, c verify.Config, info *shard.Info, out, format string, q
 				return fmt.Errorf("--out: %w", err)
 			}
 			res.Counterexample = out
+		case res.Violations == 0 && res.UnansweredScenario != "":
+			// No violation: the path to a search's request never answered.
+			if err := os.WriteFile(out, []byte(res.UnansweredScenario), 0o644); err != nil {
+				return fmt.Errorf("--out: %w", err)
+			}
+			res.Counterexample = out
 		case res.Violations > 0:
 			fmt.Fprintf(cx.stderr, "verify: a campaign found the violation and no search did within the budget, so %s is not written: re-run the campaign's seed with %s\n", out, res.Reproduce)
 		}
@@ -248,8 +254,13 @@ func writeVerify(cx *ctx, format string, res verify.Result) error {
 	// A request left unanswered once the faults stopped is a liveness
 	// failure: the battery went on searching for violations, and fails.
 	if res.Unanswered > 0 {
-		fmt.Fprintf(cx.stderr, "verify: %s left %d requests unanswered after its seeds' faults stopped (a liveness failure); re-run its first such seed with %s\n",
-			res.UnansweredBy, res.Unanswered, res.UnansweredRun)
+		if res.UnansweredScenario != "" {
+			fmt.Fprintf(cx.stderr, "verify: %s found %d states at rest with a request never answered (a liveness failure); --out writes the path to the first, or re-run the search with %s --out FILE\n",
+				res.UnansweredBy, res.Unanswered, res.UnansweredRun)
+		} else {
+			fmt.Fprintf(cx.stderr, "verify: %s left %d requests unanswered after its seeds' faults stopped (a liveness failure); re-run its first such seed with %s\n",
+				res.UnansweredBy, res.Unanswered, res.UnansweredRun)
+		}
 		return exitStatus(1)
 	}
 	// A configuration the algorithm rejected was not searched: a battery
@@ -270,8 +281,11 @@ func writeVerify(cx *ctx, format string, res verify.Result) error {
 		saw := "0 leases acquired"
 		if first.Kind == verify.KindExplore {
 			saw = fmt.Sprintf("%d states with a lease held, by %d nodes", first.Leases, first.Holders)
+			if first.Liveness {
+				saw += fmt.Sprintf(", %d at rest", first.RestStates)
+			}
 		}
-		fmt.Fprintf(cx.stderr, "verify: %d of %d configurations never saw leases of two nodes (%s: %s, stopped: %s); their verdict is vacuous\n",
+		fmt.Fprintf(cx.stderr, "verify: %d of %d configurations never saw leases of two nodes or (--liveness) a state at rest (%s: %s, stopped: %s); their verdict is vacuous\n",
 			n, len(res.Configurations), first.ID, saw, first.Stopped)
 		return exitStatus(1)
 	}
@@ -293,9 +307,13 @@ func writeVerifyTable(cx *ctx, r verify.Result) error {
 		if c.Command != "" {
 			secs = strconv.FormatFloat(c.Seconds, 'f', 1, 64)
 		}
-		rows = append(rows, []string{c.ID, c.Kind, c.Flags, size, depth, leases, c.Stopped, strconv.Itoa(c.Violations), secs})
+		unans := ""
+		if c.Kind == verify.KindCheck || c.Liveness {
+			unans = strconv.Itoa(c.Unanswered)
+		}
+		rows = append(rows, []string{c.ID, c.Kind, c.Flags, size, depth, leases, c.Stopped, strconv.Itoa(c.Violations), unans, secs})
 	}
-	if err := writeTableWidth(cx.stdout, []string{"id", "kind", "flags", "states / seeds", "depth", "leases", "stopped", "violations", "s"}, rows, 48); err != nil {
+	if err := writeTableWidth(cx.stdout, []string{"id", "kind", "flags", "states / seeds", "depth", "leases", "stopped", "violations", "unanswered", "s"}, rows, 48); err != nil {
 		return err
 	}
 	abl := strings.Join(r.Ablate, ",")

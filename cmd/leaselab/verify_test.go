@@ -131,7 +131,8 @@ func TestVerifyRejectedConfigurationFails(t *testing.T) {
 
 // A battery in which a configuration ran and never saw leases of two
 // nodes exits 1: its "no violation" judged nothing. A search counts the
-// nodes it saw holding; a campaign, the leases it acquired.
+// nodes it saw holding; a campaign, the leases it acquired; a search
+// with --liveness, also the states at rest it judged.
 func TestVerifyVacuousConfigurationFails(t *testing.T) {
 	e1 := verify.ConfigResult{ID: "E1", Kind: verify.KindExplore, Stopped: verify.StopExhausted, Leases: 12, Holders: 2}
 	c1 := verify.ConfigResult{ID: "C1", Kind: verify.KindCheck, Stopped: verify.StopSeeds, Leases: 40}
@@ -142,6 +143,8 @@ func TestVerifyVacuousConfigurationFails(t *testing.T) {
 		{verify.ConfigResult{ID: "E2", Kind: verify.KindExplore, Stopped: verify.StopTime}, "(E2: 0 states with a lease held, by 0 nodes, stopped: time)"},
 		{verify.ConfigResult{ID: "E2", Kind: verify.KindExplore, Stopped: verify.StopTime, Leases: 900, Holders: 1}, "(E2: 900 states with a lease held, by 1 nodes, stopped: time)"},
 		{verify.ConfigResult{ID: "C2", Kind: verify.KindCheck, Stopped: verify.StopSeeds}, "(C2: 0 leases acquired, stopped: seeds)"},
+		// A liveness search that never came to rest judged no liveness.
+		{verify.ConfigResult{ID: "E2", Kind: verify.KindExplore, Stopped: verify.StopExhausted, Leases: 10, Holders: 2, Liveness: true}, "(E2: 10 states with a lease held, by 2 nodes, 0 at rest, stopped: exhausted)"},
 	} {
 		r := verify.Result{Algo: "classicpaxos", Configurations: []verify.ConfigResult{e1, tc.e2, c1}}
 		var stdout, stderr strings.Builder
@@ -149,7 +152,7 @@ func TestVerifyVacuousConfigurationFails(t *testing.T) {
 		if e, isExit := err.(exitStatus); !isExit || e != 1 {
 			t.Fatalf("%s: writeVerify returned %v, want exit 1", tc.e2.ID, err)
 		}
-		if !strings.Contains(stderr.String(), "1 of 3 configurations never saw leases of two nodes "+tc.want) {
+		if !strings.Contains(stderr.String(), "1 of 3 configurations never saw leases of two nodes or (--liveness) a state at rest "+tc.want) {
 			t.Errorf("stderr %q", stderr.String())
 		}
 	}

@@ -1,6 +1,8 @@
 package verify
 
 import (
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -26,5 +28,47 @@ func TestBatteryJudgesLiveness(t *testing.T) {
 		if c.Stopped != StopUnanswered || c.Unanswered == 0 || c.Leases == 0 {
 			t.Errorf("%s: stopped %s, %d unanswered, %d leases: want %s, some, some", c.ID, c.Stopped, c.Unanswered, c.Leases, StopUnanswered)
 		}
+	}
+}
+
+// A search with --liveness that comes to rest with a request unanswered
+// fails the battery with the search's command and the path as a
+// scenario; the safety verdict stays clean, and the configuration is not
+// vacuous (it judged states at rest).
+func TestBatterySearchJudgesLiveness(t *testing.T) {
+	es, err := Matrix(planted.DeafHolder)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, e := range es {
+		if slices.Contains(e.Args, "--liveness=true") {
+			ids = append(ids, e.ID)
+		}
+	}
+	if len(ids) == 0 {
+		t.Fatal("the matrix has no search with --liveness")
+	}
+	r, err := Run(Config{Algo: planted.DeafHolder, Only: ids[:1], Budget: 4 * time.Second, Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := r.Configurations[0]
+	if r.Violations != 0 || r.Unanswered == 0 || r.UnansweredBy != ids[0] || !strings.Contains(r.UnansweredRun, "--liveness=true") || r.UnansweredScenario == "" {
+		t.Fatalf("%d violations, %d unanswered by %q (%q): want 0, some, by %s", r.Violations, r.Unanswered, r.UnansweredBy, r.UnansweredRun, ids[0])
+	}
+	if !c.Liveness || c.RestStates == 0 || c.Unanswered == 0 {
+		t.Fatalf("%s: liveness %v, %d at rest, %d unanswered", c.ID, c.Liveness, c.RestStates, c.Unanswered)
+	}
+	if n, _ := r.Vacuous(); n != 0 {
+		t.Fatalf("%d vacuous configurations", n)
+	}
+	// The same search of PaxosLease itself: states at rest, none stuck.
+	clean, err := Run(Config{Algo: "paxoslease", Only: ids[:1], Budget: 4 * time.Second, Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cc := clean.Configurations[0]; clean.Unanswered != 0 || cc.RestStates == 0 {
+		t.Fatalf("paxoslease %s: %d unanswered, %d at rest", cc.ID, clean.Unanswered, cc.RestStates)
 	}
 }

@@ -141,6 +141,11 @@ var baseMatrix = []Entry{
 		"--acceptors 1 --proposers 2 --crashes 2 --inputs 4 --input-kinds acquire,release --max-rounds 2 --max-depth 18 --horizon 13s", 20),
 	x("a restart wait tight against the lease: M 4 µs above T, drifting clocks, one acceptor, 6 s of true time (a lease and a second): a restarted node's wait, measured by a fast clock, against a lease held on a slow one. With M at 7 s every wait of M or more outlasts any lease, so no other search tests a wait's drift factor (PaxosLease's quarantine M(1+ρ)(1-ρ), 4.999999 s, is found at depth 9)",
 		"--acceptors 1 --proposers 2 --inputs 3 --clocks drift --max-lease 5.000004s --horizon 6s --max-pending 0"),
+	x("liveness (--liveness): one acceptor, three inputs, no bound on the network: a state at rest (nothing in flight, no timer) with a client's acquire unanswered, such as the holder asked again that took no notice (naive, PaxosLease, fairq and central before the fix: 2 such states among 26 to 35)",
+		"--acceptors 1 --proposers 2 --inputs 3 --max-pending 0 --liveness=true"),
+	x("liveness on the explorer's default cluster, two inputs", "--inputs 2 --liveness=true"),
+	x("liveness with a lost message and a retry: rounds that time out, retry and fail must still answer",
+		"--acceptors 1 --proposers 2 --inputs 3 --drops 1 --max-rounds 2 --response-timeout 1s --max-pending 0 --liveness=true"),
 	c("stale links, give-ups, extensions and crashes (abandon-release)", "--faults stale,giveup,extend,crash"),
 	c("swarm: each seed draws its own fault kinds and intensities, cluster shape, network speed, late messages that outlive a crash", "--faults swarm --duration 1m"),
 	c("every fault kind", "--faults all"),
@@ -273,6 +278,12 @@ func pairs(args []string) ([][2]string, error) {
 		if !ok {
 			return nil, fmt.Errorf("expected a --flag, got %q", args[i])
 		}
+		if n, v, ok := strings.Cut(name, "="); ok {
+			// --name=value: how a bool flag (--liveness=true) is
+			// written, so that the entry is also a valid command line.
+			kv = append(kv, [2]string{n, v})
+			continue
+		}
 		if i+1 >= len(args) {
 			return nil, fmt.Errorf("flag --%s has no value", name)
 		}
@@ -322,6 +333,8 @@ func applyExplore(cf *explore.Config, args []string) error {
 			cf.Clocks = v
 		case "strategy":
 			cf.Strategy = v
+		case "liveness":
+			cf.Liveness, err = strconv.ParseBool(v)
 		case "drift":
 			cf.ClockDrift, err = strconv.ParseFloat(v, 64)
 			driftSet = true

@@ -122,7 +122,7 @@ func (r Result) Vacuous() (n int, first ConfigResult) {
 		case StopBudget, StopSkipped, StopInvalid, StopInterrupted, StopViolation:
 			return false
 		}
-		return c.Leases == 0 || c.Kind == KindExplore && c.Holders < 2
+		return c.Leases == 0 || c.Kind == KindExplore && c.Holders < 2 || c.Liveness && c.RestStates == 0
 	})
 }
 
@@ -175,8 +175,15 @@ type ConfigResult struct {
 	// Unanswered: for a campaign, the requests its seeds left unanswered
 	// at the end of their settle stretch (campaign.Vary.Settle), a
 	// liveness failure; it ends the campaign (Stopped "unanswered"), not
-	// the battery.
+	// the battery. For a search with --liveness, the states at rest with
+	// a request unanswered (explore's unanswered_states); the search runs
+	// on to its end.
 	Unanswered int `json:"unanswered"`
+	// Liveness: a search that judged liveness (--liveness);
+	// RestStates the states at rest it judged, where 0 makes its
+	// liveness verdict vacuous (Result.Vacuous).
+	Liveness   bool  `json:"liveness"`
+	RestStates int64 `json:"rest_states"`
 }
 
 // Result is a battery's outcome.
@@ -245,6 +252,11 @@ type Result struct {
 	UnansweredBy   string       `json:"unanswered_by"`
 	UnansweredRun  string       `json:"unanswered_run"`
 	UnansweredSpec *runner.Spec `json:"-"`
+	// UnansweredScenario: when a search (--liveness) found the liveness
+	// failure, the path to its first state at rest with a request
+	// unanswered, as a scenario on which replay exits 1; UnansweredRun
+	// is then that search's command.
+	UnansweredScenario string `json:"-"`
 }
 
 // Run runs the battery: the configurations of Select(c) (the matrix of
@@ -548,6 +560,7 @@ func runExplore(c Config, e Entry, share time.Duration, cr *ConfigResult, res *R
 	}
 	cr.States, cr.Depth, cr.Exhausted, cr.Violations = r.States, r.MaxDepth, r.Exhausted, r.Violations
 	cr.Leases, cr.Holders = r.HeldStates, r.Holders
+	cr.Liveness, cr.RestStates, cr.Unanswered = r.Liveness, r.RestStates, int(r.Unanswered)
 	base := exploreCommand(c, e)
 	cr.Command = base
 	switch r.Stopped {
@@ -585,6 +598,10 @@ func runExplore(c Config, e Entry, share time.Duration, cr *ConfigResult, res *R
 			res.Violations, res.FoundBy, res.FoundByCommand = r.Violations, e.ID, cr.Command
 		}
 		res.Scenario, res.ScenarioBy = r.Scenario, e.ID
+	}
+	if r.Unanswered > 0 && res.UnansweredBy == "" {
+		res.Unanswered, res.UnansweredBy, res.UnansweredRun = int(r.Unanswered), e.ID, cr.Command
+		res.UnansweredScenario = r.UnansweredScenario
 	}
 	return nil
 }

@@ -33,14 +33,22 @@ func (n *Node) acquire(now algorithms.Local, r algorithms.ResourceID, out *algor
 		return
 	}
 	p := n.props[r]
-	if p != nil && p.holds(now) && p.phase == idle {
-		// Already the holder: the answer is the lease it holds (a
-		// client that lost track of it, or asks again, still gets one).
+	if p != nil && p.holds(now) {
+		// Already the holder, an extension in flight or not: the answer
+		// is the lease it holds (a client that lost track of it, or asks
+		// again, still gets one).
 		out.Emit(algorithms.Event{Kind: algorithms.Acquired, Resource: r, Owner: n.id, Ballot: p.holdBallot, Until: p.holdUntil, Token: p.token})
 		return
 	}
-	if p != nil && (p.holds(now) || p.phase != idle) {
-		return // already trying: one acquisition at a time
+	if p != nil && p.phase != idle {
+		// Already trying, one acquisition at a time: its Acquired or
+		// Failed answers this request too. An extension whose hold
+		// ended on our clock emits nothing if it fails while the hold
+		// timer is still to fire, so it notes that a client waits.
+		if p.extend {
+			p.asked = true
+		}
+		return
 	}
 	if p != nil {
 		// A hold that ended on our clock, its timer not yet fired.
@@ -276,6 +284,7 @@ func (n *Node) acquired(r algorithms.ResourceID, p *proposal, b algorithms.Ballo
 	p.holdUntil = until
 	p.phase = idle
 	p.extend = false
+	p.asked = false
 	p.fails = 0
 	out.CancelTimer(algorithms.TimerKey{Resource: r, Kind: timerProposer})
 	out.SetTimer(algorithms.TimerKey{Resource: r, Kind: timerHold}, until)
@@ -426,7 +435,14 @@ func (n *Node) failRound(now algorithms.Local, r algorithms.ResourceID, p *propo
 		p.phase = idle
 		p.extend = false
 		if p.holding {
-			return // the extension is over; the hold stands
+			// The extension is over; the hold stands. A client that
+			// asked once the hold had ended on our clock gets no lease
+			// from it: the hold timer is due at once.
+			if p.asked {
+				p.asked = false
+				out.Emit(algorithms.Event{Kind: algorithms.Failed, Resource: r, Owner: c.id, Ballot: p.cur})
+			}
+			return
 		}
 		out.Emit(algorithms.Event{Kind: algorithms.Failed, Resource: r, Owner: c.id, Ballot: p.cur})
 		n.releaseAll(r, p, out)

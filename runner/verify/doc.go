@@ -56,7 +56,16 @@
 //     holder on a slow one (PaxosLease's quarantine computed as
 //     M(1+ρ)(1-ρ) is found at depth 9; the matrix test requires a search
 //     where M(1-ρ²) < T). FaTLease's state space there is not finite
-//     within 6 s (deeper than 2,000 moves), so it runs to its share.
+//     within 6 s (deeper than 2,000 moves), so it runs to its share;
+//   - three searches that also judge liveness (explore --liveness, E24-E26:
+//     one acceptor with three inputs and no bound on the network; the
+//     default cluster with two inputs; one acceptor with a lost message,
+//     two rounds and a 1 s timeout): a state at rest with a client's
+//     acquire unanswered fails the battery, like a campaign's unanswered
+//     request, with the search's command and the path as a scenario
+//     (--out). A liveness search that never came to rest judged nothing,
+//     and is vacuous. E26 found fairq's holder that answered nothing while
+//     extending (README, "Liveness after the faults stop").
 //
 // Campaigns (C1, ...) run `leaselab check` seeds (its base: ten simulated
 // minutes of contention among five proposers, 3 acceptors): stale links

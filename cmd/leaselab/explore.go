@@ -75,14 +75,20 @@ and --backoff 0 (no random waits: the nodes' random draws then never
 matter, and the state space stays small).
 
 --liveness also judges the contract's promise that every acquire is
-answered (Acquired or Failed): a state at rest (every node up and running,
-no message in flight, no timer pending: nothing can happen there without a
-new input or fault) with a client request still unanswered is a liveness
-failure, counted as unanswered_states; the first is written with --out
-(when there is no violation) as a scenario on which replay exits 1. It
-finds requests that are dropped; not rounds that retry for ever, which
-never come to rest (the settle stretch of 'check' judges those).
-rest_states says how many states it judged: with 0 it judged nothing.
+answered (Acquired or Failed), two ways. A state at rest (every node up
+and running, no message in flight, no timer pending: nothing can happen
+there without a new input or fault) with a client request still
+unanswered is a liveness failure. And from every state the search expands
+with a request pending and no client input left, the settle probe lets
+the faults stop and the network be synchronous (a node that is down
+restarts, and in hops of a fiftieth of the lease span the messages in
+flight arrive in send order) for a generous bound of true time; a request
+still pending then is a liveness failure too: rounds that never end. Both
+count in unanswered_states; the first is written with --out (when there
+is no violation) as a scenario on which replay exits 1. rest_states and
+probed_states say how many states were judged: with 0 for both, nothing.
+The probe tries one fair schedule, not all; random walks and drifting
+clocks are not probed.
 
 Exit status 1 when a violation or (--liveness) an unanswered request is
 found, 2 for bad input.`,
@@ -106,7 +112,7 @@ func setupExplore(fs *pflag.FlagSet) action {
 	fs.DurationVar(&cfg.FsyncLatency, "fsync-latency", cfg.FsyncLatency, "classic Paxos: every fsync takes exactly this long (a crash within it loses the records; with --ablate fsync the answers have already left)")
 	fs.Uint64Var(&cfg.Seed, "seed", cfg.Seed, "seed of the nodes' random sources (matters only with --backoff > 0)")
 	fs.IntVar(&cfg.Inputs, "inputs", cfg.Inputs, "client inputs along one path (each an acquire, extend or release at any proposer)")
-	fs.BoolVar(&cfg.Liveness, "liveness", false, "also judge that every acquire is answered: a state at rest (every node up and running, nothing in flight, no timer pending) with a request unanswered is a liveness failure (the requests become state, and two reductions are off, so the same bounds give more states)")
+	fs.BoolVar(&cfg.Liveness, "liveness", false, "also judge that every acquire is answered: a state at rest (every node up and running, nothing in flight, no timer pending) with a request unanswered is a liveness failure, and so is one from which a synchronous network without faults leaves a request unanswered (the settle probe, run from every state expanded with a request pending and no input left; bfs and dfs, clocks that do not drift). The requests become state, and two reductions are off, so the same bounds give more states")
 	kinds := fs.StringSlice("input-kinds", []string{"acquire", "extend", "release"}, "which client inputs are offered: acquire, extend, release")
 	// The fault budgets come from the fault-kind table (faults.Kind.Budget).
 	budgets := cfg.FaultBudgets()
@@ -328,7 +334,8 @@ func writeExploreTable(c *ctx, r explore.Result) error {
 		rows = append(rows, []string{"double-belief states", fmt.Sprintf("%d (a paused node still believes it holds; first at depth %d)", r.DoubleBelief, r.BeliefDepth)})
 	}
 	if r.Liveness {
-		rows = append(rows, []string{"states at rest (liveness judged)", restText(r.RestStates)},
+		rows = append(rows, []string{"states at rest (liveness judged)", restText(r.RestStates, r.ProbedStates)},
+			[]string{"states probed (a synchronous network from there)", strconv.FormatInt(r.ProbedStates, 10)},
 			[]string{"unanswered (liveness failures)", stuckText(r.Unanswered, r.UnansweredDepth)})
 	}
 	if r.Checkpoint != "" {
@@ -343,10 +350,11 @@ func writeExploreTable(c *ctx, r explore.Result) error {
 	return writeTable(c.stdout, []string{"explore", "value"}, rows)
 }
 
-// restText is the states-at-rest row: liveness is judged only there.
-func restText(n int64) string {
-	if n == 0 {
-		return "0 (no state searched was at rest: the liveness verdict says nothing)"
+// restText is the states-at-rest row: liveness is judged there and in
+// the probed states only.
+func restText(n, probed int64) string {
+	if n+probed == 0 {
+		return "0 (no state searched was at rest or probed: the liveness verdict says nothing)"
 	}
 	return strconv.FormatInt(n, 10)
 }

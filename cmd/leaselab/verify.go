@@ -282,10 +282,10 @@ func writeVerify(cx *ctx, format string, res verify.Result) error {
 		if first.Kind == verify.KindExplore {
 			saw = fmt.Sprintf("%d states with a lease held, by %d nodes", first.Leases, first.Holders)
 			if first.Liveness {
-				saw += fmt.Sprintf(", %d at rest", first.RestStates)
+				saw += fmt.Sprintf(", %d at rest, %d probed", first.RestStates, first.ProbedStates)
 			}
 		}
-		fmt.Fprintf(cx.stderr, "verify: %d of %d configurations never saw leases of two nodes or (--liveness) a state at rest (%s: %s, stopped: %s); their verdict is vacuous\n",
+		fmt.Fprintf(cx.stderr, "verify: %d of %d configurations never saw leases of two nodes or (--liveness) a state at rest or probed (%s: %s, stopped: %s); their verdict is vacuous\n",
 			n, len(res.Configurations), first.ID, saw, first.Stopped)
 		return exitStatus(1)
 	}

@@ -144,7 +144,7 @@ func TestVerifyVacuousConfigurationFails(t *testing.T) {
 		{verify.ConfigResult{ID: "E2", Kind: verify.KindExplore, Stopped: verify.StopTime, Leases: 900, Holders: 1}, "(E2: 900 states with a lease held, by 1 nodes, stopped: time)"},
 		{verify.ConfigResult{ID: "C2", Kind: verify.KindCheck, Stopped: verify.StopSeeds}, "(C2: 0 leases acquired, stopped: seeds)"},
 		// A liveness search that never came to rest judged no liveness.
-		{verify.ConfigResult{ID: "E2", Kind: verify.KindExplore, Stopped: verify.StopExhausted, Leases: 10, Holders: 2, Liveness: true}, "(E2: 10 states with a lease held, by 2 nodes, 0 at rest, stopped: exhausted)"},
+		{verify.ConfigResult{ID: "E2", Kind: verify.KindExplore, Stopped: verify.StopExhausted, Leases: 10, Holders: 2, Liveness: true}, "(E2: 10 states with a lease held, by 2 nodes, 0 at rest, 0 probed, stopped: exhausted)"},
 	} {
 		r := verify.Result{Algo: "classicpaxos", Configurations: []verify.ConfigResult{e1, tc.e2, c1}}
 		var stdout, stderr strings.Builder
@@ -152,7 +152,7 @@ func TestVerifyVacuousConfigurationFails(t *testing.T) {
 		if e, isExit := err.(exitStatus); !isExit || e != 1 {
 			t.Fatalf("%s: writeVerify returned %v, want exit 1", tc.e2.ID, err)
 		}
-		if !strings.Contains(stderr.String(), "1 of 3 configurations never saw leases of two nodes or (--liveness) a state at rest "+tc.want) {
+		if !strings.Contains(stderr.String(), "1 of 3 configurations never saw leases of two nodes or (--liveness) a state at rest or probed "+tc.want) {
 			t.Errorf("stderr %q", stderr.String())
 		}
 	}

@@ -34,7 +34,11 @@ type badRef struct {
 
 type chunkOut struct {
 	cands []cand
-	err   error
+	// probes: states of the chunk probed (Liveness); probeStuck the
+	// positions in the level of those the probe left a request pending.
+	probes     int64
+	probeStuck []int64
+	err        error
 }
 
 // bfsRun is a breadth-first search: the visited set in memory, the
@@ -57,12 +61,16 @@ type bfsRun struct {
 	beliefLv  int
 	stuckAt   *badRef // the first state stuck (Liveness), in level stuckLv+1
 	stuckLv   int
-	stopped   string
-	err       error // an I/O error that stopped the search
-	resumed   bool
-	saved     int // checkpoints written so far (names the visited file)
-	lastProg  time.Time
-	lastMem   time.Time
+	// probeAt: the first state a probe left a request pending in
+	// (Liveness; liveness.go), at position probeAt in level probeLv.
+	probeAt  int64 // -1: none
+	probeLv  int
+	stopped  string
+	err      error // an I/O error that stopped the search
+	resumed  bool
+	saved    int // checkpoints written so far (names the visited file)
+	lastProg time.Time
+	lastMem  time.Time
 }
 
 // memCheckEvery is how often the search reads its resident size (the
@@ -73,6 +81,7 @@ const memCheckEvery = 20 * time.Millisecond
 // frontier states, and a world to apply moves in.
 type bfsWorker struct {
 	x  *exec
+	px *exec // the settle probe's (Liveness)
 	cu *cursor
 	sw world
 	ms []move
@@ -81,7 +90,7 @@ type bfsWorker struct {
 // bfs runs the breadth-first search (package doc, "Search").
 func (c *config) bfs(ctx context.Context, st *stats) (Result, error) {
 	var res Result
-	r := &bfsRun{c: c, ctx: ctx, st: st, seen: newFPSet(), lastProg: time.Now()}
+	r := &bfsRun{c: c, ctx: ctx, st: st, seen: newFPSet(), lastProg: time.Now(), probeAt: -1}
 	defer r.seen.free()
 	r.mem = newMemGuard(c.maxMemory, r.seen)
 	if c.Checkpoint != "" {
@@ -114,7 +123,7 @@ func (c *config) bfs(ctx context.Context, st *stats) (Result, error) {
 	}
 	defer r.lv.close()
 	for range c.Workers {
-		r.ws = append(r.ws, &bfsWorker{x: c.newExec(), cu: newCursor(r.lv, c)})
+		r.ws = append(r.ws, &bfsWorker{x: c.newExec(), px: c.newExec(), cu: newCursor(r.lv, c)})
 	}
 	if err := r.loop(); err != nil {
 		return res, err
@@ -300,6 +309,17 @@ func (wk *bfsWorker) expand(r *bfsRun, k, n int64) chunkOut {
 			return out
 		}
 		x.scratch = true // the successors are only fingerprinted
+		if c.probed(p) {
+			stuck, err := c.probe(wk.px, p, nil)
+			if err != nil {
+				out.err = err
+				return out
+			}
+			out.probes++
+			if stuck {
+				out.probeStuck = append(out.probeStuck, i)
+			}
+		}
 		wk.ms = c.moves(p, wk.ms[:0])
 		for mi, m := range wk.ms {
 			wk.sw.copyFrom(p)
@@ -373,6 +393,13 @@ func (r *bfsRun) commit(out chunkOut, k int64) bool {
 		}
 	}
 	st.transitions += int64(len(out.cands))
+	// Counted once the chunk is committed whole (a chunk cut short is
+	// expanded again, probes included, when the search resumes).
+	st.probed += out.probes
+	st.stuck += int64(len(out.probeStuck))
+	if len(out.probeStuck) > 0 && r.probeAt < 0 {
+		r.probeAt, r.probeLv = out.probeStuck[0], r.depth
+	}
 	r.nextChunk = k + 1
 	if r.ctx.Err() != nil {
 		r.stopped = StopInterrupted
@@ -455,6 +482,16 @@ func (r *bfsRun) result() (Result, error) {
 			return res, err
 		}
 		res.BeliefDepth = len(path)
+	}
+	if r.probeAt >= 0 && r.stuckAt == nil {
+		root, path, err := r.lv.path(r.probeLv, r.probeAt)
+		if err != nil {
+			return res, err
+		}
+		if res.UnansweredScenario, err = c.probeWitness(root, path); err != nil {
+			return res, err
+		}
+		res.UnansweredDepth = len(path)
 	}
 	if b := r.stuckAt; b != nil {
 		root, path := int(b.Move), []int32(nil)

@@ -43,9 +43,14 @@ type checkpointMeta struct {
 	Stuck   int64   `json:"stuck_states,omitempty"`
 	StuckAt *badRef `json:"stuck_at,omitempty"`
 	StuckLv int     `json:"stuck_level,omitempty"`
-	WallNS  int64   `json:"wall_ns"`
-	CPUNS   int64   `json:"cpu_ns"`
-	Saved   int     `json:"saved"` // how many times saved (names the visited file)
+	// Probed: states probed so far; ProbeAt the first a probe left a
+	// request pending in, plus one (0: none), in level ProbeLv.
+	Probed  int64 `json:"probed_states,omitempty"`
+	ProbeAt int64 `json:"probe_at,omitempty"`
+	ProbeLv int   `json:"probe_level,omitempty"`
+	WallNS  int64 `json:"wall_ns"`
+	CPUNS   int64 `json:"cpu_ns"`
+	Saved   int   `json:"saved"` // how many times saved (names the visited file)
 }
 
 const checkpointVersion = 1
@@ -129,6 +134,7 @@ func (r *bfsRun) resume() (bool, error) {
 	r.saved = m.Saved
 	r.belief, r.beliefAt, r.beliefLv = m.Belief, m.BeliefAt, m.BeliefLv
 	r.st.rest, r.st.stuck, r.stuckAt, r.stuckLv = m.Rest, m.Stuck, m.StuckAt, m.StuckLv
+	r.st.probed, r.probeAt, r.probeLv = m.Probed, m.ProbeAt-1, m.ProbeLv
 	r.st.states, r.st.transitions, r.st.constrained, r.st.held, r.st.holders, r.st.depth = m.States, m.Transitions, m.Constrained, m.Held, m.Holders, m.Depth
 	r.st.prevWall, r.st.prevCPU = time.Duration(m.WallNS), time.Duration(m.CPUNS)
 	r.mem.tune()
@@ -143,6 +149,7 @@ func (r *bfsRun) save(stopped string) error {
 		States: r.st.states, Transitions: r.st.transitions, Constrained: r.st.constrained, Held: r.st.held, Holders: r.st.holders, Bad: r.bad,
 		Belief: r.belief, BeliefAt: r.beliefAt, BeliefLv: r.beliefLv,
 		Rest: r.st.rest, Stuck: r.st.stuck, StuckAt: r.stuckAt, StuckLv: r.stuckLv,
+		Probed: r.st.probed, ProbeAt: r.probeAt + 1, ProbeLv: r.probeLv,
 		WallNS: int64(time.Since(r.st.start) + r.st.prevWall), CPUNS: int64(cpuTime() - r.st.cpu0 + r.st.prevCPU),
 		Saved: r.saved + 1}
 	old, _ := filepath.Glob(filepath.Join(r.dir, "visited-*.bin"))

@@ -20,7 +20,7 @@ func (c *config) dfs(ctx context.Context, st *stats) (Result, error) {
 	defer seen.free()
 	mem := newMemGuard(c.maxMemory, seen)
 	s := &dfsRun{c: c, ctx: ctx, st: st, seen: seen, mem: mem, x: c.newExec(),
-		lastProg: time.Now(), badRoot: -1, beliefRoot: -1, stuckRoot: -1}
+		lastProg: time.Now(), badRoot: -1, beliefRoot: -1, stuckRoot: -1, probeRoot: -1, px: c.newExec()}
 	if c.MaxDepth > 0 {
 		s.least = make(map[fp]uint16, 1<<16)
 	}
@@ -63,6 +63,12 @@ func (c *config) dfs(ctx context.Context, st *stats) (Result, error) {
 			return res, err
 		}
 		res.UnansweredScenario, res.UnansweredDepth = sc, len(s.stuckPath)
+	} else if s.probeRoot >= 0 {
+		sc, err := c.probeWitness(s.probeRoot, s.probePath)
+		if err != nil {
+			return res, err
+		}
+		res.UnansweredScenario, res.UnansweredDepth = sc, len(s.probePath)
 	}
 	return res, nil
 }
@@ -94,6 +100,9 @@ type dfsRun struct {
 	belief              int64
 	stuckRoot           int // the first state stuck (Liveness), -1: none
 	stuckPath           []int32
+	probeRoot           int // the first state a probe left a request pending in, -1: none
+	probePath           []int32
+	px                  *exec // the settle probe's
 }
 
 // dfsFrame is one depth of the stack: a world, its moves (computed when
@@ -206,6 +215,19 @@ func (s *dfsRun) step(i int) error {
 		st.judge(rest, stuck)
 		if stuck && s.stuckRoot < 0 {
 			s.stuckRoot, s.stuckPath = i, s.pathOf(int32(mi))
+		}
+	}
+	if c.probed(&s.sw) {
+		stuck, err := c.probe(s.px, &s.sw, nil)
+		if err != nil {
+			return err
+		}
+		st.probed++
+		if stuck {
+			st.stuck++
+			if s.probeRoot < 0 {
+				s.probeRoot, s.probePath = i, s.pathOf(int32(mi))
+			}
 		}
 	}
 	if c.MaxPending > 0 && len(s.sw.pending) > c.MaxPending {

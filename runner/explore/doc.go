@@ -112,17 +112,43 @@
 // default cluster with 2 inputs and 1 crash: 3,937,180 states without,
 // 4,909,297 with).
 //
+// A state at rest is the one place where "never answered" is a property
+// of the state alone: a proposer that retries for ever never comes to
+// rest, and a bounded search cuts its paths at the pending bound, the
+// horizon or the depth. So every state the search expands in which a
+// request is pending and no client input is left is also probed
+// (liveness.go): from it the faults stop and the network is synchronous,
+// as in the campaigns' settle stretch but in one schedule: a node that is
+// down restarts at once, and the network moves in hops of a fiftieth of
+// the lease span (100 ms by default), each delivering in send order what
+// was in flight when it began; a deadline that comes first is met first,
+// and with nothing in flight time advances to the next deadline. Time
+// must pass in the probe: with deliveries that took none, fairq's node
+// that retries at once (the explorer's backoff is 0) while a stale record
+// lapses would spin at one instant for ever, which no network does. A
+// request still pending after a bound of true time (per proposer a whole
+// hold, extended, a restart's quarantine and a whole failed acquisition,
+// as campaign.SettleFor gives a seed: 71 s at the explorer's defaults with
+// two proposers) counts in unanswered_states as well, and the witness is
+// the path to the state followed by the probe's moves. probed_states
+// counts the probes.
+//
 // What it finds: a request the node drops (the holder asked again that
 // took no notice, fixed in naive, PaxosLease, fairq and central: the
 // builds before the fix have 2 stuck states among 26 to 35 with one
 // acceptor, one proposer and two acquires); a round that ends without an
-// answer and sets no timer to retry. What it cannot find: rounds
-// without end (a proposer that retries for ever never comes to rest,
-// like FaTLease's proposer-only node that restarted the same instance),
-// an answer that comes only late, or a request starved by others that
-// keep winning. Those need cycles in the state graph judged under
-// fairness, which this search does not do; the campaigns' settle stretch
-// (runner.Spec.Settle) judges them over time instead.
+// answer and sets no timer to retry; rounds without end (FaTLease's
+// proposer that restarted the same instance again and again, the build
+// before 8f48b16: with one acceptor, two proposers and three inputs the
+// first probe that fails is at depth 7, 11,953 states and 0.15 s into
+// the search, where the settle stretch had needed a swarm seed of a
+// five-node cluster).
+// What it cannot find: a request that only some other fair schedule
+// leaves unanswered (the probe tries one; a state at rest on such a path
+// is still judged), an answer that comes only late (within the bound),
+// or starvation. Random walks judge states at rest only, and drifting
+// clocks are not probed (tens of seconds of drift would carry them past
+// the skew an algorithm assumes, config.reachable).
 //
 // # Reductions and the pending bound
 //

@@ -3,6 +3,7 @@ package explore
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"leaselab/algorithms"
 )
@@ -20,12 +21,10 @@ import (
 // is a liveness failure (Result.Unanswered), and the first one found is
 // rebuilt as a scenario that replays to "expect unanswered 0" failing.
 //
-// What it finds: a node that takes no notice of an Acquire (the holder
-// asked again, the forgetful node of runner/internal/planted), a round
-// that ends without an answer and without a retry. What it cannot find:
-// rounds without end (a proposer that retries for ever never comes to
-// rest), nor an answer that comes only late. The campaigns' settle
-// stretch (runner.Spec.Settle) judges those over time, not by states.
+// States at rest find a node that takes no notice of an Acquire (the
+// holder asked again, the forgetful node of runner/internal/planted) and
+// a round that ends without an answer and without a retry. Rounds without
+// end never come to rest; the settle probe below judges those.
 //
 // Three changes to the search make the verdict sound (doc.go, "Liveness"):
 // the requests are part of the state (two states that differ only in a
@@ -137,6 +136,151 @@ func (c *config) stuckWitness(root int, path []int32) (string, error) {
 	}
 	b.WriteString("\nadvance 1h                # nothing is due: time alone answers nothing\n")
 	fmt.Fprintf(&b, "expect unanswered %d\n", len(w.asks))
+	b.WriteString("# every Acquire is answered (algorithms.Failed's contract): leaselab replay exits 1 here\n")
+	b.WriteString("expect unanswered 0\n")
+	return b.String(), nil
+}
+
+// --- the settle probe: requests that a synchronous network leaves
+// unanswered ---
+//
+// A state at rest is the one place where "never answered" is a property
+// of the state alone. A proposer that retries for ever never comes to
+// rest, and a bounded search cuts its paths at the pending bound, the
+// horizon or the depth. So with Liveness every state the search expands
+// in which a request is pending and the clients have no input left (the
+// input budget is spent) is also probed: from it, the faults stop and the
+// network is synchronous (the campaigns' settle stretch, in one
+// schedule). A node that is down restarts at once; the network moves in
+// hops of probeHop of true time, each delivering, in send order, the
+// messages that were in flight when it began (what they send waits for
+// the next hop); a deadline that comes first is met first; with nothing
+// in flight, time advances to the next deadline. No crash, loss,
+// duplicate, pause or clock change. Time must pass: with deliveries that
+// took none, a node that retries at once while it waits for a record to
+// lapse (fairq, with the explorer's backoff of 0) would spin at one
+// instant for ever, which no network does. A request still pending after
+// probeFor of true time (per proposer a whole hold, extended, a restart's
+// quarantine and a whole failed acquisition, as campaign.SettleFor gives
+// a seed) is a liveness failure.
+//
+// One schedule, not every one: a bug that only some fair schedule shows
+// is not found by the probe (a state at rest on such a path still is).
+// Drifting clocks are not probed: advancing tens of seconds would carry
+// them past the skew an algorithm assumes (config.reachable), and the
+// campaigns stop free clocks at the settle stretch for the same reason.
+
+// probeSteps caps the moves of one probe (a request still pending after
+// that many is unanswered, whatever time is left). Time bounds a probe
+// first: probeFor over probeHop is 700 hops at the explorer's defaults.
+const probeSteps = 1 << 16
+
+// probeHop is the network's hop in the probe: a fiftieth of the lease
+// span (100 ms at the default 5 s), so that a round of two hops is far
+// inside any timeout and the probe's witness stays short.
+func (c *config) probeHop() int64 { return max(int64(c.Params.LeaseSpan)/50, 1) }
+
+// probeFor is how much true time a probe gives the pending requests.
+func (c *config) probeFor() int64 {
+	p := c.Params
+	each := 3*p.MaxLease + time.Duration(p.MaxRounds)*(p.ResponseTimeout+p.Backoff) + time.Second
+	return int64(p.MaxLease + time.Duration(max(c.Proposers, 1))*each)
+}
+
+// probed reports whether w is to be probed: a request pending, no input
+// left, not at rest (judged there already), clocks that do not drift.
+func (c *config) probed(w *world) bool {
+	return c.Liveness && !c.absTime && len(w.asks) > 0 && w.budget.inputs == 0 && !w.atRest()
+}
+
+// probe runs the synchronous continuation from w (left unchanged) on px,
+// the worker's probe exec, and reports whether a request is still pending
+// at its end. With desc, it writes each move as a scenario command.
+func (c *config) probe(px *exec, w *world, desc *strings.Builder) (bool, error) {
+	pw := w.clone()
+	for n := range pw.hosts {
+		h := pw.hosts[n].Clone()
+		pw.hosts[n] = &h
+	}
+	px.walk = true // the hosts are the probe's own: steps change them in place
+	px.w = pw
+	end, hop := pw.now+c.probeFor(), c.probeHop()
+	do := func(m move) error {
+		if desc != nil {
+			desc.WriteString(c.describe(pw, m))
+			desc.WriteByte('\n')
+		}
+		px.apply(pw, m)
+		return px.err
+	}
+	steps := 0
+	for steps < probeSteps && len(pw.asks) > 0 {
+		m, ok := probeMove(pw, hop)
+		if !ok || pw.now+m.dur > end || m.kind == tAdvance && pw.nextDeadline() > end {
+			break // at rest, or out of time
+		}
+		if err := do(m); err != nil {
+			return false, err
+		}
+		steps++
+		if m.kind != tHop {
+			continue
+		}
+		// The hop's deliveries: what was in flight when it began.
+		for k := len(pw.pending); k > 0 && len(pw.asks) > 0; k-- {
+			if err := do(move{kind: tDeliver, arg: 0}); err != nil {
+				return false, err
+			}
+			steps++
+		}
+	}
+	return len(pw.asks) > 0, nil
+}
+
+// probeMove is the synchronous network's next move in w: restart a node
+// that is down; with messages in flight, a hop of true time (or, if a
+// deadline comes first, time to it); else advance to the next deadline
+// (false: none, w is at rest).
+func probeMove(w *world, hop int64) (move, bool) {
+	for n := range w.hosts {
+		if !w.up(algorithms.NodeID(n)) {
+			return move{kind: tRestart, arg: int32(n)}, true
+		}
+	}
+	t := w.nextDeadline()
+	if len(w.pending) > 0 && (t == never || w.now+hop < t) {
+		return move{kind: tHop, dur: hop}, true
+	}
+	if t != never {
+		return move{kind: tAdvance}, true
+	}
+	return move{}, false
+}
+
+// probeWitness rebuilds the path (root, moves) to a probed state and
+// writes it, with the probe's moves, as a scenario that fails where it is
+// replayed.
+func (c *config) probeWitness(root int, path []int32) (string, error) {
+	var b strings.Builder
+	w, err := c.rebuild(&b, root, path)
+	if err != nil {
+		return "", err
+	}
+	fmt.Fprintf(&b, "# from here the faults stop and the network is synchronous (explore's settle probe: hops of %s): unanswered:", time.Duration(c.probeHop()))
+	for _, a := range w.asks {
+		fmt.Fprintf(&b, " n%d r%d", a.node, a.res)
+	}
+	b.WriteByte('\n')
+	px := c.newExec()
+	stuck, err := c.probe(px, w, &b)
+	if err != nil {
+		return "", err
+	}
+	if !stuck {
+		return "", fmt.Errorf("explore: internal error: the probe of the rebuilt state answers every request")
+	}
+	fmt.Fprintf(&b, "# %s of true time since the probe began; the request is still pending\n", time.Duration(px.w.now-w.now))
+	fmt.Fprintf(&b, "expect unanswered %d\n", len(px.w.asks))
 	b.WriteString("# every Acquire is answered (algorithms.Failed's contract): leaselab replay exits 1 here\n")
 	b.WriteString("expect unanswered 0\n")
 	return b.String(), nil

@@ -146,3 +146,97 @@ func TestLivenessKeepsIgnoredAcquire(t *testing.T) {
 		t.Fatal("without Liveness the ignored acquire was not skipped")
 	}
 }
+
+// TestLivenessProbeFindsWorkWithoutEnd: a node that works on a request
+// for ever (planted.Restless: a timer set again and again, as rounds that
+// never end) is never at rest, so only the settle probe finds it; the
+// witness ends with the probe's moves and replays to the last line
+// failing. PaxosLease (with a proposer-only node beside): every probe
+// answers.
+func TestLivenessProbeFindsWorkWithoutEnd(t *testing.T) {
+	for _, strategy := range []string{"bfs", "dfs"} {
+		t.Run(strategy, func(t *testing.T) {
+			c := livenessConfig(planted.Restless, 2)
+			c.Strategy = strategy
+			res, err := Explore(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Unanswered == 0 || res.ProbedStates == 0 || res.UnansweredScenario == "" {
+				t.Fatalf("not found: %d states, %d at rest, %d probed, %d unanswered", res.States, res.RestStates, res.ProbedStates, res.Unanswered)
+			}
+			if !strings.Contains(res.UnansweredScenario, "settle probe") {
+				t.Fatalf("the witness is not the probe's:\n%s", res.UnansweredScenario)
+			}
+			var out strings.Builder
+			rr, err := sim.Replay(strings.NewReader(res.UnansweredScenario), &out)
+			if err != nil {
+				t.Fatalf("replay: %v\n%s", err, res.UnansweredScenario)
+			}
+			if len(rr.Failed) != 1 || !strings.Contains(rr.Failed[0], "expect unanswered 0") {
+				t.Fatalf("replay: failed %q, want only the last line\n%s", rr.Failed, res.UnansweredScenario)
+			}
+			t.Logf("%d states, %d probed, %d unanswered, first at depth %d", res.States, res.ProbedStates, res.Unanswered, res.UnansweredDepth)
+
+			// Two proposers, so that requests wait on messages in flight
+			// (a lone node's own messages arrive at once).
+			c.Algo, c.Proposers = "paxoslease", 2
+			clean, err := Explore(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if clean.Unanswered != 0 || clean.ProbedStates == 0 {
+				t.Fatalf("paxoslease: %d probed, %d unanswered:\n%s", clean.ProbedStates, clean.Unanswered, clean.UnansweredScenario)
+			}
+		})
+	}
+}
+
+// TestProbeIsSynchronous: the probe restarts a node that is down, moves
+// the network in hops that deliver what was in flight in send order, and
+// leaves the state it starts from unchanged.
+func TestProbeIsSynchronous(t *testing.T) {
+	c := DefaultConfig()
+	c.Algo, c.Liveness, c.Inputs = "paxoslease", true, 1
+	cf, err := prepare(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := cf.newExec()
+	w, err := cf.root(x, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	next := w.clone()
+	x.w = next
+	x.apply(w, move{kind: tInput, in: algorithms.Acquire, arg: 1, res: 0})
+	next2 := next.clone()
+	x.w = next2
+	x.apply(next, move{kind: tCrash, arg: 2}) // an acceptor down
+	if x.err != nil {
+		t.Fatal(x.err)
+	}
+	fingerprint := func(w *world) fp {
+		x.w, x.parent, x.cnhSet = w, nil, 0
+		return x.fingerprint()
+	}
+	before := fingerprint(next2)
+	var desc strings.Builder
+	stuck, err := cf.probe(cf.newExec(), next2, &desc)
+	if err != nil || stuck {
+		t.Fatalf("probe: stuck %v, %v\n%s", stuck, err, desc.String())
+	}
+	if fingerprint(next2) != before {
+		t.Fatal("the probe changed the state it started from")
+	}
+	// The down node restarts first; then a hop delivers what was in
+	// flight when it began, in send order; what that sends waits for the
+	// next hop.
+	lines := strings.Split(strings.TrimSpace(desc.String()), "\n")
+	want := []string{"restart n2", "advance 100ms", "deliver 1 ", "deliver 2 ", "advance 100ms", "deliver 3 "}
+	for i, w := range want {
+		if i >= len(lines) || !strings.HasPrefix(lines[i], w) {
+			t.Fatalf("move %d: want %q; moves:\n%s", i, w, desc.String())
+		}
+	}
+}

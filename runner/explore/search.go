@@ -321,13 +321,17 @@ type Result struct {
 	BeliefScenario string `json:"-"`
 	// Liveness: the search judged liveness (Config.Liveness). RestStates
 	// counts the distinct states searched that are at rest, where the
-	// judgement is made: 0 means it judged nothing. Unanswered counts
-	// those with a client request unanswered (each a liveness failure);
+	// judgement is made; ProbedStates those from which the settle probe
+	// ran a synchronous network (liveness.go; bfs and dfs, exact and
+	// offset clocks): 0 for both means it judged nothing. Unanswered
+	// counts the states at rest with a client request unanswered and
+	// the probes that left one (each a liveness failure);
 	// UnansweredDepth is the depth of the first found and
-	// UnansweredScenario the path to it as a scenario file (bfs and dfs),
-	// on which leaselab replay exits 1.
+	// UnansweredScenario the path to it as a scenario file (the probe's
+	// moves included), on which leaselab replay exits 1.
 	Liveness           bool   `json:"liveness"`
 	RestStates         int64  `json:"rest_states"`
+	ProbedStates       int64  `json:"probed_states"`
 	Unanswered         int64  `json:"unanswered_states"`
 	UnansweredDepth    int    `json:"unanswered_depth"`
 	UnansweredScenario string `json:"-"`
@@ -670,7 +674,8 @@ type stats struct {
 	holders     uint64 // the nodes seen holding one (world.holders)
 	depth       int
 	rest        int64 // states at rest (Liveness)
-	stuck       int64 // of them, with a request unanswered
+	probed      int64 // states probed (Liveness; liveness.go)
+	stuck       int64 // states at rest with a request unanswered, and probes that left one
 }
 
 // judge counts a new state's liveness verdict (Liveness; liveness.go),
@@ -701,7 +706,7 @@ func (c *config) finish(res *Result, st *stats) {
 		res.Clocks = "from scenario"
 	}
 	res.States, res.Transitions, res.Constrained, res.HeldStates = st.states, st.transitions, st.constrained, st.held
-	res.Liveness, res.RestStates, res.Unanswered = c.Liveness, st.rest, st.stuck
+	res.Liveness, res.RestStates, res.ProbedStates, res.Unanswered = c.Liveness, st.rest, st.probed, st.stuck
 	res.Holders = bits.OnesCount64(st.holders)
 	if res.MaxDepth < st.depth {
 		res.MaxDepth = st.depth

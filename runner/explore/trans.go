@@ -21,6 +21,7 @@ const (
 	tWait  // true time passes by Config.TimeStep, short of the next deadline
 	tSlew  // node arg's clock changes rate to rate
 	tPause // node arg's process pauses for dur
+	tHop   // true time passes by dur, short of the next deadline (the settle probe's network)
 )
 
 // move is one transition out of a state. arg is the pending index
@@ -215,6 +216,9 @@ func (x *exec) apply(parent *world, m move) bool {
 	case tPause:
 		w.budget.pauses--
 		x.pause(algorithms.NodeID(m.arg), m.dur)
+	case tHop:
+		w.now += m.dur
+		x.advanceHolds(w.now)
 	}
 	x.settle()
 	return true
@@ -250,6 +254,8 @@ func (c *config) describe(w *world, m move) string {
 		return fmt.Sprintf("clock n%d offset=%s rate=%s", m.arg, time.Duration(ck.Offset), strconv.FormatFloat(float64(ck.RatePPB)/1e9, 'g', -1, 64))
 	case tPause:
 		return fmt.Sprintf("%-24s # resumes at t=%s", fmt.Sprintf("pause n%d %s", m.arg, time.Duration(m.dur)), time.Duration(w.now+m.dur))
+	case tHop:
+		return fmt.Sprintf("%-24s # to t=%s: the messages in flight arrive", "advance "+time.Duration(m.dur).String(), time.Duration(w.now+m.dur))
 	}
 	return "?"
 }

@@ -122,7 +122,7 @@ func (r Result) Vacuous() (n int, first ConfigResult) {
 		case StopBudget, StopSkipped, StopInvalid, StopInterrupted, StopViolation:
 			return false
 		}
-		return c.Leases == 0 || c.Kind == KindExplore && c.Holders < 2 || c.Liveness && c.RestStates == 0
+		return c.Leases == 0 || c.Kind == KindExplore && c.Holders < 2 || c.Liveness && c.RestStates+c.ProbedStates == 0
 	})
 }
 
@@ -180,10 +180,12 @@ type ConfigResult struct {
 	// on to its end.
 	Unanswered int `json:"unanswered"`
 	// Liveness: a search that judged liveness (--liveness);
-	// RestStates the states at rest it judged, where 0 makes its
-	// liveness verdict vacuous (Result.Vacuous).
-	Liveness   bool  `json:"liveness"`
-	RestStates int64 `json:"rest_states"`
+	// RestStates the states at rest it judged and ProbedStates those it
+	// probed (explore's rest_states and probed_states), where 0 for both
+	// makes its liveness verdict vacuous (Result.Vacuous).
+	Liveness     bool  `json:"liveness"`
+	RestStates   int64 `json:"rest_states"`
+	ProbedStates int64 `json:"probed_states"`
 }
 
 // Result is a battery's outcome.
@@ -560,7 +562,7 @@ func runExplore(c Config, e Entry, share time.Duration, cr *ConfigResult, res *R
 	}
 	cr.States, cr.Depth, cr.Exhausted, cr.Violations = r.States, r.MaxDepth, r.Exhausted, r.Violations
 	cr.Leases, cr.Holders = r.HeldStates, r.Holders
-	cr.Liveness, cr.RestStates, cr.Unanswered = r.Liveness, r.RestStates, int(r.Unanswered)
+	cr.Liveness, cr.RestStates, cr.ProbedStates, cr.Unanswered = r.Liveness, r.RestStates, r.ProbedStates, int(r.Unanswered)
 	base := exploreCommand(c, e)
 	cr.Command = base
 	switch r.Stopped {

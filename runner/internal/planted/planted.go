@@ -7,6 +7,7 @@ package planted
 
 import (
 	"math/rand/v2"
+	"time"
 
 	"leaselab/algorithms"
 	_ "leaselab/paxoslease" // registered before this package's init runs
@@ -96,6 +97,54 @@ func (d *deafHolder) Step(now algorithms.Local, in algorithms.Input, out *algori
 	}
 }
 
+// Restless is the name of PaxosLease with a planted liveness bug of the
+// kind a bounded search cannot see at rest: after its first lease a node
+// takes every Acquire up and works on it for ever (a timer it sets again
+// and again, like rounds that never end) without answering. Its node is
+// never at rest while it spins; only a continuation in time shows the
+// request unanswered (the explorer's settle probe, the campaigns' settle
+// stretch). Safe: it does less.
+const Restless = "test-restless"
+
+// spinKind is Restless's timer; PaxosLease's own kinds are small numbers.
+const spinKind uint8 = 200
+
+type restless struct {
+	algorithms.Explorable
+	leased bool
+}
+
+func (r *restless) Clone(rnd *rand.Rand) algorithms.Node {
+	return &restless{Explorable: r.Explorable.Clone(rnd).(algorithms.Explorable), leased: r.leased}
+}
+
+func (r *restless) AppendState(b []byte, now algorithms.Local) []byte {
+	if r.leased {
+		b = append(b, 1)
+	} else {
+		b = append(b, 0)
+	}
+	return r.Explorable.AppendState(b, now)
+}
+
+func (r *restless) Step(now algorithms.Local, in algorithms.Input, out *algorithms.Output) {
+	spin := algorithms.TimerKey{Resource: in.Resource, Kind: spinKind}
+	switch {
+	case in.Kind == algorithms.Acquire && r.leased:
+		out.SetTimer(spin, now.Add(100*time.Millisecond))
+		return
+	case in.Kind == algorithms.Fire && in.Timer.Kind == spinKind:
+		out.SetTimer(in.Timer, now.Add(100*time.Millisecond))
+		return
+	}
+	r.Explorable.Step(now, in, out)
+	for _, e := range out.Events {
+		if e.Kind == algorithms.Acquired {
+			r.leased = true
+		}
+	}
+}
+
 func init() {
 	pl, err := algorithms.Lookup("paxoslease")
 	if err != nil {
@@ -124,4 +173,16 @@ func init() {
 		return &deafHolder{Explorable: n.(algorithms.Explorable), held: map[algorithms.ResourceID]algorithms.Local{}}, nil
 	}
 	algorithms.Register(d)
+
+	rl := pl
+	rl.Name, rl.Summary = Restless, "test only: paxoslease whose nodes work for ever on every Acquire after their first lease, answering none"
+	rl.Ablations = nil
+	rl.Build = func(cfg algorithms.Config) (algorithms.Node, error) {
+		n, err := pl.Build(cfg)
+		if err != nil {
+			return nil, err
+		}
+		return &restless{Explorable: n.(algorithms.Explorable)}, nil
+	}
+	algorithms.Register(rl)
 }

@@ -445,6 +445,19 @@ func (r *bfsRun) stuck(n int64) (bool, error) {
 	return true, nil
 }
 
+// refPath is the path to the state b names: its parent's in level lv
+// and its move, or (parent -1) the root it is.
+func (r *bfsRun) refPath(lv int, b badRef) (int, []int32, error) {
+	if b.Parent < 0 {
+		return int(b.Move), nil, nil
+	}
+	root, path, err := r.lv.path(lv, b.Parent)
+	if err != nil {
+		return 0, nil, err
+	}
+	return root, append(path, int32(b.Move)), nil
+}
+
 // result builds the result, the counterexample and the checkpoint.
 func (r *bfsRun) result() (Result, error) {
 	c := r.c
@@ -456,14 +469,9 @@ func (r *bfsRun) result() (Result, error) {
 	res.VisitedBytes = r.seen.bytes
 	if len(r.bad) > 0 {
 		res.Violations = len(r.bad)
-		b := r.bad[0]
-		root, path := int(b.Move), []int32(nil)
-		if b.Parent >= 0 {
-			var err error
-			if root, path, err = r.lv.path(r.depth, b.Parent); err != nil {
-				return res, err
-			}
-			path = append(path, int32(b.Move))
+		root, path, err := r.refPath(r.depth, r.bad[0])
+		if err != nil {
+			return res, err
 		}
 		sc, v, d, err := c.counterexample(root, path)
 		if err != nil {
@@ -494,15 +502,10 @@ func (r *bfsRun) result() (Result, error) {
 		res.UnansweredDepth = len(path)
 	}
 	if b := r.stuckAt; b != nil {
-		root, path := int(b.Move), []int32(nil)
-		if b.Parent >= 0 {
-			var err error
-			if root, path, err = r.lv.path(r.stuckLv, b.Parent); err != nil {
-				return res, err
-			}
-			path = append(path, int32(b.Move))
+		root, path, err := r.refPath(r.stuckLv, *b)
+		if err != nil {
+			return res, err
 		}
-		var err error
 		if res.UnansweredScenario, err = c.stuckWitness(root, path); err != nil {
 			return res, err
 		}

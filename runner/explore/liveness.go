@@ -2,6 +2,7 @@ package explore
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -83,14 +84,7 @@ func (x *exec) input(n algorithms.NodeID, in algorithms.InputKind, res algorithm
 // dropAsks forgets node n's requests: its process crashed, and its
 // clients' requests with it (the recorder counts them failed).
 func (w *world) dropAsks(n algorithms.NodeID) {
-	k := 0
-	for _, a := range w.asks {
-		if a.node != n {
-			w.asks[k] = a
-			k++
-		}
-	}
-	w.asks = w.asks[:k]
+	w.asks = slices.DeleteFunc(w.asks, func(a ask) bool { return a.node == n })
 }
 
 // atRest reports whether nothing is left to happen in w on its own: every

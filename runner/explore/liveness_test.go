@@ -20,6 +20,21 @@ func livenessConfig(algo string, inputs int) Config {
 	return c
 }
 
+// replayFailsLastLine replays a liveness witness: its last line ("expect
+// unanswered 0") fails, and the one before, with the explorer's count of
+// requests pending, holds.
+func replayFailsLastLine(t *testing.T, sc string) {
+	t.Helper()
+	var out strings.Builder
+	rr, err := sim.Replay(strings.NewReader(sc), &out)
+	if err != nil {
+		t.Fatalf("replay: %v\n%s", err, sc)
+	}
+	if len(rr.Failed) != 1 || !strings.Contains(rr.Failed[0], "expect unanswered 0") {
+		t.Fatalf("replay: failed %q, want only the last line\n%s\ntrace:\n%s", rr.Failed, sc, out.String())
+	}
+}
+
 // TestLivenessFindsPlantedBugs: each strategy finds a planted request
 // that is never answered, and the witness replays to the same: the
 // request still pending after an hour with nothing due, so that replay
@@ -52,16 +67,7 @@ func TestLivenessFindsPlantedBugs(t *testing.T) {
 			if res.Unanswered == 0 || res.UnansweredScenario == "" || !res.Liveness {
 				t.Fatalf("the planted bug was not found: %d states, %d at rest, %d unanswered", res.States, res.RestStates, res.Unanswered)
 			}
-			var out strings.Builder
-			rr, err := sim.Replay(strings.NewReader(res.UnansweredScenario), &out)
-			if err != nil {
-				t.Fatalf("replay: %v\n%s", err, res.UnansweredScenario)
-			}
-			// The witness's last line fails; the one before, with the
-			// explorer's count, holds.
-			if len(rr.Failed) != 1 || !strings.Contains(rr.Failed[0], "expect unanswered 0") {
-				t.Fatalf("replay: failed %q, want only the last line\n%s\ntrace:\n%s", rr.Failed, res.UnansweredScenario, out.String())
-			}
+			replayFailsLastLine(t, res.UnansweredScenario)
 			t.Logf("%s: %d states, %d at rest, %d unanswered, first at depth %d", tc.strategy, res.States, res.RestStates, res.Unanswered, res.UnansweredDepth)
 
 			c.Algo = "paxoslease"
@@ -168,14 +174,7 @@ func TestLivenessProbeFindsWorkWithoutEnd(t *testing.T) {
 			if !strings.Contains(res.UnansweredScenario, "settle probe") {
 				t.Fatalf("the witness is not the probe's:\n%s", res.UnansweredScenario)
 			}
-			var out strings.Builder
-			rr, err := sim.Replay(strings.NewReader(res.UnansweredScenario), &out)
-			if err != nil {
-				t.Fatalf("replay: %v\n%s", err, res.UnansweredScenario)
-			}
-			if len(rr.Failed) != 1 || !strings.Contains(rr.Failed[0], "expect unanswered 0") {
-				t.Fatalf("replay: failed %q, want only the last line\n%s", rr.Failed, res.UnansweredScenario)
-			}
+			replayFailsLastLine(t, res.UnansweredScenario)
 			t.Logf("%d states, %d probed, %d unanswered, first at depth %d", res.States, res.ProbedStates, res.Unanswered, res.UnansweredDepth)
 
 			// Two proposers, so that requests wait on messages in flight

@@ -87,8 +87,8 @@ still pending then is a liveness failure too: rounds that never end. Both
 count in unanswered_states; the first is written with --out (when there
 is no violation) as a scenario on which replay exits 1. rest_states and
 probed_states say how many states were judged: with 0 for both, nothing.
-The probe tries one fair schedule, not all; random walks and drifting
-clocks are not probed.
+The probe tries one fair schedule, not all; drifting clocks stop drifting
+where they are when it begins; random walks are not probed.
 
 Exit status 1 when a violation or (--liveness) an unanswered request is
 found, 2 for bad input.`,
@@ -112,7 +112,7 @@ func setupExplore(fs *pflag.FlagSet) action {
 	fs.DurationVar(&cfg.FsyncLatency, "fsync-latency", cfg.FsyncLatency, "classic Paxos: every fsync takes exactly this long (a crash within it loses the records; with --ablate fsync the answers have already left)")
 	fs.Uint64Var(&cfg.Seed, "seed", cfg.Seed, "seed of the nodes' random sources (matters only with --backoff > 0)")
 	fs.IntVar(&cfg.Inputs, "inputs", cfg.Inputs, "client inputs along one path (each an acquire, extend or release at any proposer)")
-	fs.BoolVar(&cfg.Liveness, "liveness", false, "also judge that every acquire is answered: a state at rest (every node up and running, nothing in flight, no timer pending) with a request unanswered is a liveness failure, and so is one from which a synchronous network without faults leaves a request unanswered (the settle probe, run from every state expanded with a request pending and no input left; bfs and dfs, clocks that do not drift). The requests become state, and two reductions are off, so the same bounds give more states")
+	fs.BoolVar(&cfg.Liveness, "liveness", false, "also judge that every acquire is answered: a state at rest (every node up and running, nothing in flight, no timer pending) with a request unanswered is a liveness failure, and so is one from which a synchronous network without faults leaves a request unanswered (the settle probe, run from every state expanded with a request pending and no input left; bfs and dfs; drifting clocks stop drifting first). The requests become state, and two reductions are off, so the same bounds give more states")
 	kinds := fs.StringSlice("input-kinds", []string{"acquire", "extend", "release"}, "which client inputs are offered: acquire, extend, release")
 	// The fault budgets come from the fault-kind table (faults.Kind.Budget).
 	budgets := cfg.FaultBudgets()

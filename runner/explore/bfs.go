@@ -310,12 +310,14 @@ func (wk *bfsWorker) expand(r *bfsRun, k, n int64) chunkOut {
 		}
 		x.scratch = true // the successors are only fingerprinted
 		if c.probed(p) {
-			stuck, err := c.probe(wk.px, p, nil)
+			ran, stuck, err := c.probe(wk.px, p, nil)
 			if err != nil {
 				out.err = err
 				return out
 			}
-			out.probes++
+			if ran {
+				out.probes++
+			}
 			if stuck {
 				out.probeStuck = append(out.probeStuck, i)
 			}

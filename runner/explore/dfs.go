@@ -218,11 +218,13 @@ func (s *dfsRun) step(i int) error {
 		}
 	}
 	if c.probed(&s.sw) {
-		stuck, err := c.probe(s.px, &s.sw, nil)
+		ran, stuck, err := c.probe(s.px, &s.sw, nil)
 		if err != nil {
 			return err
 		}
-		st.probed++
+		if ran {
+			st.probed++
+		}
 		if stuck {
 			st.stuck++
 			if s.probeRoot < 0 {

@@ -146,9 +146,13 @@
 // What it cannot find: a request that only some other fair schedule
 // leaves unanswered (the probe tries one; a state at rest on such a path
 // is still judged), an answer that comes only late (within the bound),
-// or starvation. Random walks judge states at rest only, and drifting
-// clocks are not probed (tens of seconds of drift would carry them past
-// the skew an algorithm assumes, config.reachable).
+// or starvation. Random walks judge states at rest only. Drifting clocks
+// stop drifting where they are when a probe begins (tens of seconds of
+// drift would carry them past the skew an algorithm assumes,
+// config.reachable; the campaigns stop free clocks at the settle stretch
+// too); a state where the simulator could not do that the same way (a
+// paused node, two of a node's timers then due at one instant) is not
+// probed.
 //
 // # Reductions and the pending bound
 //

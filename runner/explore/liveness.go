@@ -158,11 +158,17 @@ func (c *config) stuckWitness(root int, path []int32) (string, error) {
 // quarantine and a whole failed acquisition, as campaign.SettleFor gives
 // a seed) is a liveness failure.
 //
+// Drifting clocks stop drifting where they are when the probe begins
+// (rate 0, reading continuous: the scenario's "clock" command, a slew's
+// move), as the campaigns stop free clocks at the settle stretch:
+// advancing tens of seconds at their rates would carry them past the
+// skew an algorithm assumes (config.reachable). A state where that cannot
+// be done as the simulator would do it is not probed: a paused node
+// (whose kept timers are not in the firing order), or two of a node's
+// timers that would come due at one instant (world.rearmed).
+//
 // One schedule, not every one: a bug that only some fair schedule shows
 // is not found by the probe (a state at rest on such a path still is).
-// Drifting clocks are not probed: advancing tens of seconds would carry
-// them past the skew an algorithm assumes (config.reachable), and the
-// campaigns stop free clocks at the settle stretch for the same reason.
 
 // probeSteps caps the moves of one probe (a request still pending after
 // that many is unanswered, whatever time is left). Time bounds a probe
@@ -182,15 +188,39 @@ func (c *config) probeFor() int64 {
 }
 
 // probed reports whether w is to be probed: a request pending, no input
-// left, not at rest (judged there already), clocks that do not drift.
+// left, not at rest (judged there already).
 func (c *config) probed(w *world) bool {
-	return c.Liveness && !c.absTime && len(w.asks) > 0 && w.budget.inputs == 0 && !w.atRest()
+	return c.Liveness && len(w.asks) > 0 && w.budget.inputs == 0 && !w.atRest()
+}
+
+// stoppable reports whether every drifting clock of w can stop where it
+// is, as the simulator would stop it: no paused node, and no two of a
+// node's timers due at one instant once its clock runs at rate 0.
+func (w *world) stoppable() bool {
+	var ts []int64
+	for n, k := range w.clk {
+		if k.RatePPB == 0 {
+			continue
+		}
+		if w.pausedAt(algorithms.NodeID(n)) >= 0 {
+			return false
+		}
+		var ok bool
+		if ts, ok = w.rearmed(algorithms.NodeID(n), slewed(k, w.now, 0), ts); !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // probe runs the synchronous continuation from w (left unchanged) on px,
-// the worker's probe exec, and reports whether a request is still pending
+// the worker's probe exec, and reports whether it ran (false: its clocks
+// could not stop, see stoppable) and whether a request is still pending
 // at its end. With desc, it writes each move as a scenario command.
-func (c *config) probe(px *exec, w *world, desc *strings.Builder) (bool, error) {
+func (c *config) probe(px *exec, w *world, desc *strings.Builder) (ran, stuck bool, err error) {
+	if c.absTime && !w.stoppable() {
+		return false, false, nil
+	}
 	pw := w.clone()
 	for n := range pw.hosts {
 		h := pw.hosts[n].Clone()
@@ -207,6 +237,13 @@ func (c *config) probe(px *exec, w *world, desc *strings.Builder) (bool, error) 
 		px.apply(pw, m)
 		return px.err
 	}
+	for n, k := range pw.clk {
+		if k.RatePPB != 0 {
+			if err := do(move{kind: tSlew, arg: int32(n), rate: 0}); err != nil {
+				return true, false, err
+			}
+		}
+	}
 	steps := 0
 	for steps < probeSteps && len(pw.asks) > 0 {
 		m, ok := probeMove(pw, hop)
@@ -214,7 +251,7 @@ func (c *config) probe(px *exec, w *world, desc *strings.Builder) (bool, error) 
 			break // at rest, or out of time
 		}
 		if err := do(m); err != nil {
-			return false, err
+			return true, false, err
 		}
 		steps++
 		if m.kind != tHop {
@@ -223,12 +260,12 @@ func (c *config) probe(px *exec, w *world, desc *strings.Builder) (bool, error) 
 		// The hop's deliveries: what was in flight when it began.
 		for k := len(pw.pending); k > 0 && len(pw.asks) > 0; k-- {
 			if err := do(move{kind: tDeliver, arg: 0}); err != nil {
-				return false, err
+				return true, false, err
 			}
 			steps++
 		}
 	}
-	return len(pw.asks) > 0, nil
+	return true, len(pw.asks) > 0, nil
 }
 
 // probeMove is the synchronous network's next move in w: restart a node
@@ -266,7 +303,7 @@ func (c *config) probeWitness(root int, path []int32) (string, error) {
 	}
 	b.WriteByte('\n')
 	px := c.newExec()
-	stuck, err := c.probe(px, w, &b)
+	_, stuck, err := c.probe(px, w, &b)
 	if err != nil {
 		return "", err
 	}

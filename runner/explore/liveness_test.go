@@ -3,6 +3,7 @@ package explore
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"leaselab/algorithms"
 	"leaselab/runner/internal/planted"
@@ -156,14 +157,19 @@ func TestLivenessKeepsIgnoredAcquire(t *testing.T) {
 // TestLivenessProbeFindsWorkWithoutEnd: a node that works on a request
 // for ever (planted.Restless: a timer set again and again, as rounds that
 // never end) is never at rest, so only the settle probe finds it; the
-// witness ends with the probe's moves and replays to the last line
-// failing. PaxosLease (with a proposer-only node beside): every probe
+// witness ends with the probe's moves (with drifting clocks, first the
+// clocks stopping) and replays to the last line failing. PaxosLease (with a proposer-only node beside): every probe
 // answers.
 func TestLivenessProbeFindsWorkWithoutEnd(t *testing.T) {
-	for _, strategy := range []string{"bfs", "dfs"} {
-		t.Run(strategy, func(t *testing.T) {
+	for _, tc := range []struct{ strategy, clocks string }{{"bfs", "exact"}, {"dfs", "exact"}, {"bfs", "drift"}} {
+		t.Run(tc.strategy+"/"+tc.clocks, func(t *testing.T) {
 			c := livenessConfig(planted.Restless, 2)
-			c.Strategy = strategy
+			c.Strategy, c.Clocks = tc.strategy, tc.clocks
+			if tc.clocks == "drift" {
+				// With drifting clocks true time is state: the node that
+				// spins makes the space infinite without a horizon.
+				c.Crashes, c.Horizon = 1, 12*time.Second // a node down when its clock stops, too
+			}
 			res, err := Explore(c)
 			if err != nil {
 				t.Fatal(err)
@@ -173,6 +179,9 @@ func TestLivenessProbeFindsWorkWithoutEnd(t *testing.T) {
 			}
 			if !strings.Contains(res.UnansweredScenario, "settle probe") {
 				t.Fatalf("the witness is not the probe's:\n%s", res.UnansweredScenario)
+			}
+			if tc.clocks == "drift" && !strings.Contains(res.UnansweredScenario, " rate=0\n") {
+				t.Fatalf("drifting clocks, and the probe stopped none:\n%s", res.UnansweredScenario)
 			}
 			replayFailsLastLine(t, res.UnansweredScenario)
 			t.Logf("%d states, %d probed, %d unanswered, first at depth %d", res.States, res.ProbedStates, res.Unanswered, res.UnansweredDepth)
@@ -221,8 +230,8 @@ func TestProbeIsSynchronous(t *testing.T) {
 	}
 	before := fingerprint(next2)
 	var desc strings.Builder
-	stuck, err := cf.probe(cf.newExec(), next2, &desc)
-	if err != nil || stuck {
+	ran, stuck, err := cf.probe(cf.newExec(), next2, &desc)
+	if err != nil || !ran || stuck {
 		t.Fatalf("probe: stuck %v, %v\n%s", stuck, err, desc.String())
 	}
 	if fingerprint(next2) != before {

@@ -149,10 +149,11 @@ func (c *config) reachable(w *world, t int64) bool {
 }
 
 // apply carries out m on x.w (a copy of the parent) and settles. It
-// returns false when the move changed nothing but a budget (a client input
-// the node ignored that leaves no new request pending) or, without a pending bound, nothing but the message
-// delivered (the node ignored it): such a state is the parent with fewer
-// options, so the search skips it.
+// returns false when the move changed nothing but a budget (a client
+// input the node ignored that leaves no new request pending) or, without
+// a pending bound, nothing but the message delivered (the node ignored
+// it): such a state is the parent with fewer options, so the search
+// skips it.
 func (x *exec) apply(parent *world, m move) bool {
 	w := x.w
 	x.parent = parent

@@ -74,6 +74,15 @@ func (e *Node) request(now algorithms.Local, id algorithms.ResourceID, k algorit
 		p = e.newProp()
 		e.props[id] = p
 	}
+	if p.hold.on && now >= p.hold.until {
+		// The hold is over on our clock and its timer has not fired yet
+		// (a process pause kept the timer behind this input, or they
+		// fell on one instant): end it as the timer would. Left on,
+		// decide would take the Acquire as served by the hold and drop
+		// it unanswered.
+		p.hold.on = false
+		out.CancelTimer(algorithms.TimerKey{Resource: id, Kind: timerHold})
+	}
 	holding := p.hold.on && now < p.hold.until
 	switch {
 	case k == algorithms.Acquire && holding,

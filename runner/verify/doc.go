@@ -57,18 +57,21 @@
 //     M(1+ρ)(1-ρ) is found at depth 9; the matrix test requires a search
 //     where M(1-ρ²) < T). FaTLease's state space there is not finite
 //     within 6 s (deeper than 2,000 moves), so it runs to its share;
-//   - three searches that also judge liveness (explore --liveness, E24-E26:
+//   - four searches that also judge liveness (explore --liveness, E24-E27:
 //     one acceptor with three inputs and no bound on the network; the
 //     default cluster with two inputs; one acceptor with a lost message,
-//     two rounds and a 1 s timeout; classic Paxos's are E25-E27 and
-//     central's E22-E24, as the matrix numbers them): a state at rest
+//     two rounds and a 1 s timeout; one acceptor with a process pause;
+//     classic Paxos's are E25-E28 and central's E22-E25, as the matrix
+//     numbers them): a state at rest
 //     with a client's acquire unanswered, or one from which the settle
 //     probe's synchronous network leaves it unanswered, fails the battery
 //     like a campaign's unanswered request, with the search's command and
 //     the path as a scenario (--out). A liveness search that neither came
 //     to rest nor probed a state judged nothing, and is vacuous. E26 found
-//     fairq's holder that answered nothing while extending (README,
-//     "Liveness after the faults stop").
+//     fairq's holder that answered nothing while extending, E27's
+//     configuration FaTLease's and classic Paxos's request dropped at the
+//     end of a hold after a pause (README, "Liveness after the faults
+//     stop").
 //
 // Campaigns (C1, ...) run `leaselab check` seeds (its base: ten simulated
 // minutes of contention among five proposers, 3 acceptors): stale links

@@ -323,6 +323,10 @@ func applyExplore(cf *explore.Config, args []string) error {
 			atoi(&cf.Drops)
 		case "dups":
 			atoi(&cf.Dups)
+		case "pauses":
+			atoi(&cf.Pauses)
+		case "slews":
+			atoi(&cf.Slews)
 		case "max-pending":
 			atoi(&cf.MaxPending)
 		case "max-depth":

@@ -88,7 +88,8 @@ count in unanswered_states; the first is written with --out (when there
 is no violation) as a scenario on which replay exits 1. rest_states and
 probed_states say how many states were judged: with 0 for both, nothing.
 The probe tries one fair schedule, not all; drifting clocks stop drifting
-where they are when it begins; random walks are not probed.
+where they are when it begins; a random walk is probed once, where its
+clients are done (its probes are counted per walk).
 
 Exit status 1 when a violation or (--liveness) an unanswered request is
 found, 2 for bad input.`,

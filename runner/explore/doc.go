@@ -146,7 +146,11 @@
 // What it cannot find: a request that only some other fair schedule
 // leaves unanswered (the probe tries one; a state at rest on such a path
 // is still judged), an answer that comes only late (within the bound),
-// or starvation. Random walks judge states at rest only. Drifting clocks
+// or starvation. A random walk is probed once, from its first state
+// with a request pending and no input left (a walk's states are known
+// fresh only once it is recorded), so with --strategy random
+// probed_states and the probes' share of unanswered_states count walks,
+// not distinct states. Drifting clocks
 // stop drifting where they are when a probe begins (tens of seconds of
 // drift would carry them past the skew an algorithm assumes,
 // config.reachable; the campaigns stop free clocks at the settle stretch

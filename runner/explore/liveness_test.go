@@ -171,10 +171,10 @@ func TestLivenessKeepsIgnoredAcquire(t *testing.T) {
 // clocks stopping) and replays to the last line failing. PaxosLease (with a proposer-only node beside): every probe
 // answers.
 func TestLivenessProbeFindsWorkWithoutEnd(t *testing.T) {
-	for _, tc := range []struct{ strategy, clocks string }{{"bfs", "exact"}, {"dfs", "exact"}, {"bfs", "drift"}} {
+	for _, tc := range []struct{ strategy, clocks string }{{"bfs", "exact"}, {"dfs", "exact"}, {"random", "exact"}, {"bfs", "drift"}} {
 		t.Run(tc.strategy+"/"+tc.clocks, func(t *testing.T) {
 			c := livenessConfig(planted.Restless, 2)
-			c.Strategy, c.Clocks = tc.strategy, tc.clocks
+			c.Strategy, c.Clocks, c.Walks = tc.strategy, tc.clocks, 300
 			if tc.clocks == "drift" {
 				// With drifting clocks true time is state: the node that
 				// spins makes the space infinite without a horizon.

@@ -23,7 +23,7 @@ func (c *config) random(ctx context.Context, st *stats) (Result, error) {
 	seen := newFPSet()
 	defer seen.free()
 	mem := newMemGuard(c.maxMemory, seen)
-	s := &randomRun{c: c, ctx: ctx, st: st, seen: seen, mem: mem, badWalk: -1, stuckWalk: -1, lastProg: time.Now()}
+	s := &randomRun{c: c, ctx: ctx, st: st, seen: seen, mem: mem, badWalk: -1, stuckWalk: -1, probeWalk: -1, lastProg: time.Now()}
 	s.limit.Store(1<<62 - 1)
 	if c.Walks > 0 {
 		s.limit.Store(int64(c.Walks) - 1)
@@ -63,6 +63,12 @@ func (c *config) random(ctx context.Context, st *stats) (Result, error) {
 			return res, err
 		}
 		res.UnansweredScenario, res.UnansweredDepth = sc, len(s.stuckPath)
+	} else if s.probeWalk >= 0 {
+		sc, err := c.probeWitness(s.probeRoot, s.probePath)
+		if err != nil {
+			return res, err
+		}
+		res.UnansweredScenario, res.UnansweredDepth = sc, len(s.probePath)
 	}
 	return res, nil
 }
@@ -95,6 +101,11 @@ type randomRun struct {
 	stuckWalk int64
 	stuckRoot int
 	stuckPath []int32
+	// probeWalk: the lowest-numbered walk whose probe left a request
+	// pending, -1: none; probePath the path to the state it ran from.
+	probeWalk int64
+	probeRoot int
+	probePath []int32
 	firstErr  error
 	lastProg  time.Time
 	lastCheck int64
@@ -113,13 +124,19 @@ type walkBuf struct {
 	rest  []bool
 	stuck []bool
 	held  []uint64
+	// The walk's settle probe (Liveness): from the first state on it with
+	// a request pending and no input left. probed: it ran; probeStuck:
+	// the index of that state when a request stayed pending, else -1.
+	px         *exec
+	probed     bool
+	probeStuck int
 }
 
 // worker takes walks by number until the limit, and records each.
 func (s *randomRun) worker() {
 	x := s.c.newExec()
 	x.walk = true
-	var wb walkBuf
+	wb := walkBuf{px: s.c.newExec()}
 	for {
 		i := s.nextWalk.Add(1) - 1
 		if i > s.limit.Load() {
@@ -151,6 +168,7 @@ func (s *randomRun) walk(x *exec, i int64, wb *walkBuf) (root int, bad bool, err
 	}
 	wb.path, wb.fps, wb.bel, wb.held = wb.path[:0], wb.fps[:0], wb.bel[:0], wb.held[:0]
 	wb.rest, wb.stuck = wb.rest[:0], wb.stuck[:0]
+	wb.probed, wb.probeStuck = false, -1
 	x.parent = nil
 	wb.fps = append(wb.fps, x.fingerprint())
 	wb.bel = append(wb.bel, false)
@@ -179,6 +197,19 @@ func (s *randomRun) walk(x *exec, i int64, wb *walkBuf) (root int, bad bool, err
 		wb.held = append(wb.held, w.holders())
 		rest, stuck := c.verdict(w)
 		wb.rest, wb.stuck = append(wb.rest, rest), append(wb.stuck, stuck)
+		if !wb.probed && c.probed(w) {
+			// One probe a walk, where its clients are done: a walk's
+			// states are not known fresh until it is recorded, and a
+			// probe from each of them would cost a continuation a move.
+			ran, stuck, err := c.probe(wb.px, w, nil)
+			if err != nil {
+				return root, bad, err
+			}
+			wb.probed = ran
+			if stuck {
+				wb.probeStuck = len(wb.path)
+			}
+		}
 	}
 	return root, bad, nil
 }
@@ -212,6 +243,15 @@ func (s *randomRun) record(i int64, root int, bad bool, wb *walkBuf) {
 		}
 		if wb.stuck[k] && (s.stuckWalk < 0 || i < s.stuckWalk) {
 			s.stuckWalk, s.stuckRoot, s.stuckPath = i, root, append([]int32(nil), wb.path[:k]...)
+		}
+	}
+	if wb.probed {
+		st.probed++
+	}
+	if k := wb.probeStuck; k >= 0 {
+		st.stuck++
+		if s.probeWalk < 0 || i < s.probeWalk {
+			s.probeWalk, s.probeRoot, s.probePath = i, root, append([]int32(nil), wb.path[:k]...)
 		}
 	}
 	if bad && (s.badWalk < 0 || i < s.badWalk) {

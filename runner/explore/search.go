@@ -322,8 +322,8 @@ type Result struct {
 	// Liveness: the search judged liveness (Config.Liveness). RestStates
 	// counts the distinct states searched that are at rest, where the
 	// judgement is made; ProbedStates those from which the settle probe
-	// ran a synchronous network (liveness.go; bfs and dfs): 0 for both
-	// means it judged nothing. Unanswered
+	// ran a synchronous network (liveness.go; random walks: the walks
+	// probed, one probe a walk): 0 for both means it judged nothing. Unanswered
 	// counts the states at rest with a client request unanswered and
 	// the probes that left one (each a liveness failure);
 	// UnansweredDepth is the depth of the first found and

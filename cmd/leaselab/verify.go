@@ -255,7 +255,7 @@ func writeVerify(cx *ctx, format string, res verify.Result) error {
 	// failure: the battery went on searching for violations, and fails.
 	if res.Unanswered > 0 {
 		if res.UnansweredScenario != "" {
-			fmt.Fprintf(cx.stderr, "verify: %s found %d states at rest with a request never answered (a liveness failure); --out writes the path to the first, or re-run the search with %s --out FILE\n",
+			fmt.Fprintf(cx.stderr, "verify: %s found %d states with a request never answered (at rest, or left pending by the settle probe: a liveness failure); --out writes the path to the first, or re-run the search with %s --out FILE\n",
 				res.UnansweredBy, res.Unanswered, res.UnansweredRun)
 		} else {
 			fmt.Fprintf(cx.stderr, "verify: %s left %d requests unanswered after its seeds' faults stopped (a liveness failure); re-run its first such seed with %s\n",

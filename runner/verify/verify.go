@@ -176,8 +176,8 @@ type ConfigResult struct {
 	// at the end of their settle stretch (campaign.Vary.Settle), a
 	// liveness failure; it ends the campaign (Stopped "unanswered"), not
 	// the battery. For a search with --liveness, the states at rest with
-	// a request unanswered (explore's unanswered_states); the search runs
-	// on to its end.
+	// a request unanswered and the settle probes that left one (explore's
+	// unanswered_states); the search runs on to its end.
 	Unanswered int `json:"unanswered"`
 	// Liveness: a search that judged liveness (--liveness);
 	// RestStates the states at rest it judged and ProbedStates those it
@@ -255,9 +255,9 @@ type Result struct {
 	UnansweredRun  string       `json:"unanswered_run"`
 	UnansweredSpec *runner.Spec `json:"-"`
 	// UnansweredScenario: when a search (--liveness) found the liveness
-	// failure, the path to its first state at rest with a request
-	// unanswered, as a scenario on which replay exits 1; UnansweredRun
-	// is then that search's command.
+	// failure, the path to its first state with a request unanswered (at
+	// rest, or with the settle probe's moves after it), as a scenario on
+	// which replay exits 1; UnansweredRun is then that search's command.
 	UnansweredScenario string `json:"-"`
 }
 

@@ -254,3 +254,20 @@ func TestProbeIsSynchronous(t *testing.T) {
 		}
 	}
 }
+
+// TestLivenessFromPrefix: the requests a --from prefix makes are the
+// search's too: with no input left to the search, the deaf holder's
+// second acquire, made in the prefix, is found unanswered.
+func TestLivenessFromPrefix(t *testing.T) {
+	c := livenessConfig(planted.DeafHolder, 0)
+	c.From = "algo " + planted.DeafHolder + "\ncluster acceptors=1 proposers=1\nstart\nacquire n0 r0\nacquire n0 r0\n"
+	c.FromName = "prefix"
+	res, err := Explore(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Unanswered == 0 {
+		t.Fatalf("the prefix's request was not judged: %d states, %d at rest", res.States, res.RestStates)
+	}
+	replayFailsLastLine(t, res.UnansweredScenario)
+}

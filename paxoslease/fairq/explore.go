@@ -113,9 +113,6 @@ func (p *proposal) appendState(b []byte, now algorithms.Local) []byte {
 	if p.holding {
 		flags |= 2
 	}
-	if p.asked {
-		flags |= 4
-	}
 	b = append(b, byte(p.phase), flags)
 	b = binary.AppendUvarint(b, uint64(p.cur))
 	b = binary.AppendUvarint(b, uint64(p.dead))

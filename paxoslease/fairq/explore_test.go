@@ -86,7 +86,6 @@ func TestStateSensitivity(t *testing.T) {
 		{"run counter", func(n *Node) { n.counter++ }, true},
 		{"phase", func(n *Node) { n.props[4].phase = parked }, true},
 		{"extension", func(n *Node) { n.props[4].extend = true }, true},
-		{"a client waits on the extension", func(n *Node) { n.props[4].asked = true }, true},
 		{"current ballot", func(n *Node) { n.props[4].cur = b }, true},
 		{"current send time", func(n *Node) { n.props[4].curAt-- }, true},
 		{"current vote", func(n *Node) { n.props[4].curVotes.Add(2) }, true},
@@ -161,7 +160,7 @@ func TestStatePastTimes(t *testing.T) {
 func TestStateCoversFields(t *testing.T) {
 	explorabletest.Fields(t, Node{}, "rules", "rnd", "quarantined", "deferred", "counter", "recs", "props", "seen")
 	explorabletest.Fields(t, record{}, "seq", "ballot", "until", "told", "queue")
-	explorabletest.Fields(t, proposal{}, "phase", "extend", "holding", "asked", "cur", "prev", "curAt", "prevAt", "curVotes", "prevVotes",
+	explorabletest.Fields(t, proposal{}, "phase", "extend", "holding", "cur", "prev", "curAt", "prevAt", "curVotes", "prevVotes",
 		"curMsgs", "prevMsgs", "curNum", "prevNum", "token", "reports", "span", "dead", "fails", "holdBallot", "holdUntil", "succ")
 }
 

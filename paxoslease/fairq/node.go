@@ -96,10 +96,6 @@ type proposal struct {
 	phase   phase
 	extend  bool // the request in flight is an extension
 	holding bool // holds holdBallot's lease until holdUntil (checked against now)
-	// asked: a client's Acquire came during the extension in flight,
-	// after the hold had ended on our clock; the extension's outcome
-	// answers it (Acquired, or Failed when it fails).
-	asked bool
 
 	// The latest request (cur) and the one before it in the same
 	// acquisition (prev), with when each left and the acceptors that

@@ -42,11 +42,13 @@ func (n *Node) acquire(now algorithms.Local, r algorithms.ResourceID, out *algor
 	}
 	if p != nil && p.phase != idle {
 		// Already trying, one acquisition at a time: its Acquired or
-		// Failed answers this request too. An extension whose hold
-		// ended on our clock emits nothing if it fails while the hold
-		// timer is still to fire, so it notes that a client waits.
-		if p.extend {
-			p.asked = true
+		// Failed answers this request too. A hold that ended on our
+		// clock, its timer not yet fired, ends here as the timer would
+		// end it: an extension that then fails is a failed acquisition
+		// (Failed), not a failed extension of a hold that stands (no
+		// event).
+		if p.holding {
+			n.endHold(r, p, out)
 		}
 		return
 	}
@@ -284,7 +286,6 @@ func (n *Node) acquired(r algorithms.ResourceID, p *proposal, b algorithms.Ballo
 	p.holdUntil = until
 	p.phase = idle
 	p.extend = false
-	p.asked = false
 	p.fails = 0
 	out.CancelTimer(algorithms.TimerKey{Resource: r, Kind: timerProposer})
 	out.SetTimer(algorithms.TimerKey{Resource: r, Kind: timerHold}, until)
@@ -435,14 +436,7 @@ func (n *Node) failRound(now algorithms.Local, r algorithms.ResourceID, p *propo
 		p.phase = idle
 		p.extend = false
 		if p.holding {
-			// The extension is over; the hold stands. A client that
-			// asked once the hold had ended on our clock gets no lease
-			// from it: the hold timer is due at once.
-			if p.asked {
-				p.asked = false
-				out.Emit(algorithms.Event{Kind: algorithms.Failed, Resource: r, Owner: c.id, Ballot: p.cur})
-			}
-			return
+			return // the extension is over; the hold stands
 		}
 		out.Emit(algorithms.Event{Kind: algorithms.Failed, Resource: r, Owner: c.id, Ballot: p.cur})
 		n.releaseAll(r, p, out)

@@ -44,8 +44,8 @@ func TestAcquireDuringExtensionIsAnswered(t *testing.T) {
 	n = extending()
 	out.Reset()
 	n.acquire(1_000, r, &out) // the hold is over on our clock
-	if a, f := answers(&out); a+f != 0 || !n.props[r].asked {
-		t.Fatalf("asked after the hold: %d Acquired, %d Failed, asked %v; want no answer yet, the request noted", a, f, n.props[r].asked)
+	if a, f := answers(&out); a+f != 0 || n.props[r] == nil || n.props[r].holding {
+		t.Fatalf("asked after the hold: %d Acquired, %d Failed, proposal %+v; want no answer yet, the hold ended and the extension still under way", a, f, n.props[r])
 	}
 	out.Reset()
 	n.failRound(1_000, r, n.props[r], &out) // the extension's last round fails

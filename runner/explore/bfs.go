@@ -483,35 +483,28 @@ func (r *bfsRun) result() (Result, error) {
 	}
 	res.DoubleBelief = r.belief
 	if b := r.beliefAt; b != nil {
-		root, path, err := r.lv.path(r.beliefLv, b.Parent)
+		root, path, err := r.refPath(r.beliefLv, *b)
 		if err != nil {
 			return res, err
 		}
-		path = append(path, int32(b.Move))
 		if res.BeliefScenario, err = c.beliefWitness(root, path); err != nil {
 			return res, err
 		}
 		res.BeliefDepth = len(path)
 	}
-	if r.probeAt >= 0 && r.stuckAt == nil {
-		root, path, err := r.lv.path(r.probeLv, r.probeAt)
-		if err != nil {
-			return res, err
-		}
-		if res.UnansweredScenario, err = c.probeWitness(root, path); err != nil {
-			return res, err
-		}
-		res.UnansweredDepth = len(path)
-	}
+	stuck, probed := pathRef{-1, nil}, pathRef{-1, nil}
+	var err error
 	if b := r.stuckAt; b != nil {
-		root, path, err := r.refPath(r.stuckLv, *b)
-		if err != nil {
+		if stuck.root, stuck.path, err = r.refPath(r.stuckLv, *b); err != nil {
 			return res, err
 		}
-		if res.UnansweredScenario, err = c.stuckWitness(root, path); err != nil {
+	} else if r.probeAt >= 0 {
+		if probed.root, probed.path, err = r.lv.path(r.probeLv, r.probeAt); err != nil {
 			return res, err
 		}
-		res.UnansweredDepth = len(path)
+	}
+	if err := c.liveWitness(&res, stuck, probed); err != nil {
+		return res, err
 	}
 	if c.Checkpoint != "" {
 		if err := r.save(res.Stopped); err != nil {

@@ -57,20 +57,8 @@ func (c *config) dfs(ctx context.Context, st *stats) (Result, error) {
 		}
 		res.BeliefScenario, res.BeliefDepth = sc, len(s.beliefPath)
 	}
-	if s.stuckRoot >= 0 {
-		sc, err := c.stuckWitness(s.stuckRoot, s.stuckPath)
-		if err != nil {
-			return res, err
-		}
-		res.UnansweredScenario, res.UnansweredDepth = sc, len(s.stuckPath)
-	} else if s.probeRoot >= 0 {
-		sc, err := c.probeWitness(s.probeRoot, s.probePath)
-		if err != nil {
-			return res, err
-		}
-		res.UnansweredScenario, res.UnansweredDepth = sc, len(s.probePath)
-	}
-	return res, nil
+	err := c.liveWitness(&res, pathRef{s.stuckRoot, s.stuckPath}, pathRef{s.probeRoot, s.probePath})
+	return res, err
 }
 
 // dfsRun is the state of one depth-first search, shared by its steps

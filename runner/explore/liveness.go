@@ -111,6 +111,36 @@ func (c *config) verdict(w *world) (rest, stuck bool) {
 	return true, len(w.asks) > 0
 }
 
+// pathRef is a path to a state: the initial state it begins at and its
+// moves; root -1: no such state.
+type pathRef struct {
+	root int
+	path []int32
+}
+
+// liveWitness sets res's liveness witness from the first state found at
+// rest with a request pending (stuck) or, if none, the first a probe left
+// one pending in (probed).
+func (c *config) liveWitness(res *Result, stuck, probed pathRef) error {
+	var sc string
+	var err error
+	ref := stuck
+	switch {
+	case stuck.root >= 0:
+		sc, err = c.stuckWitness(stuck.root, stuck.path)
+	case probed.root >= 0:
+		ref = probed
+		sc, err = c.probeWitness(probed.root, probed.path)
+	default:
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	res.UnansweredScenario, res.UnansweredDepth = sc, len(ref.path)
+	return nil
+}
+
 // stuckWitness re-executes the path (root, moves) to a state at rest with
 // a request pending and writes it as a scenario that fails where it is
 // replayed: time passes (nothing is due) and the request is still

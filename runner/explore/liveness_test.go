@@ -36,6 +36,22 @@ func replayFailsLastLine(t *testing.T, sc string) {
 	}
 }
 
+// firstRoot prepares c and builds its first initial state, with the
+// exec that built it.
+func firstRoot(t *testing.T, c Config) (*config, *exec, *world) {
+	t.Helper()
+	cf, err := prepare(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := cf.newExec()
+	w, err := cf.root(x, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cf, x, w
+}
+
 // cleanPaxosLease explores c with PaxosLease itself, which answers every
 // request: the same space as a planted bug's, with no failure.
 func cleanPaxosLease(t *testing.T, c Config) Result {
@@ -114,15 +130,7 @@ func TestLivenessOffJudgesNothing(t *testing.T) {
 func TestLivenessKeepsIgnoredAcquire(t *testing.T) {
 	c := livenessConfig(planted.DeafHolder, 3)
 	c.InputKinds = []algorithms.InputKind{algorithms.Acquire, algorithms.Relinquish}
-	cf, err := prepare(c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	x := cf.newExec()
-	w, err := cf.root(x, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cf, x, w := firstRoot(t, c)
 	acq := move{kind: tInput, in: algorithms.Acquire, arg: 0, res: 0}
 	rel := move{kind: tInput, in: algorithms.Relinquish, arg: 0, res: 0}
 	// Acquire, then deliver and settle until the node holds.
@@ -212,15 +220,7 @@ func TestLivenessProbeFindsWorkWithoutEnd(t *testing.T) {
 func TestProbeIsSynchronous(t *testing.T) {
 	c := DefaultConfig()
 	c.Algo, c.Liveness, c.Inputs = "paxoslease", true, 1
-	cf, err := prepare(c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	x := cf.newExec()
-	w, err := cf.root(x, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cf, x, w := firstRoot(t, c)
 	next := w.clone()
 	x.w = next
 	x.apply(w, move{kind: tInput, in: algorithms.Acquire, arg: 1, res: 0})

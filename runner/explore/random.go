@@ -57,20 +57,15 @@ func (c *config) random(ctx context.Context, st *stats) (Result, error) {
 		}
 		res.Scenario, res.First, res.CounterexampleDepth = sc, v, d
 	}
+	stuck, probed := pathRef{-1, nil}, pathRef{-1, nil}
 	if s.stuckWalk >= 0 {
-		sc, err := c.stuckWitness(s.stuckRoot, s.stuckPath)
-		if err != nil {
-			return res, err
-		}
-		res.UnansweredScenario, res.UnansweredDepth = sc, len(s.stuckPath)
-	} else if s.probeWalk >= 0 {
-		sc, err := c.probeWitness(s.probeRoot, s.probePath)
-		if err != nil {
-			return res, err
-		}
-		res.UnansweredScenario, res.UnansweredDepth = sc, len(s.probePath)
+		stuck = pathRef{s.stuckRoot, s.stuckPath}
 	}
-	return res, nil
+	if s.probeWalk >= 0 {
+		probed = pathRef{s.probeRoot, s.probePath}
+	}
+	err := c.liveWitness(&res, stuck, probed)
+	return res, err
 }
 
 // randomRun is the state the workers of a random search share: the walk

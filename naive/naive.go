@@ -315,14 +315,17 @@ func (n *Node) acquire(now algorithms.Local, r algorithms.ResourceID, out *algor
 		return
 	}
 	p := n.prop(r)
-	if p != nil && p.holds(now) && p.phase == idle {
+	if p != nil && p.holds(now) {
 		// Already the holder: the answer is the lease it holds (a
-		// client that lost track of it, or asks again, still gets one).
+		// client that lost track of it, or asks again, still gets one),
+		// at once, whether or not an extension is under way
+		// (algorithms.Acquire): the hold stands until holdUntil whatever
+		// the extension's outcome.
 		out.Emit(algorithms.Event{Kind: algorithms.Acquired, Resource: r, Owner: n.id, Ballot: p.holdBallot, Until: p.holdUntil,
 			Token: algorithms.TimeToken(p.holdUntil)})
 		return
 	}
-	if p != nil && (p.holds(now) || p.phase != idle) {
+	if p != nil && p.phase != idle {
 		return // already trying: one acquisition at a time
 	}
 	if p != nil && p.holding {

@@ -569,17 +569,19 @@ func (n *Node) request(now algorithms.Local, r algorithms.ResourceID, extend boo
 		out.Emit(algorithms.Event{Kind: algorithms.Failed, Owner: n.id, Resource: r})
 		return
 	}
-	if n.rounds[r] != nil {
-		return // already trying
-	}
 	if s, held := n.holding(now, r); held && !extend {
 		// Already the holder: the answer is the lease it holds (a
 		// client that lost track of it, or asks again, still gets
-		// one); Extend renews.
+		// one), at once, whether or not an extension is under way
+		// (algorithms.Acquire): the hold stands until s.until whatever
+		// the extension's outcome. Extend renews.
 		b := n.heldBallot(s)
 		out.Emit(algorithms.Event{Kind: algorithms.Acquired, Owner: n.id, Resource: r, Ballot: b, Until: s.until,
 			Token: algorithms.BallotToken(0, b)})
 		return
+	}
+	if n.rounds[r] != nil {
+		return // already trying
 	}
 	rd := n.newRound(r)
 	if n.silent {

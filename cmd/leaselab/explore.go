@@ -83,9 +83,14 @@ with a request pending and no client input left, the settle probe lets
 the faults stop and the network be synchronous (a node that is down
 restarts, and in hops of a fiftieth of the lease span the messages in
 flight arrive in send order) for a generous bound of true time; a request
-still pending then is a liveness failure too: rounds that never end. Both
-count in unanswered_states; the first is written with --out (when there
-is no violation) as a scenario on which replay exits 1. rest_states and
+still pending then is a liveness failure too: rounds that never end. And
+the contract says when: a node that holds the lease answers an acquire of
+it at once, so a step that runs a client's acquire at a holder and leaves
+it unanswered is a liveness failure (late_answers), though an answer may
+come later. All three count in unanswered_states; the first is written
+with --out (when there is no violation) as a scenario on which replay
+exits 1: a state at rest if one was found, else a probe's, else a late
+answer's. rest_states and
 probed_states say how many states were judged: with 0 for both, nothing.
 The probe tries one fair schedule, not all; drifting clocks stop drifting
 where they are when it begins; a random walk is probed once, where its
@@ -113,7 +118,7 @@ func setupExplore(fs *pflag.FlagSet) action {
 	fs.DurationVar(&cfg.FsyncLatency, "fsync-latency", cfg.FsyncLatency, "classic Paxos: every fsync takes exactly this long (a crash within it loses the records; with --ablate fsync the answers have already left)")
 	fs.Uint64Var(&cfg.Seed, "seed", cfg.Seed, "seed of the nodes' random sources (matters only with --backoff > 0)")
 	fs.IntVar(&cfg.Inputs, "inputs", cfg.Inputs, "client inputs along one path (each an acquire, extend or release at any proposer)")
-	fs.BoolVar(&cfg.Liveness, "liveness", false, "also judge that every acquire is answered: a state at rest (every node up and running, nothing in flight, no timer pending) with a request unanswered is a liveness failure, and so is one from which a synchronous network without faults leaves a request unanswered (the settle probe, run from every state expanded with a request pending and no input left; bfs and dfs; drifting clocks stop drifting first). The requests become state, and two reductions are off, so the same bounds give more states")
+	fs.BoolVar(&cfg.Liveness, "liveness", false, "also judge that every acquire is answered: a state at rest (every node up and running, nothing in flight, no timer pending) with a request unanswered is a liveness failure, and so is one from which a synchronous network without faults leaves a request unanswered (the settle probe, run from every state expanded with a request pending and no input left; bfs and dfs; drifting clocks stop drifting first). The requests become state, and two reductions are off, so the same bounds give more states. A holder that does not answer an acquire of its lease in the step that takes it fails too (late_answers)")
 	kinds := fs.StringSlice("input-kinds", []string{"acquire", "extend", "release"}, "which client inputs are offered: acquire, extend, release")
 	// The fault budgets come from the fault-kind table (faults.Kind.Budget).
 	budgets := cfg.FaultBudgets()
@@ -337,7 +342,7 @@ func writeExploreTable(c *ctx, r explore.Result) error {
 	if r.Liveness {
 		rows = append(rows, []string{"states at rest (liveness judged)", restText(r.RestStates, r.ProbedStates)},
 			[]string{"states probed (a synchronous network from there)", strconv.FormatInt(r.ProbedStates, 10)},
-			[]string{"unanswered (liveness failures)", stuckText(r.Unanswered, r.UnansweredDepth)})
+			[]string{"unanswered (liveness failures)", stuckText(r.Unanswered, r.LateAnswers, r.UnansweredDepth)})
 	}
 	if r.Checkpoint != "" {
 		rows = append(rows, []string{"checkpoint", r.Checkpoint + " (run the same command to resume)"})
@@ -361,11 +366,11 @@ func restText(n, probed int64) string {
 }
 
 // stuckText is the liveness row.
-func stuckText(n int64, depth int) string {
+func stuckText(n, late int64, depth int) string {
 	if n == 0 {
 		return "0"
 	}
-	return fmt.Sprintf("%d states at rest with a request never answered (first at depth %d; --out writes it when there is no violation)", n, depth)
+	return fmt.Sprintf("%d: %d states at rest or probes with a request never answered, %d late answers (first at depth %d; --out writes it when there is no violation)", n, n-late, late, depth)
 }
 
 // heldText is the held-states row: a search that never reached leases of

@@ -22,6 +22,7 @@ type cand struct {
 	belief bool   // double belief (with pauses)
 	rest   bool   // at rest (Liveness)
 	stuck  bool   // at rest with a request unanswered
+	late   bool   // the move left a holder's Acquire unanswered (a late answer)
 	held   uint64 // the nodes that hold a lease (the checker's view; world.holders)
 }
 
@@ -65,6 +66,8 @@ type bfsRun struct {
 	// (Liveness; liveness.go), at position probeAt in level probeLv.
 	probeAt  int64 // -1: none
 	probeLv  int
+	lateAt   *badRef // the first late answer (Liveness), in level lateLv+1
+	lateLv   int
 	stopped  string
 	err      error // an I/O error that stopped the search
 	resumed  bool
@@ -338,7 +341,7 @@ func (wk *bfsWorker) expand(r *bfsRun, k, n int64) chunkOut {
 			out.cands = append(out.cands, cand{f: x.fingerprint(), parent: uint32(i), move: uint32(mi),
 				bad: bad, over: c.MaxPending > 0 && len(wk.sw.pending) > c.MaxPending,
 				belief: !bad && len(wk.sw.paused) > 0 && wk.sw.doubleBelief(), held: wk.sw.holders(),
-				rest: rest, stuck: stuck})
+				rest: rest, stuck: stuck, late: x.late})
 		}
 	}
 	return out
@@ -395,6 +398,14 @@ func (r *bfsRun) commit(out chunkOut, k int64) bool {
 		}
 	}
 	st.transitions += int64(len(out.cands))
+	for _, cd := range out.cands {
+		if cd.late {
+			st.late++
+			if r.lateAt == nil {
+				r.lateAt, r.lateLv = &badRef{Parent: int64(cd.parent), Move: cd.move}, r.depth
+			}
+		}
+	}
 	// Counted once the chunk is committed whole (a chunk cut short is
 	// expanded again, probes included, when the search resumes).
 	st.probed += out.probes
@@ -492,7 +503,7 @@ func (r *bfsRun) result() (Result, error) {
 		}
 		res.BeliefDepth = len(path)
 	}
-	stuck, probed := pathRef{-1, nil}, pathRef{-1, nil}
+	stuck, probed, late := pathRef{-1, nil}, pathRef{-1, nil}, pathRef{-1, nil}
 	var err error
 	if b := r.stuckAt; b != nil {
 		if stuck.root, stuck.path, err = r.refPath(r.stuckLv, *b); err != nil {
@@ -502,8 +513,12 @@ func (r *bfsRun) result() (Result, error) {
 		if probed.root, probed.path, err = r.lv.path(r.probeLv, r.probeAt); err != nil {
 			return res, err
 		}
+	} else if b := r.lateAt; b != nil {
+		if late.root, late.path, err = r.refPath(r.lateLv, *b); err != nil {
+			return res, err
+		}
 	}
-	if err := c.liveWitness(&res, stuck, probed); err != nil {
+	if err := c.liveWitness(&res, stuck, probed, late); err != nil {
 		return res, err
 	}
 	if c.Checkpoint != "" {

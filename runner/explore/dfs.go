@@ -20,7 +20,7 @@ func (c *config) dfs(ctx context.Context, st *stats) (Result, error) {
 	defer seen.free()
 	mem := newMemGuard(c.maxMemory, seen)
 	s := &dfsRun{c: c, ctx: ctx, st: st, seen: seen, mem: mem, x: c.newExec(),
-		lastProg: time.Now(), badRoot: -1, beliefRoot: -1, stuckRoot: -1, probeRoot: -1, px: c.newExec()}
+		lastProg: time.Now(), badRoot: -1, beliefRoot: -1, stuckRoot: -1, probeRoot: -1, lateRoot: -1, px: c.newExec()}
 	if c.MaxDepth > 0 {
 		s.least = make(map[fp]uint16, 1<<16)
 	}
@@ -57,7 +57,7 @@ func (c *config) dfs(ctx context.Context, st *stats) (Result, error) {
 		}
 		res.BeliefScenario, res.BeliefDepth = sc, len(s.beliefPath)
 	}
-	err := c.liveWitness(&res, pathRef{s.stuckRoot, s.stuckPath}, pathRef{s.probeRoot, s.probePath})
+	err := c.liveWitness(&res, pathRef{s.stuckRoot, s.stuckPath}, pathRef{s.probeRoot, s.probePath}, pathRef{s.lateRoot, s.latePath})
 	return res, err
 }
 
@@ -90,6 +90,8 @@ type dfsRun struct {
 	stuckPath           []int32
 	probeRoot           int // the first state a probe left a request pending in, -1: none
 	probePath           []int32
+	lateRoot            int // the first late answer's path (Liveness), -1: none
+	latePath            []int32
 	px                  *exec // the settle probe's
 }
 
@@ -173,6 +175,12 @@ func (s *dfsRun) step(i int) error {
 		return x.err
 	}
 	st.transitions++
+	if x.late {
+		st.late++
+		if s.lateRoot < 0 {
+			s.lateRoot, s.latePath = i, s.pathOf(int32(mi))
+		}
+	}
 	bad := s.sw.overlaps() > 0
 	f := x.fingerprint()
 	fresh, goOn := s.admit(f, s.sw.holders())

@@ -81,6 +81,35 @@ func (x *exec) input(n algorithms.NodeID, in algorithms.InputKind, res algorithm
 	}
 }
 
+// Late answers. The contract also says when: a node that holds the lease
+// answers an Acquire of it at once, Acquired with that lease
+// (algorithms.Acquire). A node that takes such a request as an
+// acquisition under way (an extension in flight) answers it later or, if
+// the extension fails and says so, with Failed while it still holds: the
+// request is answered, so no state at rest or probe sees it. So with
+// Liveness the step that runs a client's Acquire at a node holding the
+// lease (the checker's view, world.holds) is judged too: a request still
+// pending after it is a liveness failure (Result.LateAnswers, counted in
+// Unanswered), found in the transition, fresh successor or not. Not
+// judged: an Acquire in a --from prefix (the search's initial states).
+
+// holding reports whether node n holds a lease on res in w (the checker's
+// view: its clock has not reached the lease's end).
+func (w *world) holding(n algorithms.NodeID, res algorithms.ResourceID) bool {
+	for i := range w.holds {
+		if h := &w.holds[i]; h.res == res && h.owner == n && h.end > w.now {
+			return true
+		}
+	}
+	return false
+}
+
+// asking reports whether a client's request at node n on res is pending
+// in w.
+func (w *world) asking(n algorithms.NodeID, res algorithms.ResourceID) bool {
+	return slices.Contains(w.asks, ask{n, res})
+}
+
 // dropAsks forgets node n's requests: its process crashed, and its
 // clients' requests with it (the recorder counts them failed).
 func (w *world) dropAsks(n algorithms.NodeID) {
@@ -120,8 +149,9 @@ type pathRef struct {
 
 // liveWitness sets res's liveness witness from the first state found at
 // rest with a request pending (stuck) or, if none, the first a probe left
-// one pending in (probed).
-func (c *config) liveWitness(res *Result, stuck, probed pathRef) error {
+// one pending in (probed) or, if none, the first late answer's (late: the
+// path ends with the transition that left it pending).
+func (c *config) liveWitness(res *Result, stuck, probed, late pathRef) error {
 	var sc string
 	var err error
 	ref := stuck
@@ -131,6 +161,9 @@ func (c *config) liveWitness(res *Result, stuck, probed pathRef) error {
 	case probed.root >= 0:
 		ref = probed
 		sc, err = c.probeWitness(probed.root, probed.path)
+	case late.root >= 0:
+		ref = late
+		sc, err = c.lateWitness(late.root, late.path)
 	default:
 		return nil
 	}
@@ -162,6 +195,29 @@ func (c *config) stuckWitness(root int, path []int32) (string, error) {
 	fmt.Fprintf(&b, "expect unanswered %d\n", len(w.asks))
 	b.WriteString("# every Acquire is answered (algorithms.Failed's contract): leaselab replay exits 1 here\n")
 	b.WriteString("expect unanswered 0\n")
+	return b.String(), nil
+}
+
+// lateWitness re-executes the path (root, moves) whose last move ran a
+// client's Acquire at a node holding the lease without an answer, and
+// writes it as a scenario that fails there: the request is counted
+// pending where the contract has it answered.
+func (c *config) lateWitness(root int, path []int32) (string, error) {
+	var b strings.Builder
+	x := c.newExec()
+	w, err := c.rebuildOn(x, &b, root, path)
+	if err != nil {
+		return "", err
+	}
+	if !x.late {
+		return "", fmt.Errorf("explore: internal error: the rebuilt path does not end with a holder's Acquire unanswered")
+	}
+	b.WriteString("# the node held the lease it was asked for: the contract answers at once, Acquired with that lease (algorithms.Acquire); pending:")
+	for _, a := range w.asks {
+		fmt.Fprintf(&b, " n%d r%d", a.node, a.res)
+	}
+	b.WriteString("\n# leaselab replay exits 1 here\n")
+	fmt.Fprintf(&b, "expect unanswered %d\n", len(w.asks)-1)
 	return b.String(), nil
 }
 

@@ -271,3 +271,56 @@ func TestLivenessFromPrefix(t *testing.T) {
 	}
 	replayFailsLastLine(t, res.UnansweredScenario)
 }
+
+// TestLivenessFindsLateAnswers: a holder that answers an Acquire of its
+// lease only when a round ends (planted test-late-holder) answers every
+// request, so no state at rest and no probe fails; the late-answer
+// judgement finds it with each strategy, in a transition, and the witness
+// replays to a request pending right after that Acquire (its last line
+// fails, nothing before it). PaxosLease in the same space has none, and
+// without Liveness nothing is judged.
+func TestLivenessFindsLateAnswers(t *testing.T) {
+	for _, strategy := range []string{"bfs", "dfs", "random"} {
+		t.Run(strategy, func(t *testing.T) {
+			c := livenessConfig(planted.LateHolder, 2)
+			c.Strategy = strategy
+			if strategy == "random" {
+				c.Walks = 200
+			}
+			res, err := Explore(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Violations != 0 {
+				t.Fatalf("a safety violation in a bug that only answers late:\n%s", res.Scenario)
+			}
+			if res.LateAnswers == 0 || res.Unanswered != res.LateAnswers {
+				t.Fatalf("want late answers only: %d unanswered, %d late (%d states, %d at rest, %d probed)",
+					res.Unanswered, res.LateAnswers, res.States, res.RestStates, res.ProbedStates)
+			}
+			sc := res.UnansweredScenario
+			lines := strings.Split(strings.TrimSpace(sc), "\n")
+			last := lines[len(lines)-1]
+			if !strings.HasPrefix(last, "expect unanswered ") {
+				t.Fatalf("witness ends %q\n%s", last, sc)
+			}
+			var out strings.Builder
+			rr, err := sim.Replay(strings.NewReader(sc), &out)
+			if err != nil {
+				t.Fatalf("replay: %v\n%s", err, sc)
+			}
+			if len(rr.Failed) != 1 || !strings.Contains(rr.Failed[0], last) {
+				t.Fatalf("replay: failed %q, want only %q\n%s\ntrace:\n%s", rr.Failed, last, sc, out.String())
+			}
+			t.Logf("%s: %d states, %d late answers, first at depth %d", strategy, res.States, res.LateAnswers, res.UnansweredDepth)
+
+			if clean := cleanPaxosLease(t, c); clean.LateAnswers != 0 {
+				t.Fatalf("paxoslease: %d late answers", clean.LateAnswers)
+			}
+			c.Liveness = false
+			if off, err := Explore(c); err != nil || off.LateAnswers != 0 || off.Unanswered != 0 {
+				t.Fatalf("judged without Liveness: %+v, %v", off, err)
+			}
+		})
+	}
+}

@@ -23,7 +23,7 @@ func (c *config) random(ctx context.Context, st *stats) (Result, error) {
 	seen := newFPSet()
 	defer seen.free()
 	mem := newMemGuard(c.maxMemory, seen)
-	s := &randomRun{c: c, ctx: ctx, st: st, seen: seen, mem: mem, badWalk: -1, stuckWalk: -1, probeWalk: -1, lastProg: time.Now()}
+	s := &randomRun{c: c, ctx: ctx, st: st, seen: seen, mem: mem, badWalk: -1, stuckWalk: -1, probeWalk: -1, lateWalk: -1, lastProg: time.Now()}
 	s.limit.Store(1<<62 - 1)
 	if c.Walks > 0 {
 		s.limit.Store(int64(c.Walks) - 1)
@@ -57,14 +57,17 @@ func (c *config) random(ctx context.Context, st *stats) (Result, error) {
 		}
 		res.Scenario, res.First, res.CounterexampleDepth = sc, v, d
 	}
-	stuck, probed := pathRef{-1, nil}, pathRef{-1, nil}
+	stuck, probed, late := pathRef{-1, nil}, pathRef{-1, nil}, pathRef{-1, nil}
 	if s.stuckWalk >= 0 {
 		stuck = pathRef{s.stuckRoot, s.stuckPath}
 	}
 	if s.probeWalk >= 0 {
 		probed = pathRef{s.probeRoot, s.probePath}
 	}
-	err := c.liveWitness(&res, stuck, probed)
+	if s.lateWalk >= 0 {
+		late = pathRef{s.lateRoot, s.latePath}
+	}
+	err := c.liveWitness(&res, stuck, probed, late)
 	return res, err
 }
 
@@ -101,6 +104,11 @@ type randomRun struct {
 	probeWalk int64
 	probeRoot int
 	probePath []int32
+	// lateWalk: the lowest-numbered walk with a late answer, -1: none;
+	// latePath the path to the first on it.
+	lateWalk  int64
+	lateRoot  int
+	latePath  []int32
 	firstErr  error
 	lastProg  time.Time
 	lastCheck int64
@@ -125,6 +133,9 @@ type walkBuf struct {
 	px         *exec
 	probed     bool
 	probeStuck int
+	// late: the moves that left a holder's Acquire unanswered (their
+	// index in path; Liveness).
+	late []int
 }
 
 // worker takes walks by number until the limit, and records each.
@@ -164,6 +175,7 @@ func (s *randomRun) walk(x *exec, i int64, wb *walkBuf) (root int, bad bool, err
 	wb.path, wb.fps, wb.bel, wb.held = wb.path[:0], wb.fps[:0], wb.bel[:0], wb.held[:0]
 	wb.rest, wb.stuck = wb.rest[:0], wb.stuck[:0]
 	wb.probed, wb.probeStuck = false, -1
+	wb.late = wb.late[:0]
 	x.parent = nil
 	wb.fps = append(wb.fps, x.fingerprint())
 	wb.bel = append(wb.bel, false)
@@ -183,6 +195,9 @@ func (s *randomRun) walk(x *exec, i int64, wb *walkBuf) (root int, bad bool, err
 		x.apply(w, wb.ms[mi])
 		if x.err != nil {
 			return root, bad, x.err
+		}
+		if x.late {
+			wb.late = append(wb.late, len(wb.path))
 		}
 		wb.path = append(wb.path, int32(mi))
 		x.parent = nil
@@ -242,6 +257,10 @@ func (s *randomRun) record(i int64, root int, bad bool, wb *walkBuf) {
 	}
 	if wb.probed {
 		st.probed++
+	}
+	st.late += int64(len(wb.late))
+	if len(wb.late) > 0 && (s.lateWalk < 0 || i < s.lateWalk) {
+		s.lateWalk, s.lateRoot, s.latePath = i, root, append([]int32(nil), wb.path[:wb.late[0]+1]...)
 	}
 	if k := wb.probeStuck; k >= 0 {
 		st.stuck++

@@ -324,15 +324,20 @@ type Result struct {
 	// judgement is made; ProbedStates those from which the settle probe
 	// ran a synchronous network (liveness.go; random walks: the walks
 	// probed, one probe a walk): 0 for both means it judged nothing. Unanswered
-	// counts the states at rest with a client request unanswered and
-	// the probes that left one (each a liveness failure);
+	// counts the liveness failures: the states at rest with a client
+	// request unanswered, the probes that left one, and the transitions
+	// in which a node that held a lease did not answer an Acquire of it
+	// at once (LateAnswers of them; liveness.go, "Late answers");
 	// UnansweredDepth is the depth of the first found and
 	// UnansweredScenario the path to it as a scenario file (the probe's
-	// moves included), on which leaselab replay exits 1.
+	// moves included), on which leaselab replay exits 1. The witness is a
+	// state at rest if the search found one, else a probe's, else a late
+	// answer's.
 	Liveness           bool   `json:"liveness"`
 	RestStates         int64  `json:"rest_states"`
 	ProbedStates       int64  `json:"probed_states"`
 	Unanswered         int64  `json:"unanswered_states"`
+	LateAnswers        int64  `json:"late_answers"`
 	UnansweredDepth    int    `json:"unanswered_depth"`
 	UnansweredScenario string `json:"-"`
 }
@@ -676,6 +681,7 @@ type stats struct {
 	rest        int64 // states at rest (Liveness)
 	probed      int64 // states probed (Liveness; liveness.go)
 	stuck       int64 // states at rest with a request unanswered, and probes that left one
+	late        int64 // transitions in which a holder did not answer an Acquire of its lease at once
 }
 
 // judge counts a new state's liveness verdict (Liveness; liveness.go),
@@ -706,7 +712,8 @@ func (c *config) finish(res *Result, st *stats) {
 		res.Clocks = "from scenario"
 	}
 	res.States, res.Transitions, res.Constrained, res.HeldStates = st.states, st.transitions, st.constrained, st.held
-	res.Liveness, res.RestStates, res.ProbedStates, res.Unanswered = c.Liveness, st.rest, st.probed, st.stuck
+	res.Liveness, res.RestStates, res.ProbedStates = c.Liveness, st.rest, st.probed
+	res.Unanswered, res.LateAnswers = st.stuck+st.late, st.late
 	res.Holders = bits.OnesCount64(st.holders)
 	if res.MaxDepth < st.depth {
 		res.MaxDepth = st.depth
@@ -767,7 +774,11 @@ func (c *config) timeModel() TimeModel {
 // rebuild re-executes the path (root, moves), writing it as a scenario
 // (header and commands) to b, and returns the world at its end.
 func (c *config) rebuild(b *strings.Builder, root int, path []int32) (*world, error) {
-	x := c.newExec()
+	return c.rebuildOn(c.newExec(), b, root, path)
+}
+
+// rebuildOn is rebuild on x, which is left as the last move left it.
+func (c *config) rebuildOn(x *exec, b *strings.Builder, root int, path []int32) (*world, error) {
 	w, err := c.root(x, root)
 	if err != nil {
 		return nil, err

@@ -161,6 +161,7 @@ func (x *exec) apply(parent *world, m move) bool {
 	x.cnhSet = 0
 	x.effects = 0
 	x.asksChanged = false
+	x.late = false
 	switch m.kind {
 	case tDeliver, tDrop, tDup:
 		p := w.pending[m.arg]

@@ -166,7 +166,11 @@ type exec struct {
 	// asksChanged: this transition added or ended a client request
 	// (Liveness).
 	asksChanged bool
-	parent      *world // the world x.w was copied from, nil for a root
+	// late: in this transition a node that held a lease took a client's
+	// Acquire of it and did not answer it in that step (Liveness;
+	// liveness.go, "Late answers").
+	late   bool
+	parent *world // the world x.w was copied from, nil for a root
 	// walk: steps change nodes in place (a single path, no branching:
 	// the random walks of the tests, which need no Explorable).
 	walk bool
@@ -484,7 +488,11 @@ func (x *exec) settle() {
 					x.keep(e)
 					break
 				}
+				held := e.in == algorithms.Acquire && x.cfg.Liveness && w.holding(e.node, e.res)
 				x.step(e.node, algorithms.Input{Kind: e.in, Resource: e.res})
+				if held && w.asking(e.node, e.res) {
+					x.late = true
+				}
 			case qFire:
 				x.fireKept(e.node, e.key)
 			case qDisk:

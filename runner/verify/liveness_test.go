@@ -31,10 +31,11 @@ func TestBatteryJudgesLiveness(t *testing.T) {
 	}
 }
 
-// A search with --liveness that comes to rest with a request unanswered
-// fails the battery with the search's command and the path as a
-// scenario; the safety verdict stays clean, and the configuration is not
-// vacuous (it judged states at rest).
+// A search with --liveness that comes to rest with a request unanswered,
+// or in which a holder answers an Acquire of its lease late, fails the
+// battery with the search's command and the path as a scenario; the
+// safety verdict stays clean, and the configuration is not vacuous (it
+// judged states at rest).
 func TestBatterySearchJudgesLiveness(t *testing.T) {
 	es, err := Matrix(planted.DeafHolder)
 	if err != nil {
@@ -49,19 +50,23 @@ func TestBatterySearchJudgesLiveness(t *testing.T) {
 	if len(ids) == 0 {
 		t.Fatal("the matrix has no search with --liveness")
 	}
-	r, err := Run(Config{Algo: planted.DeafHolder, Only: ids[:1], Budget: 4 * time.Second, Workers: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := r.Configurations[0]
-	if r.Violations != 0 || r.Unanswered == 0 || r.UnansweredBy != ids[0] || !strings.Contains(r.UnansweredRun, "--liveness=true") || r.UnansweredScenario == "" {
-		t.Fatalf("%d violations, %d unanswered by %q (%q): want 0, some, by %s", r.Violations, r.Unanswered, r.UnansweredBy, r.UnansweredRun, ids[0])
-	}
-	if !c.Liveness || c.RestStates == 0 || c.Unanswered == 0 {
-		t.Fatalf("%s: liveness %v, %d at rest, %d unanswered", c.ID, c.Liveness, c.RestStates, c.Unanswered)
-	}
-	if n, _ := r.Vacuous(); n != 0 {
-		t.Fatalf("%d vacuous configurations", n)
+	// A holder that never answers (at rest), and one that answers late
+	// (the late-answer judgement alone).
+	for _, algo := range []string{planted.DeafHolder, planted.LateHolder} {
+		r, err := Run(Config{Algo: algo, Only: ids[:1], Budget: 4 * time.Second, Workers: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := r.Configurations[0]
+		if r.Violations != 0 || r.Unanswered == 0 || r.UnansweredBy != ids[0] || !strings.Contains(r.UnansweredRun, "--liveness=true") || r.UnansweredScenario == "" {
+			t.Fatalf("%s: %d violations, %d unanswered by %q (%q): want 0, some, by %s", algo, r.Violations, r.Unanswered, r.UnansweredBy, r.UnansweredRun, ids[0])
+		}
+		if !c.Liveness || c.RestStates == 0 || c.Unanswered == 0 {
+			t.Fatalf("%s %s: liveness %v, %d at rest, %d unanswered", algo, c.ID, c.Liveness, c.RestStates, c.Unanswered)
+		}
+		if n, _ := r.Vacuous(); n != 0 {
+			t.Fatalf("%s: %d vacuous configurations", algo, n)
+		}
 	}
 	// The same search of PaxosLease itself: states at rest, none stuck.
 	clean, err := Run(Config{Algo: "paxoslease", Only: ids[:1], Budget: 4 * time.Second, Workers: 2})

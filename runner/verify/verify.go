@@ -176,7 +176,8 @@ type ConfigResult struct {
 	// at the end of their settle stretch (campaign.Vary.Settle), a
 	// liveness failure; it ends the campaign (Stopped "unanswered"), not
 	// the battery. For a search with --liveness, the states at rest with
-	// a request unanswered and the settle probes that left one (explore's
+	// a request unanswered, the settle probes that left one and the late
+	// answers, a holder's Acquire not answered at once (explore's
 	// unanswered_states); the search runs on to its end.
 	Unanswered int `json:"unanswered"`
 	// Liveness: a search that judged liveness (--liveness);

@@ -87,6 +87,11 @@ func (d *deafHolder) Step(now algorithms.Local, in algorithms.Input, out *algori
 		return
 	}
 	d.Explorable.Step(now, in, out)
+	d.track(out)
+}
+
+// track keeps what the node's events say it holds.
+func (d *deafHolder) track(out *algorithms.Output) {
 	for _, e := range out.Events {
 		switch e.Kind {
 		case algorithms.Acquired:
@@ -95,6 +100,29 @@ func (d *deafHolder) Step(now algorithms.Local, in algorithms.Input, out *algori
 			delete(d.held, e.Resource)
 		}
 	}
+}
+
+// LateHolder is the name of PaxosLease with the bug class of a holder
+// that answers late: a node that holds the lease takes an Acquire of it
+// as an extension (naive and PaxosLease took it as the extension under
+// way), so the client's answer comes when a round ends, not at once as
+// the contract says. The request is answered, so neither a state at rest
+// nor a probe sees it; only the explorer's late-answer judgement does.
+// Safe, as the others are.
+const LateHolder = "test-late-holder"
+
+type lateHolder struct{ deafHolder }
+
+func (l *lateHolder) Clone(r *rand.Rand) algorithms.Node {
+	return &lateHolder{*l.deafHolder.Clone(r).(*deafHolder)}
+}
+
+func (l *lateHolder) Step(now algorithms.Local, in algorithms.Input, out *algorithms.Output) {
+	if in.Kind == algorithms.Acquire && now < l.held[in.Resource] {
+		in.Kind = algorithms.Extend
+	}
+	l.Explorable.Step(now, in, out)
+	l.track(out)
 }
 
 // Restless is the name of PaxosLease with a planted liveness bug of the
@@ -173,6 +201,18 @@ func init() {
 		return &deafHolder{Explorable: n.(algorithms.Explorable), held: map[algorithms.ResourceID]algorithms.Local{}}, nil
 	}
 	algorithms.Register(d)
+
+	lh := pl
+	lh.Name, lh.Summary = LateHolder, "test only: paxoslease whose holders take an Acquire of the lease they hold as an extension, answered when it ends"
+	lh.Ablations = nil
+	lh.Build = func(cfg algorithms.Config) (algorithms.Node, error) {
+		n, err := pl.Build(cfg)
+		if err != nil {
+			return nil, err
+		}
+		return &lateHolder{deafHolder{Explorable: n.(algorithms.Explorable), held: map[algorithms.ResourceID]algorithms.Local{}}}, nil
+	}
+	algorithms.Register(lh)
 
 	rl := pl
 	rl.Name, rl.Summary = Restless, "test only: paxoslease whose nodes work for ever on every Acquire after their first lease, answering none"

@@ -160,6 +160,7 @@ type req struct {
 	holding bool              // the client believes it holds the lease
 	round   uint32            // attempts made so far; goes into the ballot
 	ballot  algorithms.Ballot // of the current (or last) attempt
+	held    algorithms.Ballot // of the attempt that won the lease held (while holding)
 	tries   int               // asks of the current attempt
 	sentAt  algorithms.Local  // when the current ask left
 	until   algorithms.Local  // end of the hold
@@ -193,11 +194,13 @@ func (n *node) Step(now algorithms.Local, in algorithms.Input, out *algorithms.O
 	case algorithms.Acquire:
 		q := n.req(in.Resource)
 		switch {
-		case !q.wanting && q.holding && now < q.until:
+		case q.holding && now < q.until:
 			// Already the holder: the answer is the lease it holds (a
 			// client that lost track of it, or asks again, still gets
-			// one).
-			out.Emit(algorithms.Event{Kind: algorithms.Acquired, Resource: in.Resource, Owner: n.cfg.ID, Ballot: q.ballot, Until: q.until,
+			// one), at once, whether or not an extension is under way
+			// (algorithms.Acquire): the hold stands until q.until
+			// whatever the extension's outcome.
+			out.Emit(algorithms.Event{Kind: algorithms.Acquired, Resource: in.Resource, Owner: n.cfg.ID, Ballot: q.held, Until: q.until,
 				Token: algorithms.TimeToken(q.until)})
 		case !q.wanting:
 			q.holding = false // a hold that ended on our clock, its timer not yet fired
@@ -266,7 +269,7 @@ func (n *node) giveUp(r algorithms.ResourceID, out *algorithms.Output) {
 	}
 	if q.holding {
 		q.holding = false
-		out.Emit(algorithms.Event{Kind: algorithms.Lost, Resource: r, Owner: n.cfg.ID, Ballot: q.ballot})
+		out.Emit(algorithms.Event{Kind: algorithms.Lost, Resource: r, Owner: n.cfg.ID, Ballot: q.held})
 	}
 	q.wanting = false
 	for _, k := range []uint8{timerHoldEnd, timerTimeout, timerRetry} {
@@ -373,6 +376,7 @@ func (n *node) granted(now algorithms.Local, m *algorithms.Message, out *algorit
 	}
 	q.wanting = false
 	q.holding = true
+	q.held = q.ballot
 	q.until = until
 	out.CancelTimer(algorithms.TimerKey{Resource: m.Resource, Kind: timerTimeout})
 	out.SetTimer(algorithms.TimerKey{Resource: m.Resource, Kind: timerHoldEnd}, until)
@@ -452,6 +456,7 @@ func (n *node) AppendState(b []byte, now algorithms.Local) []byte {
 		}
 		if q.holding {
 			b = rel(b, q.until)
+			b = binary.AppendUvarint(b, uint64(q.held))
 		}
 	}
 	return b
@@ -476,7 +481,7 @@ func (n *node) Describe(now algorithms.Local) string {
 		q := n.reqs[r]
 		switch {
 		case q.holding:
-			d.Item("client", "r%d: holds the lease (ballot %s), ends %s", r, q.ballot, algorithms.Until(q.until, now))
+			d.Item("client", "r%d: holds the lease (ballot %s), ends %s", r, q.held, algorithms.Until(q.until, now))
 		case q.wanting:
 			d.Item("client", "r%d: asked with ballot %s %s (ask %d)", r, q.ballot, algorithms.Ago(q.sentAt, now), q.tries)
 		}

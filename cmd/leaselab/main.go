@@ -47,6 +47,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/pprof"
 	"sort"
 	"strings"
 	"time"
@@ -153,6 +154,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			}
 			fs := newFlagSet(c)
 			c.setup(fs)
+			addProfileFlag(fs)
 			commandUsage(stdout, c, fs)
 			return 0
 		}
@@ -166,6 +168,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	fs := newFlagSet(c)
 	act := c.setup(fs)
+	profile := addProfileFlag(fs)
 	if err := fs.Parse(args[1:]); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
 			commandUsage(stdout, c, fs)
@@ -173,6 +176,18 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		fmt.Fprintf(stderr, "leaselab %s: %v (see leaselab %s --help)\n", name, err, name)
 		return 2
+	}
+	if *profile != "" {
+		stop, err := startProfile(*profile)
+		if err != nil {
+			fmt.Fprintf(stderr, "leaselab %s: %v\n", name, oneLine(err))
+			return 1
+		}
+		defer func() {
+			if err := stop(); err != nil {
+				fmt.Fprintf(stderr, "leaselab %s: %v\n", name, oneLine(err))
+			}
+		}()
 	}
 	err := act(&ctx{stdout: stdout, stderr: stderr, name: name, started: started}, fs.Args())
 	var st exitStatus
@@ -189,6 +204,33 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "leaselab %s: %v\n", name, oneLine(err))
 		return 1
 	}
+}
+
+// addProfileFlag gives every command --cpuprofile: where a campaign's, a
+// search's or a battery's time goes (go tool pprof), without a test
+// harness around it; also what go build -pgo reads.
+func addProfileFlag(fs *pflag.FlagSet) *string {
+	return fs.String("cpuprofile", "", "write a CPU profile of the whole command to `FILE` (pprof format, for go tool pprof or go build -pgo)")
+}
+
+// startProfile starts the CPU profile into a new file at path; stop ends
+// it and closes the file.
+func startProfile(path string) (stop func() error, err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("--cpuprofile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("--cpuprofile: %w", err)
+	}
+	return func() error {
+		pprof.StopCPUProfile()
+		if err := f.Close(); err != nil {
+			return fmt.Errorf("--cpuprofile: %w", err)
+		}
+		return nil
+	}, nil
 }
 
 func newFlagSet(c command) *pflag.FlagSet {

@@ -51,5 +51,5 @@ func TestExplorable(t *testing.T) {
 func TestStateCoversFields(t *testing.T) {
 	explorabletest.Fields(t, node{}, "cfg", "hold", "quiet", "grants", "reqs")
 	explorabletest.Fields(t, grant{}, "owner", "ballot", "until")
-	explorabletest.Fields(t, req{}, "wanting", "holding", "round", "ballot", "tries", "sentAt", "until")
+	explorabletest.Fields(t, req{}, "wanting", "holding", "round", "ballot", "held", "tries", "sentAt", "until")
 }

@@ -75,7 +75,7 @@ and --backoff 0 (no random waits: the nodes' random draws then never
 matter, and the state space stays small).
 
 --liveness also judges the contract's promise that every acquire is
-answered (Acquired or Failed), two ways. A state at rest (every node up
+answered (Acquired or Failed), three ways. A state at rest (every node up
 and running, no message in flight, no timer pending: nothing can happen
 there without a new input or fault) with a client request still
 unanswered is a liveness failure. And from every state the search expands
@@ -87,10 +87,10 @@ still pending then is a liveness failure too: rounds that never end. And
 the contract says when: a node that holds the lease answers an acquire of
 it at once, so a step that runs a client's acquire at a holder and leaves
 it unanswered is a liveness failure (late_answers), though an answer may
-come later. All three count in unanswered_states; the first is written
-with --out (when there is no violation) as a scenario on which replay
-exits 1: a state at rest if one was found, else a probe's, else a late
-answer's. rest_states and
+come later (holder_asks counts the acquires so judged). All three count
+in unanswered_states; the first is written with --out (when there is no
+violation) as a scenario on which replay exits 1: a state at rest if one
+was found, else a probe's, else a late answer's. rest_states and
 probed_states say how many states were judged: with 0 for both, nothing.
 The probe tries one fair schedule, not all; drifting clocks stop drifting
 where they are when it begins; a random walk is probed once, where its
@@ -342,6 +342,7 @@ func writeExploreTable(c *ctx, r explore.Result) error {
 	if r.Liveness {
 		rows = append(rows, []string{"states at rest (liveness judged)", restText(r.RestStates, r.ProbedStates)},
 			[]string{"states probed (a synchronous network from there)", strconv.FormatInt(r.ProbedStates, 10)},
+			[]string{"acquires at a holder (judged: answered at once?)", fmt.Sprintf("%d, %d answered late", r.HolderAsks, r.LateAnswers)},
 			[]string{"unanswered (liveness failures)", stuckText(r.Unanswered, r.LateAnswers, r.UnansweredDepth)})
 	}
 	if r.Checkpoint != "" {

@@ -23,6 +23,7 @@ type cand struct {
 	rest   bool   // at rest (Liveness)
 	stuck  bool   // at rest with a request unanswered
 	late   bool   // the move left a holder's Acquire unanswered (a late answer)
+	asked  bool   // the move ran a client's Acquire at a holder (judged for late)
 	held   uint64 // the nodes that hold a lease (the checker's view; world.holders)
 }
 
@@ -341,7 +342,7 @@ func (wk *bfsWorker) expand(r *bfsRun, k, n int64) chunkOut {
 			out.cands = append(out.cands, cand{f: x.fingerprint(), parent: uint32(i), move: uint32(mi),
 				bad: bad, over: c.MaxPending > 0 && len(wk.sw.pending) > c.MaxPending,
 				belief: !bad && len(wk.sw.paused) > 0 && wk.sw.doubleBelief(), held: wk.sw.holders(),
-				rest: rest, stuck: stuck, late: x.late})
+				rest: rest, stuck: stuck, late: x.late, asked: x.heldAsk})
 		}
 	}
 	return out
@@ -399,6 +400,9 @@ func (r *bfsRun) commit(out chunkOut, k int64) bool {
 	}
 	st.transitions += int64(len(out.cands))
 	for _, cd := range out.cands {
+		if cd.asked {
+			st.heldAsks++
+		}
 		if cd.late {
 			st.late++
 			if r.lateAt == nil {

@@ -49,13 +49,14 @@ type checkpointMeta struct {
 	ProbeAt int64 `json:"probe_at,omitempty"`
 	ProbeLv int   `json:"probe_level,omitempty"`
 	// Late: late answers so far (Liveness); LateAt the first, in level
-	// LateLv+1.
-	Late   int64   `json:"late_answers,omitempty"`
-	LateAt *badRef `json:"late_at,omitempty"`
-	LateLv int     `json:"late_level,omitempty"`
-	WallNS int64   `json:"wall_ns"`
-	CPUNS  int64   `json:"cpu_ns"`
-	Saved  int     `json:"saved"` // how many times saved (names the visited file)
+	// LateLv+1; HolderAsks the transitions judged for one.
+	Late       int64   `json:"late_answers,omitempty"`
+	HolderAsks int64   `json:"holder_asks,omitempty"`
+	LateAt     *badRef `json:"late_at,omitempty"`
+	LateLv     int     `json:"late_level,omitempty"`
+	WallNS     int64   `json:"wall_ns"`
+	CPUNS      int64   `json:"cpu_ns"`
+	Saved      int     `json:"saved"` // how many times saved (names the visited file)
 }
 
 const checkpointVersion = 1
@@ -140,7 +141,7 @@ func (r *bfsRun) resume() (bool, error) {
 	r.belief, r.beliefAt, r.beliefLv = m.Belief, m.BeliefAt, m.BeliefLv
 	r.st.rest, r.st.stuck, r.stuckAt, r.stuckLv = m.Rest, m.Stuck, m.StuckAt, m.StuckLv
 	r.st.probed, r.probeAt, r.probeLv = m.Probed, m.ProbeAt-1, m.ProbeLv
-	r.st.late, r.lateAt, r.lateLv = m.Late, m.LateAt, m.LateLv
+	r.st.late, r.lateAt, r.lateLv, r.st.heldAsks = m.Late, m.LateAt, m.LateLv, m.HolderAsks
 	r.st.states, r.st.transitions, r.st.constrained, r.st.held, r.st.holders, r.st.depth = m.States, m.Transitions, m.Constrained, m.Held, m.Holders, m.Depth
 	r.st.prevWall, r.st.prevCPU = time.Duration(m.WallNS), time.Duration(m.CPUNS)
 	r.mem.tune()
@@ -156,7 +157,7 @@ func (r *bfsRun) save(stopped string) error {
 		Belief: r.belief, BeliefAt: r.beliefAt, BeliefLv: r.beliefLv,
 		Rest: r.st.rest, Stuck: r.st.stuck, StuckAt: r.stuckAt, StuckLv: r.stuckLv,
 		Probed: r.st.probed, ProbeAt: r.probeAt + 1, ProbeLv: r.probeLv,
-		Late: r.st.late, LateAt: r.lateAt, LateLv: r.lateLv,
+		Late: r.st.late, LateAt: r.lateAt, LateLv: r.lateLv, HolderAsks: r.st.heldAsks,
 		WallNS: int64(time.Since(r.st.start) + r.st.prevWall), CPUNS: int64(cpuTime() - r.st.cpu0 + r.st.prevCPU),
 		Saved: r.saved + 1}
 	old, _ := filepath.Glob(filepath.Join(r.dir, "visited-*.bin"))

@@ -175,6 +175,9 @@ func (s *dfsRun) step(i int) error {
 		return x.err
 	}
 	st.transitions++
+	if x.heldAsk {
+		st.heldAsks++
+	}
 	if x.late {
 		st.late++
 		if s.lateRoot < 0 {

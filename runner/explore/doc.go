@@ -150,7 +150,8 @@
 // node holding the lease (the checker's view) is judged as well: a
 // request still pending after it is a late answer, a liveness failure
 // counted in unanswered_states and, alone, in late_answers, whether the
-// state it leads to is new or not. Its witness is the path ending with
+// state it leads to is new or not; holder_asks counts the Acquires so
+// judged (0: the judgement judged nothing). Its witness is the path ending with
 // that Acquire and "expect unanswered N", N the requests that should be
 // pending. naive, PaxosLease and central took such an Acquire, with an
 // extension in flight, as an acquisition under way and answered it when

@@ -134,8 +134,10 @@ type walkBuf struct {
 	probed     bool
 	probeStuck int
 	// late: the moves that left a holder's Acquire unanswered (their
-	// index in path; Liveness).
-	late []int
+	// index in path; Liveness); asked: the moves that ran a client's
+	// Acquire at a holder.
+	late  []int
+	asked int64
 }
 
 // worker takes walks by number until the limit, and records each.
@@ -175,7 +177,7 @@ func (s *randomRun) walk(x *exec, i int64, wb *walkBuf) (root int, bad bool, err
 	wb.path, wb.fps, wb.bel, wb.held = wb.path[:0], wb.fps[:0], wb.bel[:0], wb.held[:0]
 	wb.rest, wb.stuck = wb.rest[:0], wb.stuck[:0]
 	wb.probed, wb.probeStuck = false, -1
-	wb.late = wb.late[:0]
+	wb.late, wb.asked = wb.late[:0], 0
 	x.parent = nil
 	wb.fps = append(wb.fps, x.fingerprint())
 	wb.bel = append(wb.bel, false)
@@ -195,6 +197,9 @@ func (s *randomRun) walk(x *exec, i int64, wb *walkBuf) (root int, bad bool, err
 		x.apply(w, wb.ms[mi])
 		if x.err != nil {
 			return root, bad, x.err
+		}
+		if x.heldAsk {
+			wb.asked++
 		}
 		if x.late {
 			wb.late = append(wb.late, len(wb.path))
@@ -259,6 +264,7 @@ func (s *randomRun) record(i int64, root int, bad bool, wb *walkBuf) {
 		st.probed++
 	}
 	st.late += int64(len(wb.late))
+	st.heldAsks += wb.asked
 	if len(wb.late) > 0 && (s.lateWalk < 0 || i < s.lateWalk) {
 		s.lateWalk, s.lateRoot, s.latePath = i, root, append([]int32(nil), wb.path[:wb.late[0]+1]...)
 	}

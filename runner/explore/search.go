@@ -332,12 +332,15 @@ type Result struct {
 	// UnansweredScenario the path to it as a scenario file (the probe's
 	// moves included), on which leaselab replay exits 1. The witness is a
 	// state at rest if the search found one, else a probe's, else a late
-	// answer's.
+	// answer's. HolderAsks counts the transitions judged for a late
+	// answer (a client's Acquire run at a node holding the lease): 0
+	// means that judgement judged nothing.
 	Liveness           bool   `json:"liveness"`
 	RestStates         int64  `json:"rest_states"`
 	ProbedStates       int64  `json:"probed_states"`
 	Unanswered         int64  `json:"unanswered_states"`
 	LateAnswers        int64  `json:"late_answers"`
+	HolderAsks         int64  `json:"holder_asks"`
 	UnansweredDepth    int    `json:"unanswered_depth"`
 	UnansweredScenario string `json:"-"`
 }
@@ -682,6 +685,7 @@ type stats struct {
 	probed      int64 // states probed (Liveness; liveness.go)
 	stuck       int64 // states at rest with a request unanswered, and probes that left one
 	late        int64 // transitions in which a holder did not answer an Acquire of its lease at once
+	heldAsks    int64 // transitions in which a client's Acquire ran at a holder (judged for late)
 }
 
 // judge counts a new state's liveness verdict (Liveness; liveness.go),
@@ -713,7 +717,7 @@ func (c *config) finish(res *Result, st *stats) {
 	}
 	res.States, res.Transitions, res.Constrained, res.HeldStates = st.states, st.transitions, st.constrained, st.held
 	res.Liveness, res.RestStates, res.ProbedStates = c.Liveness, st.rest, st.probed
-	res.Unanswered, res.LateAnswers = st.stuck+st.late, st.late
+	res.Unanswered, res.LateAnswers, res.HolderAsks = st.stuck+st.late, st.late, st.heldAsks
 	res.Holders = bits.OnesCount64(st.holders)
 	if res.MaxDepth < st.depth {
 		res.MaxDepth = st.depth

@@ -161,7 +161,7 @@ func (x *exec) apply(parent *world, m move) bool {
 	x.cnhSet = 0
 	x.effects = 0
 	x.asksChanged = false
-	x.late = false
+	x.late, x.heldAsk = false, false
 	switch m.kind {
 	case tDeliver, tDrop, tDup:
 		p := w.pending[m.arg]

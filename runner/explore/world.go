@@ -169,8 +169,11 @@ type exec struct {
 	// late: in this transition a node that held a lease took a client's
 	// Acquire of it and did not answer it in that step (Liveness;
 	// liveness.go, "Late answers").
-	late   bool
-	parent *world // the world x.w was copied from, nil for a root
+	late bool
+	// heldAsk: in this transition a client's Acquire ran at a node that
+	// held the lease (judged for a late answer; Liveness).
+	heldAsk bool
+	parent  *world // the world x.w was copied from, nil for a root
 	// walk: steps change nodes in place (a single path, no branching:
 	// the random walks of the tests, which need no Explorable).
 	walk bool
@@ -490,8 +493,9 @@ func (x *exec) settle() {
 				}
 				held := e.in == algorithms.Acquire && x.cfg.Liveness && w.holding(e.node, e.res)
 				x.step(e.node, algorithms.Input{Kind: e.in, Resource: e.res})
-				if held && w.asking(e.node, e.res) {
-					x.late = true
+				if held {
+					x.heldAsk = true
+					x.late = x.late || w.asking(e.node, e.res)
 				}
 			case qFire:
 				x.fireKept(e.node, e.key)

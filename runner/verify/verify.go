@@ -187,6 +187,11 @@ type ConfigResult struct {
 	Liveness     bool  `json:"liveness"`
 	RestStates   int64 `json:"rest_states"`
 	ProbedStates int64 `json:"probed_states"`
+	// HolderAsks: the client Acquires the search ran at a node holding
+	// the lease, each judged for an answer at once; LateAnswers those
+	// answered late (counted in Unanswered too).
+	HolderAsks  int64 `json:"holder_asks"`
+	LateAnswers int64 `json:"late_answers"`
 }
 
 // Result is a battery's outcome.
@@ -564,6 +569,7 @@ func runExplore(c Config, e Entry, share time.Duration, cr *ConfigResult, res *R
 	cr.States, cr.Depth, cr.Exhausted, cr.Violations = r.States, r.MaxDepth, r.Exhausted, r.Violations
 	cr.Leases, cr.Holders = r.HeldStates, r.Holders
 	cr.Liveness, cr.RestStates, cr.ProbedStates, cr.Unanswered = r.Liveness, r.RestStates, r.ProbedStates, int(r.Unanswered)
+	cr.HolderAsks, cr.LateAnswers = r.HolderAsks, r.LateAnswers
 	base := exploreCommand(c, e)
 	cr.Command = base
 	switch r.Stopped {

@@ -96,12 +96,8 @@ func (x *exec) input(n algorithms.NodeID, in algorithms.InputKind, res algorithm
 // holding reports whether node n holds a lease on res in w (the checker's
 // view: its clock has not reached the lease's end).
 func (w *world) holding(n algorithms.NodeID, res algorithms.ResourceID) bool {
-	for i := range w.holds {
-		if h := &w.holds[i]; h.res == res && h.owner == n && h.end > w.now {
-			return true
-		}
-	}
-	return false
+	i := w.holdIndex(res, n)
+	return i >= 0 && w.holds[i].end > w.now
 }
 
 // asking reports whether a client's request at node n on res is pending

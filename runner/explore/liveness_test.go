@@ -26,13 +26,20 @@ func livenessConfig(algo string, inputs int) Config {
 // requests pending, holds.
 func replayFailsLastLine(t *testing.T, sc string) {
 	t.Helper()
+	replayFailsOnly(t, sc, "expect unanswered 0")
+}
+
+// replayFailsOnly replays sc and requires exactly one expectation to
+// fail, the line want.
+func replayFailsOnly(t *testing.T, sc, want string) {
+	t.Helper()
 	var out strings.Builder
 	rr, err := sim.Replay(strings.NewReader(sc), &out)
 	if err != nil {
 		t.Fatalf("replay: %v\n%s", err, sc)
 	}
-	if len(rr.Failed) != 1 || !strings.Contains(rr.Failed[0], "expect unanswered 0") {
-		t.Fatalf("replay: failed %q, want only the last line\n%s\ntrace:\n%s", rr.Failed, sc, out.String())
+	if len(rr.Failed) != 1 || !strings.Contains(rr.Failed[0], want) {
+		t.Fatalf("replay: failed %q, want only %q\n%s\ntrace:\n%s", rr.Failed, want, sc, out.String())
 	}
 }
 
@@ -304,14 +311,7 @@ func TestLivenessFindsLateAnswers(t *testing.T) {
 			if !strings.HasPrefix(last, "expect unanswered ") {
 				t.Fatalf("witness ends %q\n%s", last, sc)
 			}
-			var out strings.Builder
-			rr, err := sim.Replay(strings.NewReader(sc), &out)
-			if err != nil {
-				t.Fatalf("replay: %v\n%s", err, sc)
-			}
-			if len(rr.Failed) != 1 || !strings.Contains(rr.Failed[0], last) {
-				t.Fatalf("replay: failed %q, want only %q\n%s\ntrace:\n%s", rr.Failed, last, sc, out.String())
-			}
+			replayFailsOnly(t, sc, last)
 			t.Logf("%s: %d states, %d late answers, first at depth %d", strategy, res.States, res.LateAnswers, res.UnansweredDepth)
 
 			if clean := cleanPaxosLease(t, c); clean.LateAnswers != 0 || clean.HolderAsks == 0 {

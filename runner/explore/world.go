@@ -358,17 +358,15 @@ func (x *exec) diskDone(n algorithms.NodeID) {
 func (x *exec) acquired(n algorithms.NodeID, ev *algorithms.Event) {
 	w := x.w
 	end := x.clock(n).TrueAt(ev.Until)
-	for i := range w.holds {
-		h := &w.holds[i]
-		if h.res == ev.Resource && h.owner == n {
-			if end <= w.now {
-				x.closeHold(ev.Resource, n)
-				return
-			}
-			h.end, h.until = end, ev.Until
-			h.ballot = ev.Ballot
+	if i := w.holdIndex(ev.Resource, n); i >= 0 {
+		if end <= w.now {
+			x.closeHold(ev.Resource, n)
 			return
 		}
+		h := &w.holds[i]
+		h.end, h.until = end, ev.Until
+		h.ballot = ev.Ballot
+		return
 	}
 	if end <= w.now {
 		return
@@ -385,12 +383,19 @@ func (x *exec) acquired(n algorithms.NodeID, ev *algorithms.Event) {
 
 func (x *exec) closeHold(res algorithms.ResourceID, n algorithms.NodeID) {
 	w := x.w
+	if i := w.holdIndex(res, n); i >= 0 {
+		w.holds = append(w.holds[:i], w.holds[i+1:]...)
+	}
+}
+
+// holdIndex is the position in w.holds of n's hold on res, -1 if none.
+func (w *world) holdIndex(res algorithms.ResourceID, n algorithms.NodeID) int {
 	for i := range w.holds {
 		if w.holds[i].res == res && w.holds[i].owner == n {
-			w.holds = append(w.holds[:i], w.holds[i+1:]...)
-			return
+			return i
 		}
 	}
+	return -1
 }
 
 // advanceHolds ends every hold whose end is at or before t.

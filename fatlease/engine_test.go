@@ -214,11 +214,13 @@ func TestRenewInstanceRetried(t *testing.T) {
 	}
 }
 
-// When the hold's timer fires the hold is over for the proposer too: the
-// client's next Acquire starts a round and gets a new lease. (A hold
-// that stayed on past its timer passed the safety battery: the checker
-// ends a hold at its Until whatever the node believes, but the node
-// answered no Acquire again.)
+// When the hold's timer fires the hold is over for the proposer too: a
+// node with nothing else to do for the resource forgets it, and the
+// client's next Acquire starts a round and gets a new lease. An Acquire
+// after the hold's end also ends a hold whose timer has not fired (a
+// pause can keep the timer behind it), so the second check alone no
+// longer tells a timer that leaves the hold on; the first does (a node
+// that kept every resource it ever held).
 func TestHoldTimerEndsTheHold(t *testing.T) {
 	n := New(algorithms.Config{ID: 0, Cluster: algorithms.NewCluster(1, 1), Params: testParams(), Rand: rand.New(rand.NewPCG(1, 2))}, Options{})
 	var out algorithms.Output
@@ -238,6 +240,9 @@ func TestHoldTimerEndsTheHold(t *testing.T) {
 		t.Fatal("a cluster of one acceptor did not grant at once")
 	}
 	acquired(until, algorithms.Input{Kind: algorithms.Fire, Timer: algorithms.TimerKey{Resource: res0, Kind: timerHold}})
+	if n.props[res0] != nil {
+		t.Fatalf("the hold's timer fired and nothing else was asked: the proposer still keeps state for the resource (%+v)", *n.props[res0])
+	}
 	if again := acquired(until+1, algorithms.Input{Kind: algorithms.Acquire, Resource: res0}); again <= until {
 		t.Fatalf("Acquire after the hold's timer fired: Acquired until %d, want a new lease past %d (%v)", again, until, out.Events)
 	}

@@ -258,7 +258,7 @@ func runMutant(t *testing.T, root, tmp string, m *mutant, args []string) mutantR
 	case errors.As(err, &ee) && ee.ExitCode() == 1 && res.FoundBy != "":
 		row.verdict, row.detail = "killed", "violation, found by "+res.FoundBy
 	case errors.As(err, &ee) && ee.ExitCode() == 1 && !strings.Contains(stderr.String(), "panic:"):
-		row.verdict, row.detail = "killed", "exit 1"
+		row.verdict, row.detail = "killed", "exit 1: "+whyFailed(stderr.String())
 	default:
 		row.verdict, row.detail = "killed", fmt.Sprintf("run failed (%v): %s", err, firstLine(lastLines(stderr.String())))
 	}
@@ -271,6 +271,23 @@ func firstLine(s string) string {
 		s = s[:120] + "…"
 	}
 	return s
+}
+
+// whyFailed is the reason a command that exited 1 without a violation
+// gave (verify's last "verify: " line: a liveness failure, a vacuous or
+// rejected configuration), cut to 200 bytes; else its last line.
+func whyFailed(stderr string) string {
+	lines := strings.Split(strings.TrimSpace(stderr), "\n")
+	why := lines[len(lines)-1]
+	for _, l := range lines {
+		if strings.HasPrefix(l, "verify: ") {
+			why = l
+		}
+	}
+	if len(why) > 200 {
+		why = why[:200] + "…"
+	}
+	return why
 }
 
 // lastLines keeps a panic's first line and the error at the end of a

@@ -57,12 +57,14 @@
 //     M(1+ρ)(1-ρ) is found at depth 9; the matrix test requires a search
 //     where M(1-ρ²) < T). FaTLease's state space there is not finite
 //     within 6 s (deeper than 2,000 moves), so it runs to its share;
-//   - four searches that also judge liveness (explore --liveness, E24-E27:
+//   - five searches that also judge liveness (explore --liveness, E24-E28:
 //     one acceptor with three inputs and no bound on the network; the
 //     default cluster with two inputs; one acceptor with a lost message,
 //     two rounds and a 1 s timeout; one acceptor with a process pause;
-//     classic Paxos's are E25-E28 and central's E22-E25, as the matrix
-//     numbers them): a state at rest
+//     one acceptor with a crash, two resources, acquire and release, so
+//     that a restarted node's deferred requests are judged; classic
+//     Paxos's are E25-E29 and central's E22-E26, as the matrix numbers
+//     them): a state at rest
 //     with a client's acquire unanswered, or one from which the settle
 //     probe's synchronous network leaves it unanswered, fails the battery
 //     like a campaign's unanswered request, with the search's command and

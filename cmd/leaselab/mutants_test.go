@@ -275,7 +275,7 @@ func firstLine(s string) string {
 
 // whyFailed is the reason a command that exited 1 without a violation
 // gave (verify's last "verify: " line: a liveness failure, a vacuous or
-// rejected configuration), cut to 200 bytes; else its last line.
+// rejected configuration), cut to 200 characters; else its last line.
 func whyFailed(stderr string) string {
 	lines := strings.Split(strings.TrimSpace(stderr), "\n")
 	why := lines[len(lines)-1]
@@ -284,8 +284,8 @@ func whyFailed(stderr string) string {
 			why = l
 		}
 	}
-	if len(why) > 200 {
-		why = why[:200] + "…"
+	if r := []rune(why); len(r) > 200 {
+		why = string(r[:200]) + "…"
 	}
 	return why
 }

@@ -120,7 +120,7 @@ const fencing = "(lease number, ballot): the lease number is the highest its cou
 	"resource upward and takes up the numbers requests and releases carry (a release carries the releaser's token, a request the highest " +
 	"number its sender saw), so a lease handed on by a release is numbered above the releaser's token, and the acceptor a later holder's " +
 	"majority shares with an earlier one's granted it after the earlier grant. Breaks when an earlier holder's records lapse unreleased " +
-	"(its release lost, or it crashed) at acceptors whose numbers lag the one its token came from, and when acceptors restart: a restarted " +
+	"(its release lost, its holder paused past its lease, or it crashed) at acceptors whose numbers lag the one its token came from, and when acceptors restart: a restarted " +
 	"acceptor forgot its numbers and relearns them only from the requests and releases it hears during its silence"
 
 // HoldSpan is how long a lease holds on the holder's own clock, counted

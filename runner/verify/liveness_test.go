@@ -77,3 +77,46 @@ func TestBatterySearchJudgesLiveness(t *testing.T) {
 		t.Fatalf("paxoslease %s: %d unanswered, %d at rest", cc.ID, clean.Unanswered, cc.RestStates)
 	}
 }
+
+// A restarted node's Release that gives up another resource's
+// acquisition (the planted bug) leaves that Acquire unanswered, and only
+// a liveness search with a crash and two resources, acquire and release
+// reaches it: the battery has one (E28), and it fails the battery. The
+// liveness searches without both (E24-E27) pass the same algorithm.
+func TestBatterySearchReachesDeferredRequests(t *testing.T) {
+	es, err := Matrix(planted.ReleaseDropsOther)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var both, others []string
+	for _, e := range es {
+		if !slices.Contains(e.Args, "--liveness=true") {
+			continue
+		}
+		if strings.Contains(e.Flags(), "--resources 2") && strings.Contains(e.Flags(), "--crashes 1") && strings.Contains(e.Flags(), "release") {
+			both = append(both, e.ID)
+		} else {
+			others = append(others, e.ID)
+		}
+	}
+	if len(both) != 1 {
+		t.Fatalf("liveness searches with a crash, two resources and release: %v, want one", both)
+	}
+	r, err := Run(Config{Algo: planted.ReleaseDropsOther, Only: both, Budget: 4 * time.Second, Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Violations != 0 || r.Unanswered == 0 || r.UnansweredBy != both[0] || r.UnansweredScenario == "" {
+		t.Fatalf("%s: %d violations, %d unanswered by %q: want 0, some, by %s with a scenario", both[0], r.Violations, r.Unanswered, r.UnansweredBy, both[0])
+	}
+	if n, _ := r.Vacuous(); n != 0 {
+		t.Fatalf("%d vacuous configurations", n)
+	}
+	rest, err := Run(Config{Algo: planted.ReleaseDropsOther, Only: others, Budget: 4 * time.Second, Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rest.Unanswered != 0 || rest.Violations != 0 {
+		t.Fatalf("%v: %d unanswered (by %s), %d violations: the other liveness searches cannot reach the bug, want 0", others, rest.Unanswered, rest.UnansweredBy, rest.Violations)
+	}
+}

@@ -7,6 +7,7 @@ package planted
 
 import (
 	"math/rand/v2"
+	"slices"
 	"time"
 
 	"leaselab/algorithms"
@@ -173,6 +174,59 @@ func (r *restless) Step(now algorithms.Local, in algorithms.Input, out *algorith
 	}
 }
 
+// ReleaseDropsOther is the name of PaxosLease with the bug class a
+// mutant of naive showed no search but one reaching: in a restarted life
+// a node's Release of one resource also gives up its acquisition of
+// another (naive's release during its restart silence, made to withdraw
+// another resource's deferred acquisition), so that client's Acquire is
+// never answered. Only a search with a crash and two resources, acquire
+// and release reaches it (the battery's E28). Safe: it does less.
+const ReleaseDropsOther = "test-release-drops-other"
+
+type releaseDropsOther struct {
+	algorithms.Explorable
+	restarted bool
+	pending   []algorithms.ResourceID // Acquires not yet answered, in order
+}
+
+func (d *releaseDropsOther) Clone(r *rand.Rand) algorithms.Node {
+	return &releaseDropsOther{Explorable: d.Explorable.Clone(r).(algorithms.Explorable), restarted: d.restarted, pending: slices.Clone(d.pending)}
+}
+
+// AppendState adds the pending Acquires, which decide what a Release
+// gives up.
+func (d *releaseDropsOther) AppendState(b []byte, now algorithms.Local) []byte {
+	b = append(b, byte(len(d.pending)))
+	for _, r := range d.pending {
+		b = append(b, byte(r))
+	}
+	return d.Explorable.AppendState(b, now)
+}
+
+func (d *releaseDropsOther) Step(now algorithms.Local, in algorithms.Input, out *algorithms.Output) {
+	switch in.Kind {
+	case algorithms.Acquire:
+		if !slices.Contains(d.pending, in.Resource) {
+			d.pending = append(d.pending, in.Resource)
+		}
+	case algorithms.Relinquish:
+		d.pending = slices.DeleteFunc(d.pending, func(r algorithms.ResourceID) bool { return r == in.Resource })
+		if d.restarted {
+			if i := slices.IndexFunc(d.pending, func(r algorithms.ResourceID) bool { return r != in.Resource }); i >= 0 {
+				other := d.pending[i]
+				d.pending = slices.Delete(d.pending, i, i+1)
+				d.Explorable.Step(now, algorithms.Input{Kind: algorithms.Relinquish, Resource: other}, out)
+			}
+		}
+	}
+	d.Explorable.Step(now, in, out)
+	for _, e := range out.Events {
+		if e.Kind == algorithms.Acquired || e.Kind == algorithms.Failed {
+			d.pending = slices.DeleteFunc(d.pending, func(r algorithms.ResourceID) bool { return r == e.Resource })
+		}
+	}
+}
+
 func init() {
 	pl, err := algorithms.Lookup("paxoslease")
 	if err != nil {
@@ -225,4 +279,16 @@ func init() {
 		return &restless{Explorable: n.(algorithms.Explorable)}, nil
 	}
 	algorithms.Register(rl)
+
+	ro := pl
+	ro.Name, ro.Summary = ReleaseDropsOther, "test only: paxoslease whose restarted nodes give up another resource's acquisition with a release"
+	ro.Ablations = nil
+	ro.Build = func(cfg algorithms.Config) (algorithms.Node, error) {
+		n, err := pl.Build(cfg)
+		if err != nil {
+			return nil, err
+		}
+		return &releaseDropsOther{Explorable: n.(algorithms.Explorable), restarted: cfg.Restarts > 0}, nil
+	}
+	algorithms.Register(ro)
 }

@@ -73,7 +73,9 @@
 //     fairq's holder that answered nothing while extending, E27's
 //     configuration FaTLease's and classic Paxos's request dropped at the
 //     end of a hold after a pause (README, "Liveness after the faults
-//     stop").
+//     stop"); E28 fails a restarted node's release that gives up another
+//     resource's acquisition, which no other search reaches
+//     (TestBatterySearchReachesDeferredRequests).
 //
 // Campaigns (C1, ...) run `leaselab check` seeds (its base: ten simulated
 // minutes of contention among five proposers, 3 acceptors): stale links

@@ -228,67 +228,41 @@ func (d *releaseDropsOther) Step(now algorithms.Local, in algorithms.Input, out 
 }
 
 func init() {
+	register(Forgetful, "test only: paxoslease whose nodes ignore one Acquire after their third lease",
+		func(n algorithms.Explorable, _ algorithms.Config) algorithms.Node { return &forgetful{Explorable: n} })
+	register(DeafHolder, "test only: paxoslease whose holders ignore an Acquire of the lease they hold",
+		func(n algorithms.Explorable, _ algorithms.Config) algorithms.Node {
+			return &deafHolder{Explorable: n, held: map[algorithms.ResourceID]algorithms.Local{}}
+		})
+	register(LateHolder, "test only: paxoslease whose holders take an Acquire of the lease they hold as an extension, answered when it ends",
+		func(n algorithms.Explorable, _ algorithms.Config) algorithms.Node {
+			return &lateHolder{deafHolder{Explorable: n, held: map[algorithms.ResourceID]algorithms.Local{}}}
+		})
+	register(Restless, "test only: paxoslease whose nodes work for ever on every Acquire after their first lease, answering none",
+		func(n algorithms.Explorable, _ algorithms.Config) algorithms.Node { return &restless{Explorable: n} })
+	register(ReleaseDropsOther, "test only: paxoslease whose restarted nodes give up another resource's acquisition with a release",
+		func(n algorithms.Explorable, cfg algorithms.Config) algorithms.Node {
+			return &releaseDropsOther{Explorable: n, restarted: cfg.Restarts > 0}
+		})
+}
+
+// register registers PaxosLease under name with its nodes wrapped. The
+// wrapped algorithm has no ablations of its own: its rules are
+// PaxosLease's, found in PaxosLease's battery.
+func register(name, summary string, wrap func(algorithms.Explorable, algorithms.Config) algorithms.Node) {
 	pl, err := algorithms.Lookup("paxoslease")
 	if err != nil {
 		panic(err)
 	}
 	a := pl
-	a.Name, a.Summary = Forgetful, "test only: paxoslease whose nodes ignore one Acquire after their third lease"
-	a.Ablations = nil // its rules are paxoslease's, found in paxoslease's battery
+	a.Name, a.Summary = name, summary
+	a.Ablations = nil
 	a.Build = func(cfg algorithms.Config) (algorithms.Node, error) {
 		n, err := pl.Build(cfg)
 		if err != nil {
 			return nil, err
 		}
-		return &forgetful{Explorable: n.(algorithms.Explorable)}, nil
+		return wrap(n.(algorithms.Explorable), cfg), nil
 	}
 	algorithms.Register(a)
-
-	d := pl
-	d.Name, d.Summary = DeafHolder, "test only: paxoslease whose holders ignore an Acquire of the lease they hold"
-	d.Ablations = nil
-	d.Build = func(cfg algorithms.Config) (algorithms.Node, error) {
-		n, err := pl.Build(cfg)
-		if err != nil {
-			return nil, err
-		}
-		return &deafHolder{Explorable: n.(algorithms.Explorable), held: map[algorithms.ResourceID]algorithms.Local{}}, nil
-	}
-	algorithms.Register(d)
-
-	lh := pl
-	lh.Name, lh.Summary = LateHolder, "test only: paxoslease whose holders take an Acquire of the lease they hold as an extension, answered when it ends"
-	lh.Ablations = nil
-	lh.Build = func(cfg algorithms.Config) (algorithms.Node, error) {
-		n, err := pl.Build(cfg)
-		if err != nil {
-			return nil, err
-		}
-		return &lateHolder{deafHolder{Explorable: n.(algorithms.Explorable), held: map[algorithms.ResourceID]algorithms.Local{}}}, nil
-	}
-	algorithms.Register(lh)
-
-	rl := pl
-	rl.Name, rl.Summary = Restless, "test only: paxoslease whose nodes work for ever on every Acquire after their first lease, answering none"
-	rl.Ablations = nil
-	rl.Build = func(cfg algorithms.Config) (algorithms.Node, error) {
-		n, err := pl.Build(cfg)
-		if err != nil {
-			return nil, err
-		}
-		return &restless{Explorable: n.(algorithms.Explorable)}, nil
-	}
-	algorithms.Register(rl)
-
-	ro := pl
-	ro.Name, ro.Summary = ReleaseDropsOther, "test only: paxoslease whose restarted nodes give up another resource's acquisition with a release"
-	ro.Ablations = nil
-	ro.Build = func(cfg algorithms.Config) (algorithms.Node, error) {
-		n, err := pl.Build(cfg)
-		if err != nil {
-			return nil, err
-		}
-		return &releaseDropsOther{Explorable: n.(algorithms.Explorable), restarted: cfg.Restarts > 0}, nil
-	}
-	algorithms.Register(ro)
 }

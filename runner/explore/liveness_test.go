@@ -21,6 +21,19 @@ func livenessConfig(algo string, inputs int) Config {
 	return c
 }
 
+// livenessSearch explores livenessConfig(algo, inputs) with strategy
+// (random: 200 walks), and returns the configuration with the result.
+func livenessSearch(t *testing.T, algo string, inputs int, strategy string) (Config, Result) {
+	t.Helper()
+	c := livenessConfig(algo, inputs)
+	c.Strategy, c.Walks = strategy, 200
+	res, err := Explore(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, res
+}
+
 // replayFailsLastLine replays a liveness witness: its last line ("expect
 // unanswered 0") fails, and the one before, with the explorer's count of
 // requests pending, holds.
@@ -91,15 +104,7 @@ func TestLivenessFindsPlantedBugs(t *testing.T) {
 		{planted.Forgetful, 4, "bfs"},
 	} {
 		t.Run(tc.algo+"/"+tc.strategy, func(t *testing.T) {
-			c := livenessConfig(tc.algo, tc.inputs)
-			c.Strategy = tc.strategy
-			if tc.strategy == "random" {
-				c.Walks = 200
-			}
-			res, err := Explore(c)
-			if err != nil {
-				t.Fatal(err)
-			}
+			c, res := livenessSearch(t, tc.algo, tc.inputs, tc.strategy)
 			if res.Violations != 0 {
 				t.Fatalf("a safety violation in a bug that only does less:\n%s", res.Scenario)
 			}
@@ -289,15 +294,7 @@ func TestLivenessFromPrefix(t *testing.T) {
 func TestLivenessFindsLateAnswers(t *testing.T) {
 	for _, strategy := range []string{"bfs", "dfs", "random"} {
 		t.Run(strategy, func(t *testing.T) {
-			c := livenessConfig(planted.LateHolder, 2)
-			c.Strategy = strategy
-			if strategy == "random" {
-				c.Walks = 200
-			}
-			res, err := Explore(c)
-			if err != nil {
-				t.Fatal(err)
-			}
+			c, res := livenessSearch(t, planted.LateHolder, 2, strategy)
 			if res.Violations != 0 {
 				t.Fatalf("a safety violation in a bug that only answers late:\n%s", res.Scenario)
 			}

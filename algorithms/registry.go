@@ -44,6 +44,15 @@ type Algorithm struct {
 	// events (Event.Token) is and why a later holder's is higher, and
 	// what breaks that (shown by `leaselab algos`).
 	Fencing string
+	// TokenBreaks is what breaks that, as data: the conditions under
+	// which Fencing does not claim that a later holder's token is
+	// higher. A campaign with a fenced store judges the tokens of every
+	// seed whose faults cause none of them (runner/faults Kind.Causes),
+	// and the safety battery has a campaign of those faults alone, so a
+	// token that fails to grow where the algorithm says it grows fails
+	// the battery. Zero: tokens grow under every fault the campaigns
+	// draw.
+	TokenBreaks TokenBreaks
 	// Validate checks parameters beyond Params.Validate (e.g. T < M, v >
 	// d_max) and the cluster beyond Cluster.Validate; the error says what
 	// is wrong. Nil: nothing more to check.

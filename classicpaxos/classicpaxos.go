@@ -71,6 +71,7 @@ func Algorithm() algorithms.Algorithm {
 	a.Durable = true
 	a.Fencing = "(instance, ballot) of the lease the holder learned, as FaTLease's: each new lease is chosen in a higher instance, and the acceptors " +
 		"keep their instances on disk, so restarts do not break the order (with the fsync rule ablated, a crash inside an fsync can)"
+	a.TokenBreaks = 0
 	a.Build = func(cfg algorithms.Config) (algorithms.Node, error) {
 		return fatlease.New(cfg, fatlease.Options{Durable: true}), nil
 	}

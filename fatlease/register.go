@@ -50,7 +50,8 @@ func Algorithm() algorithms.Algorithm {
 		Fencing: "(instance, ballot) of the lease the holder learned: each new lease of a resource is chosen in a higher Multipaxos instance than the last " +
 			"(one value per instance; the ballot orders the learners of one instance). Breaks when a majority of acceptors restarts: diskless, they " +
 			"number the resource's instances afresh, and the missed-instance rule keeps the leases apart but not their instance numbers in order",
-		Validate: Validate,
+		TokenBreaks: algorithms.BreaksOnRestart,
+		Validate:    Validate,
 		Build: func(cfg algorithms.Config) (algorithms.Node, error) {
 			return New(cfg, Options{}), nil
 		},

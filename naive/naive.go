@@ -70,6 +70,7 @@ func init() {
 		// A grant makes the acceptor deny every request, its owner's too.
 		GrantBlocks: true,
 		Fencing:     naiveFencing,
+		TokenBreaks: naiveTokenBreaks,
 		Validate:    Validate,
 		Build: func(c algorithms.Config) (algorithms.Node, error) {
 			return New(c, Options{}), nil
@@ -83,6 +84,7 @@ func init() {
 		// it lapses or its owner gives it back.
 		GrantBlocks: true,
 		Fencing:     naiveFencing,
+		TokenBreaks: naiveTokenBreaks,
 		Validate:    Validate,
 		Build: func(c algorithms.Config) (algorithms.Node, error) {
 			return New(c, Options{Undo: true}), nil
@@ -93,6 +95,10 @@ func init() {
 // naiveFencing is what the naive vote's fencing token is. Its acceptors
 // grant whoever asks first and never compare ballots, so the ballot (each
 // proposer's own counter) is no token.
+// naiveTokenBreaks: a token read off the holder's clock, ordered only by
+// when rounds began.
+const naiveTokenBreaks = algorithms.BreaksOnClocks | algorithms.BreaksOnLate
+
 const naiveFencing = "the end of the lease on the holder's clock (algorithms.TimeToken; the ballots are each proposer's own counter, which acceptors never compare): " +
 	"a later holder's round was granted by an acceptor the earlier holder's majority shares, after that grant lapsed or was released, and a round " +
 	"counts only if its majority answers within the response timeout, so it began later and its lease ends later. Breaks when clocks disagree by " +

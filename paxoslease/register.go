@@ -134,7 +134,8 @@ func Algorithm() algorithms.Algorithm {
 		Fencing: "the ballot of the round that won the lease (an extension's is its own round's, higher): a later holder needs promises from a majority, " +
 			"one of which accepted the earlier holder's ballot and so promises none lower. Breaks when acceptors restart: a restarted acceptor forgets its " +
 			"promises (it only stays silent for M), so after a majority of them restarted a proposer that never saw the earlier ballot can win with a lower one",
-		Validate: Validate,
+		TokenBreaks: algorithms.BreaksOnRestart,
+		Validate:    Validate,
 		Build: func(cfg algorithms.Config) (algorithms.Node, error) {
 			return New(cfg), nil
 		},

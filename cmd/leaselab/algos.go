@@ -36,11 +36,15 @@ those out to stay narrow.`,
 
 // algoInfo is the JSON shape of `leaselab algos --format json`.
 type algoInfo struct {
-	Name      string         `json:"name"`
-	Summary   string         `json:"summary"`
-	Durable   bool           `json:"durable"`
-	Fencing   string         `json:"fencing"`
-	Ablations []ablationInfo `json:"ablations"`
+	Name    string `json:"name"`
+	Summary string `json:"summary"`
+	Durable bool   `json:"durable"`
+	Fencing string `json:"fencing"`
+	// TokenBreaks: the conditions under which Fencing does not claim its
+	// tokens grow (algorithms.TokenBreaks, "none" for the empty set); the
+	// battery's token campaign runs every fault kind that causes none.
+	TokenBreaks string         `json:"token_breaks"`
+	Ablations   []ablationInfo `json:"ablations"`
 }
 
 type ablationInfo struct {
@@ -57,7 +61,7 @@ func algoInfos() []algoInfo {
 		if err != nil {
 			continue // cannot happen: n came from the registry
 		}
-		info := algoInfo{Name: a.Name, Summary: a.Summary, Durable: a.Durable, Fencing: a.Fencing, Ablations: []ablationInfo{}}
+		info := algoInfo{Name: a.Name, Summary: a.Summary, Durable: a.Durable, Fencing: a.Fencing, TokenBreaks: a.TokenBreaks.String(), Ablations: []ablationInfo{}}
 		for _, ab := range a.Ablations {
 			info.Ablations = append(info.Ablations, ablationInfo{ab.Name, ab.Rule, ab.Breaks, experiments.Exposes(a.Name, ab.Name)})
 		}
@@ -111,12 +115,12 @@ func writeAlgos(c *ctx, format string) error {
 	if wide {
 		var fences [][]string
 		for _, a := range infos {
-			fences = append(fences, []string{a.Name, a.Fencing})
+			fences = append(fences, []string{a.Name, a.Fencing, a.TokenBreaks})
 		}
 		if _, err := c.stdout.Write([]byte("\nfencing tokens (what a holder's writes carry, --store fenced):\n")); err != nil {
 			return err
 		}
-		if err := table([]string{"algorithm", "token, why it grows, what breaks it"}, fences); err != nil {
+		if err := table([]string{"algorithm", "token, why it grows, what breaks it", "breaks on (judged under every other fault)"}, fences); err != nil {
 			return err
 		}
 	}

@@ -135,7 +135,7 @@ leases and of leases whose extension was in flight, seeds with several
 resources, with free-running clocks, with proposer-only and acceptor-only
 nodes, pauses, clock jumps), then crashes of holders, seeds with downtimes
 below M and with stalls longer than M plus the downtime; with --writes, the
-summed writes, stale_writes and fenced_rejects). After the table, on a line of its own, it prints
+summed writes, stale_writes, fenced_rejects and live_rejects). After the table, on a line of its own, it prints
 the 'leaselab run' command that re-runs the first violating seed alone;
 add --trace FILE or --timeline FILE.html to it for the full trace, or
 give --trace / --holds / --violation-trace / --timeline to check itself.
@@ -152,8 +152,19 @@ deliveries become drops, and skewed clocks exact, to a fixed point or until
 (and the JSON's counterexample key) gives the command counts before and
 after. No violation: FILE is not written.
 
-Exit status 1 when any violation or unanswered request is found, 2 for
-bad input.`
+Fencing tokens: with --writes D --store fenced, a seed is judged for its
+tokens when no fault on in it causes a condition under which the algorithm
+does not claim that a later holder's token is higher ('leaselab algos'
+lists each algorithm's conditions: restart, clocks, late, lapse; crashes
+cause restart and lapse, loss, partitions and pauses lapse, stale messages
+late and lapse, drift and freeclock clocks; clock jumps are never judged).
+In a judged seed, a write of a current lease that the store rejects, or a
+stale write it accepts, is a token failure: the table's "fencing tokens"
+row and the JSON's tokens_judged, token_failures, token_failure_seeds and
+token_failure_specs (the command of the first is printed after the table).
+
+Exit status 1 when any violation, unanswered request or token failure is
+found, 2 for bad input.`
 
 func setupCheck(fs *pflag.FlagSet) action {
 	spec := runner.DefaultSpec()
@@ -250,8 +261,9 @@ func checkShrinkArgs(outPath string, shrinkTime time.Duration) error {
 }
 
 // reportCheck prints a campaign's result and writes its --timeline page;
-// exit status 130 when it was interrupted, 1 when it found a violation
-// or a request left unanswered after its seed's settle stretch.
+// exit status 130 when it was interrupted, 1 when it found a violation,
+// a request left unanswered after its seed's settle stretch, or a fencing
+// token that did not grow where its algorithm says it grows.
 func reportCheck(c *ctx, res campaign.CheckResult, format string, col *htmlview.Collector, timeline string) error {
 	res.Meta = c.meta()
 	if err := writeCheck(c, format, res); err != nil {
@@ -265,7 +277,7 @@ func reportCheck(c *ctx, res campaign.CheckResult, format string, col *htmlview.
 	switch {
 	case res.Interrupted:
 		return exitStatus(130)
-	case res.Violations > 0 || res.Unanswered > 0:
+	case res.Violations > 0 || res.Unanswered > 0 || res.TokenFailures > 0:
 		return exitStatus(1)
 	}
 	return nil
@@ -367,7 +379,7 @@ func writeCheck(c *ctx, format string, res campaign.CheckResult) error {
 		}
 		var header, row []string
 		for _, f := range flatten(res) {
-			if f.key == "first_violations" || f.key == "violating_specs" || f.key == "unanswered_specs" || f.key == "first_unanswered" || f.key == "meta" || strings.HasPrefix(f.key, "meta.") ||
+			if f.key == "first_violations" || f.key == "violating_specs" || f.key == "unanswered_specs" || f.key == "first_unanswered" || f.key == "token_failure_specs" || f.key == "meta" || strings.HasPrefix(f.key, "meta.") ||
 				f.key == "shard" || strings.HasPrefix(f.key, "shard.") || f.key == "shards" || f.key == "counterexamples" {
 				continue // lists of objects: see --format json; the meta is the comment line
 			}
@@ -395,6 +407,7 @@ func writeCheck(c *ctx, format string, res campaign.CheckResult) error {
 		{"violations", strconv.Itoa(res.Violations)},
 		{"violating seeds", none(strings.Join(seeds, " "))},
 		{"unanswered", unansweredText(res)},
+		{"fencing tokens", tokensText(res)},
 		{"exercised", exercised(res.Exercised)},
 	}
 	if len(res.Swarm) > 0 {
@@ -424,6 +437,10 @@ func writeCheck(c *ctx, format string, res campaign.CheckResult) error {
 		// On a line of its own, outside any table, so it can be copied.
 		fmt.Fprintf(c.stdout, "\nre-run the first violating seed alone (add --trace FILE or --timeline FILE.html to see it):\n%s\n", cmd)
 	}
+	if len(res.TokenFailureSpecs) > 0 {
+		fmt.Fprintf(c.stdout, "\nseed %d's fenced store rejected a current lease's write or accepted a stale one, a token that did not grow; re-run it alone (--trace FILE shows the Acquired tokens):\n%s\n",
+			res.TokenFailureSpecs[0].Seed, runCommand(res.TokenFailureSpecs[0]))
+	}
 	if len(res.UnansweredSpecs) > 0 {
 		a := res.FirstUnanswered[0]
 		fmt.Fprintf(c.stdout, "\nseed %d left node %d's request for resource %d (made at %.3f s) unanswered after its settle stretch; re-run it alone:\n%s\n",
@@ -446,6 +463,25 @@ func unansweredText(res campaign.CheckResult) string {
 		seeds[i] = strconv.FormatUint(s, 10)
 	}
 	return fmt.Sprintf("%d, in seeds %s", res.Unanswered, strings.Join(seeds, " "))
+}
+
+// tokensText says how many seeds were judged for their fencing tokens
+// and what failed.
+func tokensText(res campaign.CheckResult) string {
+	switch {
+	case res.Params.Store != "fenced" || res.Params.Writes <= 0:
+		return "- (no fenced store: --writes D --store fenced)"
+	case res.TokensJudged == 0:
+		return fmt.Sprintf("- (not judged: every seed had a fault under which %s does not claim its tokens grow)", res.Algo)
+	case res.TokenFailures == 0:
+		return fmt.Sprintf("judged in %d of %d seeds: 0 failures", res.TokensJudged, res.Seeds)
+	}
+	seeds := make([]string, len(res.TokenFailureSeeds))
+	for i, s := range res.TokenFailureSeeds {
+		seeds[i] = strconv.FormatUint(s, 10)
+	}
+	return fmt.Sprintf("judged in %d of %d seeds: %d writes rejected while current or accepted while stale, in seeds %s",
+		res.TokensJudged, res.Seeds, res.TokenFailures, strings.Join(seeds, " "))
 }
 
 // shrinkNote says whether a shrink reached its fixed point and whether

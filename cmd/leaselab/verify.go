@@ -196,6 +196,9 @@ func runVerify(cx *ctx, c verify.Config, info *shard.Info, out, format string, q
 	if res.UnansweredSpec != nil {
 		res.UnansweredRun = runCommand(*res.UnansweredSpec)
 	}
+	if res.TokensSpec != nil {
+		res.TokensRun = runCommand(*res.TokensSpec)
+	}
 	if out != "" {
 		switch {
 		case res.Scenario != "":
@@ -263,6 +266,14 @@ func writeVerify(cx *ctx, format string, res verify.Result) error {
 		}
 		return exitStatus(1)
 	}
+	// A fenced store that rejected a current lease's write, or took a
+	// stale one, in a seed whose faults the algorithm says its tokens
+	// survive: its fencing claim (Algorithm.TokenBreaks) is broken.
+	if res.TokenFailures > 0 {
+		fmt.Fprintf(cx.stderr, "verify: %s's fenced store rejected %d writes of a current lease or accepted stale ones, under faults %s says its fencing tokens survive; re-run its first such seed with %s\n",
+			res.TokensBy, res.TokenFailures, res.Algo, res.TokensRun)
+		return exitStatus(1)
+	}
 	// A configuration the algorithm rejected was not searched: a battery
 	// with one is no pass, or an algorithm whose validation rejects the
 	// matrix's standard parameters (none does today, with or without an
@@ -279,13 +290,16 @@ func writeVerify(cx *ctx, format string, res verify.Result) error {
 	// classic Paxos's battery).
 	if n, first := res.Vacuous(); n > 0 {
 		saw := "0 leases acquired"
+		if first.Kind == verify.KindCheck && first.Leases > 0 {
+			saw = fmt.Sprintf("%d leases acquired, the tokens of 0 of %d seeds judged", first.Leases, first.Seeds)
+		}
 		if first.Kind == verify.KindExplore {
 			saw = fmt.Sprintf("%d states with a lease held, by %d nodes", first.Leases, first.Holders)
 			if first.Liveness {
 				saw += fmt.Sprintf(", %d at rest, %d probed", first.RestStates, first.ProbedStates)
 			}
 		}
-		fmt.Fprintf(cx.stderr, "verify: %d of %d configurations never saw leases of two nodes or (--liveness) a state at rest or probed (%s: %s, stopped: %s); their verdict is vacuous\n",
+		fmt.Fprintf(cx.stderr, "verify: %d of %d configurations never saw leases of two nodes, (--liveness) a state at rest or probed, or (--store fenced) a seed whose tokens it could judge (%s: %s, stopped: %s); their verdict is vacuous\n",
 			n, len(res.Configurations), first.ID, saw, first.Stopped)
 		return exitStatus(1)
 	}
@@ -337,6 +351,9 @@ func writeVerifyTable(cx *ctx, r verify.Result) error {
 	}
 	if r.Reproduce != "" {
 		sum = append(sum, []string{"reproduce", r.Reproduce})
+	}
+	if r.TokensBy != "" {
+		sum = append(sum, []string{"token failures", fmt.Sprintf("%d, by %s: %s", r.TokenFailures, r.TokensBy, r.TokensRun)})
 	}
 	sum = append(sum, verifyShardRows(r)...)
 	return writeTable(cx.stdout, []string{"verify", "value"}, sum)

@@ -129,6 +129,25 @@ func TestVerifyRejectedConfigurationFails(t *testing.T) {
 	}
 }
 
+// A battery whose token campaign found a fencing token that did not grow
+// exits 1 and names the command that re-runs the seed, though it found
+// no violation.
+func TestVerifyTokenFailureFails(t *testing.T) {
+	r := verify.Result{Algo: "paxoslease", TokenFailures: 7, TokensBy: "C8", TokensRun: "leaselab run --algo paxoslease --seed 3",
+		Configurations: []verify.ConfigResult{
+			{ID: "E1", Kind: verify.KindExplore, Stopped: verify.StopExhausted, Leases: 12, Holders: 2},
+			{ID: "C8", Kind: verify.KindCheck, Stopped: verify.StopTokens, Seeds: 4, Leases: 90, Tokens: true, TokensJudged: 4, TokenFailures: 7},
+		}}
+	var stdout, stderr strings.Builder
+	err := writeVerify(&ctx{stdout: &stdout, stderr: &stderr}, "json", r)
+	if e, isExit := err.(exitStatus); !isExit || e != 1 {
+		t.Fatalf("writeVerify returned %v, want exit 1", err)
+	}
+	if !strings.Contains(stderr.String(), "C8's fenced store rejected 7 writes of a current lease or accepted stale ones, under faults paxoslease says its fencing tokens survive; re-run its first such seed with leaselab run --algo paxoslease --seed 3") {
+		t.Errorf("stderr %q", stderr.String())
+	}
+}
+
 // A battery in which a configuration ran and never saw leases of two
 // nodes exits 1: its "no violation" judged nothing. A search counts the
 // nodes it saw holding; a campaign, the leases it acquired; a search
@@ -145,6 +164,9 @@ func TestVerifyVacuousConfigurationFails(t *testing.T) {
 		{verify.ConfigResult{ID: "C2", Kind: verify.KindCheck, Stopped: verify.StopSeeds}, "(C2: 0 leases acquired, stopped: seeds)"},
 		// A liveness search that never came to rest judged no liveness.
 		{verify.ConfigResult{ID: "E2", Kind: verify.KindExplore, Stopped: verify.StopExhausted, Leases: 10, Holders: 2, Liveness: true}, "(E2: 10 states with a lease held, by 2 nodes, 0 at rest, 0 probed, stopped: exhausted)"},
+		// A token campaign whose every seed had a fault the algorithm
+		// names judged no token.
+		{verify.ConfigResult{ID: "C2", Kind: verify.KindCheck, Stopped: verify.StopSeeds, Seeds: 8, Leases: 300, Tokens: true}, "(C2: 300 leases acquired, the tokens of 0 of 8 seeds judged, stopped: seeds)"},
 	} {
 		r := verify.Result{Algo: "classicpaxos", Configurations: []verify.ConfigResult{e1, tc.e2, c1}}
 		var stdout, stderr strings.Builder
@@ -152,7 +174,7 @@ func TestVerifyVacuousConfigurationFails(t *testing.T) {
 		if e, isExit := err.(exitStatus); !isExit || e != 1 {
 			t.Fatalf("%s: writeVerify returned %v, want exit 1", tc.e2.ID, err)
 		}
-		if !strings.Contains(stderr.String(), "1 of 3 configurations never saw leases of two nodes or (--liveness) a state at rest or probed "+tc.want) {
+		if !strings.Contains(stderr.String(), "1 of 3 configurations never saw leases of two nodes, (--liveness) a state at rest or probed, or (--store fenced) a seed whose tokens it could judge "+tc.want) {
 			t.Errorf("stderr %q", stderr.String())
 		}
 	}

@@ -102,6 +102,7 @@ func Algorithm() algorithms.Algorithm {
 		// lapses or its owner releases it.
 		GrantBlocks: true,
 		Fencing:     fencing,
+		TokenBreaks: algorithms.BreaksOnRestart | algorithms.BreaksOnLapse,
 		Validate:    Validate,
 		Build: func(cfg algorithms.Config) (algorithms.Node, error) {
 			return New(cfg), nil

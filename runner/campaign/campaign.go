@@ -196,6 +196,7 @@ type outcome struct {
 	err           error
 	drew          []bool // swarm: the kinds this seed drew
 	holderCrashes int
+	tokensJudged  bool // TokensJudged
 }
 
 // holderCrashes counts the crashes of nodes that held a lease (by the
@@ -247,6 +248,16 @@ func (cr *CheckResult) add(seed uint64, o outcome) {
 	if res.StaleWrites > 0 {
 		cr.StaleWriteSeeds = append(cr.StaleWriteSeeds, seed)
 	}
+	if o.tokensJudged {
+		cr.TokensJudged++
+		if n := res.LiveRejects + res.StaleWrites; n > 0 {
+			cr.TokenFailures += n
+			cr.TokenFailureSeeds = append(cr.TokenFailureSeeds, seed)
+			if len(cr.TokenFailureSpecs) < maxFirst {
+				cr.TokenFailureSpecs = append(cr.TokenFailureSpecs, res.Params)
+			}
+		}
+	}
 	if res.DrainMS.Valid() && res.Params.Settle > 0 {
 		cr.DrainMaxShare = max(cr.DrainMaxShare, float64(res.DrainMS)*1e6/float64(res.Params.Settle))
 	}
@@ -291,8 +302,9 @@ func (cr *CheckResult) add(seed uint64, o outcome) {
 // Options: Progress gets the fraction of seeds done. Trace, Holds,
 // ViolationTrace and Observers, if set, receive the output of a re-run of
 // the first violating seed; with no violation, Trace and Holds receive
-// that of the first seed that left a request unanswered (nothing if there
-// is neither). Stop, when
+// that of the first seed that left a request unanswered, and with
+// neither, that of the first seed whose tokens failed (TokensJudged);
+// nothing if there is none of these. Stop, when
 // closed, starts no further seed and cuts the runs in flight short: the
 // result then sums the seeds from FirstSeed up to the first one that did
 // not run to its end (CheckResult.Seeds, Interrupted), and nothing is
@@ -318,6 +330,7 @@ func Check(cs CheckSpec, opt runner.Options) (CheckResult, error) {
 			var hc holderCrashes
 			o.res, o.err = sim.RunPlan(p, runner.Options{Observers: []runner.Observer{&hc}, Stop: opt.Stop})
 			o.holderCrashes = hc.n
+			o.tokensJudged = TokensJudged(p)
 		}
 		o.ran = o.err != nil || !o.res.Interrupted
 		results[i] = o
@@ -368,9 +381,33 @@ func Check(cs CheckSpec, opt runner.Options) (CheckResult, error) {
 		if err := rerunFirst(base, spec, runner.Options{Trace: opt.Trace, Holds: opt.Holds}); err != nil {
 			return cr, err
 		}
+	case len(cr.TokenFailureSeeds) > 0 && (opt.Trace != nil || opt.Holds != nil):
+		// Tokens that did not grow: the first such seed's trace and
+		// holds, whose Acquired records carry the tokens.
+		spec, _ := specFor(base, kinds, cs.Vary, cr.TokenFailureSeeds[0])
+		if err := rerunFirst(base, spec, runner.Options{Trace: opt.Trace, Holds: opt.Holds}); err != nil {
+			return cr, err
+		}
 	}
 	cr.WallMS = float64(time.Since(start).Microseconds()) / 1e3
 	return cr, nil
+}
+
+// TokensJudged reports whether a run of p is judged for its fencing
+// tokens: a holder writes to a fenced store, and no fault on in the run
+// causes a condition under which p's algorithm does not claim that a
+// later holder's token is higher (algorithms.Algorithm.TokenBreaks,
+// faults.TokenCauses), nor breaks what every algorithm assumes (clock
+// jumps). In such a run, a fenced store that rejects a write of a
+// current lease, or accepts a stale one, shows a token that did not grow
+// where the algorithm says it grows: a failure, as a violation is.
+func TokensJudged(p runner.Plan) bool {
+	s := &p.Spec
+	if s.Store != "fenced" || s.Writes <= 0 {
+		return false
+	}
+	causes, assumed := faults.TokenCauses(s)
+	return assumed && causes&p.Algo.TokenBreaks == 0
 }
 
 // resolve checks a campaign's spec: its fault kinds, expanded, and the
@@ -410,21 +447,23 @@ func rerunFirst(base runner.Plan, spec runner.Spec, opt runner.Options) error {
 // every key.
 func newResult(cs CheckSpec, kinds []string) CheckResult {
 	return CheckResult{
-		Algo:            cs.Base.Algo,
-		Ablate:          cs.Base.Ablate,
-		Faults:          kinds,
-		FirstSeed:       cs.FirstSeed,
-		Params:          cs.Base,
-		ViolatingSeeds:  []uint64{},
-		StaleWriteSeeds: []uint64{},
-		LivenessJudged:  cs.Base.Settle > 0 || cs.Vary.Settle && cs.Base.Workload == "contention",
-		UnansweredSeeds: []uint64{},
-		UnansweredSpecs: []runner.Spec{},
-		FirstUnanswered: []runner.PendingAsk{},
-		First:           []runner.Violation{},
-		ViolatingSpecs:  []runner.Spec{},
-		Swarm:           []KindSeeds{},
-		Shards:          []shard.Part{},
-		Counterexamples: []Counterexample{},
+		Algo:              cs.Base.Algo,
+		Ablate:            cs.Base.Ablate,
+		Faults:            kinds,
+		FirstSeed:         cs.FirstSeed,
+		Params:            cs.Base,
+		ViolatingSeeds:    []uint64{},
+		StaleWriteSeeds:   []uint64{},
+		TokenFailureSeeds: []uint64{},
+		TokenFailureSpecs: []runner.Spec{},
+		LivenessJudged:    cs.Base.Settle > 0 || cs.Vary.Settle && cs.Base.Workload == "contention",
+		UnansweredSeeds:   []uint64{},
+		UnansweredSpecs:   []runner.Spec{},
+		FirstUnanswered:   []runner.PendingAsk{},
+		First:             []runner.Violation{},
+		ViolatingSpecs:    []runner.Spec{},
+		Swarm:             []KindSeeds{},
+		Shards:            []shard.Part{},
+		Counterexamples:   []Counterexample{},
 	}
 }

@@ -86,6 +86,14 @@ func (cr *CheckResult) addPart(i int, p CheckResult) error {
 	cr.LiveRejects += p.LiveRejects
 	cr.addDoubleBelief(p.DoubleBeliefMS)
 	cr.StaleWriteSeeds = append(cr.StaleWriteSeeds, p.StaleWriteSeeds...)
+	cr.TokensJudged += p.TokensJudged
+	cr.TokenFailures += p.TokenFailures
+	cr.TokenFailureSeeds = append(cr.TokenFailureSeeds, p.TokenFailureSeeds...)
+	for _, s := range p.TokenFailureSpecs {
+		if len(cr.TokenFailureSpecs) < maxFirst {
+			cr.TokenFailureSpecs = append(cr.TokenFailureSpecs, s)
+		}
+	}
 	cr.Unanswered += p.Unanswered
 	cr.DrainMaxShare = max(cr.DrainMaxShare, p.DrainMaxShare)
 	cr.UnansweredSeeds = append(cr.UnansweredSeeds, p.UnansweredSeeds...)

@@ -92,6 +92,19 @@ type CheckResult struct {
 	LiveRejects     int64    `json:"live_rejects"`
 	DoubleBeliefMS  float64  `json:"double_belief_ms"`
 	StaleWriteSeeds []uint64 `json:"stale_write_seeds"`
+	// TokensJudged: the seeds whose fencing tokens were judged
+	// (TokensJudged): a fenced store, and no fault on in the seed that
+	// causes a condition under which its algorithm does not claim that
+	// a later holder's token is higher (algorithms.Algorithm.TokenBreaks).
+	// TokenFailures: in those seeds, the writes that show a token that
+	// did not grow, summed: rejections of a current lease and stale
+	// writes (LiveRejects and StaleWrites). TokenFailureSeeds: the
+	// seeds with any; TokenFailureSpecs: the full spec of the first 20
+	// of them, so `run` reproduces each.
+	TokensJudged      int           `json:"tokens_judged"`
+	TokenFailures     int64         `json:"token_failures"`
+	TokenFailureSeeds []uint64      `json:"token_failure_seeds"`
+	TokenFailureSpecs []runner.Spec `json:"token_failure_specs"`
 	// LivenessJudged: the seeds had a settle stretch (the base spec's
 	// Settle, or Vary.Settle on a contention workload). DrainMaxShare: the
 	// largest share of its settle stretch any seed took to answer every

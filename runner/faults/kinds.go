@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"leaselab/algorithms"
 	"leaselab/runner"
 )
 
@@ -63,6 +64,16 @@ type Kind struct {
 	// (--faults all,pause); both keep the campaigns that do not ask for
 	// them as they were.
 	Opt bool
+	// Causes: the conditions under which an algorithm may not claim its
+	// fencing tokens grow (algorithms.TokenBreaks) that the kind brings
+	// about when it is on. A campaign with a fenced store judges the
+	// tokens of a seed only where no kind on in it causes a condition
+	// its algorithm names (TokenCauses).
+	Causes algorithms.TokenBreaks
+	// Unassumed: the kind breaks what every algorithm assumes (clock
+	// jumps), so no claim about tokens holds under it and no seed with it
+	// is judged for them.
+	Unassumed bool
 }
 
 // Counter is one of a kind's exercised counters: its JSON name and its
@@ -74,6 +85,40 @@ type Counter struct {
 
 // Supports reports whether environment env can inject k.
 func (k *Kind) Supports(env string) bool { return slices.Contains(k.Envs, env) }
+
+// TokenCauses says which token-breaking conditions the fault kinds on in
+// spec s cause, and whether all of them keep to what the algorithms
+// assume (false with clock jumps). Kinds that only shape the run (On nil)
+// count through the parameters they set: free-running clocks through the
+// drift kind's offsets and rates.
+func TokenCauses(s *runner.Spec) (causes algorithms.TokenBreaks, assumed bool) {
+	assumed = true
+	for i := range kinds {
+		k := &kinds[i]
+		if k.On == nil || !k.On(s) {
+			continue
+		}
+		causes |= k.Causes
+		if k.Unassumed {
+			assumed = false
+		}
+	}
+	return causes, assumed
+}
+
+// TokenKinds are the kinds a fixed-mix campaign can draw (`check --faults
+// NAME`) that keep to the algorithms' assumptions and cause none of the
+// conditions in breaks: the faults under which an algorithm with those
+// TokenBreaks claims its fencing tokens grow.
+func TokenKinds(breaks algorithms.TokenBreaks) []string {
+	var names []string
+	for _, k := range kinds {
+		if k.Draw != nil && !k.Unassumed && k.Causes&breaks == 0 {
+			names = append(names, k.Name)
+		}
+	}
+	return names
+}
 
 // Kinds is the fault-kind table, in the order campaigns list and draw the
 // kinds.
@@ -140,7 +185,8 @@ func rate(v float64) bool { return v > 0 }
 
 var kinds = []Kind{
 	{Name: "loss", Summary: "lost messages", Params: []string{"loss"},
-		On: func(s *runner.Spec) bool { return rate(s.Net.Loss) }, Envs: everywhere,
+		Causes: algorithms.BreaksOnLapse, // a lost release
+		On:     func(s *runner.Spec) bool { return rate(s.Net.Loss) }, Envs: everywhere,
 		Scenario: []string{"drop"}, Budget: "drops", Traces: []runner.TraceKind{runner.TraceDrop},
 		// Fixed mixes: uniform in [0.01, 0.10]; a swarm: in [0.01, 0.2].
 		Draw:  func(c *Choice, s *runner.Spec) { c.set("loss", &s.Net.Loss, c.Mild.Loss) },
@@ -158,15 +204,17 @@ var kinds = []Kind{
 		Draw:  func(c *Choice, s *runner.Spec) { c.set("reorder", &s.Net.Reorder, c.Mild.Reorder) },
 		Swarm: func(c *Choice, s *runner.Spec) { c.set("reorder", &s.Net.Reorder, c.Wide.Reorder) }},
 	{Name: "partition", Summary: "network partitions", Params: []string{"partitions", "partition-len"},
-		On: func(s *runner.Spec) bool { return rate(s.Faults.Partitions) }, Envs: everywhere,
+		Causes: algorithms.BreaksOnLapse, // releases lost across it
+		On:     func(s *runner.Spec) bool { return rate(s.Faults.Partitions) }, Envs: everywhere,
 		Traces:   []runner.TraceKind{runner.TracePartition, runner.TraceHeal},
 		Counters: []Counter{{"partitions", func(r *runner.Result) int64 { return int64(r.PartitionCount) }}},
 		// [1, 4] per minute, the base's length (3 s if none); a swarm:
 		// log-uniform in [0.5, 8], lengths log-uniform in [50 ms, 3T].
 		Draw: drawPartition, Swarm: swarmPartition},
 	{Name: "crash", Summary: "random crashes (crash rate)", Params: []string{"crash-rate", "downtime"},
-		Note: "the udp environment crashes nodes only as the workload asks (failover)",
-		On:   func(s *runner.Spec) bool { return rate(s.Faults.CrashRate) }, Envs: []string{"sim"},
+		Causes: algorithms.BreaksOnRestart | algorithms.BreaksOnLapse, // a crashed holder releases nothing
+		Note:   "the udp environment crashes nodes only as the workload asks (failover)",
+		On:     func(s *runner.Spec) bool { return rate(s.Faults.CrashRate) }, Envs: []string{"sim"},
 		Scenario: []string{"crash", "restart"}, Budget: "crashes",
 		Traces:   []runner.TraceKind{runner.TraceCrash, runner.TraceRestart},
 		Counters: []Counter{{"crashes", func(r *runner.Result) int64 { return int64(r.Crashes) }}},
@@ -175,7 +223,8 @@ var kinds = []Kind{
 		// log-uniform in [1 ms, 3M].
 		Draw: drawCrash, Swarm: swarmCrash},
 	{Name: "drift", Summary: "clock offsets and rate errors", Params: []string{"drift", "skew"},
-		On: func(s *runner.Spec) bool { return rate(s.Clocks.Drift) || s.Clocks.Skew > 0 }, Envs: everywhere,
+		Causes: algorithms.BreaksOnClocks,
+		On:     func(s *runner.Spec) bool { return rate(s.Clocks.Drift) || s.Clocks.Skew > 0 }, Envs: everywhere,
 		Scenario: []string{"clock"}, Traces: []runner.TraceKind{runner.TraceClock},
 		// Slewed clocks, rate error uniform in [0, ρ], skew in [0,
 		// d_max]: within the allowances (unless the seed's clocks run
@@ -183,7 +232,8 @@ var kinds = []Kind{
 		Draw:  func(c *Choice, s *runner.Spec) { drawDrift(c, s, c.Mild.Drift, c.Mild.Skew) },
 		Swarm: func(c *Choice, s *runner.Spec) { drawDrift(c, s, c.Wide.Drift, c.Wide.Skew) }},
 	{Name: "freeclock", Summary: "free-running clocks at the edges of their ranges", Params: []string{"free-clocks", "clock-edges"},
-		Envs: everywhere, Traces: []runner.TraceKind{runner.TraceClock},
+		Causes: algorithms.BreaksOnClocks, // (judged through the drift kind's On: it sets offsets and rates)
+		Envs:   everywhere, Traces: []runner.TraceKind{runner.TraceClock},
 		Counters: []Counter{{"free_clock_seeds", func(r *runner.Result) int64 {
 			return b2i(r.Params.Clocks.Free && r.Params.Clocks.Drift > 0)
 		}}},
@@ -193,7 +243,8 @@ var kinds = []Kind{
 		Draw:  func(c *Choice, s *runner.Spec) { drawFreeClocks(c, s, c.Mild.FreeRate, c.Mild.FreeSkew) },
 		Swarm: func(c *Choice, s *runner.Spec) { drawFreeClocks(c, s, c.Wide.FreeRate, c.Wide.FreeSkew) }},
 	{Name: "stale", Summary: "stale messages (held back for lease spans)", Params: []string{"stale", "stale-max"},
-		On: func(s *runner.Spec) bool { return rate(s.Net.Stale) }, Envs: []string{"sim"},
+		Causes: algorithms.BreaksOnLate | algorithms.BreaksOnLapse, // a release held back past its lease
+		On:     func(s *runner.Spec) bool { return rate(s.Net.Stale) }, Envs: []string{"sim"},
 		Counters: []Counter{{"stale_delivered", func(r *runner.Result) int64 { return r.StaleDelivered }}},
 		// [0.25, 1.5] stalls per link per minute, up to the base's
 		// stale-max (4 spans if none); a swarm: [0.25, 3], up to [1, 3]
@@ -204,7 +255,8 @@ var kinds = []Kind{
 			swarmLongHold(c, s)
 		}},
 	{Name: "late", Summary: "late messages (held back alone for lease spans)", Params: []string{"late", "stale-max"},
-		On: func(s *runner.Spec) bool { return rate(s.Net.Late) }, Envs: []string{"sim"},
+		Causes: algorithms.BreaksOnLate | algorithms.BreaksOnLapse,
+		On:     func(s *runner.Spec) bool { return rate(s.Net.Late) }, Envs: []string{"sim"},
 		// A swarm only: [0.001, 0.02] of the messages, up to the stale
 		// kind's spans.
 		Swarm: func(c *Choice, s *runner.Spec) {
@@ -260,6 +312,7 @@ var kinds = []Kind{
 		// A swarm only: RTT log-uniform in [1 ms, T/5], jitter up to RTT/2.
 		Swarm: swarmSlow},
 	{Name: "pause", Summary: "process pauses", Note: "`leaselab cluster --pause D` pauses a real node process (SIGSTOP)",
+		Causes: algorithms.BreaksOnLapse, // a holder paused past its lease
 		Params: []string{"pause-rate", "pause-max"},
 		On:     func(s *runner.Spec) bool { return s.Faults.PauseRate > 0 },
 		Envs:   []string{"sim"}, Scenario: []string{"pause"}, Budget: "pauses", Opt: true,
@@ -273,6 +326,7 @@ var kinds = []Kind{
 			c.set("pause-rate", &s.Faults.PauseRate, uniformF(r, 0.5, 2))
 		}},
 	{Name: "clockjump", Summary: "clock jumps", Params: []string{"clock-jumps", "clock-jump-max", "clock-jump-len", "clock-strobe"},
+		Causes: algorithms.BreaksOnClocks, Unassumed: true,
 		On:   func(s *runner.Spec) bool { return s.Clocks.Jumps > 0 },
 		Envs: []string{"sim"}, Scenario: []string{"clock"}, Opt: true,
 		Traces:   []runner.TraceKind{runner.TraceClock},

@@ -11,6 +11,7 @@ import (
 	"leaselab/runner"
 	"leaselab/runner/campaign"
 	"leaselab/runner/explore"
+	"leaselab/runner/faults"
 )
 
 // Kinds of configuration.
@@ -176,7 +177,7 @@ func Matrix(algo string) ([]Entry, error) {
 	if err != nil {
 		return nil, err
 	}
-	es := slices.Clone(baseMatrix)
+	es := append(slices.Clone(baseMatrix), tokenEntry(a))
 	if a.Durable {
 		// Each extra goes before the first entry of its kind after the
 		// cheap head of the battery, so it runs early.
@@ -210,6 +211,18 @@ func Matrix(algo string) ([]Entry, error) {
 		out = append(out, e)
 	}
 	return out, nil
+}
+
+// tokenEntry is the campaign that judges a's fencing tokens: a holder
+// writes to a fenced store every 50 ms under each fault kind under which
+// a claims its tokens grow (faults.TokenKinds of its TokenBreaks; pauses
+// included, clock jumps never), so a rejected write of a current lease or
+// an accepted stale one fails the battery (campaign.TokensJudged).
+func tokenEntry(a algorithms.Algorithm) Entry {
+	kinds := faults.TokenKinds(a.TokenBreaks)
+	why := "fencing tokens: a fenced store under every fault kind under which the algorithm says a later holder's token is higher (" +
+		a.Name + " names " + a.TokenBreaks.String() + "; algorithms.Algorithm.TokenBreaks); a write of a current lease rejected, or a stale one accepted, fails"
+	return c(why, "--faults "+strings.Join(kinds, ",")+" --writes 50ms --store fenced")
 }
 
 // adapt rewrites an entry's flags for an algorithm with a fixed number of

@@ -116,7 +116,8 @@ func CheckPart(s Spec, from, to int, p Result) error {
 //     that has one, as one process hunts for a scenario when its finder
 //     leaves none.
 //   - Unanswered (UnansweredBy, UnansweredRun): the first part's that
-//     found a liveness failure.
+//     found a liveness failure; TokenFailures (TokensBy, TokensRun) the
+//     first part's that found a fencing token that did not grow.
 //   - Seconds: the parts' sum; Workers: the parts' when they agree, 0 when
 //     they differ (each part's meta names its machine).
 //
@@ -143,6 +144,9 @@ func Merge(s Spec, parts []Result) (Result, error) {
 			// The liveness failure of the first part that has one: the
 			// one a single process meets first, in the battery's order.
 			res.Unanswered, res.UnansweredBy, res.UnansweredRun = p.Unanswered, p.UnansweredBy, p.UnansweredRun
+		}
+		if res.TokensBy == "" && p.TokensBy != "" {
+			res.TokenFailures, res.TokensBy, res.TokensRun = p.TokenFailures, p.TokensBy, p.TokensRun
 		}
 		res.Seconds += p.Seconds
 		if p.Workers != res.Workers {

@@ -101,6 +101,10 @@ const (
 	// StopUnanswered: a campaign left requests unanswered after its
 	// seeds' faults stopped (ConfigResult.Unanswered).
 	StopUnanswered = "unanswered"
+	// StopTokens: a campaign's fenced store showed a fencing token that
+	// did not grow where the algorithm says it grows
+	// (ConfigResult.TokenFailures).
+	StopTokens = "tokens"
 )
 
 // Rejected counts the configurations the algorithm rejected (StopInvalid:
@@ -113,8 +117,10 @@ func (r Result) Rejected() (n int, first ConfigResult) {
 // violation and never saw a lease (Leases 0), or, for a search, never saw
 // leases of two different nodes (Holders below 2): no path searched and
 // no run reached two holders, so their "no violation" says nothing about
-// the algorithm (a node that drops every message would pass them). The
-// first is returned too. Those not run, cut short by an interrupt or
+// the algorithm (a node that drops every message would pass them); nor
+// does a campaign of a fenced store that judged no seed's tokens (every
+// seed had a fault under which the algorithm does not claim its tokens
+// grow). The first is returned too. Those not run, cut short by an interrupt or
 // stopped at a violation do not count.
 func (r Result) Vacuous() (n int, first ConfigResult) {
 	return r.count(func(c ConfigResult) bool {
@@ -122,7 +128,8 @@ func (r Result) Vacuous() (n int, first ConfigResult) {
 		case StopBudget, StopSkipped, StopInvalid, StopInterrupted, StopViolation:
 			return false
 		}
-		return c.Leases == 0 || c.Kind == KindExplore && c.Holders < 2 || c.Liveness && c.RestStates+c.ProbedStates == 0
+		return c.Leases == 0 || c.Kind == KindExplore && c.Holders < 2 || c.Liveness && c.RestStates+c.ProbedStates == 0 ||
+			c.Tokens && c.TokensJudged == 0
 	})
 }
 
@@ -192,6 +199,16 @@ type ConfigResult struct {
 	// answered late (counted in Unanswered too).
 	HolderAsks  int64 `json:"holder_asks"`
 	LateAnswers int64 `json:"late_answers"`
+	// Tokens: a campaign with a fenced store, which judges fencing
+	// tokens; TokensJudged the seeds it judged (campaign.TokensJudged:
+	// no fault on under which the algorithm does not claim its tokens
+	// grow), where 0 makes its token verdict vacuous; TokenFailures the
+	// writes in them that show a token that did not grow (a rejected
+	// write of a current lease, an accepted stale one). A failure ends
+	// the campaign (Stopped "tokens"), not the battery.
+	Tokens        bool  `json:"tokens"`
+	TokensJudged  int   `json:"tokens_judged"`
+	TokenFailures int64 `json:"token_failures"`
 }
 
 // Result is a battery's outcome.
@@ -265,6 +282,15 @@ type Result struct {
 	// rest, or with the settle probe's moves after it), as a scenario on
 	// which replay exits 1; UnansweredRun is then that search's command.
 	UnansweredScenario string `json:"-"`
+	// TokenFailures: writes that showed a fencing token that did not
+	// grow where the algorithm says it grows (the first campaign that
+	// found any), TokensBy its ID and TokensRun the `leaselab run`
+	// command of its first such seed (set by the caller from
+	// TokensSpec). 0 and "" if none.
+	TokenFailures int64        `json:"token_failures"`
+	TokensBy      string       `json:"tokens_by"`
+	TokensRun     string       `json:"tokens_run"`
+	TokensSpec    *runner.Spec `json:"-"`
 }
 
 // Run runs the battery: the configurations of Select(c) (the matrix of
@@ -426,7 +452,7 @@ func (b *battery) step(i int, share time.Duration, quick bool) error {
 // open: configuration i is worth another pass.
 func (b *battery) open(i int, quick bool) bool {
 	switch b.crs[i].Stopped {
-	case StopExhausted, StopDepth, StopInvalid, StopViolation, StopMemory, StopUnanswered:
+	case StopExhausted, StopDepth, StopInvalid, StopViolation, StopMemory, StopUnanswered, StopTokens:
 		// A search that met the memory cap would meet it again at the
 		// same depth; one that searched its depth bound would search it
 		// again.
@@ -658,6 +684,16 @@ func runCheck(c Config, e Entry, share time.Duration, cr *ConfigResult, res *Res
 		}
 		done += r.Seeds
 		cr.Leases += int64(r.LeasesAcquired)
+		cr.Tokens = cs.Base.Store == "fenced" && cs.Base.Writes > 0
+		cr.TokensJudged += r.TokensJudged
+		if r.TokenFailures > 0 && r.Violations == 0 {
+			cr.TokenFailures, cr.Stopped = r.TokenFailures, StopTokens
+			if res.TokensBy == "" {
+				s := r.TokenFailureSpecs[0]
+				res.TokenFailures, res.TokensBy, res.TokensSpec = r.TokenFailures, e.ID, &s
+			}
+			break
+		}
 		if r.Unanswered > 0 && r.Violations == 0 {
 			cr.Unanswered, cr.Stopped = r.Unanswered, StopUnanswered
 			if res.UnansweredBy == "" {

@@ -1,11 +1,14 @@
 // Package planted registers test-only algorithms with planted liveness
-// bugs, so that the tests of more than one package can show the settle
-// stretch's judgement (runner.Spec.Settle) and the explorer's liveness
-// verdict (explore.Config.Liveness) failing: a check that cannot fail
-// proves nothing. Only tests import it.
+// bugs and a planted fencing bug, so that the tests of more than one
+// package can show the settle stretch's judgement (runner.Spec.Settle),
+// the explorer's liveness verdict (explore.Config.Liveness) and the
+// campaigns' judgement of fencing tokens (campaign.TokensJudged)
+// failing: a check that cannot fail proves nothing. Only tests import
+// it.
 package planted
 
 import (
+	"encoding/binary"
 	"math/rand/v2"
 	"slices"
 	"time"
@@ -227,7 +230,67 @@ func (d *releaseDropsOther) Step(now algorithms.Local, in algorithms.Input, out 
 	}
 }
 
+// StaleToken is the name of PaxosLease with a planted fencing bug: a
+// node gives each lease the token of its previous lease of the resource
+// (a token cached from the last Acquired), and its first lease its own.
+// Holders stay apart, so the lease invariant holds and no search or
+// campaign that judges only holders fails it; a fenced store does: a
+// later holder's write carries a token below an earlier one's and is
+// rejected while its lease is current (the battery's token campaign,
+// campaign.TokensJudged).
+const StaleToken = "test-stale-token"
+
+type staleToken struct {
+	algorithms.Explorable
+	last map[algorithms.ResourceID]algorithms.Token // the token of the previous lease
+}
+
+func (s *staleToken) Clone(r *rand.Rand) algorithms.Node {
+	c := &staleToken{Explorable: s.Explorable.Clone(r).(algorithms.Explorable), last: make(map[algorithms.ResourceID]algorithms.Token, len(s.last))}
+	for k, v := range s.last {
+		c.last[k] = v
+	}
+	return c
+}
+
+// AppendState adds the cached tokens in resource order: they decide the
+// tokens of the node's next leases.
+func (s *staleToken) AppendState(b []byte, now algorithms.Local) []byte {
+	keys := make([]algorithms.ResourceID, 0, len(s.last))
+	for k := range s.last {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		t := s.last[k]
+		b = binary.LittleEndian.AppendUint64(b, uint64(k))
+		b = binary.LittleEndian.AppendUint64(b, t.Major)
+		b = binary.LittleEndian.AppendUint64(b, t.Minor)
+	}
+	return s.Explorable.AppendState(b, now)
+}
+
+func (s *staleToken) Step(now algorithms.Local, in algorithms.Input, out *algorithms.Output) {
+	from := len(out.Events)
+	s.Explorable.Step(now, in, out)
+	for i := from; i < len(out.Events); i++ {
+		e := &out.Events[i]
+		if e.Kind != algorithms.Acquired {
+			continue
+		}
+		prev, ok := s.last[e.Resource]
+		s.last[e.Resource] = e.Token
+		if ok {
+			e.Token = prev
+		}
+	}
+}
+
 func init() {
+	register(StaleToken, "test only: paxoslease whose nodes give each lease the fencing token of their previous lease of the resource",
+		func(n algorithms.Explorable, _ algorithms.Config) algorithms.Node {
+			return &staleToken{Explorable: n, last: map[algorithms.ResourceID]algorithms.Token{}}
+		})
 	register(Forgetful, "test only: paxoslease whose nodes ignore one Acquire after their third lease",
 		func(n algorithms.Explorable, _ algorithms.Config) algorithms.Node { return &forgetful{Explorable: n} })
 	register(DeafHolder, "test only: paxoslease whose holders ignore an Acquire of the lease they hold",

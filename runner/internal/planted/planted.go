@@ -9,6 +9,7 @@ package planted
 
 import (
 	"encoding/binary"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"time"
@@ -73,11 +74,7 @@ type deafHolder struct {
 }
 
 func (d *deafHolder) Clone(r *rand.Rand) algorithms.Node {
-	c := &deafHolder{Explorable: d.Explorable.Clone(r).(algorithms.Explorable), held: make(map[algorithms.ResourceID]algorithms.Local, len(d.held))}
-	for k, v := range d.held {
-		c.held[k] = v
-	}
-	return c
+	return &deafHolder{Explorable: d.Explorable.Clone(r).(algorithms.Explorable), held: maps.Clone(d.held)}
 }
 
 // AppendState adds nothing: what it keeps is what the node's own state
@@ -246,22 +243,13 @@ type staleToken struct {
 }
 
 func (s *staleToken) Clone(r *rand.Rand) algorithms.Node {
-	c := &staleToken{Explorable: s.Explorable.Clone(r).(algorithms.Explorable), last: make(map[algorithms.ResourceID]algorithms.Token, len(s.last))}
-	for k, v := range s.last {
-		c.last[k] = v
-	}
-	return c
+	return &staleToken{Explorable: s.Explorable.Clone(r).(algorithms.Explorable), last: maps.Clone(s.last)}
 }
 
 // AppendState adds the cached tokens in resource order: they decide the
 // tokens of the node's next leases.
 func (s *staleToken) AppendState(b []byte, now algorithms.Local) []byte {
-	keys := make([]algorithms.ResourceID, 0, len(s.last))
-	for k := range s.last {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(s.last)) {
 		t := s.last[k]
 		b = binary.LittleEndian.AppendUint64(b, uint64(k))
 		b = binary.LittleEndian.AppendUint64(b, t.Major)

@@ -33,6 +33,15 @@ acceptor, where a proposer's earlier life acts after its crash; then
 seeded 'leaselab check' campaigns with several fault mixes. Nothing is chosen per
 ablation: the same matrix runs with every rule on and with --ablate.
 
+Besides the lease invariant: the campaigns' seeds end with a settle
+stretch, and five searches judge liveness (explore --liveness), so a
+request left unanswered fails the battery; and the last campaign has a
+holder write to a fenced store every 50 ms under every fault kind under
+which the algorithm claims its fencing tokens grow (its TokenBreaks,
+'leaselab algos --format markdown'), so a write of a current lease the
+store rejects, or a stale write it accepts, fails the battery (a token
+failure, with the 'leaselab run' command of its seed).
+
 The budget (default 10m) is split as the battery goes: each configuration
 may take the time left times its share (a deadline: a search or a
 campaign stops at it, a campaign keeping the seeds that finished), so the
@@ -84,7 +93,11 @@ JSON keys: configurations (each with id, kind, flags, command: the
 reproducing command with the cap that ended it, states or seeds, depth,
 exhausted, violations, seconds, cap_seconds, stopped: exhausted,
 depth (a depth-first search that searched its depth bound), violation,
-time, memory, states, seeds, or not run: budget, skipped, invalid), violations, found_by, found_by_command, counterexample,
+time, memory, states, seeds, unanswered, tokens (a token failure), or not
+run: budget, skipped, invalid; unanswered; tokens, tokens_judged and
+token_failures for a campaign with a fenced store), violations, found_by,
+found_by_command, unanswered, unanswered_by, unanswered_run,
+token_failures, tokens_by, tokens_run, counterexample,
 reproduce, findings (the violation with its pass and counterexample; a
 merged battery's: every part's), meta, algo, ablate, budget, seconds,
 shard (a part's), shards (a merged result's parts).
@@ -94,8 +107,10 @@ share, starts no other and prints the result so far: interrupted is true,
 and the configurations cut short or not started say "interrupted". merge
 refuses an interrupted part.
 
-Exit status 1 when a violation is found, 0 when none is (130 when
-interrupted before one was), 2 for bad input.`,
+Exit status 1 when a violation, a request left unanswered or a token
+failure is found, or a configuration was rejected by the algorithm or
+judged nothing; 0 otherwise (130 when interrupted before a violation was
+found), 2 for bad input.`,
 		setup: setupVerify,
 	})
 }

@@ -85,6 +85,27 @@
 // short against message delays. Central (one lease server) runs each
 // configuration with one acceptor; duplicates that creates are dropped.
 //
+// The last campaign (C8; classic Paxos's C9) judges fencing tokens, the
+// lease's effect on the resource it protects rather than the holders'
+// beliefs: a holder writes to a fenced store every 50 ms, under the fixed
+// mix of every fault kind under which the algorithm claims a later
+// holder's token is higher. Each algorithm names, as data, the conditions
+// under which it does not (algorithms.Algorithm.TokenBreaks: restart,
+// clocks, late, lapse), each fault kind the conditions it causes
+// (runner/faults Kind.Causes), and the campaign runs the kinds that
+// cause none of the algorithm's (faults.TokenKinds; pauses included,
+// clock jumps never): the naive votes and central all but drift,
+// freeclock and stale; PaxosLease and FaTLease all but crash; classic
+// Paxos every kind; fairq dup, reorder, drift, freeclock, giveup,
+// extend and resources. A write of a current lease that the store
+// rejects, or a stale write it accepts, in a judged seed
+// (campaign.TokensJudged) is a token failure: it ends the campaign
+// (ConfigResult.TokenFailures, Stopped "tokens") and the battery exits
+// 1 with the seed's `leaselab run` command; a token campaign that
+// judged no seed is vacuous. TestBatteryJudgesTokens shows it failing a
+// planted PaxosLease whose nodes give a lease their previous lease's
+// token (holders stay apart, so nothing else in the battery can).
+//
 // # Budget
 //
 // Run splits the budget (default 10 minutes) in two passes. The quick
@@ -188,10 +209,20 @@
 //   - Liveness beyond "answered after the faults": the campaigns' seeds
 //     end with a settle stretch (campaign.Vary.Settle) and a request
 //     left unanswered there ends the campaign (ConfigResult.Unanswered,
-//     Stopped "unanswered"; the battery goes on and exits 1), but no
-//     search judges liveness, nothing judges how long answers take, and
-//     the ablations whose rules guard only liveness (they slow hand-offs
-//     and still answer) are not run.
+//     Stopped "unanswered"; the battery goes on and exits 1) and five
+//     searches judge states at rest and the settle probe's continuations
+//     (E24-E28), but nothing judges how long answers take within the
+//     probe's bound, and the ablations whose rules guard only liveness
+//     (they slow hand-offs and still answer) are not run.
+//   - Fencing tokens under the faults an algorithm names in TokenBreaks
+//     (PaxosLease's and FaTLease's under restarts, fairq's under lapses
+//     and restarts, the naive votes' and central's under clock error and
+//     late messages): they break there as documented, and nothing is
+//     judged; tokens in a search (the explorer judges holders and
+//     answers, not tokens); and tokens under several kinds drawn apart
+//     (the token campaign is one fixed mix, every kind on in every seed;
+//     a swarm campaign with --store fenced judges the seeds whose draws
+//     allow it).
 //
 // # The ablation table
 //

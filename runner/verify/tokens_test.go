@@ -9,47 +9,65 @@ import (
 	"leaselab/runner/internal/planted"
 )
 
-// tokenIDs are the IDs of algo's campaigns with a fenced store.
-func tokenIDs(t *testing.T, algo string) []string {
+// tokenIDs are the IDs of algo's campaigns with a fenced store: the
+// fixed mix (the token campaign) and the swarm.
+func tokenIDs(t *testing.T, algo string) (fixed, swarm []string) {
 	t.Helper()
 	es, err := Matrix(algo)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var ids []string
 	for _, e := range es {
-		if e.Kind == KindCheck && strings.Contains(e.Flags(), "--store fenced") {
-			ids = append(ids, e.ID)
+		switch {
+		case e.Kind != KindCheck || !strings.Contains(e.Flags(), "--store fenced"):
+		case strings.Contains(e.Flags(), "--faults swarm"):
+			swarm = append(swarm, e.ID)
+		default:
+			fixed = append(fixed, e.ID)
 		}
 	}
-	if len(ids) != 1 {
-		t.Fatalf("%s: campaigns with a fenced store %v, want one", algo, ids)
+	if len(fixed) != 1 || len(swarm) != 1 {
+		t.Fatalf("%s: fixed-mix campaigns with a fenced store %v, swarms %v: want one each", algo, fixed, swarm)
 	}
-	return ids
+	return fixed, swarm
 }
 
-// The battery judges fencing tokens: its token campaign fails a planted
-// PaxosLease whose nodes give a lease their previous lease's token (the
-// lease invariant holds, so no other configuration can), with the
-// command that re-runs the seed, and passes PaxosLease, judging its
-// seeds (a campaign that judged none would be vacuous).
+// The battery judges fencing tokens: its token campaign and its swarm
+// (in the seeds whose draws allow it) each fail a planted PaxosLease
+// whose nodes give a lease their previous lease's token (the lease
+// invariant holds, so no other configuration can), with the command that
+// re-runs the seed, and pass PaxosLease, judging its seeds (a token
+// campaign that judged none would be vacuous; a swarm judges some).
 func TestBatteryJudgesTokens(t *testing.T) {
-	ids := tokenIDs(t, planted.StaleToken)
-	r, err := Run(Config{Algo: planted.StaleToken, Only: ids, Budget: 2 * time.Second, Workers: 2})
+	fixed, swarm := tokenIDs(t, planted.StaleToken)
+	for _, ids := range [][]string{fixed, swarm} {
+		r, err := Run(Config{Algo: planted.StaleToken, Only: ids, Budget: 2 * time.Second, Workers: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := r.Configurations[0]
+		if r.Violations != 0 || r.TokenFailures == 0 || r.TokensBy != ids[0] || r.TokensSpec == nil || c.Stopped != StopTokens {
+			t.Fatalf("%s: %d violations, %d token failures by %q (stopped %s): want 0, some, by %s", ids[0], r.Violations, r.TokenFailures, r.TokensBy, c.Stopped, ids[0])
+		}
+	}
+	fixed, swarm = tokenIDs(t, "paxoslease")
+	ok, err := Run(Config{Algo: "paxoslease", Only: append(fixed, swarm...), Budget: 4 * time.Second, Workers: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := r.Configurations[0]
-	if r.Violations != 0 || r.TokenFailures == 0 || r.TokensBy != ids[0] || r.TokensSpec == nil || c.Stopped != StopTokens || !c.Tokens {
-		t.Fatalf("%s: %d violations, %d token failures by %q (stopped %s): want 0, some, by %s", ids[0], r.Violations, r.TokenFailures, r.TokensBy, c.Stopped, ids[0])
+	if ok.TokenFailures != 0 || ok.Violations != 0 {
+		t.Fatalf("paxoslease: %d token failures, %d violations", ok.TokenFailures, ok.Violations)
 	}
-	ok, err := Run(Config{Algo: "paxoslease", Only: tokenIDs(t, "paxoslease"), Budget: 2 * time.Second, Workers: 2})
-	if err != nil {
-		t.Fatal(err)
+	byID := map[string]ConfigResult{}
+	for _, c := range ok.Configurations {
+		byID[c.ID] = c
 	}
-	c = ok.Configurations[0]
-	if ok.TokenFailures != 0 || ok.Violations != 0 || c.TokensJudged == 0 || c.TokensJudged != c.Seeds {
-		t.Fatalf("paxoslease: %d token failures, %d violations, %d of %d seeds judged", ok.TokenFailures, ok.Violations, c.TokensJudged, c.Seeds)
+	c, sw := byID[fixed[0]], byID[swarm[0]]
+	if c.ID != fixed[0] || !c.Tokens || c.TokensJudged == 0 || c.TokensJudged != c.Seeds {
+		t.Fatalf("%s: tokens %v, %d of %d seeds judged: want every one", c.ID, c.Tokens, c.TokensJudged, c.Seeds)
+	}
+	if sw.ID != swarm[0] || sw.Tokens || sw.TokensJudged == 0 || sw.TokensJudged == sw.Seeds {
+		t.Fatalf("%s: tokens %v, %d of %d seeds judged: want some, not all (seeds that drew crashes are not)", sw.ID, sw.Tokens, sw.TokensJudged, sw.Seeds)
 	}
 	if n, _ := ok.Vacuous(); n != 0 {
 		t.Fatalf("%d vacuous configurations", n)

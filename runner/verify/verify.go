@@ -199,13 +199,16 @@ type ConfigResult struct {
 	// answered late (counted in Unanswered too).
 	HolderAsks  int64 `json:"holder_asks"`
 	LateAnswers int64 `json:"late_answers"`
-	// Tokens: a campaign with a fenced store, which judges fencing
-	// tokens; TokensJudged the seeds it judged (campaign.TokensJudged:
-	// no fault on under which the algorithm does not claim its tokens
-	// grow), where 0 makes its token verdict vacuous; TokenFailures the
-	// writes in them that show a token that did not grow (a rejected
-	// write of a current lease, an accepted stale one). A failure ends
-	// the campaign (Stopped "tokens"), not the battery.
+	// Tokens: a fixed-mix campaign with a fenced store, which judges
+	// the fencing tokens of every seed or of none; TokensJudged the
+	// seeds it judged (campaign.TokensJudged: no fault on under which
+	// the algorithm does not claim its tokens grow), where 0 makes a
+	// Tokens campaign's token verdict vacuous (a swarm with a fenced
+	// store judges the seeds whose draws allow it, and is not Tokens);
+	// TokenFailures the writes in judged seeds that show a token that
+	// did not grow (a rejected write of a current lease, an accepted
+	// stale one). A failure ends the campaign (Stopped "tokens"), not
+	// the battery.
 	Tokens        bool  `json:"tokens"`
 	TokensJudged  int   `json:"tokens_judged"`
 	TokenFailures int64 `json:"token_failures"`
@@ -684,7 +687,10 @@ func runCheck(c Config, e Entry, share time.Duration, cr *ConfigResult, res *Res
 		}
 		done += r.Seeds
 		cr.Leases += int64(r.LeasesAcquired)
-		cr.Tokens = cs.Base.Store == "fenced" && cs.Base.Writes > 0
+		// A fixed mix with a fenced store judges every seed's tokens or
+		// none (its kinds are on in every seed); a swarm judges those
+		// whose draws allow it, and may judge none in a short share.
+		cr.Tokens = cs.Base.Store == "fenced" && cs.Base.Writes > 0 && !slices.Contains(cs.Faults, "swarm")
 		cr.TokensJudged += r.TokensJudged
 		if r.TokenFailures > 0 && r.Violations == 0 {
 			cr.TokenFailures, cr.Stopped = r.TokenFailures, StopTokens

@@ -22,10 +22,16 @@ const (
 	// being released: its release lost or late, or the holder paused past
 	// its lease or crashed.
 	BreaksOnLapse
+	// BreaksOnDelay: message delays are not small against the gap
+	// between one holder's release and the next holder's ask (a slow
+	// network), so a round that began earlier can be granted after a
+	// round that began later: what a token read off the time a round
+	// began cannot survive.
+	BreaksOnDelay
 )
 
 // tokenBreakNames are the conditions' names, in bit order.
-var tokenBreakNames = []string{"restart", "clocks", "late", "lapse"}
+var tokenBreakNames = []string{"restart", "clocks", "late", "lapse", "delay"}
 
 // Has reports whether every condition of c is in b.
 func (b TokenBreaks) Has(c TokenBreaks) bool { return b&c == c }

@@ -96,8 +96,9 @@ func init() {
 // grant whoever asks first and never compare ballots, so the ballot (each
 // proposer's own counter) is no token.
 // naiveTokenBreaks: a token read off the holder's clock, ordered only by
-// when rounds began.
-const naiveTokenBreaks = algorithms.BreaksOnClocks | algorithms.BreaksOnLate
+// when rounds began, which clocks that disagree and slow or late
+// messages reorder.
+const naiveTokenBreaks = algorithms.BreaksOnClocks | algorithms.BreaksOnLate | algorithms.BreaksOnDelay
 
 const naiveFencing = "the end of the lease on the holder's clock (algorithms.TimeToken; the ballots are each proposer's own counter, which acceptors never compare): " +
 	"a later holder's round was granted by an acceptor the earlier holder's majority shares, after that grant lapsed or was released, and a round " +

@@ -118,7 +118,7 @@ func init() {
 		Fencing: "the end of the lease on the holder's clock (algorithms.TimeToken; the ballot is each client's own counter): the server grants a new ask " +
 			"only after the previous grant ended or was released, and a client holds from when it sent the ask it was granted, so a later holder's " +
 			"lease ends later while clients' clocks agree within that gap and answers are not delayed past it",
-		TokenBreaks: algorithms.BreaksOnClocks | algorithms.BreaksOnLate,
+		TokenBreaks: algorithms.BreaksOnClocks | algorithms.BreaksOnLate | algorithms.BreaksOnDelay,
 		Validate:    validate,
 		Build:       New,
 	})

@@ -155,9 +155,11 @@ after. No violation: FILE is not written.
 Fencing tokens: with --writes D --store fenced, a seed is judged for its
 tokens when no fault on in it causes a condition under which the algorithm
 does not claim that a later holder's token is higher ('leaselab algos'
-lists each algorithm's conditions: restart, clocks, late, lapse; crashes
-cause restart and lapse, loss, partitions and pauses lapse, stale messages
-late and lapse, drift and freeclock clocks; clock jumps are never judged).
+lists each algorithm's conditions: restart, clocks, late, lapse, delay;
+crashes cause restart and lapse, loss, partitions and pauses lapse, stale
+and late messages late, lapse and delay, a network slower than the
+default (--rtt, --jitter; the swarm's slow kind) delay, drift and
+freeclock clocks; clock jumps are never judged).
 In a judged seed, a write of a current lease that the store rejects, or a
 stale write it accepts, is a token failure: the table's "fencing tokens"
 row and the JSON's tokens_judged, token_failures, token_failure_seeds and

@@ -34,11 +34,18 @@ func TestTokensJudged(t *testing.T) {
 		{"paxoslease", func(s *runner.Spec) { s.Store = "plain" }, false},
 		{"paxoslease", func(s *runner.Spec) { s.Writes = 0 }, false},
 		{"paxoslease", func(s *runner.Spec) { s.Net.Loss = 0.05; s.Faults.PauseRate = 1 }, true},
-		{"paxoslease", func(s *runner.Spec) { s.Faults.CrashRate = 1 }, false},                   // restart
-		{"classicpaxos", func(s *runner.Spec) { s.Faults.CrashRate = 1 }, true},                  // durable: no break named
-		{"classicpaxos", func(s *runner.Spec) { s.Clocks.Jumps = 1 }, false},                     // unassumed
-		{"naive", func(s *runner.Spec) { s.Clocks.Skew = time.Millisecond }, false},              // clocks
-		{"naive", func(s *runner.Spec) { s.Net.Stale = 1 }, false},                               // late
+		{"paxoslease", func(s *runner.Spec) { s.Faults.CrashRate = 1 }, false},      // restart
+		{"classicpaxos", func(s *runner.Spec) { s.Faults.CrashRate = 1 }, true},     // durable: no break named
+		{"classicpaxos", func(s *runner.Spec) { s.Clocks.Jumps = 1 }, false},        // unassumed
+		{"naive", func(s *runner.Spec) { s.Clocks.Skew = time.Millisecond }, false}, // clocks
+		{"naive", func(s *runner.Spec) { s.Net.Stale = 1 }, false},                  // late
+		{"central", func(s *runner.Spec) {
+			s.Acceptors, s.Net.RTT, s.Params.ResponseTimeout = 1, 800*time.Millisecond, 2*time.Second
+		}, false}, // delay (a slow network)
+		{"central", func(s *runner.Spec) { s.Acceptors = 1 }, true}, // the default network
+		{"paxoslease", func(s *runner.Spec) {
+			s.Net.RTT, s.Net.Jitter, s.Params.ResponseTimeout = 800*time.Millisecond, 300*time.Millisecond, 2*time.Second
+		}, true},
 		{"naive", func(s *runner.Spec) { s.Faults.CrashRate = 1; s.Faults.PauseRate = 1 }, true}, // neither
 		{"fairq", func(s *runner.Spec) { s.Faults.PauseRate = 1 }, false},                        // lapse
 		{"fairq", func(s *runner.Spec) { s.Net.Loss = 0.05 }, false},                             // lapse
@@ -114,7 +121,7 @@ func TestTokenKinds(t *testing.T) {
 	}{
 		{0, []string{"clockjump"}},
 		{algorithms.BreaksOnRestart, []string{"crash", "clockjump"}},
-		{algorithms.BreaksOnClocks | algorithms.BreaksOnLate, []string{"drift", "freeclock", "stale", "clockjump"}},
+		{algorithms.BreaksOnClocks | algorithms.BreaksOnLate | algorithms.BreaksOnDelay, []string{"drift", "freeclock", "stale", "clockjump"}},
 		{algorithms.BreaksOnRestart | algorithms.BreaksOnLapse, []string{"loss", "partition", "crash", "stale", "pause", "clockjump"}},
 	} {
 		got := faults.TokenKinds(c.breaks)

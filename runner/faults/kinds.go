@@ -177,6 +177,9 @@ func ScenarioKinds() map[string]string {
 	return m
 }
 
+// defaultNet is the default network, against which the slow kind is on.
+var defaultNet = runner.DefaultSpec().Net
+
 // everywhere is every environment: the kind shapes the workload or the
 // network the environments all emulate.
 var everywhere = []string{"sim", "udp"}
@@ -243,7 +246,7 @@ var kinds = []Kind{
 		Draw:  func(c *Choice, s *runner.Spec) { drawFreeClocks(c, s, c.Mild.FreeRate, c.Mild.FreeSkew) },
 		Swarm: func(c *Choice, s *runner.Spec) { drawFreeClocks(c, s, c.Wide.FreeRate, c.Wide.FreeSkew) }},
 	{Name: "stale", Summary: "stale messages (held back for lease spans)", Params: []string{"stale", "stale-max"},
-		Causes: algorithms.BreaksOnLate | algorithms.BreaksOnLapse, // a release held back past its lease
+		Causes: algorithms.BreaksOnLate | algorithms.BreaksOnLapse | algorithms.BreaksOnDelay, // a release held back past its lease
 		On:     func(s *runner.Spec) bool { return rate(s.Net.Stale) }, Envs: []string{"sim"},
 		Counters: []Counter{{"stale_delivered", func(r *runner.Result) int64 { return r.StaleDelivered }}},
 		// [0.25, 1.5] stalls per link per minute, up to the base's
@@ -255,7 +258,7 @@ var kinds = []Kind{
 			swarmLongHold(c, s)
 		}},
 	{Name: "late", Summary: "late messages (held back alone for lease spans)", Params: []string{"late", "stale-max"},
-		Causes: algorithms.BreaksOnLate | algorithms.BreaksOnLapse,
+		Causes: algorithms.BreaksOnLate | algorithms.BreaksOnLapse | algorithms.BreaksOnDelay,
 		On:     func(s *runner.Spec) bool { return rate(s.Net.Late) }, Envs: []string{"sim"},
 		// A swarm only: [0.001, 0.02] of the messages, up to the stale
 		// kind's spans.
@@ -307,8 +310,12 @@ var kinds = []Kind{
 			{"acceptor_only_seeds", func(r *runner.Result) int64 { return b2i(r.Params.Acceptors > r.Params.Proposers) }}},
 		// A swarm only: acceptors in {1..5}, proposers in {2..6}, unequal.
 		Swarm: swarmShape},
-	{Name: "slow", Summary: "slow networks", Params: []string{"rtt", "jitter"},
-		Envs: everywhere,
+	{Name: "slow", Summary: "slow networks", Params: []string{"jitter", "rtt"},
+		// On: a network slower than the default one (1 ms round trips,
+		// ±200 µs): delays no longer small against a quick hand-off.
+		On:     func(s *runner.Spec) bool { return s.Net.RTT > defaultNet.RTT || s.Net.Jitter > defaultNet.Jitter },
+		Causes: algorithms.BreaksOnDelay,
+		Envs:   everywhere,
 		// A swarm only: RTT log-uniform in [1 ms, T/5], jitter up to RTT/2.
 		Swarm: swarmSlow},
 	{Name: "pause", Summary: "process pauses", Note: "`leaselab cluster --pause D` pauses a real node process (SIGSTOP)",

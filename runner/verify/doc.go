@@ -91,7 +91,7 @@
 // mix of every fault kind under which the algorithm claims a later
 // holder's token is higher. Each algorithm names, as data, the conditions
 // under which it does not (algorithms.Algorithm.TokenBreaks: restart,
-// clocks, late, lapse), each fault kind the conditions it causes
+// clocks, late, lapse, delay), each fault kind the conditions it causes
 // (runner/faults Kind.Causes), and the campaign runs the kinds that
 // cause none of the algorithm's (faults.TokenKinds; pauses included,
 // clock jumps never): the naive votes and central all but drift,
@@ -105,9 +105,11 @@
 // judged no seed is vacuous. The swarm campaign (C2) writes to a fenced
 // store too, and judges the tokens of every seed whose draws cause none
 // of the algorithm's conditions: one harsh fault at a time, which the
-// fixed mix never has (about half of PaxosLease's seeds, a sixteenth of
-// the naive votes' and central's, a thirtieth of fairq's; all of classic
-// Paxos's). TestBatteryJudgesTokens shows both failing a planted
+// fixed mix never has (about half of PaxosLease's seeds, a thirty-second
+// of the naive votes' and central's, a thirtieth of fairq's; all of
+// classic Paxos's). The swarm found the delay condition by itself:
+// central's tokens, read off when a client sent its ask, failed in a seed
+// with a slow network (DESIGN.md, "Fencing tokens"). TestBatteryJudgesTokens shows both failing a planted
 // PaxosLease whose nodes give a lease their previous lease's token
 // (holders stay apart, so nothing else in the battery can).
 //

@@ -213,3 +213,21 @@ func TestBallotNotation(t *testing.T) {
 		}
 	}
 }
+
+// TokenBreaks names its conditions in bit order, "none" for none: the
+// names `leaselab algos` prints and the docs use.
+func TestTokenBreaksString(t *testing.T) {
+	for _, c := range []struct {
+		b    TokenBreaks
+		want string
+	}{
+		{0, "none"},
+		{BreaksOnRestart, "restart"},
+		{BreaksOnRestart | BreaksOnLapse, "restart,lapse"},
+		{BreaksOnClocks | BreaksOnLate | BreaksOnDelay, "clocks,late,delay"},
+	} {
+		if got := c.b.String(); got != c.want {
+			t.Errorf("%08b: %q, want %q", uint8(c.b), got, c.want)
+		}
+	}
+}

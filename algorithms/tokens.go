@@ -33,9 +33,6 @@ const (
 // tokenBreakNames are the conditions' names, in bit order.
 var tokenBreakNames = []string{"restart", "clocks", "late", "lapse", "delay"}
 
-// Has reports whether every condition of c is in b.
-func (b TokenBreaks) Has(c TokenBreaks) bool { return b&c == c }
-
 // String names the conditions, comma-separated ("none" for the empty set).
 func (b TokenBreaks) String() string {
 	var names []string

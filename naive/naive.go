@@ -103,7 +103,8 @@ const naiveTokenBreaks = algorithms.BreaksOnClocks | algorithms.BreaksOnLate | a
 const naiveFencing = "the end of the lease on the holder's clock (algorithms.TimeToken; the ballots are each proposer's own counter, which acceptors never compare): " +
 	"a later holder's round was granted by an acceptor the earlier holder's majority shares, after that grant lapsed or was released, and a round " +
 	"counts only if its majority answers within the response timeout, so it began later and its lease ends later. Breaks when clocks disagree by " +
-	"more than that gap, or a grant reaches its proposer later than the previous lease lasted"
+	"more than that gap, when a grant reaches its proposer later than the previous lease lasted, or when message delays are not small against the gap " +
+	"between one holder's release and the next holder's ask (a slow network), so that a round that began earlier is granted after one that began later"
 
 // Options select the variant.
 type Options struct {

@@ -38,9 +38,10 @@ stretch, and five searches judge liveness (explore --liveness), so a
 request left unanswered fails the battery; and the last campaign has a
 holder write to a fenced store every 50 ms under every fault kind under
 which the algorithm claims its fencing tokens grow (its TokenBreaks,
-'leaselab algos --format markdown'), so a write of a current lease the
-store rejects, or a stale write it accepts, fails the battery (a token
-failure, with the 'leaselab run' command of its seed).
+'leaselab algos --format markdown'), and the swarm campaign writes to a
+fenced store too, judging each seed whose draws allow it, so a write of a
+current lease the store rejects, or a stale write it accepts, fails the
+battery (a token failure, with the 'leaselab run' command of its seed).
 
 The budget (default 10m) is split as the battery goes: each configuration
 may take the time left times its share (a deadline: a search or a

@@ -102,16 +102,22 @@
 // (campaign.TokensJudged) is a token failure: it ends the campaign
 // (ConfigResult.TokenFailures, Stopped "tokens") and the battery exits
 // 1 with the seed's `leaselab run` command; a token campaign that
-// judged no seed is vacuous. The swarm campaign (C2) writes to a fenced
-// store too, and judges the tokens of every seed whose draws cause none
-// of the algorithm's conditions: one harsh fault at a time, which the
-// fixed mix never has (about half of PaxosLease's seeds, a thirty-second
-// of the naive votes' and central's, a thirtieth of fairq's; all of
-// classic Paxos's). The swarm found the delay condition by itself:
-// central's tokens, read off when a client sent its ask, failed in a seed
-// with a slow network (DESIGN.md, "Fencing tokens"). TestBatteryJudgesTokens shows both failing a planted
-// PaxosLease whose nodes give a lease their previous lease's token
-// (holders stay apart, so nothing else in the battery can).
+// judged no seed is vacuous. The quick re-acquisition campaign (C6:
+// duplicates and reordering, 1 ms pauses, 10 ms holds) writes to a
+// fenced store every 2 ms, and its faults cause no condition any
+// algorithm names, so every seed's tokens are judged, across about 5,000
+// hand-offs a seed for PaxosLease, central and fairq (the naive vote's
+// static deadlocks leave it about 30). The swarm campaign (C2) writes to
+// a fenced store too, and judges the tokens of every seed whose draws
+// cause none of the algorithm's conditions: one harsh fault at a time,
+// which the fixed mixes never have (about half of PaxosLease's seeds, a
+// thirty-second of the naive votes' and central's, a thirtieth of
+// fairq's; all of classic Paxos's). The swarm found the delay condition
+// by itself: central's tokens, read off when a client sent its ask,
+// failed in a seed with a slow network (DESIGN.md, "Fencing tokens").
+// TestBatteryJudgesTokens shows all three failing a planted PaxosLease
+// whose nodes give a lease their previous lease's token (holders stay
+// apart, so nothing else in the battery can).
 //
 // # Budget
 //

@@ -10,7 +10,7 @@ import (
 )
 
 // tokenIDs are the IDs of algo's campaigns with a fenced store: the
-// fixed mix (the token campaign) and the swarm.
+// fixed mixes (quick re-acquisition, the token campaign) and the swarm.
 func tokenIDs(t *testing.T, algo string) (fixed, swarm []string) {
 	t.Helper()
 	es, err := Matrix(algo)
@@ -26,21 +26,22 @@ func tokenIDs(t *testing.T, algo string) (fixed, swarm []string) {
 			fixed = append(fixed, e.ID)
 		}
 	}
-	if len(fixed) != 1 || len(swarm) != 1 {
-		t.Fatalf("%s: fixed-mix campaigns with a fenced store %v, swarms %v: want one each", algo, fixed, swarm)
+	if len(fixed) != 2 || len(swarm) != 1 {
+		t.Fatalf("%s: fixed-mix campaigns with a fenced store %v, swarms %v: want two and one", algo, fixed, swarm)
 	}
 	return fixed, swarm
 }
 
-// The battery judges fencing tokens: its token campaign and its swarm
-// (in the seeds whose draws allow it) each fail a planted PaxosLease
+// The battery judges fencing tokens: its token campaign, its quick
+// re-acquisition campaign and its swarm (in the seeds whose draws allow
+// it) each fail a planted PaxosLease
 // whose nodes give a lease their previous lease's token (the lease
 // invariant holds, so no other configuration can), with the command that
 // re-runs the seed, and pass PaxosLease, judging its seeds (a token
 // campaign that judged none would be vacuous; a swarm judges some).
 func TestBatteryJudgesTokens(t *testing.T) {
 	fixed, swarm := tokenIDs(t, planted.StaleToken)
-	for _, ids := range [][]string{fixed, swarm} {
+	for _, ids := range [][]string{fixed[:1], fixed[1:], swarm} {
 		r, err := Run(Config{Algo: planted.StaleToken, Only: ids, Budget: 2 * time.Second, Workers: 2})
 		if err != nil {
 			t.Fatal(err)
@@ -62,17 +63,19 @@ func TestBatteryJudgesTokens(t *testing.T) {
 	for _, c := range ok.Configurations {
 		byID[c.ID] = c
 	}
-	c, sw := byID[fixed[0]], byID[swarm[0]]
-	if c.ID != fixed[0] || !c.Tokens || c.TokensJudged == 0 || c.TokensJudged != c.Seeds {
-		t.Fatalf("%s: tokens %v, %d of %d seeds judged: want every one", c.ID, c.Tokens, c.TokensJudged, c.Seeds)
+	for _, id := range fixed {
+		if c := byID[id]; !c.Tokens || c.TokensJudged == 0 || c.TokensJudged != c.Seeds {
+			t.Fatalf("%s: tokens %v, %d of %d seeds judged: want every one", id, c.Tokens, c.TokensJudged, c.Seeds)
+		}
 	}
+	sw := byID[swarm[0]]
 	if sw.ID != swarm[0] || sw.Tokens || sw.TokensJudged == 0 || sw.TokensJudged == sw.Seeds {
 		t.Fatalf("%s: tokens %v, %d of %d seeds judged: want some, not all (seeds that drew crashes are not)", sw.ID, sw.Tokens, sw.TokensJudged, sw.Seeds)
 	}
 	if n, _ := ok.Vacuous(); n != 0 {
 		t.Fatalf("%d vacuous configurations", n)
 	}
-	if !slices.Contains(strings.Fields(c.Command), "fenced") {
+	if c := byID[fixed[1]]; !slices.Contains(strings.Fields(c.Command), "fenced") {
 		t.Fatalf("command %q does not name the store", c.Command)
 	}
 }

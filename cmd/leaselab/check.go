@@ -390,10 +390,6 @@ func writeCheck(c *ctx, format string, res campaign.CheckResult) error {
 		}
 		return writeCSV(c.stdout, header, [][]string{row})
 	}
-	seeds := make([]string, len(res.ViolatingSeeds))
-	for i, s := range res.ViolatingSeeds {
-		seeds[i] = strconv.FormatUint(s, 10)
-	}
 	none := func(s string) string {
 		if s == "" {
 			return "-"
@@ -407,7 +403,7 @@ func writeCheck(c *ctx, format string, res campaign.CheckResult) error {
 		{"seeds", seedsText(res)},
 		{"leases acquired", strconv.Itoa(res.LeasesAcquired)},
 		{"violations", strconv.Itoa(res.Violations)},
-		{"violating seeds", none(strings.Join(seeds, " "))},
+		{"violating seeds", none(seedList(res.ViolatingSeeds))},
 		{"unanswered", unansweredText(res)},
 		{"fencing tokens", tokensText(res)},
 		{"exercised", exercised(res.Exercised)},
@@ -460,11 +456,16 @@ func unansweredText(res campaign.CheckResult) string {
 		}
 		return fmt.Sprintf("0 (the longest drain took %.1f%% of its settle stretch)", 100*res.DrainMaxShare)
 	}
-	seeds := make([]string, len(res.UnansweredSeeds))
-	for i, s := range res.UnansweredSeeds {
-		seeds[i] = strconv.FormatUint(s, 10)
+	return fmt.Sprintf("%d, in seeds %s", res.Unanswered, seedList(res.UnansweredSeeds))
+}
+
+// seedList writes seeds as a space-separated list ("" for none).
+func seedList(seeds []uint64) string {
+	out := make([]string, len(seeds))
+	for i, s := range seeds {
+		out[i] = strconv.FormatUint(s, 10)
 	}
-	return fmt.Sprintf("%d, in seeds %s", res.Unanswered, strings.Join(seeds, " "))
+	return strings.Join(out, " ")
 }
 
 // tokensText says how many seeds were judged for their fencing tokens
@@ -478,12 +479,8 @@ func tokensText(res campaign.CheckResult) string {
 	case res.TokenFailures == 0:
 		return fmt.Sprintf("judged in %d of %d seeds: 0 failures", res.TokensJudged, res.Seeds)
 	}
-	seeds := make([]string, len(res.TokenFailureSeeds))
-	for i, s := range res.TokenFailureSeeds {
-		seeds[i] = strconv.FormatUint(s, 10)
-	}
 	return fmt.Sprintf("judged in %d of %d seeds: %d writes rejected while current or accepted while stale, in seeds %s",
-		res.TokensJudged, res.Seeds, res.TokenFailures, strings.Join(seeds, " "))
+		res.TokensJudged, res.Seeds, res.TokenFailures, seedList(res.TokenFailureSeeds))
 }
 
 // shrinkNote says whether a shrink reached its fixed point and whether

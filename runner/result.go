@@ -230,10 +230,14 @@ type Result struct {
 	// LiveRejects: of FencedRejects, those of a node whose lease was
 	// current: its token was below an earlier holder's, the claim that
 	// tokens grow (Algorithm.Fencing) broken.
-	Writes         int64   `json:"writes"`
-	StaleWrites    int64   `json:"stale_writes"`
-	FencedRejects  int64   `json:"fenced_rejects"`
-	LiveRejects    int64   `json:"live_rejects"`
+	Writes        int64 `json:"writes"`
+	StaleWrites   int64 `json:"stale_writes"`
+	FencedRejects int64 `json:"fenced_rejects"`
+	LiveRejects   int64 `json:"live_rejects"`
+	// TokenTies: accepted writes that carried the highest token another
+	// node's write had set: two holders with one token, which the store
+	// cannot order (a late write of the earlier one would be accepted).
+	TokenTies      int64   `json:"token_ties"`
 	DoubleBeliefMS float64 `json:"double_belief_ms"`
 
 	// Violations: overlaps of hold intervals of different owners (see

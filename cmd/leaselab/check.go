@@ -135,7 +135,7 @@ leases and of leases whose extension was in flight, seeds with several
 resources, with free-running clocks, with proposer-only and acceptor-only
 nodes, pauses, clock jumps), then crashes of holders, seeds with downtimes
 below M and with stalls longer than M plus the downtime; with --writes, the
-summed writes, stale_writes, fenced_rejects and live_rejects). After the table, on a line of its own, it prints
+summed writes, stale_writes, fenced_rejects, live_rejects and token_ties). After the table, on a line of its own, it prints
 the 'leaselab run' command that re-runs the first violating seed alone;
 add --trace FILE or --timeline FILE.html to it for the full trace, or
 give --trace / --holds / --violation-trace / --timeline to check itself.
@@ -160,8 +160,10 @@ crashes cause restart and lapse, loss, partitions and pauses lapse, stale
 and late messages late, lapse and delay, a network slower than the
 default (--rtt, --jitter; the swarm's slow kind) delay, drift and
 freeclock clocks; clock jumps are never judged).
-In a judged seed, a write of a current lease that the store rejects, or a
-stale write it accepts, is a token failure: the table's "fencing tokens"
+In a judged seed, a write of a current lease that the store rejects, a
+stale write it accepts, or a write that carries the highest token another
+node had written (a tie: two holders with one token, which the store
+cannot order) is a token failure: the table's "fencing tokens"
 row and the JSON's tokens_judged, token_failures, token_failure_seeds and
 token_failure_specs (the command of the first is printed after the table).
 
@@ -436,7 +438,7 @@ func writeCheck(c *ctx, format string, res campaign.CheckResult) error {
 		fmt.Fprintf(c.stdout, "\nre-run the first violating seed alone (add --trace FILE or --timeline FILE.html to see it):\n%s\n", cmd)
 	}
 	if len(res.TokenFailureSpecs) > 0 {
-		fmt.Fprintf(c.stdout, "\nseed %d's fenced store rejected a current lease's write or accepted a stale one, a token that did not grow; re-run it alone (--trace FILE shows the Acquired tokens):\n%s\n",
+		fmt.Fprintf(c.stdout, "\nseed %d's fenced store rejected a current lease's write, accepted a stale one or took another node's token again, a token that did not grow; re-run it alone (--trace FILE shows the Acquired tokens):\n%s\n",
 			res.TokenFailureSpecs[0].Seed, runCommand(res.TokenFailureSpecs[0]))
 	}
 	if len(res.UnansweredSpecs) > 0 {
@@ -479,7 +481,7 @@ func tokensText(res campaign.CheckResult) string {
 	case res.TokenFailures == 0:
 		return fmt.Sprintf("judged in %d of %d seeds: 0 failures", res.TokensJudged, res.Seeds)
 	}
-	return fmt.Sprintf("judged in %d of %d seeds: %d writes rejected while current or accepted while stale, in seeds %s",
+	return fmt.Sprintf("judged in %d of %d seeds: %d writes rejected while current, accepted while stale or tied with another node's token, in seeds %s",
 		res.TokensJudged, res.Seeds, res.TokenFailures, seedList(res.TokenFailureSeeds))
 }
 

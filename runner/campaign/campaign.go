@@ -244,13 +244,14 @@ func (cr *CheckResult) add(seed uint64, o outcome) {
 	cr.StaleWrites += res.StaleWrites
 	cr.FencedRejects += res.FencedRejects
 	cr.LiveRejects += res.LiveRejects
+	cr.TokenTies += res.TokenTies
 	cr.addDoubleBelief(res.DoubleBeliefMS)
 	if res.StaleWrites > 0 {
 		cr.StaleWriteSeeds = append(cr.StaleWriteSeeds, seed)
 	}
 	if o.tokensJudged {
 		cr.TokensJudged++
-		if n := res.LiveRejects + res.StaleWrites; n > 0 {
+		if n := res.LiveRejects + res.StaleWrites + res.TokenTies; n > 0 {
 			cr.TokenFailures += n
 			cr.TokenFailureSeeds = append(cr.TokenFailureSeeds, seed)
 			if len(cr.TokenFailureSpecs) < maxFirst {

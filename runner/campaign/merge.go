@@ -84,6 +84,7 @@ func (cr *CheckResult) addPart(i int, p CheckResult) error {
 	cr.StaleWrites += p.StaleWrites
 	cr.FencedRejects += p.FencedRejects
 	cr.LiveRejects += p.LiveRejects
+	cr.TokenTies += p.TokenTies
 	cr.addDoubleBelief(p.DoubleBeliefMS)
 	cr.StaleWriteSeeds = append(cr.StaleWriteSeeds, p.StaleWriteSeeds...)
 	cr.TokensJudged += p.TokensJudged

@@ -135,3 +135,28 @@ func TestTokenKinds(t *testing.T) {
 		}
 	}
 }
+
+// A judged seed's token failures are its store's rejections of a current
+// lease, its stale writes and its ties (another node's token written
+// again); an unjudged seed's are counted as meters only.
+func TestTokenFailuresCount(t *testing.T) {
+	for _, tc := range []struct {
+		live, stale, ties int64
+		judged            bool
+		want              int64
+	}{
+		{0, 0, 0, true, 0},
+		{3, 0, 0, true, 3},
+		{0, 2, 0, true, 2},
+		{0, 0, 1, true, 1},
+		{1, 1, 1, true, 3},
+		{1, 1, 1, false, 0},
+	} {
+		var cr CheckResult
+		res := runner.Result{LiveRejects: tc.live, StaleWrites: tc.stale, TokenTies: tc.ties}
+		cr.add(7, outcome{ran: true, res: res, tokensJudged: tc.judged})
+		if cr.TokenFailures != tc.want || cr.TokenTies != tc.ties || (tc.want > 0) != slices.Equal(cr.TokenFailureSeeds, []uint64{7}) {
+			t.Errorf("%+v: %d token failures (seeds %v), %d ties", tc, cr.TokenFailures, cr.TokenFailureSeeds, cr.TokenTies)
+		}
+	}
+}

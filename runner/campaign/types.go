@@ -85,11 +85,14 @@ type CheckResult struct {
 	// same names), summed over the seeds; StaleWriteSeeds: the seeds
 	// with a stale write (the fenced store let one through when its
 	// tokens did not grow); LiveRejects: rejections of a current lease
-	// (its token below an earlier holder's).
+	// (its token below an earlier holder's); TokenTies: writes that
+	// carried the highest token another node had written (two holders
+	// with one token).
 	Writes          int64    `json:"writes"`
 	StaleWrites     int64    `json:"stale_writes"`
 	FencedRejects   int64    `json:"fenced_rejects"`
 	LiveRejects     int64    `json:"live_rejects"`
+	TokenTies       int64    `json:"token_ties"`
 	DoubleBeliefMS  float64  `json:"double_belief_ms"`
 	StaleWriteSeeds []uint64 `json:"stale_write_seeds"`
 	// TokensJudged: the seeds whose fencing tokens were judged
@@ -97,8 +100,8 @@ type CheckResult struct {
 	// causes a condition under which its algorithm does not claim that
 	// a later holder's token is higher (algorithms.Algorithm.TokenBreaks).
 	// TokenFailures: in those seeds, the writes that show a token that
-	// did not grow, summed: rejections of a current lease and stale
-	// writes (LiveRejects and StaleWrites). TokenFailureSeeds: the
+	// did not grow, summed: rejections of a current lease, stale writes
+	// and ties (LiveRejects, StaleWrites and TokenTies). TokenFailureSeeds: the
 	// seeds with any; TokenFailureSpecs: the full spec of the first 20
 	// of them, so `run` reproduces each.
 	TokensJudged      int           `json:"tokens_judged"`

@@ -24,6 +24,13 @@ import (
 // every would-be stale write into a rejection; a stale write under it
 // shows a token that did not grow.
 //
+// A write accepted from one node with the token that another node's
+// write had set as the highest is a tie: two holders carry one token, so
+// the store cannot order them, and a write of the earlier one that comes
+// late would be accepted. (A node's own leases are ordered by the node:
+// its writes leave in the order it makes them, a pause's included.)
+// Ties are counted (Result.TokenTies) whatever the store checks.
+//
 // A paused node's process cannot read its clock, so it goes on believing
 // what it believed when it stopped: the belief meter counts, per
 // resource, the true time in which two or more nodes believed they held
@@ -34,6 +41,7 @@ type storeRes struct {
 	top      algorithms.Token // highest token accepted
 	latest   int64            // latest lease start among accepted writes
 	accepted bool
+	topNode  algorithms.NodeID // the node whose write set top
 }
 
 // Write records a write of node n to the protected store at t, made under
@@ -64,8 +72,11 @@ func (r *Recorder) Write(t int64, n algorithms.NodeID, res algorithms.ResourceID
 		if !live && st.accepted && st.latest > start {
 			out = runner.WriteStale
 		}
+		if st.accepted && token == st.top && n != st.topNode {
+			r.storeMeter.ties++
+		}
 		if !st.accepted || st.top.Less(token) {
-			st.top = token
+			st.top, st.topNode = token, n
 		}
 		if !st.accepted || start > st.latest {
 			st.latest = start
@@ -82,11 +93,11 @@ func (r *Recorder) Write(t int64, n algorithms.NodeID, res algorithms.ResourceID
 	return out
 }
 
-// StoreCounts are the protected store's writes, stale writes and fenced
-// rejections so far.
-func (r *Recorder) StoreCounts() (writes, stale, rejects int64) {
+// StoreCounts are the protected store's writes, stale writes, fenced
+// rejections and token ties so far.
+func (r *Recorder) StoreCounts() (writes, stale, rejects, ties int64) {
 	m := r.storeMeter
-	return m.writes, m.stale, m.rejects
+	return m.writes, m.stale, m.rejects, m.ties
 }
 
 // Since returns the start of node n's hold interval on res, if it holds
@@ -117,8 +128,8 @@ func (r *Recorder) Resume(t int64, n algorithms.NodeID) {
 }
 
 // storeMeter: writes, stale writes and fenced rejections (live: of a
-// current lease).
-type storeMeter struct{ writes, stale, rejects, live int64 }
+// current lease), and ties.
+type storeMeter struct{ writes, stale, rejects, live, ties int64 }
 
 func (m *storeMeter) wrote(_ int64, _ algorithms.NodeID, out uint8) {
 	m.writes++
@@ -131,7 +142,7 @@ func (m *storeMeter) wrote(_ int64, _ algorithms.NodeID, out uint8) {
 }
 
 func (m *storeMeter) fill(res *runner.Result, _ int64) {
-	res.Writes, res.StaleWrites, res.FencedRejects, res.LiveRejects = m.writes, m.stale, m.rejects, m.live
+	res.Writes, res.StaleWrites, res.FencedRejects, res.LiveRejects, res.TokenTies = m.writes, m.stale, m.rejects, m.live, m.ties
 }
 
 // pauseMeter: process pauses.

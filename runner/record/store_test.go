@@ -9,7 +9,8 @@ import (
 
 // The protected store: a write whose lease ended is stale only after a
 // later lease wrote; the fenced store rejects exactly the writes whose
-// token is below the highest accepted.
+// token is below the highest accepted; a write that carries the highest
+// token another node wrote is a tie, under either store.
 func TestStore(t *testing.T) {
 	tok := func(b uint64) algorithms.Token { return algorithms.Token{Minor: b} }
 	type write struct {
@@ -19,20 +20,26 @@ func TestStore(t *testing.T) {
 		want  uint8
 	}
 	tests := []struct {
-		name, store string
-		writes      []write
-		stale, rej  int64
+		name, store      string
+		writes           []write
+		stale, rej, ties int64
 	}{
 		{"plain: late write after a later lease's is stale", "plain",
-			[]write{{10, 0, tok(5), runner.WriteAccepted}, {60, 1, tok(7), runner.WriteAccepted}, {70, 0, tok(5), runner.WriteStale}}, 1, 0},
+			[]write{{10, 0, tok(5), runner.WriteAccepted}, {60, 1, tok(7), runner.WriteAccepted}, {70, 0, tok(5), runner.WriteStale}}, 1, 0, 0},
 		{"plain: late write before any later lease's is not", "plain",
-			[]write{{10, 0, tok(5), runner.WriteAccepted}, {55, 0, tok(5), runner.WriteAccepted}, {60, 1, tok(7), runner.WriteAccepted}}, 0, 0},
+			[]write{{10, 0, tok(5), runner.WriteAccepted}, {55, 0, tok(5), runner.WriteAccepted}, {60, 1, tok(7), runner.WriteAccepted}}, 0, 0, 0},
 		{"fenced: the late write is rejected", "fenced",
-			[]write{{10, 0, tok(5), runner.WriteAccepted}, {60, 1, tok(7), runner.WriteAccepted}, {70, 0, tok(5), runner.WriteRejected}}, 0, 1},
+			[]write{{10, 0, tok(5), runner.WriteAccepted}, {60, 1, tok(7), runner.WriteAccepted}, {70, 0, tok(5), runner.WriteRejected}}, 0, 1, 0},
 		{"fenced: a token that did not grow rejects the later holder", "fenced",
-			[]write{{10, 0, tok(5), runner.WriteAccepted}, {60, 1, tok(3), runner.WriteRejected}, {70, 0, tok(5), runner.WriteAccepted}}, 0, 1},
+			[]write{{10, 0, tok(5), runner.WriteAccepted}, {60, 1, tok(3), runner.WriteRejected}, {70, 0, tok(5), runner.WriteAccepted}}, 0, 1, 0},
 		{"fenced: a token that did not grow lets the late write through", "fenced",
-			[]write{{60, 1, tok(3), runner.WriteAccepted}, {70, 0, tok(5), runner.WriteStale}}, 1, 0},
+			[]write{{60, 1, tok(3), runner.WriteAccepted}, {70, 0, tok(5), runner.WriteStale}}, 1, 0, 0},
+		{"fenced: a later holder with the earlier one's token is a tie", "fenced",
+			[]write{{10, 0, tok(5), runner.WriteAccepted}, {60, 1, tok(5), runner.WriteAccepted}}, 0, 0, 1},
+		{"plain: so is it without fencing", "plain",
+			[]write{{10, 0, tok(5), runner.WriteAccepted}, {60, 1, tok(5), runner.WriteAccepted}, {70, 0, tok(5), runner.WriteStale}}, 1, 0, 1},
+		{"fenced: a node's own writes are no tie", "fenced",
+			[]write{{10, 0, tok(5), runner.WriteAccepted}, {20, 0, tok(5), runner.WriteAccepted}}, 0, 0, 0},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -53,9 +60,9 @@ func TestStore(t *testing.T) {
 					t.Errorf("write of n%d at %d: %s, want %s", w.n, w.at, runner.WriteOutcome(got), runner.WriteOutcome(w.want))
 				}
 			}
-			writes, stale, rej := r.StoreCounts()
-			if writes != int64(len(tc.writes)) || stale != tc.stale || rej != tc.rej {
-				t.Errorf("counts %d %d %d, want %d %d %d", writes, stale, rej, len(tc.writes), tc.stale, tc.rej)
+			writes, stale, rej, ties := r.StoreCounts()
+			if writes != int64(len(tc.writes)) || stale != tc.stale || rej != tc.rej || ties != tc.ties {
+				t.Errorf("counts %d %d %d %d, want %d %d %d %d", writes, stale, rej, ties, len(tc.writes), tc.stale, tc.rej, tc.ties)
 			}
 		})
 	}

@@ -43,7 +43,7 @@ import (
 //	expect acquired N / expect failed N / expect pending N
 //	expect unanswered N             N requests asked for and not yet answered
 //	expect static-deadlocks N [D]   N episodes so far, D their total length
-//	expect writes|stale-writes|fenced-rejects N
+//	expect writes|stale-writes|fenced-rejects|token-ties N
 //
 // In a scenario the network never delivers on its own: every message a
 // node sends to another waits in the pending list (numbered from 1 in send
@@ -707,7 +707,7 @@ func (rp *replayer) message(cmd string, args []string) error {
 func (rp *replayer) expect(args []string) error {
 	s := rp.s
 	if len(args) == 0 {
-		return fmt.Errorf("expect what? (holder, grant, violations, acquired, failed, unanswered, pending, static-deadlocks, writes, stale-writes, fenced-rejects)")
+		return fmt.Errorf("expect what? (holder, grant, violations, acquired, failed, unanswered, pending, static-deadlocks, writes, stale-writes, fenced-rejects, token-ties)")
 	}
 	s.rec.Checker().Advance(s.now)
 	if args[0] == "violations" {
@@ -737,7 +737,7 @@ func (rp *replayer) expect(args []string) error {
 	case "static-deadlocks":
 		return rp.expectStaticDeadlocks(args)
 	default:
-		return fmt.Errorf("expect: unknown check %q (holder, grant, violations, acquired, failed, unanswered, pending, static-deadlocks, writes, stale-writes, fenced-rejects)", args[0])
+		return fmt.Errorf("expect: unknown check %q (holder, grant, violations, acquired, failed, unanswered, pending, static-deadlocks, writes, stale-writes, fenced-rejects, token-ties)", args[0])
 	}
 }
 

@@ -15,7 +15,7 @@ import (
 //	store plain|fenced       setup: what the protected store checks [plain]
 //	pause NODE D             NODE's process pauses now for D of true time
 //	write NODE RES           NODE's client writes to the store under its lease on RES
-//	expect writes N / expect stale-writes N / expect fenced-rejects N
+//	expect writes N / expect stale-writes N / expect fenced-rejects N / expect token-ties N
 //
 // A scenario has no workload driver, so its writes are the script's: a
 // write checks the lease NODE's latest Acquired event on RES gave it (it
@@ -143,11 +143,13 @@ func (rp *replayer) storeCmd(args []string) error {
 	return nil
 }
 
-// expectStore: expect writes|stale-writes|fenced-rejects N; ok is false
+// expectStore: expect writes|stale-writes|fenced-rejects|token-ties N
+// (token-ties: writes that carried the highest token another lease's
+// write had set, record's Result.TokenTies); ok is false
 // for another check.
 func (rp *replayer) expectStore(args []string) (bool, error) {
 	var got int64
-	w, stale, rej := rp.s.rec.StoreCounts()
+	w, stale, rej, ties := rp.s.rec.StoreCounts()
 	switch args[0] {
 	case "writes":
 		got = w
@@ -155,6 +157,8 @@ func (rp *replayer) expectStore(args []string) (bool, error) {
 		got = stale
 	case "fenced-rejects":
 		got = rej
+	case "token-ties":
+		got = ties
 	default:
 		return false, nil
 	}

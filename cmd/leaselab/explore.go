@@ -96,8 +96,23 @@ The probe tries one fair schedule, not all; drifting clocks stop drifting
 where they are when it begins; a random walk is probed once, where its
 clients are done (its probes are counted per walk).
 
-Exit status 1 when a violation or (--liveness) an unanswered request is
-found, 2 for bad input.`,
+--tokens also judges fencing tokens: at the end of every transition each
+lease whose token is new writes to a fenced store, and a token below the
+highest written to its resource before (the store rejects a current
+lease's write), or equal to one another node wrote (two holders with one
+token), is a token failure; it stops the search as a violation does, and
+--out writes a scenario with 'store fenced' and the writes, on which
+replay exits 1 (expect fenced-rejects 0, or expect token-ties 0). The
+highest token per resource becomes state. Only where the search brings
+about none of the conditions under which the algorithm does not claim its
+tokens grow ('leaselab algos', token_breaks): a search can always hold a
+message for as long as it likes and leave a lease to lapse (late, delay,
+lapse), crashes restart (restart), clocks other than exact or --slews
+disagree (clocks). So PaxosLease and FaTLease are judged without crashes,
+classic Paxos always, the others never; asking elsewhere is bad input.
+
+Exit status 1 when a violation, (--liveness) an unanswered request or
+(--tokens) a token failure is found, 2 for bad input.`,
 		setup: setupExplore,
 	})
 }
@@ -119,6 +134,7 @@ func setupExplore(fs *pflag.FlagSet) action {
 	fs.Uint64Var(&cfg.Seed, "seed", cfg.Seed, "seed of the nodes' random sources (matters only with --backoff > 0)")
 	fs.IntVar(&cfg.Inputs, "inputs", cfg.Inputs, "client inputs along one path (each an acquire, extend or release at any proposer)")
 	fs.BoolVar(&cfg.Liveness, "liveness", false, "also judge that every acquire is answered: a state at rest (every node up and running, nothing in flight, no timer pending) with a request unanswered is a liveness failure, and so is one from which a synchronous network without faults leaves a request unanswered (the settle probe, run from every state expanded with a request pending and no input left; bfs and dfs; drifting clocks stop drifting first). The requests become state, and two reductions are off, so the same bounds give more states. A holder that does not answer an acquire of its lease in the step that takes it fails too (late_answers)")
+	fs.BoolVar(&cfg.Tokens, "tokens", false, "also judge fencing tokens: each lease whose token is new writes to a fenced store at the end of the transition, and a token below the highest written to its resource, or equal to another node's, is a token failure (stops the search; --out writes the scenario). Only where the search causes none of the algorithm's token_breaks ('leaselab algos'): PaxosLease and FaTLease with --crashes 0, classic Paxos always")
 	kinds := fs.StringSlice("input-kinds", []string{"acquire", "extend", "release"}, "which client inputs are offered: acquire, extend, release")
 	// The fault budgets come from the fault-kind table (faults.Kind.Budget).
 	budgets := cfg.FaultBudgets()
@@ -272,7 +288,7 @@ func writeExplore(c *ctx, cfg explore.Config, res explore.Result, f *os.File, ou
 	for _, w := range res.Warnings {
 		fmt.Fprintf(c.stderr, "explore: warning: %s\n", w)
 	}
-	if res.Stopped != explore.StopExhausted && res.Stopped != explore.StopViolation && res.Stopped != explore.StopWalks {
+	if res.Stopped != explore.StopExhausted && res.Stopped != explore.StopViolation && res.Stopped != explore.StopTokens && res.Stopped != explore.StopWalks {
 		fmt.Fprintf(c.stderr, "explore: stopped (%s) before the space was exhausted: the result covers only the states searched\n", res.Stopped)
 	}
 	if format == "json" {
@@ -282,7 +298,7 @@ func writeExplore(c *ctx, cfg explore.Config, res explore.Result, f *os.File, ou
 	} else if err := writeExploreTable(c, res); err != nil {
 		return err
 	}
-	if res.Violations > 0 || res.Unanswered > 0 {
+	if res.Violations > 0 || res.Unanswered > 0 || res.TokenFailures > 0 {
 		return exitStatus(1)
 	}
 	return nil
@@ -345,6 +361,9 @@ func writeExploreTable(c *ctx, r explore.Result) error {
 			[]string{"acquires at a holder (judged: answered at once?)", fmt.Sprintf("%d, %d answered late", r.HolderAsks, r.LateAnswers)},
 			[]string{"unanswered (liveness failures)", stuckText(r.Unanswered, r.LateAnswers, r.UnansweredDepth)})
 	}
+	if r.Tokens {
+		rows = append(rows, []string{"fencing tokens (judged)", tokenFailText(r)})
+	}
 	if r.Checkpoint != "" {
 		rows = append(rows, []string{"checkpoint", r.Checkpoint + " (run the same command to resume)"})
 	}
@@ -355,6 +374,20 @@ func writeExploreTable(c *ctx, r explore.Result) error {
 	}
 	rows = append(rows, []string{"counterexample", ce})
 	return writeTable(c.stdout, []string{"explore", "value"}, rows)
+}
+
+// tokenFailText is the fencing-tokens row.
+func tokenFailText(r explore.Result) string {
+	f := r.FirstToken
+	if f == nil {
+		return fmt.Sprintf("%d token failures", r.TokenFailures)
+	}
+	how := "below"
+	if f.Token == f.Highest {
+		how = "equal to another node's"
+	}
+	return fmt.Sprintf("%d token failures: first at depth %d, %s's token %s on r%d %s %s at %.3f ms",
+		r.TokenFailures, r.CounterexampleDepth, f.Owner, f.Token, f.Resource, how, f.Highest, float64(f.AtNS)/1e6)
 }
 
 // restText is the states-at-rest row: liveness is judged there and in

@@ -34,6 +34,8 @@ func TestExploreBadInput(t *testing.T) {
 		{[]string{"explore", "--slews", "1", "--drift", "0"}, "--slews needs a rate error"},
 		{[]string{"explore", "--from", "/nonexistent/scenario.txt"}, "no such file"},
 		{[]string{"explore", "--from", "testdata/none.txt", "--algo", "naive"}, "--algo and --from"},
+		{[]string{"explore", "--algo", "paxoslease", "--tokens"}, "tokens: paxoslease does not claim its fencing tokens grow under restart"},
+		{[]string{"explore", "--algo", "naive", "--crashes", "0", "--tokens"}, "tokens: naive does not claim its fencing tokens grow under late,delay"},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			code, stdout, stderr := leaselab(tc.args...)
@@ -175,5 +177,25 @@ func TestExploreKeepsSkewPremise(t *testing.T) {
 	}
 	if code, _, _ := leaselab(append(args, "--ablate", "drift-margin")...); code != 1 {
 		t.Errorf("drift-margin ablated: exit %d, want 1 (a violation inside the premise)", code)
+	}
+}
+
+// explore --tokens judges fencing tokens where the algorithm claims they
+// grow: PaxosLease without crashes passes with the row that says so (a
+// planted bug's counterexample is runner/explore's and verify's tests).
+func TestExploreTokens(t *testing.T) {
+	code, stdout, stderr := leaselab("explore", "--algo", "paxoslease", "--acceptors", "1", "--proposers", "2", "--crashes", "0",
+		"--inputs", "3", "--max-pending", "0", "--tokens", "--workers", "2")
+	if code != 0 || !strings.Contains(stdout, "fencing tokens (judged)") || !strings.Contains(stdout, "0 token failures") {
+		t.Fatalf("exit %d, stderr %q, stdout:\n%s", code, stderr, stdout)
+	}
+	code, stdout, _ = leaselab("explore", "--algo", "classicpaxos", "--acceptors", "1", "--proposers", "2", "--inputs", "2",
+		"--max-pending", "0", "--tokens", "--workers", "2", "--format", "json")
+	var r map[string]any
+	if err := json.Unmarshal([]byte(stdout), &r); err != nil || code != 0 {
+		t.Fatalf("exit %d: %v", code, err)
+	}
+	if r["tokens"] != true || r["token_failures"] != 0.0 || r["first_token_failure"] != nil {
+		t.Fatalf("tokens %v, token_failures %v, first %v", r["tokens"], r["token_failures"], r["first_token_failure"])
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 	"sync"
 	"time"
 )
@@ -17,7 +18,8 @@ type cand struct {
 	f      fp
 	parent uint32 // position of the parent in its level
 	move   uint32
-	bad    bool
+	bad    bool   // a violation or (Tokens) a token failure
+	tok    bool   // bad by a token failure alone
 	over   bool   // beyond the pending bound: judged, not expanded
 	belief bool   // double belief (with pauses)
 	rest   bool   // at rest (Liveness)
@@ -58,6 +60,7 @@ type bfsRun struct {
 	depth     int   // the level being expanded
 	nextChunk int64 // first chunk of it not yet committed
 	bad       []badRef
+	tokBad    int     // how many of bad are token failures alone
 	belief    int64   // double-belief states (with pauses)
 	beliefAt  *badRef // the first, in level beliefLv+1
 	beliefLv  int
@@ -167,6 +170,9 @@ func (r *bfsRun) addRoots() error {
 		switch {
 		case w.bad:
 			r.bad = append(r.bad, badRef{Parent: -1, Move: uint32(i)})
+			if w.overlaps() == 0 {
+				r.tokBad++
+			}
 		case c.MaxPending > 0 && len(w.pending) > c.MaxPending:
 			r.st.constrained++
 		default:
@@ -337,10 +343,11 @@ func (wk *bfsWorker) expand(r *bfsRun, k, n int64) chunkOut {
 				out.err = x.err
 				return out
 			}
-			bad := wk.sw.overlaps() > 0
+			overlap := wk.sw.overlaps() > 0
+			bad := overlap || wk.sw.tokFail
 			rest, stuck := c.verdict(&wk.sw)
 			out.cands = append(out.cands, cand{f: x.fingerprint(), parent: uint32(i), move: uint32(mi),
-				bad: bad, over: c.MaxPending > 0 && len(wk.sw.pending) > c.MaxPending,
+				bad: bad, tok: bad && !overlap, over: c.MaxPending > 0 && len(wk.sw.pending) > c.MaxPending,
 				belief: !bad && len(wk.sw.paused) > 0 && wk.sw.doubleBelief(), held: wk.sw.holders(),
 				rest: rest, stuck: stuck, late: x.late, asked: x.heldAsk})
 		}
@@ -386,6 +393,9 @@ func (r *bfsRun) commit(out chunkOut, k int64) bool {
 		switch {
 		case cd.bad:
 			r.bad = append(r.bad, badRef{Parent: int64(cd.parent), Move: cd.move})
+			if cd.tok {
+				r.tokBad++
+			}
 		case len(r.bad) > 0:
 			// The search stops after this level: nothing of the next one
 			// is expanded.
@@ -481,20 +491,38 @@ func (r *bfsRun) result() (Result, error) {
 	res := Result{Stopped: r.stopped, Resumed: r.resumed}
 	if len(r.bad) > 0 {
 		res.Stopped = StopViolation
+		if r.tokBad == len(r.bad) {
+			res.Stopped = StopTokens
+		}
 	}
 	res.PeakMemory = r.mem.peak.Load()
 	res.VisitedBytes = r.seen.bytes
 	if len(r.bad) > 0 {
-		res.Violations = len(r.bad)
-		root, path, err := r.refPath(r.depth, r.bad[0])
+		res.Violations, res.TokenFailures = len(r.bad)-r.tokBad, r.tokBad
+		// The first violation if there is one, else the first token
+		// failure.
+		first := r.bad[0]
+		if r.tokBad < len(r.bad) {
+			for _, b := range r.bad {
+				root, path, err := r.refPath(r.depth, b)
+				if err != nil {
+					return res, err
+				}
+				if w, err := c.rebuild(&strings.Builder{}, root, path); err != nil {
+					return res, err
+				} else if w.overlaps() > 0 {
+					first = b
+					break
+				}
+			}
+		}
+		root, path, err := r.refPath(r.depth, first)
 		if err != nil {
 			return res, err
 		}
-		sc, v, d, err := c.counterexample(root, path)
-		if err != nil {
+		if err := c.counterexample(&res, root, path); err != nil {
 			return res, err
 		}
-		res.Scenario, res.First, res.CounterexampleDepth = sc, v, d
 	}
 	res.DoubleBelief = r.belief
 	if b := r.beliefAt; b != nil {

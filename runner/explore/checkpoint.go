@@ -32,6 +32,8 @@ type checkpointMeta struct {
 	Held        int64    `json:"held_states"`
 	Holders     uint64   `json:"holders_mask"`
 	Bad         []badRef `json:"bad"`
+	// TokBad: how many of Bad are token failures alone (Tokens).
+	TokBad int `json:"token_bad,omitempty"`
 	// Belief: double-belief states so far (pauses); BeliefAt the first,
 	// in level BeliefLv+1.
 	Belief   int64   `json:"belief,omitempty"`
@@ -83,9 +85,10 @@ func (c *config) spaceKey() string {
 		// omitempty: a search without it keeps the key it had before
 		// the field existed, so its checkpoints still resume.
 		Liveness bool `json:",omitempty"`
+		Tokens   bool `json:",omitempty"`
 	}{c.Algo, c.Ablate, c.Acceptors, c.Proposers, c.Resources, c.Params, c.Seed, c.FsyncLatency,
 		c.Inputs, c.Crashes, c.Drops, c.Dups, c.Slews, c.Pauses, nil, c.Clocks, c.ClockDrift, c.ClockLevels,
-		c.TimeStep, c.Horizon, c.MaxPending, c.From, c.Liveness}
+		c.TimeStep, c.Horizon, c.MaxPending, c.From, c.Liveness, c.Tokens}
 	for _, in := range c.inputs {
 		k.InputKinds = append(k.InputKinds, int(in))
 	}
@@ -136,7 +139,7 @@ func (r *bfsRun) resume() (bool, error) {
 		lv.close()
 		return false, fmt.Errorf("checkpoint %s: the visited set holds %d states, meta.json says %d", r.dir, r.seen.count, m.States)
 	}
-	r.lv, r.depth, r.nextChunk, r.bad = lv, m.Depth, m.NextChunk, m.Bad
+	r.lv, r.depth, r.nextChunk, r.bad, r.tokBad = lv, m.Depth, m.NextChunk, m.Bad, m.TokBad
 	r.saved = m.Saved
 	r.belief, r.beliefAt, r.beliefLv = m.Belief, m.BeliefAt, m.BeliefLv
 	r.st.rest, r.st.stuck, r.stuckAt, r.stuckLv = m.Rest, m.Stuck, m.StuckAt, m.StuckLv
@@ -153,7 +156,7 @@ func (r *bfsRun) resume() (bool, error) {
 func (r *bfsRun) save(stopped string) error {
 	m := checkpointMeta{Version: checkpointVersion, Key: r.c.spaceKey(), Stopped: stopped,
 		Depth: r.depth, NextChunk: r.nextChunk, Sizes: r.lv.sizes,
-		States: r.st.states, Transitions: r.st.transitions, Constrained: r.st.constrained, Held: r.st.held, Holders: r.st.holders, Bad: r.bad,
+		States: r.st.states, Transitions: r.st.transitions, Constrained: r.st.constrained, Held: r.st.held, Holders: r.st.holders, Bad: r.bad, TokBad: r.tokBad,
 		Belief: r.belief, BeliefAt: r.beliefAt, BeliefLv: r.beliefLv,
 		Rest: r.st.rest, Stuck: r.st.stuck, StuckAt: r.stuckAt, StuckLv: r.stuckLv,
 		Probed: r.st.probed, ProbeAt: r.probeAt + 1, ProbeLv: r.probeLv,
@@ -161,7 +164,7 @@ func (r *bfsRun) save(stopped string) error {
 		WallNS: int64(time.Since(r.st.start) + r.st.prevWall), CPUNS: int64(cpuTime() - r.st.cpu0 + r.st.prevCPU),
 		Saved: r.saved + 1}
 	old, _ := filepath.Glob(filepath.Join(r.dir, "visited-*.bin"))
-	if stopped == StopExhausted || stopped == StopViolation {
+	if stopped == StopExhausted || stopped == StopViolation || stopped == StopTokens {
 		m.Done = true
 		m.Sizes = nil
 		if err := writeMeta(r.metaPath(), &m); err != nil {

@@ -42,12 +42,10 @@ func (c *config) dfs(ctx context.Context, st *stats) (Result, error) {
 	mem.sample()
 	res.PeakMemory, res.VisitedBytes = mem.peak.Load(), seen.bytes
 	if s.badRoot >= 0 {
-		res.Violations = 1
-		sc, v, d, err := c.counterexample(s.badRoot, s.badPath)
-		if err != nil {
+		if err := c.counterexample(&res, s.badRoot, s.badPath); err != nil {
 			return res, err
 		}
-		res.Scenario, res.First, res.CounterexampleDepth = sc, v, d
+		res.countFirst()
 	}
 	res.DoubleBelief = s.belief
 	if s.beliefRoot >= 0 {
@@ -184,7 +182,7 @@ func (s *dfsRun) step(i int) error {
 			s.lateRoot, s.latePath = i, s.pathOf(int32(mi))
 		}
 	}
-	bad := s.sw.overlaps() > 0
+	bad := s.sw.overlaps() > 0 || s.sw.tokFail
 	f := x.fingerprint()
 	fresh, goOn := s.admit(f, s.sw.holders())
 	if !goOn {

@@ -14,8 +14,9 @@ import (
 // order with deadlines relative to now; the messages in flight as a sorted
 // multiset (their pending numbers left out); the checker's holds with
 // their ends relative to now; with Liveness, the clients' requests not
-// yet answered; the budgets left; the paused nodes with what they believe
-// and the events they kept.
+// yet answered; with Tokens, the highest token written per resource and
+// whether a token failed; the budgets left; the paused nodes with what
+// they believe and the events they kept.
 //
 // It is one function, over 80 lines, on purpose: it runs once per
 // transition, and split into pieces (hashHosts, hashPaused: a call each
@@ -125,6 +126,25 @@ func (x *exec) fingerprint() fp {
 		for _, a := range w.asks {
 			h.word(uint64(a.node))
 			h.word(uint64(a.res))
+		}
+	}
+	if x.cfg.Tokens {
+		// The history variable (tokens.go): absolute tokens, so a state
+		// and the same one shifted in time differ where a token is read
+		// off a clock.
+		var fail uint64
+		if w.tokFail {
+			fail = 1 << 8
+		}
+		h.word(0x70 | fail | uint64(len(w.tops))<<16)
+		for _, t := range w.tops {
+			if !t.seen {
+				h.word(0)
+				continue
+			}
+			h.word(1 | uint64(t.node)<<8)
+			h.word(t.tok.Major)
+			h.word(t.tok.Minor)
 		}
 	}
 	b := w.budget

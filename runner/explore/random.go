@@ -50,12 +50,10 @@ func (c *config) random(ctx context.Context, st *stats) (Result, error) {
 	mem.sample()
 	res.PeakMemory, res.VisitedBytes = mem.peak.Load(), seen.bytes
 	if s.badWalk >= 0 {
-		res.Violations = 1
-		sc, v, d, err := c.counterexample(s.badRoot, s.badPath)
-		if err != nil {
+		if err := c.counterexample(&res, s.badRoot, s.badPath); err != nil {
 			return res, err
 		}
-		res.Scenario, res.First, res.CounterexampleDepth = sc, v, d
+		res.countFirst()
 	}
 	stuck, probed, late := pathRef{-1, nil}, pathRef{-1, nil}, pathRef{-1, nil}
 	if s.stuckWalk >= 0 {
@@ -207,8 +205,9 @@ func (s *randomRun) walk(x *exec, i int64, wb *walkBuf) (root int, bad bool, err
 		wb.path = append(wb.path, int32(mi))
 		x.parent = nil
 		wb.fps = append(wb.fps, x.fingerprint())
-		bad = w.overlaps() > 0
-		wb.bel = append(wb.bel, !bad && len(w.paused) > 0 && w.doubleBelief())
+		overlap := w.overlaps() > 0
+		bad = overlap || w.tokFail
+		wb.bel = append(wb.bel, !overlap && len(w.paused) > 0 && w.doubleBelief())
 		wb.held = append(wb.held, w.holders())
 		rest, stuck := c.verdict(w)
 		wb.rest, wb.stuck = append(wb.rest, rest), append(wb.stuck, stuck)

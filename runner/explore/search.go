@@ -54,6 +54,14 @@ type Config struct {
 	// reductions ignored-delivery and no-delivery-to-down-node are off,
 	// so the same bounds give more states.
 	Liveness bool
+	// Tokens: also judge fencing tokens (tokens.go): at the end of every
+	// transition each lease whose token is new writes to a fenced store,
+	// and a token not above the highest written to its resource before
+	// is a token failure, which stops the search as a violation does.
+	// The highest token per resource becomes state. Only where the
+	// search brings about none of the algorithm's TokenBreaks
+	// (TokenCauses).
+	Tokens bool
 
 	// Clocks: "exact" (every clock reads true time), "drift" (each node's
 	// rate error is one of the rate levels in [-ClockDrift, +ClockDrift]),
@@ -198,6 +206,7 @@ const (
 	StopMaxMemory   = "max-memory"  // the memory cap would have been passed
 	StopInterrupted = "interrupted" // the context was cancelled (SIGINT)
 	StopViolation   = "violation"   // a violating state was found
+	StopTokens      = "tokens"      // a token failure was found, and no violation (Tokens)
 	StopWalks       = "walks"       // random: every walk asked for was taken
 )
 
@@ -302,6 +311,16 @@ type Result struct {
 	// of the first one (the search stops after that level; dfs and random
 	// stop at the first).
 	Violations int `json:"violations"`
+	// Tokens: the search judged fencing tokens (Config.Tokens).
+	// TokenFailures is the number of distinct states at the depth of the
+	// first one in which a lease's token was not above the highest
+	// written to its resource before, and no violation (a violation
+	// takes precedence: the counterexample is then the violation's);
+	// FirstToken describes the first, whose counterexample replays to a
+	// rejected write of a current lease or a token two leases share.
+	Tokens        bool          `json:"tokens"`
+	TokenFailures int           `json:"token_failures"`
+	FirstToken    *TokenFailure `json:"first_token_failure"`
 	// Depth of the counterexample (its number of transitions), 0 if none.
 	CounterexampleDepth int `json:"counterexample_depth"`
 	// Counterexample is the file the scenario was written to (set by the
@@ -504,6 +523,9 @@ func prepareAny(c Config) (*config, error) {
 	if err := cf.clockRoots(pre); err != nil {
 		return nil, err
 	}
+	if err := cf.checkTokens(); err != nil {
+		return nil, err
+	}
 	return cf, nil
 }
 
@@ -598,11 +620,15 @@ func (c *config) newExec() *exec {
 // prefix.
 func (c *config) root(x *exec, i int) (*world, error) {
 	n := c.cluster.Nodes
+	x.tokFailed, x.wrote = nil, x.wrote[:0]
 	w := &world{
 		root:   int32(i),
 		clk:    slices.Clone(c.roots[i]),
 		hosts:  make([]*host.Host, n),
 		budget: budgets{inputs: int16(c.Inputs), crashes: int16(c.Crashes), drops: int16(c.Drops), dups: int16(c.Dups), slews: int16(c.Slews), pauses: int16(c.Pauses)},
+	}
+	if c.Tokens {
+		w.tops = make([]tokTop, c.Resources)
 	}
 	for k := range w.hosts {
 		// Durable records are kept for the next life, as in a scenario.
@@ -623,7 +649,10 @@ func (c *config) root(x *exec, i int) (*world, error) {
 			return nil, err
 		}
 	}
-	w.bad = w.overlaps() > 0
+	if c.Tokens {
+		x.writeTokens()
+	}
+	w.bad = w.overlaps() > 0 || w.tokFail
 	x.parent = nil
 	if !x.walk && x.err == nil {
 		x.fillNodeHashes()
@@ -717,6 +746,7 @@ func (c *config) finish(res *Result, st *stats) {
 	}
 	res.States, res.Transitions, res.Constrained, res.HeldStates = st.states, st.transitions, st.constrained, st.held
 	res.Liveness, res.RestStates, res.ProbedStates = c.Liveness, st.rest, st.probed
+	res.Tokens = c.Tokens
 	res.Unanswered, res.LateAnswers, res.HolderAsks = st.stuck+st.late, st.late, st.heldAsks
 	res.Holders = bits.OnesCount64(st.holders)
 	if res.MaxDepth < st.depth {
@@ -788,6 +818,9 @@ func (c *config) rebuildOn(x *exec, b *strings.Builder, root int, path []int32) 
 		return nil, err
 	}
 	c.header(b, w)
+	for _, h := range x.wrote {
+		fmt.Fprintf(b, "%-24s # token %s\n", fmt.Sprintf("write n%d r%d", h.owner, h.res), h.token)
+	}
 	var ms []move
 	for _, mi := range path {
 		ms = c.moves(w, ms[:0])
@@ -801,6 +834,9 @@ func (c *config) rebuildOn(x *exec, b *strings.Builder, root int, path []int32) 
 		x.apply(p, ms[mi])
 		if x.err != nil {
 			return nil, x.err
+		}
+		for _, h := range x.wrote {
+			fmt.Fprintf(b, "%-24s # token %s\n", fmt.Sprintf("write n%d r%d", h.owner, h.res), h.token)
 		}
 	}
 	return w, nil
@@ -824,29 +860,38 @@ func (c *config) beliefWitness(root int, path []int32) (string, error) {
 	return b.String(), nil
 }
 
-// counterexample re-executes the path (root, moves) and writes it as a
-// scenario; it must end in a violation.
-func (c *config) counterexample(root int, path []int32) (string, *Violation, int, error) {
+// counterexample re-executes the path (root, moves), which must end in a
+// violation or (Tokens) a token failure, and writes it into res as a
+// scenario: Scenario, CounterexampleDepth, and First or FirstToken.
+func (c *config) counterexample(res *Result, root int, path []int32) error {
 	var b strings.Builder
-	w, err := c.rebuild(&b, root, path)
+	x := c.newExec()
+	w, err := c.rebuildOn(x, &b, root, path)
 	if err != nil {
-		return "", nil, 0, err
+		return err
 	}
 	n := w.overlaps()
-	if n == 0 {
-		return "", nil, 0, fmt.Errorf("explore: internal error: the rebuilt path does not end in a violation")
+	switch {
+	case n > 0:
+		if a, h, ok := w.firstOverlap(); ok {
+			res.First = &Violation{Resource: a.res, Owners: [2]algorithms.NodeID{a.owner, h.owner},
+				Ballots: [2]string{a.ballot.String(), h.ballot.String()}, AtNS: w.now}
+		}
+		b.WriteString("advance 1ns               # let the overlap last, so the verdict counts it\n")
+		// No "expect violations" line: replay exits 1 on a violation the
+		// file does not expect, so a counterexample fails wherever it is
+		// replayed. Kept as a regression test of the fix, it gets
+		// "expect violations 0".
+		fmt.Fprintf(&b, "# the checker finds %d violation(s) here: leaselab replay exits 1\n", n)
+	case w.tokFail && x.tokFailed != nil:
+		f := x.tokFailed
+		res.FirstToken = &TokenFailure{Resource: f.res, Owner: f.owner, Token: f.tok.String(), Highest: f.top.String(), AtNS: w.now}
+		tokenWitness(&b, f)
+	default:
+		return fmt.Errorf("explore: internal error: the rebuilt path does not end in a violation or a token failure")
 	}
-	var v *Violation
-	if a, h, ok := w.firstOverlap(); ok {
-		v = &Violation{Resource: a.res, Owners: [2]algorithms.NodeID{a.owner, h.owner},
-			Ballots: [2]string{a.ballot.String(), h.ballot.String()}, AtNS: w.now}
-	}
-	b.WriteString("advance 1ns               # let the overlap last, so the verdict counts it\n")
-	// No "expect violations" line: replay exits 1 on a violation the file
-	// does not expect, so a counterexample fails wherever it is replayed.
-	// Kept as a regression test of the fix, it gets "expect violations 0".
-	fmt.Fprintf(&b, "# the checker finds %d violation(s) here: leaselab replay exits 1\n", n)
-	return b.String(), v, len(path), nil
+	res.Scenario, res.CounterexampleDepth = b.String(), len(path)
+	return nil
 }
 
 // header writes the setup lines of a scenario (and the --from prefix).
@@ -871,6 +916,9 @@ func (c *config) header(b *strings.Builder, w *world) {
 		if ck != (faults.Clock{}) {
 			fmt.Fprintf(b, "clock n%d offset=%s rate=%s\n", n, time.Duration(ck.Offset), strconv.FormatFloat(float64(ck.RatePPB)/1e9, 'g', -1, 64))
 		}
+	}
+	if c.Tokens {
+		b.WriteString("store fenced\n")
 	}
 	b.WriteString("start\n")
 	if c.from != nil {

@@ -155,6 +155,18 @@ func (c *config) reachable(w *world, t int64) bool {
 // it): such a state is the parent with fewer options, so the search
 // skips it.
 func (x *exec) apply(parent *world, m move) bool {
+	x.tokFailed, x.wrote = nil, x.wrote[:0]
+	if !x.transition(parent, m) {
+		return false
+	}
+	if x.cfg.Tokens {
+		x.writeTokens()
+	}
+	return true
+}
+
+// transition is apply without the writes of new tokens.
+func (x *exec) transition(parent *world, m move) bool {
 	w := x.w
 	x.parent = parent
 	x.touched = 0

@@ -47,6 +47,12 @@ type hold struct {
 	ballot algorithms.Ballot
 	until  algorithms.Local
 	end    int64
+	// token: the fencing token of owner's latest Acquired event on res;
+	// written: it has been judged against the resource's highest token
+	// (Config.Tokens; tokens.go). Neither is part of the state: at rest
+	// every hold is written.
+	token   algorithms.Token
+	written bool
 }
 
 // budgets are the faults and client inputs a path may still use.
@@ -99,15 +105,21 @@ type world struct {
 	pendSeq int32
 	// nh: each live node's fingerprint at now (frontier worlds only).
 	nh []fp
-	// bad: two owners hold one resource at once (at rest, after the
-	// transition that led here settled).
+	// tops (Config.Tokens): per resource, the highest fencing token
+	// written to it so far, a history variable (tokens.go); tokFail: a
+	// hold's token along the path to here was not above it.
+	tops    []tokTop
+	tokFail bool
+	// bad: two owners hold one resource at once, or (Tokens) a token
+	// failed (at rest, after the transition that led here settled).
 	bad bool
 }
 
 // copyFrom makes w a copy of p reusing w's buffers. Nodes and disks are
 // shared (copy on write).
 func (w *world) copyFrom(p *world) {
-	w.now, w.root, w.budget, w.seq, w.pendSeq, w.bad = p.now, p.root, p.budget, p.seq, p.pendSeq, p.bad
+	w.now, w.root, w.budget, w.seq, w.pendSeq, w.bad, w.tokFail = p.now, p.root, p.budget, p.seq, p.pendSeq, p.bad, p.tokFail
+	w.tops = append(w.tops[:0], p.tops...)
 	w.clk = append(w.clk[:0], p.clk...)
 	w.hosts = append(w.hosts[:0], p.hosts...)
 	w.timers = append(w.timers[:0], p.timers...)
@@ -173,7 +185,13 @@ type exec struct {
 	// heldAsk: in this transition a client's Acquire ran at a node that
 	// held the lease (judged for a late answer; Liveness).
 	heldAsk bool
-	parent  *world // the world x.w was copied from, nil for a root
+	// tokFailed: the first token failure of this transition (Tokens),
+	// nil if none.
+	tokFailed *tokenFail
+	// wrote: the holds whose new tokens this transition wrote (Tokens),
+	// in order: the writes a counterexample replays.
+	wrote  []hold
+	parent *world // the world x.w was copied from, nil for a root
 	// walk: steps change nodes in place (a single path, no branching:
 	// the random walks of the tests, which need no Explorable).
 	walk bool
@@ -366,12 +384,15 @@ func (x *exec) acquired(n algorithms.NodeID, ev *algorithms.Event) {
 		h := &w.holds[i]
 		h.end, h.until = end, ev.Until
 		h.ballot = ev.Ballot
+		if h.token != ev.Token {
+			h.token, h.written = ev.Token, false
+		}
 		return
 	}
 	if end <= w.now {
 		return
 	}
-	h := hold{res: ev.Resource, owner: n, ballot: ev.Ballot, until: ev.Until, end: end}
+	h := hold{res: ev.Resource, owner: n, ballot: ev.Ballot, until: ev.Until, end: end, token: ev.Token}
 	i := sort.Search(len(w.holds), func(i int) bool {
 		o := &w.holds[i]
 		return o.res > h.res || o.res == h.res && o.owner > h.owner

@@ -1,0 +1,168 @@
+package explore
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"leaselab/runner/internal/planted"
+)
+
+// tokenConfig is a small crash-free space on one acceptor that judges
+// fencing tokens.
+func tokenConfig(algo string, inputs int) Config {
+	c := DefaultConfig()
+	c.Algo, c.Tokens = algo, true
+	c.Acceptors, c.Proposers, c.Inputs, c.Crashes, c.MaxPending = 1, 2, inputs, 0, 0
+	c.Workers = 2
+	return c
+}
+
+// exploreAnyway explores c with Tokens although c brings about a
+// condition under which the algorithm does not claim its tokens grow
+// (which Explore refuses): to show that the judgement reaches what the
+// algorithm names.
+func exploreAnyway(t *testing.T, c Config) Result {
+	t.Helper()
+	c.Tokens = false
+	cf, err := prepare(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cf.Tokens = true
+	st := &stats{start: time.Now(), cpu0: cpuTime()}
+	res, err := cf.bfs(context.Background(), st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cf.finish(&res, st)
+	return res
+}
+
+// A planted PaxosLease whose nodes give a lease their previous lease's
+// token (holders stay apart: no violation) is found by every strategy
+// that searches the space, and the counterexample replays to a rejected
+// write of a current lease.
+func TestTokensFindPlanted(t *testing.T) {
+	for _, tc := range []struct {
+		strategy string
+		depth    int // of the counterexample; 0: any
+	}{{"bfs", 9}, {"dfs", 0}} {
+		c := tokenConfig(planted.StaleToken, 4)
+		c.Strategy = tc.strategy
+		res, err := Explore(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := res.FirstToken
+		if res.Stopped != StopTokens || res.TokenFailures == 0 || res.Violations != 0 || f == nil || !res.Tokens {
+			t.Fatalf("%s: stopped %s, %d token failures, %d violations, first %+v", tc.strategy, res.Stopped, res.TokenFailures, res.Violations, f)
+		}
+		if tc.depth > 0 && res.CounterexampleDepth != tc.depth {
+			t.Errorf("%s: counterexample at depth %d, want %d (breadth first: the shortest)", tc.strategy, res.CounterexampleDepth, tc.depth)
+		}
+		if !strings.Contains(res.Scenario, "store fenced\n") || !strings.Contains(res.Scenario, "\nwrite n") {
+			t.Fatalf("%s: the counterexample has no fenced store or no writes:\n%s", tc.strategy, res.Scenario)
+		}
+		replayFailsOnly(t, res.Scenario, "expect fenced-rejects 0")
+	}
+}
+
+// The algorithms whose tokens a search can judge keep them growing in a
+// space where holders change hands in every order: 0 token failures,
+// exhausted, leases of both proposers.
+func TestTokensHold(t *testing.T) {
+	for _, algo := range []string{"paxoslease", "fatlease", "classicpaxos"} {
+		c := tokenConfig(algo, 3)
+		res, err := Explore(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Stopped != StopExhausted || res.TokenFailures != 0 || res.Violations != 0 || res.Holders < 2 {
+			t.Fatalf("%s: stopped %s, %d token failures, %d violations, %d holders", algo, res.Stopped, res.TokenFailures, res.Violations, res.Holders)
+		}
+		// The highest token is state: never fewer states than without.
+		c.Tokens = false
+		plain, err := Explore(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.States < plain.States {
+			t.Errorf("%s: %d states with tokens, %d without", algo, res.States, plain.States)
+		}
+	}
+	// Classic Paxos's acceptors keep their promises on disk: its tokens
+	// survive crashes too.
+	c := tokenConfig("classicpaxos", 3)
+	c.Crashes = 1
+	res, err := Explore(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Stopped != StopExhausted || res.TokenFailures != 0 {
+		t.Fatalf("classicpaxos with a crash: stopped %s, %d token failures", res.Stopped, res.TokenFailures)
+	}
+}
+
+// Where an algorithm says its tokens may not grow, the judgement finds
+// them not growing: so the search's verdict elsewhere is not a check
+// that cannot fail. PaxosLease's and FaTLease's diskless acceptors forget
+// a ballot in a crash (restart); naive's and central's tokens are lease
+// ends, which two leases granted at one instant share (delay: the gap
+// between a release and the next ask is no larger than the delays).
+func TestTokensReachBreaks(t *testing.T) {
+	for _, tc := range []struct {
+		algo    string
+		crashes int
+		expect  string
+	}{
+		{"paxoslease", 1, "expect fenced-rejects 0"},
+		{"fatlease", 1, "expect fenced-rejects 0"},
+		{"naive", 0, "expect token-ties 0"},
+		{"central", 0, "expect token-ties 0"},
+	} {
+		c := tokenConfig(tc.algo, 3)
+		c.Crashes = tc.crashes
+		if _, err := Explore(c); !errors.Is(err, ErrBadConfig) {
+			t.Fatalf("%s: Explore with tokens: %v, want a bad configuration", tc.algo, err)
+		}
+		res := exploreAnyway(t, c)
+		if res.Stopped != StopTokens || res.FirstToken == nil {
+			t.Fatalf("%s: stopped %s, first %+v", tc.algo, res.Stopped, res.FirstToken)
+		}
+		replayFailsOnly(t, res.Scenario, tc.expect)
+	}
+}
+
+// Tokens is refused where the search brings about a condition the
+// algorithm names, and accepted elsewhere.
+func TestTokensRefused(t *testing.T) {
+	for _, tc := range []struct {
+		algo   string
+		change func(*Config)
+		ok     bool
+	}{
+		{"paxoslease", func(c *Config) {}, true},
+		{"paxoslease", func(c *Config) { c.Crashes = 1 }, false},
+		{"paxoslease", func(c *Config) { c.Clocks = "extremes" }, true},
+		{"paxoslease", func(c *Config) { c.Pauses, c.Dups = 1, 1 }, true},
+		{"fatlease", func(c *Config) { c.Crashes = 2 }, false},
+		{"classicpaxos", func(c *Config) { c.Crashes, c.Clocks = 1, "skew" }, true},
+		{"naive", func(c *Config) {}, false},
+		{"naive-undo", func(c *Config) {}, false},
+		{"central", func(c *Config) {}, false},
+		{"paxoslease", func(c *Config) {
+			c.From = "algo paxoslease\ncluster acceptors=1 proposers=2\nstart\ncrash n0\nrestart n0\n"
+		}, false},
+	} {
+		c := tokenConfig(tc.algo, 1)
+		c.MaxStates = 1
+		tc.change(&c)
+		_, err := Explore(c)
+		if tc.ok != (err == nil) || err != nil && !errors.Is(err, ErrBadConfig) {
+			t.Errorf("%s %+v: %v, want ok %v", tc.algo, c, err, tc.ok)
+		}
+	}
+}

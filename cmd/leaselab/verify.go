@@ -228,6 +228,13 @@ func runVerify(cx *ctx, c verify.Config, info *shard.Info, out, format string, q
 				return fmt.Errorf("--out: %w", err)
 			}
 			res.Counterexample = out
+		case res.Violations == 0 && res.Unanswered == 0 && res.TokensScenario != "":
+			// No violation, no liveness failure: a search's path to a
+			// token that did not grow.
+			if err := os.WriteFile(out, []byte(res.TokensScenario), 0o644); err != nil {
+				return fmt.Errorf("--out: %w", err)
+			}
+			res.Counterexample = out
 		case res.Violations > 0:
 			fmt.Fprintf(cx.stderr, "verify: a campaign found the violation and no search did within the budget, so %s is not written: re-run the campaign's seed with %s\n", out, res.Reproduce)
 		}
@@ -286,8 +293,13 @@ func writeVerify(cx *ctx, format string, res verify.Result) error {
 	// stale one, in a seed whose faults the algorithm says its tokens
 	// survive: its fencing claim (Algorithm.TokenBreaks) is broken.
 	if res.TokenFailures > 0 {
-		fmt.Fprintf(cx.stderr, "verify: %s's fenced store rejected %d writes of a current lease or accepted stale ones, under faults %s says its fencing tokens survive; re-run its first such seed with %s\n",
-			res.TokensBy, res.TokenFailures, res.Algo, res.TokensRun)
+		if strings.HasPrefix(res.TokensRun, "leaselab explore") {
+			fmt.Fprintf(cx.stderr, "verify: %s found %d states where a lease's fencing token was not above an earlier holder's, in a search %s says its tokens survive; --out writes the path to the first, or re-run the search with %s --out FILE\n",
+				res.TokensBy, res.TokenFailures, res.Algo, res.TokensRun)
+		} else {
+			fmt.Fprintf(cx.stderr, "verify: %s's fenced store rejected %d writes of a current lease, accepted stale ones or took another node's token again, under faults %s says its fencing tokens survive; re-run its first such seed with %s\n",
+				res.TokensBy, res.TokenFailures, res.Algo, res.TokensRun)
+		}
 		return exitStatus(1)
 	}
 	// A configuration the algorithm rejected was not searched: a battery

@@ -129,22 +129,31 @@ func TestVerifyRejectedConfigurationFails(t *testing.T) {
 	}
 }
 
-// A battery whose token campaign found a fencing token that did not grow
-// exits 1 and names the command that re-runs the seed, though it found
-// no violation.
+// A battery whose token campaign or token search found a fencing token
+// that did not grow exits 1 and names the command that re-runs it,
+// though it found no violation.
 func TestVerifyTokenFailureFails(t *testing.T) {
-	r := verify.Result{Algo: "paxoslease", TokenFailures: 7, TokensBy: "C8", TokensRun: "leaselab run --algo paxoslease --seed 3",
-		Configurations: []verify.ConfigResult{
-			{ID: "E1", Kind: verify.KindExplore, Stopped: verify.StopExhausted, Leases: 12, Holders: 2},
-			{ID: "C8", Kind: verify.KindCheck, Stopped: verify.StopTokens, Seeds: 4, Leases: 90, Tokens: true, TokensJudged: 4, TokenFailures: 7},
-		}}
-	var stdout, stderr strings.Builder
-	err := writeVerify(&ctx{stdout: &stdout, stderr: &stderr}, "json", r)
-	if e, isExit := err.(exitStatus); !isExit || e != 1 {
-		t.Fatalf("writeVerify returned %v, want exit 1", err)
-	}
-	if !strings.Contains(stderr.String(), "C8's fenced store rejected 7 writes of a current lease or accepted stale ones, under faults paxoslease says its fencing tokens survive; re-run its first such seed with leaselab run --algo paxoslease --seed 3") {
-		t.Errorf("stderr %q", stderr.String())
+	for _, tc := range []struct {
+		by, run, kind, want string
+	}{
+		{"C8", "leaselab run --algo paxoslease --seed 3", verify.KindCheck,
+			"C8's fenced store rejected 7 writes of a current lease, accepted stale ones or took another node's token again, under faults paxoslease says its fencing tokens survive; re-run its first such seed with leaselab run --algo paxoslease --seed 3"},
+		{"E29", "leaselab explore --algo paxoslease --tokens=true", verify.KindExplore,
+			"E29 found 7 states where a lease's fencing token was not above an earlier holder's, in a search paxoslease says its tokens survive; --out writes the path to the first, or re-run the search with leaselab explore --algo paxoslease --tokens=true --out FILE"},
+	} {
+		r := verify.Result{Algo: "paxoslease", TokenFailures: 7, TokensBy: tc.by, TokensRun: tc.run,
+			Configurations: []verify.ConfigResult{
+				{ID: "E1", Kind: verify.KindExplore, Stopped: verify.StopExhausted, Leases: 12, Holders: 2},
+				{ID: tc.by, Kind: tc.kind, Stopped: verify.StopTokens, Seeds: 4, Leases: 90, Holders: 2, TokenFailures: 7},
+			}}
+		var stdout, stderr strings.Builder
+		err := writeVerify(&ctx{stdout: &stdout, stderr: &stderr}, "json", r)
+		if e, isExit := err.(exitStatus); !isExit || e != 1 {
+			t.Fatalf("%s: writeVerify returned %v, want exit 1", tc.by, err)
+		}
+		if !strings.Contains(stderr.String(), tc.want) {
+			t.Errorf("%s: stderr %q", tc.by, stderr.String())
+		}
 	}
 }
 

@@ -179,7 +179,12 @@ func Matrix(algo string) ([]Entry, error) {
 	if err != nil {
 		return nil, err
 	}
-	es := append(slices.Clone(baseMatrix), tokenEntry(a))
+	es := slices.Clone(baseMatrix)
+	// The token searches go after the last search of the base matrix,
+	// so the searches before them keep their IDs.
+	last := slices.IndexFunc(es, func(e Entry) bool { return e.Kind == KindCheck })
+	es = slices.Insert(es, last, tokenSearches(a)...)
+	es = append(es, tokenEntry(a))
 	if a.Durable {
 		// Each extra goes before the first entry of its kind after the
 		// cheap head of the battery, so it runs early.
@@ -225,6 +230,47 @@ func tokenEntry(a algorithms.Algorithm) Entry {
 	why := "fencing tokens: a fenced store under every fault kind under which the algorithm says a later holder's token is higher (" +
 		a.Name + " names " + a.TokenBreaks.String() + "; algorithms.Algorithm.TokenBreaks); a write of a current lease rejected, or a stale one accepted, fails"
 	return c(why, "--faults "+strings.Join(kinds, ",")+" --writes 50ms --store fenced")
+}
+
+// tokenSearchMatrix are searches that judge fencing tokens (explore
+// --tokens): at the end of every transition a lease with a new token
+// writes to a fenced store, and a token not above an earlier holder's
+// fails. A search can always delay a message and leave a lease to lapse,
+// so only an algorithm that names none of late, delay and lapse can be
+// judged; crashes and clocks that disagree add restart and clocks
+// (explore.Config.TokenCauses). tokenSearches keeps those the algorithm
+// can be judged in.
+var tokenSearchMatrix = []Entry{
+	x("fencing tokens (--tokens): one acceptor, two proposers, four inputs, no crash, no bound on the network: every order of acquisitions, extensions and releases, each new token written to a fenced store (a planted PaxosLease that gives a lease its node's previous token is found at depth 9)",
+		"--acceptors 1 --proposers 2 --crashes 0 --inputs 4 --max-pending 0 --tokens=true"),
+	x("fencing tokens: three proposers on one acceptor, no crash: rounds that overtake each other's ballots",
+		"--acceptors 1 --proposers 3 --crashes 0 --inputs 4 --max-pending 0 --tokens=true"),
+	x("fencing tokens: three acceptors, no crash: a token chosen by a majority that saw another round's promise",
+		"--crashes 0 --inputs 3 --tokens=true"),
+	x("fencing tokens with a process pause and a duplicated message, one acceptor, no crash",
+		"--acceptors 1 --proposers 2 --crashes 0 --inputs 3 --pauses 1 --dups 1 --max-pending 0 --tokens=true"),
+	d("fencing tokens depth first to 16 moves, one acceptor, five inputs, no crash, no bound on the network",
+		"--acceptors 1 --proposers 2 --crashes 0 --inputs 5 --max-pending 0 --max-depth 16 --tokens=true", 3),
+	x("fencing tokens with a crash, one acceptor (an algorithm whose tokens survive restarts: its acceptors keep what they promised)",
+		"--acceptors 1 --proposers 2 --inputs 3 --max-pending 0 --tokens=true"),
+	x("fencing tokens with clocks at the edges of their bounds, one acceptor (an algorithm whose tokens do not read clocks)",
+		"--acceptors 1 --proposers 2 --crashes 0 --inputs 3 --clocks extremes --tokens=true"),
+}
+
+// tokenSearches are the searches of tokenSearchMatrix a's tokens can be
+// judged in.
+func tokenSearches(a algorithms.Algorithm) []Entry {
+	var out []Entry
+	for _, e := range tokenSearchMatrix {
+		cf := explore.DefaultConfig()
+		if err := applyExplore(&cf, e.Args); err != nil {
+			panic(fmt.Sprintf("verify: token search %q: %v", e.Flags(), err))
+		}
+		if cf.TokenCauses()&a.TokenBreaks == 0 {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 // adapt rewrites an entry's flags for an algorithm with a fixed number of
@@ -358,6 +404,8 @@ func applyExplore(cf *explore.Config, args []string) error {
 			cf.Strategy = v
 		case "liveness":
 			cf.Liveness, err = strconv.ParseBool(v)
+		case "tokens":
+			cf.Tokens, err = strconv.ParseBool(v)
 		case "drift":
 			cf.ClockDrift, err = strconv.ParseFloat(v, 64)
 			driftSet = true

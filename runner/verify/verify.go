@@ -101,9 +101,9 @@ const (
 	// StopUnanswered: a campaign left requests unanswered after its
 	// seeds' faults stopped (ConfigResult.Unanswered).
 	StopUnanswered = "unanswered"
-	// StopTokens: a campaign's fenced store showed a fencing token that
-	// did not grow where the algorithm says it grows
-	// (ConfigResult.TokenFailures).
+	// StopTokens: a campaign's fenced store, or a search with --tokens,
+	// showed a fencing token that did not grow where the algorithm says
+	// it grows (ConfigResult.TokenFailures).
 	StopTokens = "tokens"
 )
 
@@ -207,8 +207,9 @@ type ConfigResult struct {
 	// store judges the seeds whose draws allow it, and is not Tokens);
 	// TokenFailures the writes in judged seeds that show a token that
 	// did not grow (a rejected write of a current lease, an accepted
-	// stale one). A failure ends the campaign (Stopped "tokens"), not
-	// the battery.
+	// stale one, a tie with another node's token), or a search's states
+	// with a token failure (--tokens). A failure ends the configuration
+	// (Stopped "tokens"), not the battery.
 	Tokens        bool  `json:"tokens"`
 	TokensJudged  int   `json:"tokens_judged"`
 	TokenFailures int64 `json:"token_failures"`
@@ -286,14 +287,18 @@ type Result struct {
 	// which replay exits 1; UnansweredRun is then that search's command.
 	UnansweredScenario string `json:"-"`
 	// TokenFailures: writes that showed a fencing token that did not
-	// grow where the algorithm says it grows (the first campaign that
-	// found any), TokensBy its ID and TokensRun the `leaselab run`
-	// command of its first such seed (set by the caller from
-	// TokensSpec). 0 and "" if none.
-	TokenFailures int64        `json:"token_failures"`
-	TokensBy      string       `json:"tokens_by"`
-	TokensRun     string       `json:"tokens_run"`
-	TokensSpec    *runner.Spec `json:"-"`
+	// grow where the algorithm says it grows (the first configuration
+	// that found any; a search's: states with a token failure), TokensBy
+	// its ID and TokensRun the `leaselab run` command of a campaign's
+	// first such seed (set by the caller from TokensSpec) or the search's
+	// `leaselab explore` command. 0 and "" if none. TokensScenario: a
+	// search's path to its first token failure, as a scenario on which
+	// replay exits 1.
+	TokenFailures  int64        `json:"token_failures"`
+	TokensBy       string       `json:"tokens_by"`
+	TokensRun      string       `json:"tokens_run"`
+	TokensSpec     *runner.Spec `json:"-"`
+	TokensScenario string       `json:"-"`
 }
 
 // Run runs the battery: the configurations of Select(c) (the matrix of
@@ -599,11 +604,14 @@ func runExplore(c Config, e Entry, share time.Duration, cr *ConfigResult, res *R
 	cr.Leases, cr.Holders = r.HeldStates, r.Holders
 	cr.Liveness, cr.RestStates, cr.ProbedStates, cr.Unanswered = r.Liveness, r.RestStates, r.ProbedStates, int(r.Unanswered)
 	cr.HolderAsks, cr.LateAnswers = r.HolderAsks, r.LateAnswers
+	cr.TokenFailures = int64(r.TokenFailures)
 	base := exploreCommand(c, e)
 	cr.Command = base
 	switch r.Stopped {
 	case explore.StopViolation:
 		cr.Stopped = StopViolation
+	case explore.StopTokens:
+		cr.Stopped = StopTokens
 	case explore.StopExhausted:
 		cr.Stopped = StopExhausted
 	case explore.StopMaxDepth:
@@ -640,6 +648,10 @@ func runExplore(c Config, e Entry, share time.Duration, cr *ConfigResult, res *R
 	if r.Unanswered > 0 && res.UnansweredBy == "" {
 		res.Unanswered, res.UnansweredBy, res.UnansweredRun = int(r.Unanswered), e.ID, cr.Command
 		res.UnansweredScenario = r.UnansweredScenario
+	}
+	if r.TokenFailures > 0 && r.Violations == 0 && res.TokensBy == "" {
+		res.TokenFailures, res.TokensBy, res.TokensRun = int64(r.TokenFailures), e.ID, cr.Command
+		res.TokensScenario = r.Scenario
 	}
 	return nil
 }

@@ -56,8 +56,9 @@ type Config struct {
 	Liveness bool
 	// Tokens: also judge fencing tokens (tokens.go): at the end of every
 	// transition each lease whose token is new writes to a fenced store,
-	// and a token not above the highest written to its resource before
-	// is a token failure, which stops the search as a violation does.
+	// and a token below the highest written to its resource before, or
+	// equal to one another node wrote, is a token failure, which stops
+	// the search as a violation does.
 	// The highest token per resource becomes state. Only where the
 	// search brings about none of the algorithm's TokenBreaks
 	// (TokenCauses).
@@ -313,11 +314,12 @@ type Result struct {
 	Violations int `json:"violations"`
 	// Tokens: the search judged fencing tokens (Config.Tokens).
 	// TokenFailures is the number of distinct states at the depth of the
-	// first one in which a lease's token was not above the highest
-	// written to its resource before, and no violation (a violation
-	// takes precedence: the counterexample is then the violation's);
-	// FirstToken describes the first, whose counterexample replays to a
-	// rejected write of a current lease or a token two leases share.
+	// first one in which a lease's token was below the highest written
+	// to its resource before, or equal to another node's, and no
+	// violation (a violation takes precedence: the counterexample is then
+	// the violation's); FirstToken describes the first, whose
+	// counterexample replays to a rejected write of a current lease or a
+	// token two holders share.
 	Tokens        bool          `json:"tokens"`
 	TokenFailures int           `json:"token_failures"`
 	FirstToken    *TokenFailure `json:"first_token_failure"`
@@ -818,9 +820,7 @@ func (c *config) rebuildOn(x *exec, b *strings.Builder, root int, path []int32) 
 		return nil, err
 	}
 	c.header(b, w)
-	for _, h := range x.wrote {
-		fmt.Fprintf(b, "%-24s # token %s\n", fmt.Sprintf("write n%d r%d", h.owner, h.res), h.token)
-	}
+	writeLines(b, x.wrote)
 	var ms []move
 	for _, mi := range path {
 		ms = c.moves(w, ms[:0])
@@ -835,9 +835,7 @@ func (c *config) rebuildOn(x *exec, b *strings.Builder, root int, path []int32) 
 		if x.err != nil {
 			return nil, x.err
 		}
-		for _, h := range x.wrote {
-			fmt.Fprintf(b, "%-24s # token %s\n", fmt.Sprintf("write n%d r%d", h.owner, h.res), h.token)
-		}
+		writeLines(b, x.wrote)
 	}
 	return w, nil
 }

@@ -16,9 +16,9 @@ import (
 // judgement here is the store's, with a writer that writes at every
 // chance: at the end of every transition, each hold whose token is new
 // (a lease that began, or an Acquired event that changed its token)
-// writes once, and that token must be above the highest token written to
-// the resource before, or, if another node wrote that token, not equal
-// to it. Below it, the store rejects the write of a current lease (the
+// writes once, and that token must not be below the highest token
+// written to the resource before, nor equal to it when another node
+// wrote it. Below it, the store rejects the write of a current lease (the
 // campaigns' live rejection); equal to another node's, two holders carry
 // one token, and a write of the earlier one made before a pause and
 // delivered after the later one's would be accepted (a tie, the store's
@@ -140,11 +140,18 @@ func (c *config) checkTokens() error {
 	return nil
 }
 
+// writeLines writes a scenario's "write" line for each hold in ws.
+func writeLines(b *strings.Builder, ws []hold) {
+	for _, h := range ws {
+		fmt.Fprintf(b, "%-24s # token %s\n", fmt.Sprintf("write n%d r%d", h.owner, h.res), h.token)
+	}
+}
+
 // tokenWitness writes the end of a token failure's counterexample: the
 // rebuilt path's writes are in b already (rebuildOn with Tokens), and the
 // last one either was rejected (a token below the highest) or carried the
-// highest token again, which a stale write of the earlier lease would
-// share.
+// highest token another node had written (a tie: a late write of that
+// node's lease would be accepted).
 func tokenWitness(b *strings.Builder, f *tokenFail) {
 	if f.tok.Less(f.top) {
 		fmt.Fprintf(b, "# n%d's write under its lease on r%d (token %s) is rejected: the store had accepted %s\n", f.owner, f.res, f.tok, f.top)

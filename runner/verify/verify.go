@@ -704,19 +704,23 @@ func runCheck(c Config, e Entry, share time.Duration, cr *ConfigResult, res *Res
 		// whose draws allow it, and may judge none in a short share.
 		cr.Tokens = cs.Base.Store == "fenced" && cs.Base.Writes > 0 && !slices.Contains(cs.Faults, "swarm")
 		cr.TokensJudged += r.TokensJudged
-		if r.TokenFailures > 0 && r.Violations == 0 {
-			cr.TokenFailures, cr.Stopped = r.TokenFailures, StopTokens
-			if res.TokensBy == "" {
-				s := r.TokenFailureSpecs[0]
-				res.TokenFailures, res.TokensBy, res.TokensSpec = r.TokenFailures, e.ID, &s
+		if r.Violations == 0 && (r.TokenFailures > 0 || r.Unanswered > 0) {
+			// A chunk may show both: each is kept, and the configuration
+			// stops on the one `leaselab verify` reports first (a request
+			// unanswered, then a token).
+			if r.TokenFailures > 0 {
+				cr.TokenFailures, cr.Stopped = r.TokenFailures, StopTokens
+				if res.TokensBy == "" {
+					s := r.TokenFailureSpecs[0]
+					res.TokenFailures, res.TokensBy, res.TokensSpec = r.TokenFailures, e.ID, &s
+				}
 			}
-			break
-		}
-		if r.Unanswered > 0 && r.Violations == 0 {
-			cr.Unanswered, cr.Stopped = r.Unanswered, StopUnanswered
-			if res.UnansweredBy == "" {
-				s := r.UnansweredSpecs[0]
-				res.Unanswered, res.UnansweredBy, res.UnansweredSpec = r.Unanswered, e.ID, &s
+			if r.Unanswered > 0 {
+				cr.Unanswered, cr.Stopped = r.Unanswered, StopUnanswered
+				if res.UnansweredBy == "" {
+					s := r.UnansweredSpecs[0]
+					res.Unanswered, res.UnansweredBy, res.UnansweredSpec = r.Unanswered, e.ID, &s
+				}
 			}
 			break
 		}

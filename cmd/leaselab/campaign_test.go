@@ -141,7 +141,9 @@ func TestCheckOut(t *testing.T) {
 	if code, stdout, _ := leaselab("check", "--help"); code != 0 || !strings.Contains(stdout, "--faults swarm") || !strings.Contains(stdout, "swarm testing") {
 		t.Errorf("check --help does not name the swarm mix (exit %d)", code)
 	}
-	if code, _, stderr := leaselab("check", "--algo", "naive", "--faults", "swarm,loss"); code != 2 || !strings.Contains(stderr, "swarm") {
-		t.Errorf("--faults swarm,loss: exit %d: %s", code, stderr)
+	for _, bad := range []string{"loss,swarm", "swarm,pause", "swarm,nosuch"} {
+		if code, _, stderr := leaselab("check", "--algo", "naive", "--faults", bad); code != 2 || !strings.Contains(stderr, "swarm") {
+			t.Errorf("--faults %s: exit %d: %s", bad, code, stderr)
+		}
 	}
 }

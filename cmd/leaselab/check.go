@@ -20,7 +20,7 @@ func init() {
 	register(command{
 		name:    "check",
 		summary: "run a seeded fault campaign and check the lease invariant",
-		usage:   "--algo NAME --seeds K [--first-seed N] [--faults all|swarm|loss,dup,...] [--out FILE] [flags]",
+		usage:   "--algo NAME --seeds K [--first-seed N] [--faults all|swarm[,K,...]|loss,dup,...] [--out FILE] [flags]",
 		long:    checkLong,
 		setup:   setupCheck,
 	})
@@ -94,6 +94,12 @@ on can mask another). The kinds and the ranges a seed draws in:
   slow       RTT 1ms to T/5 (log-uniform), jitter up to RTT/2, the
              response timeout raised to fit: leases short against delays
 
+--faults swarm,K,... restricts the swarm to the swarm kinds named after
+it: each seed makes the whole swarm's draws and keeps only those kinds in
+(it may keep none). A swarm restricted to the kinds that cause none of an
+algorithm's token conditions (below) judges every seed's tokens: the
+safety battery's token swarm.
+
 The JSON's swarm key says how many seeds drew each kind. The same flags
 give the same seeds, draws and result. A flag given on the command line
 fixes its value for every seed here too (--acceptors and --proposers fix
@@ -157,8 +163,8 @@ tokens when no fault on in it causes a condition under which the algorithm
 does not claim that a later holder's token is higher ('leaselab algos'
 lists each algorithm's conditions: restart, clocks, late, lapse, delay;
 crashes cause restart and lapse, loss, partitions and pauses lapse, stale
-and late messages late, lapse and delay, a network slower than the
-default (--rtt, --jitter; the swarm's slow kind) delay, drift and
+and late messages late, lapse and delay, reordering and a network slower
+than the default (--rtt, --jitter; the swarm's slow kind) delay, drift and
 freeclock clocks; clock jumps are never judged).
 In a judged seed, a write of a current lease that the store rejects, a
 stale write it accepts, or a write that carries the highest token another
@@ -180,7 +186,7 @@ func setupCheck(fs *pflag.FlagSet) action {
 	spec.Proposers = 5
 	seeds := fs.Int("seeds", 100, "number of seeded runs")
 	first := fs.Uint64("first-seed", 1, "seed of the first run")
-	faults := fs.StringSlice("faults", []string{"all"}, "comma-separated fault kinds to draw: all; swarm (every seed draws its own kinds and intensities, see below); or any of "+strings.Join(campaign.FaultKinds, ", "))
+	faults := fs.StringSlice("faults", []string{"all"}, "comma-separated fault kinds to draw: all; swarm (every seed draws its own kinds and intensities, see below), or swarm followed by the swarm kinds it may draw ("+strings.Join(campaign.SwarmKinds, ", ")+"); or any of "+strings.Join(campaign.FaultKinds, ", "))
 	addSpecFlags(fs, &spec)
 	_ = fs.MarkHidden("seed") // --first-seed replaces it
 	_ = fs.MarkHidden("env")  // campaigns run in the simulator only

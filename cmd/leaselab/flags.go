@@ -101,14 +101,23 @@ func validateSpec(s runner.Spec) error {
 }
 
 // parseFaults checks a --faults list: "all", or names from
-// runner.FaultKinds.
+// runner.FaultKinds; or "swarm", alone or followed by swarm kinds
+// (campaign.SwarmKinds) it may draw.
 func parseFaults(list []string) ([]string, error) {
 	valid := "all, swarm, " + strings.Join(campaign.FaultKinds, ", ")
 	if len(list) == 0 {
 		return nil, usagef("--faults needs at least one of: %s", valid)
 	}
-	if slices.Contains(list, campaign.Swarm) && len(list) > 1 {
-		return nil, usagef("--faults swarm draws every seed's kinds itself: give it alone")
+	if slices.Contains(list, campaign.Swarm) {
+		if list[0] != campaign.Swarm {
+			return nil, usagef("--faults swarm draws every seed's kinds itself: give it alone, or first and then the swarm kinds it may draw (%s)", strings.Join(campaign.SwarmKinds, ", "))
+		}
+		for _, k := range list[1:] {
+			if !slices.Contains(campaign.SwarmKinds, k) {
+				return nil, usagef("unknown swarm kind %q after swarm (valid: %s)", k, strings.Join(campaign.SwarmKinds, ", "))
+			}
+		}
+		return list, nil
 	}
 	for _, f := range list {
 		ok := f == "all" || f == campaign.Swarm

@@ -57,10 +57,23 @@ func expandFaults(kinds []string) ([]string, error) {
 		return nil, fmt.Errorf("no fault kinds given (valid: all, swarm, %s)", strings.Join(FaultKinds, ", "))
 	}
 	if slices.Contains(kinds, Swarm) {
-		if len(kinds) > 1 {
-			return nil, fmt.Errorf("fault kind swarm draws every seed's kinds itself: give it alone, not with %s", strings.Join(kinds, ","))
+		// swarm alone: every seed draws among all of SwarmKinds; swarm
+		// first, then swarm kinds: among those only.
+		if kinds[0] != Swarm {
+			return nil, fmt.Errorf("fault kind swarm draws every seed's kinds itself: give it first, then the swarm kinds it may draw (%s), not after %s", strings.Join(SwarmKinds, ", "), kinds[0])
 		}
-		return []string{Swarm}, nil
+		out := []string{Swarm}
+		for _, k := range SwarmKinds {
+			if slices.Contains(kinds[1:], k) {
+				out = append(out, k)
+			}
+		}
+		for _, k := range kinds[1:] {
+			if !slices.Contains(SwarmKinds, k) {
+				return nil, fmt.Errorf("unknown swarm kind %q after swarm (valid: %s)", k, strings.Join(SwarmKinds, ", "))
+			}
+		}
+		return out, nil
 	}
 	set := map[string]bool{}
 	for _, k := range kinds {
@@ -107,8 +120,16 @@ func specFor(base runner.Plan, kinds []string, vary Vary, seed uint64) (runner.S
 	s := base.Spec
 	s.Seed = seed
 	var wide *faults.Wide
-	if len(kinds) == 1 && kinds[0] == Swarm {
+	if len(kinds) > 0 && kinds[0] == Swarm {
 		w := faults.DrawWide(seed)
+		if only := kinds[1:]; len(only) > 0 {
+			// A restricted swarm: the seed's draws as a whole swarm's,
+			// with the kinds it may not draw left out (it may draw
+			// none).
+			for i, k := range SwarmKinds {
+				w.In[i] = w.In[i] && slices.Contains(only, k)
+			}
+		}
 		wide = &w
 	}
 	c := faults.NewChoice(base, seed, kinds, wide, vary.fixed)

@@ -139,8 +139,53 @@ func TestSwarmCampaign(t *testing.T) {
 	if fmt.Sprint(a) != fmt.Sprint(b) {
 		t.Fatalf("swarm campaign differs with GOMAXPROCS 1:\n%+v\n%+v", a, b)
 	}
-	cs.Faults = []string{Swarm, "loss"}
-	if _, err := Check(cs, runner.Options{}); err == nil {
-		t.Error("swarm with another kind: no error")
+	for _, bad := range [][]string{{"loss", Swarm}, {Swarm, "nosuch"}, {Swarm, "pause"}} {
+		cs.Faults = bad
+		if _, err := Check(cs, runner.Options{}); err == nil {
+			t.Errorf("faults %v: no error", bad)
+		}
+	}
+}
+
+// A swarm restricted to some kinds (--faults swarm,dup,reorder) gives
+// each seed the whole swarm's draws of those kinds and none of the
+// others: the token swarm's seeds are the swarm's, less what the
+// algorithm does not claim its tokens survive.
+func TestRestrictedSwarm(t *testing.T) {
+	cs := liveCampaign("paxoslease", Swarm, 1, 40)
+	whole := cs
+	cs.Faults = []string{Swarm, "reorder", "dup"} // any order
+	drew := 0
+	for seed := uint64(1); seed <= 40; seed++ {
+		a, err := CheckSpecFor(whole, seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := CheckSpecFor(cs, seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b.Net.Dup != a.Net.Dup || b.Net.Reorder != a.Net.Reorder || b.Net.Loss != 0 || b.Faults.CrashRate != 0 || b.Net.Stale != 0 {
+			t.Fatalf("seed %d: dup %g reorder %g loss %g crash %g stale %g; the whole swarm's dup %g reorder %g",
+				seed, b.Net.Dup, b.Net.Reorder, b.Net.Loss, b.Faults.CrashRate, b.Net.Stale, a.Net.Dup, a.Net.Reorder)
+		}
+		if b.Net.Dup > 0 || b.Net.Reorder > 0 {
+			drew++
+		}
+	}
+	if drew == 0 {
+		t.Fatal("no seed drew dup or reorder")
+	}
+	r, err := Check(cs, runner.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Seeds != 40 || r.LeasesAcquired == 0 {
+		t.Fatalf("%d seeds, %d leases", r.Seeds, r.LeasesAcquired)
+	}
+	for _, ks := range r.Swarm {
+		if ks.Seeds > 0 && ks.Kind != "dup" && ks.Kind != "reorder" {
+			t.Errorf("%d seeds drew %s", ks.Seeds, ks.Kind)
+		}
 	}
 }

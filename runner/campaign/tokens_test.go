@@ -121,7 +121,7 @@ func TestTokenKinds(t *testing.T) {
 	}{
 		{0, []string{"clockjump"}},
 		{algorithms.BreaksOnRestart, []string{"crash", "clockjump"}},
-		{algorithms.BreaksOnClocks | algorithms.BreaksOnLate | algorithms.BreaksOnDelay, []string{"drift", "freeclock", "stale", "clockjump"}},
+		{algorithms.BreaksOnClocks | algorithms.BreaksOnLate | algorithms.BreaksOnDelay, []string{"reorder", "drift", "freeclock", "stale", "clockjump"}},
 		{algorithms.BreaksOnRestart | algorithms.BreaksOnLapse, []string{"loss", "partition", "crash", "stale", "pause", "clockjump"}},
 	} {
 		got := faults.TokenKinds(c.breaks)

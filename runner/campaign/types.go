@@ -16,8 +16,9 @@ import (
 
 // CheckSpec describes a fault campaign: Seeds runs with seeds FirstSeed,
 // FirstSeed+1, ..., each with a fault schedule drawn from the seed, using
-// the fault kinds in Faults (FaultKinds; "all" means every one; "swarm",
-// alone, lets every seed draw its own kinds, see Swarm).
+// the fault kinds in Faults (FaultKinds; "all" means every one; "swarm"
+// lets every seed draw its own kinds, see Swarm, among all SwarmKinds
+// when alone, among the swarm kinds that follow it otherwise).
 //
 // Its JSON is what a part of a sharded campaign records as the whole
 // campaign's spec (CheckResult.Shard), which merge compares.

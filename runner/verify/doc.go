@@ -94,8 +94,8 @@
 // clocks, late, lapse, delay), each fault kind the conditions it causes
 // (runner/faults Kind.Causes), and the campaign runs the kinds that
 // cause none of the algorithm's (faults.TokenKinds; pauses included,
-// clock jumps never): the naive votes and central all but drift,
-// freeclock and stale; PaxosLease and FaTLease all but crash; classic
+// clock jumps never): the naive votes and central all but reorder,
+// drift, freeclock and stale; PaxosLease and FaTLease all but crash; classic
 // Paxos every kind; fairq dup, reorder, drift, freeclock, giveup,
 // extend and resources. A write of a current lease that the store
 // rejects, or a stale write it accepts, in a judged seed
@@ -104,10 +104,12 @@
 // 1 with the seed's `leaselab run` command; a token campaign that
 // judged no seed is vacuous. The quick re-acquisition campaign (C6:
 // duplicates and reordering, 1 ms pauses, 10 ms holds) writes to a
-// fenced store every 2 ms, and its faults cause no condition any
-// algorithm names, so every seed's tokens are judged, across about 5,000
-// hand-offs a seed for PaxosLease, central and fairq (the naive vote's
-// static deadlocks leave it about 30). The swarm campaign (C2) writes to
+// fenced store every 2 ms for the four algorithms whose tokens reordering
+// cannot break (PaxosLease, FaTLease, classic Paxos, fairq), judging
+// every seed's tokens across about 5,000 hand-offs a seed; for the naive
+// votes and central, which name delay (reordering holds a message back:
+// central's token swarm, seed 19252), it runs without a store (unfenced),
+// as a fenced fixed mix that judges no seed would be vacuous. The swarm campaign (C2) writes to
 // a fenced store too, and judges the tokens of every seed whose draws
 // cause none of the algorithm's conditions: one harsh fault at a time,
 // which the fixed mixes never have (about half of PaxosLease's seeds, a
@@ -115,9 +117,15 @@
 // fairq's; all of classic Paxos's). The swarm found the delay condition
 // by itself: central's tokens, read off when a client sent its ask,
 // failed in a seed with a slow network (DESIGN.md, "Fencing tokens").
-// TestBatteryJudgesTokens shows all three failing a planted PaxosLease
-// whose nodes give a lease their previous lease's token (holders stay
-// apart, so no other campaign can).
+// The token swarm (the last campaign, for every algorithm that names a
+// condition: tokenSwarmEntry) is the swarm restricted to the swarm kinds
+// that cause none of them (`--faults swarm,K,...`, faults.TokenSwarmKinds):
+// each seed makes the whole swarm's draws and keeps only those kinds, so
+// every seed is judged, one harsh fault at a time included, where the
+// whole swarm judges a thirtieth of the naive votes', central's and
+// fairq's seeds. TestBatteryJudgesTokens shows all four failing a planted
+// PaxosLease whose nodes give a lease their previous lease's token
+// (holders stay apart, so no other campaign can).
 //
 // The token searches (explore --tokens, after the liveness searches) judge
 // tokens over every interleaving of a small cluster: each lease with a
@@ -250,9 +258,8 @@
 //     judged; tokens in a search for the naive votes, central and fairq
 //     (a search always brings about late messages, delays and lapses,
 //     which they name), and for PaxosLease and FaTLease with crashes;
-//     and, for fairq, the naive votes and central, tokens under most
-//     single harsh faults (the swarm judges few of their seeds: most
-//     draw a kind they name).
+//     and combinations of the kinds an algorithm's tokens survive other
+//     than the fixed mixes' and the swarm's draws.
 //
 // # The ablation table
 //

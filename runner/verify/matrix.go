@@ -185,6 +185,9 @@ func Matrix(algo string) ([]Entry, error) {
 	last := slices.IndexFunc(es, func(e Entry) bool { return e.Kind == KindCheck })
 	es = slices.Insert(es, last, tokenSearches(a)...)
 	es = append(es, tokenEntry(a))
+	if e, ok := tokenSwarmEntry(a); ok {
+		es = append(es, e)
+	}
 	if a.Durable {
 		// Each extra goes before the first entry of its kind after the
 		// cheap head of the battery, so it runs early.
@@ -202,7 +205,7 @@ func Matrix(algo string) ([]Entry, error) {
 	seen := map[string]bool{}
 	nx, nc := 0, 0
 	for _, e := range es {
-		e.Args = adapt(algo, e)
+		e.Args = unfenced(a, adapt(algo, e))
 		key := e.Kind + " " + e.Flags()
 		if seen[key] {
 			continue
@@ -230,6 +233,59 @@ func tokenEntry(a algorithms.Algorithm) Entry {
 	why := "fencing tokens: a fenced store under every fault kind under which the algorithm says a later holder's token is higher (" +
 		a.Name + " names " + a.TokenBreaks.String() + "; algorithms.Algorithm.TokenBreaks); a write of a current lease rejected, or a stale one accepted, fails"
 	return c(why, "--faults "+strings.Join(kinds, ",")+" --writes 50ms --store fenced")
+}
+
+// unfenced drops the fenced store from a fixed-mix campaign whose kinds
+// cause a condition a names (the quick re-acquisition campaign's
+// reordering, for the algorithms whose tokens are read off when a round
+// began): there it would judge no seed, and a fenced campaign that
+// judges none is vacuous. The campaign still runs, for the lease
+// invariant and liveness.
+func unfenced(a algorithms.Algorithm, args []string) []string {
+	kv, err := pairs(args)
+	if err != nil {
+		return args
+	}
+	fenced, swarm := false, false
+	var causes algorithms.TokenBreaks
+	for _, p := range kv {
+		switch p[0] {
+		case "store":
+			fenced = p[1] == "fenced"
+		case "faults":
+			for _, k := range strings.Split(p[1], ",") {
+				if k == campaign.Swarm || k == "all" {
+					swarm = true
+					continue
+				}
+				if fk, err := faults.LookupKind(k); err == nil {
+					causes |= fk.Causes
+				}
+			}
+		}
+	}
+	if !fenced || swarm || causes&a.TokenBreaks == 0 {
+		return args
+	}
+	return dropFlags(args, "--writes", "--store")
+}
+
+// tokenSwarmEntry is the swarm that judges a's fencing tokens in every
+// seed: its seeds draw as the swarm campaign's do, among the swarm kinds
+// that cause none of a's TokenBreaks (faults.TokenSwarmKinds), so one
+// harsh fault at a time, which the token campaign's fixed mix never has,
+// is judged in every seed rather than in the few whose draws allow it
+// (a thirtieth of the naive votes', central's and fairq's). None for an
+// algorithm that names no condition: its swarm campaign judges every
+// seed already.
+func tokenSwarmEntry(a algorithms.Algorithm) (Entry, bool) {
+	if a.TokenBreaks == 0 {
+		return Entry{}, false
+	}
+	kinds := faults.TokenSwarmKinds(a.TokenBreaks)
+	why := "fencing tokens under the swarm's draws: each seed draws its own kinds and intensities among the swarm kinds under which the algorithm says a later holder's token is higher (" +
+		strings.Join(kinds, ", ") + "), one harsh fault at a time too, and every seed's tokens are judged"
+	return c(why, "--faults swarm,"+strings.Join(kinds, ",")+" --duration 1m --writes 50ms --store fenced"), true
 }
 
 // tokenSearchMatrix are searches that judge fencing tokens (explore

@@ -700,9 +700,12 @@ func runCheck(c Config, e Entry, share time.Duration, cr *ConfigResult, res *Res
 		done += r.Seeds
 		cr.Leases += int64(r.LeasesAcquired)
 		// A fixed mix with a fenced store judges every seed's tokens or
-		// none (its kinds are on in every seed); a swarm judges those
-		// whose draws allow it, and may judge none in a short share.
-		cr.Tokens = cs.Base.Store == "fenced" && cs.Base.Writes > 0 && !slices.Contains(cs.Faults, "swarm")
+		// none (its kinds are on in every seed), and so is a restricted
+		// swarm meant to judge every seed (the matrix's token swarm,
+		// tokenSwarmEntry: kinds that cause none of the algorithm's
+		// conditions); a whole swarm judges the seeds whose draws allow
+		// it, and may judge none in a short share.
+		cr.Tokens = cs.Base.Store == "fenced" && cs.Base.Writes > 0 && (cs.Faults[0] != campaign.Swarm || len(cs.Faults) > 1)
 		cr.TokensJudged += r.TokensJudged
 		if r.Violations == 0 && (r.TokenFailures > 0 || r.Unanswered > 0) {
 			// A chunk may show both: each is kept, and the configuration

@@ -109,7 +109,11 @@
 // every seed's tokens across about 5,000 hand-offs a seed; for the naive
 // votes and central, which name delay (reordering holds a message back:
 // central's token swarm, seed 19252), it runs without a store (unfenced),
-// as a fenced fixed mix that judges no seed would be vacuous. The swarm campaign (C2) writes to
+// as a fenced fixed mix that judges no seed would be vacuous, and the same
+// campaign with duplicates alone runs fenced at the end of their matrix
+// (C10, fencedWithout). TestFencedCampaignsJudgeEverySeed checks that
+// every fenced fixed mix and token swarm in every matrix runs only kinds
+// that cause none of its algorithm's conditions. The swarm campaign (C2) writes to
 // a fenced store too, and judges the tokens of every seed whose draws
 // cause none of the algorithm's conditions: one harsh fault at a time,
 // which the fixed mixes never have (about half of PaxosLease's seeds, a

@@ -204,6 +204,17 @@ func Matrix(algo string) ([]Entry, error) {
 	var out []Entry
 	seen := map[string]bool{}
 	nx, nc := 0, 0
+	var fencedLast []Entry
+	for _, e := range es {
+		args := adapt(algo, e)
+		e.Args = unfenced(a, args)
+		if len(e.Args) != len(args) {
+			if v, ok := fencedWithout(a, e, args); ok {
+				fencedLast = append(fencedLast, v)
+			}
+		}
+	}
+	es = append(es, fencedLast...)
 	for _, e := range es {
 		e.Args = unfenced(a, adapt(algo, e))
 		key := e.Kind + " " + e.Flags()
@@ -268,6 +279,39 @@ func unfenced(a algorithms.Algorithm, args []string) []string {
 		return args
 	}
 	return dropFlags(args, "--writes", "--store")
+}
+
+// fencedWithout is the fenced variant of a campaign unfenced left without
+// its store: the same campaign without the kinds that cause a condition a
+// names, its fenced store kept, so its tokens are judged in every seed
+// (the naive votes' and central's quick re-acquisition with duplicates
+// alone). It goes after every other campaign, so their IDs stay. None if
+// no kind is left.
+func fencedWithout(a algorithms.Algorithm, e Entry, args []string) (Entry, bool) {
+	kv, err := pairs(args)
+	if err != nil {
+		return Entry{}, false
+	}
+	var keep, left []string
+	for _, p := range kv {
+		if p[0] != "faults" {
+			continue
+		}
+		for _, k := range strings.Split(p[1], ",") {
+			if fk, err := faults.LookupKind(k); err == nil && fk.Causes&a.TokenBreaks != 0 {
+				left = append(left, k)
+				continue
+			}
+			keep = append(keep, k)
+		}
+	}
+	if len(keep) == 0 {
+		return Entry{}, false
+	}
+	v := e
+	v.Args = setFlags(slices.Clone(args), "--faults", strings.Join(keep, ","))
+	v.Why = e.Why + "; here without " + strings.Join(left, ", ") + ", which cause a condition the algorithm names, so its fenced store judges every seed"
+	return v, true
 }
 
 // tokenSwarmEntry is the swarm that judges a's fencing tokens in every

@@ -201,20 +201,22 @@ func Matrix(algo string) ([]Entry, error) {
 			es = slices.Insert(es, at, d)
 		}
 	}
-	var out []Entry
-	seen := map[string]bool{}
-	nx, nc := 0, 0
+	// A campaign left without its fenced store (unfenced) comes back
+	// fenced, without the kinds that cost it the store, after every other
+	// entry, so their IDs stay.
 	var fencedLast []Entry
 	for _, e := range es {
 		args := adapt(algo, e)
-		e.Args = unfenced(a, args)
-		if len(e.Args) != len(args) {
+		if u := unfenced(a, args); len(u) != len(args) {
 			if v, ok := fencedWithout(a, e, args); ok {
 				fencedLast = append(fencedLast, v)
 			}
 		}
 	}
 	es = append(es, fencedLast...)
+	var out []Entry
+	seen := map[string]bool{}
+	nx, nc := 0, 0
 	for _, e := range es {
 		e.Args = unfenced(a, adapt(algo, e))
 		key := e.Kind + " " + e.Flags()

@@ -111,23 +111,22 @@ func TokenCauses(s *runner.Spec) (causes algorithms.TokenBreaks, assumed bool) {
 // conditions in breaks: the faults under which an algorithm with those
 // TokenBreaks claims its fencing tokens grow.
 func TokenKinds(breaks algorithms.TokenBreaks) []string {
-	var names []string
-	for _, k := range kinds {
-		if k.Draw != nil && !k.Unassumed && k.Causes&breaks == 0 {
-			names = append(names, k.Name)
-		}
-	}
-	return names
+	return tokenKinds(breaks, func(k *Kind) bool { return k.Draw != nil })
 }
 
-// TokenSwarmKinds are the kinds a swarm seed may draw (SwarmKinds) that
-// keep to the algorithms' assumptions and cause none of the conditions in
-// breaks: a swarm restricted to them (`check --faults swarm,K,...`)
+// TokenSwarmKinds are the same among the kinds a swarm seed may draw
+// (SwarmKinds): a swarm restricted to them (`check --faults swarm,K,...`)
 // judges the tokens of every seed.
 func TokenSwarmKinds(breaks algorithms.TokenBreaks) []string {
+	return tokenKinds(breaks, func(k *Kind) bool { return k.Swarm != nil })
+}
+
+// tokenKinds names the kinds in, in table order, that keep to the
+// algorithms' assumptions and cause none of breaks.
+func tokenKinds(breaks algorithms.TokenBreaks, in func(*Kind) bool) []string {
 	var names []string
-	for _, k := range kinds {
-		if k.Swarm != nil && !k.Unassumed && k.Causes&breaks == 0 {
+	for i := range kinds {
+		if k := &kinds[i]; in(k) && !k.Unassumed && k.Causes&breaks == 0 {
 			names = append(names, k.Name)
 		}
 	}

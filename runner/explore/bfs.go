@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"strings"
 	"sync"
 	"time"
 )
@@ -34,6 +33,8 @@ type cand struct {
 type badRef struct {
 	Parent int64  `json:"parent"`
 	Move   uint32 `json:"move"`
+	// Tok: a token failure alone, no violation (Tokens).
+	Tok bool `json:"tok,omitempty"`
 }
 
 type chunkOut struct {
@@ -60,7 +61,6 @@ type bfsRun struct {
 	depth     int   // the level being expanded
 	nextChunk int64 // first chunk of it not yet committed
 	bad       []badRef
-	tokBad    int     // how many of bad are token failures alone
 	belief    int64   // double-belief states (with pauses)
 	beliefAt  *badRef // the first, in level beliefLv+1
 	beliefLv  int
@@ -169,10 +169,7 @@ func (r *bfsRun) addRoots() error {
 		}
 		switch {
 		case w.bad:
-			r.bad = append(r.bad, badRef{Parent: -1, Move: uint32(i)})
-			if w.overlaps() == 0 {
-				r.tokBad++
-			}
+			r.bad = append(r.bad, badRef{Parent: -1, Move: uint32(i), Tok: w.overlaps() == 0})
 		case c.MaxPending > 0 && len(w.pending) > c.MaxPending:
 			r.st.constrained++
 		default:
@@ -392,10 +389,7 @@ func (r *bfsRun) commit(out chunkOut, k int64) bool {
 		}
 		switch {
 		case cd.bad:
-			r.bad = append(r.bad, badRef{Parent: int64(cd.parent), Move: cd.move})
-			if cd.tok {
-				r.tokBad++
-			}
+			r.bad = append(r.bad, badRef{Parent: int64(cd.parent), Move: cd.move, Tok: cd.tok})
 		case len(r.bad) > 0:
 			// The search stops after this level: nothing of the next one
 			// is expanded.
@@ -489,34 +483,26 @@ func (r *bfsRun) refPath(lv int, b badRef) (int, []int32, error) {
 func (r *bfsRun) result() (Result, error) {
 	c := r.c
 	res := Result{Stopped: r.stopped, Resumed: r.resumed}
+	// The first violation if there is one, else the first token failure.
+	first, tok := -1, 0
+	for i, b := range r.bad {
+		if b.Tok {
+			tok++
+		} else if first < 0 {
+			first = i
+		}
+	}
 	if len(r.bad) > 0 {
 		res.Stopped = StopViolation
-		if r.tokBad == len(r.bad) {
-			res.Stopped = StopTokens
+		if first < 0 {
+			res.Stopped, first = StopTokens, 0
 		}
 	}
 	res.PeakMemory = r.mem.peak.Load()
 	res.VisitedBytes = r.seen.bytes
 	if len(r.bad) > 0 {
-		res.Violations, res.TokenFailures = len(r.bad)-r.tokBad, r.tokBad
-		// The first violation if there is one, else the first token
-		// failure.
-		first := r.bad[0]
-		if r.tokBad < len(r.bad) {
-			for _, b := range r.bad {
-				root, path, err := r.refPath(r.depth, b)
-				if err != nil {
-					return res, err
-				}
-				if w, err := c.rebuild(&strings.Builder{}, root, path); err != nil {
-					return res, err
-				} else if w.overlaps() > 0 {
-					first = b
-					break
-				}
-			}
-		}
-		root, path, err := r.refPath(r.depth, first)
+		res.Violations, res.TokenFailures = len(r.bad)-tok, tok
+		root, path, err := r.refPath(r.depth, r.bad[first])
 		if err != nil {
 			return res, err
 		}

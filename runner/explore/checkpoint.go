@@ -32,8 +32,6 @@ type checkpointMeta struct {
 	Held        int64    `json:"held_states"`
 	Holders     uint64   `json:"holders_mask"`
 	Bad         []badRef `json:"bad"`
-	// TokBad: how many of Bad are token failures alone (Tokens).
-	TokBad int `json:"token_bad,omitempty"`
 	// Belief: double-belief states so far (pauses); BeliefAt the first,
 	// in level BeliefLv+1.
 	Belief   int64   `json:"belief,omitempty"`
@@ -139,7 +137,7 @@ func (r *bfsRun) resume() (bool, error) {
 		lv.close()
 		return false, fmt.Errorf("checkpoint %s: the visited set holds %d states, meta.json says %d", r.dir, r.seen.count, m.States)
 	}
-	r.lv, r.depth, r.nextChunk, r.bad, r.tokBad = lv, m.Depth, m.NextChunk, m.Bad, m.TokBad
+	r.lv, r.depth, r.nextChunk, r.bad = lv, m.Depth, m.NextChunk, m.Bad
 	r.saved = m.Saved
 	r.belief, r.beliefAt, r.beliefLv = m.Belief, m.BeliefAt, m.BeliefLv
 	r.st.rest, r.st.stuck, r.stuckAt, r.stuckLv = m.Rest, m.Stuck, m.StuckAt, m.StuckLv
@@ -156,7 +154,7 @@ func (r *bfsRun) resume() (bool, error) {
 func (r *bfsRun) save(stopped string) error {
 	m := checkpointMeta{Version: checkpointVersion, Key: r.c.spaceKey(), Stopped: stopped,
 		Depth: r.depth, NextChunk: r.nextChunk, Sizes: r.lv.sizes,
-		States: r.st.states, Transitions: r.st.transitions, Constrained: r.st.constrained, Held: r.st.held, Holders: r.st.holders, Bad: r.bad, TokBad: r.tokBad,
+		States: r.st.states, Transitions: r.st.transitions, Constrained: r.st.constrained, Held: r.st.held, Holders: r.st.holders, Bad: r.bad,
 		Belief: r.belief, BeliefAt: r.beliefAt, BeliefLv: r.beliefLv,
 		Rest: r.st.rest, Stuck: r.st.stuck, StuckAt: r.stuckAt, StuckLv: r.stuckLv,
 		Probed: r.st.probed, ProbeAt: r.probeAt + 1, ProbeLv: r.probeLv,

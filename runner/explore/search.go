@@ -815,6 +815,8 @@ func (c *config) rebuild(b *strings.Builder, root int, path []int32) (*world, er
 
 // rebuildOn is rebuild on x, which is left as the last move left it.
 func (c *config) rebuildOn(x *exec, b *strings.Builder, root int, path []int32) (*world, error) {
+	x.keepWrites = true
+	defer func() { x.keepWrites = false }()
 	w, err := c.root(x, root)
 	if err != nil {
 		return nil, err

@@ -66,7 +66,9 @@ func (x *exec) writeTokens() {
 			continue
 		}
 		h.written = true
-		x.wrote = append(x.wrote, *h)
+		if x.keepWrites {
+			x.wrote = append(x.wrote, *h)
+		}
 		t := &w.tops[h.res]
 		if t.seen && (h.token.Less(t.tok) || h.token == t.tok && h.owner != t.node) {
 			if !w.tokFail {

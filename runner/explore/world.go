@@ -188,10 +188,12 @@ type exec struct {
 	// tokFailed: the first token failure of this transition (Tokens),
 	// nil if none.
 	tokFailed *tokenFail
-	// wrote: the holds whose new tokens this transition wrote (Tokens),
-	// in order: the writes a counterexample replays.
-	wrote  []hold
-	parent *world // the world x.w was copied from, nil for a root
+	// wrote: with keepWrites (a counterexample being rebuilt), the holds
+	// whose new tokens this transition wrote (Tokens), in order: the
+	// writes the counterexample replays. The search does not keep them.
+	wrote      []hold
+	keepWrites bool
+	parent     *world // the world x.w was copied from, nil for a root
 	// walk: steps change nodes in place (a single path, no branching:
 	// the random walks of the tests, which need no Explorable).
 	walk bool

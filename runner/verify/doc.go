@@ -111,7 +111,7 @@
 // central's token swarm, seed 19252), it runs without a store (unfenced),
 // as a fenced fixed mix that judges no seed would be vacuous, and the same
 // campaign with duplicates alone runs fenced at the end of their matrix
-// (C10, fencedWithout). TestFencedCampaignsJudgeEverySeed checks that
+// (C10, unfenced). TestFencedCampaignsJudgeEverySeed checks that
 // every fenced fixed mix and token swarm in every matrix runs only kinds
 // that cause none of its algorithm's conditions. The swarm campaign (C2) writes to
 // a fenced store too, and judges the tokens of every seed whose draws

@@ -204,21 +204,23 @@ func Matrix(algo string) ([]Entry, error) {
 	// A campaign left without its fenced store (unfenced) comes back
 	// fenced, without the kinds that cost it the store, after every other
 	// entry, so their IDs stay.
-	var fencedLast []Entry
+	var ready, fencedLast []Entry
 	for _, e := range es {
-		args := adapt(algo, e)
-		if u := unfenced(a, args); len(u) != len(args) {
-			if v, ok := fencedWithout(a, e, args); ok {
-				fencedLast = append(fencedLast, v)
-			}
+		var fenced, dropped []string
+		var ok bool
+		e.Args, fenced, dropped, ok = unfenced(a, adapt(algo, e))
+		ready = append(ready, e)
+		if ok {
+			v := e
+			v.Args = fenced
+			v.Why = e.Why + "; here without " + strings.Join(dropped, ", ") + ", which cause a condition the algorithm names, so its fenced store judges every seed"
+			fencedLast = append(fencedLast, v)
 		}
 	}
-	es = append(es, fencedLast...)
 	var out []Entry
 	seen := map[string]bool{}
 	nx, nc := 0, 0
-	for _, e := range es {
-		e.Args = unfenced(a, adapt(algo, e))
+	for _, e := range append(ready, fencedLast...) {
 		key := e.Kind + " " + e.Flags()
 		if seen[key] {
 			continue
@@ -253,67 +255,43 @@ func tokenEntry(a algorithms.Algorithm) Entry {
 // reordering, for the algorithms whose tokens are read off when a round
 // began): there it would judge no seed, and a fenced campaign that
 // judges none is vacuous. The campaign still runs, for the lease
-// invariant and liveness.
-func unfenced(a algorithms.Algorithm, args []string) []string {
+// invariant and liveness. fenced is the same campaign without those
+// kinds, its store kept, so its tokens are judged in every seed (the
+// naive votes' and central's quick re-acquisition with duplicates
+// alone), and ok false when no kind would be left; dropped names the
+// kinds left out. args comes back as it is when nothing is dropped.
+func unfenced(a algorithms.Algorithm, args []string) (out, fenced, dropped []string, ok bool) {
 	kv, err := pairs(args)
 	if err != nil {
-		return args
+		return args, nil, nil, false
 	}
-	fenced, swarm := false, false
-	var causes algorithms.TokenBreaks
+	store, swarm := false, false
+	var keep []string
 	for _, p := range kv {
 		switch p[0] {
 		case "store":
-			fenced = p[1] == "fenced"
+			store = p[1] == "fenced"
 		case "faults":
 			for _, k := range strings.Split(p[1], ",") {
 				if k == campaign.Swarm || k == "all" {
 					swarm = true
+				}
+				if fk, err := faults.LookupKind(k); err == nil && fk.Causes&a.TokenBreaks != 0 {
+					dropped = append(dropped, k)
 					continue
 				}
-				if fk, err := faults.LookupKind(k); err == nil {
-					causes |= fk.Causes
-				}
+				keep = append(keep, k)
 			}
 		}
 	}
-	if !fenced || swarm || causes&a.TokenBreaks == 0 {
-		return args
+	if !store || swarm || len(dropped) == 0 {
+		return args, nil, nil, false
 	}
-	return dropFlags(args, "--writes", "--store")
-}
-
-// fencedWithout is the fenced variant of a campaign unfenced left without
-// its store: the same campaign without the kinds that cause a condition a
-// names, its fenced store kept, so its tokens are judged in every seed
-// (the naive votes' and central's quick re-acquisition with duplicates
-// alone). It goes after every other campaign, so their IDs stay. None if
-// no kind is left.
-func fencedWithout(a algorithms.Algorithm, e Entry, args []string) (Entry, bool) {
-	kv, err := pairs(args)
-	if err != nil {
-		return Entry{}, false
-	}
-	var keep, left []string
-	for _, p := range kv {
-		if p[0] != "faults" {
-			continue
-		}
-		for _, k := range strings.Split(p[1], ",") {
-			if fk, err := faults.LookupKind(k); err == nil && fk.Causes&a.TokenBreaks != 0 {
-				left = append(left, k)
-				continue
-			}
-			keep = append(keep, k)
-		}
-	}
+	out = dropFlags(args, "--writes", "--store")
 	if len(keep) == 0 {
-		return Entry{}, false
+		return out, nil, dropped, false
 	}
-	v := e
-	v.Args = setFlags(slices.Clone(args), "--faults", strings.Join(keep, ","))
-	v.Why = e.Why + "; here without " + strings.Join(left, ", ") + ", which cause a condition the algorithm names, so its fenced store judges every seed"
-	return v, true
+	return out, setFlags(args, "--faults", strings.Join(keep, ",")), dropped, true
 }
 
 // tokenSwarmEntry is the swarm that judges a's fencing tokens in every

@@ -22,6 +22,19 @@
 //     Params.Drift): in real time that ends no later than the server's
 //     grant, which started later and lasts at least T/(1+ρ). Answers to
 //     older attempts are ignored.
+//   - The fencing token is the server's, not the client's: central-granted
+//     carries the grant's end on the server's clock (Expiry) and its place
+//     among the grants the server made at that same instant (Instance).
+//     The server grants in the order asks arrive, each after the grant
+//     before it ended or was released, so tokens grow in grant order
+//     whatever the network does; a restarted server answers only after
+//     M, later than every grant of its earlier life. A token read off the
+//     client's clock (its lease end, from when it sent the ask) would not
+//     grow: a client on the server's host extends and releases while
+//     another client's ask, sent before the extension, is still in
+//     flight, and that ask is granted next with the lower token. The
+//     battery's quick hand-off campaign finds that on the default network
+//     (runner/internal/planted, test-central-client-token).
 //   - Release (central-free) carries the client's latest ballot and clears
 //     the owner's grant only if the grant's ballot is not higher: a delayed
 //     release never clears a grant its sender got later.
@@ -66,7 +79,7 @@ const Name = "central"
 // not handed out at start-up.
 const (
 	KindAsk     algorithms.Kind = algorithms.FirstExtensionKind + iota // client -> server: Ballot, Span
-	KindGranted                                                        // server -> client: Ballot echoed, Owner = the client
+	KindGranted                                                        // server -> client: Ballot echoed, Owner = the client, Expiry and Instance = the token
 	KindBusy                                                           // server -> client: Ballot echoed, Owner = the holder of the grant
 	KindFree                                                           // client -> server: the owner's latest Ballot
 )
@@ -115,10 +128,11 @@ func init() {
 			{Name: AblateFullGrant, Rule: "the server counts a grant live until its end, T after the ask arrived",
 				Breaks: "the server takes a grant for ended T/16 before its end when another client asks (its timer still clears it at the end): an ask that arrives in that last sixteenth is granted while the holder holds"},
 		},
-		Fencing: "the end of the lease on the holder's clock (algorithms.TimeToken; the ballot is each client's own counter): the server grants a new ask " +
-			"only after the previous grant ended or was released, and a client holds from when it sent the ask it was granted, so a later holder's " +
-			"lease ends later while clients' clocks agree within that gap and answers are not delayed past it",
-		TokenBreaks: algorithms.BreaksOnClocks | algorithms.BreaksOnLate | algorithms.BreaksOnDelay,
+		Fencing: "the end of the server's grant on the server's clock, then the grant's place among those the server made at that instant " +
+			"(carried by central-granted; the ballot is each client's own counter): the server grants in the order asks arrive, each after the grant " +
+			"before it ended or was released, and a restarted server answers only after M, so a later grant's end is later on the one clock that " +
+			"reads them all, whatever the network, the clients' clocks or a crash do",
+		TokenBreaks: 0,
 		Validate:    validate,
 		Build:       New,
 	})
@@ -162,6 +176,7 @@ type req struct {
 	round   uint32            // attempts made so far; goes into the ballot
 	ballot  algorithms.Ballot // of the current (or last) attempt
 	held    algorithms.Ballot // of the attempt that won the lease held (while holding)
+	token   algorithms.Token  // of the lease held (while holding): the server's
 	tries   int               // asks of the current attempt
 	sentAt  algorithms.Local  // when the current ask left
 	until   algorithms.Local  // end of the hold
@@ -173,6 +188,10 @@ type node struct {
 	quiet  algorithms.Local
 	grants map[algorithms.ResourceID]*grant
 	reqs   map[algorithms.ResourceID]*req
+	// The server's grants at instant lastAt so far: the token's Minor
+	// orders grants made at one instant, which end at one instant.
+	lastAt  algorithms.Local
+	atCount uint64
 }
 
 func (n *node) req(r algorithms.ResourceID) *req {
@@ -202,7 +221,7 @@ func (n *node) Step(now algorithms.Local, in algorithms.Input, out *algorithms.O
 			// (algorithms.Acquire): the hold stands until q.until
 			// whatever the extension's outcome.
 			out.Emit(algorithms.Event{Kind: algorithms.Acquired, Resource: in.Resource, Owner: n.cfg.ID, Ballot: q.held, Until: q.until,
-				Token: algorithms.TimeToken(q.until)})
+				Token: q.token})
 		case !q.wanting:
 			q.holding = false // a hold that ended on our clock, its timer not yet fired
 			n.begin(now, in.Resource, q, out)
@@ -330,9 +349,21 @@ func (n *node) serveAsk(now algorithms.Local, m *algorithms.Message, out *algori
 	}
 	g = &grant{owner: m.From, ballot: m.Ballot, until: now.Add(n.cfg.Params.LeaseSpan)}
 	n.grants[m.Resource] = g
+	if now != n.lastAt {
+		n.lastAt, n.atCount = now, 0
+	}
+	n.atCount++
 	out.SetTimer(algorithms.TimerKey{Resource: m.Resource, Kind: timerGrantEnd}, g.until)
 	out.Emit(algorithms.Event{Kind: algorithms.Granted, Resource: m.Resource, Owner: g.owner, Ballot: g.ballot, Until: g.until})
-	out.Send(algorithms.Message{Kind: KindGranted, From: n.cfg.ID, To: m.From, Owner: m.From, Resource: m.Resource, Ballot: m.Ballot})
+	out.Send(algorithms.Message{Kind: KindGranted, From: n.cfg.ID, To: m.From, Owner: m.From, Resource: m.Resource, Ballot: m.Ballot,
+		Expiry: g.until, Instance: n.atCount})
+}
+
+// grantToken is the fencing token central-granted m carries: the grant's
+// end on the server's clock, then its place among the grants of its
+// instant.
+func grantToken(m *algorithms.Message) algorithms.Token {
+	return algorithms.Token{Major: algorithms.TimeToken(m.Expiry).Major, Minor: m.Instance}
 }
 
 // serveFree clears the sender's grant if the release is not older than it.
@@ -379,10 +410,11 @@ func (n *node) granted(now algorithms.Local, m *algorithms.Message, out *algorit
 	q.holding = true
 	q.held = q.ballot
 	q.until = until
+	q.token = grantToken(m)
 	out.CancelTimer(algorithms.TimerKey{Resource: m.Resource, Kind: timerTimeout})
 	out.SetTimer(algorithms.TimerKey{Resource: m.Resource, Kind: timerHoldEnd}, until)
 	out.Emit(algorithms.Event{Kind: algorithms.Acquired, Resource: m.Resource, Owner: n.cfg.ID, Ballot: q.ballot, Until: until,
-		Token: algorithms.TimeToken(until)})
+		Token: q.token})
 }
 
 // busy: someone else holds the grant; back off and ask again.
@@ -414,16 +446,24 @@ func (n *node) Clone(r *rand.Rand) algorithms.Node {
 }
 
 // AppendState implements algorithms.Explorable: the node and its restart
-// counter (in every ballot it makes), the quiet period, then the grants and
-// the clients' requests in resource order, every time relative to now. A
-// quiet period that has passed is written as none: it can no longer change
-// an answer.
+// counter (in every ballot it makes), the quiet period, the grants made at
+// this instant, then the grants and the clients' requests (a holder's
+// token included) in resource order, every time relative to now. A quiet
+// period that has passed, or grants of an earlier instant, are written as
+// none: they can no longer change an answer or a token.
 func (n *node) AppendState(b []byte, now algorithms.Local) []byte {
 	rel := func(b []byte, t algorithms.Local) []byte { return binary.AppendVarint(b, int64(t-now)) }
 	b = binary.AppendUvarint(b, uint64(n.cfg.ID))
 	b = binary.AppendUvarint(b, uint64(n.cfg.Restarts))
 	if n.quiet > now {
 		b = rel(append(b, 1), n.quiet)
+	} else {
+		b = append(b, 0)
+	}
+	// Grants made at this instant decide the next grant's token; those
+	// of an earlier instant no longer do.
+	if n.lastAt == now {
+		b = binary.AppendUvarint(b, n.atCount)
 	} else {
 		b = append(b, 0)
 	}
@@ -458,6 +498,8 @@ func (n *node) AppendState(b []byte, now algorithms.Local) []byte {
 		if q.holding {
 			b = rel(b, q.until)
 			b = binary.AppendUvarint(b, uint64(q.held))
+			b = rel(b, algorithms.Local(q.token.Major^1<<63)) // the server's grant end
+			b = binary.AppendUvarint(b, q.token.Minor)
 		}
 	}
 	return b

@@ -32,7 +32,7 @@ func TestExplorable(t *testing.T) {
 			p.MaxRounds = 3
 			p.Backoff = 50 * time.Millisecond // exercise the random source too
 			explorabletest.Run(t, &explorabletest.Setup{
-				Acceptors: 1, Proposers: 3, Params: p, Resources: 2,
+				Acceptors: 1, Proposers: 3, Params: p, Resources: 2, TimeTokens: true,
 				TimerKinds: []uint8{timerGrantEnd, timerTimeout, timerRetry, timerHoldEnd, timerQuiet},
 				New: func(id algorithms.NodeID, cl algorithms.Cluster, restarts uint16, _ []algorithms.Record, r *rand.Rand) (algorithms.Explorable, error) {
 					n, err := New(algorithms.Config{ID: id, Cluster: cl, Params: p, Ablations: abl, Rand: r, Restarts: restarts})
@@ -49,7 +49,7 @@ func TestExplorable(t *testing.T) {
 // TestStateCoversFields fails when a field is added to central's state
 // without a decision on how Clone copies it and AppendState encodes it.
 func TestStateCoversFields(t *testing.T) {
-	explorabletest.Fields(t, node{}, "cfg", "hold", "quiet", "grants", "reqs")
+	explorabletest.Fields(t, node{}, "cfg", "hold", "quiet", "grants", "reqs", "lastAt", "atCount")
 	explorabletest.Fields(t, grant{}, "owner", "ballot", "until")
-	explorabletest.Fields(t, req{}, "wanting", "holding", "round", "ballot", "held", "tries", "sentAt", "until")
+	explorabletest.Fields(t, req{}, "wanting", "holding", "round", "ballot", "held", "token", "tries", "sentAt", "until")
 }

@@ -38,6 +38,12 @@ type Setup struct {
 	// New builds node id of cl after restarts earlier starts, with the
 	// durable records it made before (nil unless the algorithm is durable).
 	New func(id algorithms.NodeID, cl algorithms.Cluster, restarts uint16, recovered []algorithms.Record, r *rand.Rand) (algorithms.Explorable, error)
+	// TimeTokens: the Major of every token is a time (algorithms.TimeToken
+	// of an instant other than the event's Until, such as central's
+	// server-side grant end), compared relative to the world's start as
+	// every other time is. A token equal to TimeToken(Until) is compared
+	// so without it.
+	TimeTokens bool
 }
 
 // Base is the true time the test worlds start at: far from zero, so that no
@@ -141,8 +147,9 @@ func rel(t, base algorithms.Local) int64 {
 	return int64(t - base)
 }
 
-// FormatOutput writes out with every time relative to base.
-func FormatOutput(out *algorithms.Output, base algorithms.Local) string {
+// FormatOutput writes out with every time relative to base; with
+// timeTokens the Major of every event's token too (Setup.TimeTokens).
+func FormatOutput(out *algorithms.Output, base algorithms.Local, timeTokens bool) string {
 	var sb strings.Builder
 	for _, r := range out.Persist {
 		r.Expiry = algorithms.Local(rel(r.Expiry, base))
@@ -166,6 +173,8 @@ func FormatOutput(out *algorithms.Output, base algorithms.Local) string {
 			// A token that is a time (algorithms.TimeToken) is written
 			// relative to base too, as the Until it is made of.
 			e.Token = algorithms.Token{Minor: 1}
+		} else if timeTokens && e.Token != (algorithms.Token{}) {
+			e.Token.Major = uint64(rel(algorithms.Local(e.Token.Major^1<<63), base))
 		}
 		e.Until = algorithms.Local(rel(e.Until, base))
 		fmt.Fprintf(&sb, "event %+v;", e)
@@ -189,7 +198,7 @@ func (w *World) step(t testing.TB, i int, in algorithms.Input) {
 	if err != nil {
 		t.Fatalf("n%d %v: %v", i, in.Kind, err)
 	}
-	w.Log = append(w.Log, fmt.Sprintf("n%d %v: %s", i, in.Kind, FormatOutput(&w.out, w.base)))
+	w.Log = append(w.Log, fmt.Sprintf("n%d %v: %s", i, in.Kind, FormatOutput(&w.out, w.base, w.s.TimeTokens)))
 }
 
 // The world as its hosts' environment (host.Env): timers wait in the
@@ -676,7 +685,7 @@ func runSuffix(t testing.TB, s *Setup, id int, n algorithms.Explorable, now algo
 			}
 		}
 		own = append(own, out.Msgs...)
-		log = append(log, fmt.Sprintf("@%d %v: %s", now-start, in.Kind, FormatOutput(&out, start)))
+		log = append(log, fmt.Sprintf("@%d %v: %s", now-start, in.Kind, FormatOutput(&out, start, s.TimeTokens)))
 	}
 	return log
 }

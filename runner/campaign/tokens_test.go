@@ -39,10 +39,13 @@ func TestTokensJudged(t *testing.T) {
 		{"classicpaxos", func(s *runner.Spec) { s.Clocks.Jumps = 1 }, false},        // unassumed
 		{"naive", func(s *runner.Spec) { s.Clocks.Skew = time.Millisecond }, false}, // clocks
 		{"naive", func(s *runner.Spec) { s.Net.Stale = 1 }, false},                  // late
-		{"central", func(s *runner.Spec) {
-			s.Acceptors, s.Net.RTT, s.Params.ResponseTimeout = 1, 800*time.Millisecond, 2*time.Second
+		{"naive-undo", func(s *runner.Spec) {
+			s.Net.RTT, s.Params.ResponseTimeout = 800*time.Millisecond, 2*time.Second
 		}, false}, // delay (a slow network)
-		{"central", func(s *runner.Spec) { s.Acceptors = 1 }, true}, // the default network
+		{"naive-undo", func(s *runner.Spec) {}, true}, // the default network
+		{"central", func(s *runner.Spec) {
+			s.Acceptors, s.Net.RTT, s.Params.ResponseTimeout, s.Faults.CrashRate = 1, 800*time.Millisecond, 2*time.Second, 1
+		}, true}, // its tokens are its server's: no condition named
 		{"paxoslease", func(s *runner.Spec) {
 			s.Net.RTT, s.Net.Jitter, s.Params.ResponseTimeout = 800*time.Millisecond, 300*time.Millisecond, 2*time.Second
 		}, true},

@@ -216,9 +216,11 @@ var kinds = []Kind{
 	{Name: "reorder", Summary: "reordered messages", Params: []string{"reorder"},
 		// A message held back (up to 2 RTT) is a delay that need not be
 		// small against the gap between a holder's last token and the
-		// next holder's ask: central's token swarm, seed 19252, a
-		// waiter's ask held back past the server-side holder's
-		// extension and release.
+		// next holder's ask: a waiter's ask, sent before the holder
+		// extended, is granted after the holder's extension and
+		// release, below the extension's token where a token is read
+		// off when its round began (the naive votes; central's token
+		// swarm, seed 19252, when its token was read so).
 		Causes: algorithms.BreaksOnDelay,
 		On:     func(s *runner.Spec) bool { return rate(s.Net.Reorder) }, Envs: everywhere,
 		Scenario: []string{"deliver"}, Traces: []runner.TraceKind{runner.TraceDeliver},

@@ -43,7 +43,7 @@ func TestReferenceTraceHashes(t *testing.T) {
 		{"paxoslease", base("paxoslease"), "655b4c7a5ba314ab"},
 		{"fatlease", base("fatlease"), "568385eb7bb5f731"},
 		{"classicpaxos", base("classicpaxos"), "e89bb01f67b34b31"},
-		{"central", base("central"), "3fb656b272c42c6b"},
+		{"central", base("central"), "f2f5aa72c58d7015"},
 		{"fairq", base("fairq"), "dc3eebca75d9fae2"},
 		{"naive/batch", with("naive", func(s *runner.Spec) { s.Workload, s.Leases = "batch", 2000 }), "10da35c35576b5c0"},
 		{"paxoslease/single", with("paxoslease", func(s *runner.Spec) { s.Workload = "single" }), "53a326d1fc42b6f8"},

@@ -162,6 +162,13 @@ var baseMatrix = []Entry{
 	c("leases short against message delays", "--faults reorder --lease-span 100ms --max-lease 150ms --response-timeout 50ms --backoff 10ms --rtt 20ms --jitter 10ms --hold 30ms --pause 50ms --dmax 20ms --duration 60s"),
 }
 
+// lastMatrix are configurations added after the battery's others, so
+// that every earlier ID stays.
+var lastMatrix = []Entry{
+	c("quick hand-off with extensions on the default network: eight clients, 1 ms holds, a 2 ms backoff, extensions (half of them within two round trips before the release) and duplicated messages; a holder writes to a fenced store every 250 µs. A client on an acceptor's host extends and releases while another client's ask, sent before the extension, is still in flight (central with its token read off the client's clock, runner/internal/planted, fails in its first seed; the other campaigns' holds of 10 ms and more almost never meet it)",
+		"--faults dup,extend --proposers 8 --hold 1ms --pause 1ms --backoff 2ms --duration 10s --writes 250us --store fenced"),
+}
+
 // durableExtra are configurations for algorithms whose acceptors write to
 // disk: an fsync that takes time, so a crash can fall inside one.
 var durableExtra = []Entry{
@@ -203,24 +210,28 @@ func Matrix(algo string) ([]Entry, error) {
 	}
 	// A campaign left without its fenced store (unfenced) comes back
 	// fenced, without the kinds that cost it the store, after every other
-	// entry, so their IDs stay.
-	var ready, fencedLast []Entry
-	for _, e := range es {
-		var fenced, dropped []string
-		var ok bool
-		e.Args, fenced, dropped, ok = unfenced(a, adapt(algo, e))
-		ready = append(ready, e)
-		if ok {
-			v := e
-			v.Args = fenced
-			v.Why = e.Why + "; here without " + strings.Join(dropped, ", ") + ", which cause a condition the algorithm names, so its fenced store judges every seed"
-			fencedLast = append(fencedLast, v)
+	// entry of its part, so their IDs stay; lastMatrix's part comes after.
+	var all []Entry
+	for _, part := range [][]Entry{es, lastMatrix} {
+		var fencedLast []Entry
+		for _, e := range part {
+			var fenced, dropped []string
+			var ok bool
+			e.Args, fenced, dropped, ok = unfenced(a, adapt(algo, e))
+			all = append(all, e)
+			if ok {
+				v := e
+				v.Args = fenced
+				v.Why = e.Why + "; here without " + strings.Join(dropped, ", ") + ", which cause a condition the algorithm names, so its fenced store judges every seed"
+				fencedLast = append(fencedLast, v)
+			}
 		}
+		all = append(all, fencedLast...)
 	}
 	var out []Entry
 	seen := map[string]bool{}
 	nx, nc := 0, 0
-	for _, e := range append(ready, fencedLast...) {
+	for _, e := range all {
 		key := e.Kind + " " + e.Flags()
 		if seen[key] {
 			continue

@@ -14,9 +14,10 @@ import (
 )
 
 // tokenIDs are the IDs of algo's campaigns with a fenced store: the
-// fixed mixes (quick re-acquisition, the token campaign) and the token
-// swarm (a swarm restricted to the kinds the algorithm's tokens
-// survive), which judge every seed, and the whole swarm.
+// fixed mixes (quick re-acquisition, the token campaign, the quick
+// hand-off with extensions) and the token swarm (a swarm restricted to
+// the kinds the algorithm's tokens survive), which judge every seed, and
+// the whole swarm.
 func tokenIDs(t *testing.T, algo string) (fixed, swarm []string) {
 	t.Helper()
 	es, err := Matrix(algo)
@@ -32,22 +33,23 @@ func tokenIDs(t *testing.T, algo string) (fixed, swarm []string) {
 			fixed = append(fixed, e.ID)
 		}
 	}
-	if len(fixed) != 3 || len(swarm) != 1 {
-		t.Fatalf("%s: campaigns with a fenced store that judge every seed %v, whole swarms %v: want three and one", algo, fixed, swarm)
+	if len(fixed) != 4 || len(swarm) != 1 {
+		t.Fatalf("%s: campaigns with a fenced store that judge every seed %v, whole swarms %v: want four and one", algo, fixed, swarm)
 	}
 	return fixed, swarm
 }
 
 // The battery judges fencing tokens: its token campaign, its quick
-// re-acquisition campaign, its token swarm and its swarm (in the seeds
-// whose draws allow it) each fail a planted PaxosLease
+// re-acquisition and quick hand-off campaigns, its token swarm and its
+// swarm (in the seeds whose draws allow it) each fail a planted PaxosLease
 // whose nodes give a lease their previous lease's token (the lease
 // invariant holds, so no other configuration can), with the command that
 // re-runs the seed, and pass PaxosLease, judging its seeds (a token
 // campaign that judged none would be vacuous; a swarm judges some).
 func TestBatteryJudgesTokens(t *testing.T) {
 	fixed, swarm := tokenIDs(t, planted.StaleToken)
-	for _, ids := range [][]string{fixed[:1], fixed[1:2], fixed[2:], swarm} {
+	for _, id := range append(fixed, swarm...) {
+		ids := []string{id}
 		r, err := Run(Config{Algo: planted.StaleToken, Only: ids, Budget: 2 * time.Second, Workers: 2})
 		if err != nil {
 			t.Fatal(err)
@@ -106,7 +108,7 @@ func TestBatteryTokenSearches(t *testing.T) {
 		}
 		return ids
 	}
-	for algo, want := range map[string]int{"paxoslease": 6, "fatlease": 6, "classicpaxos": 7, "naive": 0, "naive-undo": 0, "central": 0} {
+	for algo, want := range map[string]int{"paxoslease": 6, "fatlease": 6, "classicpaxos": 7, "naive": 0, "naive-undo": 0, "central": 7} {
 		if got := len(searches(algo, false)); got != want {
 			t.Errorf("%s: %d token searches, want %d", algo, got, want)
 		}
@@ -188,5 +190,44 @@ func TestFencedCampaignsJudgeEverySeed(t *testing.T) {
 		if quick != 1 {
 			t.Errorf("%s: %d fenced quick re-acquisition campaigns, want 1", algo, quick)
 		}
+	}
+}
+
+// The quick hand-off campaign (the battery's last) finds central with its
+// token read off the client's clock (planted.ClientToken) on the default
+// network, and so does the first token search, which now judges
+// central; central itself passes that campaign with every seed judged.
+func TestQuickHandoffFindsClientToken(t *testing.T) {
+	es, err := Matrix(planted.ClientToken)
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := es[len(es)-1]
+	if last.Kind != KindCheck || !strings.Contains(last.Flags(), "--hold 1ms") || !strings.Contains(last.Flags(), "--store fenced") {
+		t.Fatalf("the last entry is %s %s, want the quick hand-off", last.ID, last.Flags())
+	}
+	first := ""
+	for _, e := range es {
+		if e.Kind == KindExplore && strings.Contains(e.Flags(), "--tokens=true") {
+			first = e.ID
+			break
+		}
+	}
+	for _, id := range []string{last.ID, first} {
+		r, err := Run(Config{Algo: planted.ClientToken, Only: []string{id}, Budget: 5 * time.Second, Workers: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Violations != 0 || r.TokenFailures == 0 || r.TokensBy != id {
+			t.Fatalf("%s: %d violations, %d token failures by %q: want 0, some, by %s", id, r.Violations, r.TokenFailures, r.TokensBy, id)
+		}
+	}
+	ok, err := Run(Config{Algo: "central", Only: []string{last.ID}, Budget: 3 * time.Second, Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := ok.Configurations[0]
+	if ok.TokenFailures != 0 || ok.Violations != 0 || !c.Tokens || c.Seeds == 0 || c.TokensJudged != c.Seeds || c.Leases == 0 {
+		t.Fatalf("central %s: %d token failures, %d violations, %d of %d seeds judged, %d leases", last.ID, ok.TokenFailures, ok.Violations, c.TokensJudged, c.Seeds, c.Leases)
 	}
 }

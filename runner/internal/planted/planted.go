@@ -1,5 +1,5 @@
 // Package planted registers test-only algorithms with planted liveness
-// bugs and a planted fencing bug, so that the tests of more than one
+// bugs and planted fencing bugs, so that the tests of more than one
 // package can show the settle stretch's judgement (runner.Spec.Settle),
 // the explorer's liveness verdict (explore.Config.Liveness) and the
 // campaigns' judgement of fencing tokens (campaign.TokensJudged)
@@ -15,7 +15,8 @@ import (
 	"time"
 
 	"leaselab/algorithms"
-	_ "leaselab/paxoslease" // registered before this package's init runs
+	_ "leaselab/algorithms/example" // central; registered before this package's init runs
+	_ "leaselab/paxoslease"
 )
 
 // Forgetful is the name of PaxosLease with a planted liveness bug: after
@@ -274,7 +275,35 @@ func (s *staleToken) Step(now algorithms.Local, in algorithms.Input, out *algori
 	}
 }
 
+// ClientToken is central (algorithms/example) with its fencing token read
+// off the client's clock, as algorithms.TimeToken of the lease's end
+// (from when the client sent its ask), instead of the server's grant
+// end. Holders stay apart; tokens do not grow when a client on the
+// server's host extends and releases while another client's ask, sent
+// before the extension, is in flight: that ask is granted next, with the
+// lower token. The battery's quick hand-off campaign finds it on the
+// default network.
+const ClientToken = "test-central-client-token"
+
+type clientToken struct{ algorithms.Explorable }
+
+func (c *clientToken) Clone(r *rand.Rand) algorithms.Node {
+	return &clientToken{c.Explorable.Clone(r).(algorithms.Explorable)}
+}
+
+func (c *clientToken) Step(now algorithms.Local, in algorithms.Input, out *algorithms.Output) {
+	from := len(out.Events)
+	c.Explorable.Step(now, in, out)
+	for i := from; i < len(out.Events); i++ {
+		if e := &out.Events[i]; e.Kind == algorithms.Acquired {
+			e.Token = algorithms.TimeToken(e.Until)
+		}
+	}
+}
+
 func init() {
+	registerFrom("central", ClientToken, "test only: central whose holders' fencing tokens are their lease ends on their own clocks",
+		func(n algorithms.Explorable, _ algorithms.Config) algorithms.Node { return &clientToken{n} })
 	register(StaleToken, "test only: paxoslease whose nodes give each lease the fencing token of their previous lease of the resource",
 		func(n algorithms.Explorable, _ algorithms.Config) algorithms.Node {
 			return &staleToken{Explorable: n, last: map[algorithms.ResourceID]algorithms.Token{}}
@@ -301,7 +330,13 @@ func init() {
 // wrapped algorithm has no ablations of its own: its rules are
 // PaxosLease's, found in PaxosLease's battery.
 func register(name, summary string, wrap func(algorithms.Explorable, algorithms.Config) algorithms.Node) {
-	pl, err := algorithms.Lookup("paxoslease")
+	registerFrom("paxoslease", name, summary, wrap)
+}
+
+// registerFrom registers algorithm base under name with its nodes
+// wrapped, without ablations.
+func registerFrom(base, name, summary string, wrap func(algorithms.Explorable, algorithms.Config) algorithms.Node) {
+	pl, err := algorithms.Lookup(base)
 	if err != nil {
 		panic(err)
 	}

@@ -191,9 +191,10 @@ func (t Token) Less(u Token) bool {
 // inst (0 for algorithms without instances).
 func BallotToken(inst uint64, b Ballot) Token { return Token{Major: inst, Minor: uint64(b)} }
 
-// TimeToken is the token of a lease that ends at until on its holder's
-// clock: Major is until with its sign bit flipped, so tokens order as the
-// times do, negative readings included.
+// TimeToken is a token read off a clock, such as the end of a lease on
+// its holder's clock (the naive votes) or of a grant on the server's
+// (central, with a Minor of its own): Major is until with its sign bit
+// flipped, so tokens order as the times do, negative readings included.
 func TimeToken(until Local) Token { return Token{Major: uint64(until) ^ 1<<63} }
 
 func (t Token) String() string {

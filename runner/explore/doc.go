@@ -205,13 +205,16 @@
 // long as it likes and leave a lease to lapse, so late, delay and lapse
 // are always brought about; crashes add restart, clocks other than exact
 // or slews add clocks. So PaxosLease and FaTLease are judged in searches
-// without crashes, classic Paxos in every search, and naive, naive-undo,
-// central and fairq in none. Measured where the algorithms say their
+// without crashes, classic Paxos and central (whose tokens are read off
+// its server's clock) in every search, and naive, naive-undo and fairq in
+// none. Measured where the algorithms say their
 // tokens may fail (tokens_test.go, judging anyway): PaxosLease and
 // FaTLease with one crash fail at depth 6 and 5 (a restarted acceptor's
-// forgotten ballot, 787 and 605 states); naive, naive-undo and central
-// at depth 5 (two leases granted at one instant end at one instant, and
-// their tokens are lease ends). fairq, one acceptor, two proposers, three
+// forgotten ballot, 787 and 605 states); naive and naive-undo at depth 5
+// (two leases granted at one instant end at one instant, and their
+// tokens are lease ends), as does central with its token read off the
+// client's clock (runner/internal/planted, test-central-client-token;
+// 271 states). fairq, one acceptor, two proposers, three
 // inputs, no crash: exhausted at 2,941,874 states without a token
 // failure, though its leases may lapse there.
 //

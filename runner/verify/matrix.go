@@ -268,8 +268,7 @@ func tokenEntry(a algorithms.Algorithm) Entry {
 // judges none is vacuous. The campaign still runs, for the lease
 // invariant and liveness. fenced is the same campaign without those
 // kinds, its store kept, so its tokens are judged in every seed (the
-// naive votes' and central's quick re-acquisition with duplicates
-// alone), and ok false when no kind would be left; dropped names the
+// naive votes' quick re-acquisition with duplicates alone), and ok false when no kind would be left; dropped names the
 // kinds left out. args comes back as it is when nothing is dropped.
 func unfenced(a algorithms.Algorithm, args []string) (out, fenced, dropped []string, ok bool) {
 	kv, err := pairs(args)
@@ -310,7 +309,7 @@ func unfenced(a algorithms.Algorithm, args []string) (out, fenced, dropped []str
 // that cause none of a's TokenBreaks (faults.TokenSwarmKinds), so one
 // harsh fault at a time, which the token campaign's fixed mix never has,
 // is judged in every seed rather than in the few whose draws allow it
-// (a thirtieth of the naive votes', central's and fairq's). None for an
+// (a thirtieth of the naive votes' and fairq's). None for an
 // algorithm that names no condition: its swarm campaign judges every
 // seed already.
 func tokenSwarmEntry(a algorithms.Algorithm) (Entry, bool) {

@@ -268,8 +268,9 @@ func tokenEntry(a algorithms.Algorithm) Entry {
 // judges none is vacuous. The campaign still runs, for the lease
 // invariant and liveness. fenced is the same campaign without those
 // kinds, its store kept, so its tokens are judged in every seed (the
-// naive votes' quick re-acquisition with duplicates alone), and ok false when no kind would be left; dropped names the
-// kinds left out. args comes back as it is when nothing is dropped.
+// naive votes' quick re-acquisition with duplicates alone), and ok false
+// when no kind would be left; dropped names the kinds left out. args
+// comes back as it is when nothing is dropped.
 func unfenced(a algorithms.Algorithm, args []string) (out, fenced, dropped []string, ok bool) {
 	kv, err := pairs(args)
 	if err != nil {

@@ -336,15 +336,15 @@ func register(name, summary string, wrap func(algorithms.Explorable, algorithms.
 // registerFrom registers algorithm base under name with its nodes
 // wrapped, without ablations.
 func registerFrom(base, name, summary string, wrap func(algorithms.Explorable, algorithms.Config) algorithms.Node) {
-	pl, err := algorithms.Lookup(base)
+	b, err := algorithms.Lookup(base)
 	if err != nil {
 		panic(err)
 	}
-	a := pl
+	a := b
 	a.Name, a.Summary = name, summary
 	a.Ablations = nil
 	a.Build = func(cfg algorithms.Config) (algorithms.Node, error) {
-		n, err := pl.Build(cfg)
+		n, err := b.Build(cfg)
 		if err != nil {
 			return nil, err
 		}

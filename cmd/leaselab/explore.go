@@ -108,8 +108,13 @@ about none of the conditions under which the algorithm does not claim its
 tokens grow ('leaselab algos', token_breaks): a search can always hold a
 message for as long as it likes and leave a lease to lapse (late, delay,
 lapse), crashes restart (restart), clocks other than exact or --slews
-disagree (clocks). So PaxosLease and FaTLease are judged without crashes,
-classic Paxos always, the others never; asking elsewhere is bad input.
+disagree (clocks). With --sync time passes only when nothing is in
+flight and no lease would end, so no message is late and, without
+--drops, --pauses or --crashes, no lease lapses; delays remain (within
+an instant a release and the next ask are no time apart). So PaxosLease
+and FaTLease are judged without crashes, classic Paxos and central
+always, fairq with --sync and none of drops, pauses and crashes, the
+naive votes never; asking elsewhere is bad input.
 
 Exit status 1 when a violation, (--liveness) an unanswered request or
 (--tokens) a token failure is found, 2 for bad input.`,
@@ -134,7 +139,8 @@ func setupExplore(fs *pflag.FlagSet) action {
 	fs.Uint64Var(&cfg.Seed, "seed", cfg.Seed, "seed of the nodes' random sources (matters only with --backoff > 0)")
 	fs.IntVar(&cfg.Inputs, "inputs", cfg.Inputs, "client inputs along one path (each an acquire, extend or release at any proposer)")
 	fs.BoolVar(&cfg.Liveness, "liveness", false, "also judge that every acquire is answered: a state at rest (every node up and running, nothing in flight, no timer pending) with a request unanswered is a liveness failure, and so is one from which a synchronous network without faults leaves a request unanswered (the settle probe, run from every state expanded with a request pending and no input left; bfs and dfs; drifting clocks stop drifting first). The requests become state, and two reductions are off, so the same bounds give more states. A holder that does not answer an acquire of its lease in the step that takes it fails too (late_answers)")
-	fs.BoolVar(&cfg.Tokens, "tokens", false, "also judge fencing tokens: each lease whose token is new writes to a fenced store at the end of the transition, and a token below the highest written to its resource, or equal to another node's, is a token failure (stops the search; --out writes the scenario). Only where the search causes none of the algorithm's token_breaks ('leaselab algos'): PaxosLease and FaTLease with --crashes 0, classic Paxos always")
+	fs.BoolVar(&cfg.Tokens, "tokens", false, "also judge fencing tokens: each lease whose token is new writes to a fenced store at the end of the transition, and a token below the highest written to its resource, or equal to another node's, is a token failure (stops the search; --out writes the scenario). Only where the search causes none of the algorithm's token_breaks ('leaselab algos'): PaxosLease and FaTLease with --crashes 0, classic Paxos and central always, fairq with --sync and no crashes, drops or pauses")
+	fs.BoolVar(&cfg.Sync, "sync", false, "true time passes only when no message to a live node is in flight and no lease would end by then: every message arrives (or is dropped) before a timer fires, and a holder releases before its lease ends; messages still arrive in any order within an instant. Fewer interleavings: no late message, and without drops, pauses or crashes no lapse, so --tokens can judge an algorithm that names those (fairq). Not with --liveness or --from")
 	kinds := fs.StringSlice("input-kinds", []string{"acquire", "extend", "release"}, "which client inputs are offered: acquire, extend, release")
 	// The fault budgets come from the fault-kind table (faults.Kind.Budget).
 	budgets := cfg.FaultBudgets()
@@ -360,6 +366,9 @@ func writeExploreTable(c *ctx, r explore.Result) error {
 			[]string{"states probed (a synchronous network from there)", strconv.FormatInt(r.ProbedStates, 10)},
 			[]string{"acquires at a holder (judged: answered at once?)", fmt.Sprintf("%d, %d answered late", r.HolderAsks, r.LateAnswers)},
 			[]string{"unanswered (liveness failures)", stuckText(r.Unanswered, r.LateAnswers, r.UnansweredDepth)})
+	}
+	if r.Sync {
+		rows = append(rows, []string{"time", "in lockstep (--sync): passes only with nothing in flight and no lease ending"})
 	}
 	if r.Tokens {
 		rows = append(rows, []string{"fencing tokens (judged)", tokenFailText(r)})

@@ -36,6 +36,9 @@ func TestExploreBadInput(t *testing.T) {
 		{[]string{"explore", "--from", "testdata/none.txt", "--algo", "naive"}, "--algo and --from"},
 		{[]string{"explore", "--algo", "paxoslease", "--tokens"}, "tokens: paxoslease does not claim its fencing tokens grow under restart"},
 		{[]string{"explore", "--algo", "naive", "--crashes", "0", "--tokens"}, "tokens: naive does not claim its fencing tokens grow under late,delay"},
+		{[]string{"explore", "--algo", "fairq", "--crashes", "0", "--tokens"}, "tokens: fairq does not claim its fencing tokens grow under lapse"},
+		{[]string{"explore", "--algo", "fairq", "--crashes", "0", "--drops", "1", "--sync", "--tokens"}, "tokens: fairq does not claim its fencing tokens grow under lapse"},
+		{[]string{"explore", "--sync", "--liveness"}, "--sync cannot judge liveness"},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			code, stdout, stderr := leaselab(tc.args...)
@@ -197,5 +200,11 @@ func TestExploreTokens(t *testing.T) {
 	}
 	if r["tokens"] != true || r["token_failures"] != 0.0 || r["first_token_failure"] != nil {
 		t.Fatalf("tokens %v, token_failures %v, first %v", r["tokens"], r["token_failures"], r["first_token_failure"])
+	}
+	// fairq names lapse: judged only in lockstep.
+	code, stdout, stderr = leaselab("explore", "--algo", "fairq", "--acceptors", "1", "--proposers", "2", "--crashes", "0",
+		"--inputs", "4", "--max-pending", "0", "--sync", "--tokens", "--workers", "2")
+	if code != 0 || !strings.Contains(stdout, "fencing tokens (judged)") || !strings.Contains(stdout, "0 token failures") {
+		t.Fatalf("fairq --sync: exit %d, stderr %q, stdout:\n%s", code, stderr, stdout)
 	}
 }

@@ -84,9 +84,10 @@ func (c *config) spaceKey() string {
 		// the field existed, so its checkpoints still resume.
 		Liveness bool `json:",omitempty"`
 		Tokens   bool `json:",omitempty"`
+		Sync     bool `json:",omitempty"`
 	}{c.Algo, c.Ablate, c.Acceptors, c.Proposers, c.Resources, c.Params, c.Seed, c.FsyncLatency,
 		c.Inputs, c.Crashes, c.Drops, c.Dups, c.Slews, c.Pauses, nil, c.Clocks, c.ClockDrift, c.ClockLevels,
-		c.TimeStep, c.Horizon, c.MaxPending, c.From, c.Liveness, c.Tokens}
+		c.TimeStep, c.Horizon, c.MaxPending, c.From, c.Liveness, c.Tokens, c.Sync}
 	for _, in := range c.inputs {
 		k.InputKinds = append(k.InputKinds, int(in))
 	}

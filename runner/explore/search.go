@@ -63,6 +63,17 @@ type Config struct {
 	// search brings about none of the algorithm's TokenBreaks
 	// (TokenCauses).
 	Tokens bool
+	// Sync: true time passes (to the next deadline, or by TimeStep) only
+	// when no message to a live node is in flight and no hold would end
+	// by then: every message is delivered (or dropped) before a timer
+	// fires, and a holder releases before its lease ends. Messages still
+	// arrive in any order within an instant. A search of fewer
+	// interleavings, for one purpose: it brings about no late message
+	// and, without drops, pauses or crashes, no lapse, so the tokens of
+	// an algorithm that names those (fairq) can be judged
+	// (TokenCauses). Not with Liveness (a holder that never releases
+	// would stop time) or From.
+	Sync bool
 
 	// Clocks: "exact" (every clock reads true time), "drift" (each node's
 	// rate error is one of the rate levels in [-ClockDrift, +ClockDrift]),
@@ -323,6 +334,8 @@ type Result struct {
 	Tokens        bool          `json:"tokens"`
 	TokenFailures int           `json:"token_failures"`
 	FirstToken    *TokenFailure `json:"first_token_failure"`
+	// Sync: the search passed time in lockstep (Config.Sync).
+	Sync bool `json:"sync"`
 	// Depth of the counterexample (its number of transitions), 0 if none.
 	CounterexampleDepth int `json:"counterexample_depth"`
 	// Counterexample is the file the scenario was written to (set by the
@@ -475,6 +488,12 @@ func prepareAny(c Config) (*config, error) {
 	}
 	if c.Checkpoint != "" && c.Strategy != "bfs" {
 		return nil, badf("--checkpoint needs --strategy bfs (got %s)", c.Strategy)
+	}
+	if c.Sync && c.Liveness {
+		return nil, badf("--sync cannot judge liveness: it stops true time while a holder holds, so a request may wait for ever")
+	}
+	if c.Sync && c.From != "" {
+		return nil, badf("--sync judges a search from its start: the --from prefix may pass time with messages in flight")
 	}
 	cf := &config{Config: c, algo: algo, cluster: cl, from: pre,
 		setup: host.Setup{Algo: algo, Cluster: cl, Params: c.Params, Ablate: c.Ablate, Seed: c.Seed}}
@@ -749,6 +768,7 @@ func (c *config) finish(res *Result, st *stats) {
 	res.States, res.Transitions, res.Constrained, res.HeldStates = st.states, st.transitions, st.constrained, st.held
 	res.Liveness, res.RestStates, res.ProbedStates = c.Liveness, st.rest, st.probed
 	res.Tokens = c.Tokens
+	res.Sync = c.Sync
 	res.Unanswered, res.LateAnswers, res.HolderAsks = st.stuck+st.late, st.late, st.heldAsks
 	res.Holders = bits.OnesCount64(st.holders)
 	if res.MaxDepth < st.depth {

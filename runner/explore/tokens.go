@@ -96,13 +96,23 @@ type TokenFailure struct {
 // TokenCauses is the set of an algorithm's token conditions
 // (algorithms.TokenBreaks) that a search with c's budgets and clocks can
 // bring about; a search judges tokens (Tokens) only where the algorithm
-// names none of them. Every search can hold a message in flight for as
+// names none of them. A search can hold a message in flight for as
 // long as it likes and deliver it after any delay, a release included,
 // and a client may leave a lease to lapse: so late messages, delays and
-// lapses are always among them. Crashes restart acceptors (and lapse
-// holders); clocks other than exact, or slews, make them disagree.
+// lapses are among them, unless Sync stops time while a message is in
+// flight or a hold would end; then a lost message, a pause or a crash
+// still lapses a holder. Delays always: within one instant a release and
+// the next ask are no time apart, and an ask made earlier may arrive
+// after one made later. Crashes restart acceptors; clocks other than
+// exact, or slews, make them disagree.
 func (c Config) TokenCauses() algorithms.TokenBreaks {
-	b := algorithms.BreaksOnLate | algorithms.BreaksOnDelay | algorithms.BreaksOnLapse
+	b := algorithms.BreaksOnDelay
+	if !c.Sync || c.Drops > 0 || c.Pauses > 0 || c.Crashes > 0 {
+		b |= algorithms.BreaksOnLapse
+	}
+	if !c.Sync {
+		b |= algorithms.BreaksOnLate
+	}
 	if c.Crashes > 0 {
 		b |= algorithms.BreaksOnRestart
 	}
@@ -137,7 +147,7 @@ func (c *config) checkTokens() error {
 		}
 	}
 	if both := causes & c.algo.TokenBreaks; both != 0 {
-		return badf("tokens: %s does not claim its fencing tokens grow under %s (algos' token_breaks), which this search brings about (late messages, delays and lapses always; restarts with crashes; clocks that disagree with clocks other than exact or slews): its tokens cannot be judged here", c.Algo, both)
+		return badf("tokens: %s does not claim its fencing tokens grow under %s (algos' token_breaks), which this search brings about (delays always; late messages and lapses unless --sync, lapses with --sync too under drops, pauses or crashes; restarts with crashes; clocks that disagree with clocks other than exact or slews): its tokens cannot be judged here", c.Algo, both)
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	_ "leaselab/paxoslease/fairq"
 	"leaselab/runner/internal/planted"
 )
 
@@ -183,5 +184,66 @@ func TestTokensRefused(t *testing.T) {
 		if tc.ok != (err == nil) || err != nil && !errors.Is(err, ErrBadConfig) {
 			t.Errorf("%s %+v: %v, want ok %v", tc.algo, c, err, tc.ok)
 		}
+	}
+}
+
+// A lockstep search (Sync) passes time only with nothing in flight and no
+// lease ending, so it brings about no late message and, without drops,
+// pauses or crashes, no lapse: fairq, which names lapse, is judged there
+// and keeps its tokens growing; a drop, a pause or a crash brings lapses
+// back and the judgement is refused again. The judgement still fails
+// the planted PaxosLease, and the search is a part of the one without
+// Sync.
+func TestTokensSync(t *testing.T) {
+	c := tokenConfig("fairq", 4)
+	if _, err := Explore(c); !errors.Is(err, ErrBadConfig) {
+		t.Fatalf("fairq without sync: %v, want a bad configuration", err)
+	}
+	c.Sync = true
+	res, err := Explore(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Stopped != StopExhausted || res.TokenFailures != 0 || res.Violations != 0 || res.Holders < 2 {
+		t.Fatalf("fairq in lockstep: stopped %s, %d token failures, %d violations, %d holders", res.Stopped, res.TokenFailures, res.Violations, res.Holders)
+	}
+	for _, change := range []func(*Config){
+		func(c *Config) { c.Drops = 1 },
+		func(c *Config) { c.Pauses = 1 },
+		func(c *Config) { c.Crashes = 1 },
+		func(c *Config) { c.Tokens, c.Liveness = false, true },
+	} {
+		b := c
+		change(&b)
+		if _, err := Explore(b); !errors.Is(err, ErrBadConfig) {
+			t.Errorf("%+v: %v, want a bad configuration", b, err)
+		}
+	}
+	// Every lease ends by a release in lockstep, so the planted bug's
+	// three leases (a, b, then a again with a's first token) take five
+	// inputs, where one that lapses takes three.
+	p := tokenConfig(planted.StaleToken, 5)
+	p.Sync = true
+	res, err = Explore(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Stopped != StopTokens || res.FirstToken == nil {
+		t.Fatalf("planted in lockstep: stopped %s, first %+v", res.Stopped, res.FirstToken)
+	}
+	t.Logf("planted in lockstep: depth %d, %d states", res.CounterexampleDepth, res.States)
+	replayFailsOnly(t, res.Scenario, "expect fenced-rejects 0")
+	free := tokenConfig("paxoslease", 3)
+	all, err := Explore(free)
+	if err != nil {
+		t.Fatal(err)
+	}
+	free.Sync = true
+	part, err := Explore(free)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if part.Stopped != StopExhausted || all.Stopped != StopExhausted || part.States >= all.States {
+		t.Fatalf("paxoslease: %d states in lockstep (%s), %d without (%s)", part.States, part.Stopped, all.States, all.Stopped)
 	}
 }

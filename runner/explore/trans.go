@@ -115,13 +115,32 @@ func (c *config) moves(w *world, ms []move) []move {
 		}
 	}
 	t := w.nextDeadline()
-	if d := int64(c.TimeStep); d > 0 && t != never && w.now+d < t && c.reachable(w, w.now+d) {
+	if d := int64(c.TimeStep); d > 0 && t != never && w.now+d < t && c.reachable(w, w.now+d) && c.lockstep(w, w.now+d) {
 		ms = append(ms, move{kind: tWait})
 	}
-	if t != never && c.reachable(w, t) {
+	if t != never && c.reachable(w, t) && c.lockstep(w, t) {
 		ms = append(ms, move{kind: tAdvance})
 	}
 	return ms
+}
+
+// lockstep says whether Config.Sync lets true time pass to t from w: no
+// message to a live node in flight, and no hold ending by t.
+func (c *config) lockstep(w *world, t int64) bool {
+	if !c.Sync {
+		return true
+	}
+	for i := range w.pending {
+		if w.up(w.pending[i].msg.To) {
+			return false
+		}
+	}
+	for i := range w.holds {
+		if w.holds[i].end <= t {
+			return false
+		}
+	}
+	return true
 }
 
 // reachable says whether true time may advance to t from w: within the

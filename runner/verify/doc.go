@@ -267,9 +267,10 @@
 //     (PaxosLease's and FaTLease's under restarts, fairq's under lapses
 //     and restarts, the naive votes' under clock error, late messages and
 //     delays): they break there as documented, and nothing is
-//     judged; tokens in a search for the naive votes and fairq
-//     (a search always brings about late messages, delays and lapses,
-//     which they name), and for PaxosLease and FaTLease with crashes;
+//     judged; tokens in a search for the naive votes (a search always
+//     brings about delays, which they name), for fairq outside lockstep
+//     (two searches with --sync judge it, where no message is late and
+//     no lease lapses), and for PaxosLease and FaTLease with crashes;
 //     and combinations of the kinds an algorithm's tokens survive other
 //     than the fixed mixes' and the swarm's draws.
 //

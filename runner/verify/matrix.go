@@ -346,10 +346,18 @@ var tokenSearchMatrix = []Entry{
 		"--acceptors 1 --proposers 2 --inputs 3 --max-pending 0 --tokens=true"),
 	x("fencing tokens with clocks at the edges of their bounds, one acceptor (an algorithm whose tokens do not read clocks)",
 		"--acceptors 1 --proposers 2 --crashes 0 --inputs 3 --clocks extremes --tokens=true"),
+	// --sync: for an algorithm that names late messages or lapses, whose
+	// tokens the searches above cannot judge (fairq).
+	x("fencing tokens in lockstep (--sync: time passes only with nothing in flight and no lease ending, so no message is late and no lease lapses), one acceptor, three proposers, six inputs, no crash",
+		"--acceptors 1 --proposers 3 --crashes 0 --inputs 6 --max-pending 0 --sync=true --tokens=true"),
+	x("fencing tokens in lockstep with a duplicated message, one acceptor, six inputs, no crash",
+		"--acceptors 1 --proposers 2 --crashes 0 --inputs 6 --dups 1 --max-pending 0 --sync=true --tokens=true"),
 }
 
 // tokenSearches are the searches of tokenSearchMatrix a's tokens can be
-// judged in.
+// judged in. A lockstep search (--sync) searches a part of what the same
+// search without it does, so it runs only where that one could not judge
+// a's tokens.
 func tokenSearches(a algorithms.Algorithm) []Entry {
 	var out []Entry
 	for _, e := range tokenSearchMatrix {
@@ -357,9 +365,15 @@ func tokenSearches(a algorithms.Algorithm) []Entry {
 		if err := applyExplore(&cf, e.Args); err != nil {
 			panic(fmt.Sprintf("verify: token search %q: %v", e.Flags(), err))
 		}
-		if cf.TokenCauses()&a.TokenBreaks == 0 {
-			out = append(out, e)
+		if cf.TokenCauses()&a.TokenBreaks != 0 {
+			continue
 		}
+		free := cf
+		free.Sync = false
+		if cf.Sync && free.TokenCauses()&a.TokenBreaks == 0 {
+			continue
+		}
+		out = append(out, e)
 	}
 	return out
 }
@@ -497,6 +511,8 @@ func applyExplore(cf *explore.Config, args []string) error {
 			cf.Liveness, err = strconv.ParseBool(v)
 		case "tokens":
 			cf.Tokens, err = strconv.ParseBool(v)
+		case "sync":
+			cf.Sync, err = strconv.ParseBool(v)
 		case "drift":
 			cf.ClockDrift, err = strconv.ParseFloat(v, 64)
 			driftSet = true

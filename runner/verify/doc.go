@@ -269,7 +269,7 @@
 //     delays): they break there as documented, and nothing is
 //     judged; tokens in a search for the naive votes (a search always
 //     brings about delays, which they name), for fairq outside lockstep
-//     (two searches with --sync judge it, where no message is late and
+//     (three searches with --sync judge it, where no message is late and
 //     no lease lapses), and for PaxosLease and FaTLease with crashes;
 //     and combinations of the kinds an algorithm's tokens survive other
 //     than the fixed mixes' and the swarm's draws.

@@ -108,7 +108,7 @@ func TestBatteryTokenSearches(t *testing.T) {
 		}
 		return ids
 	}
-	for algo, want := range map[string]int{"paxoslease": 6, "fatlease": 6, "classicpaxos": 7, "naive": 0, "naive-undo": 0, "central": 7, "fairq": 2} {
+	for algo, want := range map[string]int{"paxoslease": 6, "fatlease": 6, "classicpaxos": 7, "naive": 0, "naive-undo": 0, "central": 7, "fairq": 3} {
 		if got := len(searches(algo, false)); got != want {
 			t.Errorf("%s: %d token searches, want %d", algo, got, want)
 		}

@@ -35,13 +35,20 @@ ablation: the same matrix runs with every rule on and with --ablate.
 
 Besides the lease invariant: the campaigns' seeds end with a settle
 stretch, and five searches judge liveness (explore --liveness), so a
-request left unanswered fails the battery; and the last campaign has a
-holder write to a fenced store every 50 ms under every fault kind under
-which the algorithm claims its fencing tokens grow (its TokenBreaks,
-'leaselab algos --format markdown'), and the swarm campaign writes to a
-fenced store too, judging each seed whose draws allow it, so a write of a
-current lease the store rejects, or a stale write it accepts, fails the
-battery (a token failure, with the 'leaselab run' command of its seed).
+request left unanswered fails the battery. Fencing tokens too: the token
+campaign has a holder write to a fenced store every 50 ms under every
+fault kind under which the algorithm claims its tokens grow (its
+TokenBreaks, 'leaselab algos --format markdown'); the token swarm, the
+quick re-acquisition (every 2 ms) and the last campaign, a quick hand-off
+on the default network (1 ms holds, a write every 250 µs), write to one
+as well, and the swarm campaign in each seed whose draws allow it; and
+searches judge tokens over every interleaving of their bounds where no
+search brings about a condition the algorithm names (explore --tokens:
+six or seven, fairq's three in lockstep with --sync, none for the naive
+votes). A write of a
+current lease the store rejects, a stale write it accepts, or two
+holders with one token fails the battery (a token failure, with the
+'leaselab run' or 'leaselab explore' command that finds it).
 
 The budget (default 10m) is split as the battery goes: each configuration
 may take the time left times its share (a deadline: a search or a

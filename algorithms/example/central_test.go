@@ -158,3 +158,86 @@ func TestKindNumbersFixed(t *testing.T) {
 		}
 	}
 }
+
+// The token is the server's: each grant carries its end on the server's
+// clock and its place among the grants of its instant, so grants made
+// one after another carry growing tokens, at one instant, across
+// instants and across a restart (the server waits M, past every grant
+// of its earlier life); the client holds with the token it was granted
+// and answers a second acquire with the same one.
+func TestServerTokensGrow(t *testing.T) {
+	const sec = algorithms.Local(time.Second)
+	p := algorithms.DefaultParams()
+	token := func(m algorithms.Message) algorithms.Token {
+		return algorithms.Token{Major: algorithms.TimeToken(m.Expiry).Major, Minor: m.Instance}
+	}
+	free := func(from algorithms.NodeID, b algorithms.Ballot) algorithms.Input {
+		return algorithms.Input{Kind: algorithms.Recv, Msg: algorithms.Message{Kind: example.KindFree, From: from, To: example.Server, Owner: from, Ballot: b}}
+	}
+	grant := func(n algorithms.Node, now algorithms.Local, in algorithms.Input) algorithms.Message {
+		t.Helper()
+		out := step(n, now, in)
+		if len(out.Msgs) != 1 || out.Msgs[0].Kind != example.KindGranted {
+			t.Fatalf("ask at %v: %+v, want a grant", now, out.Msgs)
+		}
+		return out.Msgs[0]
+	}
+	s := newNode(t, example.Server, 1)
+	step(s, 0, algorithms.Input{Kind: algorithms.Start})
+	b1, b2, b3 := algorithms.MakeBallot(1, 0, 1), algorithms.MakeBallot(1, 0, 2), algorithms.MakeBallot(2, 0, 1)
+	var seq []algorithms.Token
+	g := grant(s, sec, ask(1, 0, b1))
+	if g.Expiry != sec.Add(p.LeaseSpan) || g.Instance != 1 {
+		t.Fatalf("first grant carries end %v, place %d: want %v, 1", g.Expiry, g.Instance, sec.Add(p.LeaseSpan))
+	}
+	seq = append(seq, token(g))
+	step(s, sec, free(1, b1)) // released at the same instant
+	seq = append(seq, token(grant(s, sec, ask(2, 0, b2))))
+	step(s, 2*sec, free(2, b2))
+	seq = append(seq, token(grant(s, 2*sec, ask(1, 0, b3))))
+	// A restarted server: the same clock, silent for M.
+	r, err := example.New(algorithms.Config{ID: example.Server, Cluster: algorithms.NewCluster(1, 3), Params: p, Restarts: 1,
+		Rand: rand.New(rand.NewPCG(2, 0))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	restart := 3 * sec
+	step(r, restart, algorithms.Input{Kind: algorithms.Start})
+	if out := step(r, restart+sec, ask(2, 0, algorithms.MakeBallot(2, 0, 2))); len(out.Msgs) != 0 {
+		t.Fatalf("a restarted server answered within M: %+v", out.Msgs)
+	}
+	seq = append(seq, token(grant(r, restart.Add(p.MaxLease), ask(2, 0, algorithms.MakeBallot(3, 0, 2)))))
+	for i := 1; i < len(seq); i++ {
+		if !seq[i-1].Less(seq[i]) {
+			t.Fatalf("token %d (%s) is not above token %d (%s)", i, seq[i], i-1, seq[i-1])
+		}
+	}
+
+	// The client's side.
+	c := newNode(t, 1, 3)
+	step(c, 0, algorithms.Input{Kind: algorithms.Start})
+	out := step(c, sec, algorithms.Input{Kind: algorithms.Acquire, Resource: 0})
+	if len(out.Msgs) != 1 || out.Msgs[0].Kind != example.KindAsk {
+		t.Fatalf("acquire: %+v", out.Msgs)
+	}
+	m := out.Msgs[0]
+	g = algorithms.Message{Kind: example.KindGranted, From: example.Server, To: 1, Owner: 1, Resource: 0, Ballot: m.Ballot,
+		Expiry: 7 * sec, Instance: 3}
+	acquired := func(out algorithms.Output) algorithms.Event {
+		t.Helper()
+		for _, e := range out.Events {
+			if e.Kind == algorithms.Acquired {
+				return e
+			}
+		}
+		t.Fatalf("no Acquired in %+v", out.Events)
+		return algorithms.Event{}
+	}
+	e := acquired(step(c, sec+sec/1000, algorithms.Input{Kind: algorithms.Recv, Msg: g}))
+	if e.Token != token(g) || e.Until == 7*sec {
+		t.Fatalf("acquired with token %s until %v: want the grant's %s, until the client's own end", e.Token, e.Until, token(g))
+	}
+	if again := acquired(step(c, 2*sec, algorithms.Input{Kind: algorithms.Acquire, Resource: 0})); again.Token != e.Token {
+		t.Fatalf("asked again while holding: token %s, want %s", again.Token, e.Token)
+	}
+}

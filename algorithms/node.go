@@ -197,6 +197,10 @@ func BallotToken(inst uint64, b Ballot) Token { return Token{Major: inst, Minor:
 // flipped, so tokens order as the times do, negative readings included.
 func TimeToken(until Local) Token { return Token{Major: uint64(until) ^ 1<<63} }
 
+// Time is the instant a token read off a clock (TimeToken) was read as:
+// its Major with the sign bit flipped back.
+func (t Token) Time() Local { return Local(t.Major ^ 1<<63) }
+
 func (t Token) String() string {
 	return strconv.FormatUint(t.Major, 10) + ":" + strconv.FormatUint(t.Minor, 10)
 }

@@ -498,7 +498,7 @@ func (n *node) AppendState(b []byte, now algorithms.Local) []byte {
 		if q.holding {
 			b = rel(b, q.until)
 			b = binary.AppendUvarint(b, uint64(q.held))
-			b = rel(b, algorithms.Local(q.token.Major^1<<63)) // the server's grant end
+			b = rel(b, q.token.Time()) // the server's grant end
 			b = binary.AppendUvarint(b, q.token.Minor)
 		}
 	}

@@ -174,7 +174,7 @@ func FormatOutput(out *algorithms.Output, base algorithms.Local, timeTokens bool
 			// relative to base too, as the Until it is made of.
 			e.Token = algorithms.Token{Minor: 1}
 		} else if timeTokens && e.Token != (algorithms.Token{}) {
-			e.Token.Major = uint64(rel(algorithms.Local(e.Token.Major^1<<63), base))
+			e.Token.Major = uint64(rel(e.Token.Time(), base))
 		}
 		e.Until = algorithms.Local(rel(e.Until, base))
 		fmt.Fprintf(&sb, "event %+v;", e)
